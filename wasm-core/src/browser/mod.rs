@@ -1,0 +1,1 @@
+//! Browser adapters (wasm only): thin glue between `chrome.*`/DOM and the core.

@@ -1,0 +1,82 @@
+//! Stable error codes. Append-only: never rename or reuse a code.
+
+use serde::{Deserialize, Serialize};
+
+/// An error carried in a reply.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, thiserror::Error)]
+#[error("{code}: {message}")]
+pub struct ErrorBody {
+    /// Machine-readable and stable; the side panel explains each one.
+    pub code: ErrorCode,
+    /// Human-readable detail, safe to show (never contains secrets).
+    pub message: String,
+}
+
+/// Every failure the host can report. Unknown codes from a newer host decode as `Other`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ErrorCode {
+    /// The frame was not valid UTF-8 JSON.
+    BadJson,
+    /// The JSON was valid but not a request we understand (missing fields, unknown type).
+    BadRequest,
+    /// The frame exceeded the size cap and was skipped.
+    FrameTooLarge,
+    /// The sender speaks a protocol version the host does not.
+    VersionMismatch,
+    /// The host is not configured for this request (e.g. no LLM endpoint).
+    NotConfigured,
+    /// The LLM endpoint could not be reached (connection refused, DNS, timeout).
+    LlmUnreachable,
+    /// The endpoint rejected the API key (401/403).
+    LlmAuth,
+    /// The endpoint does not know the model (404).
+    LlmModelNotFound,
+    /// Still rate limited after all retries (429).
+    LlmRateLimited,
+    /// The endpoint answered with an HTTP error not covered above.
+    LlmHttp,
+    /// The endpoint answered 200 but the body was not a completion.
+    LlmBadResponse,
+    /// The request was cancelled by the extension.
+    Cancelled,
+    /// Writing an export failed (permissions, disk full).
+    ExportFailed,
+    /// The reply would exceed the 1 MiB browser cap.
+    ReplyTooLarge,
+    /// A bug in the host; the message says where.
+    Internal,
+    /// A code this build does not know (sent by a newer peer).
+    #[serde(other)]
+    Other,
+}
+
+impl ErrorCode {
+    /// The wire string of this code.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::BadJson => "bad_json",
+            Self::BadRequest => "bad_request",
+            Self::FrameTooLarge => "frame_too_large",
+            Self::VersionMismatch => "version_mismatch",
+            Self::NotConfigured => "not_configured",
+            Self::LlmUnreachable => "llm_unreachable",
+            Self::LlmAuth => "llm_auth",
+            Self::LlmModelNotFound => "llm_model_not_found",
+            Self::LlmRateLimited => "llm_rate_limited",
+            Self::LlmHttp => "llm_http",
+            Self::LlmBadResponse => "llm_bad_response",
+            Self::Cancelled => "cancelled",
+            Self::ExportFailed => "export_failed",
+            Self::ReplyTooLarge => "reply_too_large",
+            Self::Internal => "internal",
+            Self::Other => "other",
+        }
+    }
+}
+
+impl std::fmt::Display for ErrorCode {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.as_str())
+    }
+}

@@ -1,0 +1,47 @@
+//! `export.write`: files the host writes for the user.
+
+use serde::{Deserialize, Serialize};
+
+/// File formats the host can write.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum ExportFormat {
+    /// Markdown, ready to paste into another agent.
+    Md,
+    /// One JSON document.
+    Json,
+    /// One JSON value per line.
+    Jsonl,
+}
+
+impl ExportFormat {
+    /// File extension without the dot.
+    pub fn extension(self) -> &'static str {
+        match self {
+            Self::Md => "md",
+            Self::Json => "json",
+            Self::Jsonl => "jsonl",
+        }
+    }
+}
+
+/// Payload of `export.write`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ExportWrite {
+    /// A suggested file stem; the host reduces it to one safe component or ignores it.
+    #[serde(default)]
+    pub name_hint: Option<String>,
+    /// Format of `content`, which also picks the extension.
+    pub format: ExportFormat,
+    /// The full file content.
+    pub content: String,
+}
+
+/// Data of a successful `export.write` reply.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ExportWritten {
+    /// Absolute path of the file written.
+    pub path: String,
+    /// Its size in bytes.
+    pub bytes: u64,
+}

@@ -1,0 +1,111 @@
+//! `llm.complete`: chat messages, tools and completions, independent of the provider.
+
+use serde::{Deserialize, Serialize};
+
+/// Who said a message.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum ChatRole {
+    /// Rules for the model.
+    System,
+    /// The user's turn (task, observation).
+    User,
+    /// The model's earlier turn.
+    Assistant,
+    /// A tool result answering an assistant tool call.
+    Tool,
+}
+
+/// One message of a chat.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ChatMessage {
+    /// Speaker.
+    pub role: ChatRole,
+    /// Text content.
+    pub content: String,
+    /// Tool calls the assistant made in this message.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub tool_calls: Vec<ToolCall>,
+    /// For `role: tool`, the call this answers.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tool_call_id: Option<String>,
+}
+
+impl ChatMessage {
+    /// A plain text message.
+    pub fn text(role: ChatRole, content: impl Into<String>) -> Self {
+        Self { role, content: content.into(), tool_calls: Vec::new(), tool_call_id: None }
+    }
+}
+
+/// A tool the model may call, with a JSON Schema for its arguments.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ToolSpec {
+    /// Function name.
+    pub name: String,
+    /// What it does, for the model.
+    pub description: String,
+    /// JSON Schema of the arguments object.
+    pub parameters: serde_json::Value,
+}
+
+/// A call the model made.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct ToolCall {
+    /// Provider's call id (echoed back in the tool result).
+    pub id: String,
+    /// Function name.
+    pub name: String,
+    /// Arguments as the raw JSON text the model produced (parsed by the agent, not the host).
+    pub arguments: String,
+}
+
+/// Payload of `llm.complete`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct LlmRequest {
+    /// Which role asks (`navigator`, `planner`, `summariser`); the host may map roles to models.
+    #[serde(default = "default_role")]
+    pub role: String,
+    /// The conversation.
+    pub messages: Vec<ChatMessage>,
+    /// Tools offered; empty for plain text.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub tools: Vec<ToolSpec>,
+    /// Whether the host should stream `llm.delta` events.
+    #[serde(default)]
+    pub stream: bool,
+    /// Upper bound on the reply length.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub max_tokens: Option<u32>,
+}
+
+fn default_role() -> String {
+    "navigator".to_owned()
+}
+
+/// Token counts reported by the provider.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct TokenUsage {
+    /// Prompt tokens.
+    pub input_tokens: u64,
+    /// Completion tokens.
+    pub output_tokens: u64,
+}
+
+/// Data of a successful `llm.complete` reply: the whole answer, assembled by the host.
+#[derive(Debug, Clone, PartialEq, Default, Serialize, Deserialize)]
+pub struct LlmCompletion {
+    /// The model that answered.
+    pub model: String,
+    /// Text content (may be empty when the model only called tools).
+    pub text: String,
+    /// Tool calls, in order.
+    #[serde(default)]
+    pub tool_calls: Vec<ToolCall>,
+    /// Why the model stopped (`stop`, `tool_calls`, `length`…).
+    #[serde(default)]
+    pub finish_reason: Option<String>,
+    /// Token usage when the provider reports it.
+    #[serde(default)]
+    pub usage: Option<TokenUsage>,
+}

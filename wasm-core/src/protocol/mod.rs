@@ -1,0 +1,67 @@
+//! The wire protocol between the extension and the native host.
+//!
+//! This module is the one definition of every message: the service worker (compiled to wasm)
+//! and `waymark-host` (native) both use these types, so the two sides cannot drift apart.
+//! Frames carry UTF-8 JSON; the envelope is:
+//!
+//! * request: `{"v":1,"id":7,"type":"llm.complete", …payload}`
+//! * reply: `{"v":1,"id":7,"ok":true,"data":{…}}` or
+//!   `{"v":1,"id":7,"ok":false,"error":{"code":"llm_unreachable","message":"…"}}`
+//! * stream event: `{"v":1,"id":7,"event":"llm.delta","text":"…"}` (zero or more before the reply)
+
+mod envelope;
+mod error;
+mod export;
+mod llm;
+
+pub use envelope::{EventFrame, HostEvent, HostFrame, Reply, ReplyFrame, Request, RequestBody};
+pub use error::{ErrorBody, ErrorCode};
+pub use export::{ExportFormat, ExportWrite, ExportWritten};
+pub use llm::{ChatMessage, ChatRole, LlmCompletion, LlmRequest, TokenUsage, ToolCall, ToolSpec};
+
+/// Protocol version carried in every frame; bumped only on incompatible changes.
+pub const PROTOCOL_VERSION: u32 = 1;
+
+/// Name under which the host registers with the browser (`chrome.runtime.connectNative`).
+pub const HOST_NAME: &str = "com.waymark.host";
+
+/// The extension's fixed ID, derived from the `key` in `extension/manifest.json`.
+pub const EXTENSION_ID: &str = "ogjdpjphojlionhjhkgahnohakjimaoo";
+
+/// Largest frame the host may send to the browser (Chrome closes the port above 1 MiB).
+pub const MAX_HOST_TO_BROWSER: usize = 1024 * 1024;
+
+/// Largest frame the browser may send to the host.
+pub const MAX_BROWSER_TO_HOST: usize = 64 * 1024 * 1024;
+
+/// Streamed text deltas are cut to at most this many bytes so a frame stays far below the cap.
+pub const MAX_DELTA_BYTES: usize = 16 * 1024;
+
+/// Host capabilities announced in the `hello` reply.
+#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
+pub struct HelloData {
+    /// `waymark-host` crate version.
+    pub host_version: String,
+    /// Protocol version the host speaks.
+    pub protocol: u32,
+    /// Request types the host understands, e.g. `llm.complete`.
+    pub capabilities: Vec<String>,
+    /// Whether an LLM endpoint is configured, and which, without secrets.
+    pub llm: LlmStatus,
+}
+
+/// What the host knows about its LLM configuration (never the key itself).
+#[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
+pub struct LlmStatus {
+    /// Wire format of the endpoint (`openai` today).
+    pub provider: String,
+    /// Base URL of the endpoint, e.g. `http://127.0.0.1:11434/v1`.
+    pub base_url: String,
+    /// Model name sent with each request.
+    pub model: String,
+    /// Whether an API key is set (its value never leaves the host).
+    pub has_key: bool,
+}
+
+#[cfg(test)]
+mod tests;
