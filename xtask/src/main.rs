@@ -1,2 +1,35 @@
-//! xtask
-fn main() {}
+//! `cargo xtask …`: the only build orchestration of Waymark.
+//!
+//! * `setup` installs what is missing: the wasm target, the pinned wasm-bindgen-cli, npm
+//!   binaryen, Debian Chromium.
+//! * `build [--release]` builds the wasm core (web + wasm2js), the host and the unpacked
+//!   extension in `extension/`.
+//! * `test` = setup + build + fmt check + clippy + every test (end-to-end in real Chromium).
+//! * `run` = setup + build (release) + host install into a dedicated profile + Chromium
+//!   with the extension on a demo page.
+
+mod build;
+mod run;
+mod setup;
+mod util;
+
+use anyhow::{Result, bail};
+
+fn main() -> Result<()> {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    let flag = |name: &str| args.iter().any(|a| a == name);
+    match args.first().map(String::as_str) {
+        Some("setup") => setup::all(setup::Need { chromium: !flag("--no-chromium") }),
+        Some("build") => {
+            setup::all(setup::Need { chromium: false })?;
+            build::all(build::Options { release: flag("--release") }).map(|_| ())
+        }
+        Some("test") => run::test(),
+        Some("run") => run::run(flag("--headless")),
+        Some("help") | None => {
+            println!("usage: cargo xtask <setup|build [--release]|test|run [--headless]>");
+            Ok(())
+        }
+        Some(other) => bail!("unknown xtask command `{other}`; try `cargo xtask help`"),
+    }
+}

@@ -1,0 +1,189 @@
+//! Messages between the side panel (a view) and the service worker (the agent), and the state
+//! the panel renders. The panel holds no logic: it sends [`PanelRequest`]s and draws each
+//! [`PanelState`] it receives.
+
+use crate::agent::{TaskEvent, TaskOutcome};
+use crate::protocol::LlmStatus;
+use serde::{Deserialize, Serialize};
+
+/// What the side panel can ask of the service worker.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "type", rename_all = "snake_case")]
+pub enum PanelRequest {
+    /// Send me the current state.
+    Hello,
+    /// Start a task on the tab the user is looking at.
+    StartTask {
+        /// The user's words.
+        prompt: String,
+    },
+    /// Write the session to a markdown file through the host.
+    Export,
+}
+
+/// Everything the side panel shows.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct PanelState {
+    /// Whether the native host answers.
+    pub host: HostStatus,
+    /// The current or last task.
+    pub task: Option<TaskView>,
+    /// Tasks finished in this session.
+    pub turns: u32,
+    /// Result of the last export.
+    pub export: Option<ExportView>,
+}
+
+/// The native host as the panel explains it.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "state", rename_all = "snake_case")]
+pub enum HostStatus {
+    /// Not contacted yet.
+    #[default]
+    Unknown,
+    /// Connected and answering.
+    Connected {
+        /// Host version.
+        version: String,
+        /// Its LLM configuration.
+        llm: LlmStatus,
+    },
+    /// The browser could not start the host, or it went away.
+    Missing {
+        /// What went wrong.
+        message: String,
+        /// What the user should do, exactly.
+        fix: String,
+    },
+}
+
+/// Result of an export.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "state", rename_all = "snake_case")]
+pub enum ExportView {
+    /// Written.
+    Written {
+        /// Where.
+        path: String,
+    },
+    /// Not written.
+    Failed {
+        /// Why.
+        message: String,
+    },
+}
+
+/// A task as the panel shows it.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct TaskView {
+    /// The user's words.
+    pub prompt: String,
+    /// Still working.
+    pub running: bool,
+    /// Current step number.
+    pub step: u32,
+    /// Each action performed.
+    pub steps: Vec<StepView>,
+    /// Final answer once finished.
+    pub answer: Option<String>,
+    /// Whether it succeeded (meaningful once finished).
+    pub success: bool,
+    /// The error that stopped it, if any.
+    pub error: Option<String>,
+    /// Time taken once finished.
+    pub elapsed_ms: Option<f64>,
+}
+
+/// One action in the timeline.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct StepView {
+    /// Step number.
+    pub step: u32,
+    /// The action in plain words.
+    pub text: String,
+    /// Whether it worked.
+    pub ok: bool,
+    /// Why not.
+    pub error: Option<String>,
+}
+
+impl TaskView {
+    /// A task that just started.
+    pub fn started(prompt: &str) -> Self {
+        Self { prompt: prompt.to_owned(), running: true, ..Self::default() }
+    }
+
+    /// Folds one event into the view.
+    pub fn apply(&mut self, event: &TaskEvent) {
+        match event {
+            TaskEvent::StepStarted { step } => self.step = *step,
+            TaskEvent::Acted(record) => self.steps.push(StepView {
+                step: record.step,
+                text: record.description.clone(),
+                ok: record.outcome.ok,
+                error: record.outcome.error.clone(),
+            }),
+            TaskEvent::Finished(outcome) => self.finish(outcome),
+        }
+    }
+
+    fn finish(&mut self, outcome: &TaskOutcome) {
+        self.running = false;
+        self.answer = Some(outcome.answer.clone());
+        self.success = outcome.success;
+        self.error = outcome.error.clone();
+        self.elapsed_ms = Some(outcome.elapsed_ms);
+    }
+}
+
+/// The side panel's explanation when the browser cannot reach the host.
+pub fn host_missing(browser_error: &str) -> HostStatus {
+    let lower = browser_error.to_ascii_lowercase();
+    let (message, fix) = if lower.contains("not found") {
+        (
+            "The Waymark host is not installed for this browser.",
+            "Run `waymark-host install --browser chromium` (or chrome, brave, edge), then reopen this panel.",
+        )
+    } else if lower.contains("forbidden") {
+        (
+            "The Waymark host is installed but does not allow this extension.",
+            "Run `waymark-host install --browser chromium` again so the manifest lists this extension's ID.",
+        )
+    } else if lower.contains("exited") || lower.contains("failed to start") {
+        (
+            "The Waymark host started but stopped at once.",
+            "Run `waymark-host doctor` in a terminal and follow what it prints.",
+        )
+    } else {
+        (
+            "The Waymark host is not reachable.",
+            "Run `waymark-host doctor` in a terminal and follow what it prints.",
+        )
+    };
+    HostStatus::Missing { message: format!("{message} ({browser_error})"), fix: fix.to_owned() }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn missing_host_gets_the_install_command() {
+        let HostStatus::Missing { fix, .. } =
+            host_missing("Specified native messaging host not found.")
+        else {
+            panic!("not missing")
+        };
+        assert!(fix.contains("waymark-host install --browser"));
+    }
+
+    #[test]
+    fn forbidden_host_is_told_apart() {
+        let HostStatus::Missing { message, .. } =
+            host_missing("Access to the specified native messaging host is forbidden.")
+        else {
+            panic!("not missing")
+        };
+        assert!(message.contains("does not allow this extension"));
+    }
+}

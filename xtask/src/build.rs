@@ -1,0 +1,146 @@
+//! Builds the unpacked extension (`extension/` with `pkg/` and `pkg-wasm2js/`) and the host.
+
+use crate::util::{self, run};
+use anyhow::{Context, Result};
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::time::Instant;
+
+/// Build switches.
+pub struct Options {
+    /// Build the host with the release profile.
+    pub release: bool,
+}
+
+/// What a build produced, for `run` and for size reports.
+pub struct Built {
+    /// The unpacked extension directory.
+    pub extension_dir: PathBuf,
+    /// The host binary.
+    pub host_bin: PathBuf,
+}
+
+/// Features rustc enables by default for wasm32 that wasm2js cannot translate.
+const WASM2JS_RUSTFLAGS: &str =
+    "-C target-feature=-reference-types,-multivalue,-bulk-memory,-nontrapping-fptoint,-sign-ext";
+
+/// Builds everything.
+pub fn all(opts: Options) -> Result<Built> {
+    let start = Instant::now();
+    let extension_dir = util::root().join("extension");
+    let web = wasm_web(&extension_dir)?;
+    let js = wasm2js(&extension_dir)?;
+    let host_bin = host(opts.release)?;
+    eprintln!(
+        "built in {:.1?}: wasm {} B, wasm2js {} B, host {} B ({})",
+        start.elapsed(),
+        size(&web),
+        size(&js),
+        size(&host_bin),
+        host_bin.display()
+    );
+    Ok(Built { extension_dir, host_bin })
+}
+
+fn size(path: &Path) -> u64 {
+    std::fs::metadata(path).map(|m| m.len()).unwrap_or(0)
+}
+
+fn core_wasm(target_dir: &Path) -> PathBuf {
+    target_dir.join("wasm32-unknown-unknown/wasm/waymark_core.wasm")
+}
+
+fn cargo_wasm(target_dir: &Path, rustflags: Option<&str>) -> Result<()> {
+    let mut cmd = util::cargo();
+    cmd.args(["build", "-p", "waymark-core", "--lib", "--target", "wasm32-unknown-unknown"])
+        .args(["--profile", "wasm", "--target-dir"])
+        .arg(target_dir);
+    if let Some(flags) = rustflags {
+        cmd.env("RUSTFLAGS", flags);
+    }
+    run(&mut cmd)
+}
+
+fn wasm_bindgen(input: &Path, target: &str, out_dir: &Path) -> Result<()> {
+    if out_dir.exists() {
+        std::fs::remove_dir_all(out_dir)
+            .with_context(|| format!("clearing {}", out_dir.display()))?;
+    }
+    run(Command::new("wasm-bindgen")
+        .args(["--target", target, "--no-typescript", "--out-dir"])
+        .arg(out_dir)
+        .arg(input))
+}
+
+/// The `--target web` build used by the service worker, the side panel and content scripts.
+fn wasm_web(extension_dir: &Path) -> Result<PathBuf> {
+    let target_dir = util::target_dir();
+    cargo_wasm(&target_dir, None)?;
+    let out_dir = extension_dir.join("pkg");
+    wasm_bindgen(&core_wasm(&target_dir), "web", &out_dir)?;
+    let wasm = out_dir.join("waymark_core_bg.wasm");
+    run(Command::new(util::binaryen_bin("wasm-opt"))
+        .arg(&wasm)
+        .args(["-Oz", "--strip-debug", "--strip-producers"])
+        .args(WEB_FEATURES)
+        .arg("-o")
+        .arg(&wasm))?;
+    Ok(wasm)
+}
+
+/// The features rustc's wasm32 target emits by default; wasm-opt must accept them.
+const WEB_FEATURES: &[&str] = &[
+    "--enable-bulk-memory",
+    "--enable-bulk-memory-opt",
+    "--enable-sign-ext",
+    "--enable-nontrapping-float-to-int",
+    "--enable-reference-types",
+    "--enable-multivalue",
+    "--enable-mutable-globals",
+];
+
+/// The same crate as plain JavaScript, for pages whose CSP blocks WebAssembly compiles.
+fn wasm2js(extension_dir: &Path) -> Result<PathBuf> {
+    let target_dir = util::target_dir().join("wasm2js");
+    cargo_wasm(&target_dir, Some(WASM2JS_RUSTFLAGS))?;
+    let work = target_dir.join("work");
+    std::fs::create_dir_all(&work).with_context(|| format!("creating {}", work.display()))?;
+    // wasm-bindgen would read `target_features` and emit reference-types glue: drop it.
+    let stripped = work.join("waymark_core.wasm");
+    run(Command::new(util::binaryen_bin("wasm-opt"))
+        .arg(core_wasm(&target_dir))
+        .args(["--strip-target-features", "--enable-bulk-memory", "--enable-bulk-memory-opt"])
+        .args(["--enable-sign-ext", "--enable-nontrapping-float-to-int", "-o"])
+        .arg(&stripped))?;
+    let out_dir = extension_dir.join("pkg-wasm2js");
+    wasm_bindgen(&stripped, "bundler", &out_dir)?;
+    let bg = out_dir.join("waymark_core_bg.wasm");
+    let lowered = work.join("lowered.wasm");
+    // The prebuilt std still uses bulk memory, sign-ext and saturating conversions: lower them.
+    run(Command::new(util::binaryen_bin("wasm-opt"))
+        .arg(&bg)
+        .args(["--enable-bulk-memory", "--enable-bulk-memory-opt", "--enable-sign-ext"])
+        .args(["--enable-nontrapping-float-to-int", "--llvm-memory-copy-fill-lowering"])
+        .args(["--signext-lowering", "--llvm-nontrapping-fptoint-lowering", "-Oz", "-o"])
+        .arg(&lowered))?;
+    let js = out_dir.join("waymark_core_bg.wasm.js");
+    run(Command::new(util::binaryen_bin("wasm2js")).arg(&lowered).args(["-Oz", "-o"]).arg(&js))?;
+    std::fs::remove_file(&bg).with_context(|| format!("removing {}", bg.display()))?;
+    let entry = out_dir.join("waymark_core.js");
+    let glue = std::fs::read_to_string(&entry)
+        .with_context(|| format!("reading {}", entry.display()))?
+        .replace("./waymark_core_bg.wasm\"", "./waymark_core_bg.wasm.js\"");
+    std::fs::write(&entry, glue).with_context(|| format!("writing {}", entry.display()))?;
+    Ok(js)
+}
+
+fn host(release: bool) -> Result<PathBuf> {
+    let mut cmd = util::cargo();
+    cmd.args(["build", "-p", "waymark-host", "--bin", "waymark-host"]);
+    if release {
+        cmd.arg("--release");
+    }
+    run(&mut cmd)?;
+    let profile = if release { "release" } else { "debug" };
+    Ok(util::target_dir().join(profile).join("waymark-host"))
+}
