@@ -1,0 +1,268 @@
+//! Smoke tests of the scripted LLM server over real HTTP (ureq as a plain client).
+
+use std::io::{BufRead, BufReader};
+use std::time::Duration;
+
+use serde_json::{Value, json};
+use waymark_tests::llm_server::{ScriptedLlm, ScriptedReply};
+
+fn agent() -> ureq::Agent {
+    ureq::Agent::config_builder()
+        .http_status_as_error(false)
+        .timeout_global(Some(Duration::from_secs(30)))
+        .build()
+        .into()
+}
+
+fn post(url: &str, body: &Value) -> (u16, Vec<(String, String)>, String) {
+    let mut resp = agent()
+        .post(url)
+        .header("content-type", "application/json")
+        .header("authorization", "Bearer sk-test")
+        .send(body.to_string())
+        .expect("POST to scripted LLM");
+    let status = resp.status().as_u16();
+    let headers = resp
+        .headers()
+        .iter()
+        .map(|(n, v)| (n.to_string(), v.to_str().unwrap_or_default().to_owned()))
+        .collect();
+    let text = resp.body_mut().read_to_string().expect("read body");
+    (status, headers, text)
+}
+
+/// Parses an SSE body into its `data:` payloads.
+fn sse_data(body: &str) -> Vec<String> {
+    body.lines().filter_map(|l| l.strip_prefix("data: ")).map(str::to_owned).collect()
+}
+
+#[test]
+fn non_streaming_text_and_tool_calls() {
+    let llm = ScriptedLlm::start(|req| match req.index {
+        0 => ScriptedReply::text(format!("You said: {}", req.last_user_text().unwrap_or_default())),
+        _ => ScriptedReply::tool_call("fill", json!({"target": 3, "text": "Ada"}))
+            .with_text("Filling."),
+    })
+    .expect("start LLM");
+    let url = format!("{}/chat/completions", llm.base_url());
+    let req = json!({"model": "gpt-test", "messages": [
+        {"role": "system", "content": "be brief"},
+        {"role": "user", "content": [{"type": "text", "text": "hello there"}]}]});
+    let (status, _, body) = post(&url, &req);
+    assert_eq!(status, 200, "{body}");
+    let v: Value = serde_json::from_str(&body).expect("JSON reply");
+    assert_eq!(v["object"], "chat.completion");
+    assert_eq!(v["model"], "gpt-test");
+    assert_eq!(v["choices"][0]["message"]["content"], "You said: hello there");
+    assert_eq!(v["choices"][0]["finish_reason"], "stop");
+
+    let (_, _, body) = post(&url, &req);
+    let v: Value = serde_json::from_str(&body).expect("JSON reply");
+    let call = &v["choices"][0]["message"]["tool_calls"][0];
+    assert_eq!(v["choices"][0]["finish_reason"], "tool_calls");
+    assert_eq!(v["choices"][0]["message"]["content"], "Filling.");
+    assert_eq!(call["function"]["name"], "fill");
+    let args: Value =
+        serde_json::from_str(call["function"]["arguments"].as_str().expect("arguments string"))
+            .expect("arguments JSON");
+    assert_eq!(args, json!({"target": 3, "text": "Ada"}));
+
+    let reqs = llm.requests();
+    assert_eq!(reqs.len(), 2);
+    assert_eq!(reqs[1].index, 1);
+    assert_eq!(reqs[0].header("Authorization"), Some("Bearer sk-test"));
+    assert!(reqs[0].all_text().contains("be brief"));
+    assert_eq!(reqs[0].path, "/v1/chat/completions");
+    llm.assert_no_script_panics().expect("no panics");
+}
+
+#[test]
+fn streaming_text_and_tool_call_fragments() {
+    let llm = ScriptedLlm::start(|req| match req.index {
+        0 => ScriptedReply::text("The quick brown fox jumps"),
+        _ => ScriptedReply::tool_calls([
+            ("fill", json!({"target": 3, "text": "Ada Lovelace"})),
+            ("click", json!({"target": 4})),
+        ]),
+    })
+    .expect("start LLM");
+    let url = format!("{}/chat/completions", llm.base_url());
+    let req = json!({"model": "m", "stream": true, "stream_options": {"include_usage": true},
+                     "messages": [{"role": "user", "content": "hi"}]});
+
+    // Read the stream line by line, as a streaming client would.
+    let resp = agent()
+        .post(&url)
+        .header("content-type", "application/json")
+        .send(req.to_string())
+        .expect("POST stream");
+    assert_eq!(resp.status().as_u16(), 200);
+    let ct = resp
+        .headers()
+        .get("content-type")
+        .and_then(|v| v.to_str().ok())
+        .unwrap_or_default()
+        .to_owned();
+    assert!(ct.starts_with("text/event-stream"), "{ct}");
+    let reader = BufReader::new(resp.into_body().into_reader());
+    let mut datas = Vec::new();
+    for line in reader.lines() {
+        let line = line.expect("read SSE line");
+        if let Some(d) = line.strip_prefix("data: ") {
+            datas.push(d.to_owned());
+        }
+    }
+    assert_eq!(datas.last().map(String::as_str), Some("[DONE]"));
+    let chunks: Vec<Value> = datas[..datas.len() - 1]
+        .iter()
+        .map(|d| serde_json::from_str(d).expect("chunk JSON"))
+        .collect();
+    let text: String =
+        chunks.iter().filter_map(|c| c["choices"][0]["delta"]["content"].as_str()).collect();
+    assert_eq!(text, "The quick brown fox jumps");
+    let text_chunks = chunks
+        .iter()
+        .filter(|c| c["choices"][0]["delta"]["content"].as_str().is_some_and(|s| !s.is_empty()))
+        .count();
+    assert!(text_chunks >= 3, "text split in several deltas");
+    assert!(chunks.iter().all(|c| c["object"] == "chat.completion.chunk"));
+    let finish: Vec<&Value> =
+        chunks.iter().map(|c| &c["choices"][0]["finish_reason"]).filter(|f| !f.is_null()).collect();
+    assert_eq!(finish, [&json!("stop")]);
+    let usage = chunks.last().expect("usage chunk");
+    assert_eq!(usage["choices"], json!([]));
+    assert!(usage["usage"]["total_tokens"].as_u64().unwrap_or(0) > 0);
+
+    // Tool calls, reassembled by index the way OpenAI clients do.
+    let (status, _, body) = post(&url, &req);
+    assert_eq!(status, 200);
+    let datas = sse_data(&body);
+    let mut calls: Vec<(String, String, String)> = Vec::new();
+    let mut fragments = 0;
+    for d in &datas[..datas.len() - 1] {
+        let c: Value = serde_json::from_str(d).expect("chunk JSON");
+        for tc in c["choices"][0]["delta"]["tool_calls"].as_array().cloned().unwrap_or_default() {
+            let i = tc["index"].as_u64().expect("index") as usize;
+            if let Some(id) = tc["id"].as_str() {
+                assert_eq!(calls.len(), i, "id+name arrive first, in index order");
+                calls.push((
+                    id.to_owned(),
+                    tc["function"]["name"].as_str().expect("name").to_owned(),
+                    String::new(),
+                ));
+            } else {
+                fragments += 1;
+            }
+            calls[i].2 += tc["function"]["arguments"].as_str().unwrap_or_default();
+        }
+    }
+    assert!(fragments >= 4, "arguments split across fragments");
+    assert_eq!(calls.len(), 2);
+    assert_eq!(calls[0].1, "fill");
+    assert_eq!(
+        serde_json::from_str::<Value>(&calls[0].2).expect("args"),
+        json!({"target": 3, "text": "Ada Lovelace"})
+    );
+    assert_ne!(calls[0].0, calls[1].0);
+    assert!(body.contains("\"finish_reason\":\"tool_calls\""));
+}
+
+#[test]
+fn failures_statuses_garbage_cut_and_delay() {
+    let llm = ScriptedLlm::start(|req| match req.index {
+        0 => ScriptedReply::error(500, "boom"),
+        1 => ScriptedReply::rate_limited(7),
+        2 => ScriptedReply::garbage("<html>not json</html>"),
+        3 => ScriptedReply::CutStream,
+        4 => ScriptedReply::text("late").delayed(300),
+        _ => panic!("no reply scripted for request {}", req.index),
+    })
+    .expect("start LLM");
+    let url = format!("{}/chat/completions", llm.base_url());
+    let req = json!({"model": "m", "messages": [{"role": "user", "content": "x"}]});
+    let (status, _, body) = post(&url, &req);
+    assert_eq!(status, 500);
+    assert!(body.contains("boom"));
+    let (status, headers, _) = post(&url, &req);
+    assert_eq!(status, 429);
+    assert!(headers.iter().any(|(n, v)| n == "retry-after" && v == "7"));
+    let (status, _, body) = post(&url, &req);
+    assert_eq!((status, body.as_str()), (200, "<html>not json</html>"));
+
+    let stream_req = json!({"model": "m", "stream": true, "messages": []});
+    let mut resp =
+        agent().post(&url).send(stream_req.to_string()).expect("headers of a cut stream");
+    assert_eq!(resp.status().as_u16(), 200);
+    let read = resp.body_mut().read_to_string();
+    assert!(read.is_err(), "a cut stream must fail to read: {read:?}");
+
+    let (status, _, body) = post(&url, &req);
+    assert_eq!(status, 200);
+    assert!(body.contains("late"));
+
+    let (status, _, body) = post(&url, &req);
+    assert_eq!(status, 500);
+    assert!(body.contains("panicked"), "{body}");
+    assert_eq!(llm.script_panics().len(), 1);
+    assert!(llm.assert_no_script_panics().is_err());
+    assert_eq!(llm.wait_for_requests(6, Duration::from_secs(5)).expect("6 requests").len(), 6);
+}
+
+#[test]
+fn models_listing_and_unknown_paths() {
+    let llm = ScriptedLlm::always_text("ok").expect("start LLM");
+    let mut resp = agent().get(format!("{}/models", llm.base_url())).call().expect("GET models");
+    let v: Value = serde_json::from_str(&resp.body_mut().read_to_string().expect("body"))
+        .expect("models JSON");
+    assert_eq!(v["data"][0]["id"], "scripted-model");
+    let (status, _, _) = post(&format!("{}/nope", llm.origin()), &json!({}));
+    assert_eq!(status, 404);
+    assert_eq!(llm.request_count(), 0);
+    assert_eq!(llm.other_requests().len(), 2);
+}
+
+#[test]
+fn anthropic_messages_streaming_and_not() {
+    let llm = ScriptedLlm::start(|req| match req.index {
+        0 => ScriptedReply::text("Hello from Claude"),
+        _ => ScriptedReply::tool_call("click", json!({"target": 9})).with_text("Clicking."),
+    })
+    .expect("start LLM");
+    let url = format!("{}/v1/messages", llm.origin());
+    let req = json!({"model": "claude-test", "max_tokens": 100, "system": "sys prompt",
+                     "messages": [{"role": "user", "content": "hey"}]});
+    let mut resp = agent()
+        .post(&url)
+        .header("x-api-key", "ak-test")
+        .header("anthropic-version", "2023-06-01")
+        .send(req.to_string())
+        .expect("POST messages");
+    let v: Value =
+        serde_json::from_str(&resp.body_mut().read_to_string().expect("body")).expect("JSON");
+    assert_eq!(v["type"], "message");
+    assert_eq!(v["content"][0]["text"], "Hello from Claude");
+    assert_eq!(v["stop_reason"], "end_turn");
+
+    let mut sreq = req.clone();
+    sreq["stream"] = json!(true);
+    let (status, _, body) = post(&url, &sreq);
+    assert_eq!(status, 200);
+    assert!(body.starts_with("event: message_start\n"));
+    assert!(body.trim_end().ends_with(r#"data: {"type":"message_stop"}"#));
+    let mut text = String::new();
+    let mut json_input = String::new();
+    for d in sse_data(&body) {
+        let e: Value = serde_json::from_str(&d).expect("event JSON");
+        if e["type"] == "content_block_delta" {
+            text += e["delta"]["text"].as_str().unwrap_or_default();
+            json_input += e["delta"]["partial_json"].as_str().unwrap_or_default();
+        }
+    }
+    assert_eq!(text, "Clicking.");
+    assert_eq!(serde_json::from_str::<Value>(&json_input).expect("input"), json!({"target": 9}));
+    assert!(body.contains(r#""stop_reason":"tool_use""#));
+    let reqs = llm.requests();
+    assert_eq!(reqs[0].header("x-api-key"), Some("ak-test"));
+    assert_eq!(reqs[0].format, waymark_tests::llm_server::WireFormat::Anthropic);
+    assert!(reqs[0].all_text().starts_with("sys prompt"));
+}
