@@ -266,3 +266,42 @@ fn anthropic_messages_streaming_and_not() {
     assert_eq!(reqs[0].format, waymark_tests::llm_server::WireFormat::Anthropic);
     assert!(reqs[0].all_text().starts_with("sys prompt"));
 }
+
+// ---------------------------------------------------------------------------------------------
+// Fixture server
+
+#[test]
+fn fixture_server_serves_files_headers_and_records() {
+    use waymark_tests::fixture_server::FixtureServer;
+    let site = FixtureServer::builder(waymark_tests::paths::fixtures_dir())
+        .with_header("/harness/hello.html", "Content-Security-Policy", "script-src 'self'")
+        .with_page("/inline.html", "<!doctype html><p>inline</p>")
+        .start()
+        .expect("fixture server");
+    let get = |path: &str| {
+        let mut resp = agent().get(site.url(path)).call().expect("GET fixture");
+        let status = resp.status().as_u16();
+        let header =
+            |name: &str| resp.headers().get(name).and_then(|v| v.to_str().ok()).map(str::to_owned);
+        let (ct, csp) = (header("content-type"), header("content-security-policy"));
+        let body = resp.body_mut().read_to_string().unwrap_or_default();
+        (status, ct, csp, body)
+    };
+    let (status, ct, csp, body) = get("/harness/hello.html");
+    assert_eq!(status, 200);
+    assert_eq!(ct.as_deref(), Some("text/html; charset=utf-8"));
+    assert_eq!(csp.as_deref(), Some("script-src 'self'"));
+    assert!(body.contains("Hello, harness"));
+    let (status, ct, csp, _) = get("/harness/hello.js");
+    assert_eq!((status, csp), (200, None));
+    assert_eq!(ct.as_deref(), Some("text/javascript; charset=utf-8"));
+    let (status, _, _, body) = get("/inline.html");
+    assert_eq!((status, body.as_str()), (200, "<!doctype html><p>inline</p>"));
+    assert_eq!(get("/missing.html").0, 404);
+    assert_eq!(
+        site.requested_paths(),
+        ["/harness/hello.html", "/harness/hello.js", "/inline.html", "/missing.html"]
+    );
+    let other = FixtureServer::start(waymark_tests::paths::fixtures_dir()).expect("second origin");
+    assert_ne!(other.origin(), site.origin());
+}

@@ -1,0 +1,119 @@
+//! Where things are: the workspace, the fixtures, the target dir, and throw-away browser profiles.
+//!
+//! Why: tests run from any working directory (`cargo test` sets it to the crate, IDEs differ), so
+//! every path is derived from `CARGO_MANIFEST_DIR` at compile time; profiles must be fresh per test
+//! and gone afterwards unless someone is debugging.
+
+use std::path::{Path, PathBuf};
+
+use anyhow::{Context, Result};
+use tempfile::TempDir;
+
+/// The workspace root (parent of this crate's directory).
+pub fn workspace_root() -> PathBuf {
+    let manifest = Path::new(env!("CARGO_MANIFEST_DIR"));
+    manifest.parent().map(Path::to_path_buf).unwrap_or_else(|| manifest.to_path_buf())
+}
+
+/// This crate's directory, `<root>/tests`.
+pub fn tests_dir() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+}
+
+/// `<root>/tests/fixtures`: pages the fixture server serves.
+pub fn fixtures_dir() -> PathBuf {
+    tests_dir().join("fixtures")
+}
+
+/// Cargo's target directory: `CARGO_TARGET_DIR` if set (relative to the workspace root), else
+/// `<root>/target`. Built artefacts (the host binary, the unpacked extension) live under it.
+pub fn target_dir() -> PathBuf {
+    match std::env::var_os("CARGO_TARGET_DIR") {
+        Some(dir) => {
+            let dir = PathBuf::from(dir);
+            if dir.is_absolute() { dir } else { workspace_root().join(dir) }
+        }
+        None => workspace_root().join("target"),
+    }
+}
+
+/// A fresh, empty browser profile directory, deleted on drop.
+///
+/// Why: every test needs its own `--user-data-dir` (no state leaks between tests, no profile lock
+/// clashes when tests run in parallel), and the native host manifest for that profile goes in
+/// `<profile>/NativeMessagingHosts/`. Set `WAYMARK_KEEP_PROFILE=1` to keep it for inspection (its
+/// path is printed on drop). Declare it *before* the `Browser` so the browser is dropped first.
+pub struct TempProfile {
+    dir: Option<TempDir>,
+}
+
+impl TempProfile {
+    /// Creates a new empty profile directory under the system temp dir.
+    pub fn new() -> Result<TempProfile> {
+        let dir = tempfile::Builder::new()
+            .prefix("waymark-profile-")
+            .tempdir()
+            .context("create temporary browser profile")?;
+        Ok(TempProfile { dir: Some(dir) })
+    }
+
+    /// The profile directory, to pass as `LaunchOptions::user_data_dir`.
+    pub fn path(&self) -> &Path {
+        self.dir.as_ref().map_or(Path::new(""), TempDir::path)
+    }
+
+    /// `<profile>/NativeMessagingHosts`, created if missing: where Chromium on Linux looks for
+    /// user-level native messaging host manifests of this profile.
+    pub fn native_messaging_hosts_dir(&self) -> Result<PathBuf> {
+        let dir = self.path().join("NativeMessagingHosts");
+        std::fs::create_dir_all(&dir).with_context(|| format!("create {}", dir.display()))?;
+        Ok(dir)
+    }
+
+    /// Writes `<profile>/NativeMessagingHosts/<name>.json` with `manifest` and returns its path.
+    pub fn install_native_host_manifest(
+        &self,
+        name: &str,
+        manifest: &serde_json::Value,
+    ) -> Result<PathBuf> {
+        let path = self.native_messaging_hosts_dir()?.join(format!("{name}.json"));
+        let text = serde_json::to_string_pretty(manifest).context("serialise host manifest")?;
+        std::fs::write(&path, text).with_context(|| format!("write {}", path.display()))?;
+        Ok(path)
+    }
+}
+
+impl Drop for TempProfile {
+    fn drop(&mut self) {
+        if std::env::var_os("WAYMARK_KEEP_PROFILE").is_some_and(|v| v != "0" && !v.is_empty())
+            && let Some(dir) = self.dir.take()
+        {
+            let kept = dir.keep();
+            eprintln!("WAYMARK_KEEP_PROFILE: kept {}", kept.display());
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn workspace_layout() {
+        let root = workspace_root();
+        assert!(root.join("Cargo.toml").is_file(), "{}", root.display());
+        assert!(tests_dir().ends_with("tests"));
+    }
+
+    #[test]
+    fn temp_profile_host_manifest() {
+        let profile = TempProfile::new().expect("profile");
+        let path = profile
+            .install_native_host_manifest("com.example.host", &serde_json::json!({"name": "x"}))
+            .expect("manifest");
+        assert!(path.starts_with(profile.path().join("NativeMessagingHosts")));
+        let dir = profile.path().to_path_buf();
+        drop(profile);
+        assert!(!dir.exists() || std::env::var_os("WAYMARK_KEEP_PROFILE").is_some());
+    }
+}
