@@ -1,2 +1,2 @@
-//! host
+//! Entry point: host mode when Chrome starts us, the command line otherwise.
 fn main() {}

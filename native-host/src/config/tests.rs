@@ -1,0 +1,150 @@
+use std::collections::HashMap;
+use std::path::PathBuf;
+
+use super::*;
+
+fn run(file: ConfigFile, env: &[(&'static str, &'static str)]) -> Config {
+    let mut map: HashMap<&str, &str> = env.iter().copied().collect();
+    map.entry(ENV_EXPORT_DIR).or_insert("/tmp/exports");
+    resolve(file, &map, PathBuf::from("/tmp/cfg/config.toml")).expect("resolve")
+}
+
+fn file_with(llm: LlmSection) -> ConfigFile {
+    ConfigFile { export_dir: None, llm }
+}
+
+#[test]
+fn nothing_set_means_local_ollama() {
+    let c = run(ConfigFile::default(), &[]);
+    assert_eq!(c.llm.provider, ProviderKind::Openai);
+    assert_eq!(c.llm.base_url, DEFAULT_BASE_URL);
+    assert_eq!(c.llm.model, DEFAULT_MODEL);
+    assert!(c.llm.api_key.is_none());
+    assert_eq!(c.llm.retry_base.as_millis(), 500);
+    assert_eq!(c.llm.idle_timeout.as_secs(), 60);
+}
+
+#[test]
+fn openai_key_selects_openai() {
+    let c = run(ConfigFile::default(), &[(ENV_OPENAI_KEY, "sk-test")]);
+    assert_eq!(c.llm.base_url, OPENAI_BASE_URL);
+    assert_eq!(c.llm.model, OPENAI_DEFAULT_MODEL);
+    assert_eq!(c.llm.api_key.as_deref(), Some("sk-test"));
+}
+
+#[test]
+fn anthropic_key_selects_anthropic() {
+    let c = run(ConfigFile::default(), &[(ENV_ANTHROPIC_KEY, "sk-ant")]);
+    assert_eq!(c.llm.provider, ProviderKind::Anthropic);
+    assert_eq!(c.llm.base_url, ANTHROPIC_BASE_URL);
+    assert_eq!(c.llm.model, ANTHROPIC_DEFAULT_MODEL);
+    assert_eq!(c.llm.api_key.as_deref(), Some("sk-ant"));
+}
+
+#[test]
+fn vendor_key_is_never_sent_to_another_endpoint() {
+    let c = run(
+        ConfigFile::default(),
+        &[(ENV_OPENAI_KEY, "sk-test"), (ENV_BASE_URL, "http://127.0.0.1:9/v1/")],
+    );
+    assert_eq!(c.llm.base_url, "http://127.0.0.1:9/v1", "trailing slash trimmed");
+    assert!(c.llm.api_key.is_none());
+    assert_eq!(c.llm.model, DEFAULT_MODEL);
+}
+
+#[test]
+fn file_beats_defaults_and_env_beats_file() {
+    let file = file_with(LlmSection {
+        base_url: Some("http://file:1/v1".into()),
+        model: Some("file-model".into()),
+        api_key: Some("file-key".into()),
+        retry_base_ms: Some(7),
+        ..LlmSection::default()
+    });
+    let c = run(file.clone(), &[]);
+    assert_eq!(c.llm.base_url, "http://file:1/v1");
+    assert_eq!(c.llm.model, "file-model");
+    assert_eq!(c.llm.api_key.as_deref(), Some("file-key"));
+    assert_eq!(c.llm.retry_base.as_millis(), 7);
+
+    let c = run(
+        file,
+        &[
+            (ENV_BASE_URL, "http://env:2/v1"),
+            (ENV_MODEL, "env-model"),
+            (ENV_API_KEY, "env-key"),
+            (ENV_RETRY_BASE_MS, "9"),
+            (ENV_OPENAI_KEY, "sk-ignored"),
+        ],
+    );
+    assert_eq!(c.llm.base_url, "http://env:2/v1");
+    assert_eq!(c.llm.model, "env-model");
+    assert_eq!(c.llm.api_key.as_deref(), Some("env-key"));
+    assert_eq!(c.llm.retry_base.as_millis(), 9);
+}
+
+#[test]
+fn explicit_provider_wins_over_key_shortcuts() {
+    let c = run(
+        ConfigFile::default(),
+        &[(ENV_OPENAI_KEY, "sk-o"), (ENV_ANTHROPIC_KEY, "sk-a"), (ENV_PROVIDER, "anthropic")],
+    );
+    assert_eq!(c.llm.provider, ProviderKind::Anthropic);
+    assert_eq!(c.llm.api_key.as_deref(), Some("sk-a"));
+}
+
+#[test]
+fn bad_values_are_reported_not_ignored() {
+    let map: HashMap<&str, &str> = [(ENV_PROVIDER, "gopher"), (ENV_EXPORT_DIR, "/x")].into();
+    assert!(resolve(ConfigFile::default(), &map, PathBuf::new()).is_err());
+    let map: HashMap<&str, &str> = [(ENV_RETRY_BASE_MS, "soon"), (ENV_EXPORT_DIR, "/x")].into();
+    assert!(resolve(ConfigFile::default(), &map, PathBuf::new()).is_err());
+    let map: HashMap<&str, &str> = [(ENV_BASE_URL, "ftp://x"), (ENV_EXPORT_DIR, "/x")].into();
+    assert!(resolve(ConfigFile::default(), &map, PathBuf::new()).is_err());
+}
+
+#[test]
+fn export_dir_env_beats_file() {
+    let file = ConfigFile { export_dir: Some("/from/file".into()), llm: LlmSection::default() };
+    assert_eq!(run(file.clone(), &[]).export_dir, PathBuf::from("/tmp/exports"));
+    let map: HashMap<&str, &str> = HashMap::new();
+    let c = resolve(file, &map, PathBuf::new()).expect("resolve");
+    assert_eq!(c.export_dir, PathBuf::from("/from/file"));
+}
+
+#[test]
+fn file_round_trips_with_private_mode() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let path = dir.path().join("sub").join(CONFIG_FILE_NAME);
+    assert!(load_file(&path).expect("absent is fine").is_none());
+    let file = file_with(LlmSection {
+        model: Some("m".into()),
+        api_key: Some("k".into()),
+        ..LlmSection::default()
+    });
+    save_file(&path, &file).expect("save");
+    assert_eq!(load_file(&path).expect("load"), Some(file));
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        let mode = std::fs::metadata(&path).expect("meta").permissions().mode();
+        assert_eq!(mode & 0o777, 0o600);
+    }
+}
+
+#[test]
+fn unknown_keys_and_bad_toml_are_errors() {
+    let dir = tempfile::tempdir().expect("tempdir");
+    let path = dir.path().join(CONFIG_FILE_NAME);
+    std::fs::write(&path, "[llm]\nmodle = \"x\"\n").expect("write");
+    assert!(matches!(load_file(&path), Err(FileError::Parse { .. })));
+    std::fs::write(&path, "not toml [").expect("write");
+    assert!(matches!(load_file(&path), Err(FileError::Parse { .. })));
+}
+
+#[test]
+fn debug_output_hides_the_key() {
+    let c = run(ConfigFile::default(), &[(ENV_API_KEY, "super-secret")]);
+    assert!(!format!("{c:?}").contains("super-secret"));
+    assert!(c.llm.status().has_key);
+}

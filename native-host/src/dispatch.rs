@@ -1,0 +1,275 @@
+//! One dispatch match over every request type, plus the envelope checks before it.
+
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex, PoisonError};
+use std::time::Duration;
+
+use serde_json::Value;
+use tokio::sync::oneshot;
+use tokio::task::JoinSet;
+use waymark_core::protocol::{
+    ErrorCode, EventFrame, HelloData, HostEvent, HostFrame, LlmRequest, LlmStatus,
+    PROTOCOL_VERSION, ReplyFrame, Request, RequestBody,
+};
+
+use crate::config::Config;
+use crate::export::write_export;
+use crate::framing::Inbound;
+use crate::host::Outbox;
+use crate::llm::{EventSink, Gateway};
+
+/// Request types this host serves, announced in `hello`.
+pub const CAPABILITIES: &[&str] = &["hello", "echo", "llm.complete", "llm.cancel", "export.write"];
+
+/// LLM requests still running, by id; whoever removes an entry owns the reply.
+type InFlight = Arc<Mutex<HashMap<u64, oneshot::Sender<()>>>>;
+
+/// Routes frames to handlers and tracks in-flight `llm.complete` calls for cancel.
+pub struct Dispatcher {
+    config: Arc<Result<Config, String>>,
+    gateway: Result<Arc<Gateway>, String>,
+    outbox: Outbox,
+    in_flight: InFlight,
+    tasks: JoinSet<()>,
+}
+
+impl Dispatcher {
+    /// A dispatcher replying through `outbox`. A config error is kept and reported per request.
+    pub fn new(config: Arc<Result<Config, String>>, outbox: Outbox) -> Self {
+        let gateway = match config.as_ref() {
+            Ok(cfg) => Gateway::new(cfg.llm.clone()).map(Arc::new).map_err(|e| e.to_string()),
+            Err(e) => Err(e.clone()),
+        };
+        Self { config, gateway, outbox, in_flight: InFlight::default(), tasks: JoinSet::new() }
+    }
+
+    /// Handles one inbound item. Cheap requests are answered before the next frame is read;
+    /// `llm.complete` runs as its own task so several can be in flight.
+    pub async fn handle(&mut self, item: Inbound) {
+        // Reap finished LLM tasks so the set does not grow for the port's lifetime.
+        while self.tasks.try_join_next().is_some() {}
+        let request = match item {
+            Inbound::Frame(text) => match parse_request(&text) {
+                Ok(r) => r,
+                Err(reply) => return self.reply(reply),
+            },
+            Inbound::NotUtf8 => {
+                return self.reply(ReplyFrame::err(0, ErrorCode::BadJson, "frame is not UTF-8"));
+            }
+            Inbound::TooLarge { len } => {
+                let msg = format!("frame of {len} bytes exceeds the limit and was skipped");
+                return self.reply(ReplyFrame::err(0, ErrorCode::FrameTooLarge, msg));
+            }
+            Inbound::End(_) => return,
+        };
+        let id = request.id;
+        tracing::debug!(id, kind = request.body.type_name(), "request");
+        match request.body {
+            RequestBody::Hello { extension_version } => {
+                tracing::info!(%extension_version, "hello");
+                self.reply(ReplyFrame::ok(id, to_value(&self.hello())));
+            }
+            RequestBody::Echo { payload } => self.reply(ReplyFrame::ok(id, payload)),
+            RequestBody::LlmComplete(req) => self.start_llm(id, req),
+            RequestBody::LlmCancel { target } => self.cancel(id, target),
+            RequestBody::ExportWrite(req) => {
+                let reply = match self.config.as_ref() {
+                    Ok(cfg) => {
+                        let dir = cfg.export_dir.clone();
+                        match tokio::task::spawn_blocking(move || write_export(&dir, &req)).await {
+                            Ok(Ok(written)) => ReplyFrame::ok(id, to_value(&written)),
+                            Ok(Err(e)) => {
+                                ReplyFrame::err(id, ErrorCode::ExportFailed, e.to_string())
+                            }
+                            Err(e) => ReplyFrame::err(id, ErrorCode::Internal, e.to_string()),
+                        }
+                    }
+                    Err(e) => ReplyFrame::err(id, ErrorCode::ExportFailed, e.clone()),
+                };
+                self.reply(reply);
+            }
+        }
+    }
+
+    /// Stops in-flight LLM calls (nobody is listening any more) and waits for them to end.
+    pub async fn shutdown(mut self) {
+        self.tasks.shutdown().await;
+    }
+
+    fn reply(&self, reply: ReplyFrame) {
+        self.outbox.send(&HostFrame::Reply(reply));
+    }
+
+    fn hello(&self) -> HelloData {
+        let llm = match self.config.as_ref() {
+            Ok(cfg) => cfg.llm.status(),
+            Err(_) => LlmStatus {
+                provider: "unconfigured".into(),
+                base_url: String::new(),
+                model: String::new(),
+                has_key: false,
+            },
+        };
+        HelloData {
+            host_version: crate::HOST_VERSION.into(),
+            protocol: PROTOCOL_VERSION,
+            capabilities: CAPABILITIES.iter().map(|c| (*c).to_owned()).collect(),
+            llm,
+        }
+    }
+
+    fn start_llm(&mut self, id: u64, req: LlmRequest) {
+        let gateway = match &self.gateway {
+            Ok(g) => Arc::clone(g),
+            Err(e) => return self.reply(ReplyFrame::err(id, ErrorCode::NotConfigured, e.clone())),
+        };
+        let (cancel_tx, cancel_rx) = oneshot::channel();
+        {
+            let mut map = self.in_flight.lock().unwrap_or_else(PoisonError::into_inner);
+            if map.contains_key(&id) {
+                drop(map);
+                let msg = format!("request id {id} is already in flight");
+                return self.reply(ReplyFrame::err(id, ErrorCode::BadRequest, msg));
+            }
+            // Registered before the task starts, so a fast task always finds itself.
+            map.insert(id, cancel_tx);
+        }
+        let ctx =
+            RequestCtx { id, outbox: self.outbox.clone(), in_flight: Arc::clone(&self.in_flight) };
+        self.tasks.spawn(async move {
+            let result = tokio::select! {
+                r = gateway.complete(&req, &ctx) => r,
+                _ = cancel_rx => return,
+            };
+            let reply = match result {
+                Ok(done) => ReplyFrame::ok(id, to_value(&done)),
+                Err(e) => ReplyFrame::err(id, e.code(), e.to_string()),
+            };
+            ctx.finish(reply);
+        });
+    }
+
+    fn cancel(&self, id: u64, target: u64) {
+        let entry = self.in_flight.lock().unwrap_or_else(PoisonError::into_inner).remove(&target);
+        let cancelled = match entry {
+            Some(stop) => {
+                let _ = stop.send(());
+                let msg = format!("request {target} was cancelled by the extension");
+                self.reply(ReplyFrame::err(target, ErrorCode::Cancelled, msg));
+                true
+            }
+            None => false,
+        };
+        self.reply(ReplyFrame::ok(id, serde_json::json!({ "cancelled": cancelled })));
+    }
+}
+
+/// Sends an LLM request's events and reply, but only while it is still in flight, so nothing
+/// follows the `cancelled` reply that `llm.cancel` sent in its place.
+struct RequestCtx {
+    id: u64,
+    outbox: Outbox,
+    in_flight: InFlight,
+}
+
+impl RequestCtx {
+    fn event(&self, event: HostEvent) {
+        // The lock is held while queueing so a concurrent cancel cannot slip in between.
+        let map = self.in_flight.lock().unwrap_or_else(PoisonError::into_inner);
+        if map.contains_key(&self.id) {
+            self.outbox.send(&HostFrame::Event(EventFrame {
+                v: PROTOCOL_VERSION,
+                id: self.id,
+                event,
+            }));
+        }
+    }
+
+    fn finish(self, reply: ReplyFrame) {
+        let mut map = self.in_flight.lock().unwrap_or_else(PoisonError::into_inner);
+        if map.remove(&self.id).is_some() {
+            self.outbox.send(&HostFrame::Reply(reply));
+        }
+    }
+}
+
+impl EventSink for RequestCtx {
+    fn delta(&self, text: &str) {
+        self.event(HostEvent::LlmDelta { text: text.to_owned() });
+    }
+
+    fn retry(&self, attempt: u32, delay: Duration, reason: &str) {
+        let delay_ms = u64::try_from(delay.as_millis()).unwrap_or(u64::MAX);
+        self.event(HostEvent::LlmRetry { attempt, delay_ms, reason: reason.to_owned() });
+    }
+}
+
+fn to_value<T: serde::Serialize>(value: &T) -> Value {
+    serde_json::to_value(value).unwrap_or(Value::Null)
+}
+
+/// Checks the envelope and decodes a request, or builds the error reply for it.
+///
+/// The id is recovered from the raw JSON whenever possible so even a rejected request gets an
+/// answer the extension can correlate; 0 means the id itself was unreadable.
+pub fn parse_request(text: &str) -> Result<Request, ReplyFrame> {
+    let value: Value = serde_json::from_str(text).map_err(|e| {
+        ReplyFrame::err(0, ErrorCode::BadJson, format!("frame is not valid JSON: {e}"))
+    })?;
+    let Some(obj) = value.as_object() else {
+        return Err(ReplyFrame::err(0, ErrorCode::BadRequest, "a request must be a JSON object"));
+    };
+    let id = obj.get("id").and_then(Value::as_u64).unwrap_or(0);
+    match obj.get("v").and_then(Value::as_u64) {
+        Some(v) if v == u64::from(PROTOCOL_VERSION) => {}
+        Some(v) => {
+            let msg = format!(
+                "the extension speaks protocol {v} but this host speaks {PROTOCOL_VERSION}; \
+                 update both to the same Waymark release"
+            );
+            return Err(ReplyFrame::err(id, ErrorCode::VersionMismatch, msg));
+        }
+        None => {
+            return Err(ReplyFrame::err(id, ErrorCode::BadRequest, "missing protocol version `v`"));
+        }
+    }
+    serde_json::from_value(value)
+        .map_err(|e| ReplyFrame::err(id, ErrorCode::BadRequest, format!("invalid request: {e}")))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use waymark_core::protocol::Reply;
+
+    fn code(r: Result<Request, ReplyFrame>) -> (u64, ErrorCode) {
+        let frame = r.expect_err("must be rejected");
+        match frame.reply {
+            Reply::Err { error, .. } => (frame.id, error.code),
+            Reply::Ok { .. } => panic!("not an error"),
+        }
+    }
+
+    #[test]
+    fn envelope_errors_carry_the_best_id_known() {
+        assert_eq!(code(parse_request("{nope")), (0, ErrorCode::BadJson));
+        assert_eq!(code(parse_request("[1]")), (0, ErrorCode::BadRequest));
+        assert_eq!(code(parse_request(r#"{"v":1,"id":4,"type":"x"}"#)), (4, ErrorCode::BadRequest));
+        assert_eq!(
+            code(parse_request(r#"{"v":1,"id":5,"type":"echo"}"#)),
+            (5, ErrorCode::BadRequest)
+        );
+        assert_eq!(code(parse_request(r#"{"id":6,"type":"echo"}"#)), (6, ErrorCode::BadRequest));
+        assert_eq!(
+            code(parse_request(r#"{"v":2,"id":7,"type":"hello","extension_version":"9"}"#)),
+            (7, ErrorCode::VersionMismatch)
+        );
+    }
+
+    #[test]
+    fn valid_request_parses() {
+        let r = parse_request(r#"{"v":1,"id":3,"type":"echo","payload":[1,2]}"#).expect("ok");
+        assert_eq!(r.id, 3);
+        assert_eq!(r.body.type_name(), "echo");
+    }
+}

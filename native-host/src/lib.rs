@@ -1,0 +1,22 @@
+//! `waymark-host`: the native-messaging host of Waymark.
+//!
+//! It is the only part of Waymark that holds secrets, talks to the network and writes files:
+//! the extension sends framed JSON requests over stdio ([`host`]), the host calls the configured
+//! LLM endpoint ([`llm`]), writes exports ([`export`]) and, from the command line, installs its
+//! browser manifest ([`install`]) and checks the whole set-up ([`doctor`]).
+//!
+//! The crate is a library plus a thin `main.rs` so the pieces are unit-tested and benchmarked
+//! without spawning a process.
+
+// pub mod cli;
+pub mod config;
+pub mod dispatch;
+// pub mod doctor;
+pub mod export;
+pub mod framing;
+pub mod host;
+// pub mod install;
+pub mod llm;
+
+/// Version of this host, reported by `hello` and `--version`.
+pub const HOST_VERSION: &str = env!("CARGO_PKG_VERSION");

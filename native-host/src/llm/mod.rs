@@ -1,0 +1,260 @@
+//! The LLM gateway: one HTTP client, retries with jittered backoff, streaming with an idle
+//! timeout, and a [`Provider`] per wire format.
+
+pub mod anthropic;
+mod error;
+pub mod openai;
+pub mod provider;
+
+use std::sync::atomic::{AtomicBool, AtomicU32, Ordering};
+use std::time::Duration;
+
+use backon::{ExponentialBuilder, Retryable};
+use eventsource_stream::Eventsource;
+use futures_util::StreamExt;
+use tokio::sync::Semaphore;
+use waymark_core::protocol::{LlmCompletion, LlmRequest, MAX_DELTA_BYTES};
+
+pub use error::{LlmError, error_detail, hint, parse_retry_after};
+pub use provider::{Provider, Step, StreamState};
+
+use crate::config::{LlmConfig, ProviderKind};
+
+/// Longest `Retry-After` we wait out; above it the 429 is reported at once, with the wait.
+const MAX_RETRY_AFTER: Duration = Duration::from_secs(60);
+/// Cap on one backoff step.
+const MAX_BACKOFF: Duration = Duration::from_secs(20);
+/// How long to wait for a TCP/TLS connection.
+const CONNECT_TIMEOUT: Duration = Duration::from_secs(10);
+
+/// Where a running completion reports progress (the request's frame sender in the host).
+pub trait EventSink: Send + Sync {
+    /// A piece of streamed text, at most [`MAX_DELTA_BYTES`].
+    fn delta(&self, text: &str);
+    /// The gateway waits `delay` before attempt number `attempt` because of `reason`.
+    fn retry(&self, attempt: u32, delay: Duration, reason: &str);
+}
+
+/// Makes LLM calls for the host; shared by all requests of a port.
+pub struct Gateway {
+    cfg: LlmConfig,
+    client: reqwest::Client,
+    provider: Box<dyn Provider>,
+    permits: Semaphore,
+}
+
+impl std::fmt::Debug for Gateway {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Gateway").field("cfg", &self.cfg).finish_non_exhaustive()
+    }
+}
+
+impl Gateway {
+    /// Builds the client for `cfg`.
+    pub fn new(cfg: LlmConfig) -> Result<Self, LlmError> {
+        let mut builder = reqwest::Client::builder()
+            .connect_timeout(CONNECT_TIMEOUT)
+            .user_agent(concat!("waymark-host/", env!("CARGO_PKG_VERSION")));
+        if is_loopback(&cfg.base_url) {
+            // A system proxy must never see traffic meant for a local model server.
+            builder = builder.no_proxy();
+        }
+        let client = builder.build().map_err(|e| LlmError::Internal(e.to_string()))?;
+        let provider: Box<dyn Provider> = match cfg.provider {
+            ProviderKind::Openai => Box::new(openai::OpenAi),
+            ProviderKind::Anthropic => Box::new(anthropic::Anthropic),
+        };
+        let permits = Semaphore::new(cfg.max_concurrent);
+        Ok(Self { cfg, client, provider, permits })
+    }
+
+    /// Runs one completion, retrying transient failures until a first delta has been sent.
+    pub async fn complete(
+        &self,
+        req: &LlmRequest,
+        sink: &dyn EventSink,
+    ) -> Result<LlmCompletion, LlmError> {
+        let _permit =
+            self.permits.acquire().await.map_err(|e| LlmError::Internal(e.to_string()))?;
+        let delta_sent = AtomicBool::new(false);
+        let attempt = AtomicU32::new(1);
+        let backoff = ExponentialBuilder::default()
+            .with_min_delay(self.cfg.retry_base)
+            .with_max_delay(MAX_BACKOFF.max(self.cfg.retry_base))
+            .with_max_times(self.cfg.max_retries)
+            .with_jitter();
+        (|| self.attempt(req, sink, &delta_sent))
+            .retry(backoff)
+            .sleep(tokio::time::sleep)
+            // Once text reached the user a retry would repeat it, so only retry before that.
+            .when(|e: &LlmError| e.is_retryable() && !delta_sent.load(Ordering::SeqCst))
+            .adjust(|e: &LlmError, next: Option<Duration>| match (next, e.retry_after()) {
+                (None, _) => None,
+                (Some(_), Some(wait)) if wait > MAX_RETRY_AFTER => None,
+                (Some(_), Some(wait)) => Some(wait),
+                (Some(d), None) => Some(d),
+            })
+            .notify(|e: &LlmError, delay: Duration| {
+                let next = attempt.fetch_add(1, Ordering::SeqCst) + 1;
+                tracing::info!(next, ?delay, reason = %e.reason(), "retrying LLM call");
+                sink.retry(next, delay, &e.reason());
+            })
+            .await
+    }
+
+    async fn attempt(
+        &self,
+        req: &LlmRequest,
+        sink: &dyn EventSink,
+        delta_sent: &AtomicBool,
+    ) -> Result<LlmCompletion, LlmError> {
+        let cfg = &self.cfg;
+        let key = cfg.api_key.as_deref();
+        let body = self.provider.body(req, &cfg.model, req.stream);
+        let request = self
+            .client
+            .post(self.provider.url(&cfg.base_url))
+            .headers(self.provider.headers(key)?)
+            .json(&body);
+
+        let transport =
+            |e: reqwest::Error| LlmError::from_transport(&e, &cfg.base_url, cfg.request_timeout);
+        let resp = tokio::time::timeout(cfg.request_timeout, request.send())
+            .await
+            .map_err(|_| self.timeout(cfg.request_timeout, "response headers"))?
+            .map_err(transport)?;
+
+        let status = resp.status();
+        if !status.is_success() {
+            let retry_after = parse_retry_after(
+                resp.headers().get(reqwest::header::RETRY_AFTER).and_then(|v| v.to_str().ok()),
+            );
+            let text = tokio::time::timeout(cfg.idle_timeout, resp.text())
+                .await
+                .ok()
+                .and_then(Result::ok)
+                .unwrap_or_default();
+            return Err(LlmError::from_status(
+                status.as_u16(),
+                retry_after,
+                &text,
+                &cfg.base_url,
+                &cfg.model,
+                key,
+            ));
+        }
+
+        let is_sse = resp
+            .headers()
+            .get(reqwest::header::CONTENT_TYPE)
+            .and_then(|v| v.to_str().ok())
+            .is_some_and(|ct| ct.starts_with("text/event-stream"));
+        if req.stream && is_sse {
+            return self.read_stream(resp, sink, delta_sent).await;
+        }
+
+        // Non-streamed (or a server that ignored `stream: true` and answered in one piece).
+        let bytes = tokio::time::timeout(cfg.request_timeout, resp.bytes())
+            .await
+            .map_err(|_| self.timeout(cfg.request_timeout, "response body"))?
+            .map_err(transport)?;
+        let done = self.provider.parse_response(&bytes)?;
+        if req.stream && !done.text.is_empty() {
+            send_delta(sink, &done.text, delta_sent);
+        }
+        Ok(done)
+    }
+
+    async fn read_stream(
+        &self,
+        resp: reqwest::Response,
+        sink: &dyn EventSink,
+        delta_sent: &AtomicBool,
+    ) -> Result<LlmCompletion, LlmError> {
+        let idle = self.cfg.idle_timeout;
+        let mut events = resp.bytes_stream().eventsource();
+        let mut state = self.provider.stream();
+        loop {
+            let next = tokio::time::timeout(idle, events.next())
+                .await
+                .map_err(|_| self.timeout(idle, "stream data"))?;
+            let event = match next {
+                None => break,
+                Some(Ok(ev)) => ev,
+                Some(Err(e)) => return Err(LlmError::StreamCut { detail: e.to_string() }),
+            };
+            match state.feed(&event.event, &event.data)? {
+                Step::Text(t) if !t.is_empty() => send_delta(sink, &t, delta_sent),
+                Step::Text(_) => {}
+                Step::Done => break,
+            }
+        }
+        state.finish()
+    }
+
+    fn timeout(&self, d: Duration, stage: &'static str) -> LlmError {
+        LlmError::Timeout { base_url: self.cfg.base_url.clone(), secs: d.as_secs(), stage }
+    }
+}
+
+/// Forwards `text` in pieces of at most [`MAX_DELTA_BYTES`], cut on char boundaries.
+fn send_delta(sink: &dyn EventSink, text: &str, delta_sent: &AtomicBool) {
+    delta_sent.store(true, Ordering::SeqCst);
+    for piece in split_utf8(text, MAX_DELTA_BYTES) {
+        sink.delta(piece);
+    }
+}
+
+/// Splits `text` into slices of at most `max` bytes without breaking a UTF-8 sequence.
+pub fn split_utf8(text: &str, max: usize) -> Vec<&str> {
+    let max = max.max(4);
+    let mut out = Vec::new();
+    let mut rest = text;
+    while rest.len() > max {
+        let mut cut = max;
+        while !rest.is_char_boundary(cut) {
+            cut -= 1;
+        }
+        let (head, tail) = rest.split_at(cut);
+        out.push(head);
+        rest = tail;
+    }
+    if !rest.is_empty() {
+        out.push(rest);
+    }
+    out
+}
+
+fn is_loopback(base_url: &str) -> bool {
+    let Some(host) =
+        reqwest::Url::parse(base_url).ok().and_then(|u| u.host_str().map(str::to_owned))
+    else {
+        return false;
+    };
+    let host = host.trim_start_matches('[').trim_end_matches(']');
+    host == "localhost" || host.parse::<std::net::IpAddr>().is_ok_and(|ip| ip.is_loopback())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn deltas_are_cut_on_char_boundaries() {
+        let text = "aé€😀".repeat(5000);
+        let parts = split_utf8(&text, MAX_DELTA_BYTES);
+        assert!(parts.len() > 1);
+        assert!(parts.iter().all(|p| p.len() <= MAX_DELTA_BYTES && !p.is_empty()));
+        assert_eq!(parts.concat(), text);
+        assert_eq!(split_utf8("", 10), Vec::<&str>::new());
+        assert_eq!(split_utf8("😀😀", 5), vec!["😀", "😀"]);
+    }
+
+    #[test]
+    fn loopback_detection() {
+        assert!(is_loopback("http://127.0.0.1:11434/v1"));
+        assert!(is_loopback("http://localhost:8080/v1"));
+        assert!(is_loopback("http://[::1]:1/v1"));
+        assert!(!is_loopback("https://api.openai.com/v1"));
+    }
+}
