@@ -8,14 +8,14 @@
 //! The crate is a library plus a thin `main.rs` so the pieces are unit-tested and benchmarked
 //! without spawning a process.
 
-// pub mod cli;
+pub mod cli;
 pub mod config;
 pub mod dispatch;
-// pub mod doctor;
+pub mod doctor;
 pub mod export;
 pub mod framing;
 pub mod host;
-// pub mod install;
+pub mod install;
 pub mod llm;
 
 /// Version of this host, reported by `hello` and `--version`.

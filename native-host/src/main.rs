@@ -1,2 +1,58 @@
-//! Entry point: host mode when Chrome starts us, the command line otherwise.
-fn main() {}
+//! Entry point: host mode when a browser starts us, the command line otherwise.
+//!
+//! Chrome runs `waymark-host chrome-extension://<id>/` (on Windows maybe followed by
+//! `--parent-window=N`), which clap must not see; any other first argument is a subcommand.
+
+use std::process::ExitCode;
+
+use clap::Parser;
+use tracing_subscriber::EnvFilter;
+use waymark_host::cli::{self, Cli};
+use waymark_host::config::Config;
+use waymark_host::framing::EndReason;
+use waymark_host::host;
+
+fn main() -> ExitCode {
+    let first = std::env::args_os().nth(1);
+    let host_mode =
+        first.as_ref().is_some_and(|a| a.to_string_lossy().starts_with("chrome-extension://"));
+    init_tracing("warn");
+    let result = if host_mode {
+        run_host(&first.map(|a| a.to_string_lossy().into_owned()).unwrap_or_default())
+    } else {
+        cli::run(Cli::parse())
+    };
+    match result {
+        Ok(code) => code,
+        Err(err) => {
+            eprintln!("waymark-host: {err:#}");
+            ExitCode::FAILURE
+        }
+    }
+}
+
+fn run_host(origin: &str) -> anyhow::Result<ExitCode> {
+    tracing::info!(origin, version = waymark_host::HOST_VERSION, "host starting");
+    let config = Config::load().map_err(|e| {
+        tracing::error!(%e, "configuration is invalid; LLM and export requests will fail");
+        format!("{e} (run `waymark-host doctor`)")
+    });
+    match host::run_stdio(config)? {
+        // A truncated frame cannot be re-synchronised, but it is still the browser going away.
+        EndReason::Eof | EndReason::Truncated => Ok(ExitCode::SUCCESS),
+        EndReason::Io(e) => {
+            tracing::warn!(%e, "stdio failed");
+            Ok(ExitCode::SUCCESS)
+        }
+    }
+}
+
+/// Logs go to stderr only (stdout carries frames); `WAYMARK_LOG` sets the filter.
+fn init_tracing(default: &str) {
+    let filter = EnvFilter::try_from_env("WAYMARK_LOG").unwrap_or_else(|_| EnvFilter::new(default));
+    let _ = tracing_subscriber::fmt()
+        .with_env_filter(filter)
+        .with_writer(std::io::stderr)
+        .with_ansi(false)
+        .try_init();
+}

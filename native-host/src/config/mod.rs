@@ -11,7 +11,7 @@ use std::path::PathBuf;
 use std::time::Duration;
 
 pub use file::{ConfigFile, FileError, LlmSection, load_file, save_file};
-pub use resolve::{Env, resolve};
+pub use resolve::{Env, ProcessEnv, resolve};
 
 use waymark_core::protocol::LlmStatus;
 
@@ -185,7 +185,7 @@ pub fn default_export_dir() -> Result<PathBuf, ConfigError> {
 impl Config {
     /// Loads the file (if any) and applies the process environment.
     pub fn load() -> Result<Self, ConfigError> {
-        Self::load_with(&resolve::ProcessEnv)
+        Self::load_with(&ProcessEnv)
     }
 
     /// Loads the file (if any) and applies `env`; lets tests avoid the process environment.

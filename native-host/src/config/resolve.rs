@@ -12,8 +12,8 @@ pub trait Env {
     fn var(&self, name: &str) -> Option<String>;
 }
 
-/// The real process environment.
-pub(crate) struct ProcessEnv;
+/// The real process environment (empty values count as unset).
+pub struct ProcessEnv;
 
 impl Env for ProcessEnv {
     fn var(&self, name: &str) -> Option<String> {

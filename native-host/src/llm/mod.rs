@@ -225,7 +225,8 @@ pub fn split_utf8(text: &str, max: usize) -> Vec<&str> {
     out
 }
 
-fn is_loopback(base_url: &str) -> bool {
+/// Whether `base_url` points at this machine (then no proxy is used).
+pub(crate) fn is_loopback(base_url: &str) -> bool {
     let Some(host) =
         reqwest::Url::parse(base_url).ok().and_then(|u| u.host_str().map(str::to_owned))
     else {
