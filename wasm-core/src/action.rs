@@ -77,3 +77,16 @@ impl ActionOutcome {
         Self { ok: false, error: Some(reason.into()), ..Self::default() }
     }
 }
+
+/// A request from the service worker to the content script of a tab.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "op", rename_all = "snake_case")]
+pub enum ContentRequest {
+    /// Read the page; renews the refs.
+    Observe,
+    /// Perform one action on the latest refs.
+    Act {
+        /// The action.
+        action: Action,
+    },
+}

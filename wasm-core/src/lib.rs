@@ -10,6 +10,7 @@ pub mod observation;
 pub mod panel;
 pub mod protocol;
 pub mod session;
+pub mod tabs;
 
 #[cfg(target_arch = "wasm32")]
 pub mod browser;

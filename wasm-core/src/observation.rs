@@ -27,6 +27,9 @@ pub struct Observation {
     pub title: String,
     /// Interactive elements and text, in reading order.
     pub items: Vec<Item>,
+    /// Which build read the page: `wasm`, or `wasm2js` where the page's CSP blocks wasm.
+    #[serde(default)]
+    pub engine: String,
 }
 
 /// One line of the observation.
@@ -170,6 +173,7 @@ mod tests {
                     ..Element::default()
                 }),
             ],
+            engine: "wasm".into(),
         }
     }
 

@@ -84,6 +84,10 @@ pub struct TaskView {
     pub step: u32,
     /// Each action performed.
     pub steps: Vec<StepView>,
+    /// The page the agent works on.
+    pub page: Option<String>,
+    /// Which build reads pages (`wasm`, or `wasm2js` when the page's CSP blocks wasm).
+    pub engine: Option<String>,
     /// Final answer once finished.
     pub answer: Option<String>,
     /// Whether it succeeded (meaningful once finished).
@@ -117,6 +121,11 @@ impl TaskView {
     pub fn apply(&mut self, event: &TaskEvent) {
         match event {
             TaskEvent::StepStarted { step } => self.step = *step,
+            TaskEvent::Observed { url, title, engine } => {
+                self.page =
+                    Some(if title.is_empty() { url.clone() } else { format!("{title} — {url}") });
+                self.engine = Some(engine.clone());
+            }
             TaskEvent::Acted(record) => self.steps.push(StepView {
                 step: record.step,
                 text: record.description.clone(),

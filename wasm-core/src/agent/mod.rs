@@ -62,6 +62,15 @@ pub enum TaskEvent {
         /// Step number.
         step: u32,
     },
+    /// The page was read.
+    Observed {
+        /// Page URL.
+        url: String,
+        /// Page title.
+        title: String,
+        /// Which build read it (`wasm` or `wasm2js`).
+        engine: String,
+    },
     /// An action finished.
     Acted(StepRecord),
     /// The task ended.
@@ -134,6 +143,11 @@ pub async fn run_task(
                 return finish(history, step, msg.clone(), false, Some(msg));
             }
         };
+        events.emit(TaskEvent::Observed {
+            url: observation.url.clone(),
+            title: observation.title.clone(),
+            engine: observation.engine.clone(),
+        });
         let nonce = format!("{:016x}", env.random_u64());
         let parts = PromptParts {
             task,

@@ -50,7 +50,12 @@ impl Page for FakeForm {
         if let Some(saved) = &*self.saved.borrow() {
             items.push(Item::Text { text: format!("Saved: {saved}"), heading: None });
         }
-        Ok(Observation { url: "http://x/".into(), title: "Form".into(), items })
+        Ok(Observation {
+            url: "http://x/".into(),
+            title: "Form".into(),
+            items,
+            engine: "fake".into(),
+        })
     }
 
     async fn act(&self, action: &Action) -> Result<ActionOutcome, String> {

@@ -46,6 +46,8 @@ pub enum ErrorCode {
     ReplyTooLarge,
     /// A bug in the host; the message says where.
     Internal,
+    /// The extension could not reach the host (not installed, crashed, port closed).
+    HostUnavailable,
     /// A code this build does not know (sent by a newer peer).
     #[serde(other)]
     Other,
@@ -70,6 +72,7 @@ impl ErrorCode {
             Self::ExportFailed => "export_failed",
             Self::ReplyTooLarge => "reply_too_large",
             Self::Internal => "internal",
+            Self::HostUnavailable => "host_unavailable",
             Self::Other => "other",
         }
     }

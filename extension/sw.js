@@ -1,0 +1,20 @@
+// Service worker glue: load the Rust core, forward Chrome's events to it. No decisions here.
+import init, {
+  sw_start,
+  sw_panel_connected,
+  sw_panel_message,
+  sw_panel_disconnected,
+} from './pkg/waymark_core.js';
+
+const ready = init().then(() => sw_start());
+
+// Listeners are registered synchronously so Chrome can wake the worker for them.
+chrome.runtime.onConnect.addListener((port) => {
+  port.onMessage.addListener((msg) => ready.then(() => sw_panel_message(port, msg)));
+  port.onDisconnect.addListener(() => ready.then(() => sw_panel_disconnected(port)));
+  ready.then(() => sw_panel_connected(port));
+});
+
+chrome.runtime.onInstalled.addListener(() => {
+  chrome.sidePanel.setPanelBehavior({ openPanelOnActionClick: true }).catch(() => {});
+});

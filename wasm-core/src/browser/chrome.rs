@@ -1,0 +1,93 @@
+//! Bindings to the `chrome.*` extension APIs Waymark uses; nothing else names them.
+
+use wasm_bindgen::prelude::*;
+
+#[wasm_bindgen(inline_js = r#"
+export function run_in_tab(tabId, msg) {
+  return chrome.scripting
+    .executeScript({ target: { tabId }, files: ['content.js'] })
+    .then(() => chrome.scripting.executeScript({
+      target: { tabId },
+      func: (m) => globalThis.__waymark.handle(m),
+      args: [msg],
+    }))
+    .then((results) => results && results[0] ? results[0].result : undefined);
+}
+export function last_error_message() {
+  const e = chrome.runtime.lastError;
+  return e ? String(e.message || e) : '';
+}
+export function extension_version() {
+  return chrome.runtime.getManifest().version;
+}
+export function extension_id() {
+  return chrome.runtime.id;
+}
+"#)]
+extern "C" {
+    /// Injects the content script (idempotent) and hands it one request; resolves to its reply.
+    #[wasm_bindgen(js_name = run_in_tab)]
+    pub fn run_in_tab(tab_id: i32, msg: &JsValue) -> js_sys::Promise;
+
+    /// `chrome.runtime.lastError.message`, or empty.
+    #[wasm_bindgen(js_name = last_error_message)]
+    pub fn last_error_message() -> String;
+
+    /// The manifest version string.
+    #[wasm_bindgen(js_name = extension_version)]
+    pub fn extension_version() -> String;
+
+    /// This extension's id.
+    #[wasm_bindgen(js_name = extension_id)]
+    pub fn extension_id() -> String;
+}
+
+#[wasm_bindgen]
+extern "C" {
+    /// A `chrome.runtime.Port` (to the native host or to a side panel).
+    #[derive(Clone, Debug)]
+    pub type Port;
+
+    /// `port.postMessage(msg)`; throws when the port is closed.
+    #[wasm_bindgen(method, catch, js_name = postMessage)]
+    pub fn post_message(this: &Port, msg: &JsValue) -> Result<(), JsValue>;
+
+    /// `port.onMessage`.
+    #[wasm_bindgen(method, getter, js_name = onMessage)]
+    pub fn on_message(this: &Port) -> ChromeEvent;
+
+    /// `port.onDisconnect`.
+    #[wasm_bindgen(method, getter, js_name = onDisconnect)]
+    pub fn on_disconnect(this: &Port) -> ChromeEvent;
+
+    /// `port.name`.
+    #[wasm_bindgen(method, getter)]
+    pub fn name(this: &Port) -> String;
+
+    /// `port.sender` (who opened it), undefined for native ports.
+    #[wasm_bindgen(method, getter)]
+    pub fn sender(this: &Port) -> JsValue;
+
+    /// A `chrome.events.Event`.
+    pub type ChromeEvent;
+
+    /// `event.addListener(fn)`.
+    #[wasm_bindgen(method, js_name = addListener)]
+    pub fn add_listener(this: &ChromeEvent, f: &js_sys::Function);
+
+    /// `chrome.runtime.connectNative(name)`.
+    #[wasm_bindgen(js_namespace = ["chrome", "runtime"], js_name = connectNative, catch)]
+    pub fn connect_native(name: &str) -> Result<Port, JsValue>;
+
+    /// `chrome.tabs.query(info)`.
+    #[wasm_bindgen(js_namespace = ["chrome", "tabs"], js_name = query)]
+    pub fn tabs_query(info: &JsValue) -> js_sys::Promise;
+
+    /// `chrome.storage.local.set(items)`.
+    #[wasm_bindgen(js_namespace = ["chrome", "storage", "local"], js_name = set)]
+    pub fn storage_set(items: &JsValue) -> js_sys::Promise;
+
+    /// `chrome.storage.local.get(keys)`.
+    #[wasm_bindgen(js_namespace = ["chrome", "storage", "local"], js_name = get)]
+    pub fn storage_get(keys: &JsValue) -> js_sys::Promise;
+}
