@@ -305,3 +305,165 @@ fn fixture_server_serves_files_headers_and_records() {
     let other = FixtureServer::start(waymark_tests::paths::fixtures_dir()).expect("second origin");
     assert_ne!(other.origin(), site.origin());
 }
+
+// ---------------------------------------------------------------------------------------------
+// Browser (real Chromium over CDP pipe)
+
+/// Failure bound for anything the browser does; never a timing assertion.
+const BOUND: Duration = Duration::from_secs(30);
+
+#[test]
+fn browser_opens_fixture_page_evaluates_and_screenshots() {
+    use waymark_tests::chromium::{Browser, LaunchOptions};
+    use waymark_tests::fixture_server::FixtureServer;
+    use waymark_tests::paths::{TempProfile, fixtures_dir};
+
+    let site = FixtureServer::builder(fixtures_dir())
+        .with_header("/harness/", "Content-Security-Policy", "script-src 'self'")
+        .with_page("/second.html", "<!doctype html><title>second</title><p id=p>two</p>")
+        .start()
+        .expect("fixture server");
+    let profile = TempProfile::new().expect("profile");
+    let browser = Browser::launch(
+        LaunchOptions::new(profile.path()).env("WAYMARK_HARNESS_MARK", "inherited-42"),
+    )
+    .expect("launch chromium");
+
+    // The environment reaches the browser process (and so anything it spawns).
+    let environ = std::fs::read(format!("/proc/{}/environ", browser.pid())).expect("environ");
+    assert!(environ.split(|b| *b == 0).any(|kv| kv == b"WAYMARK_HARNESS_MARK=inherited-42"));
+
+    let page = browser.new_page(&site.url("/harness/hello.html")).expect("open fixture page");
+    assert_eq!(
+        page.eval("document.getElementById('greeting').textContent").expect("eval"),
+        json!("Hello, harness")
+    );
+    // The page's own script ran under `script-src 'self'`.
+    assert_eq!(page.eval("window.harnessLoaded").expect("eval"), json!(true));
+    page.eval(
+        "document.getElementById('name').value = 'Ada'; \
+         document.getElementById('save').click()",
+    )
+    .expect("fill and click");
+    let status = page
+        .wait_for(
+            "document.getElementById('status').textContent.startsWith('saved') \
+             && document.getElementById('status').textContent",
+            BOUND,
+        )
+        .expect("page saw the click");
+    assert_eq!(status, json!("saved Ada"));
+
+    // Promises are awaited; exceptions are surfaced with their text.
+    assert_eq!(
+        page.eval("new Promise(r => setTimeout(() => r(6 * 7), 20))").expect("promise"),
+        json!(42)
+    );
+    let err = page.eval("throw new Error('scripted boom')").expect_err("exception");
+    assert!(err.to_string().contains("scripted boom"), "{err}");
+    page.eval("console.log('hello', 'console', 3)").expect("console");
+    page.wait_for("true", BOUND).expect("trivial wait");
+    assert!(
+        page.console_messages().iter().any(|m| m == "[log] hello console 3"),
+        "{:?}",
+        page.console_messages()
+    );
+
+    let shot = profile.path().join("shots/hello.png");
+    page.screenshot(&shot).expect("screenshot");
+    let png = std::fs::read(&shot).expect("read screenshot");
+    assert!(png.starts_with(b"\x89PNG\r\n\x1a\n") && png.len() > 1000);
+
+    page.navigate(&site.url("/second.html")).expect("navigate");
+    assert_eq!(page.eval("document.getElementById('p').textContent").expect("eval"), json!("two"));
+    assert_eq!(page.url().expect("url"), site.url("/second.html"));
+    let paths = site.requested_paths();
+    for p in ["/harness/hello.html", "/harness/hello.js", "/second.html"] {
+        assert!(paths.iter().any(|x| x == p), "{p} not in {paths:?}");
+    }
+    assert!(
+        browser
+            .targets()
+            .expect("targets")
+            .iter()
+            .any(|t| t.kind == "page" && t.url == site.url("/second.html"))
+    );
+
+    let err = page.navigate("http://127.0.0.1:9/unreachable").expect_err("refused port");
+    assert!(err.to_string().contains("ERR_"), "{err}");
+
+    let pid = browser.pid();
+    browser.close(BOUND).expect("close");
+    assert!(!std::path::Path::new(&format!("/proc/{pid}")).exists());
+}
+
+/// Writes a tiny MV3 extension (module service worker importing a module, an extension page that
+/// messages the worker) into `dir`.
+fn write_probe_extension(dir: &std::path::Path) {
+    let files = [
+        (
+            "manifest.json",
+            r#"{"manifest_version": 3, "name": "waymark harness probe", "version": "1.0",
+                "background": {"service_worker": "sw.js", "type": "module"}}"#,
+        ),
+        (
+            "sw.js",
+            "import { greeting } from './lib.js';\n\
+             self.instance = crypto.randomUUID();\n\
+             self.greeting = greeting;\n\
+             chrome.runtime.onMessage.addListener((msg, _sender, sendResponse) => {\n\
+               sendResponse({ pong: msg, instance: self.instance });\n\
+             });\n",
+        ),
+        ("lib.js", "export const greeting = 'hello from a module';\n"),
+        (
+            "page.html",
+            "<!doctype html><title>probe page</title><script src=\"page.js\"></script>\n",
+        ),
+        ("page.js", "window.ping = (m) => chrome.runtime.sendMessage(m);\n"),
+    ];
+    for (name, text) in files {
+        std::fs::write(dir.join(name), text).expect("write probe extension file");
+    }
+}
+
+#[test]
+fn extension_service_worker_can_be_evaluated_stopped_and_restarted() {
+    use waymark_tests::chromium::{Browser, LaunchOptions};
+    use waymark_tests::paths::TempProfile;
+
+    let ext = tempfile::tempdir().expect("extension dir");
+    write_probe_extension(ext.path());
+    let profile = TempProfile::new().expect("profile");
+    let browser = Browser::launch(LaunchOptions::new(profile.path()).extension(ext.path()))
+        .expect("launch chromium with extension");
+
+    let worker = browser.wait_for_extension_worker(BOUND).expect("service worker target");
+    assert!(worker.url.ends_with("/sw.js"), "{}", worker.url);
+    let id = worker.extension_id().expect("extension id").to_owned();
+    let sw = browser.attach(&worker.target_id).expect("attach worker");
+    assert_eq!(sw.kind(), "service_worker");
+    assert_eq!(sw.eval("chrome.runtime.id").expect("eval"), json!(id));
+    assert_eq!(sw.eval("self.greeting").expect("module import ran"), json!("hello from a module"));
+    let first = sw.eval("self.instance").expect("instance");
+
+    let page = browser
+        .new_page(&format!("chrome-extension://{id}/page.html"))
+        .expect("open extension page");
+    let pong = page.eval("ping('a')").expect("message the worker");
+    assert_eq!(pong, json!({"pong": "a", "instance": first}));
+
+    browser.stop_service_worker(&worker, BOUND).expect("stop the worker");
+    assert!(
+        !browser.targets().expect("targets").iter().any(|t| t.is_extension_worker()),
+        "worker still listed after stop"
+    );
+
+    // A message from the extension page wakes a fresh instance of the worker.
+    let pong = page.eval("ping('b')").expect("message wakes the worker");
+    assert_eq!(pong["pong"], json!("b"));
+    assert_ne!(pong["instance"], first, "a new worker instance answered");
+    let restarted = browser.wait_for_extension_worker(BOUND).expect("restarted worker target");
+    let sw2 = browser.attach(&restarted.target_id).expect("attach again");
+    assert_eq!(sw2.eval("self.instance").expect("eval"), pong["instance"]);
+}
