@@ -9,6 +9,7 @@
 //!   with the extension on a demo page.
 
 mod build;
+mod demo_server;
 mod run;
 mod setup;
 mod util;

@@ -1,19 +1,74 @@
 //! `cargo xtask test` and `cargo xtask run`.
 
 use crate::util::{self, run as sh};
-use crate::{build, setup};
-use anyhow::Result;
+use crate::{build, demo_server, setup};
+use anyhow::{Context, Result};
+use std::process::Command;
 
-/// Everything CI checks: formatting, clippy, then every test (end-to-end included).
+/// Everything CI checks: formatting, clippy (native and wasm), then every test, end-to-end
+/// tests in real Chromium included.
 pub fn test() -> Result<()> {
     setup::all(setup::Need { chromium: true })?;
     build::all(build::Options { release: false })?;
     sh(util::cargo().args(["fmt", "--all", "--check"]))?;
     sh(util::cargo().args(["clippy", "--workspace", "--all-targets", "--", "-D", "warnings"]))?;
+    sh(util::cargo().args(["clippy", "-p", "waymark-core", "--lib"]).args([
+        "--target",
+        "wasm32-unknown-unknown",
+        "--",
+        "-D",
+        "warnings",
+    ]))?;
     sh(util::cargo().args(["test", "--workspace"]).env("WAYMARK_REQUIRE_BROWSER", "1"))
 }
 
-/// Builds, installs the host into a dedicated profile and opens Chromium on a demo page.
-pub fn run(_headless: bool) -> Result<()> {
-    anyhow::bail!("`cargo xtask run` is not built yet")
+/// Builds, installs the host into a dedicated Chromium profile and opens Chromium with the
+/// extension on a demo page. The LLM comes from the environment (see the README).
+pub fn run(force_headless: bool) -> Result<()> {
+    setup::all(setup::Need { chromium: true })?;
+    let built = build::all(build::Options { release: true })?;
+    let profile = profile_dir();
+    std::fs::create_dir_all(&profile).with_context(|| format!("creating {}", profile.display()))?;
+    sh(Command::new(&built.host_bin)
+        .args(["install", "--browser", "chromium", "--user-data-dir"])
+        .arg(&profile))?;
+    let doctor = Command::new(&built.host_bin)
+        .args(["doctor", "--browser", "chromium", "--user-data-dir"])
+        .arg(&profile)
+        .status();
+    if !doctor.map(|s| s.success()).unwrap_or(false) {
+        eprintln!(
+            "\nwaymark: the checks above need attention. Without a reachable model the side \
+             panel will say so: set OPENAI_API_KEY, ANTHROPIC_API_KEY or WAYMARK_LLM_BASE_URL \
+             (default: a local Ollama at http://127.0.0.1:11434/v1) and run again.\n"
+        );
+    }
+    let server = demo_server::start(util::root().join("tests/fixtures/site"))?;
+    let url = format!("{}/form.html", server.origin);
+    let headless = force_headless
+        || (std::env::var_os("DISPLAY").is_none() && std::env::var_os("WAYLAND_DISPLAY").is_none());
+    let mut chromium = Command::new(setup::chromium_path());
+    chromium
+        .arg(format!("--user-data-dir={}", profile.display()))
+        .arg(format!("--load-extension={}", built.extension_dir.display()))
+        .arg(format!("--disable-extensions-except={}", built.extension_dir.display()))
+        .args(["--no-first-run", "--no-default-browser-check", "--disable-component-update"]);
+    if headless {
+        eprintln!(
+            "waymark: no display found, so Chromium runs headless with remote debugging on \
+             127.0.0.1:9222 (connect with chrome://inspect from a machine that has a screen)."
+        );
+        chromium.args(["--headless=new", "--no-sandbox", "--disable-gpu", "--remote-debugging-port=9222"]);
+    }
+    chromium.arg(&url);
+    eprintln!("waymark: opening {url}; click the Waymark toolbar icon to open the side panel.");
+    sh(&mut chromium)
+}
+
+fn profile_dir() -> std::path::PathBuf {
+    if let Some(dir) = std::env::var_os("WAYMARK_PROFILE_DIR") {
+        return dir.into();
+    }
+    let home = std::env::var_os("HOME").map(std::path::PathBuf::from).unwrap_or_else(std::env::temp_dir);
+    home.join(".local/share/waymark/chromium-profile")
 }
