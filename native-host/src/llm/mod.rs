@@ -174,15 +174,24 @@ impl Gateway {
         let idle = self.cfg.idle_timeout;
         let mut events = resp.bytes_stream().eventsource();
         let mut state = self.provider.stream();
+        let mut seen = 0usize;
         loop {
             let next = tokio::time::timeout(idle, events.next())
                 .await
                 .map_err(|_| self.timeout(idle, "stream data"))?;
             let event = match next {
+                None if seen == 0 => {
+                    // Not a cut: a 200 whose body holds no events at all is garbage; retrying
+                    // would only repeat it.
+                    return Err(LlmError::BadResponse {
+                        detail: "a 200 stream answer without a single server-sent event".into(),
+                    });
+                }
                 None => break,
                 Some(Ok(ev)) => ev,
                 Some(Err(e)) => return Err(LlmError::StreamCut { detail: e.to_string() }),
             };
+            seen += 1;
             match state.feed(&event.event, &event.data)? {
                 Step::Text(t) if !t.is_empty() => send_delta(sink, &t, delta_sent),
                 Step::Text(_) => {}

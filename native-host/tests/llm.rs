@@ -1,0 +1,273 @@
+//! `llm.complete` through the built binary against the scripted LLM server on 127.0.0.1,
+//! in both wire formats: streaming, tool calls, retries, every failure code, cancel.
+
+mod common;
+
+use std::time::Duration;
+
+use common::{Host, err_code, err_message};
+use serde_json::{Value, json};
+use waymark_tests::llm_server::{LlmServerOptions, ScriptedLlm, ScriptedReply, WireFormat};
+
+fn host_for(llm: &ScriptedLlm, format: WireFormat) -> Host {
+    let b = Host::builder().llm(&llm.base_url()).env("WAYMARK_LLM_API_KEY", "test-key");
+    match format {
+        WireFormat::OpenAi => b.spawn(),
+        WireFormat::Anthropic => b.env("WAYMARK_LLM_PROVIDER", "anthropic").spawn(),
+    }
+}
+
+fn user(text: &str) -> Value {
+    json!({"messages": [{"role": "system", "content": "rules"}, {"role": "user", "content": text}]})
+}
+
+fn with(mut req: Value, extra: Value) -> Value {
+    if let (Some(o), Value::Object(e)) = (req.as_object_mut(), extra) {
+        o.extend(e);
+    }
+    req
+}
+
+fn deltas(frames: &[Value]) -> String {
+    frames.iter().filter(|f| f["event"] == "llm.delta").filter_map(|f| f["text"].as_str()).collect()
+}
+
+fn both(test: impl Fn(WireFormat)) {
+    test(WireFormat::OpenAi);
+    test(WireFormat::Anthropic);
+}
+
+#[test]
+fn streamed_text_arrives_as_deltas_then_the_whole_completion() {
+    both(|format| {
+        let text = "Hello from the scripted model, in several words.";
+        let llm = ScriptedLlm::always_text(text).expect("llm");
+        let mut h = host_for(&llm, format);
+        h.request(1, "llm.complete", with(user("hi"), json!({"stream": true})));
+        let frames = h.until_reply(1);
+        let reply = frames.last().expect("reply");
+        assert_eq!(reply["ok"], true, "{format:?}: {reply}");
+        assert!(frames.len() > 2, "{format:?}: expected several deltas: {frames:?}");
+        assert_eq!(deltas(&frames), text, "{format:?}");
+        assert_eq!(reply["data"]["text"], text);
+        assert_eq!(reply["data"]["finish_reason"], "stop");
+        assert!(reply["data"]["usage"].is_object(), "{format:?}: usage {reply}");
+
+        let req = &llm.requests()[0];
+        assert_eq!(req.format, format);
+        assert_eq!(req.model(), Some("test-model"));
+        assert!(req.is_stream());
+        match format {
+            WireFormat::OpenAi => {
+                assert!(req.include_usage());
+                assert_eq!(req.header("authorization"), Some("Bearer test-key"));
+            }
+            WireFormat::Anthropic => {
+                assert_eq!(req.header("x-api-key"), Some("test-key"));
+                assert!(req.header("anthropic-version").is_some());
+                assert_eq!(req.body["system"], "rules");
+            }
+        }
+    });
+}
+
+#[test]
+fn tool_calls_stream_and_non_stream() {
+    both(|format| {
+        let llm = ScriptedLlm::start(|_| {
+            ScriptedReply::tool_calls([
+                ("type_text", json!({"target": 3, "text": "Ada"})),
+                ("click", json!({"target": 4})),
+            ])
+            .with_text("Filling in.")
+        })
+        .expect("llm");
+        let mut h = host_for(&llm, format);
+        let tools = json!({"tools": [
+            {"name": "type_text", "description": "Type", "parameters": {"type": "object"}},
+            {"name": "click", "description": "Click", "parameters": {"type": "object"}}
+        ]});
+        for (id, stream) in [(1, true), (2, false)] {
+            h.request(
+                id,
+                "llm.complete",
+                with(with(user("fill"), tools.clone()), json!({"stream": stream})),
+            );
+            let reply = h.reply(id);
+            assert_eq!(reply["ok"], true, "{format:?} stream={stream}: {reply}");
+            let d = &reply["data"];
+            assert_eq!(d["text"], "Filling in.");
+            assert_eq!(d["finish_reason"], "tool_calls", "{format:?} stream={stream}");
+            let calls = d["tool_calls"].as_array().expect("calls");
+            assert_eq!(calls.len(), 2, "{format:?} stream={stream}: {d}");
+            assert_eq!(calls[0]["name"], "type_text");
+            let args: Value =
+                serde_json::from_str(calls[0]["arguments"].as_str().expect("args")).expect("json");
+            assert_eq!(args, json!({"target": 3, "text": "Ada"}));
+            assert!(!calls[0]["id"].as_str().unwrap_or_default().is_empty());
+        }
+        assert_eq!(llm.requests()[0].tool_names(), vec!["type_text", "click"]);
+    });
+}
+
+#[test]
+fn tool_results_are_sent_back_in_the_wire_format() {
+    both(|format| {
+        let llm = ScriptedLlm::always_text("done").expect("llm");
+        let mut h = host_for(&llm, format);
+        h.request(
+            1,
+            "llm.complete",
+            json!({"messages": [
+                {"role": "user", "content": "go"},
+                {"role": "assistant", "content": "", "tool_calls": [{"id": "c1", "name": "click", "arguments": "{\"target\":1}"}]},
+                {"role": "tool", "content": "clicked", "tool_call_id": "c1"}
+            ]}),
+        );
+        assert_eq!(h.reply(1)["ok"], true);
+        let results = llm.requests()[0].tool_results();
+        assert_eq!(results, vec![("c1".to_owned(), "clicked".to_owned())], "{format:?}");
+    });
+}
+
+#[test]
+fn server_error_is_retried_with_an_event_then_succeeds() {
+    both(|format| {
+        let llm = ScriptedLlm::start(|r| match r.index {
+            0 => ScriptedReply::error(500, "overloaded"),
+            _ => ScriptedReply::text("ok now"),
+        })
+        .expect("llm");
+        let mut h = host_for(&llm, format);
+        h.request(1, "llm.complete", with(user("hi"), json!({"stream": true})));
+        let frames = h.until_reply(1);
+        let retry = frames.iter().find(|f| f["event"] == "llm.retry").expect("retry event");
+        assert_eq!(retry["attempt"], 2);
+        assert!(retry["reason"].as_str().unwrap_or_default().contains("500"), "{retry}");
+        assert_eq!(frames.last().expect("reply")["data"]["text"], "ok now");
+        assert_eq!(llm.request_count(), 2);
+    });
+}
+
+#[test]
+fn rate_limit_honours_retry_after() {
+    let llm = ScriptedLlm::start(|r| match r.index {
+        0 => ScriptedReply::rate_limited(1),
+        _ => ScriptedReply::text("after the wait"),
+    })
+    .expect("llm");
+    let mut h = host_for(&llm, WireFormat::OpenAi);
+    h.request(1, "llm.complete", user("hi"));
+    let frames = h.until_reply(1);
+    let retry = frames.iter().find(|f| f["event"] == "llm.retry").expect("retry event");
+    assert_eq!(retry["delay_ms"], 1000, "{retry}");
+    assert_eq!(frames.last().expect("reply")["data"]["text"], "after the wait");
+}
+
+#[test]
+fn persistent_rate_limit_gives_up_after_three_retries() {
+    let llm = ScriptedLlm::start(|_| ScriptedReply::rate_limited(0)).expect("llm");
+    let mut h = host_for(&llm, WireFormat::OpenAi);
+    h.request(1, "llm.complete", user("hi"));
+    let frames = h.until_reply(1);
+    assert_eq!(err_code(frames.last().expect("reply")), "llm_rate_limited");
+    assert_eq!(frames.iter().filter(|f| f["event"] == "llm.retry").count(), 3);
+    assert_eq!(llm.request_count(), 4);
+}
+
+#[test]
+fn client_errors_are_not_retried_and_map_to_codes() {
+    both(|format| {
+        for (status, code, hint) in [
+            (401, "llm_auth", "WAYMARK_LLM_API_KEY"),
+            (403, "llm_auth", "WAYMARK_LLM_API_KEY"),
+            (404, "llm_model_not_found", "WAYMARK_LLM_MODEL"),
+            (400, "llm_http", "400"),
+        ] {
+            let llm = ScriptedLlm::start(move |_| ScriptedReply::error(status, "scripted refusal"))
+                .expect("llm");
+            let mut h = host_for(&llm, format);
+            h.request(1, "llm.complete", with(user("hi"), json!({"stream": true})));
+            let frames = h.until_reply(1);
+            let reply = frames.last().expect("reply");
+            assert_eq!(err_code(reply), code, "{format:?} {status}: {reply}");
+            assert!(err_message(reply).contains(hint), "{reply}");
+            assert!(err_message(reply).contains("scripted refusal"), "{reply}");
+            assert!(!reply.to_string().contains("test-key"));
+            assert_eq!(llm.request_count(), 1, "{status} must not be retried");
+            assert!(frames.iter().all(|f| f["event"] != "llm.retry"));
+        }
+    });
+}
+
+#[test]
+fn garbage_and_cut_streams_are_bad_responses() {
+    both(|format| {
+        for stream in [true, false] {
+            let llm = ScriptedLlm::start(|_| ScriptedReply::garbage("<html>not an LLM</html>"))
+                .expect("llm");
+            let mut h = host_for(&llm, format);
+            h.request(1, "llm.complete", with(user("hi"), json!({"stream": stream})));
+            let reply = h.reply(1);
+            assert_eq!(err_code(&reply), "llm_bad_response", "{format:?} stream={stream}: {reply}");
+            assert_eq!(llm.request_count(), 1);
+
+            let llm = ScriptedLlm::start(|_| ScriptedReply::CutStream).expect("llm");
+            let mut h = host_for(&llm, format);
+            h.request(2, "llm.complete", with(user("hi"), json!({"stream": stream})));
+            let reply = h.reply(2);
+            assert_eq!(err_code(&reply), "llm_bad_response", "{format:?} stream={stream}: {reply}");
+        }
+    });
+}
+
+#[test]
+fn unreachable_endpoint_names_the_url_and_the_fix() {
+    let mut h = Host::builder().llm("http://127.0.0.1:9/v1").spawn();
+    h.request(1, "llm.complete", user("hi"));
+    let frames = h.until_reply(1);
+    let reply = frames.last().expect("reply");
+    assert_eq!(err_code(reply), "llm_unreachable");
+    let msg = err_message(reply);
+    assert!(msg.contains("http://127.0.0.1:9/v1") && msg.contains("WAYMARK_LLM_BASE_URL"), "{msg}");
+    assert_eq!(frames.iter().filter(|f| f["event"] == "llm.retry").count(), 3);
+}
+
+#[test]
+fn stalled_stream_hits_the_idle_timeout() {
+    let opts = LlmServerOptions { chunk_delay: Duration::from_millis(2500) };
+    let llm =
+        ScriptedLlm::start_with(opts, |_| ScriptedReply::text("slow slow slow")).expect("llm");
+    let mut h =
+        Host::builder().llm(&llm.base_url()).env("WAYMARK_LLM_IDLE_TIMEOUT_SECS", "1").spawn();
+    h.request(1, "llm.complete", with(user("hi"), json!({"stream": true})));
+    let reply = h.reply(1);
+    assert_eq!(err_code(&reply), "llm_unreachable", "{reply}");
+    assert!(err_message(&reply).contains("1 s"), "{reply}");
+}
+
+#[test]
+fn requests_run_concurrently_and_cancel_stops_one() {
+    let llm = ScriptedLlm::start(|r| {
+        if r.last_user_text().as_deref() == Some("slow") {
+            ScriptedReply::text("late").delayed(10_000)
+        } else {
+            ScriptedReply::text("fast")
+        }
+    })
+    .expect("llm");
+    let mut h = host_for(&llm, WireFormat::OpenAi);
+    h.request(1, "llm.complete", user("slow"));
+    llm.wait_for_requests(1, Duration::from_secs(10)).expect("slow request arrived");
+    h.request(2, "llm.complete", user("fast"));
+    let first = h.reply(2);
+    assert_eq!(first["data"]["text"], "fast", "the fast call overtakes the slow one");
+
+    h.request(3, "llm.cancel", json!({"target": 1}));
+    let frames = h.until_reply(3);
+    let cancelled = frames.iter().find(|f| f["id"] == 1).expect("reply to the cancelled request");
+    assert_eq!(err_code(cancelled), "cancelled");
+    assert_eq!(frames.last().expect("cancel reply")["data"]["cancelled"], true);
+    h.request(4, "echo", json!({"payload": 4}));
+    assert_eq!(h.next()["id"], 4, "nothing more for request 1");
+}
