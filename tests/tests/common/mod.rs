@@ -1,0 +1,188 @@
+//! Shared set-up for Waymark's end-to-end tests: the built extension and host, a fresh profile
+//! with the host registered, the fixture site, the scripted LLM, and handles on the side panel.
+
+#![allow(dead_code, reason = "each test binary uses a different subset")]
+
+use anyhow::{Context, Result, bail};
+use serde_json::Value;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::time::Duration;
+use waymark_tests::chromium::{Browser, LaunchOptions, Page};
+use waymark_tests::fixture_server::FixtureServer;
+use waymark_tests::llm_server::ScriptedLlm;
+use waymark_tests::paths::{self, TempProfile};
+
+/// The extension's fixed ID (from the manifest key).
+pub const EXTENSION_ID: &str = waymark_core::protocol::EXTENSION_ID;
+
+/// Failure bound for anything the agent does in a test (never a timing assertion).
+pub const TASK_TIMEOUT: Duration = Duration::from_secs(60);
+
+/// The built unpacked extension, or `None` (test skipped) when it was not built and the run
+/// does not require the browser tests.
+pub fn built_extension() -> Option<PathBuf> {
+    let dir = paths::workspace_root().join("extension");
+    let built = dir.join("pkg/waymark_core_bg.wasm").is_file()
+        && dir.join("pkg-wasm2js/waymark_core_bg.wasm.js").is_file()
+        && host_binary().is_file();
+    if built {
+        return Some(dir);
+    }
+    if std::env::var_os("WAYMARK_REQUIRE_BROWSER").is_some() {
+        panic!(
+            "the extension or host is not built: run `cargo xtask build` (or `cargo xtask test`)"
+        );
+    }
+    eprintln!("SKIPPED: extension not built; `cargo xtask test` builds it and runs this test");
+    None
+}
+
+/// The debug host binary `cargo xtask build` produces.
+pub fn host_binary() -> PathBuf {
+    paths::target_dir().join("debug").join("waymark-host")
+}
+
+/// Everything one end-to-end test needs; dropped in reverse order of creation.
+pub struct Waymark {
+    /// The browser (dropped first).
+    pub browser: Browser,
+    /// The fixture site.
+    pub site: FixtureServer,
+    /// Where the host writes exports.
+    pub export_dir: PathBuf,
+    /// Host config dir (empty: all configuration comes from the environment).
+    pub work: tempfile::TempDir,
+    /// The browser profile.
+    pub profile: TempProfile,
+}
+
+/// How to set a test up.
+pub struct Setup<'a> {
+    /// The scripted LLM the host talks to.
+    pub llm: &'a ScriptedLlm,
+    /// Register the native host in the profile (false = "host missing").
+    pub install_host: bool,
+    /// Fixture site with per-path headers already set.
+    pub site: FixtureServer,
+}
+
+impl Waymark {
+    /// Launches Chromium with the extension and, if asked, the host registered for its profile.
+    pub fn launch(extension: &Path, setup: Setup<'_>) -> Result<Self> {
+        let profile = TempProfile::new()?;
+        let work = tempfile::tempdir().context("temp dir")?;
+        let export_dir = work.path().join("exports");
+        let config_dir = work.path().join("config");
+        std::fs::create_dir_all(&config_dir)?;
+        if setup.install_host {
+            let status = Command::new(host_binary())
+                .args(["install", "--browser", "chromium", "--user-data-dir"])
+                .arg(profile.path())
+                .env("WAYMARK_CONFIG_DIR", &config_dir)
+                .status()
+                .context("running waymark-host install")?;
+            if !status.success() {
+                bail!("waymark-host install failed: {status}");
+            }
+        }
+        let options = LaunchOptions::new(profile.path())
+            .extension(extension)
+            .env("WAYMARK_LLM_BASE_URL", setup.llm.base_url())
+            .env("WAYMARK_LLM_MODEL", "scripted-model")
+            .env("WAYMARK_LLM_API_KEY", "test-key")
+            .env("WAYMARK_LLM_RETRY_BASE_MS", "50")
+            .env("WAYMARK_CONFIG_DIR", config_dir.display().to_string())
+            .env("WAYMARK_DATA_DIR", work.path().join("data").display().to_string())
+            .env("WAYMARK_EXPORT_DIR", export_dir.display().to_string())
+            .env("WAYMARK_LOG", "debug");
+        let browser = Browser::launch(options)?;
+        browser.wait_for_extension_worker(TASK_TIMEOUT)?;
+        Ok(Self { browser, site: setup.site, export_dir, work, profile })
+    }
+
+    /// Opens a fixture page in a new tab.
+    pub fn open(&self, path: &str) -> Result<Page> {
+        self.browser.new_page(&self.site.url(path))
+    }
+
+    /// Opens the side panel page (as a tab, which headless Chromium allows).
+    pub fn panel(&self) -> Result<Panel> {
+        let page =
+            self.browser.new_page(&format!("chrome-extension://{EXTENSION_ID}/sidepanel.html"))?;
+        page.wait_for("document.readyState === 'complete'", TASK_TIMEOUT)?;
+        Ok(Panel { page })
+    }
+}
+
+/// The side panel, driven like a user would.
+pub struct Panel {
+    /// Its page.
+    pub page: Page,
+}
+
+impl Panel {
+    /// Types a task and presses Enter.
+    pub fn send(&self, task: &str) -> Result<()> {
+        let js = format!(
+            "(() => {{ const p = document.getElementById('prompt'); p.value = {task}; \
+             p.dispatchEvent(new KeyboardEvent('keydown', {{ key: 'Enter', bubbles: true }})); \
+             return true; }})()",
+            task = serde_json::to_string(task)?
+        );
+        self.page.eval(&js)?;
+        Ok(())
+    }
+
+    /// Waits until the task's answer is shown and returns it.
+    pub fn answer(&self) -> Result<String> {
+        let v = self.page.wait_for(
+            "(() => { const a = document.getElementById('answer'); \
+             return a && !a.hidden && a.textContent; })()",
+            TASK_TIMEOUT,
+        )?;
+        Ok(v.as_str().unwrap_or_default().to_owned())
+    }
+
+    /// The text of an element by id.
+    pub fn text(&self, id: &str) -> Result<String> {
+        let v = self.page.eval(&format!("document.getElementById('{id}').textContent"))?;
+        Ok(v.as_str().unwrap_or_default().to_owned())
+    }
+
+    /// The steps shown in the timeline.
+    pub fn steps(&self) -> Result<Vec<String>> {
+        let v = self
+            .page
+            .eval("[...document.querySelectorAll('#steps li')].map((li) => li.textContent)")?;
+        Ok(serde_json::from_value::<Vec<String>>(v).unwrap_or_default())
+    }
+
+    /// Waits until an element's text satisfies a JS predicate on `t`, returns the text.
+    pub fn wait_text(&self, id: &str, predicate: &str) -> Result<String> {
+        let js = format!(
+            "(() => {{ const t = document.getElementById('{id}')?.textContent || ''; \
+             return ({predicate}) ? t : false; }})()"
+        );
+        let v = self.page.wait_for(&js, TASK_TIMEOUT)?;
+        Ok(v.as_str().unwrap_or_default().to_owned())
+    }
+}
+
+/// The ref number of the element on the line `[N] {role} "{name}"` of an observation.
+pub fn find_ref(observation: &str, role: &str, name: &str) -> Option<u32> {
+    let needle = format!("] {role} \"{name}\"");
+    observation.lines().find(|l| l.contains(&needle)).and_then(|line| {
+        let start = line.find('[')? + 1;
+        let end = line[start..].find(']')? + start;
+        line[start..end].parse().ok()
+    })
+}
+
+/// The `i`-th message's content of a recorded OpenAI request.
+pub fn message_text(body: &Value, i: usize) -> String {
+    body.pointer(&format!("/messages/{i}/content"))
+        .and_then(Value::as_str)
+        .unwrap_or_default()
+        .to_owned()
+}
