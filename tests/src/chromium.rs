@@ -306,8 +306,14 @@ impl Browser {
 
     /// Waits for an extension's service worker target (the first, when several are loaded).
     pub fn wait_for_extension_worker(&self, timeout: Duration) -> Result<TargetInfo> {
-        self.wait_for_target(TargetInfo::is_extension_worker, timeout)
-            .context("waiting for the extension service worker")
+        self.wait_for_target(TargetInfo::is_extension_worker, timeout).with_context(|| {
+            format!(
+                "waiting for the extension service worker (does the extension load?)\n\
+                     --- tail of {} ---\n{}",
+                self.log_path.display(),
+                self.log_tail(LOG_TAIL_LINES)
+            )
+        })
     }
 
     /// Attaches to any target (flattened session) and returns a handle to it. Enables `Runtime`
@@ -616,6 +622,89 @@ impl Page {
                 .with_context(|| format!("create {}", parent.display()))?;
         }
         std::fs::write(path, png).with_context(|| format!("write {}", path.display()))?;
+        Ok(())
+    }
+
+    /// Clicks the centre of the first element matching the CSS `selector` with real (trusted)
+    /// mouse events (`Input.dispatchMouseEvent`), after scrolling it into view. Use it where the
+    /// page must see a genuine user click rather than `el.click()`.
+    pub fn click(&self, selector: &str) -> Result<()> {
+        let sel = serde_json::to_string(selector)?;
+        let point = self.eval(&format!(
+            "(() => {{ const el = document.querySelector({sel}); if (!el) return null; \
+             el.scrollIntoView({{block: 'center', inline: 'center'}}); \
+             const r = el.getBoundingClientRect(); \
+             return {{x: r.left + r.width / 2, y: r.top + r.height / 2}}; }})()"
+        ))?;
+        let (Some(x), Some(y)) = (point["x"].as_f64(), point["y"].as_f64()) else {
+            bail!("click: no element matches {selector:?}");
+        };
+        for kind in ["mouseMoved", "mousePressed", "mouseReleased"] {
+            self.call(
+                "Input.dispatchMouseEvent",
+                json!({"type": kind, "x": x, "y": y, "button": "left", "buttons": 1, "clickCount": 1}),
+            )?;
+        }
+        Ok(())
+    }
+
+    /// Focuses the first element matching `selector` (error if none).
+    pub fn focus(&self, selector: &str) -> Result<()> {
+        let sel = serde_json::to_string(selector)?;
+        let found = self.eval(&format!(
+            "(() => {{ const el = document.querySelector({sel}); if (!el) return false; \
+             el.focus(); return true; }})()"
+        ))?;
+        if found != Value::Bool(true) {
+            bail!("focus: no element matches {selector:?}");
+        }
+        Ok(())
+    }
+
+    /// Types `text` into the focused element as the browser's input pipeline would for an IME
+    /// commit (`Input.insertText`: trusted `beforeinput`/`input` events, no key events).
+    pub fn insert_text(&self, text: &str) -> Result<()> {
+        self.call("Input.insertText", json!({"text": text}))?;
+        Ok(())
+    }
+
+    /// Presses and releases one named key in the focused element with trusted key events:
+    /// `Enter`, `Tab`, `Backspace`, `Escape`, `ArrowUp`, `ArrowDown`, `ArrowLeft`, `ArrowRight`,
+    /// or a single printable character.
+    pub fn press_key(&self, key: &str) -> Result<()> {
+        let (code, vk, text): (String, i64, Option<&str>) = match key {
+            "Enter" => ("Enter".into(), 13, Some("\r")),
+            "Tab" => ("Tab".into(), 9, None),
+            "Backspace" => ("Backspace".into(), 8, None),
+            "Escape" => ("Escape".into(), 27, None),
+            "ArrowLeft" => ("ArrowLeft".into(), 37, None),
+            "ArrowUp" => ("ArrowUp".into(), 38, None),
+            "ArrowRight" => ("ArrowRight".into(), 39, None),
+            "ArrowDown" => ("ArrowDown".into(), 40, None),
+            k if k.chars().count() == 1 => {
+                let c = k.chars().next().unwrap_or(' ');
+                let upper = c.to_ascii_uppercase();
+                let code = if c.is_ascii_alphabetic() {
+                    format!("Key{upper}")
+                } else if c.is_ascii_digit() {
+                    format!("Digit{c}")
+                } else {
+                    String::new()
+                };
+                (code, i64::from(u32::from(upper)), Some(k))
+            }
+            other => bail!("press_key: unsupported key {other:?}"),
+        };
+        let mut down = json!({"type": if text.is_some() { "keyDown" } else { "rawKeyDown" },
+            "key": key, "code": code, "windowsVirtualKeyCode": vk});
+        if let Some(t) = text {
+            down["text"] = json!(t);
+        }
+        self.call("Input.dispatchKeyEvent", down)?;
+        self.call(
+            "Input.dispatchKeyEvent",
+            json!({"type": "keyUp", "key": key, "code": code, "windowsVirtualKeyCode": vk}),
+        )?;
         Ok(())
     }
 

@@ -25,6 +25,12 @@ pub fn fixtures_dir() -> PathBuf {
     tests_dir().join("fixtures")
 }
 
+/// `<root>/extension`: the unpacked extension as `cargo xtask build` leaves it (generated `pkg*/`
+/// directories included), ready for `LaunchOptions::extension`.
+pub fn extension_dir() -> PathBuf {
+    workspace_root().join("extension")
+}
+
 /// Cargo's target directory: `CARGO_TARGET_DIR` if set (relative to the workspace root), else
 /// `<root>/target`. Built artefacts (the host binary, the unpacked extension) live under it.
 pub fn target_dir() -> PathBuf {

@@ -354,6 +354,19 @@ fn browser_opens_fixture_page_evaluates_and_screenshots() {
         .expect("page saw the click");
     assert_eq!(status, json!("saved Ada"));
 
+    // Real (trusted) input: focus, type, a key, a mouse click.
+    page.eval("document.getElementById('name').value = ''").expect("clear");
+    page.focus("#name").expect("focus");
+    page.insert_text("Grace").expect("type");
+    page.press_key("Enter").expect("Enter");
+    page.click("#save").expect("click");
+    let status = page
+        .wait_for("document.getElementById('status').textContent.includes('trusted') && document.getElementById('status').textContent", BOUND)
+        .expect("trusted click");
+    assert_eq!(status, json!("saved Grace (trusted)"));
+    assert_eq!(page.eval("document.body.dataset.enter").expect("eval"), json!("pressed"));
+    assert!(page.click("#no-such-element").is_err());
+
     // Promises are awaited; exceptions are surfaced with their text.
     assert_eq!(
         page.eval("new Promise(r => setTimeout(() => r(6 * 7), 20))").expect("promise"),
