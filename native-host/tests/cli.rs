@@ -1,0 +1,177 @@
+//! The command line: `--version`, `install`/`uninstall` (per browser with a temporary HOME, and
+//! for a dedicated profile), `doctor` and `config`.
+
+mod common;
+
+use std::path::Path;
+use std::process::{Command, Output};
+
+use common::BIN;
+use serde_json::Value;
+use waymark_core::protocol::{EXTENSION_ID, HOST_NAME};
+use waymark_tests::llm_server::ScriptedLlm;
+
+/// Runs the binary with a private HOME, config and export dir under `home`.
+fn run(home: &Path, args: &[&str], env: &[(&str, &str)]) -> Output {
+    let mut cmd = Command::new(BIN);
+    cmd.args(args)
+        .env_clear()
+        .env("PATH", std::env::var("PATH").unwrap_or_default())
+        .env("HOME", home)
+        .env("WAYMARK_CONFIG_DIR", home.join("config"))
+        .env("WAYMARK_EXPORT_DIR", home.join("exports"))
+        .env("WAYMARK_LLM_BASE_URL", "http://127.0.0.1:9/v1");
+    for (k, v) in env {
+        cmd.env(k, v);
+    }
+    cmd.output().expect("run waymark-host")
+}
+
+fn stdout(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stdout).into_owned()
+}
+
+fn exe() -> std::path::PathBuf {
+    Path::new(BIN).canonicalize().expect("canonical binary path")
+}
+
+#[test]
+fn version_prints_the_crate_version() {
+    let home = tempfile::tempdir().expect("tempdir");
+    let o = run(home.path(), &["--version"], &[]);
+    assert!(o.status.success());
+    assert_eq!(stdout(&o).trim(), format!("waymark-host {}", env!("CARGO_PKG_VERSION")));
+}
+
+#[test]
+fn install_for_a_profile_then_doctor_then_uninstall() {
+    let home = tempfile::tempdir().expect("tempdir");
+    let profile = home.path().join("profile");
+    let p = profile.to_str().expect("utf8");
+    let o = run(home.path(), &["install", "--user-data-dir", p], &[]);
+    assert!(o.status.success(), "{o:?}");
+    let manifest = profile.join("NativeMessagingHosts").join(format!("{HOST_NAME}.json"));
+    let v: Value =
+        serde_json::from_str(&std::fs::read_to_string(&manifest).expect("read")).expect("json");
+    assert_eq!(v["name"], HOST_NAME);
+    assert_eq!(v["path"], exe().to_str().expect("utf8"));
+    assert_eq!(v["allowed_origins"][0], format!("chrome-extension://{EXTENSION_ID}/"));
+
+    // Everything fine but the LLM endpoint (nothing on port 9): exactly one FIX.
+    let o = run(home.path(), &["doctor", "--user-data-dir", p], &[]);
+    let out = stdout(&o);
+    let fixes: Vec<&str> = out.lines().filter(|l| l.starts_with("FIX: ")).collect();
+    assert!(out.lines().all(|l| l.starts_with("ok: ") || l.starts_with("FIX: ")), "{out}");
+    assert_eq!(fixes.len(), 1, "{out}");
+    assert!(
+        fixes[0].contains("http://127.0.0.1:9/v1") && fixes[0].contains("unreachable"),
+        "{out}"
+    );
+    assert!(!o.status.success(), "a FIX means a non-zero exit");
+    assert!(out.contains("ok: allowed origin") && out.contains("ok: export directory"), "{out}");
+
+    let o = run(home.path(), &["uninstall", "--user-data-dir", p], &[]);
+    assert!(o.status.success());
+    assert!(!manifest.exists());
+    let o = run(home.path(), &["doctor", "--user-data-dir", p], &[]);
+    assert!(stdout(&o).contains("FIX: no host manifest"), "{}", stdout(&o));
+}
+
+#[test]
+fn doctor_is_all_ok_with_a_reachable_endpoint() {
+    let llm = ScriptedLlm::always_text("hi").expect("llm");
+    let home = tempfile::tempdir().expect("tempdir");
+    let p = home.path().join("profile");
+    let p = p.to_str().expect("utf8");
+    assert!(run(home.path(), &["install", "--user-data-dir", p], &[]).status.success());
+    let base = llm.base_url();
+    let o = run(home.path(), &["doctor", "--user-data-dir", p], &[("WAYMARK_LLM_BASE_URL", &base)]);
+    let out = stdout(&o);
+    // The scripted server lists its own model; ours is the default, which it does not serve.
+    let model = llm_model_listed(&out);
+    let o = run(
+        home.path(),
+        &["doctor", "--user-data-dir", p],
+        &[("WAYMARK_LLM_BASE_URL", &base), ("WAYMARK_LLM_MODEL", &model)],
+    );
+    let out = stdout(&o);
+    assert!(o.status.success(), "{out}");
+    assert!(out.contains("is reachable (HTTP 200)"), "{out}");
+}
+
+/// Picks the first model id the doctor's FIX line suggests, or the default if all was fine.
+fn llm_model_listed(out: &str) -> String {
+    out.lines()
+        .find(|l| l.contains("does not list model"))
+        .and_then(|l| l.split("one of [\"").nth(1))
+        .and_then(|rest| rest.split('"').next())
+        .map_or_else(|| "llama3.1".to_owned(), str::to_owned)
+}
+
+#[test]
+fn install_for_a_browser_uses_the_crate_paths() {
+    let home = tempfile::tempdir().expect("tempdir");
+    let o = run(home.path(), &["install", "--browser", "chromium"], &[]);
+    assert!(o.status.success(), "{o:?}");
+    let manifest =
+        home.path().join(".config/chromium/NativeMessagingHosts").join(format!("{HOST_NAME}.json"));
+    let v: Value =
+        serde_json::from_str(&std::fs::read_to_string(&manifest).expect("read")).expect("json");
+    assert_eq!(v["path"], exe().to_str().expect("utf8"));
+    assert!(
+        v["description"].as_str().expect("description").contains("Waymark"),
+        "our template, not the crate's"
+    );
+
+    let o = run(home.path(), &["doctor", "--browser", "chromium"], &[]);
+    assert!(stdout(&o).contains("ok: manifest for chromium found"), "{}", stdout(&o));
+
+    // `all` installs only where a browser profile exists (chromium's dir exists now).
+    std::fs::create_dir_all(home.path().join(".config/BraveSoftware/Brave-Browser"))
+        .expect("mkdir");
+    let o = run(
+        home.path(),
+        &["install", "--browser", "all", "--extension-id", "abcdefghijklmnopabcdefghijklmnop"],
+        &[],
+    );
+    assert!(o.status.success(), "{o:?}");
+    let out = stdout(&o);
+    assert!(
+        out.contains("for chromium") && out.contains("for brave") && !out.contains("for edge"),
+        "{out}"
+    );
+
+    let o = run(home.path(), &["uninstall", "--browser", "all"], &[]);
+    assert!(o.status.success(), "{o:?}");
+    assert!(!manifest.exists());
+}
+
+#[test]
+fn install_needs_a_target_and_a_valid_id() {
+    let home = tempfile::tempdir().expect("tempdir");
+    let o = run(home.path(), &["install"], &[]);
+    assert!(!o.status.success());
+    assert!(String::from_utf8_lossy(&o.stderr).contains("--browser"));
+    let o = run(home.path(), &["install", "--browser", "chrome", "--extension-id", "nope"], &[]);
+    assert!(!o.status.success());
+    assert!(String::from_utf8_lossy(&o.stderr).contains("invalid extension ID"));
+}
+
+#[test]
+fn config_set_writes_a_private_file_that_the_host_reads() {
+    let home = tempfile::tempdir().expect("tempdir");
+    let o = run(home.path(), &["config", "set", "llm.model", "qwen2.5"], &[]);
+    assert!(o.status.success(), "{o:?}");
+    let file = home.path().join("config/config.toml");
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        let mode = std::fs::metadata(&file).expect("meta").permissions().mode();
+        assert_eq!(mode & 0o777, 0o600);
+    }
+    let o = run(home.path(), &["config", "show"], &[]);
+    assert!(stdout(&o).contains("qwen2.5"), "{}", stdout(&o));
+    let o = run(home.path(), &["config", "show"], &[("WAYMARK_LLM_MODEL", "from-env")]);
+    assert!(stdout(&o).contains("from-env"), "env beats the file");
+    assert!(!run(home.path(), &["config", "set", "llm.provider", "gopher"], &[]).status.success());
+}
