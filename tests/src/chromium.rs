@@ -319,7 +319,9 @@ impl Browser {
     /// Attaches to any target (flattened session) and returns a handle to it. Enables `Runtime`
     /// (console capture) and, for pages, `Page` (load events). For an extension's service worker
     /// it also waits until `chrome.runtime.id` is defined there, so the first `eval` sees the
-    /// extension APIs.
+    /// extension APIs. Note that Chromium does not stop a worker for idleness while a debugger
+    /// session is attached to it ([`Page::detach`] if a test needs idle termination), and that
+    /// after a worker restart one should find and attach to its target again.
     pub fn attach(&self, target_id: &str) -> Result<Page> {
         let info = self.cdp.call("Target.getTargetInfo", json!({"targetId": target_id}))?;
         let kind =
