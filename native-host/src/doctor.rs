@@ -274,7 +274,7 @@ async fn llm_reachable(cfg: &Config) -> Check {
             return Check::fix(format!(
                 "LLM endpoint {} is unreachable ({}); {}",
                 l.base_url,
-                e.without_url(),
+                crate::llm::transport_detail(&e),
                 crate::llm::hint(&l.base_url)
             ));
         }

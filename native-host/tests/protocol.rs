@@ -155,3 +155,14 @@ fn broken_config_is_reported_per_request_not_fatal() {
     assert_eq!(err_code(&r), "not_configured");
     assert!(err_message(&r).contains("config.toml"), "{r}");
 }
+
+#[test]
+fn reply_above_one_mib_becomes_reply_too_large() {
+    let mut h = Host::spawn();
+    let big = "x".repeat(2 * 1024 * 1024);
+    h.request(1, "echo", json!({"payload": big}));
+    let r = h.reply(1);
+    assert_eq!(err_code(&r), "reply_too_large");
+    h.request(2, "echo", json!({"payload": "small"}));
+    assert_eq!(h.reply(2)["data"], "small");
+}

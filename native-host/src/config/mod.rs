@@ -173,10 +173,16 @@ pub fn project_dirs() -> Option<directories::ProjectDirs> {
     directories::ProjectDirs::from("", "", "waymark")
 }
 
-/// Default export directory: `<Downloads>/waymark`, else `<data dir>/exports`.
+/// Default export directory: `<Downloads>/waymark` (the XDG download dir, else an existing
+/// `~/Downloads`), else `<data dir>/exports`.
 pub fn default_export_dir() -> Result<PathBuf, ConfigError> {
-    if let Some(dl) = directories::UserDirs::new().and_then(|u| u.download_dir().map(PathBuf::from))
-    {
+    let user = directories::UserDirs::new();
+    let downloads = user.as_ref().and_then(|u| {
+        u.download_dir()
+            .map(PathBuf::from)
+            .or_else(|| Some(u.home_dir().join("Downloads")).filter(|d| d.is_dir()))
+    });
+    if let Some(dl) = downloads {
         return Ok(dl.join("waymark"));
     }
     project_dirs().map(|p| p.data_dir().join("exports")).ok_or(ConfigError::NoHome)

@@ -207,7 +207,7 @@ fn without_url(err: &reqwest::Error) -> String {
 }
 
 /// The innermost cause ("Connection refused (os error 111)") is the useful part.
-fn transport_detail(err: &reqwest::Error) -> String {
+pub fn transport_detail(err: &reqwest::Error) -> String {
     let mut source: Option<&dyn std::error::Error> = Some(err);
     let mut last = without_url(err);
     while let Some(e) = source {

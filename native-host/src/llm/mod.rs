@@ -15,7 +15,7 @@ use futures_util::StreamExt;
 use tokio::sync::Semaphore;
 use waymark_core::protocol::{LlmCompletion, LlmRequest, MAX_DELTA_BYTES};
 
-pub use error::{LlmError, error_detail, hint, parse_retry_after};
+pub use error::{LlmError, error_detail, hint, parse_retry_after, transport_detail};
 pub use provider::{Provider, Step, StreamState};
 
 use crate::config::{LlmConfig, ProviderKind};
