@@ -1,0 +1,17 @@
+//! Time and randomness in the service worker.
+
+use crate::agent::Env;
+
+/// [`Env`] backed by `Date.now()` and `Math.random()`.
+pub(super) struct BrowserEnv;
+
+impl Env for BrowserEnv {
+    fn now_ms(&self) -> f64 {
+        js_sys::Date::now()
+    }
+
+    fn random_u64(&self) -> u64 {
+        let part = || (js_sys::Math::random() * 4_294_967_296.0) as u64;
+        (part() << 32) | part()
+    }
+}

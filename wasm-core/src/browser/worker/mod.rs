@@ -1,0 +1,129 @@
+//! The service worker: owns the agent, the native host, the session and the side panels.
+//! `extension/sw.js` forwards Chrome's events here and decides nothing.
+
+mod env;
+mod export;
+mod storage;
+mod task;
+
+use super::chrome::{self, Port};
+use super::host_port::{HostClient, to_js};
+use crate::panel::{PanelRequest, PanelState, TaskView};
+use crate::session::Session;
+use std::cell::RefCell;
+use std::rc::Rc;
+use wasm_bindgen::prelude::*;
+use wasm_bindgen_futures::spawn_local;
+
+/// The worker's state: one per service-worker lifetime.
+struct Worker {
+    host: Rc<HostClient>,
+    panels: RefCell<Vec<Port>>,
+    state: RefCell<PanelState>,
+    session: RefCell<Session>,
+}
+
+thread_local! {
+    static WORKER: RefCell<Option<Rc<Worker>>> = const { RefCell::new(None) };
+}
+
+fn worker() -> Rc<Worker> {
+    WORKER.with(|w| {
+        w.borrow_mut()
+            .get_or_insert_with(|| {
+                let host = HostClient::new();
+                let worker = Rc::new(Worker {
+                    host: host.clone(),
+                    panels: RefCell::new(Vec::new()),
+                    state: RefCell::new(PanelState::default()),
+                    session: RefCell::new(Session::default()),
+                });
+                let weak = Rc::downgrade(&worker);
+                host.set_on_status(move || {
+                    if let Some(w) = weak.upgrade() {
+                        let status = w.host.status();
+                        w.state.borrow_mut().host = status;
+                        w.broadcast();
+                    }
+                });
+                worker
+            })
+            .clone()
+    })
+}
+
+/// Starts the worker: loads the current session from storage.
+#[wasm_bindgen]
+pub async fn sw_start() -> Result<(), JsValue> {
+    let w = worker();
+    let session = storage::load_session().await.unwrap_or_else(storage::new_session);
+    w.state.borrow_mut().turns = session.records.len() as u32;
+    *w.session.borrow_mut() = session;
+    Ok(())
+}
+
+/// A side panel connected. Ports from anything but our own panel page are ignored: content
+/// scripts can connect too, and must never drive the agent.
+#[wasm_bindgen]
+pub fn sw_panel_connected(port: Port) {
+    if !is_own_panel(&port) {
+        return;
+    }
+    let w = worker();
+    w.panels.borrow_mut().push(port);
+    w.broadcast();
+}
+
+/// A side panel went away.
+#[wasm_bindgen]
+pub fn sw_panel_disconnected(port: Port) {
+    let w = worker();
+    w.panels.borrow_mut().retain(|p| !JsValue::from(p.clone()).loose_eq(&port.clone().into()));
+}
+
+/// A message from a side panel.
+#[wasm_bindgen]
+pub fn sw_panel_message(port: Port, msg: JsValue) {
+    if !is_own_panel(&port) {
+        return;
+    }
+    let request: PanelRequest = match serde_wasm_bindgen::from_value(msg) {
+        Ok(r) => r,
+        Err(_) => return,
+    };
+    let w = worker();
+    match request {
+        PanelRequest::Hello => {
+            w.broadcast();
+            let host = w.host.clone();
+            spawn_local(async move {
+                let _ = host.hello().await;
+            });
+        }
+        PanelRequest::StartTask { prompt } => {
+            let running = w.state.borrow().task.as_ref().is_some_and(|t| t.running);
+            if !running && !prompt.trim().is_empty() {
+                w.state.borrow_mut().task = Some(TaskView::started(&prompt));
+                w.broadcast();
+                spawn_local(task::run(w, prompt));
+            }
+        }
+        PanelRequest::Export => spawn_local(export::export(w)),
+    }
+}
+
+fn is_own_panel(port: &Port) -> bool {
+    let url = js_sys::Reflect::get(&port.sender(), &"url".into())
+        .ok()
+        .and_then(|u| u.as_string())
+        .unwrap_or_default();
+    let own = format!("chrome-extension://{}/sidepanel.html", chrome::extension_id());
+    port.name() == "panel" && url.starts_with(&own)
+}
+
+impl Worker {
+    fn broadcast(&self) {
+        let Ok(msg) = to_js(&*self.state.borrow()) else { return };
+        self.panels.borrow_mut().retain(|p| p.post_message(&msg).is_ok());
+    }
+}
