@@ -18,7 +18,7 @@ pub enum ParseError {
     #[error("the JSON could not be parsed: {0}")]
     BadJson(String),
     /// The model named a tool that does not exist.
-    #[error("unknown tool `{0}`; use one of click, type, done")]
+    #[error("unknown tool `{0}`; use one of {tools}", tools = Action::TOOL_NAMES.join(", "))]
     UnknownTool(String),
     /// The arguments did not match the tool's schema.
     #[error("bad arguments for `{tool}`: {reason}")]
@@ -82,7 +82,7 @@ fn to_action(name: &str, args: Value) -> Result<Action, ParseError> {
             });
         }
     };
-    if !matches!(name, "click" | "type" | "done") {
+    if !Action::TOOL_NAMES.contains(&name) {
         return Err(ParseError::UnknownTool(name.to_owned()));
     }
     object.insert("action".into(), Value::String(name.to_owned()));
@@ -174,7 +174,11 @@ mod tests {
     fn native_tool_calls_become_actions() {
         assert_eq!(
             parse_actions(&tool("type", r#"{"ref":3,"text":"Ada"}"#)),
-            Ok(vec![Action::Type { ref_id: 3, text: "Ada".into() }])
+            Ok(vec![Action::Type {
+                ref_id: crate::observation::Ref::top(3),
+                text: "Ada".into(),
+                append: false
+            }])
         );
     }
 
@@ -197,7 +201,10 @@ mod tests {
     #[test]
     fn json_in_text_with_fences_prose_and_trailing_commas() {
         let answer = "Sure! ```json\n{\"actions\": [{\"name\": \"click\", \"arguments\": {\"ref\": 2,},},]}\n```";
-        assert_eq!(parse_actions(&text(answer)), Ok(vec![Action::Click { ref_id: 2 }]));
+        assert_eq!(
+            parse_actions(&text(answer)),
+            Ok(vec![Action::Click { ref_id: crate::observation::Ref::top(2) }])
+        );
     }
 
     #[test]

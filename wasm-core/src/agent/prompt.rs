@@ -41,15 +41,7 @@ impl PromptParts<'_> {
             user.push_str("Steps so far:\n");
             for (i, step) in self.history.iter().enumerate() {
                 let _ = write!(user, "{}. {}", i + 1, step.description);
-                match &step.outcome.error {
-                    None => user.push_str(" → ok"),
-                    Some(e) => {
-                        let _ = write!(user, " → failed: {e}");
-                    }
-                }
-                if step.outcome.navigated {
-                    user.push_str(" (page changed)");
-                }
+                let _ = write!(user, " → {}", step.outcome.summary());
                 user.push('\n');
             }
             user.push('\n');
