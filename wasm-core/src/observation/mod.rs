@@ -33,6 +33,7 @@
 
 mod refs;
 mod render;
+pub mod rules;
 
 pub use refs::Ref;
 pub use render::DEFAULT_TOKEN_BUDGET;

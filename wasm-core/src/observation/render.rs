@@ -72,14 +72,11 @@ fn choose(lines: &[Line], budget: usize) -> Vec<bool> {
         keep[i] = true;
         true
     };
-    for i in 0..lines.len() {
-        if lines[i].zone == Zone::In && !lines[i].marker && !take(i, &mut keep) {
-            break;
-        }
-    }
-    for i in 0..lines.len() {
-        if lines[i].zone == Zone::Below && !lines[i].marker && !take(i, &mut keep) {
-            break;
+    for zone in [Zone::In, Zone::Below] {
+        for (i, line) in lines.iter().enumerate() {
+            if line.zone == zone && !line.marker && !take(i, &mut keep) {
+                break;
+            }
         }
     }
     for i in (0..lines.len()).rev() {

@@ -37,7 +37,7 @@ pub(super) async fn run(w: Rc<Worker>, prompt: String) {
     if !matches!(w.host.status(), crate::panel::HostStatus::Connected { .. }) {
         let _ = w.host.hello().await;
     }
-    let page = TabPage { tab_id };
+    let page = TabPage::new(tab_id);
     let outcome =
         agent::run_task(&prompt, agent::DEFAULT_MAX_STEPS, &w.host, &page, &BrowserEnv, &w).await;
     let turn = w.session.borrow().records.len() as u32 + 1;
