@@ -127,7 +127,14 @@ fn page_actions_work_on_the_widget_zoo() {
     let (obs, _) = zoo.observe(tab).expect("observe");
     assert!(!obs.contains("Hidden entry"));
     ok(&zoo.act(tab, json!({"action": "hover", "ref": must_ref(&obs, "button", "Hover menu")})).expect("hover"));
-    assert!(zoo.observe(tab).expect("observe").0.contains("] link \"Hidden entry\""));
+    let before = obs;
+    let (obs, _) = zoo.observe(tab).expect("observe");
+    assert!(obs.contains("] link \"Hidden entry\""), "{obs}");
+    // Refs hold their element: one inserted before it does not shift what a ref names.
+    page.eval("document.body.prepend(Object.assign(document.createElement('button'), {textContent: 'Inserted'}))").expect("insert");
+    let (_, outcome) = (before, zoo.act(tab, json!({"action": "hover", "ref": must_ref(&obs, "button", "Hover menu")})).expect("hover again"));
+    ok(&outcome);
+    let (obs, _) = zoo.observe(tab).expect("observe");
     ok(&zoo.act(tab, json!({"action": "double_click", "ref": must_ref(&obs, "button", "Double box")})).expect("dblclick"));
     assert_eq!(text(&page, "document.getElementById('dbl').textContent"), "Double: 1");
     let switch = must_ref(&obs, "switch", "Dark mode");

@@ -404,6 +404,10 @@ pub enum ContentRequest {
     Act {
         /// The action.
         action: Action,
+        /// `role|name` of the target as the model saw it: the live element must still match,
+        /// even if the frame was observed again since (refs renewed under the model's feet).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        expect: Option<String>,
     },
     /// Set a file on a file input through `DataTransfer` (input and change events follow).
     SetFile {

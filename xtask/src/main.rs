@@ -5,9 +5,11 @@
 //! * `build [--release]` builds the wasm core (web + wasm2js), the host and the unpacked
 //!   extension in `extension/`.
 //! * `test` = setup + build + fmt check + clippy + every test (end-to-end in real Chromium).
+//! * `bench dom` = build + the DOM observation benchmark (BENCHMARKS.md).
 //! * `run` = setup + build (release) + host install into a dedicated profile + Chromium
 //!   with the extension on a demo page.
 
+mod bench_dom;
 mod build;
 mod demo_server;
 mod run;
@@ -26,9 +28,10 @@ fn main() -> Result<()> {
             build::all(build::Options { release: flag("--release") }).map(|_| ())
         }
         Some("test") => run::test(),
+        Some("bench") if args.get(1).map(String::as_str) == Some("dom") => bench_dom::dom(),
         Some("run") => run::run(flag("--headless")),
         Some("help") | None => {
-            println!("usage: cargo xtask <setup|build [--release]|test|run [--headless]>");
+            println!("usage: cargo xtask <setup|build [--release]|test|bench dom|run [--headless]>");
             Ok(())
         }
         Some(other) => bail!("unknown xtask command `{other}`; try `cargo xtask help`"),

@@ -13,6 +13,11 @@ use std::cell::Cell;
 use wasm_bindgen::prelude::*;
 use wasm_bindgen_futures::JsFuture;
 
+thread_local! {
+    /// The latest observation of each tab, to tell the content script what the model saw.
+    static LAST: std::cell::RefCell<std::collections::HashMap<i32, Observation>> = Default::default();
+}
+
 /// Upper bound for a page to finish loading after a navigation (then we observe anyway).
 const LOAD_WAIT_MS: f64 = 10_000.0;
 
@@ -148,11 +153,15 @@ impl TabPage {
         let mut observation = merge(frames).ok_or_else(|| {
             top_error.unwrap_or_else(|| "the page's top frame could not be read".to_owned())
         })?;
+        LAST.with(|l| l.borrow_mut().insert(self.tab_id(), observation.clone()));
         if let Ok(tab) = self.tab(self.tab_id()).await
             && let Ok(tabs) = self.window_tabs(tab.window_id).await
         {
             observation.tabs = tabs
                 .into_iter()
+                .filter(|t| {
+                    t.id == tab.id || t.url.starts_with("http://") || t.url.starts_with("https://")
+                })
                 .map(|t| TabSummary {
                     current: t.id == tab.id,
                     id: t.id,
@@ -171,7 +180,15 @@ impl TabPage {
         let mut outcome = match action {
             a if a.runs_in_page() => {
                 let frame = a.target_ref().map(|r| r.frame).unwrap_or(0);
-                self.content(frame, &ContentRequest::Act { action: a.clone() }).await?
+                let expect = a.target_ref().and_then(|r| {
+                    LAST.with(|l| {
+                        l.borrow()
+                            .get(&self.tab_id())
+                            .and_then(|o| o.element(r))
+                            .map(|e| e.expectation())
+                    })
+                });
+                self.content(frame, &ContentRequest::Act { action: a.clone(), expect }).await?
             }
             Action::Upload { .. } => ActionOutcome::failed(
                 "uploading needs the file's bytes from the user's machine, which the host does not \

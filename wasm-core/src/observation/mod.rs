@@ -186,6 +186,13 @@ pub struct Element {
     pub zone: Zone,
 }
 
+impl Element {
+    /// What must still be true of the live element for an action on this ref: `role|name`.
+    pub fn expectation(&self) -> String {
+        format!("{}|{}", self.role, self.name)
+    }
+}
+
 impl Observation {
     /// The element with this ref, if the observation (any frame) has one.
     pub fn element(&self, ref_id: Ref) -> Option<&Element> {

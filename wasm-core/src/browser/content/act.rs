@@ -9,9 +9,9 @@ use wasm_bindgen::{JsCast, JsValue};
 use web_sys::{Element, HtmlElement, HtmlInputElement, HtmlSelectElement, HtmlTextAreaElement};
 
 /// Performs one page action; never acts on an element other than the one the ref named.
-pub fn perform(action: &Action) -> ActionOutcome {
+pub fn perform(action: &Action, expect: Option<&str>) -> ActionOutcome {
     let target = match action.target_ref() {
-        Some(r) => match resolve(r) {
+        Some(r) => match resolve(r).and_then(|el| check_expectation(el, r, expect)) {
             Ok(el) => Some(el),
             Err(reason) => return ActionOutcome::failed(reason),
         },
@@ -36,6 +36,22 @@ pub fn perform(action: &Action) -> ActionOutcome {
         other => Err(format!("{} is not performed in the page", other.name())),
     };
     result.unwrap_or_else(ActionOutcome::failed)
+}
+
+/// The element must still have the role and name the model saw.
+fn check_expectation(el: Element, r: Ref, expect: Option<&str>) -> Result<Element, String> {
+    let Some(expect) = expect else { return Ok(el) };
+    let tag = el.local_name();
+    let live = live_fingerprint(&el).unwrap_or_default();
+    let (role, name) =
+        (live.split('|').next().unwrap_or_default(), super::roles::accessible_name(&el, &tag));
+    if format!("{role}|{name}") == expect {
+        return Ok(el);
+    }
+    Err(format!(
+        "element [{r}] is not what the model saw (its fingerprint no longer matches: now {role} \
+         “{name}”); observe again"
+    ))
 }
 
 /// The live element of a ref, if it is still the element the model saw.

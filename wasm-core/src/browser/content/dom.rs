@@ -97,6 +97,8 @@ struct Walker {
     refs: Vec<RefEntry>,
     visibility_options: JsValue,
     visited: u32,
+    /// Inside a label of a listed control: its text is the control's name, not repeated.
+    mute: u32,
 }
 
 const SKIPPED: &[&str] = &[
@@ -162,6 +164,7 @@ impl Walker {
             refs: Vec::new(),
             visibility_options: options.into(),
             visited: 0,
+            mute: 0,
         }
     }
 
@@ -194,7 +197,7 @@ impl Walker {
 
     fn node(&mut self, node: Node, pointer: bool) {
         match node.node_type() {
-            Node::TEXT_NODE => {
+            Node::TEXT_NODE if self.mute == 0 => {
                 if let Some(t) = node.node_value() {
                     self.text.push_str(&t);
                 }
@@ -263,6 +266,15 @@ impl Walker {
             self.flush();
             self.zones.pop();
             self.inside.pop();
+            return;
+        }
+        if tag == "label"
+            && js_sys::Reflect::get(el, &"control".into())
+                .is_ok_and(|c| !c.is_null() && !c.is_undefined())
+        {
+            self.mute += 1;
+            self.walk_children(el, pointer);
+            self.mute -= 1;
             return;
         }
         let heading = roles::heading_level(el, &tag);

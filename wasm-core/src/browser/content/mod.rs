@@ -23,7 +23,9 @@ pub fn content_handle(msg: JsValue, engine: String) -> Result<JsValue, JsValue> 
         .map_err(|e| super::js_error(format!("bad request to the content script: {e}")))?;
     let reply = match request {
         ContentRequest::Observe => super::host_port::to_js(&dom::observe(engine)?),
-        ContentRequest::Act { action } => super::host_port::to_js(&act::perform(&action)),
+        ContentRequest::Act { action, expect } => {
+            super::host_port::to_js(&act::perform(&action, expect.as_deref()))
+        }
         ContentRequest::SetFile { ref_id, name, mime, base64 } => {
             super::host_port::to_js(&act::set_file(ref_id, &name, &mime, &base64))
         }

@@ -277,9 +277,11 @@ fn labels_text(el: &Element) -> Option<String> {
     let labels = js_sys::Reflect::get(el, &"labels".into()).ok()?;
     let labels: web_sys::NodeList = labels.dyn_into().ok()?;
     let mut parts = Vec::new();
+    let own = el.text_content().unwrap_or_default();
     for i in 0..labels.length() {
         if let Some(text) = labels.item(i).and_then(|l| l.text_content()) {
-            parts.push(text);
+            // A wrapping label's text includes the control's own (a textarea's content).
+            parts.push(if own.is_empty() { text } else { text.replace(&own, " ") });
         }
     }
     non_empty(Some(parts.join(" ")))
