@@ -52,13 +52,17 @@ struct Bench {
 impl Bench {
     fn launch() -> Result<Self> {
         let profile = TempProfile::new()?;
-        let browser = Browser::launch(LaunchOptions::new(profile.path()).extension(paths::extension_dir()))?;
+        let options = LaunchOptions::new(profile.path())
+            .extension(paths::extension_dir())
+            .arg("--host-resolver-rules=MAP * ~NOTFOUND, EXCLUDE 127.0.0.1");
+        let browser = Browser::launch(options)?;
         let worker = browser.wait_for_extension_worker(BOUND)?;
         let sw = browser.attach(&worker.target_id)?;
         sw.wait_for("typeof globalThis.waymarkPageRequest === 'function'", BOUND)?;
         let tab_page = browser.new_page("about:blank")?;
+        tab_page.eval("document.title = 'waymark-bench'")?;
         let tab = sw
-            .eval("chrome.tabs.query({}).then((t) => t.find((x) => x.url === 'about:blank').id)")?
+            .eval_timeout("new Promise((ok) => setTimeout(ok, 300)).then(() => chrome.tabs.query({title: 'waymark-bench'})).then((t) => t[0].id)", BOUND)?
             .as_i64()
             .ok_or_else(|| anyhow!("no bench tab"))? as i32;
         Ok(Self { browser, sw, tab_page, tab, _profile: profile })

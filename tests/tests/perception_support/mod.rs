@@ -48,7 +48,12 @@ impl Zoo {
     pub fn launch_serving(extension: &std::path::Path, site: FixtureServer) -> Result<Self> {
         let profile = TempProfile::new()?;
         let other = zoo_server()?;
-        let browser = Browser::launch(LaunchOptions::new(profile.path()).extension(extension))?;
+        // Saved real pages reference the whole web: fail those requests at once instead of
+        // waiting for connections that never answer (tests only reach 127.0.0.1).
+        let options = LaunchOptions::new(profile.path())
+            .extension(extension)
+            .arg("--host-resolver-rules=MAP * ~NOTFOUND, EXCLUDE 127.0.0.1");
+        let browser = Browser::launch(options)?;
         let worker = browser.wait_for_extension_worker(BOUND)?;
         let sw = browser.attach(&worker.target_id)?;
         sw.wait_for("typeof globalThis.waymarkPageRequest === 'function'", BOUND)?;

@@ -14,12 +14,14 @@ export function run_in_tab(tabId, msg) {
     .then((results) => results && results[0] ? results[0].result : undefined);
 }
 function inject(target, msg) {
+  // injectImmediately: pages whose trackers never finish loading must still be readable.
   return chrome.scripting
-    .executeScript({ target, files: ['content.js'] })
+    .executeScript({ target, files: ['content.js'], injectImmediately: true })
     .then(() => chrome.scripting.executeScript({
       target,
       func: (m) => globalThis.__waymark.handle(m),
       args: [msg],
+      injectImmediately: true,
     }))
     .then((results) => (results || []).map((r) => ({ frameId: r.frameId, result: r.result })));
 }

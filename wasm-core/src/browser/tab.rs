@@ -20,6 +20,9 @@ thread_local! {
 
 /// Upper bound for a page to finish loading after a navigation (then we observe anyway).
 const LOAD_WAIT_MS: f64 = 10_000.0;
+/// Upper bound before reading a page that is still loading: real pages often keep a tracker
+/// or an ad loading for ever, and what has rendered is worth reading.
+const OBSERVE_WAIT_MS: f64 = 3_000.0;
 
 /// One browser tab (the agent may move to another with open/switch/close tab).
 pub struct TabPage {
@@ -104,10 +107,10 @@ impl TabPage {
         serde_wasm_bindgen::from_value(value).map_err(|e| format!("bad tabs: {e}"))
     }
 
-    /// Waits (bounded) until the tab has finished loading.
-    async fn settle(&self) {
+    /// Waits (at most `limit_ms`) until the tab has finished loading.
+    async fn settle(&self, limit_ms: f64) {
         let started = js_sys::Date::now();
-        while js_sys::Date::now() - started < LOAD_WAIT_MS {
+        while js_sys::Date::now() - started < limit_ms {
             match self.tab(self.tab_id()).await {
                 Ok(tab) if tab.status == "complete" => return,
                 Err(_) => return,
@@ -132,7 +135,7 @@ impl TabPage {
     }
 
     async fn observe_frames(&self) -> Result<Observation, String> {
-        self.settle().await;
+        self.settle(OBSERVE_WAIT_MS).await;
         let msg = to_js(&ContentRequest::Observe)?;
         let replies = JsFuture::from(chrome::run_in_frames(self.tab_id(), &msg))
             .await
@@ -255,7 +258,7 @@ impl TabPage {
             self.notice_effects(&before, &before_ids, &mut outcome).await;
         }
         if outcome.navigated {
-            self.settle().await;
+            self.settle(LOAD_WAIT_MS).await;
         }
         Ok(outcome)
     }

@@ -36,6 +36,11 @@ extern "C" {
     fn check_visibility(this: &Checkable, options: &JsValue) -> bool;
 }
 
+/// Deepest element nesting walked one by one. wasm has no stack guard: a page of thousands of
+/// unclosed `<span>`s would overflow the stack and corrupt memory, so deeper content is read
+/// as plain text.
+const MAX_DEPTH: u32 = 192;
+
 /// Longest text line kept; the rest is for `extract`.
 const MAX_TEXT: usize = 500;
 
@@ -99,6 +104,8 @@ struct Walker {
     visited: u32,
     /// Inside a label of a listed control: its text is the control's name, not repeated.
     mute: u32,
+    /// Current element nesting.
+    depth: u32,
 }
 
 const SKIPPED: &[&str] = &[
@@ -165,12 +172,25 @@ impl Walker {
             visibility_options: options.into(),
             visited: 0,
             mute: 0,
+            depth: 0,
         }
     }
 
     /// Walks the rendered children: a shadow root's when there is one, a slot's assigned
     /// nodes, else the light DOM children.
     fn walk_children(&mut self, parent: &Element, pointer: bool) {
+        if self.depth >= MAX_DEPTH {
+            if self.mute == 0 {
+                self.text.push_str(&parent.text_content().unwrap_or_default());
+            }
+            return;
+        }
+        self.depth += 1;
+        self.walk_rendered(parent, pointer);
+        self.depth -= 1;
+    }
+
+    fn walk_rendered(&mut self, parent: &Element, pointer: bool) {
         if let Some(shadow) = parent.shadow_root() {
             return self.walk_list(shadow.first_child(), pointer);
         }

@@ -15,7 +15,7 @@ pub(super) fn markdown(root: Option<&Element>) -> String {
         None => web_sys::window().and_then(|w| w.document()).and_then(|d| d.body()).map(Into::into),
     };
     let Some(body) = body else { return String::new() };
-    let mut out = Markdown { text: String::new(), line: String::new() };
+    let mut out = Markdown { text: String::new(), line: String::new(), depth: 0 };
     out.children(&body);
     out.block();
     let text = out.text.trim().to_owned();
@@ -31,6 +31,8 @@ pub(super) fn markdown(root: Option<&Element>) -> String {
 struct Markdown {
     text: String,
     line: String,
+    /// Nesting, bounded like the observation walker's (wasm has no stack guard).
+    depth: u32,
 }
 
 impl Markdown {
@@ -44,6 +46,16 @@ impl Markdown {
     }
 
     fn children(&mut self, el: &Element) {
+        if self.depth >= 192 {
+            self.line.push_str(&el.text_content().unwrap_or_default());
+            return;
+        }
+        self.depth += 1;
+        self.children_inner(el);
+        self.depth -= 1;
+    }
+
+    fn children_inner(&mut self, el: &Element) {
         let first = match el.shadow_root() {
             Some(shadow) => shadow.first_child(),
             None => el.first_child(),
