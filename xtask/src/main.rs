@@ -31,7 +31,9 @@ fn main() -> Result<()> {
         Some("bench") if args.get(1).map(String::as_str) == Some("dom") => bench_dom::dom(),
         Some("run") => run::run(flag("--headless")),
         Some("help") | None => {
-            println!("usage: cargo xtask <setup|build [--release]|test|bench dom|run [--headless]>");
+            println!(
+                "usage: cargo xtask <setup|build [--release]|test|bench dom|run [--headless]>"
+            );
             Ok(())
         }
         Some(other) => bail!("unknown xtask command `{other}`; try `cargo xtask help`"),

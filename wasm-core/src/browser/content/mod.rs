@@ -19,6 +19,13 @@ use wasm_bindgen::prelude::*;
 /// Handles one request from the service worker; `engine` says which build is running.
 #[wasm_bindgen]
 pub fn content_handle(msg: JsValue, engine: String) -> Result<JsValue, JsValue> {
+    static HOOK: std::sync::Once = std::sync::Once::new();
+    // A panic aborts (wasm profile): say why on the page's console first.
+    HOOK.call_once(|| {
+        std::panic::set_hook(Box::new(|info| {
+            web_sys::console::error_1(&format!("waymark content script: {info}").into());
+        }))
+    });
     let request: ContentRequest = serde_wasm_bindgen::from_value(msg)
         .map_err(|e| super::js_error(format!("bad request to the content script: {e}")))?;
     let reply = match request {
