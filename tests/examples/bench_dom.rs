@@ -16,7 +16,7 @@ use waymark_tests::chromium::{Browser, LaunchOptions, Page};
 use waymark_tests::fixture_server::FixtureServer;
 use waymark_tests::paths::{self, TempProfile};
 
-const RUNS: u32 = 7;
+const RUNS: u32 = 5;
 const BOUND: Duration = Duration::from_secs(60);
 
 struct PageResult {

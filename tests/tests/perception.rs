@@ -21,7 +21,7 @@ fn the_zoo_is_observed_as_the_model_needs_it() {
         "# Account form",
         "Fields marked * are required.",
         "] textbox \"Full name *\" value=\"Grace\" required",
-        "] textbox \"Email address\" value=\"\"",
+        "] textbox \"Email address\"\n",
         "] textbox \"Bio\" value=\"Hello\"",
         "] checkbox \"Newsletter\" checked",
         "] radio \"Free\" checked",

@@ -128,11 +128,16 @@ fn wasm2js(extension_dir: &Path) -> Result<PathBuf> {
     run(Command::new(util::binaryen_bin("wasm2js")).arg(&lowered).args(["-Oz", "-o"]).arg(&js))?;
     std::fs::remove_file(&bg).with_context(|| format!("removing {}", bg.display()))?;
     // wasm2js grows memory by replacing its ArrayBuffer without detaching the old one; the
-    // glue's "is my view stale?" check (`byteLength === 0`) would keep writing to the old one.
+    // glue's "is my view stale?" checks (`byteLength === 0`, `detached`) would keep writing to
+    // the old one and corrupt the heap (seen as dlmalloc assertions on big pages).
     let bg_glue = out_dir.join("waymark_core_bg.js");
     let patched = std::fs::read_to_string(&bg_glue)
         .with_context(|| format!("reading {}", bg_glue.display()))?
-        .replace("Memory0.byteLength === 0", "Memory0.buffer !== wasm.memory.buffer");
+        .replace("Memory0.byteLength === 0", "Memory0.buffer !== wasm.memory.buffer")
+        .replace(
+            "cachedDataViewMemory0.buffer.detached === true",
+            "cachedDataViewMemory0.buffer !== wasm.memory.buffer",
+        );
     std::fs::write(&bg_glue, patched).with_context(|| format!("writing {}", bg_glue.display()))?;
     let entry = out_dir.join("waymark_core.js");
     let glue = std::fs::read_to_string(&entry)

@@ -21,7 +21,7 @@
 //! [6] link "Terms"                                        link
 //! [7] clickable "Card 3"                                  made clickable by script only
 //! [frame f5 http://127.0.0.1:9090/pay.html]               an iframe's content begins
-//! [f5:1] textbox "Card holder" value=""                   element in frame 5: ref `f5:1`
+//! [f5:1] textbox "Card holder"                            element in frame 5 (ref `f5:1`), empty
 //! [/frame f5]                                             and ends
 //! (23 elements, 40 text lines below: scroll down or use find)
 //! </page_content id=7f3a…>

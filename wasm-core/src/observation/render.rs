@@ -172,7 +172,7 @@ impl Element {
     pub fn line(&self) -> String {
         let mut out = String::with_capacity(24 + self.name.len());
         let _ = write!(out, "[{}] {} {:?}", self.ref_id, self.role, clean(&self.name));
-        if let Some(value) = &self.value {
+        if let Some(value) = self.value.as_deref().filter(|v| !v.is_empty()) {
             let _ = write!(out, " value={:?}", clean(value));
         }
         for state in &self.states {

@@ -32,7 +32,7 @@ fn prompt_lists_text_and_elements_in_order() {
     assert_eq!(
         text,
         "page: Form — http://x/form\n<page_content id=n1>\n# Sign up\n\
-         [1] textbox \"Name\" value=\"\" required\n[2] button \"Save\"\n</page_content id=n1>"
+         [1] textbox \"Name\" required\n[2] button \"Save\"\n</page_content id=n1>"
     );
 }
 

@@ -10,7 +10,7 @@ use web_sys::{
 };
 
 /// Longest accessible name kept.
-const MAX_NAME: usize = 80;
+const MAX_NAME: usize = 60;
 /// Options of a select listed before `+N`.
 const MAX_OPTIONS: usize = 12;
 
@@ -250,7 +250,7 @@ fn raw_name(el: &Element, tag: &str) -> String {
         }
     }
     if !field {
-        if let Some(text) = non_empty(el.text_content()) {
+        if let Some(text) = non_empty(Some(content_text(el))) {
             return text;
         }
         if let Ok(Some(inner)) = el.query_selector("img[alt], [aria-label], svg title") {
@@ -271,6 +271,25 @@ fn raw_name(el: &Element, tag: &str) -> String {
         return non_empty(el.get_attribute("name")).unwrap_or_default();
     }
     String::new()
+}
+
+/// The element's text, but without reading all of a huge subtree: script-made clickable
+/// containers can hold a whole feed, and `textContent` of each would make the walk quadratic.
+fn content_text(el: &Element) -> String {
+    if el.child_element_count() <= 8 {
+        return el.text_content().unwrap_or_default();
+    }
+    let mut text = String::new();
+    let mut child = el.first_child();
+    while let Some(node) = child {
+        text.push_str(&node.text_content().unwrap_or_default());
+        text.push(' ');
+        if text.trim().len() > MAX_NAME * 2 {
+            break;
+        }
+        child = node.next_sibling();
+    }
+    text
 }
 
 fn labels_text(el: &Element) -> Option<String> {
