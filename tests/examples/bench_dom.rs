@@ -70,17 +70,26 @@ impl Bench {
 
     fn measure(&self, url: &str) -> Result<Value> {
         self.tab_page.navigate(url)?;
-        let request = json!({"op": "content", "frame": 0, "request": {"op": "measure", "runs": RUNS}});
+        let request =
+            json!({"op": "content", "frame": 0, "request": {"op": "measure", "runs": RUNS}});
         self.sw.eval_timeout(&format!("waymarkPageRequest({}, {request})", self.tab), BOUND)
     }
 }
 
-fn run_pages(bench: &Bench, site: &FixtureServer, ids: &[String], bpe: &tiktoken_rs::CoreBPE) -> Vec<PageResult> {
+fn run_pages(
+    bench: &Bench,
+    site: &FixtureServer,
+    ids: &[String],
+    bpe: &tiktoken_rs::CoreBPE,
+) -> Vec<PageResult> {
     let mut out = Vec::new();
     for id in ids {
         match bench.measure(&site.url(&format!("/{id}"))) {
             Ok(m) => {
-                let mut runs: Vec<f64> = m["runs_ms"].as_array().map(|a| a.iter().filter_map(Value::as_f64).collect()).unwrap_or_default();
+                let mut runs: Vec<f64> = m["runs_ms"]
+                    .as_array()
+                    .map(|a| a.iter().filter_map(Value::as_f64).collect())
+                    .unwrap_or_default();
                 if runs.len() > 1 {
                     runs.remove(0); // cold run (first walk after load)
                 }
@@ -129,7 +138,22 @@ fn summary(report: &mut String, label: &str, results: &[PageResult]) {
 
 /// Interactive elements in a reference tool's output (ARIA snapshot roles, or `[N]` indices).
 fn reference_counts(dir: &Path, bpe: &tiktoken_rs::CoreBPE) -> String {
-    const ROLES: &[&str] = &["link", "button", "textbox", "checkbox", "radio", "combobox", "tab", "menuitem", "option", "switch", "slider", "searchbox", "spinbutton", "listbox"];
+    const ROLES: &[&str] = &[
+        "link",
+        "button",
+        "textbox",
+        "checkbox",
+        "radio",
+        "combobox",
+        "tab",
+        "menuitem",
+        "option",
+        "switch",
+        "slider",
+        "searchbox",
+        "spinbutton",
+        "listbox",
+    ];
     let mut out = String::new();
     let Ok(entries) = std::fs::read_dir(dir) else { return out };
     let mut names: Vec<PathBuf> = entries.filter_map(|e| e.ok().map(|e| e.path())).collect();
@@ -138,15 +162,23 @@ fn reference_counts(dir: &Path, bpe: &tiktoken_rs::CoreBPE) -> String {
         let name = page.file_name().and_then(|n| n.to_str()).unwrap_or_default().to_owned();
         let read = |f: &str| std::fs::read_to_string(page.join(f)).unwrap_or_default();
         let aria = read("pw_aria.txt");
-        let aria_n = aria.lines().filter(|l| {
-            let t = l.trim_start().trim_start_matches("- ");
-            ROLES.iter().any(|r| t.starts_with(&format!("{r} ")) || t.starts_with(&format!("{r}:")) || t == *r)
-        }).count();
+        let aria_n = aria
+            .lines()
+            .filter(|l| {
+                let t = l.trim_start().trim_start_matches("- ");
+                ROLES.iter().any(|r| {
+                    t.starts_with(&format!("{r} ")) || t.starts_with(&format!("{r}:")) || t == *r
+                })
+            })
+            .count();
         let bu = read("bu05_full.txt");
         let bu_n = bu
             .split('[')
             .skip(1)
-            .filter(|part| part.split_once("]<").is_some_and(|(n, _)| !n.is_empty() && n.bytes().all(|b| b.is_ascii_digit())))
+            .filter(|part| {
+                part.split_once("]<")
+                    .is_some_and(|(n, _)| !n.is_empty() && n.bytes().all(|b| b.is_ascii_digit()))
+            })
             .count();
         let _ = writeln!(
             out,
@@ -159,10 +191,15 @@ fn reference_counts(dir: &Path, bpe: &tiktoken_rs::CoreBPE) -> String {
 }
 
 fn main() -> Result<()> {
-    let corpus = std::env::var_os("WAYMARK_DOM_CORPUS").map(PathBuf::from).unwrap_or_else(|| PathBuf::from("/work/shared/dom-corpus"));
+    let corpus = std::env::var_os("WAYMARK_DOM_CORPUS")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| PathBuf::from("/work/shared/dom-corpus"));
     let samples = corpus.with_file_name("dom-bench-samples");
-    let manifest: Vec<Value> = serde_json::from_str(&std::fs::read_to_string(corpus.join("manifest.json")).context("corpus manifest")?)?;
-    let corpus_ids: Vec<String> = manifest.iter().filter_map(|e| e["id"].as_str().map(str::to_owned)).collect();
+    let manifest: Vec<Value> = serde_json::from_str(
+        &std::fs::read_to_string(corpus.join("manifest.json")).context("corpus manifest")?,
+    )?;
+    let corpus_ids: Vec<String> =
+        manifest.iter().filter_map(|e| e["id"].as_str().map(str::to_owned)).collect();
     let zoo_dir = paths::fixtures_dir().join("zoo");
     let mut zoo_ids: Vec<String> = std::fs::read_dir(&zoo_dir)?
         .filter_map(|e| e.ok()?.file_name().into_string().ok())
@@ -174,8 +211,15 @@ fn main() -> Result<()> {
 
     let mut report = String::new();
     let _ = writeln!(report, "## DOM observation (`cargo xtask bench dom`)\n");
-    let _ = writeln!(report, "Time from request to serialised whole-page observation inside the page (walk + serialise, no token budget), median of {} warm runs per page, then across pages. µs/element: DOM elements visited, pages with ≥ 300. Tokens: o200k of the whole-page serialisation.\n", RUNS - 1);
-    let _ = writeln!(report, "| build / pages | n | median | p90 | p95 | worst | µs per element (300+) | tokens per interactive element (median) | interactive elements |");
+    let _ = writeln!(
+        report,
+        "Time from request to serialised whole-page observation inside the page (walk + serialise, no token budget), median of {} warm runs per page, then across pages. µs/element: DOM elements visited, pages with ≥ 300. Tokens: o200k of the whole-page serialisation.\n",
+        RUNS - 1
+    );
+    let _ = writeln!(
+        report,
+        "| build / pages | n | median | p90 | p95 | worst | µs per element (300+) | tokens per interactive element (median) | interactive elements |"
+    );
     let _ = writeln!(report, "|---|---|---|---|---|---|---|---|---|");
     let started = Instant::now();
     let corpus_site = FixtureServer::builder(&corpus).start()?;
@@ -184,24 +228,38 @@ fn main() -> Result<()> {
     let zoo_wasm = run_pages(&bench, &zoo_site, &zoo_ids, &bpe);
     summary(&mut report, "wasm, corpus", &corpus_wasm);
     summary(&mut report, "wasm, zoo", &zoo_wasm);
-    let all: Vec<PageResult> = corpus_wasm.iter().chain(&zoo_wasm).map(|r| PageResult { id: r.id.clone(), ..*r }).collect();
+    let all: Vec<PageResult> = corpus_wasm
+        .iter()
+        .chain(&zoo_wasm)
+        .map(|r| PageResult { id: r.id.clone(), ..*r })
+        .collect();
     summary(&mut report, "wasm, all", &all);
-    let strict = |dir: &Path| FixtureServer::builder(dir).with_header("/", "Content-Security-Policy", "script-src 'self' 'unsafe-inline'").start();
+    let strict = |dir: &Path| {
+        FixtureServer::builder(dir)
+            .with_header("/", "Content-Security-Policy", "script-src 'self' 'unsafe-inline'")
+            .start()
+    };
     let corpus_js = run_pages(&bench, &strict(&corpus)?, &corpus_ids, &bpe);
     let zoo_js = run_pages(&bench, &strict(&zoo_dir)?, &zoo_ids, &bpe);
-    let all_js: Vec<PageResult> = corpus_js.iter().chain(&zoo_js).map(|r| PageResult { id: r.id.clone(), ..*r }).collect();
+    let all_js: Vec<PageResult> =
+        corpus_js.iter().chain(&zoo_js).map(|r| PageResult { id: r.id.clone(), ..*r }).collect();
     summary(&mut report, "wasm2js, all", &all_js);
     eprintln!("measured in {:.0?}", started.elapsed());
 
     // Per-page figures for the pages the reference tools were sampled on.
     let _ = writeln!(report, "\n### Against the reference tools (pages of dom-bench-samples)\n");
-    let _ = writeln!(report, "| page | Waymark tokens / interactive | Playwright ARIA snapshot tokens / interactive | browser-use 0.5 tokens / interactive |");
+    let _ = writeln!(
+        report,
+        "| page | Waymark tokens / interactive | Playwright ARIA snapshot tokens / interactive | browser-use 0.5 tokens / interactive |"
+    );
     let _ = writeln!(report, "|---|---|---|---|");
     let refs = reference_counts(&samples, &bpe);
     for line in refs.lines() {
-        let name = line.trim_start_matches("| ").split(" |").next().unwrap_or_default().replace("__", "/");
+        let name =
+            line.trim_start_matches("| ").split(" |").next().unwrap_or_default().replace("__", "/");
         let ours = corpus_wasm.iter().find(|r| r.id == name);
-        let ours = ours.map(|r| format!("{} / {}", r.tokens, r.elements)).unwrap_or_else(|| "-".into());
+        let ours =
+            ours.map(|r| format!("{} / {}", r.tokens, r.elements)).unwrap_or_else(|| "-".into());
         let rest = line.split_once(" | ").map(|x| x.1).unwrap_or_default();
         let _ = writeln!(report, "| {name} | {ours} | {rest}");
     }
@@ -211,11 +269,18 @@ fn main() -> Result<()> {
     let bytes = std::fs::read(&wasm).context("built wasm")?;
     let gz = {
         use std::io::Write;
-        let mut child = std::process::Command::new("gzip").arg("-9c").stdin(std::process::Stdio::piped()).stdout(std::process::Stdio::piped()).spawn()?;
+        let mut child = std::process::Command::new("gzip")
+            .arg("-9c")
+            .stdin(std::process::Stdio::piped())
+            .stdout(std::process::Stdio::piped())
+            .spawn()?;
         child.stdin.take().context("stdin")?.write_all(&bytes)?;
         child.wait_with_output()?.stdout.len()
     };
-    let js_size = std::fs::metadata(paths::extension_dir().join("pkg-wasm2js/waymark_core_bg.wasm.js")).map(|m| m.len()).unwrap_or(0);
+    let js_size =
+        std::fs::metadata(paths::extension_dir().join("pkg-wasm2js/waymark_core_bg.wasm.js"))
+            .map(|m| m.len())
+            .unwrap_or(0);
     bench.tab_page.navigate(&zoo_site.url("/forms.html"))?;
     let instantiate = bench.tab_page.eval(
         "(async () => { const r = await fetch(URL_PLACEHOLDER); const buf = await r.arrayBuffer(); \
@@ -228,21 +293,47 @@ fn main() -> Result<()> {
     let first_request = {
         bench.tab_page.navigate(&zoo_site.url("/react.html"))?;
         let probe = json!({"op": "content", "frame": 0, "request": {"op": "probe"}});
-        let js = format!("(async () => {{ const t = performance.now(); await waymarkPageRequest({}, {probe}); const a = performance.now() - t; const t2 = performance.now(); await waymarkPageRequest({}, {probe}); return [a, performance.now() - t2]; }})()", bench.tab, bench.tab);
+        let js = format!(
+            "(async () => {{ const t = performance.now(); await waymarkPageRequest({}, {probe}); const a = performance.now() - t; const t2 = performance.now(); await waymarkPageRequest({}, {probe}); return [a, performance.now() - t2]; }})()",
+            bench.tab, bench.tab
+        );
         bench.sw.eval_timeout(&js, BOUND)?
     };
     let _ = writeln!(report, "\n### Content script size and start-up\n");
     let _ = writeln!(report, "| what | value |\n|---|---|");
-    let _ = writeln!(report, "| wasm (content script = whole core) | {} KiB, {} KiB gzipped |", bytes.len() / 1024, gz / 1024);
+    let _ = writeln!(
+        report,
+        "| wasm (content script = whole core) | {} KiB, {} KiB gzipped |",
+        bytes.len() / 1024,
+        gz / 1024
+    );
     let _ = writeln!(report, "| wasm2js fallback | {} KiB |", js_size / 1024);
-    let _ = writeln!(report, "| WebAssembly.compile in a page (median of 5) | {} ms |", instantiate.map(|v| format!("{:.1}", v.as_f64().unwrap_or(-1.0))).unwrap_or_else(|e| format!("n/a: {e}")));
-    let _ = writeln!(report, "| first request on a fresh page (inject + load + instantiate + probe) vs next request | {:.1} ms vs {:.1} ms |", first_request[0].as_f64().unwrap_or(-1.0), first_request[1].as_f64().unwrap_or(-1.0));
+    let _ = writeln!(
+        report,
+        "| WebAssembly.compile in a page (median of 5) | {} ms |",
+        instantiate
+            .map(|v| format!("{:.1}", v.as_f64().unwrap_or(-1.0)))
+            .unwrap_or_else(|e| format!("n/a: {e}"))
+    );
+    let _ = writeln!(
+        report,
+        "| first request on a fresh page (inject + load + instantiate + probe) vs next request | {:.1} ms vs {:.1} ms |",
+        first_request[0].as_f64().unwrap_or(-1.0),
+        first_request[1].as_f64().unwrap_or(-1.0)
+    );
 
-    let _ = writeln!(report, "\n### Slowest pages (wasm)\n\n| page | ms | DOM elements | interactive | tokens |\n|---|---|---|---|---|");
+    let _ = writeln!(
+        report,
+        "\n### Slowest pages (wasm)\n\n| page | ms | DOM elements | interactive | tokens |\n|---|---|---|---|---|"
+    );
     let mut slow: Vec<&PageResult> = all.iter().collect();
     slow.sort_by(|a, b| b.median_ms.total_cmp(&a.median_ms));
     for r in slow.iter().take(8) {
-        let _ = writeln!(report, "| {} | {:.1} | {} | {} | {} |", r.id, r.median_ms, r.visited, r.elements, r.tokens);
+        let _ = writeln!(
+            report,
+            "| {} | {:.1} | {} | {} | {} |",
+            r.id, r.median_ms, r.visited, r.elements, r.tokens
+        );
     }
     println!("{report}");
     let out = paths::target_dir().join("bench-dom.md");

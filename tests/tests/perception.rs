@@ -72,7 +72,12 @@ fn the_zoo_is_observed_as_the_model_needs_it() {
     // Shadow DOM: open shadow roots and slotted content are read.
     let (_page, tab) = zoo.open("/shadow.html").expect("shadow");
     let (text, _) = zoo.observe(tab).expect("observe shadow");
-    for line in ["## Slotted title", "Inside the shadow root", "] textbox \"Shadow query\"", "] button \"Shadow button\""] {
+    for line in [
+        "## Slotted title",
+        "Inside the shadow root",
+        "] textbox \"Shadow query\"",
+        "] button \"Shadow button\"",
+    ] {
         assert!(text.contains(line), "missing {line:?}:\n{text}");
     }
 
@@ -92,7 +97,8 @@ fn the_zoo_is_observed_as_the_model_needs_it() {
     let (small, _) = zoo.observe_budget(tab, 120).expect("observe with budget");
     assert!(small.contains("Result item 1\""), "{small}");
     assert!(!small.contains("Result item 20\""), "{small}");
-    let summary = small.lines().find(|l| l.contains("below: scroll down or use find")).expect("summary");
+    let summary =
+        small.lines().find(|l| l.contains("below: scroll down or use find")).expect("summary");
     assert!(summary.starts_with('(') && !summary.starts_with("(0 elements"), "{small}");
 
     // Strict CSP: the wasm2js build reads the page.

@@ -23,7 +23,10 @@ fn ref_of(page: &str, role: &str, name: &str) -> Option<Value> {
 fn frame_filler(req: &RecordedRequest) -> ScriptedReply {
     let page = message_text(&req.body, 1);
     if page.contains("Cross clicked: far") {
-        return ScriptedReply::tool_call("done", json!({"answer": "Clicked in the frame.", "success": true}));
+        return ScriptedReply::tool_call(
+            "done",
+            json!({"answer": "Clicked in the frame.", "success": true}),
+        );
     }
     let (Some(field), Some(button)) =
         (ref_of(&page, "textbox", "Cross field"), ref_of(&page, "button", "Cross button"))
@@ -40,9 +43,11 @@ fn frame_filler(req: &RecordedRequest) -> ScriptedReply {
 fn the_model_acts_inside_a_cross_origin_frame_with_qualified_refs() {
     let Some(extension) = built_extension() else { return };
     let other = zoo();
-    let port = other.url("/").trim_end_matches('/').rsplit(':').next().unwrap_or_default().to_owned();
+    let port =
+        other.url("/").trim_end_matches('/').rsplit(':').next().unwrap_or_default().to_owned();
     let llm = ScriptedLlm::start(frame_filler).expect("scripted LLM");
-    let wm = Waymark::launch(&extension, Setup { llm: &llm, install_host: true, site: zoo() }).expect("launch");
+    let wm = Waymark::launch(&extension, Setup { llm: &llm, install_host: true, site: zoo() })
+        .expect("launch");
     let _page = wm.open(&format!("/frames.html?other={port}")).expect("open frames");
     let panel = wm.panel().expect("panel");
     panel.wait_text("host-status", "t.includes('connected')").expect("host connects");
@@ -57,7 +62,9 @@ fn the_model_acts_inside_a_cross_origin_frame_with_qualified_refs() {
     let requests = llm.requests();
     let tools: Vec<&str> = requests[0].body["tools"]
         .as_array()
-        .map(|t| t.iter().filter_map(|t| t.pointer("/function/name").and_then(Value::as_str)).collect())
+        .map(|t| {
+            t.iter().filter_map(|t| t.pointer("/function/name").and_then(Value::as_str)).collect()
+        })
         .unwrap_or_default();
     assert_eq!(tools, waymark_core::action::Action::TOOL_NAMES);
     let first = message_text(&requests[0].body, 1);

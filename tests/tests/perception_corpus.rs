@@ -12,14 +12,6 @@ use waymark_tests::fixture_server::FixtureServer;
 
 const CANARY: &str = "pw-canary-7731";
 
-/// Pages known to fail, with the reason; the test fails if one of them starts passing (remove
-/// it then) or if any other page fails.
-const KNOWN_FAILURES: &[(&str, &str)] = &[(
-    "readability/toc-missing.html",
-    "its meta CSP forces the wasm2js build, whose heap gets corrupted on this page (dlmalloc \
-     assertion `psize >= size + min_overhead`); the wasm build reads it fine",
-)];
-
 fn corpus_dir() -> Option<PathBuf> {
     let dir = std::env::var_os("WAYMARK_DOM_CORPUS")
         .map(PathBuf::from)
@@ -34,9 +26,10 @@ fn every_corpus_page_is_observed_without_secrets() {
         eprintln!("SKIPPED: no DOM corpus");
         return;
     };
-    let manifest: Vec<Value> =
-        serde_json::from_str(&std::fs::read_to_string(dir.join("manifest.json")).expect("manifest"))
-            .expect("manifest json");
+    let manifest: Vec<Value> = serde_json::from_str(
+        &std::fs::read_to_string(dir.join("manifest.json")).expect("manifest"),
+    )
+    .expect("manifest json");
     let site = FixtureServer::builder(&dir).start().expect("corpus server");
     let zoo = Zoo::launch_serving(&extension, site).expect("launch");
     let first = manifest.first().and_then(|e| e["id"].as_str()).expect("a page");
@@ -50,9 +43,16 @@ fn every_corpus_page_is_observed_without_secrets() {
     let mut failures: Vec<String> = Vec::new();
     let mut elements = 0;
     // WAYMARK_CORPUS_LIMIT=N checks only the first N pages (quick local iterations).
-    let limit = std::env::var("WAYMARK_CORPUS_LIMIT").ok().and_then(|n| n.parse().ok()).unwrap_or(usize::MAX);
+    let limit = std::env::var("WAYMARK_CORPUS_LIMIT")
+        .ok()
+        .and_then(|n| n.parse().ok())
+        .unwrap_or(usize::MAX);
     let only = std::env::var("WAYMARK_CORPUS_ONLY").unwrap_or_default();
-    for entry in manifest.iter().filter(|e| e["id"].as_str().is_some_and(|id| id.contains(&only))).take(limit) {
+    for entry in manifest
+        .iter()
+        .filter(|e| e["id"].as_str().is_some_and(|id| id.contains(&only)))
+        .take(limit)
+    {
         let id = entry["id"].as_str().expect("id");
         let url = zoo.site.url(&format!("/{id}"));
         if let Err(e) = page.navigate(&url) {
@@ -65,25 +65,21 @@ fn every_corpus_page_is_observed_without_secrets() {
                 if text.contains(CANARY) || observation.to_string().contains(CANARY) {
                     failures.push(format!("{id}: the password value leaked"));
                 }
-                if !text.starts_with("page: ") || observation["url"].as_str() != Some(url.as_str()) {
+                if !text.starts_with("page: ") || observation["url"].as_str() != Some(url.as_str())
+                {
                     failures.push(format!("{id}: wrong page: {}", observation["url"]));
                 }
-                elements += text.lines().filter(|l| l.starts_with('[') && !l.starts_with("[frame") && !l.starts_with("[/frame")).count();
+                elements += text
+                    .lines()
+                    .filter(|l| {
+                        l.starts_with('[') && !l.starts_with("[frame") && !l.starts_with("[/frame")
+                    })
+                    .count();
             }
             Err(e) => failures.push(format!("{id}: {e:#}")),
         }
     }
     eprintln!("{} corpus pages observed, {elements} interactive elements", manifest.len());
     assert!(manifest.len() >= 100 || limit < usize::MAX, "the corpus has {} pages", manifest.len());
-    let known = |f: &String| KNOWN_FAILURES.iter().any(|(id, _)| f.starts_with(&format!("{id}:")));
-    let (expected, unexpected): (Vec<String>, Vec<String>) = failures.into_iter().partition(known);
-    assert!(unexpected.is_empty(), "{} pages failed:\n{}", unexpected.len(), unexpected.join("\n"));
-    if only.is_empty() && limit == usize::MAX {
-        for (id, why) in KNOWN_FAILURES {
-            assert!(
-                expected.iter().any(|f| f.starts_with(&format!("{id}:"))),
-                "{id} now passes: remove it from KNOWN_FAILURES ({why})"
-            );
-        }
-    }
+    assert!(failures.is_empty(), "{} pages failed:\n{}", failures.len(), failures.join("\n"));
 }
