@@ -32,6 +32,9 @@ pub struct SearchHit {
     pub score: f32,
 }
 
+/// Documents containing a term, with the term's weight in each.
+type Postings = Vec<(u32, f32)>;
+
 struct Doc {
     session: u32,
     turn: u32,
@@ -48,7 +51,7 @@ pub struct SearchIndex {
     session_ix: HashMap<String, u32>,
     docs: Vec<Doc>,
     by_turn: HashMap<(u32, u32), u32>,
-    terms: BTreeMap<String, Vec<(u32, f32)>>,
+    terms: BTreeMap<String, Postings>,
 }
 
 impl SearchIndex {
@@ -206,7 +209,7 @@ impl SearchIndex {
     fn matching_terms<'a>(
         &'a self,
         word: &'a str,
-    ) -> Box<dyn Iterator<Item = (&'a String, &'a Vec<(u32, f32)>)> + 'a> {
+    ) -> Box<dyn Iterator<Item = (&'a String, &'a Postings)> + 'a> {
         if word.chars().count() < PREFIX_MIN {
             return Box::new(self.terms.get_key_value(word).into_iter());
         }
