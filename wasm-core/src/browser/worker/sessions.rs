@@ -160,7 +160,13 @@ pub(super) fn new_session(w: &Rc<Worker>) {
     if task_running(w) {
         return;
     }
-    *w.session.borrow_mut() = storage::new_session();
+    let fresh = storage::new_session();
+    let id = fresh.id.clone();
+    *w.session.borrow_mut() = fresh;
+    // Remembered as current at once, so a worker restart does not bring the old one back.
+    spawn_local(async move {
+        let _ = storage::set_current(&id).await;
+    });
     let mut state = w.state.borrow_mut();
     state.task = None;
     state.focus = None;
