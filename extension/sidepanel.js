@@ -4,6 +4,7 @@ import { $ } from './panel/dom.js';
 import { renderHost } from './panel/host.js';
 import { renderTask } from './panel/task.js';
 import { renderExport } from './panel/export.js';
+import { bindSessions, renderSessions } from './panel/sessions.js';
 
 const port = chrome.runtime.connect({ name: 'panel' });
 
@@ -12,6 +13,7 @@ port.onMessage.addListener((state) => {
   renderTask(state.task);
   renderExport(state.export);
   document.body.dataset.turns = String(state.turns);
+  renderSessions(state);
 });
 
 $('prompt-form').addEventListener('submit', (event) => {
@@ -26,4 +28,5 @@ $('prompt').addEventListener('keydown', (event) => {
   }
 });
 $('export').addEventListener('click', () => port.postMessage({ type: 'export' }));
+bindSessions((msg) => port.postMessage(msg));
 port.postMessage({ type: 'hello' });

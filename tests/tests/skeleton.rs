@@ -4,7 +4,7 @@
 
 mod common;
 
-use common::{Setup, Waymark, built_extension, find_ref, message_text};
+use common::{Setup, Waymark, built_extension, find_ref, message_text, navigator_requests};
 use waymark_tests::fixture_server::FixtureServer;
 use waymark_tests::llm_server::{RecordedRequest, ScriptedLlm, ScriptedReply};
 use waymark_tests::paths;
@@ -71,7 +71,8 @@ fn run_skeleton(page_path: &str, expect_engine: &str) {
     assert!(progress.contains(&format!("read with {expect_engine}")), "{progress}");
 
     // The model got the observation (and never the password field's value) through the host.
-    let requests = llm.requests();
+    // (The background summary call after the task is not a navigator request.)
+    let requests = navigator_requests(&llm);
     assert_eq!(requests.len(), 2);
     let first = message_text(&requests[0].body, 1);
     assert!(first.contains(TASK), "{first}");
@@ -143,7 +144,7 @@ fn llm_http_500_is_retried_and_the_task_finishes() {
     let panel = wm.panel().expect("panel");
     panel.send(TASK).expect("send");
     assert_eq!(panel.answer().expect("answer"), "Saved the name Ada.");
-    let requests = llm.requests();
+    let requests = navigator_requests(&llm);
     assert_eq!(requests.len(), 3, "one failed call, its retry, and the final call");
     assert_eq!(requests[0].body, requests[1].body, "the retry resends the same request");
     let status = page.eval("document.getElementById('status').textContent").expect("status");
@@ -182,7 +183,8 @@ fn nonsense_model_text_is_reasked_once_then_stopped() {
     let script = |_: &RecordedRequest| ScriptedReply::text("Sure, I will do that right away!");
     let Some((answer, llm)) = run_expecting_nothing_done(script) else { return };
     assert!(answer.contains("could not be understood"), "{answer}");
-    assert_eq!(llm.request_count(), 2, "one re-ask, then stop");
-    let reask = message_text(&llm.requests()[1].body, 1);
+    let requests = navigator_requests(&llm);
+    assert_eq!(requests.len(), 2, "one re-ask, then stop");
+    let reask = message_text(&requests[1].body, 1);
     assert!(reask.contains("previous answer could not be used"), "{reask}");
 }

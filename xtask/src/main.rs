@@ -8,6 +8,7 @@
 //! * `run` = setup + build (release) + host install into a dedicated profile + Chromium
 //!   with the extension on a demo page.
 
+mod bench_sessions;
 mod build;
 mod demo_server;
 mod run;
@@ -26,6 +27,7 @@ fn main() -> Result<()> {
             build::all(build::Options { release: flag("--release") }).map(|_| ())
         }
         Some("test") => run::test(),
+        Some("bench") if args.get(1).is_some_and(|a| a == "sessions") => bench_sessions::run(),
         Some("run") => run::run(flag("--headless")),
         Some("help") | None => {
             println!("usage: cargo xtask <setup|build [--release]|test|run [--headless]>");

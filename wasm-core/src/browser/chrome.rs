@@ -23,6 +23,10 @@ export function extension_version() {
 export function extension_id() {
   return chrome.runtime.id;
 }
+export function storage_keys() {
+  const local = chrome.storage.local;
+  return local.getKeys ? local.getKeys() : local.get(null).then((all) => Object.keys(all));
+}
 "#)]
 extern "C" {
     /// Injects the content script (idempotent) and hands it one request; resolves to its reply.
@@ -40,6 +44,11 @@ extern "C" {
     /// This extension's id.
     #[wasm_bindgen(js_name = extension_id)]
     pub fn extension_id() -> String;
+
+    /// Every key in `chrome.storage.local` (`getKeys`, or the keys of `get(null)` before
+    /// Chrome 130): the session list reads only the small headers.
+    #[wasm_bindgen(js_name = storage_keys)]
+    pub fn storage_keys() -> js_sys::Promise;
 }
 
 #[wasm_bindgen]
@@ -86,6 +95,10 @@ extern "C" {
     /// `chrome.storage.local.set(items)`.
     #[wasm_bindgen(js_namespace = ["chrome", "storage", "local"], js_name = set)]
     pub fn storage_set(items: &JsValue) -> js_sys::Promise;
+
+    /// `chrome.storage.local.remove(keys)`.
+    #[wasm_bindgen(js_namespace = ["chrome", "storage", "local"], js_name = remove)]
+    pub fn storage_remove(keys: &JsValue) -> js_sys::Promise;
 
     /// `chrome.storage.local.get(keys)`.
     #[wasm_bindgen(js_namespace = ["chrome", "storage", "local"], js_name = get)]

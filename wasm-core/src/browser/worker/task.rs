@@ -1,10 +1,10 @@
 //! Running one task: picks the tab, drives the agent loop, records the turn.
 
 use super::env::BrowserEnv;
-use super::{Worker, chrome, storage};
-use crate::agent::{self, Env, TaskEvent, TaskEvents};
+use super::{Worker, chrome, sessions};
+use crate::agent::{self, TaskEvent, TaskEvents};
 use crate::browser::tab::TabPage;
-use crate::session::TaskRecord;
+use crate::session;
 use crate::tabs::{TabInfo, pick_target_tab};
 use std::rc::Rc;
 use wasm_bindgen_futures::JsFuture;
@@ -38,15 +38,12 @@ pub(super) async fn run(w: Rc<Worker>, prompt: String) {
         let _ = w.host.hello().await;
     }
     let page = TabPage { tab_id };
+    // The session context (earlier tasks' findings) goes first, then "New task: …".
+    let context = session::build_context(&w.session.borrow().records);
+    let task = session::task_with_context(&context, &prompt);
     let outcome =
-        agent::run_task(&prompt, agent::DEFAULT_MAX_STEPS, &w.host, &page, &BrowserEnv, &w).await;
-    let turn = w.session.borrow().records.len() as u32 + 1;
-    let record = TaskRecord::from_outcome(turn, &prompt, &outcome, BrowserEnv.now_ms());
-    w.session.borrow_mut().records.push(record.clone());
-    w.state.borrow_mut().turns = turn;
-    w.broadcast();
-    let session = w.session.borrow().clone();
-    let _ = storage::save_turn(&session, &record).await;
+        agent::run_task(&task, agent::DEFAULT_MAX_STEPS, &w.host, &page, &BrowserEnv, &w).await;
+    sessions::record_task(&w, &prompt, &outcome).await;
 }
 
 async fn target_tab() -> Option<i32> {
