@@ -7,7 +7,7 @@ use std::process::ExitCode;
 use anyhow::{Context, bail};
 use clap::{Args, Parser, Subcommand, ValueEnum};
 
-use crate::config::{self, ConfigFile, load_file, save_file};
+use crate::config::{self, load_file, save_file, set_key};
 use crate::doctor::{self, DoctorOptions};
 use crate::install::{self, ALL_BROWSERS, Target};
 
@@ -233,37 +233,6 @@ fn config_cmd(action: ConfigAction) -> anyhow::Result<ExitCode> {
     Ok(ExitCode::SUCCESS)
 }
 
-/// Sets (or with `None` removes) one setting by its dotted name.
-pub fn set_key(file: &mut ConfigFile, key: &str, value: Option<String>) -> anyhow::Result<()> {
-    fn num<T: std::str::FromStr>(key: &str, v: Option<String>) -> anyhow::Result<Option<T>> {
-        v.map(|s| {
-            s.parse::<T>().map_err(|_| anyhow::anyhow!("{key} needs a whole number, got {s:?}"))
-        })
-        .transpose()
-    }
-    let llm = &mut file.llm;
-    match key {
-        "llm.provider" => {
-            if let Some(p) = &value
-                && config::ProviderKind::parse(p).is_none()
-            {
-                bail!("llm.provider must be openai or anthropic");
-            }
-            llm.provider = value;
-        }
-        "llm.base_url" => llm.base_url = value,
-        "llm.model" => llm.model = value,
-        "llm.api_key" => llm.api_key = value,
-        "llm.retry_base_ms" => llm.retry_base_ms = num(key, value)?,
-        "llm.idle_timeout_secs" => llm.idle_timeout_secs = num(key, value)?,
-        "llm.request_timeout_secs" => llm.request_timeout_secs = num(key, value)?,
-        "llm.max_concurrent" => llm.max_concurrent = num(key, value)?,
-        "export_dir" => file.export_dir = value.map(PathBuf::from),
-        other => bail!("unknown setting {other:?}; see `waymark-host config set --help`"),
-    }
-    Ok(())
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -279,18 +248,5 @@ mod tests {
             Command::Install(TargetArgs { browser: Some(BrowserArg::All), .. })
         ));
         assert!(Cli::try_parse_from(["waymark-host", "install", "--browser", "firefox"]).is_err());
-    }
-
-    #[test]
-    fn set_key_validates() {
-        let mut f = ConfigFile::default();
-        set_key(&mut f, "llm.model", Some("x".into())).expect("model");
-        set_key(&mut f, "llm.retry_base_ms", Some("20".into())).expect("num");
-        assert_eq!(f.llm.retry_base_ms, Some(20));
-        assert!(set_key(&mut f, "llm.retry_base_ms", Some("soon".into())).is_err());
-        assert!(set_key(&mut f, "llm.provider", Some("gopher".into())).is_err());
-        assert!(set_key(&mut f, "nope", None).is_err());
-        set_key(&mut f, "llm.model", None).expect("unset");
-        assert_eq!(f.llm.model, None);
     }
 }
