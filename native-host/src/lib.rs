@@ -18,6 +18,7 @@ pub mod framing;
 pub mod host;
 pub mod install;
 pub mod llm;
+pub mod mcp;
 pub mod settings;
 pub mod transcript;
 
