@@ -84,9 +84,24 @@ pub fn apply(
         set_key(&mut file, key, value.clone())
             .map_err(|e| ConfigError::Invalid { name: key.clone(), reason: e.to_string() })?;
     }
+    // The file must be valid on its own (an environment variable may hide a bad value today
+    // and be gone tomorrow), and together with the environment.
+    config::resolve(file.clone(), &FileOnly(env), path.clone())?;
     config::resolve(file.clone(), env, path.clone())?;
     save_file(&path, &file)?;
     Config::load_with(env)
+}
+
+/// The environment reduced to the directory variables, to validate the file alone.
+struct FileOnly<'a>(&'a dyn Env);
+
+impl Env for FileOnly<'_> {
+    fn var(&self, name: &str) -> Option<String> {
+        [config::ENV_CONFIG_DIR, config::ENV_EXPORT_DIR, config::ENV_DATA_DIR]
+            .contains(&name)
+            .then(|| self.0.var(name))
+            .flatten()
+    }
 }
 
 #[cfg(test)]
