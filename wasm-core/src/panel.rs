@@ -2,7 +2,9 @@
 //! the panel renders. The panel holds no logic: it sends [`PanelRequest`]s and draws each
 //! [`PanelState`] it receives.
 
-use crate::agent::{TaskEvent, TaskOutcome};
+use crate::agent::{
+    ControlState, InterventionSettings, OutputMode, Reply, TaskEvent, TaskOutcome, render_output,
+};
 use crate::protocol::LlmStatus;
 use serde::{Deserialize, Serialize};
 
@@ -16,6 +18,39 @@ pub enum PanelRequest {
     StartTask {
         /// The user's words.
         prompt: String,
+        /// How the result is shown.
+        #[serde(default)]
+        mode: OutputMode,
+        /// Step budget (default 25).
+        #[serde(default)]
+        max_steps: Option<u32>,
+        /// Start paused after each step (the Step button runs the next one).
+        #[serde(default)]
+        step_mode: bool,
+        /// Files the task may use: name → path on the user's disk.
+        #[serde(default)]
+        resources: std::collections::BTreeMap<String, String>,
+    },
+    /// Pause the running task at the next safe point.
+    Pause,
+    /// Resume a paused task (also ends step mode and take-over).
+    Resume,
+    /// Stop the running task at the next safe point; the action in flight is reported.
+    Stop,
+    /// Run one step, then pause.
+    Step,
+    /// The user drives the page; the agent waits until Resume.
+    TakeOver,
+    /// The user's answer to the intervention card on show.
+    AnswerIntervention {
+        /// Their answer.
+        #[serde(flatten)]
+        reply: Reply,
+    },
+    /// Which interventions and attention signals are on.
+    SetInterventionSettings {
+        /// The new settings.
+        settings: InterventionSettings,
     },
     /// Write the session to a markdown file through the host.
     Export,
@@ -32,6 +67,9 @@ pub struct PanelState {
     pub turns: u32,
     /// Result of the last export.
     pub export: Option<ExportView>,
+    /// Which interventions and attention signals are on.
+    #[serde(default)]
+    pub interventions: InterventionSettings,
 }
 
 /// The native host as the panel explains it.
@@ -96,6 +134,21 @@ pub struct TaskView {
     pub error: Option<String>,
     /// Time taken once finished.
     pub elapsed_ms: Option<f64>,
+    /// The plan, one line per step.
+    #[serde(default)]
+    pub plan: Vec<String>,
+    /// Notes in the timeline (refusals, rejected claims, take-overs).
+    #[serde(default)]
+    pub notes: Vec<String>,
+    /// Pause, step mode, take-over and the open intervention card.
+    #[serde(default)]
+    pub controls: ControlState,
+    /// How the result is shown.
+    #[serde(default)]
+    pub mode: OutputMode,
+    /// The result as the chosen mode renders it, once finished.
+    #[serde(default)]
+    pub output: Option<String>,
 }
 
 /// One action in the timeline.
@@ -132,12 +185,28 @@ impl TaskView {
                 ok: record.outcome.ok,
                 error: record.outcome.error.clone(),
             }),
+            TaskEvent::Planned(plan) => {
+                self.plan = plan
+                    .steps
+                    .iter()
+                    .map(|s| {
+                        if s.phase.is_empty() {
+                            s.goal.clone()
+                        } else {
+                            format!("[{}] {}", s.phase, s.goal)
+                        }
+                    })
+                    .collect();
+            }
+            TaskEvent::Noted { text } => self.notes.push(text.clone()),
             TaskEvent::Finished(outcome) => self.finish(outcome),
         }
     }
 
     fn finish(&mut self, outcome: &TaskOutcome) {
         self.running = false;
+        self.controls = ControlState::default();
+        self.output = Some(render_output(self.mode, &self.prompt, outcome, 0.0));
         self.answer = Some(outcome.answer.clone());
         self.success = outcome.success;
         self.error = outcome.error.clone();
