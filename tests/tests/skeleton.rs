@@ -4,7 +4,7 @@
 
 mod common;
 
-use common::{Setup, Waymark, built_extension, find_ref, message_text};
+use common::{Setup, Waymark, built_extension, find_ref, message_text, role_of, role_reply};
 use std::time::Duration;
 use waymark_tests::fixture_server::FixtureServer;
 use waymark_tests::llm_server::{RecordedRequest, ScriptedLlm, ScriptedReply};
@@ -14,6 +14,9 @@ const TASK: &str = "Fill the name field with Ada and press Save";
 
 /// The model a user would hope for: fills and saves, then reports once the page says so.
 fn form_filler(req: &RecordedRequest) -> ScriptedReply {
+    if let Some(reply) = role_reply(req) {
+        return reply;
+    }
     let page = message_text(&req.body, 1);
     if page.contains("Saved: Ada") {
         return ScriptedReply::tool_call(
@@ -67,11 +70,15 @@ fn run_skeleton(page_path: &str, expect_engine: &str) {
     assert!(progress.contains(&format!("read with {expect_engine}")), "{progress}");
 
     // The model got the observation (and never the password field's value) through the host.
+    // Planner, two navigator steps, and the validator confirming the answer on the page.
     let requests = llm.requests();
-    assert_eq!(requests.len(), 2);
-    let first = message_text(&requests[0].body, 1);
-    assert!(first.contains(TASK), "{first}");
-    assert!(first.contains("textbox \"Name\""), "{first}");
+    let roles: Vec<&str> = requests.iter().map(role_of).collect();
+    assert_eq!(roles, ["planner", "navigator", "navigator", "validator"]);
+    for request in &requests[..2] {
+        let text = message_text(&request.body, 1);
+        assert!(text.contains(TASK), "{text}");
+        assert!(text.contains("textbox \"Name\""), "{text}");
+    }
     assert!(!llm.requests().iter().any(|r| r.raw_body.contains("hunter2-canary")));
     assert_eq!(requests[0].header("authorization"), Some("Bearer test-key"));
     let elapsed = panel.page.eval("document.getElementById('task-progress').textContent");
@@ -140,7 +147,8 @@ fn llm_http_500_is_retried_and_the_task_finishes() {
     panel.send(TASK).expect("send");
     assert_eq!(panel.answer().expect("answer"), "Saved the name Ada.");
     let requests = llm.requests();
-    assert_eq!(requests.len(), 3, "one failed call, its retry, and the final call");
+    // The planner's call failed and was retried; then two navigator steps and the validator.
+    assert_eq!(requests.len(), 5, "one failed call, its retry, and the remaining calls");
     assert_eq!(requests[0].body, requests[1].body, "the retry resends the same request");
     let status = page.eval("document.getElementById('status').textContent").expect("status");
     assert_eq!(status.as_str(), Some("Saved: Ada"));
@@ -175,8 +183,9 @@ fn nonsense_model_text_is_reasked_once_then_stopped() {
     panel.send(TASK).expect("send");
     let answer = panel.answer().expect("answer");
     assert!(answer.contains("could not be understood"), "{answer}");
-    assert_eq!(llm.request_count(), 2, "one re-ask, then stop");
-    let reask = message_text(&llm.requests()[1].body, 1);
+    // The planner's unusable answer only costs the plan; the navigator is re-asked once.
+    assert_eq!(llm.request_count(), 3, "planner, one navigator re-ask, then stop");
+    let reask = message_text(&llm.requests()[2].body, 1);
     assert!(reask.contains("previous answer could not be used"), "{reask}");
     let seen = page.eval("JSON.stringify(window.__seen)").expect("seen");
     assert_eq!(seen.as_str(), Some(r#"{"inputs":0,"changes":0,"clicks":0}"#));

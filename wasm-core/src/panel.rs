@@ -149,6 +149,9 @@ pub struct TaskView {
     /// The result as the chosen mode renders it, once finished.
     #[serde(default)]
     pub output: Option<String>,
+    /// Counts attention sounds asked for; the panel plays one each time it goes up.
+    #[serde(default)]
+    pub chime: u32,
 }
 
 /// One action in the timeline.
@@ -168,6 +171,23 @@ impl TaskView {
     /// A task that just started.
     pub fn started(prompt: &str) -> Self {
         Self { prompt: prompt.to_owned(), running: true, ..Self::default() }
+    }
+
+    /// The view of a task resumed from its journal after the service worker restarted.
+    pub fn resumed(ctx: &crate::agent::TaskContext) -> Self {
+        let mut view = Self::started(&ctx.spec.task);
+        view.mode = ctx.spec.output;
+        view.step = ctx.step;
+        if let Some(plan) = &ctx.plan {
+            view.apply(&TaskEvent::Planned(plan.clone()));
+        }
+        for record in &ctx.steps {
+            view.apply(&TaskEvent::Acted(record.clone()));
+        }
+        view.notes = ctx.notes.clone();
+        view.notes
+            .push("Waymark restarted and resumed this task from its last completed step.".into());
+        view
     }
 
     /// Folds one event into the view.
@@ -244,6 +264,49 @@ pub fn host_missing(browser_error: &str) -> HostStatus {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn task_requests_from_the_panel_parse() {
+        let answer: PanelRequest =
+            serde_json::from_str(r#"{"type":"answer_intervention","text":"1. Ada","stop":false}"#)
+                .expect("answer");
+        assert_eq!(
+            answer,
+            PanelRequest::AnswerIntervention {
+                reply: Reply { text: "1. Ada".into(), stop: false }
+            }
+        );
+        let start: PanelRequest = serde_json::from_str(
+            r#"{"type":"start_task","prompt":"p","mode":"json","step_mode":true}"#,
+        )
+        .expect("start");
+        assert!(matches!(
+            start,
+            PanelRequest::StartTask {
+                mode: OutputMode::Json,
+                step_mode: true,
+                max_steps: None,
+                ..
+            }
+        ));
+        let plain: PanelRequest =
+            serde_json::from_str(r#"{"type":"start_task","prompt":"p"}"#).expect("old shape");
+        assert!(matches!(plain, PanelRequest::StartTask { mode: OutputMode::Default, .. }));
+        let take: PanelRequest =
+            serde_json::from_str(r#"{"type":"take_over"}"#).expect("take over");
+        assert_eq!(take, PanelRequest::TakeOver);
+    }
+
+    #[test]
+    fn a_resumed_task_shows_its_steps_and_says_it_resumed() {
+        use crate::agent::{JournalEntry, TaskContext, TaskSpec};
+        let mut ctx = TaskContext::new(TaskSpec::new("save"));
+        ctx.apply(&JournalEntry::StepBegun { step: 2 });
+        let view = TaskView::resumed(&ctx);
+        assert!(view.running);
+        assert_eq!(view.step, 2);
+        assert!(view.notes.last().is_some_and(|n| n.contains("resumed")));
+    }
 
     #[test]
     fn missing_host_gets_the_install_command() {

@@ -46,6 +46,9 @@ pub struct TaskSpec {
     /// Check "done" claims against the page before showing the answer.
     #[serde(default = "yes")]
     pub validate: bool,
+    /// How the result is shown.
+    #[serde(default)]
+    pub output: super::OutputMode,
 }
 
 fn yes() -> bool {
@@ -216,7 +219,11 @@ mod tests {
         let entries = vec![
             JournalEntry::Started { spec: TaskSpec::new("save") },
             JournalEntry::Guidance { text: "use Ada".into() },
-            JournalEntry::Intent { step: 1, action: click.clone(), description: "Click [2]".into() },
+            JournalEntry::Intent {
+                step: 1,
+                action: click.clone(),
+                description: "Click [2]".into(),
+            },
             JournalEntry::Outcome {
                 record: StepRecord {
                     step: 1,

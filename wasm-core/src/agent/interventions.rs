@@ -11,8 +11,18 @@ pub const LOW_CONFIDENCE: f64 = 0.5;
 
 /// Words that mark a hedged self-evaluation (matched as whole words, case-insensitive).
 const HEDGES: &[&str] = &[
-    "unsure", "not sure", "uncertain", "might", "maybe", "perhaps", "could be", "possibly",
-    "not certain", "unclear", "i think", "i guess",
+    "unsure",
+    "not sure",
+    "uncertain",
+    "might",
+    "maybe",
+    "perhaps",
+    "could be",
+    "possibly",
+    "not certain",
+    "unclear",
+    "i think",
+    "i guess",
 ];
 
 /// Why the agent needs the user.
@@ -116,6 +126,34 @@ impl InterventionSettings {
     }
 }
 
+/// How to get the user's attention when a card opens (or let go of it when it closes).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Attention {
+    /// Text of the toolbar badge; `Some("")` clears it, `None` leaves it alone.
+    pub badge: Option<String>,
+    /// A system notification: title and message.
+    pub notification: Option<(String, String)>,
+    /// Play the short sound.
+    pub sound: bool,
+}
+
+/// The signals for a card that just opened (`Some`) or closed (`None`), per the settings.
+pub fn attention(settings: &InterventionSettings, opened: Option<&Intervention>) -> Attention {
+    match opened {
+        Some(card) => Attention {
+            badge: settings.badge.then(|| "!".to_owned()),
+            notification: settings.notification.then(|| {
+                let first = card.questions.first().map_or(card.message.as_str(), String::as_str);
+                (format!("Waymark: {}", card.title), first.lines().next().unwrap_or("").to_owned())
+            }),
+            sound: settings.sound,
+        },
+        None => {
+            Attention { badge: settings.badge.then(String::new), notification: None, sound: false }
+        }
+    }
+}
+
 /// The model's own account of its progress, reported with its actions (`progress` tool).
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 #[serde(default)]
@@ -168,10 +206,46 @@ mod tests {
 
     #[test]
     fn low_stated_confidence_is_a_doubt() {
-        let r = ProgressReport { evaluation: "found it".into(), confidence: Some(0.3), ..Default::default() };
+        let r = ProgressReport {
+            evaluation: "found it".into(),
+            confidence: Some(0.3),
+            ..Default::default()
+        };
         assert!(r.doubt().is_some_and(|d| d.contains("30%")));
-        let sure = ProgressReport { evaluation: "found it".into(), confidence: Some(0.9), ..Default::default() };
+        let sure = ProgressReport {
+            evaluation: "found it".into(),
+            confidence: Some(0.9),
+            ..Default::default()
+        };
         assert_eq!(sure.doubt(), None);
+    }
+
+    #[test]
+    fn attention_follows_the_settings() {
+        let card = Intervention {
+            kind: InterventionKind::Questions,
+            title: "Before I start".into(),
+            message: "Some things are ambiguous:".into(),
+            questions: vec!["Which date?".into()],
+        };
+        let all = attention(&InterventionSettings::default(), Some(&card));
+        assert_eq!(all.badge.as_deref(), Some("!"));
+        assert_eq!(
+            all.notification,
+            Some(("Waymark: Before I start".into(), "Which date?".into()))
+        );
+        assert!(all.sound);
+        let quiet = InterventionSettings {
+            badge: false,
+            notification: false,
+            sound: false,
+            ..Default::default()
+        };
+        assert_eq!(
+            attention(&quiet, Some(&card)),
+            Attention { badge: None, notification: None, sound: false }
+        );
+        assert_eq!(attention(&InterventionSettings::default(), None).badge.as_deref(), Some(""));
     }
 
     #[test]

@@ -19,13 +19,15 @@ mod tools;
 pub use context::{INTERRUPTED, JournalEntry, TaskContext, TaskSpec, ToolMode};
 pub use control::{ControlState, Controls, Gate, Operator};
 pub use interventions::{
-    Intervention, InterventionKind, InterventionSettings, LOW_CONFIDENCE, MAX_UPFRONT_QUESTIONS,
-    ProgressReport, Reply, hedges,
+    Attention, Intervention, InterventionKind, InterventionSettings, LOW_CONFIDENCE,
+    MAX_UPFRONT_QUESTIONS, ProgressReport, Reply, attention, hedges,
 };
 pub use output::{OutputMode, render_output};
 pub use parse::{Call, NavigatorAnswer, ParseError, extract_json, parse_actions, parse_answer};
 pub use prompt::{PromptPart, PromptParts, SYSTEM_RULES};
-pub use role_tools::{PLAN_TOOL, PROGRESS_TOOL, VERDICT_TOOL, plan_tool, progress_tool, verdict_tool};
+pub use role_tools::{
+    PLAN_TOOL, PROGRESS_TOOL, VERDICT_TOOL, plan_tool, progress_tool, verdict_tool,
+};
 pub use roles::{PLANNER_RULES, Plan, PlanStep, VALIDATOR_RULES, Verdict};
 pub use runner::{
     Agent, AutoOperator, MAX_REJECTED_CLAIMS, NoJournal, REPLAN_EVERY_STEPS, StepResult,

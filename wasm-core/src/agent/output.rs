@@ -43,7 +43,8 @@ pub fn render_output(mode: OutputMode, task: &str, outcome: &TaskOutcome, now_ms
         }
         OutputMode::Json => {
             let record = TaskRecord::from_outcome(0, task, outcome, now_ms);
-            serde_json::to_string_pretty(&record).unwrap_or_else(|e| format!("{{\"error\":\"{e}\"}}"))
+            serde_json::to_string_pretty(&record)
+                .unwrap_or_else(|e| format!("{{\"error\":\"{e}\"}}"))
         }
     }
 }

@@ -256,14 +256,20 @@ mod tests {
     #[test]
     fn unknown_tools_are_refused_not_guessed() {
         let answer = parse_answer(&tool("delete_everything", "{}")).expect("answer");
-        assert!(matches!(&answer.calls[..], [Call::Refused { tool, .. }] if tool == "delete_everything"));
+        assert!(
+            matches!(&answer.calls[..], [Call::Refused { tool, .. }] if tool == "delete_everything")
+        );
     }
 
     #[test]
     fn progress_reports_come_with_the_actions_in_both_paths() {
         let native = LlmCompletion {
             tool_calls: vec![
-                ToolCall { id: "a".into(), name: "progress".into(), arguments: r#"{"evaluation":"ok","phase":"filling"}"#.into() },
+                ToolCall {
+                    id: "a".into(),
+                    name: "progress".into(),
+                    arguments: r#"{"evaluation":"ok","phase":"filling"}"#.into(),
+                },
                 ToolCall { id: "b".into(), name: "click".into(), arguments: r#"{"ref":2}"#.into() },
             ],
             ..LlmCompletion::default()
@@ -271,14 +277,19 @@ mod tests {
         let a = parse_answer(&native).expect("native");
         assert_eq!(a.calls, vec![Call::Act(Action::Click { ref_id: 2 })]);
         assert_eq!(a.progress.and_then(|p| p.phase).as_deref(), Some("filling"));
-        let json = text(r#"{"progress":{"evaluation":"unsure"},"actions":[{"name":"click","arguments":{"ref":2}}]}"#);
+        let json = text(
+            r#"{"progress":{"evaluation":"unsure"},"actions":[{"name":"click","arguments":{"ref":2}}]}"#,
+        );
         let a = parse_answer(&json).expect("json");
         assert_eq!(a.progress.map(|p| p.evaluation).as_deref(), Some("unsure"));
     }
 
     #[test]
     fn a_progress_report_alone_is_not_an_answer() {
-        assert_eq!(parse_answer(&tool("progress", r#"{"evaluation":"thinking"}"#)), Err(ParseError::NoActions));
+        assert_eq!(
+            parse_answer(&tool("progress", r#"{"evaluation":"thinking"}"#)),
+            Err(ParseError::NoActions)
+        );
     }
 
     #[test]

@@ -219,6 +219,9 @@ impl PromptParts<'_> {
             &ToolListPart(self.text_tools),
             &NudgePart(self.nudge, self.correction),
         ]);
-        vec![ChatMessage::text(ChatRole::System, SYSTEM_RULES), ChatMessage::text(ChatRole::User, user)]
+        vec![
+            ChatMessage::text(ChatRole::System, SYSTEM_RULES),
+            ChatMessage::text(ChatRole::User, user),
+        ]
     }
 }

@@ -80,15 +80,24 @@ pub struct Verdict {
 pub fn planner_messages(context: &str, revise_because: Option<&str>) -> Vec<ChatMessage> {
     let mut user = context.to_owned();
     if let Some(why) = revise_because {
-        let _ = write!(user, "\nThe current plan is not working ({why}). Write a different plan; no questions.");
+        let _ = write!(
+            user,
+            "\nThe current plan is not working ({why}). Write a different plan; no questions."
+        );
     }
-    vec![ChatMessage::text(ChatRole::System, PLANNER_RULES), ChatMessage::text(ChatRole::User, user)]
+    vec![
+        ChatMessage::text(ChatRole::System, PLANNER_RULES),
+        ChatMessage::text(ChatRole::User, user),
+    ]
 }
 
 /// Messages for the validator.
 pub fn validator_messages(context: &str, claim: &str) -> Vec<ChatMessage> {
     let user = format!("{context}\nThe agent's claim: {claim}\nDoes the current page confirm it?");
-    vec![ChatMessage::text(ChatRole::System, VALIDATOR_RULES), ChatMessage::text(ChatRole::User, user)]
+    vec![
+        ChatMessage::text(ChatRole::System, VALIDATOR_RULES),
+        ChatMessage::text(ChatRole::User, user),
+    ]
 }
 
 /// Reads the planner's answer; at most [`super::MAX_UPFRONT_QUESTIONS`] questions are kept.

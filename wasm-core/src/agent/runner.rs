@@ -116,7 +116,8 @@ impl<L: Llm, P: Page, E: Env, V: TaskEvents, O: Operator, J: Journal> Agent<'_, 
             return Flow::End(done.clone());
         }
         if ctx.step >= ctx.spec.max_steps {
-            let msg = format!("Stopped after {} steps without finishing the task.", ctx.spec.max_steps);
+            let msg =
+                format!("Stopped after {} steps without finishing the task.", ctx.spec.max_steps);
             return self.finish(ctx, msg.clone(), false, Some(msg)).await;
         }
         if let Flow::End(o) = self.gate(ctx).await {
@@ -137,7 +138,7 @@ impl<L: Llm, P: Page, E: Env, V: TaskEvents, O: Operator, J: Journal> Agent<'_, 
             if let Flow::End(o) = self.plan(ctx, &observation, &nonce, None).await {
                 return Flow::End(o);
             }
-        } else if step > 1 && (step - 1) % REPLAN_EVERY_STEPS == 0 {
+        } else if step > 1 && (step - 1).is_multiple_of(REPLAN_EVERY_STEPS) {
             let why = "regular revision: check the plan against where things stand";
             if let Flow::End(o) = self.plan(ctx, &observation, &nonce, Some(why)).await {
                 return Flow::End(o);
@@ -186,8 +187,11 @@ impl<L: Llm, P: Page, E: Env, V: TaskEvents, O: Operator, J: Journal> Agent<'_, 
             }
             Gate::Go { after_takeover: true } => {
                 ctx.stuck.reset();
-                self.note(ctx, "The user took over and may have changed the page; read it afresh.".into())
-                    .await;
+                self.note(
+                    ctx,
+                    "The user took over and may have changed the page; read it afresh.".into(),
+                )
+                .await;
                 Flow::Go
             }
             Gate::Go { after_takeover: false } => Flow::Go,
@@ -337,7 +341,8 @@ impl<L: Llm, P: Page, E: Env, V: TaskEvents, O: Operator, J: Journal> Agent<'_, 
         let page_tools = navigator_tools();
         let mut tools = page_tools.clone();
         tools.push(progress_tool());
-        let text_tools: &[ToolSpec] = if ctx.spec.tool_mode == ToolMode::JsonText { &tools } else { &[] };
+        let text_tools: &[ToolSpec] =
+            if ctx.spec.tool_mode == ToolMode::JsonText { &tools } else { &[] };
         let mut parts = self.parts(ctx, observation, nonce, text_tools);
         parts.nudge = nudge;
         let messages = parts.messages();
@@ -425,7 +430,12 @@ impl<L: Llm, P: Page, E: Env, V: TaskEvents, O: Operator, J: Journal> Agent<'_, 
         Flow::Go
     }
 
-    async fn execute(&self, ctx: &mut TaskContext, observation: &Observation, calls: Vec<Call>) -> Flow {
+    async fn execute(
+        &self,
+        ctx: &mut TaskContext,
+        observation: &Observation,
+        calls: Vec<Call>,
+    ) -> Flow {
         let step = ctx.step;
         let mut acted = false;
         for (i, call) in calls.into_iter().take(MAX_ACTIONS_PER_STEP).enumerate() {
@@ -474,7 +484,9 @@ impl<L: Llm, P: Page, E: Env, V: TaskEvents, O: Operator, J: Journal> Agent<'_, 
             };
             let record = StepRecord { step, action, description, outcome };
             let stop_batch = !record.outcome.ok || record.outcome.navigated;
-            if let Err(e) = self.journal.write(&JournalEntry::Outcome { record: record.clone() }).await {
+            if let Err(e) =
+                self.journal.write(&JournalEntry::Outcome { record: record.clone() }).await
+            {
                 ctx.apply(&JournalEntry::Outcome { record: record.clone() });
                 self.events.emit(TaskEvent::Acted(record));
                 return self.journal_failed(ctx, e).await;
@@ -521,10 +533,16 @@ impl<L: Llm, P: Page, E: Env, V: TaskEvents, O: Operator, J: Journal> Agent<'_, 
             return self.finish(ctx, answer, true, None).await;
         };
         ctx.rejections += 1;
-        let reason = if verdict.reason.is_empty() { "the page does not show it".into() } else { verdict.reason };
+        let reason = if verdict.reason.is_empty() {
+            "the page does not show it".into()
+        } else {
+            verdict.reason
+        };
         if ctx.rejections >= MAX_REJECTED_CLAIMS {
             let msg = format!("{answer}\n(Not confirmed by the page: {reason})");
-            return self.finish(ctx, msg, false, Some("the page does not confirm the answer".into())).await;
+            return self
+                .finish(ctx, msg, false, Some("the page does not confirm the answer".into()))
+                .await;
         }
         self.note(ctx, format!("Your claim that the task is done was checked against the page and rejected: {reason}. Keep working."))
             .await;

@@ -101,7 +101,8 @@ impl StuckDetector {
 
 /// A cheap fingerprint of what the model sees of a page (FNV-1a over the prompt text).
 pub fn fingerprint(text: &str) -> u64 {
-    text.bytes().fold(0xcbf2_9ce4_8422_2325, |h, b| (h ^ u64::from(b)).wrapping_mul(0x100_0000_01b3))
+    text.bytes()
+        .fold(0xcbf2_9ce4_8422_2325, |h, b| (h ^ u64::from(b)).wrapping_mul(0x100_0000_01b3))
 }
 
 #[cfg(test)]

@@ -67,7 +67,9 @@ impl Llm for ScriptedLlm {
             "validator" => self.validator.borrow_mut().pop_front().unwrap_or_else(|| {
                 calls(&[("verdict", r#"{"confirmed":true,"reason":"the page says so"}"#)])
             }),
-            _ => self.navigator.borrow_mut().pop_front().expect("the test scripted too few replies"),
+            _ => {
+                self.navigator.borrow_mut().pop_front().expect("the test scripted too few replies")
+            }
         }
     }
 }
@@ -334,7 +336,11 @@ fn unknown_refs_and_tools_are_refused_and_reported_back() {
     assert!(texts[1].contains("no element [42]"), "{}", texts[1]);
     assert!(texts[2].contains("unknown tool `teleport` was refused"), "{}", texts[2]);
     assert!(!r.outcome.success);
-    assert!(r.events.iter().any(|e| matches!(e, TaskEvent::Noted { text } if text.contains("teleport"))));
+    assert!(
+        r.events
+            .iter()
+            .any(|e| matches!(e, TaskEvent::Noted { text } if text.contains("teleport")))
+    );
 }
 
 #[test]
@@ -350,7 +356,9 @@ fn host_errors_end_the_task_with_an_explanation() {
 
 #[test]
 fn the_step_budget_is_settable_and_enforced() {
-    let llm = ScriptedLlm::new((0..3).map(|i| calls(&[("type", &format!(r#"{{"ref":1,"text":"{i}"}}"#))])).collect());
+    let llm = ScriptedLlm::new(
+        (0..3).map(|i| calls(&[("type", &format!(r#"{{"ref":1,"text":"{i}"}}"#))])).collect(),
+    );
     let r = run_spec(spec(3), &llm, &FakeForm::default(), &ScriptedUser::new(vec![]));
     assert_eq!(r.outcome.step_count, 3);
     assert!(r.outcome.answer.contains("Stopped after 3 steps"));
@@ -366,26 +374,37 @@ fn session_context_resources_and_shared_context_are_in_the_prompt() {
     let planner = llm.user_text(0);
     let nav = llm.user_text(1);
     for text in [&planner, &nav] {
-        assert!(text.contains("Earlier in this session:\nTask 1 found: the cheapest flight is TP123."), "{text}");
+        assert!(
+            text.contains("Earlier in this session:\nTask 1 found: the cheapest flight is TP123."),
+            "{text}"
+        );
         assert!(text.contains("Files you may use (by name):\n- cv: /home/u/cv.pdf"), "{text}");
-        assert!(text.contains("Shared context:\n- goal: Fill Ada and save\n- url: http://x/"), "{text}");
+        assert!(
+            text.contains("Shared context:\n- goal: Fill Ada and save\n- url: http://x/"),
+            "{text}"
+        );
     }
     assert!(nav.contains("- last page load: "), "{nav}");
 }
 
 #[test]
 fn the_validator_rejects_a_premature_done_and_the_task_goes_on() {
-    let llm = ScriptedLlm::new(vec![calls(&[FILL]), calls(&[DONE]), calls(&[SAVE]), calls(&[DONE])])
-        .validator(vec![
-            calls(&[("verdict", r#"{"confirmed":false,"reason":"nothing says Saved"}"#)]),
-            calls(&[("verdict", r#"{"confirmed":true,"reason":"Saved: Ada shown"}"#)]),
-        ]);
+    let llm =
+        ScriptedLlm::new(vec![calls(&[FILL]), calls(&[DONE]), calls(&[SAVE]), calls(&[DONE])])
+            .validator(vec![
+                calls(&[("verdict", r#"{"confirmed":false,"reason":"nothing says Saved"}"#)]),
+                calls(&[("verdict", r#"{"confirmed":true,"reason":"Saved: Ada shown"}"#)]),
+            ]);
     let page = FakeForm::default();
     let r = run(&llm, &page);
     assert!(r.outcome.success, "{:?}", r.outcome);
     assert_eq!(page.saved.borrow().as_deref(), Some("Ada"), "the rejection made the model save");
     let texts = llm.navigator_texts();
-    assert!(texts[2].contains("checked against the page and rejected: nothing says Saved"), "{}", texts[2]);
+    assert!(
+        texts[2].contains("checked against the page and rejected: nothing says Saved"),
+        "{}",
+        texts[2]
+    );
 }
 
 #[test]
@@ -393,7 +412,8 @@ fn without_the_validator_a_premature_done_is_shown_as_success() {
     // The control for the validator measurement: the same script, validator off.
     let llm = ScriptedLlm::new(vec![calls(&[FILL]), calls(&[DONE])]);
     let page = FakeForm::default();
-    let r = run_spec(TaskSpec { validate: false, ..spec(6) }, &llm, &page, &ScriptedUser::new(vec![]));
+    let r =
+        run_spec(TaskSpec { validate: false, ..spec(6) }, &llm, &page, &ScriptedUser::new(vec![]));
     assert!(r.outcome.success);
     assert_eq!(*page.saved.borrow(), None, "claimed done although nothing was saved");
     assert!(!llm.roles().contains(&"validator".to_owned()));
@@ -405,7 +425,11 @@ fn two_rejections_end_the_task_unconfirmed() {
     let llm = ScriptedLlm::new(vec![calls(&[DONE]), calls(&[DONE])]).validator(vec![no(), no()]);
     let r = run(&llm, &FakeForm::default());
     assert!(!r.outcome.success);
-    assert!(r.outcome.answer.contains("Not confirmed by the page: not shown"), "{}", r.outcome.answer);
+    assert!(
+        r.outcome.answer.contains("Not confirmed by the page: not shown"),
+        "{}",
+        r.outcome.answer
+    );
 }
 
 #[test]
@@ -445,10 +469,8 @@ fn upfront_questions_are_asked_at_once_and_answers_reach_the_navigator() {
 
 #[test]
 fn no_questions_or_questions_switched_off_start_at_once() {
-    let llm = ScriptedLlm::new(vec![calls(&[DONE])]).planner(vec![calls(&[(
-        "plan",
-        r#"{"questions":["Which name?"],"steps":[]}"#,
-    )])]);
+    let llm = ScriptedLlm::new(vec![calls(&[DONE])])
+        .planner(vec![calls(&[("plan", r#"{"questions":["Which name?"],"steps":[]}"#)])]);
     let mut user = ScriptedUser::new(vec![]);
     user.settings.questions = false;
     let r = run_spec(spec(4), &llm, &FakeForm::default(), &user);
@@ -493,7 +515,11 @@ fn a_hedged_evaluation_asks_the_user_and_stop_does_nothing_more() {
     assert_eq!(user.cards.borrow()[0].kind, InterventionKind::Confidence);
     assert!(user.cards.borrow()[0].message.contains("might be the wrong form"));
     assert!(page.acts.borrow().is_empty());
-    assert!(r.outcome.answer.contains("nothing of the last answer was done"), "{}", r.outcome.answer);
+    assert!(
+        r.outcome.answer.contains("nothing of the last answer was done"),
+        "{}",
+        r.outcome.answer
+    );
 }
 
 #[test]
@@ -534,8 +560,16 @@ fn pause_and_step_mode_hold_the_loop_between_steps() {
     let llm = ScriptedLlm::new(vec![calls(&[FILL]), calls(&[SAVE]), calls(&[DONE])]);
     let page = FakeForm::default();
     let controls = Controls::new(InterventionSettings::default(), true);
-    let (env, events, journal) = (TickingEnv::default(), Recorder::default(), MemJournal::default());
-    let agent = Agent { llm: &llm, page: &page, env: &env, events: &events, operator: &controls, journal: &journal };
+    let (env, events, journal) =
+        (TickingEnv::default(), Recorder::default(), MemJournal::default());
+    let agent = Agent {
+        llm: &llm,
+        page: &page,
+        env: &env,
+        events: &events,
+        operator: &controls,
+        journal: &journal,
+    };
     let mut ctx = block_on(agent.start(spec(6))).expect("start");
     let mut run = Box::pin(agent.run(&mut ctx));
     assert!((&mut run).now_or_never().is_none(), "step mode: paused after the first step");
@@ -553,8 +587,16 @@ fn agent_step_runs_exactly_one_step() {
     let llm = ScriptedLlm::new(vec![calls(&[FILL]), calls(&[SAVE]), calls(&[DONE])]);
     let page = FakeForm::default();
     let user = ScriptedUser::new(vec![]);
-    let (env, events, journal) = (TickingEnv::default(), Recorder::default(), MemJournal::default());
-    let agent = Agent { llm: &llm, page: &page, env: &env, events: &events, operator: &user, journal: &journal };
+    let (env, events, journal) =
+        (TickingEnv::default(), Recorder::default(), MemJournal::default());
+    let agent = Agent {
+        llm: &llm,
+        page: &page,
+        env: &env,
+        events: &events,
+        operator: &user,
+        journal: &journal,
+    };
     let mut ctx = block_on(agent.start(spec(6))).expect("start");
     assert_eq!(block_on(agent.step(&mut ctx)), StepResult::Continue);
     assert_eq!(ctx.step, 1);
@@ -583,7 +625,10 @@ fn each_side_effect_is_journaled_before_and_after() {
         .collect();
     assert_eq!(
         kinds,
-        ["started", "step", "planned", "intent", "outcome", "intent", "outcome", "step", "finished"]
+        [
+            "started", "step", "planned", "intent", "outcome", "intent", "outcome", "step",
+            "finished"
+        ]
     );
 }
 
@@ -612,9 +657,17 @@ fn a_killed_worker_resumes_from_the_journal_without_repeating_a_side_effect() {
     let llm = ScriptedLlm::new(vec![calls(&[FILL, SAVE])]);
     let page = DyingPage { inner: FakeForm::default(), die_at: 2 };
     let user = ScriptedUser::new(vec![]);
-    let (env, events, journal) = (TickingEnv::default(), Recorder::default(), MemJournal::default());
+    let (env, events, journal) =
+        (TickingEnv::default(), Recorder::default(), MemJournal::default());
     {
-        let agent = Agent { llm: &llm, page: &page, env: &env, events: &events, operator: &user, journal: &journal };
+        let agent = Agent {
+            llm: &llm,
+            page: &page,
+            env: &env,
+            events: &events,
+            operator: &user,
+            journal: &journal,
+        };
         let mut ctx = block_on(agent.start(spec(6))).expect("start");
         assert!(Box::pin(agent.run(&mut ctx)).now_or_never().is_none(), "died mid-action");
     }
@@ -625,10 +678,19 @@ fn a_killed_worker_resumes_from_the_journal_without_repeating_a_side_effect() {
     assert!(ctx.steps[0].outcome.ok);
     assert_eq!(ctx.steps[1].outcome.error.as_deref(), Some(INTERRUPTED));
     let llm = ScriptedLlm::new(vec![calls(&[DONE])]);
-    let agent = Agent { llm: &llm, page: &page.inner, env: &env, events: &events, operator: &user, journal: &journal };
+    let agent = Agent {
+        llm: &llm,
+        page: &page.inner,
+        env: &env,
+        events: &events,
+        operator: &user,
+        journal: &journal,
+    };
     let outcome = block_on(agent.run(&mut ctx));
     assert!(outcome.success, "{outcome:?}");
     assert_eq!(page.inner.acts.borrow().len(), 2, "neither action ran twice");
     assert_eq!(llm.roles(), ["navigator", "validator"], "no second plan after a restart");
-    assert!(llm.navigator_texts()[0].contains(&format!("2. Click “Save” [2] → failed: {INTERRUPTED}")));
+    assert!(
+        llm.navigator_texts()[0].contains(&format!("2. Click “Save” [2] → failed: {INTERRUPTED}"))
+    );
 }

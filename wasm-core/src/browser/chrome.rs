@@ -23,6 +23,19 @@ export function extension_version() {
 export function extension_id() {
   return chrome.runtime.id;
 }
+export function set_badge(text) {
+  chrome.action.setBadgeText({ text }).catch(() => {});
+  if (text) chrome.action.setBadgeBackgroundColor({ color: '#b3261e' }).catch(() => {});
+}
+export function notify(id, title, message) {
+  if (!chrome.notifications) return;
+  chrome.notifications.create(id, {
+    type: 'basic', iconUrl: 'icon-128.png', title, message, priority: 2, requireInteraction: true,
+  }).catch(() => {});
+}
+export function clear_notification(id) {
+  if (chrome.notifications) chrome.notifications.clear(id).catch(() => {});
+}
 "#)]
 extern "C" {
     /// Injects the content script (idempotent) and hands it one request; resolves to its reply.
@@ -40,6 +53,18 @@ extern "C" {
     /// This extension's id.
     #[wasm_bindgen(js_name = extension_id)]
     pub fn extension_id() -> String;
+
+    /// `chrome.action.setBadgeText` (empty clears it); errors are ignored: a badge is a hint.
+    #[wasm_bindgen(js_name = set_badge)]
+    pub fn set_badge(text: &str);
+
+    /// `chrome.notifications.create` with the extension icon; errors are ignored.
+    #[wasm_bindgen(js_name = notify)]
+    pub fn notify(id: &str, title: &str, message: &str);
+
+    /// `chrome.notifications.clear`.
+    #[wasm_bindgen(js_name = clear_notification)]
+    pub fn clear_notification(id: &str);
 }
 
 #[wasm_bindgen]
@@ -86,6 +111,10 @@ extern "C" {
     /// `chrome.storage.local.set(items)`.
     #[wasm_bindgen(js_namespace = ["chrome", "storage", "local"], js_name = set)]
     pub fn storage_set(items: &JsValue) -> js_sys::Promise;
+
+    /// `chrome.storage.local.remove(keys)`.
+    #[wasm_bindgen(js_namespace = ["chrome", "storage", "local"], js_name = remove)]
+    pub fn storage_remove(keys: &JsValue) -> js_sys::Promise;
 
     /// `chrome.storage.local.get(keys)`.
     #[wasm_bindgen(js_namespace = ["chrome", "storage", "local"], js_name = get)]

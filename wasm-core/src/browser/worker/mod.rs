@@ -3,6 +3,8 @@
 
 mod env;
 mod export;
+mod interventions;
+mod journal;
 mod storage;
 mod task;
 
@@ -21,6 +23,8 @@ struct Worker {
     panels: RefCell<Vec<Port>>,
     state: RefCell<PanelState>,
     session: RefCell<Session>,
+    /// The running task's controls (pause, stop, answers), if a task runs.
+    controls: RefCell<Option<Rc<crate::agent::Controls>>>,
 }
 
 thread_local! {
@@ -37,6 +41,7 @@ fn worker() -> Rc<Worker> {
                     panels: RefCell::new(Vec::new()),
                     state: RefCell::new(PanelState::default()),
                     session: RefCell::new(Session::default()),
+                    controls: RefCell::new(None),
                 });
                 let weak = Rc::downgrade(&worker);
                 host.set_on_status(move || {
@@ -59,6 +64,11 @@ pub async fn sw_start() -> Result<(), JsValue> {
     let session = storage::load_session().await.unwrap_or_else(storage::new_session);
     w.state.borrow_mut().turns = session.records.len() as u32;
     *w.session.borrow_mut() = session;
+    if let Some(settings) = storage::load_intervention_settings().await {
+        w.state.borrow_mut().interventions = settings;
+    }
+    // A task the previous worker left unfinished goes on from its last completed step.
+    spawn_local(task::resume(w));
     Ok(())
 }
 
@@ -100,13 +110,44 @@ pub fn sw_panel_message(port: Port, msg: JsValue) {
                 let _ = host.hello().await;
             });
         }
-        PanelRequest::StartTask { prompt } => {
+        PanelRequest::StartTask { prompt, mode, max_steps, step_mode, resources } => {
             let running = w.state.borrow().task.as_ref().is_some_and(|t| t.running);
             if !running && !prompt.trim().is_empty() {
-                w.state.borrow_mut().task = Some(TaskView::started(&prompt));
+                let mut view = TaskView::started(&prompt);
+                view.mode = mode;
+                w.state.borrow_mut().task = Some(view);
                 w.broadcast();
-                spawn_local(task::run(w, prompt));
+                let opts = task::StartOptions { prompt, mode, max_steps, step_mode, resources };
+                spawn_local(task::run(w, opts));
             }
+        }
+        PanelRequest::Pause
+        | PanelRequest::Resume
+        | PanelRequest::Stop
+        | PanelRequest::Step
+        | PanelRequest::TakeOver
+        | PanelRequest::AnswerIntervention { .. } => {
+            let controls = w.controls.borrow().clone();
+            let Some(c) = controls else { return };
+            match request {
+                PanelRequest::Pause => c.pause(),
+                PanelRequest::Resume => c.resume(),
+                PanelRequest::Stop => c.stop(),
+                PanelRequest::Step => c.step(),
+                PanelRequest::TakeOver => c.take_over(),
+                PanelRequest::AnswerIntervention { reply } => c.answer(reply),
+                _ => {}
+            }
+        }
+        PanelRequest::SetInterventionSettings { settings } => {
+            w.state.borrow_mut().interventions = settings;
+            if let Some(c) = w.controls.borrow().as_ref() {
+                c.set_settings(settings);
+            }
+            w.broadcast();
+            spawn_local(async move {
+                let _ = storage::save_intervention_settings(&settings).await;
+            });
         }
         PanelRequest::Export => spawn_local(export::export(w)),
     }
