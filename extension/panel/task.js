@@ -8,7 +8,10 @@ export function renderTask(task) {
   const where = task.page ? ` · ${task.page}` : '';
   const engine = task.engine ? ` · read with ${task.engine}` : '';
   const c = task.controls || {};
-  const state = c.card ? 'Waiting for you' : c.taken_over ? 'You have control' : c.paused ? 'Paused' : 'Working…';
+  const state = c.card ? 'Waiting for you'
+    : c.taken_over ? (c.waiting ? 'You have control' : 'Handing over after this action…')
+    : c.paused ? (c.waiting ? 'Paused' : 'Pausing after this action…')
+    : c.stopping ? 'Stopping after this action…' : 'Working…';
   text($('task-progress'), task.running
     ? `${state} step ${task.step}${where}${engine}`
     : `Finished in ${task.step} step(s), ${((task.elapsed_ms ?? 0) / 1000).toFixed(1)} s${where}${engine}`);

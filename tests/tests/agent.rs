@@ -5,7 +5,10 @@
 
 mod common;
 
-use common::{Panel, Setup, TASK_TIMEOUT, Waymark, built_extension, find_ref, message_text, role_of, role_reply};
+use common::{
+    Panel, Setup, TASK_TIMEOUT, Waymark, built_extension, find_ref, message_text, role_of,
+    role_reply,
+};
 use serde_json::json;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -141,7 +144,8 @@ fn multi_step_task_with_a_plan_recovers_from_bad_output_and_refuses_unknown_refs
     assert_eq!(record["actions"].as_array().map(Vec::len), Some(3), "{record}");
     assert!(record["elapsed_ms"].as_f64().is_some_and(|ms| ms > 0.0), "{record}");
 
-    let plan = panel.page.eval("[...document.querySelectorAll('#plan li')].map(l => l.textContent)");
+    let plan =
+        panel.page.eval("[...document.querySelectorAll('#plan li')].map(l => l.textContent)");
     assert_eq!(
         plan.expect("plan"),
         json!(["[filling] Type Ada into Name", "[submitting] Press Save"])
@@ -152,14 +156,12 @@ fn multi_step_task_with_a_plan_recovers_from_bad_output_and_refuses_unknown_refs
 
     let requests = llm.requests();
     let roles: Vec<&str> = requests.iter().map(role_of).collect();
-    assert_eq!(
-        roles,
-        ["planner", "navigator", "navigator", "navigator", "navigator", "navigator", "validator"]
-    );
+    // Garbage, its re-ask (the unknown ref), the fill and save, done; then the validator.
+    assert_eq!(roles, ["planner", "navigator", "navigator", "navigator", "navigator", "validator"]);
     assert!(page_text(&requests[2]).contains("previous answer could not be used"));
     assert!(page_text(&requests[3]).contains("Plan:\n1. [filling] Type Ada into Name"));
     assert!(page_text(&requests[3]).contains("- roles: planner completed, navigator completed"));
-    assert!(page_text(&requests[4]).contains("no element [999]"), "the refusal reaches the model");
+    assert!(page_text(&requests[3]).contains("no element [999]"), "the refusal reaches the model");
     llm.assert_no_script_panics().expect("script ok");
 }
 
@@ -183,7 +185,11 @@ fn a_stuck_loop_is_nudged_replanned_and_then_the_user_is_asked() {
     let title = wait_card(&panel, "t.includes('stuck')");
     assert_eq!(title, "Waymark is stuck");
     let message = panel.text("intervention-message").expect("message");
-    assert!(message.contains("the same action was repeated on an unchanged page"), "{message}");
+    assert!(
+        message.contains("the same action was repeated on an unchanged page")
+            || message.contains("the page has not changed"),
+        "{message}"
+    );
     click(&panel, "intervention-stop");
     let answer = panel.answer().expect("answer");
     assert!(answer.starts_with("Stopped by you"), "{answer}");
@@ -194,7 +200,12 @@ fn a_stuck_loop_is_nudged_replanned_and_then_the_user_is_asked() {
     let navigator: Vec<String> =
         requests.iter().filter(|r| role_of(r) == "navigator").map(page_text).collect();
     assert!(navigator.iter().any(|t| t.contains("You seem to be stuck")), "nudged");
-    assert_eq!(panel.steps().expect("steps").len(), 4, "nothing ran after the user was asked");
+    let navigator_calls = navigator.len();
+    assert_eq!(
+        panel.steps().expect("steps").len(),
+        navigator_calls,
+        "one action per answer, and nothing ran after the user was asked"
+    );
     assert!(page_seen(&page).contains("\"clicks\":0"));
 }
 
@@ -229,7 +240,9 @@ fn interventions_are_answered_in_the_side_panel_with_attention_signals() {
                 ("click", json!({"ref": save})),
             ]),
             _ => ScriptedReply::tool_calls([
-                progress(json!({"evaluation": "It might be saved, I am not sure", "confidence": 0.4})),
+                progress(
+                    json!({"evaluation": "It might be saved, I am not sure", "confidence": 0.4}),
+                ),
                 ("done", json!({"answer": "Saved the name Ada.", "success": true})),
             ]),
         }
@@ -247,9 +260,13 @@ fn interventions_are_answered_in_the_side_panel_with_attention_signals() {
     panel.send(TASK).expect("send");
 
     assert_eq!(wait_card(&panel, "t === 'Before I start'"), "Before I start");
-    let questions =
-        panel.page.eval("[...document.querySelectorAll('#intervention-questions li')].map(l => l.textContent)");
-    assert_eq!(questions.expect("questions"), json!(["Which name exactly?", "Press Save afterwards?"]));
+    let questions = panel.page.eval(
+        "[...document.querySelectorAll('#intervention-questions li')].map(l => l.textContent)",
+    );
+    assert_eq!(
+        questions.expect("questions"),
+        json!(["Which name exactly?", "Press Save afterwards?"])
+    );
     // The user is in another tab: badge, notification and sound.
     let worker = wm
         .browser
@@ -321,24 +338,27 @@ fn step_mode_take_over_pause_and_stop_from_the_side_panel() {
     // Take over: the user edits the page; the agent learns about it when handed back.
     click(&panel, "take-over");
     panel.wait_text("task-progress", "t.startsWith('You have control')").expect("user has control");
-    page.eval("document.getElementById('name').value = 'Ada (typed by the user)'").expect("user types");
+    page.eval("document.getElementById('name').value = 'Ada (typed by the user)'")
+        .expect("user types");
     click(&panel, "resume");
 
-    // Pause while the model answers: its actions all finish and are reported, then it waits.
+    // Pause while the model answers: the action in flight finishes and is reported, and the
+    // loop holds at the next safe point (between the two actions of that answer).
     llm.wait_for_requests(4, TASK_TIMEOUT).expect("third navigator call");
     click(&panel, "pause");
-    panel.wait_text("task-progress", "t.startsWith('Paused step 3')").expect("paused after step 3");
+    panel.wait_text("task-progress", "t.startsWith('Paused step 3')").expect("paused in step 3");
     let steps = panel.steps().expect("steps");
-    assert_eq!(steps.len(), 4, "{steps:?}");
-    assert!(steps[3].starts_with("Click “Save”"), "{steps:?}");
+    assert_eq!(steps.len(), 3, "{steps:?}");
+    assert!(steps[2].starts_with("Type “Ada Lovelace”"), "{steps:?}");
     click(&panel, "stop");
     let answer = panel.answer().expect("answer");
     assert!(answer.starts_with("Stopped by you after 3 step(s)"), "{answer}");
+    assert_eq!(panel.steps().expect("steps").len(), 3, "nothing ran after Stop");
     assert_eq!(llm.requests().iter().filter(|r| role_of(r) == "navigator").count(), 3);
     let third = page_text(&llm.requests()[3]);
     assert!(third.contains("The user took over and may have changed the page"), "{third}");
     assert!(third.contains("value=\"Ada (typed by the user)\""), "{third}");
-    assert_eq!(page_seen(&page), r#"[{"inputs":3,"changes":3,"clicks":1},"Saved: Ada Lovelace"]"#);
+    assert_eq!(page_seen(&page), r#"[{"inputs":3,"changes":3,"clicks":0},"Not saved yet."]"#);
 }
 
 #[test]

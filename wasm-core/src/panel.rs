@@ -152,6 +152,9 @@ pub struct TaskView {
     /// Counts attention sounds asked for; the panel plays one each time it goes up.
     #[serde(default)]
     pub chime: u32,
+    /// The agent's own time per step (reply received → next observation ready), in ms.
+    #[serde(default)]
+    pub overhead_ms: Vec<f64>,
 }
 
 /// One action in the timeline.
@@ -219,6 +222,7 @@ impl TaskView {
                     .collect();
             }
             TaskEvent::Noted { text } => self.notes.push(text.clone()),
+            TaskEvent::StepOverhead { ms, .. } => self.overhead_ms.push(*ms),
             TaskEvent::Finished(outcome) => self.finish(outcome),
         }
     }

@@ -146,6 +146,9 @@ pub struct TaskContext {
     pub correction: Option<String>,
     /// The plan phase the navigator last reported.
     pub phase: Option<String>,
+    /// When the navigator's latest reply arrived ([`super::Env::precise_ms`]), until the
+    /// next observation is ready.
+    pub(crate) overhead_from: Option<(u32, f64)>,
     /// An action whose intent was journaled but whose outcome was not (the worker stopped).
     pub(crate) pending: Option<(u32, Action, String)>,
 }

@@ -46,6 +46,8 @@ pub struct ControlState {
     pub taken_over: bool,
     /// Stop requested.
     pub stopping: bool,
+    /// The loop is actually held at a safe point (not just asked to pause).
+    pub waiting: bool,
     /// The card awaiting an answer.
     pub card: Option<Intervention>,
     #[serde(skip)]
@@ -176,6 +178,10 @@ impl<T, F: FnMut(&mut ControlState) -> Option<T> + Unpin> Future for Until<'_, T
 
 impl Operator for Rc<Controls> {
     async fn gate(&self) -> Gate {
+        let held = |s: &ControlState| !s.stopping && (s.paused || s.taken_over);
+        if held(&self.state.borrow()) {
+            self.update(|s| s.waiting = true);
+        }
         let gate = self
             .until(|s| {
                 if s.stopping {
@@ -188,9 +194,7 @@ impl Operator for Rc<Controls> {
                 Some(Gate::Go { after_takeover })
             })
             .await;
-        if let Some(cb) = &*self.on_change.borrow() {
-            cb();
-        }
+        self.update(|s| s.waiting = false);
         gate
     }
 
@@ -225,10 +229,13 @@ mod tests {
     fn pause_holds_the_gate_until_resume() {
         let c = Controls::new(InterventionSettings::default(), false);
         c.pause();
+        assert!(!c.snapshot().waiting, "asked to pause, not yet held");
         let mut gate = Box::pin(c.gate());
         assert!((&mut gate).now_or_never().is_none(), "paused: the gate must wait");
+        assert!(c.snapshot().waiting, "held at the gate");
         c.resume();
         assert_eq!(gate.now_or_never(), Some(Gate::Go { after_takeover: false }));
+        assert!(!c.snapshot().waiting);
     }
 
     #[test]

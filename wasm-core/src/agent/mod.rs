@@ -70,6 +70,10 @@ pub trait Env {
     fn now_ms(&self) -> f64;
     /// A random number, for delimiters the page cannot guess.
     fn random_u64(&self) -> u64;
+    /// A monotonic clock with sub-millisecond resolution, for measuring the agent's overhead.
+    fn precise_ms(&self) -> f64 {
+        self.now_ms()
+    }
 }
 
 /// Write-ahead persistence of a task: each entry is durable before the loop goes on, so a
@@ -108,6 +112,14 @@ pub enum TaskEvent {
     Acted(StepRecord),
     /// The planner wrote or revised the plan.
     Planned(Plan),
+    /// The agent's own time for a step: from the navigator's reply received to the next
+    /// observation ready, without the model, the user or waits at a pause.
+    StepOverhead {
+        /// The step whose reply started the measurement.
+        step: u32,
+        /// Milliseconds.
+        ms: f64,
+    },
     /// Something the user should see in the timeline (a refusal, a rejected claim, a nudge).
     Noted {
         /// The note.

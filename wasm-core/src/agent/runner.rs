@@ -176,14 +176,31 @@ impl<L: Llm, P: Page, E: Env, V: TaskEvents, O: Operator, J: Journal> Agent<'_, 
     }
 
     async fn gate(&self, ctx: &mut TaskContext) -> Flow {
-        match self.operator.gate().await {
+        match self.gate_took_over(ctx).await {
+            Ok(_) => Flow::Go,
+            Err(outcome) => Flow::End(outcome),
+        }
+    }
+
+    /// A safe point: `Ok(true)` when the user had control since the last one.
+    async fn gate_took_over(&self, ctx: &mut TaskContext) -> Result<bool, TaskOutcome> {
+        let held_from = self.env.precise_ms();
+        let gate = self.operator.gate().await;
+        // Time held at a pause is the user's, not the agent's.
+        if let Some((_, from)) = &mut ctx.overhead_from {
+            *from += self.env.precise_ms() - held_from;
+        }
+        match gate {
             Gate::Stop => {
                 let msg = format!(
                     "Stopped by you after {} step(s). Every action that started was finished \
                      and is listed.",
                     ctx.step
                 );
-                self.finish(ctx, msg, false, Some("stopped by the user".into())).await
+                match self.finish(ctx, msg, false, Some("stopped by the user".into())).await {
+                    Flow::End(o) => Err(o),
+                    Flow::Go => Ok(false),
+                }
             }
             Gate::Go { after_takeover: true } => {
                 ctx.stuck.reset();
@@ -192,15 +209,19 @@ impl<L: Llm, P: Page, E: Env, V: TaskEvents, O: Operator, J: Journal> Agent<'_, 
                     "The user took over and may have changed the page; read it afresh.".into(),
                 )
                 .await;
-                Flow::Go
+                Ok(true)
             }
-            Gate::Go { after_takeover: false } => Flow::Go,
+            Gate::Go { after_takeover: false } => Ok(false),
         }
     }
 
     async fn observe(&self, ctx: &mut TaskContext) -> Result<Observation, Flow> {
         match self.page.observe().await {
             Ok(obs) => {
+                if let Some((step, from)) = ctx.overhead_from.take() {
+                    let ms = self.env.precise_ms() - from;
+                    self.events.emit(TaskEvent::StepOverhead { step, ms });
+                }
                 ctx.shared.observed(&obs.url, self.env.now_ms());
                 ctx.stuck.page(fingerprint(&obs.to_prompt("")));
                 self.events.emit(TaskEvent::Observed {
@@ -249,6 +270,7 @@ impl<L: Llm, P: Page, E: Env, V: TaskEvents, O: Operator, J: Journal> Agent<'_, 
         tools: Vec<ToolSpec>,
     ) -> Result<LlmCompletion, ErrorBody> {
         ctx.shared.set_role(role, RoleState::Working);
+        ctx.overhead_from = None;
         let tools = if ctx.spec.tool_mode == ToolMode::Native { tools } else { Vec::new() };
         let request = LlmRequest {
             role: role.name().into(),
@@ -258,6 +280,9 @@ impl<L: Llm, P: Page, E: Env, V: TaskEvents, O: Operator, J: Journal> Agent<'_, 
             max_tokens: Some(1024),
         };
         let reply = self.llm.complete(request).await;
+        if role == Role::Navigator {
+            ctx.overhead_from = Some((ctx.step, self.env.precise_ms()));
+        }
         let state = if reply.is_ok() { RoleState::Completed } else { RoleState::Failed };
         ctx.shared.set_role(role, state);
         if let Err(e) = &reply {
@@ -312,6 +337,7 @@ impl<L: Llm, P: Page, E: Env, V: TaskEvents, O: Operator, J: Journal> Agent<'_, 
         if !self.operator.settings().allows(card.kind) {
             return Flow::Go;
         }
+        ctx.overhead_from = None;
         let reply = self.operator.ask(card).await;
         if reply.stop {
             let msg = format!(
@@ -439,10 +465,13 @@ impl<L: Llm, P: Page, E: Env, V: TaskEvents, O: Operator, J: Journal> Agent<'_, 
         let step = ctx.step;
         let mut acted = false;
         for (i, call) in calls.into_iter().take(MAX_ACTIONS_PER_STEP).enumerate() {
-            if i > 0
-                && let Flow::End(o) = self.gate(ctx).await
-            {
-                return Flow::End(o);
+            if i > 0 {
+                match self.gate_took_over(ctx).await {
+                    Err(o) => return Flow::End(o),
+                    // The refs of this answer may be stale now: ask the model afresh.
+                    Ok(true) => break,
+                    Ok(false) => {}
+                }
             }
             let action = match call {
                 Call::Refused { tool, reason } => {

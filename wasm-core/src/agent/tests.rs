@@ -694,3 +694,142 @@ fn a_killed_worker_resumes_from_the_journal_without_repeating_a_side_effect() {
         llm.navigator_texts()[0].contains(&format!("2. Click “Save” [2] → failed: {INTERRUPTED}"))
     );
 }
+
+#[test]
+fn taking_over_between_two_actions_drops_the_rest_of_the_answer() {
+    struct TakeOverAt2(Cell<u32>);
+    impl Operator for TakeOverAt2 {
+        async fn gate(&self) -> Gate {
+            self.0.set(self.0.get() + 1);
+            Gate::Go { after_takeover: self.0.get() == 2 }
+        }
+        fn step_done(&self) {}
+        async fn ask(&self, _card: Intervention) -> Reply {
+            Reply::proceed()
+        }
+        fn settings(&self) -> InterventionSettings {
+            InterventionSettings::default()
+        }
+    }
+    let llm = ScriptedLlm::new(vec![calls(&[FILL, SAVE]), calls(&[SAVE]), calls(&[DONE])]);
+    let page = FakeForm::default();
+    let (env, events, journal) =
+        (TickingEnv::default(), Recorder::default(), MemJournal::default());
+    let user = TakeOverAt2(Cell::new(0));
+    let agent = Agent {
+        llm: &llm,
+        page: &page,
+        env: &env,
+        events: &events,
+        operator: &user,
+        journal: &journal,
+    };
+    let mut ctx = block_on(agent.start(spec(6))).expect("start");
+    let outcome = block_on(agent.run(&mut ctx));
+    assert!(outcome.success);
+    assert_eq!(page.acts.borrow().len(), 2, "SAVE of the first answer was dropped, then re-asked");
+    assert!(llm.navigator_texts()[1].contains("Note: The user took over"));
+}
+
+#[test]
+fn overhead_is_measured_from_each_reply_to_the_next_observation() {
+    let llm = ScriptedLlm::new(vec![calls(&[FILL]), calls(&[SAVE]), calls(&[DONE])]);
+    let r = run(&llm, &FakeForm::default());
+    let samples: Vec<(u32, f64)> = r
+        .events
+        .iter()
+        .filter_map(|e| match e {
+            TaskEvent::StepOverhead { step, ms } => Some((*step, *ms)),
+            _ => None,
+        })
+        .collect();
+    // Replies of steps 1 and 2 are followed by an observation; step 3's done goes to the
+    // validator without acting, so there is no observation to measure.
+    assert_eq!(samples.iter().map(|s| s.0).collect::<Vec<_>>(), [1, 2]);
+    assert!(samples.iter().all(|s| s.1 > 0.0), "{samples:?}");
+}
+
+/// `cargo xtask bench step` (native part): the loop's own work per step against instant fakes
+/// on a page with 300 elements, in a release build.
+#[test]
+#[ignore = "benchmark: run with `cargo xtask bench step`"]
+fn bench_step_overhead() {
+    struct BigPage(RefCell<u32>);
+    impl Page for BigPage {
+        async fn observe(&self) -> Result<Observation, String> {
+            let n = *self.0.borrow();
+            let mut items = Vec::new();
+            for i in 1..=300 {
+                items.push(Item::Text {
+                    text: format!("Paragraph {i} of the article, version {n}"),
+                    heading: None,
+                });
+                items.push(Item::Element(Element {
+                    ref_id: i,
+                    role: "link".into(),
+                    name: format!("Link {i}"),
+                    ..Element::default()
+                }));
+            }
+            Ok(Observation {
+                url: "http://x/".into(),
+                title: "Big".into(),
+                items,
+                engine: "fake".into(),
+            })
+        }
+        async fn act(&self, _action: &Action) -> Result<ActionOutcome, String> {
+            *self.0.borrow_mut() += 1;
+            Ok(ActionOutcome::done())
+        }
+    }
+    struct Clock(std::time::Instant);
+    impl Env for Clock {
+        fn now_ms(&self) -> f64 {
+            self.0.elapsed().as_secs_f64() * 1000.0
+        }
+        fn random_u64(&self) -> u64 {
+            7
+        }
+    }
+    let steps = 24;
+    let mut replies: Vec<Reply_> = (0..steps - 1)
+        .map(|i| calls(&[("click", &format!(r#"{{"ref":{}}}"#, i % 300 + 1))]))
+        .collect();
+    replies.push(calls(&[DONE]));
+    let mut all = Vec::new();
+    for _ in 0..20 {
+        let llm = ScriptedLlm::new(replies.clone());
+        let page = BigPage(RefCell::new(0));
+        let env = Clock(std::time::Instant::now());
+        let events = Recorder::default();
+        let user = AutoOperator(InterventionSettings::default());
+        let agent = Agent {
+            llm: &llm,
+            page: &page,
+            env: &env,
+            events: &events,
+            operator: &user,
+            journal: &NoJournal,
+        };
+        block_on(async {
+            let mut ctx = agent
+                .start(TaskSpec { max_steps: 25, ..TaskSpec::new("bench") })
+                .await
+                .expect("start");
+            agent.run(&mut ctx).await
+        });
+        all.extend(events.0.into_inner().into_iter().filter_map(|e| match e {
+            TaskEvent::StepOverhead { ms, .. } => Some(ms),
+            _ => None,
+        }));
+    }
+    all.sort_by(f64::total_cmp);
+    println!(
+        "BENCH step overhead, native loop logic (300-element page, instant fakes): n={} median={:.3} ms p90={:.3} ms max={:.3} ms",
+        all.len(),
+        all[all.len() / 2],
+        all[all.len() * 9 / 10],
+        all[all.len() - 1]
+    );
+}
