@@ -2,7 +2,9 @@
 //! the panel renders. The panel holds no logic: it sends [`PanelRequest`]s and draws each
 //! [`PanelState`] it receives.
 
-use crate::agent::{TaskEvent, TaskOutcome};
+use crate::agent::{
+    ControlState, InterventionSettings, OutputMode, Reply, TaskEvent, TaskOutcome, render_output,
+};
 use crate::protocol::{ExportFormat, LlmStatus};
 use crate::session::{SearchHit, SessionMeta, TitleChange, TocEntry, TurnWithNeighbours};
 use serde::{Deserialize, Serialize};
@@ -17,6 +19,39 @@ pub enum PanelRequest {
     StartTask {
         /// The user's words.
         prompt: String,
+        /// How the result is shown.
+        #[serde(default)]
+        mode: OutputMode,
+        /// Step budget (default 25).
+        #[serde(default)]
+        max_steps: Option<u32>,
+        /// Start paused after each step (the Step button runs the next one).
+        #[serde(default)]
+        step_mode: bool,
+        /// Files the task may use: name → path on the user's disk.
+        #[serde(default)]
+        resources: std::collections::BTreeMap<String, String>,
+    },
+    /// Pause the running task at the next safe point.
+    Pause,
+    /// Resume a paused task (also ends step mode and take-over).
+    Resume,
+    /// Stop the running task at the next safe point; the action in flight is reported.
+    Stop,
+    /// Run one step, then pause.
+    Step,
+    /// The user drives the page; the agent waits until Resume.
+    TakeOver,
+    /// The user's answer to the intervention card on show.
+    AnswerIntervention {
+        /// Their answer.
+        #[serde(flatten)]
+        reply: Reply,
+    },
+    /// Which interventions and attention signals are on.
+    SetInterventionSettings {
+        /// The new settings.
+        settings: InterventionSettings,
     },
     /// Write the session to a markdown file through the host.
     Export,
@@ -103,6 +138,9 @@ pub struct PanelState {
     /// Why the last write to storage failed (e.g. the quota), shown until a write succeeds.
     #[serde(default)]
     pub storage_error: Option<String>,
+    /// Which interventions and attention signals are on.
+    #[serde(default)]
+    pub interventions: InterventionSettings,
 }
 
 /// The current session as the panel shows it.
@@ -210,6 +248,27 @@ pub struct TaskView {
     pub error: Option<String>,
     /// Time taken once finished.
     pub elapsed_ms: Option<f64>,
+    /// The plan, one line per step.
+    #[serde(default)]
+    pub plan: Vec<String>,
+    /// Notes in the timeline (refusals, rejected claims, take-overs).
+    #[serde(default)]
+    pub notes: Vec<String>,
+    /// Pause, step mode, take-over and the open intervention card.
+    #[serde(default)]
+    pub controls: ControlState,
+    /// How the result is shown.
+    #[serde(default)]
+    pub mode: OutputMode,
+    /// The result as the chosen mode renders it, once finished.
+    #[serde(default)]
+    pub output: Option<String>,
+    /// Counts attention sounds asked for; the panel plays one each time it goes up.
+    #[serde(default)]
+    pub chime: u32,
+    /// The agent's own time per step (reply received → next observation ready), in ms.
+    #[serde(default)]
+    pub overhead_ms: Vec<f64>,
 }
 
 /// One action in the timeline.
@@ -231,6 +290,23 @@ impl TaskView {
         Self { prompt: prompt.to_owned(), running: true, ..Self::default() }
     }
 
+    /// The view of a task resumed from its journal after the service worker restarted.
+    pub fn resumed(ctx: &crate::agent::TaskContext) -> Self {
+        let mut view = Self::started(&ctx.spec.task);
+        view.mode = ctx.spec.output;
+        view.step = ctx.step;
+        if let Some(plan) = &ctx.plan {
+            view.apply(&TaskEvent::Planned(plan.clone()));
+        }
+        for record in &ctx.steps {
+            view.apply(&TaskEvent::Acted(record.clone()));
+        }
+        view.notes = ctx.notes.clone();
+        view.notes
+            .push("Waymark restarted and resumed this task from its last completed step.".into());
+        view
+    }
+
     /// Folds one event into the view.
     pub fn apply(&mut self, event: &TaskEvent) {
         match event {
@@ -246,12 +322,29 @@ impl TaskView {
                 ok: record.outcome.ok,
                 error: record.outcome.error.clone(),
             }),
+            TaskEvent::Planned(plan) => {
+                self.plan = plan
+                    .steps
+                    .iter()
+                    .map(|s| {
+                        if s.phase.is_empty() {
+                            s.goal.clone()
+                        } else {
+                            format!("[{}] {}", s.phase, s.goal)
+                        }
+                    })
+                    .collect();
+            }
+            TaskEvent::Noted { text } => self.notes.push(text.clone()),
+            TaskEvent::StepOverhead { ms, .. } => self.overhead_ms.push(*ms),
             TaskEvent::Finished(outcome) => self.finish(outcome),
         }
     }
 
     fn finish(&mut self, outcome: &TaskOutcome) {
         self.running = false;
+        self.controls = ControlState::default();
+        self.output = Some(render_output(self.mode, &self.prompt, outcome, 0.0));
         self.answer = Some(outcome.answer.clone());
         self.success = outcome.success;
         self.error = outcome.error.clone();
@@ -306,6 +399,49 @@ pub fn host_missing(browser_error: &str) -> HostStatus {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn task_requests_from_the_panel_parse() {
+        let answer: PanelRequest =
+            serde_json::from_str(r#"{"type":"answer_intervention","text":"1. Ada","stop":false}"#)
+                .expect("answer");
+        assert_eq!(
+            answer,
+            PanelRequest::AnswerIntervention {
+                reply: Reply { text: "1. Ada".into(), stop: false }
+            }
+        );
+        let start: PanelRequest = serde_json::from_str(
+            r#"{"type":"start_task","prompt":"p","mode":"json","step_mode":true}"#,
+        )
+        .expect("start");
+        assert!(matches!(
+            start,
+            PanelRequest::StartTask {
+                mode: OutputMode::Json,
+                step_mode: true,
+                max_steps: None,
+                ..
+            }
+        ));
+        let plain: PanelRequest =
+            serde_json::from_str(r#"{"type":"start_task","prompt":"p"}"#).expect("old shape");
+        assert!(matches!(plain, PanelRequest::StartTask { mode: OutputMode::Default, .. }));
+        let take: PanelRequest =
+            serde_json::from_str(r#"{"type":"take_over"}"#).expect("take over");
+        assert_eq!(take, PanelRequest::TakeOver);
+    }
+
+    #[test]
+    fn a_resumed_task_shows_its_steps_and_says_it_resumed() {
+        use crate::agent::{JournalEntry, TaskContext, TaskSpec};
+        let mut ctx = TaskContext::new(TaskSpec::new("save"));
+        ctx.apply(&JournalEntry::StepBegun { step: 2 });
+        let view = TaskView::resumed(&ctx);
+        assert!(view.running);
+        assert_eq!(view.step, 2);
+        assert!(view.notes.last().is_some_and(|n| n.contains("resumed")));
+    }
 
     #[test]
     fn missing_host_gets_the_install_command() {

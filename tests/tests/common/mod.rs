@@ -137,7 +137,12 @@ fn launch_browser(
 
 /// The navigator's requests (they offer tools), without the background summary calls.
 pub fn navigator_requests(llm: &ScriptedLlm) -> Vec<RecordedRequest> {
-    llm.requests().into_iter().filter(|r| !r.tool_names().is_empty()).collect()
+    agent_requests(llm).into_iter().filter(|r| role_of(r) == "navigator").collect()
+}
+
+/// The task's own calls (planner, navigator, validator), without background summaries.
+pub fn agent_requests(llm: &ScriptedLlm) -> Vec<RecordedRequest> {
+    llm.requests().into_iter().filter(|r| !is_summary_call(r)).collect()
 }
 
 /// Whether a request is a background summary call (no tools offered).
@@ -215,4 +220,37 @@ pub fn message_text(body: &Value, i: usize) -> String {
         .and_then(Value::as_str)
         .unwrap_or_default()
         .to_owned()
+}
+
+/// Which Waymark role sent a recorded request, from its system prompt: `planner`,
+/// `validator` or `navigator`.
+pub fn role_of(req: &waymark_tests::llm_server::RecordedRequest) -> &'static str {
+    let system = message_text(&req.body, 0);
+    if system.starts_with("You are Waymark's planner") {
+        "planner"
+    } else if system.starts_with("You are Waymark's validator") {
+        "validator"
+    } else {
+        "navigator"
+    }
+}
+
+/// The default answers of the planner (a one-step plan, no questions) and the validator
+/// (confirmed), or `None` for navigator requests: scripts that test the navigator start with
+/// `if let Some(r) = role_reply(req) { return r; }`.
+pub fn role_reply(
+    req: &waymark_tests::llm_server::RecordedRequest,
+) -> Option<waymark_tests::llm_server::ScriptedReply> {
+    use waymark_tests::llm_server::ScriptedReply;
+    match role_of(req) {
+        "planner" => Some(ScriptedReply::tool_call(
+            "plan",
+            serde_json::json!({"questions": [], "steps": [{"phase": "working", "goal": "do the task"}]}),
+        )),
+        "validator" => Some(ScriptedReply::tool_call(
+            "verdict",
+            serde_json::json!({"confirmed": true, "reason": "the page shows it"}),
+        )),
+        _ => None,
+    }
 }

@@ -3,6 +3,8 @@
 
 mod env;
 mod export;
+mod interventions;
+mod journal;
 mod sessions;
 mod storage;
 mod task;
@@ -31,6 +33,8 @@ struct Worker {
     unsaved: RefCell<Vec<(String, u32)>>,
     /// Bounds the background summary calls.
     summaries: Limiter,
+    /// The running task's controls (pause, stop, answers), if a task runs.
+    controls: RefCell<Option<Rc<crate::agent::Controls>>>,
 }
 
 thread_local! {
@@ -51,6 +55,7 @@ fn worker() -> Rc<Worker> {
                     index: RefCell::new(None),
                     unsaved: RefCell::new(Vec::new()),
                     summaries: Limiter::new(sessions::MAX_SUMMARY_CALLS),
+                    controls: RefCell::new(None),
                 });
                 let weak = Rc::downgrade(&worker);
                 host.set_on_status(move || {
@@ -71,6 +76,11 @@ fn worker() -> Rc<Worker> {
 pub async fn sw_start() -> Result<(), JsValue> {
     let w = worker();
     sessions::start(&w).await;
+    if let Some(settings) = storage::load_intervention_settings().await {
+        w.state.borrow_mut().interventions = settings;
+    }
+    // A task the previous worker left unfinished goes on from its last completed step.
+    spawn_local(task::resume(w));
     Ok(())
 }
 
@@ -112,13 +122,44 @@ pub fn sw_panel_message(port: Port, msg: JsValue) {
                 let _ = host.hello().await;
             });
         }
-        PanelRequest::StartTask { prompt } => {
+        PanelRequest::StartTask { prompt, mode, max_steps, step_mode, resources } => {
             let running = w.state.borrow().task.as_ref().is_some_and(|t| t.running);
             if !running && !prompt.trim().is_empty() {
-                w.state.borrow_mut().task = Some(TaskView::started(&prompt));
+                let mut view = TaskView::started(&prompt);
+                view.mode = mode;
+                w.state.borrow_mut().task = Some(view);
                 w.broadcast();
-                spawn_local(task::run(w, prompt));
+                let opts = task::StartOptions { prompt, mode, max_steps, step_mode, resources };
+                spawn_local(task::run(w, opts));
             }
+        }
+        PanelRequest::Pause
+        | PanelRequest::Resume
+        | PanelRequest::Stop
+        | PanelRequest::Step
+        | PanelRequest::TakeOver
+        | PanelRequest::AnswerIntervention { .. } => {
+            let controls = w.controls.borrow().clone();
+            let Some(c) = controls else { return };
+            match request {
+                PanelRequest::Pause => c.pause(),
+                PanelRequest::Resume => c.resume(),
+                PanelRequest::Stop => c.stop(),
+                PanelRequest::Step => c.step(),
+                PanelRequest::TakeOver => c.take_over(),
+                PanelRequest::AnswerIntervention { reply } => c.answer(reply),
+                _ => {}
+            }
+        }
+        PanelRequest::SetInterventionSettings { settings } => {
+            w.state.borrow_mut().interventions = settings;
+            if let Some(c) = w.controls.borrow().as_ref() {
+                c.set_settings(settings);
+            }
+            w.broadcast();
+            spawn_local(async move {
+                let _ = storage::save_intervention_settings(&settings).await;
+            });
         }
         PanelRequest::Export => spawn_local(export::export(w, ExportFormat::Md)),
         PanelRequest::ExportSession { format } => spawn_local(export::export(w, format)),

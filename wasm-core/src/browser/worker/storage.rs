@@ -128,3 +128,24 @@ pub(super) async fn delete_session(id: &str, turns: u32) -> Result<(), String> {
 fn js_text(e: JsValue) -> String {
     crate::browser::js_message(&e)
 }
+
+const INTERVENTION_SETTINGS_KEY: &str = "settings:interventions";
+
+/// The user's intervention and attention settings, if they changed any.
+pub(super) async fn load_intervention_settings() -> Option<crate::agent::InterventionSettings> {
+    serde_wasm_bindgen::from_value(storage_get(INTERVENTION_SETTINGS_KEY).await?).ok()
+}
+
+/// Stores the intervention and attention settings.
+pub(super) async fn save_intervention_settings(
+    settings: &crate::agent::InterventionSettings,
+) -> Result<(), JsValue> {
+    let items = js_sys::Object::new();
+    js_sys::Reflect::set(
+        &items,
+        &JsValue::from_str(INTERVENTION_SETTINGS_KEY),
+        &to_js(settings).map_err(crate::browser::js_error)?,
+    )?;
+    JsFuture::from(chrome::storage_set(&items)).await?;
+    Ok(())
+}
