@@ -5,7 +5,6 @@
 mod common;
 
 use common::{Setup, Waymark, built_extension, find_ref, message_text, navigator_requests};
-use std::time::Duration;
 use waymark_tests::fixture_server::FixtureServer;
 use waymark_tests::llm_server::{RecordedRequest, ScriptedLlm, ScriptedReply};
 use waymark_tests::paths;
@@ -32,8 +31,13 @@ fn form_filler(req: &RecordedRequest) -> ScriptedReply {
     ])
 }
 
+/// The fixture site; `/form-strict.html` is the same form served with a CSP that blocks
+/// WebAssembly in content scripts.
 fn site() -> FixtureServer {
-    FixtureServer::builder(paths::fixtures_dir().join("site"))
+    let root = paths::fixtures_dir().join("site");
+    let form = std::fs::read(root.join("form.html")).expect("form fixture");
+    FixtureServer::builder(root)
+        .with_page("/form-strict.html", form)
         .with_header("/form-strict.html", "Content-Security-Policy", "script-src 'self'")
         .start()
         .expect("fixture server")
@@ -147,40 +151,40 @@ fn llm_http_500_is_retried_and_the_task_finishes() {
     assert_eq!(status.as_str(), Some("Saved: Ada"));
 }
 
-#[test]
-fn garbage_from_the_llm_is_a_clear_error_and_nothing_is_done() {
-    let Some(extension) = built_extension() else { return };
-    let llm = ScriptedLlm::start(|_| ScriptedReply::garbage("<html>definitely not json"))
-        .expect("scripted LLM");
+/// Runs the task against a model that never gives a usable answer; returns the answer shown
+/// and the server, after checking that nothing happened on the page.
+fn run_expecting_nothing_done(
+    script: fn(&RecordedRequest) -> ScriptedReply,
+) -> Option<(String, ScriptedLlm)> {
+    let extension = built_extension()?;
+    let llm = ScriptedLlm::start(script).expect("scripted LLM");
     let wm = Waymark::launch(&extension, Setup { llm: &llm, install_host: true, site: site() })
         .expect("launch");
     let page = wm.open("/form.html").expect("open fixture");
     let panel = wm.panel().expect("panel");
     panel.send(TASK).expect("send");
     let answer = panel.answer().expect("answer");
-    assert!(answer.contains("not a chat completion"), "{answer}");
     assert!(panel.steps().expect("steps").is_empty());
     let seen = page.eval("JSON.stringify(window.__seen)").expect("seen");
     assert_eq!(seen.as_str(), Some(r#"{"inputs":0,"changes":0,"clicks":0}"#));
+    drop(wm);
+    Some((answer, llm))
+}
+
+#[test]
+fn garbage_from_the_llm_is_a_clear_error_and_nothing_is_done() {
+    let script = |_: &RecordedRequest| ScriptedReply::garbage("<html>definitely not json");
+    let Some((answer, _)) = run_expecting_nothing_done(script) else { return };
+    assert!(answer.contains("not a chat completion"), "{answer}");
 }
 
 #[test]
 fn nonsense_model_text_is_reasked_once_then_stopped() {
-    let Some(extension) = built_extension() else { return };
-    let llm = ScriptedLlm::start(|_| ScriptedReply::text("Sure, I will do that right away!"))
-        .expect("scripted LLM");
-    let wm = Waymark::launch(&extension, Setup { llm: &llm, install_host: true, site: site() })
-        .expect("launch");
-    let page = wm.open("/form.html").expect("open fixture");
-    let panel = wm.panel().expect("panel");
-    panel.send(TASK).expect("send");
-    let answer = panel.answer().expect("answer");
+    let script = |_: &RecordedRequest| ScriptedReply::text("Sure, I will do that right away!");
+    let Some((answer, llm)) = run_expecting_nothing_done(script) else { return };
     assert!(answer.contains("could not be understood"), "{answer}");
     let requests = navigator_requests(&llm);
     assert_eq!(requests.len(), 2, "one re-ask, then stop");
     let reask = message_text(&requests[1].body, 1);
     assert!(reask.contains("previous answer could not be used"), "{reask}");
-    let seen = page.eval("JSON.stringify(window.__seen)").expect("seen");
-    assert_eq!(seen.as_str(), Some(r#"{"inputs":0,"changes":0,"clicks":0}"#));
-    let _ = Duration::from_secs(0);
 }
