@@ -50,8 +50,15 @@ fn script(req: &RecordedRequest) -> ScriptedReply {
             summary("Answered a follow-up.", json!({}), "Follow-up answered", "Plan prices")
         };
     }
-    let task = user.lines().find_map(|l| l.strip_prefix("New task: ")).unwrap_or_default();
-    if user.starts_with(&format!("Task: {FIND}")) {
+    // The task is the last "New task: …" (after the session context) or "Task: …" line.
+    let task = user
+        .lines()
+        .filter_map(|l| l.strip_prefix("New task: ").or_else(|| l.strip_prefix("Task: ")))
+        .next_back()
+        .unwrap_or_default();
+    let has_context = user.contains("Earlier tasks in this session");
+    if task == FIND {
+        assert!(!has_context, "the first task has no session context: {user}");
         return done("The cheapest plan is Basic at $7 per month. Pro costs $15.");
     }
     if task == TITLE_TASK {
@@ -70,7 +77,8 @@ fn script(req: &RecordedRequest) -> ScriptedReply {
         }
         return done("Three tasks: the plan, the page name and the recall.");
     }
-    if user.starts_with(&format!("Task: {OTHER}")) {
+    if task == OTHER {
+        assert!(!has_context, "a new session starts without context: {user}");
         return done("The heading reads Your profile.");
     }
     panic!("unexpected navigator prompt: {user}");
