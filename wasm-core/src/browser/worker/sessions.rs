@@ -31,6 +31,12 @@ pub(super) async fn start(w: &Rc<Worker>) {
     refresh(w);
 }
 
+/// The session context for the next task (earlier tasks' findings), `None` for the first task.
+pub(super) fn context_for_next_task(w: &Rc<Worker>) -> Option<String> {
+    let context = session::build_context(&w.session.borrow().records);
+    (!context.is_empty()).then_some(context)
+}
+
 /// Records a finished task as the next turn (with an extractive summary at once, so nothing is
 /// ever missing), stores it, and starts its summary call in the background.
 pub(super) async fn record_task(w: &Rc<Worker>, prompt: &str, outcome: &TaskOutcome) {

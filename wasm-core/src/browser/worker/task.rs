@@ -39,7 +39,7 @@ pub(super) async fn run(w: Rc<Worker>, prompt: String) {
     }
     let page = TabPage { tab_id };
     // The session context (earlier tasks' findings) goes first, then "New task: …".
-    let context = session::build_context(&w.session.borrow().records);
+    let context = sessions::context_for_next_task(&w).unwrap_or_default();
     let task = session::task_with_context(&context, &prompt);
     let outcome =
         agent::run_task(&task, agent::DEFAULT_MAX_STEPS, &w.host, &page, &BrowserEnv, &w).await;
