@@ -9,7 +9,6 @@ use crate::agent::{
 };
 use crate::browser::tab::TabPage;
 use crate::panel::TaskView;
-use crate::session;
 use crate::tabs::{TabInfo, pick_target_tab};
 use std::collections::BTreeMap;
 use std::rc::{Rc, Weak};
@@ -122,8 +121,7 @@ pub(super) async fn resume(w: Rc<Worker>) {
 
 /// Earlier tasks' findings for the prompt (nothing for the first task of a session).
 fn session_context(w: &Rc<Worker>) -> Option<String> {
-    let context = session::build_context(&w.session.borrow().records);
-    (!context.is_empty()).then_some(context)
+    sessions::context_for_next_task(w)
 }
 
 /// Fresh controls for a task, wired to the panel view and the attention signals.
