@@ -222,11 +222,13 @@ pub fn message_text(body: &Value, i: usize) -> String {
         .to_owned()
 }
 
-/// Which Waymark role sent a recorded request, from its system prompt: `planner`,
-/// `validator` or `navigator`.
+/// Which Waymark role sent a recorded request: `summariser` (the background summary call,
+/// which offers no tools), else from its system prompt `planner`, `validator` or `navigator`.
 pub fn role_of(req: &waymark_tests::llm_server::RecordedRequest) -> &'static str {
     let system = message_text(&req.body, 0);
-    if system.starts_with("You are Waymark's planner") {
+    if is_summary_call(req) {
+        "summariser"
+    } else if system.starts_with("You are Waymark's planner") {
         "planner"
     } else if system.starts_with("You are Waymark's validator") {
         "validator"
@@ -250,6 +252,10 @@ pub fn role_reply(
         "validator" => Some(ScriptedReply::tool_call(
             "verdict",
             serde_json::json!({"confirmed": true, "reason": "the page shows it"}),
+        )),
+        "summariser" => Some(ScriptedReply::text(
+            serde_json::json!({"summary": "The task was done.", "data": {}, "toc": "Task done"})
+                .to_string(),
         )),
         _ => None,
     }
