@@ -2,7 +2,7 @@
 
 use std::path::PathBuf;
 
-use super::{ConfigFile, ProviderKind, ROLES, RoleSection, canonical_role};
+use super::{ConfigFile, ProviderKind, ROLES, canonical_role};
 
 /// Why a setting could not be changed.
 #[derive(Debug, thiserror::Error)]
@@ -101,7 +101,7 @@ fn set_nested(file: &mut ConfigFile, key: &str, value: Option<String>) -> Result
         let (role, field) = rest.split_once('.').ok_or_else(unknown)?;
         let role = canonical_role(role)
             .ok_or_else(|| KeyError(format!("unknown role {role:?}; use one of {ROLES:?}")))?;
-        let section = file.roles.entry(role.to_owned()).or_insert_with(RoleSection::default);
+        let section = file.roles.entry(role.to_owned()).or_default();
         match field {
             "provider" => {
                 if let Some(p) = &value

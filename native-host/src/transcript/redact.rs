@@ -92,7 +92,7 @@ pub fn luhn_valid(s: &str) -> bool {
         .enumerate()
         .map(|(i, &d)| if i % 2 == 1 { if d * 2 > 9 { d * 2 - 9 } else { d * 2 } } else { d })
         .sum();
-    sum % 10 == 0
+    sum.is_multiple_of(10)
 }
 
 /// Redacts strings: exact secrets, then the patterns above.
