@@ -5,9 +5,12 @@
 //! * `build [--release]` builds the wasm core (web + wasm2js), the host and the unpacked
 //!   extension in `extension/`.
 //! * `test` = setup + build + fmt check + clippy + every test (end-to-end in real Chromium).
+//! * `bench step` = the agent's own overhead per step (see `bench.rs`).
 //! * `run` = setup + build (release) + host install into a dedicated profile + Chromium
 //!   with the extension on a demo page.
 
+mod bench;
+mod bench_sessions;
 mod build;
 mod demo_server;
 mod run;
@@ -26,6 +29,8 @@ fn main() -> Result<()> {
             build::all(build::Options { release: flag("--release") }).map(|_| ())
         }
         Some("test") => run::test(),
+        Some("bench") if args.get(1).is_some_and(|a| a == "sessions") => bench_sessions::run(),
+        Some("bench") => bench::run(args.get(1).map(String::as_str)),
         Some("run") => run::run(flag("--headless")),
         Some("help") | None => {
             println!("usage: cargo xtask <setup|build [--release]|test|run [--headless]>");
