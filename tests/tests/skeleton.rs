@@ -7,7 +7,6 @@ mod common;
 use common::{
     Setup, Waymark, agent_requests, built_extension, find_ref, message_text, role_of, role_reply,
 };
-use std::time::Duration;
 use waymark_tests::fixture_server::FixtureServer;
 use waymark_tests::llm_server::{RecordedRequest, ScriptedLlm, ScriptedReply};
 use waymark_tests::paths;
