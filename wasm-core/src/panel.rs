@@ -155,6 +155,9 @@ pub struct TaskView {
     /// The agent's own time per step (reply received → next observation ready), in ms.
     #[serde(default)]
     pub overhead_ms: Vec<f64>,
+    /// Of each, the time inside page calls (content-script round trips, DOM walk, actions).
+    #[serde(default)]
+    pub overhead_page_ms: Vec<f64>,
 }
 
 /// One action in the timeline.
@@ -222,7 +225,10 @@ impl TaskView {
                     .collect();
             }
             TaskEvent::Noted { text } => self.notes.push(text.clone()),
-            TaskEvent::StepOverhead { ms, .. } => self.overhead_ms.push(*ms),
+            TaskEvent::StepOverhead { ms, page_ms, .. } => {
+                self.overhead_ms.push(*ms);
+                self.overhead_page_ms.push(*page_ms);
+            }
             TaskEvent::Finished(outcome) => self.finish(outcome),
         }
     }
