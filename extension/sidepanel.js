@@ -5,6 +5,7 @@ import { renderHost } from './panel/host.js';
 import { renderTask, initTaskControls, taskOptions } from './panel/task.js';
 import { renderExport } from './panel/export.js';
 import { renderIntervention, initInterventions } from './panel/interventions.js';
+import { bindSessions, renderSessions } from './panel/sessions.js';
 
 let port;
 const send = (msg) => port.postMessage(msg);
@@ -19,6 +20,7 @@ function connect() {
     renderIntervention(state.task, state.interventions);
     renderExport(state.export);
     document.body.dataset.turns = String(state.turns);
+    renderSessions(state);
   });
   port.onDisconnect.addListener(() => setTimeout(connect, 200));
   port.postMessage({ type: 'hello' });
@@ -39,3 +41,4 @@ $('prompt').addEventListener('keydown', (event) => {
 $('export').addEventListener('click', () => port.postMessage({ type: 'export' }));
 initTaskControls(send);
 initInterventions(send);
+bindSessions(send);

@@ -9,7 +9,7 @@ use std::process::{Command, Output};
 use common::BIN;
 use serde_json::Value;
 use waymark_core::protocol::{EXTENSION_ID, HOST_NAME};
-use waymark_tests::llm_server::ScriptedLlm;
+use waymark_tests::llm_server::{ScriptedLlm, ScriptedReply};
 
 /// Runs the binary with a private HOME, config and export dir under `home`.
 fn run(home: &Path, args: &[&str], env: &[(&str, &str)]) -> Output {
@@ -87,25 +87,44 @@ fn doctor_is_all_ok_with_a_reachable_endpoint() {
     let base = llm.base_url();
     let o = run(home.path(), &["doctor", "--user-data-dir", p], &[("WAYMARK_LLM_BASE_URL", &base)]);
     let out = stdout(&o);
-    // The scripted server lists its own model; ours is the default, which it does not serve.
-    let model = llm_model_listed(&out);
+    assert!(o.status.success(), "{out}");
+    assert!(
+        out.contains("is reachable (default: openai model llama3.1 answered a one-token call)"),
+        "{out}"
+    );
+    let calls = llm.requests();
+    assert_eq!(calls.len(), 1, "one call for the one endpoint");
+    assert_eq!(calls[0].body["max_tokens"], 1);
+}
+
+#[test]
+fn doctor_checks_every_role_endpoint_and_names_the_setting_to_fix() {
+    let good = ScriptedLlm::always_text("OK").expect("llm");
+    let bad = ScriptedLlm::start(|_| ScriptedReply::error(401, "bad key")).expect("llm");
+    let home = tempfile::tempdir().expect("tempdir");
+    let p = home.path().join("profile");
+    let p = p.to_str().expect("utf8");
+    assert!(run(home.path(), &["install", "--user-data-dir", p], &[]).status.success());
+    let (g, b) = (good.base_url(), bad.base_url());
     let o = run(
         home.path(),
         &["doctor", "--user-data-dir", p],
-        &[("WAYMARK_LLM_BASE_URL", &base), ("WAYMARK_LLM_MODEL", &model)],
+        &[
+            ("WAYMARK_LLM_BASE_URL", &g),
+            ("WAYMARK_LLM_PLANNER_BASE_URL", &b),
+            ("WAYMARK_LLM_PLANNER_PROVIDER", "anthropic"),
+        ],
     );
     let out = stdout(&o);
-    assert!(o.status.success(), "{out}");
-    assert!(out.contains("is reachable (HTTP 200)"), "{out}");
-}
-
-/// Picks the first model id the doctor's FIX line suggests, or the default if all was fine.
-fn llm_model_listed(out: &str) -> String {
-    out.lines()
-        .find(|l| l.contains("does not list model"))
-        .and_then(|l| l.split("one of [\"").nth(1))
-        .and_then(|rest| rest.split('"').next())
-        .map_or_else(|| "llama3.1".to_owned(), str::to_owned)
+    assert!(!o.status.success(), "{out}");
+    let fixes: Vec<&str> = out.lines().filter(|l| l.starts_with("FIX: ")).collect();
+    assert_eq!(fixes.len(), 1, "{out}");
+    assert!(
+        fixes[0].contains("LLM planner") && fixes[0].contains("roles.planner.api_key"),
+        "{out}"
+    );
+    assert_eq!(bad.requests()[0].path, "/v1/messages", "the planner speaks Anthropic");
+    assert_eq!(good.requests().len(), 1, "navigator, summariser, validator share the default");
 }
 
 #[test]

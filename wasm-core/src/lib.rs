@@ -9,6 +9,7 @@ pub mod agent;
 pub mod observation;
 pub mod panel;
 pub mod protocol;
+pub mod safety;
 pub mod session;
 pub mod tabs;
 

@@ -5,7 +5,8 @@
 use crate::agent::{
     ControlState, InterventionSettings, OutputMode, Reply, TaskEvent, TaskOutcome, render_output,
 };
-use crate::protocol::LlmStatus;
+use crate::protocol::{ExportFormat, LlmStatus};
+use crate::session::{SearchHit, SessionMeta, TitleChange, TocEntry, TurnWithNeighbours};
 use serde::{Deserialize, Serialize};
 
 /// What the side panel can ask of the service worker.
@@ -54,6 +55,55 @@ pub enum PanelRequest {
     },
     /// Write the session to a markdown file through the host.
     Export,
+    /// Write the session through the host in a chosen format (markdown or JSON).
+    ExportSession {
+        /// `md` or `json`.
+        format: ExportFormat,
+    },
+    /// Start a new, empty session (the current one stays in the list).
+    NewSession,
+    /// Clear the panel: the same as a new session; nothing stored is deleted.
+    ClearSession,
+    /// Make an earlier session the current one; the next task continues it.
+    ContinueSession {
+        /// Its id.
+        id: String,
+    },
+    /// Give a session the user's title (automatic titles then leave it alone).
+    RenameSession {
+        /// Its id.
+        id: String,
+        /// The new title.
+        title: String,
+    },
+    /// Ask to delete a session: the panel then shows a confirmation.
+    DeleteSession {
+        /// Its id.
+        id: String,
+    },
+    /// The user confirmed the deletion.
+    ConfirmDelete {
+        /// Its id.
+        id: String,
+    },
+    /// The user changed their mind.
+    CancelDelete,
+    /// Search the turns of every session (or only the current one).
+    Search {
+        /// The user's words; empty clears the results.
+        query: String,
+        /// Only the current session.
+        #[serde(default)]
+        current_only: bool,
+    },
+    /// Show one turn (with its neighbours), switching to its session if needed.
+    JumpToTurn {
+        /// The session; `None` is the current one.
+        #[serde(default)]
+        session_id: Option<String>,
+        /// 1-based turn.
+        turn: u32,
+    },
 }
 
 /// Everything the side panel shows.
@@ -70,6 +120,70 @@ pub struct PanelState {
     /// Which interventions and attention signals are on.
     #[serde(default)]
     pub interventions: InterventionSettings,
+    /// The current session.
+    #[serde(default)]
+    pub session: SessionView,
+    /// Every stored session, most recently updated first.
+    #[serde(default)]
+    pub sessions: Vec<SessionListItem>,
+    /// The current session's table of contents.
+    #[serde(default)]
+    pub toc: Vec<TocEntry>,
+    /// The turn the user jumped to, with its neighbours.
+    #[serde(default)]
+    pub focus: Option<TurnWithNeighbours>,
+    /// The last search and its results.
+    #[serde(default)]
+    pub search: Option<SearchView>,
+    /// A deletion waiting for the user's confirmation.
+    #[serde(default)]
+    pub confirm_delete: Option<SessionListItem>,
+    /// Why the last write to storage failed (e.g. the quota), shown until a write succeeds.
+    #[serde(default)]
+    pub storage_error: Option<String>,
+}
+
+/// The current session as the panel shows it.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct SessionView {
+    /// Its id.
+    pub id: String,
+    /// Its title (or the first task's line while it has none).
+    pub title: String,
+    /// Earlier titles, newest first, each with the turn that caused it.
+    pub title_history: Vec<TitleChange>,
+    /// Created (ms since the epoch).
+    pub created_ms: f64,
+    /// Number of tasks.
+    pub tasks: u32,
+}
+
+/// One row of the session list.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct SessionListItem {
+    /// Its id.
+    pub id: String,
+    /// Its title.
+    pub title: String,
+    /// Created (ms since the epoch).
+    pub created_ms: f64,
+    /// Last changed (ms since the epoch).
+    pub updated_ms: f64,
+    /// Number of tasks.
+    pub tasks: u32,
+    /// Whether it is the current session.
+    pub current: bool,
+}
+
+/// A search and its ranked hits.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct SearchView {
+    /// What was searched.
+    pub query: String,
+    /// Only the current session.
+    pub current_only: bool,
+    /// Best first.
+    pub hits: Vec<SearchHit>,
 }
 
 /// The native host as the panel explains it.
@@ -244,6 +358,23 @@ impl TaskView {
     }
 }
 
+/// The session list from stored headers: most recently updated first, the current one marked.
+pub fn session_list(metas: &[SessionMeta], current_id: &str) -> Vec<SessionListItem> {
+    let mut list: Vec<SessionListItem> = metas
+        .iter()
+        .map(|m| SessionListItem {
+            id: m.id.clone(),
+            title: if m.title.is_empty() { "Untitled session".to_owned() } else { m.title.clone() },
+            created_ms: m.created_ms,
+            updated_ms: m.updated_ms.max(m.created_ms),
+            tasks: m.turns,
+            current: m.id == current_id,
+        })
+        .collect();
+    list.sort_by(|a, b| b.updated_ms.total_cmp(&a.updated_ms).then_with(|| a.id.cmp(&b.id)));
+    list
+}
+
 /// The side panel's explanation when the browser cannot reach the host.
 pub fn host_missing(browser_error: &str) -> HostStatus {
     let lower = browser_error.to_ascii_lowercase();
@@ -326,6 +457,22 @@ mod tests {
             panic!("not missing")
         };
         assert!(fix.contains("waymark-host install --browser"));
+    }
+
+    #[test]
+    fn session_list_is_newest_first_with_the_current_one_marked() {
+        let meta = |id: &str, updated_ms: f64, title: &str| SessionMeta {
+            id: id.into(),
+            title: title.into(),
+            updated_ms,
+            turns: 2,
+            ..SessionMeta::default()
+        };
+        let list = session_list(&[meta("a", 10.0, "Old"), meta("b", 20.0, "")], "a");
+        assert_eq!(list.iter().map(|i| i.id.as_str()).collect::<Vec<_>>(), vec!["b", "a"]);
+        assert_eq!(list[0].title, "Untitled session");
+        assert!(list[1].current && !list[0].current);
+        assert_eq!(list[1].tasks, 2);
     }
 
     #[test]

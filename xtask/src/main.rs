@@ -10,6 +10,7 @@
 //!   with the extension on a demo page.
 
 mod bench;
+mod bench_sessions;
 mod build;
 mod demo_server;
 mod run;
@@ -28,6 +29,7 @@ fn main() -> Result<()> {
             build::all(build::Options { release: flag("--release") }).map(|_| ())
         }
         Some("test") => run::test(),
+        Some("bench") if args.get(1).is_some_and(|a| a == "sessions") => bench_sessions::run(),
         Some("bench") => bench::run(args.get(1).map(String::as_str)),
         Some("run") => run::run(flag("--headless")),
         Some("help") | None => {

@@ -63,16 +63,19 @@ pub struct PromptParts<'a> {
 struct SessionPart<'a>(Option<&'a str>);
 impl PromptPart for SessionPart<'_> {
     fn write(&self, out: &mut String) {
+        // The session module writes its own heading ("Earlier tasks in this session…").
         if let Some(text) = self.0.filter(|t| !t.trim().is_empty()) {
-            let _ = writeln!(out, "Earlier in this session:\n{}\n", text.trim_end());
+            let _ = writeln!(out, "{}\n", text.trim_end());
         }
     }
 }
 
-struct TaskPart<'a>(&'a str, &'a [String]);
+/// The task, its clarifications; "New task" when earlier tasks precede it.
+struct TaskPart<'a>(&'a str, &'a [String], bool);
 impl PromptPart for TaskPart<'_> {
     fn write(&self, out: &mut String) {
-        let _ = writeln!(out, "Task: {}\n", self.0);
+        let label = if self.2 { "New task" } else { "Task" };
+        let _ = writeln!(out, "{label}: {}\n", self.0);
         for g in self.1 {
             let _ = writeln!(out, "The user added: {g}");
         }
@@ -198,7 +201,11 @@ impl PromptParts<'_> {
     pub fn role_context(&self) -> String {
         self.write_all(&[
             &SessionPart(self.session_context),
-            &TaskPart(self.task, self.guidance),
+            &TaskPart(
+                self.task,
+                self.guidance,
+                self.session_context.is_some_and(|c| !c.trim().is_empty()),
+            ),
             &ResourcesPart(self.resources),
             &PlanPart(self.plan),
             &SharedPart(self.shared.0, self.shared.1),
@@ -210,7 +217,11 @@ impl PromptParts<'_> {
     pub fn messages(&self) -> Vec<ChatMessage> {
         let user = self.write_all(&[
             &SessionPart(self.session_context),
-            &TaskPart(self.task, self.guidance),
+            &TaskPart(
+                self.task,
+                self.guidance,
+                self.session_context.is_some_and(|c| !c.trim().is_empty()),
+            ),
             &ResourcesPart(self.resources),
             &PlanPart(self.plan),
             &HistoryPart(self.history, self.notes),

@@ -375,7 +375,7 @@ fn session_context_resources_and_shared_context_are_in_the_prompt() {
     let nav = llm.user_text(1);
     for text in [&planner, &nav] {
         assert!(
-            text.contains("Earlier in this session:\nTask 1 found: the cheapest flight is TP123."),
+            text.starts_with("Task 1 found: the cheapest flight is TP123.\n\nNew task: Fill Ada"),
             "{text}"
         );
         assert!(text.contains("Files you may use (by name):\n- cv: /home/u/cv.pdf"), "{text}");

@@ -36,6 +36,10 @@ export function notify(id, title, message) {
 export function clear_notification(id) {
   if (chrome.notifications) chrome.notifications.clear(id).catch(() => {});
 }
+export function storage_keys() {
+  const local = chrome.storage.local;
+  return local.getKeys ? local.getKeys() : local.get(null).then((all) => Object.keys(all));
+}
 "#)]
 extern "C" {
     /// Injects the content script (idempotent) and hands it one request; resolves to its reply.
@@ -65,6 +69,11 @@ extern "C" {
     /// `chrome.notifications.clear`.
     #[wasm_bindgen(js_name = clear_notification)]
     pub fn clear_notification(id: &str);
+
+    /// Every key in `chrome.storage.local` (`getKeys`, or the keys of `get(null)` before
+    /// Chrome 130): the session list reads only the small headers.
+    #[wasm_bindgen(js_name = storage_keys)]
+    pub fn storage_keys() -> js_sys::Promise;
 }
 
 #[wasm_bindgen]

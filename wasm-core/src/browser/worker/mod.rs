@@ -5,13 +5,15 @@ mod env;
 mod export;
 mod interventions;
 mod journal;
+mod sessions;
 mod storage;
 mod task;
 
 use super::chrome::{self, Port};
 use super::host_port::{HostClient, to_js};
 use crate::panel::{PanelRequest, PanelState, TaskView};
-use crate::session::Session;
+use crate::protocol::ExportFormat;
+use crate::session::{Limiter, SearchIndex, Session, SessionMeta};
 use std::cell::RefCell;
 use std::rc::Rc;
 use wasm_bindgen::prelude::*;
@@ -25,6 +27,14 @@ struct Worker {
     session: RefCell<Session>,
     /// The running task's controls (pause, stop, answers), if a task runs.
     controls: RefCell<Option<Rc<crate::agent::Controls>>>,
+    /// Headers of every stored session, for the session list.
+    metas: RefCell<Vec<SessionMeta>>,
+    /// Search index over every session, built on the first search.
+    index: RefCell<Option<SearchIndex>>,
+    /// Turns whose storage write failed, retried with the next write: `(session id, turn)`.
+    unsaved: RefCell<Vec<(String, u32)>>,
+    /// Bounds the background summary calls.
+    summaries: Limiter,
 }
 
 thread_local! {
@@ -42,6 +52,10 @@ fn worker() -> Rc<Worker> {
                     state: RefCell::new(PanelState::default()),
                     session: RefCell::new(Session::default()),
                     controls: RefCell::new(None),
+                    metas: RefCell::new(Vec::new()),
+                    index: RefCell::new(None),
+                    unsaved: RefCell::new(Vec::new()),
+                    summaries: Limiter::new(sessions::MAX_SUMMARY_CALLS),
                 });
                 let weak = Rc::downgrade(&worker);
                 host.set_on_status(move || {
@@ -61,9 +75,7 @@ fn worker() -> Rc<Worker> {
 #[wasm_bindgen]
 pub async fn sw_start() -> Result<(), JsValue> {
     let w = worker();
-    let session = storage::load_session().await.unwrap_or_else(storage::new_session);
-    w.state.borrow_mut().turns = session.records.len() as u32;
-    *w.session.borrow_mut() = session;
+    sessions::start(&w).await;
     if let Some(settings) = storage::load_intervention_settings().await {
         w.state.borrow_mut().interventions = settings;
     }
@@ -149,7 +161,25 @@ pub fn sw_panel_message(port: Port, msg: JsValue) {
                 let _ = storage::save_intervention_settings(&settings).await;
             });
         }
-        PanelRequest::Export => spawn_local(export::export(w)),
+        PanelRequest::Export => spawn_local(export::export(w, ExportFormat::Md)),
+        PanelRequest::ExportSession { format } => spawn_local(export::export(w, format)),
+        PanelRequest::NewSession | PanelRequest::ClearSession => sessions::new_session(&w),
+        PanelRequest::ContinueSession { id } => spawn_local(async move {
+            sessions::continue_session(w, id).await;
+        }),
+        PanelRequest::RenameSession { id, title } => spawn_local(sessions::rename(w, id, title)),
+        PanelRequest::DeleteSession { id } => sessions::ask_delete(&w, &id),
+        PanelRequest::ConfirmDelete { id } => spawn_local(sessions::delete(w, id)),
+        PanelRequest::CancelDelete => {
+            w.state.borrow_mut().confirm_delete = None;
+            w.broadcast();
+        }
+        PanelRequest::Search { query, current_only } => {
+            spawn_local(sessions::search(w, query, current_only))
+        }
+        PanelRequest::JumpToTurn { session_id, turn } => {
+            spawn_local(sessions::jump(w, session_id, turn))
+        }
     }
 }
 

@@ -3,13 +3,13 @@
 
 use super::env::BrowserEnv;
 use super::journal::{self, StorageJournal};
-use super::{Worker, chrome, interventions, storage};
+use super::{Worker, chrome, interventions, sessions};
 use crate::agent::{
     self, Agent, Controls, Env, OutputMode, TaskContext, TaskEvent, TaskEvents, TaskSpec,
 };
 use crate::browser::tab::TabPage;
 use crate::panel::TaskView;
-use crate::session::TaskRecord;
+use crate::session;
 use crate::tabs::{TabInfo, pick_target_tab};
 use std::collections::BTreeMap;
 use std::rc::{Rc, Weak};
@@ -120,9 +120,10 @@ pub(super) async fn resume(w: Rc<Worker>) {
     finish(&w, &ctx, outcome, &journal).await;
 }
 
-/// Earlier tasks' findings for the prompt; the session module supplies it.
-fn session_context(_w: &Rc<Worker>) -> Option<String> {
-    None
+/// Earlier tasks' findings for the prompt, from the session module.
+fn session_context(w: &Rc<Worker>) -> Option<String> {
+    let context = session::build_context(&w.session.borrow().records);
+    (!context.is_empty()).then_some(context)
 }
 
 /// Fresh controls for a task, wired to the panel view and the attention signals.
@@ -167,10 +168,6 @@ async fn finish(
 ) {
     *w.controls.borrow_mut() = None;
     interventions::signal(&w.state.borrow().interventions, None);
-    let turn = w.session.borrow().records.len() as u32 + 1;
-    let record = TaskRecord::from_outcome(turn, &ctx.spec.task, &outcome, BrowserEnv.now_ms());
-    w.session.borrow_mut().records.push(record.clone());
-    w.state.borrow_mut().turns = turn;
     if let Some(task) = w.state.borrow_mut().task.as_mut() {
         task.mode = ctx.spec.output;
         task.apply(&TaskEvent::Finished(outcome.clone()));
@@ -182,8 +179,7 @@ async fn finish(
         ));
     }
     w.broadcast();
-    let session = w.session.borrow().clone();
-    let _ = storage::save_turn(&session, &record).await;
+    sessions::record_task(w, &ctx.spec.task, &outcome).await;
     journal.clear().await;
 }
 
