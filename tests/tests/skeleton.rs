@@ -5,7 +5,8 @@
 mod common;
 
 use common::{
-    Setup, Waymark, built_extension, find_ref, message_text, navigator_requests, role_of, role_reply,
+    Setup, Waymark, built_extension, find_ref, message_text, navigator_requests, role_of,
+    role_reply,
 };
 use waymark_tests::fixture_server::FixtureServer;
 use waymark_tests::llm_server::{RecordedRequest, ScriptedLlm, ScriptedReply};
@@ -154,7 +155,8 @@ fn llm_http_500_is_retried_and_the_task_finishes() {
     panel.send(TASK).expect("send");
     assert_eq!(panel.answer().expect("answer"), "Saved the name Ada.");
     // The planner's call failed and was retried; then two navigator steps and the validator.
-    let requests: Vec<_> = llm.requests().into_iter().filter(|r| role_of(r) != "summariser").collect();
+    let requests: Vec<_> =
+        llm.requests().into_iter().filter(|r| role_of(r) != "summariser").collect();
     assert_eq!(requests.len(), 5, "one failed call, its retry, and the remaining calls");
     assert_eq!(navigator_requests(&llm).len(), 2);
     assert_eq!(requests[0].body, requests[1].body, "the retry resends the same request");
