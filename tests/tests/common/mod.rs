@@ -232,8 +232,8 @@ pub fn role_of(req: &waymark_tests::llm_server::RecordedRequest) -> &'static str
     }
 }
 
-/// The default answers of the planner (a one-step plan, no questions) and the validator
-/// (confirmed), or `None` for navigator requests: scripts that test the navigator start with
+/// The default answers of the planner (a one-step plan, no questions), the validator
+/// (confirmed) and the background summariser, or `None` for navigator requests: scripts that test the navigator start with
 /// `if let Some(r) = role_reply(req) { return r; }`.
 pub fn role_reply(
     req: &waymark_tests::llm_server::RecordedRequest,
@@ -248,6 +248,8 @@ pub fn role_reply(
             "verdict",
             serde_json::json!({"confirmed": true, "reason": "the page shows it"}),
         )),
+        // Not a summary the session module can parse: it falls back to its extractive one.
+        "summariser" => Some(ScriptedReply::text("no summary")),
         _ => None,
     }
 }
