@@ -6,8 +6,8 @@
 mod common;
 
 use common::{
-    Panel, Setup, TASK_TIMEOUT, Waymark, agent_requests, built_extension, find_ref, message_text,
-    role_of, role_reply,
+    Panel, Setup, TASK_TIMEOUT, Waymark, built_extension, find_ref, message_text, role_of,
+    role_reply,
 };
 use serde_json::json;
 use std::sync::Arc;
@@ -154,9 +154,8 @@ fn multi_step_task_with_a_plan_recovers_from_bad_output_and_refuses_unknown_refs
     assert!(steps[0].contains("[999] — failed: there is no element [999]"), "{steps:?}");
     assert_eq!(page_seen(&page), r#"[{"inputs":1,"changes":1,"clicks":1},"Saved: Ada"]"#);
 
-    // (The background summary call after the task is not part of it.)
-    let requests = agent_requests(&llm);
-    let roles: Vec<&str> = requests.iter().map(role_of).collect();
+    let requests = llm.requests();
+    let roles: Vec<&str> = requests.iter().map(role_of).filter(|r| *r != "summariser").collect();
     // Garbage, its re-ask (the unknown ref), the fill and save, done; then the validator.
     assert_eq!(roles, ["planner", "navigator", "navigator", "navigator", "navigator", "validator"]);
     assert!(page_text(&requests[2]).contains("previous answer could not be used"));
@@ -196,7 +195,7 @@ fn a_stuck_loop_is_nudged_replanned_and_then_the_user_is_asked() {
     assert!(answer.starts_with("Stopped by you"), "{answer}");
 
     let requests = llm.requests();
-    let roles: Vec<&str> = requests.iter().map(role_of).collect();
+    let roles: Vec<&str> = requests.iter().map(role_of).filter(|r| *r != "summariser").collect();
     assert_eq!(roles.iter().filter(|r| **r == "planner").count(), 2, "a new plan: {roles:?}");
     let navigator: Vec<String> =
         requests.iter().filter(|r| role_of(r) == "navigator").map(page_text).collect();
@@ -397,7 +396,8 @@ fn a_worker_killed_mid_task_resumes_from_the_last_completed_step() {
     assert!(notes.as_str().unwrap_or_default().contains("resumed this task"), "{notes}");
     // Typed once (before the kill), clicked once (after): nothing was repeated.
     assert_eq!(page_seen(&page), r#"[{"inputs":1,"changes":1,"clicks":1},"Saved: Ada"]"#);
-    let roles: Vec<&str> = agent_requests(&llm).iter().map(role_of).collect();
+    let roles: Vec<&str> =
+        llm.requests().iter().map(role_of).filter(|r| *r != "summariser").collect();
     assert_eq!(
         roles,
         ["planner", "navigator", "navigator", "navigator", "navigator", "validator"],

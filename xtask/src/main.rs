@@ -10,7 +10,6 @@
 //!   with the extension on a demo page.
 
 mod bench;
-mod bench_host;
 mod bench_sessions;
 mod build;
 mod demo_server;
@@ -31,7 +30,6 @@ fn main() -> Result<()> {
         }
         Some("test") => run::test(),
         Some("bench") if args.get(1).is_some_and(|a| a == "sessions") => bench_sessions::run(),
-        Some("bench") if args.get(1).is_some_and(|a| a == "host") => bench_host::run(),
         Some("bench") => bench::run(args.get(1).map(String::as_str)),
         Some("run") => run::run(flag("--headless")),
         Some("help") | None => {

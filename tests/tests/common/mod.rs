@@ -137,12 +137,7 @@ fn launch_browser(
 
 /// The navigator's requests (they offer tools), without the background summary calls.
 pub fn navigator_requests(llm: &ScriptedLlm) -> Vec<RecordedRequest> {
-    agent_requests(llm).into_iter().filter(|r| role_of(r) == "navigator").collect()
-}
-
-/// The task's own calls (planner, navigator, validator), without background summaries.
-pub fn agent_requests(llm: &ScriptedLlm) -> Vec<RecordedRequest> {
-    llm.requests().into_iter().filter(|r| !is_summary_call(r)).collect()
+    llm.requests().into_iter().filter(|r| role_of(r) == "navigator").collect()
 }
 
 /// Whether a request is a background summary call (no tools offered).
@@ -222,8 +217,8 @@ pub fn message_text(body: &Value, i: usize) -> String {
         .to_owned()
 }
 
-/// Which Waymark role sent a recorded request: `summariser` (the background summary call,
-/// which offers no tools), else from its system prompt `planner`, `validator` or `navigator`.
+/// Which Waymark role sent a recorded request: `summariser` (no tools offered), else from
+/// its system prompt `planner`, `validator` or `navigator`.
 pub fn role_of(req: &waymark_tests::llm_server::RecordedRequest) -> &'static str {
     let system = message_text(&req.body, 0);
     if is_summary_call(req) {
@@ -237,8 +232,8 @@ pub fn role_of(req: &waymark_tests::llm_server::RecordedRequest) -> &'static str
     }
 }
 
-/// The default answers of the planner (a one-step plan, no questions) and the validator
-/// (confirmed), or `None` for navigator requests: scripts that test the navigator start with
+/// The default answers of the planner (a one-step plan, no questions), the validator
+/// (confirmed) and the background summariser, or `None` for navigator requests: scripts that test the navigator start with
 /// `if let Some(r) = role_reply(req) { return r; }`.
 pub fn role_reply(
     req: &waymark_tests::llm_server::RecordedRequest,
@@ -253,10 +248,8 @@ pub fn role_reply(
             "verdict",
             serde_json::json!({"confirmed": true, "reason": "the page shows it"}),
         )),
-        "summariser" => Some(ScriptedReply::text(
-            serde_json::json!({"summary": "The task was done.", "data": {}, "toc": "Task done"})
-                .to_string(),
-        )),
+        // Not a summary the session module can parse: it falls back to its extractive one.
+        "summariser" => Some(ScriptedReply::text("no summary")),
         _ => None,
     }
 }

@@ -124,7 +124,7 @@ pub(super) async fn resume(w: Rc<Worker>) {
     finish(&w, &ctx, outcome, &journal).await;
 }
 
-/// Earlier tasks' findings for the prompt (nothing for the first task of a session).
+/// Earlier tasks' findings for the prompt, from the session module.
 fn session_context(w: &Rc<Worker>) -> Option<String> {
     sessions::context_for_next_task(w)
 }
