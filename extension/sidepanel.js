@@ -2,21 +2,34 @@
 // the user's input. No agent logic lives here; all state comes from the Rust core.
 import { $ } from './panel/dom.js';
 import { renderHost } from './panel/host.js';
-import { renderTask } from './panel/task.js';
+import { renderTask, initTaskControls, taskOptions } from './panel/task.js';
 import { renderExport } from './panel/export.js';
+import { renderIntervention, initInterventions } from './panel/interventions.js';
+import { bindSessions, renderSessions } from './panel/sessions.js';
 
-const port = chrome.runtime.connect({ name: 'panel' });
+let port;
+const send = (msg) => port.postMessage(msg);
 
-port.onMessage.addListener((state) => {
-  renderHost(state.host);
-  renderTask(state.task);
-  renderExport(state.export);
-  document.body.dataset.turns = String(state.turns);
-});
+// When Chrome stops the service worker the port closes; reconnecting wakes it again (and it
+// resumes a task it left unfinished).
+function connect() {
+  port = chrome.runtime.connect({ name: 'panel' });
+  port.onMessage.addListener((state) => {
+    renderHost(state.host);
+    renderTask(state.task);
+    renderIntervention(state.task, state.interventions);
+    renderExport(state.export);
+    document.body.dataset.turns = String(state.turns);
+    renderSessions(state);
+  });
+  port.onDisconnect.addListener(() => setTimeout(connect, 200));
+  port.postMessage({ type: 'hello' });
+}
+connect();
 
 $('prompt-form').addEventListener('submit', (event) => {
   event.preventDefault();
-  port.postMessage({ type: 'start_task', prompt: $('prompt').value });
+  port.postMessage({ type: 'start_task', prompt: $('prompt').value, ...taskOptions() });
   $('prompt').value = '';
 });
 $('prompt').addEventListener('keydown', (event) => {
@@ -26,4 +39,6 @@ $('prompt').addEventListener('keydown', (event) => {
   }
 });
 $('export').addEventListener('click', () => port.postMessage({ type: 'export' }));
-port.postMessage({ type: 'hello' });
+initTaskControls(send);
+initInterventions(send);
+bindSessions(send);

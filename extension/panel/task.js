@@ -1,4 +1,4 @@
-// The current task: prompt, progress, step timeline and answer.
+// The current task: prompt, progress, controls, plan, step timeline, notes and result.
 import { $, el, text } from './dom.js';
 
 export function renderTask(task) {
@@ -7,16 +7,42 @@ export function renderTask(task) {
   text($('task-prompt'), task.prompt);
   const where = task.page ? ` · ${task.page}` : '';
   const engine = task.engine ? ` · read with ${task.engine}` : '';
+  const c = task.controls || {};
+  const state = c.card ? 'Waiting for you'
+    : c.taken_over ? (c.waiting ? 'You have control' : 'Handing over after this action…')
+    : c.paused ? (c.waiting ? 'Paused' : 'Pausing after this action…')
+    : c.stopping ? 'Stopping after this action…' : 'Working…';
   text($('task-progress'), task.running
-    ? `Working… step ${task.step}${where}${engine}`
+    ? `${state} step ${task.step}${where}${engine}`
     : `Finished in ${task.step} step(s), ${((task.elapsed_ms ?? 0) / 1000).toFixed(1)} s${where}${engine}`);
+  $('task-controls').hidden = !task.running;
+  const held = c.paused || c.taken_over;
+  $('pause').hidden = held;
+  $('resume').hidden = !held;
+  $('take-over').disabled = !!c.taken_over;
+  $('plan').hidden = !task.plan?.length;
+  $('plan').replaceChildren(...(task.plan || []).map((p) => el('li', { textContent: p })));
   $('steps').replaceChildren(...task.steps.map((s) => el('li', {
     textContent: s.ok ? s.text : `${s.text} — failed: ${s.error}`,
     className: s.ok ? 'ok' : 'failed',
   })));
+  $('notes').replaceChildren(...(task.notes || []).map((n) => el('li', { textContent: n })));
   const answer = $('answer');
   answer.hidden = task.answer == null;
   answer.className = task.success ? 'ok' : 'failed';
-  text(answer, task.answer);
+  text(answer, task.output ?? task.answer);
   $('send').disabled = task.running;
+}
+
+// Buttons forward to the service worker; what they mean is decided there.
+export function initTaskControls(send) {
+  for (const [id, type] of [['pause', 'pause'], ['resume', 'resume'], ['step', 'step'],
+    ['take-over', 'take_over'], ['stop', 'stop']]) {
+    $(id).addEventListener('click', () => send({ type }));
+  }
+}
+
+// Options the user set for the next task.
+export function taskOptions() {
+  return { mode: $('mode').value, step_mode: $('step-mode').checked };
 }

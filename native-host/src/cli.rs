@@ -7,7 +7,7 @@ use std::process::ExitCode;
 use anyhow::{Context, bail};
 use clap::{Args, Parser, Subcommand, ValueEnum};
 
-use crate::config::{self, ConfigFile, load_file, save_file};
+use crate::config::{self, load_file, save_file, set_key};
 use crate::doctor::{self, DoctorOptions};
 use crate::install::{self, ALL_BROWSERS, Target};
 
@@ -36,6 +36,58 @@ pub enum Command {
         #[command(subcommand)]
         action: ConfigAction,
     },
+    /// Read, search and delete captured session transcripts.
+    Sessions {
+        /// What to do.
+        #[command(subcommand)]
+        action: SessionsAction,
+    },
+    /// Write a captured session into the export directory (or to stdout).
+    Export {
+        /// Session id (see `sessions list`).
+        id: String,
+        /// Output format.
+        #[arg(long, value_enum, default_value_t = ExportFmt::Md)]
+        format: ExportFmt,
+        /// Print instead of writing a file.
+        #[arg(long)]
+        stdout: bool,
+    },
+    /// Serve the captured sessions as an MCP server on stdio (for Claude Code and others).
+    Mcp,
+}
+
+/// `sessions` actions.
+#[derive(Debug, Subcommand)]
+pub enum SessionsAction {
+    /// One line per session, most recent first.
+    List,
+    /// Every event of a session, one per line.
+    Show {
+        /// Session id.
+        id: String,
+    },
+    /// Find text in every session (case-insensitive).
+    Search {
+        /// Text to find.
+        text: String,
+    },
+    /// Delete a session's transcript.
+    Delete {
+        /// Session id.
+        id: String,
+    },
+    /// Delete transcripts older than the retention period.
+    Prune,
+}
+
+/// Formats of `export`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub enum ExportFmt {
+    /// Markdown, ready to paste into another agent.
+    Md,
+    /// One JSON document.
+    Json,
 }
 
 /// Which manifests to act on.
@@ -91,7 +143,10 @@ pub enum ConfigAction {
     /// Print the effective settings (file + environment), without the key.
     Show,
     /// Set KEY (llm.provider, llm.base_url, llm.model, llm.api_key, llm.retry_base_ms,
-    /// llm.idle_timeout_secs, llm.request_timeout_secs, llm.max_concurrent, export_dir).
+    /// llm.idle_timeout_secs, llm.request_timeout_secs, llm.max_concurrent, export_dir,
+    /// data_dir, roles.<role>.<provider|base_url|model|api_key>, transcripts.enabled,
+    /// transcripts.retention_days, transcripts.flush_every, transcripts.redact,
+    /// files.allowed_dirs, files.max_bytes, prices.<model>.<input|output>).
     /// VALUE `-` reads it from stdin, so a key stays out of shell history.
     Set {
         /// Setting name.
@@ -113,7 +168,107 @@ pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         Command::Uninstall(args) => uninstall_cmd(&args),
         Command::Doctor(args) => doctor_cmd(&args),
         Command::Config { action } => config_cmd(action),
+        Command::Sessions { action } => sessions_cmd(action),
+        Command::Export { id, format, stdout } => export_cmd(&id, format, stdout),
+        Command::Mcp => {
+            crate::mcp::run(sessions_dir()?)?;
+            Ok(ExitCode::SUCCESS)
+        }
     }
+}
+
+/// Where transcripts live: from the config, or the data dir when the config is broken (so
+/// sessions stay readable while the user fixes it).
+fn sessions_dir() -> anyhow::Result<PathBuf> {
+    let env = config::ProcessEnv;
+    match config::Config::load_with(&env) {
+        Ok(cfg) => Ok(cfg.transcripts.dir),
+        Err(_) => Ok(config::data_dir(&env)?.join("sessions")),
+    }
+}
+
+fn sessions_cmd(action: SessionsAction) -> anyhow::Result<ExitCode> {
+    use crate::transcript::{self, read};
+    let dir = sessions_dir()?;
+    match action {
+        SessionsAction::List => {
+            let list = read::list_sessions(&dir)?;
+            if list.is_empty() {
+                println!("no sessions in {}", dir.display());
+            }
+            for s in list {
+                println!(
+                    "{}\t{}\t{} events\t{}{}",
+                    s.id,
+                    s.last.as_deref().unwrap_or("-"),
+                    s.events,
+                    s.title.as_deref().unwrap_or("(untitled)"),
+                    if s.ended { "" } else { " [open]" }
+                );
+            }
+        }
+        SessionsAction::Show { id } => {
+            for (i, e) in read::read_session(&dir, &id)?.iter().enumerate() {
+                let ts = e["ts"].as_str().unwrap_or("-");
+                let kind = e["kind"].as_str().unwrap_or("?");
+                println!("{i}\t{ts}\t{kind}\t{}", read::event_text(e));
+            }
+        }
+        SessionsAction::Search { text } => {
+            let hits = read::search(&dir, &text, 200)?;
+            if hits.is_empty() {
+                println!("no match for {text:?}");
+                return Ok(ExitCode::FAILURE);
+            }
+            for h in hits {
+                println!("{}#{}\t{}\t{}", h.session_id, h.index, h.kind, h.excerpt);
+            }
+        }
+        SessionsAction::Delete { id } => {
+            read::delete_session(&dir, &id)?;
+            println!("deleted session {id}");
+        }
+        SessionsAction::Prune => {
+            let cfg = config::Config::load()?;
+            let removed = transcript::prune(
+                &dir,
+                cfg.transcripts.retention_days,
+                std::time::SystemTime::now(),
+            )?;
+            println!(
+                "removed {} session(s) older than {} days{}",
+                removed.len(),
+                cfg.transcripts.retention_days,
+                if removed.is_empty() {
+                    String::new()
+                } else {
+                    format!(": {}", removed.join(", "))
+                }
+            );
+        }
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+fn export_cmd(id: &str, format: ExportFmt, stdout: bool) -> anyhow::Result<ExitCode> {
+    use crate::transcript::read;
+    use waymark_core::protocol::{ExportFormat, ExportWrite};
+    let events = read::read_session(&sessions_dir()?, id)?;
+    let (content, fmt) = match format {
+        ExportFmt::Md => (read::to_markdown(id, &events), ExportFormat::Md),
+        ExportFmt::Json => {
+            (serde_json::to_string_pretty(&read::to_json(id, &events))?, ExportFormat::Json)
+        }
+    };
+    if stdout {
+        println!("{content}");
+        return Ok(ExitCode::SUCCESS);
+    }
+    let cfg = config::Config::load()?;
+    let req = ExportWrite { name_hint: Some(format!("waymark-{id}")), format: fmt, content };
+    let written = crate::export::write_export(&cfg.export_dir, &req)?;
+    println!("{}", written.path);
+    Ok(ExitCode::SUCCESS)
 }
 
 fn targets(args: &TargetArgs, only_present: bool) -> anyhow::Result<Vec<Target>> {
@@ -207,6 +362,28 @@ fn config_cmd(action: ConfigAction) -> anyhow::Result<ExitCode> {
             println!("retry_base:   {} ms", cfg.llm.retry_base.as_millis());
             println!("idle_timeout: {} s", cfg.llm.idle_timeout.as_secs());
             println!("export_dir:   {}", cfg.export_dir.display());
+            for (role, l) in &cfg.roles {
+                if *l != cfg.llm {
+                    println!(
+                        "role {role}: {} {} model {} (key {})",
+                        l.provider.as_str(),
+                        l.base_url,
+                        l.model,
+                        if l.api_key.is_some() { "set" } else { "not set" }
+                    );
+                }
+            }
+            let t = &cfg.transcripts;
+            println!(
+                "transcripts:  {} in {} (keep {} days)",
+                if t.enabled { "on" } else { "off" },
+                t.dir.display(),
+                t.retention_days
+            );
+            println!(
+                "read dirs:    {:?} (max {} bytes)",
+                cfg.files.allowed_dirs, cfg.files.max_bytes
+            );
         }
         ConfigAction::Set { key, value } => {
             let value = if value == "-" {
@@ -233,37 +410,6 @@ fn config_cmd(action: ConfigAction) -> anyhow::Result<ExitCode> {
     Ok(ExitCode::SUCCESS)
 }
 
-/// Sets (or with `None` removes) one setting by its dotted name.
-pub fn set_key(file: &mut ConfigFile, key: &str, value: Option<String>) -> anyhow::Result<()> {
-    fn num<T: std::str::FromStr>(key: &str, v: Option<String>) -> anyhow::Result<Option<T>> {
-        v.map(|s| {
-            s.parse::<T>().map_err(|_| anyhow::anyhow!("{key} needs a whole number, got {s:?}"))
-        })
-        .transpose()
-    }
-    let llm = &mut file.llm;
-    match key {
-        "llm.provider" => {
-            if let Some(p) = &value
-                && config::ProviderKind::parse(p).is_none()
-            {
-                bail!("llm.provider must be openai or anthropic");
-            }
-            llm.provider = value;
-        }
-        "llm.base_url" => llm.base_url = value,
-        "llm.model" => llm.model = value,
-        "llm.api_key" => llm.api_key = value,
-        "llm.retry_base_ms" => llm.retry_base_ms = num(key, value)?,
-        "llm.idle_timeout_secs" => llm.idle_timeout_secs = num(key, value)?,
-        "llm.request_timeout_secs" => llm.request_timeout_secs = num(key, value)?,
-        "llm.max_concurrent" => llm.max_concurrent = num(key, value)?,
-        "export_dir" => file.export_dir = value.map(PathBuf::from),
-        other => bail!("unknown setting {other:?}; see `waymark-host config set --help`"),
-    }
-    Ok(())
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -279,18 +425,5 @@ mod tests {
             Command::Install(TargetArgs { browser: Some(BrowserArg::All), .. })
         ));
         assert!(Cli::try_parse_from(["waymark-host", "install", "--browser", "firefox"]).is_err());
-    }
-
-    #[test]
-    fn set_key_validates() {
-        let mut f = ConfigFile::default();
-        set_key(&mut f, "llm.model", Some("x".into())).expect("model");
-        set_key(&mut f, "llm.retry_base_ms", Some("20".into())).expect("num");
-        assert_eq!(f.llm.retry_base_ms, Some(20));
-        assert!(set_key(&mut f, "llm.retry_base_ms", Some("soon".into())).is_err());
-        assert!(set_key(&mut f, "llm.provider", Some("gopher".into())).is_err());
-        assert!(set_key(&mut f, "nope", None).is_err());
-        set_key(&mut f, "llm.model", None).expect("unset");
-        assert_eq!(f.llm.model, None);
     }
 }

@@ -8,18 +8,30 @@ use serde_json::Value;
 use tokio::sync::oneshot;
 use tokio::task::JoinSet;
 use waymark_core::protocol::{
-    ErrorCode, EventFrame, HelloData, HostEvent, HostFrame, LlmRequest, LlmStatus,
-    PROTOCOL_VERSION, ReplyFrame, Request, RequestBody,
+    ConfigSet, ErrorCode, EventFrame, FileRead, HelloData, HostEvent, HostFrame, LlmRequest,
+    LlmStatus, PROTOCOL_VERSION, ReplyFrame, Request, RequestBody, TranscriptRecord,
+    TranscriptRecorded,
 };
 
-use crate::config::Config;
+use crate::config::{Config, ProcessEnv};
 use crate::export::write_export;
 use crate::framing::Inbound;
 use crate::host::Outbox;
 use crate::llm::{EventSink, Gateway};
+use crate::transcript::TranscriptStore;
 
 /// Request types this host serves, announced in `hello`.
-pub const CAPABILITIES: &[&str] = &["hello", "echo", "llm.complete", "llm.cancel", "export.write"];
+pub const CAPABILITIES: &[&str] = &[
+    "hello",
+    "echo",
+    "llm.complete",
+    "llm.cancel",
+    "export.write",
+    "config.get",
+    "config.set",
+    "transcript.record",
+    "file.read",
+];
 
 /// LLM requests still running, by id; whoever removes an entry owns the reply.
 type InFlight = Arc<Mutex<HashMap<u64, oneshot::Sender<()>>>>;
@@ -27,7 +39,9 @@ type InFlight = Arc<Mutex<HashMap<u64, oneshot::Sender<()>>>>;
 /// Routes frames to handlers and tracks in-flight `llm.complete` calls for cancel.
 pub struct Dispatcher {
     config: Arc<Result<Config, String>>,
-    gateway: Result<Arc<Gateway>, String>,
+    /// Built on the first `llm.complete` (HTTP clients cost start-up time), dropped on reload.
+    gateway: Option<Result<Arc<Gateway>, String>>,
+    transcripts: Option<TranscriptStore>,
     outbox: Outbox,
     in_flight: InFlight,
     tasks: JoinSet<()>,
@@ -36,11 +50,23 @@ pub struct Dispatcher {
 impl Dispatcher {
     /// A dispatcher replying through `outbox`. A config error is kept and reported per request.
     pub fn new(config: Arc<Result<Config, String>>, outbox: Outbox) -> Self {
-        let gateway = match config.as_ref() {
-            Ok(cfg) => Gateway::new(cfg.llm.clone()).map(Arc::new).map_err(|e| e.to_string()),
-            Err(e) => Err(e.clone()),
-        };
-        Self { config, gateway, outbox, in_flight: InFlight::default(), tasks: JoinSet::new() }
+        let transcripts =
+            config.as_ref().as_ref().ok().map(|c| TranscriptStore::new(c.transcripts.clone()));
+        Self {
+            config,
+            gateway: None,
+            transcripts,
+            outbox,
+            in_flight: InFlight::default(),
+            tasks: JoinSet::new(),
+        }
+    }
+
+    /// Periodic work: writes transcript lines that have waited since the last tick.
+    pub fn tick(&mut self) {
+        if let Some(t) = self.transcripts.as_mut().filter(|t| t.has_pending()) {
+            let _ = t.flush();
+        }
     }
 
     /// Handles one inbound item. Cheap requests are answered before the next frame is read;
@@ -88,12 +114,93 @@ impl Dispatcher {
                 };
                 self.reply(reply);
             }
+            RequestBody::ConfigGet {} => {
+                self.reply(ReplyFrame::ok(id, to_value(&crate::settings::view(&self.config))));
+            }
+            RequestBody::ConfigSet(req) => self.config_set(id, &req).await,
+            RequestBody::TranscriptRecord(req) => self.transcript(id, req),
+            RequestBody::FileRead(req) => self.file_read(id, req),
         }
     }
 
-    /// Stops in-flight LLM calls (nobody is listening any more) and waits for them to end.
+    /// Stops in-flight calls (nobody is listening any more), waits for them to end, and
+    /// writes buffered transcript lines.
     pub async fn shutdown(mut self) {
         self.tasks.shutdown().await;
+        if let Some(t) = self.transcripts.as_mut()
+            && let Err(e) = t.flush()
+        {
+            tracing::warn!(%e, "transcript lines lost at exit");
+        }
+    }
+
+    async fn config_set(&mut self, id: u64, req: &ConfigSet) {
+        let values = req.values.clone();
+        let result =
+            tokio::task::spawn_blocking(move || crate::settings::apply(&values, &ProcessEnv)).await;
+        let cfg = match result {
+            Ok(Ok(cfg)) => cfg,
+            Ok(Err(e)) => {
+                return self.reply(ReplyFrame::err(id, ErrorCode::ConfigInvalid, e.to_string()));
+            }
+            Err(e) => return self.reply(ReplyFrame::err(id, ErrorCode::Internal, e.to_string())),
+        };
+        tracing::info!(keys = ?req.values.keys().collect::<Vec<_>>(), "settings changed by the extension");
+        // Calls in flight keep the old gateway; the next one uses the new settings.
+        self.tick();
+        self.transcripts = Some(TranscriptStore::new(cfg.transcripts.clone()));
+        self.gateway = None;
+        self.config = Arc::new(Ok(cfg));
+        self.reply(ReplyFrame::ok(id, to_value(&crate::settings::view(&self.config))));
+    }
+
+    fn transcript(&mut self, id: u64, req: TranscriptRecord) {
+        let reply = match self.transcripts.as_mut() {
+            None => ReplyFrame::err(
+                id,
+                ErrorCode::TranscriptFailed,
+                self.config.as_ref().as_ref().err().cloned().unwrap_or_default(),
+            ),
+            Some(store) => {
+                let enabled = store.enabled();
+                match store.record(&req.session_id, req.events) {
+                    Ok(accepted) => {
+                        ReplyFrame::ok(id, to_value(&TranscriptRecorded { enabled, accepted }))
+                    }
+                    Err(e) => ReplyFrame::err(id, ErrorCode::TranscriptFailed, e.to_string()),
+                }
+            }
+        };
+        self.reply(reply);
+    }
+
+    fn file_read(&mut self, id: u64, req: FileRead) {
+        let files = match self.config.as_ref() {
+            Ok(cfg) => cfg.files.clone(),
+            Err(e) => return self.reply(ReplyFrame::err(id, ErrorCode::NotConfigured, e.clone())),
+        };
+        let outbox = self.outbox.clone();
+        // Its own task so a large file does not hold up other requests; the chunks and then
+        // the reply go out from this one task, in order.
+        self.tasks.spawn(async move {
+            let out = outbox.clone();
+            let result = tokio::task::spawn_blocking(move || {
+                crate::files::read_chunked(&req.path, &files, |seq, data| {
+                    out.send(&HostFrame::Event(EventFrame {
+                        v: PROTOCOL_VERSION,
+                        id,
+                        event: HostEvent::FileChunk { seq, data },
+                    }));
+                })
+            })
+            .await;
+            let reply = match result {
+                Ok(Ok(info)) => ReplyFrame::ok(id, to_value(&info)),
+                Ok(Err(e)) => ReplyFrame::err(id, e.code(), e.to_string()),
+                Err(e) => ReplyFrame::err(id, ErrorCode::Internal, e.to_string()),
+            };
+            outbox.send(&HostFrame::Reply(reply));
+        });
     }
 
     fn reply(&self, reply: ReplyFrame) {
@@ -115,13 +222,24 @@ impl Dispatcher {
             protocol: PROTOCOL_VERSION,
             capabilities: CAPABILITIES.iter().map(|c| (*c).to_owned()).collect(),
             llm,
+            problems: crate::settings::problems(&self.config),
         }
     }
 
+    fn gateway(&mut self) -> Result<Arc<Gateway>, String> {
+        let config = &self.config;
+        self.gateway
+            .get_or_insert_with(|| match config.as_ref() {
+                Ok(cfg) => Gateway::from_config(cfg).map(Arc::new).map_err(|e| e.to_string()),
+                Err(e) => Err(e.clone()),
+            })
+            .clone()
+    }
+
     fn start_llm(&mut self, id: u64, req: LlmRequest) {
-        let gateway = match &self.gateway {
-            Ok(g) => Arc::clone(g),
-            Err(e) => return self.reply(ReplyFrame::err(id, ErrorCode::NotConfigured, e.clone())),
+        let gateway = match self.gateway() {
+            Ok(g) => g,
+            Err(e) => return self.reply(ReplyFrame::err(id, ErrorCode::NotConfigured, e)),
         };
         let (cancel_tx, cancel_rx) = oneshot::channel();
         {

@@ -5,9 +5,15 @@ use std::path::Path;
 use std::time::Duration;
 
 use serde_json::Value;
-use waymark_core::protocol::{EXTENSION_ID, HOST_NAME};
+use waymark_core::protocol::{
+    ChatMessage, ChatRole, EXTENSION_ID, ErrorCode, HOST_NAME, LlmRequest,
+};
 
-use crate::config::{self, Config, Env};
+use crate::config::{self, Config, Env, LlmConfig};
+use crate::llm::{EventSink, Gateway};
+
+/// Failure bound of the doctor's one-token calls.
+const DOCTOR_TIMEOUT: Duration = Duration::from_secs(15);
 use crate::install::{ALL_BROWSERS, Target, current_exe, origin_for};
 
 /// One check's outcome.
@@ -64,9 +70,10 @@ pub async fn run(opts: &DoctorOptions, env: &dyn Env) -> Vec<Check> {
     manifests(opts, exe.as_deref(), id, &mut out);
     if let Some(cfg) = config_checks(env, &mut out) {
         if !opts.offline {
-            out.push(llm_reachable(&cfg).await);
+            out.extend(providers_reachable(&cfg).await);
         }
         out.push(export_dir(&cfg.export_dir));
+        out.extend(data_checks(&cfg));
     }
     out
 }
@@ -248,68 +255,116 @@ fn mode_check(_path: &Path) -> Check {
     Check::ok("config file is in the user's profile")
 }
 
-/// `GET {base}/models`: any HTTP answer proves the endpoint is up; 401/403 means the key.
-async fn llm_reachable(cfg: &Config) -> Check {
-    let l = &cfg.llm;
-    let mut builder = reqwest::Client::builder().timeout(Duration::from_secs(5));
-    if crate::llm::is_loopback(&l.base_url) {
-        builder = builder.no_proxy();
+/// One one-token completion per distinct endpoint (the default and every role that differs):
+/// proves in one go that the endpoint is up, accepts the key and serves the model.
+async fn providers_reachable(cfg: &Config) -> Vec<Check> {
+    let mut seen: Vec<&LlmConfig> = Vec::new();
+    let mut out = Vec::new();
+    let all = std::iter::once(("default", &cfg.llm))
+        .chain(cfg.roles.iter().map(|(r, l)| (r.as_str(), l)));
+    for (label, l) in all {
+        if seen.contains(&l) {
+            continue;
+        }
+        seen.push(l);
+        out.push(one_token_call(label, l).await);
     }
-    let client = match builder.build() {
-        Ok(c) => c,
-        Err(e) => return Check::fix(format!("cannot build an HTTP client: {e}")),
+    out
+}
+
+/// Ignores progress: the doctor only wants the outcome.
+struct NoSink;
+
+impl EventSink for NoSink {
+    fn delta(&self, _text: &str) {}
+    fn retry(&self, _attempt: u32, _delay: Duration, _reason: &str) {}
+}
+
+async fn one_token_call(label: &str, l: &LlmConfig) -> Check {
+    let mut quick = l.clone();
+    quick.max_retries = 0;
+    quick.request_timeout = DOCTOR_TIMEOUT;
+    quick.idle_timeout = DOCTOR_TIMEOUT;
+    let gateway = match Gateway::new(quick) {
+        Ok(g) => g,
+        Err(e) => return Check::fix(format!("LLM {label}: {e}")),
     };
-    let mut req = client.get(format!("{}/models", l.base_url));
-    if let Some(key) = &l.api_key {
-        req = match l.provider {
-            config::ProviderKind::Openai => req.bearer_auth(key),
-            config::ProviderKind::Anthropic => req
-                .header("x-api-key", key)
-                .header("anthropic-version", crate::llm::anthropic::ANTHROPIC_VERSION),
-        };
-    }
-    let resp = match req.send().await {
-        Ok(r) => r,
+    let req = LlmRequest {
+        role: label.to_owned(),
+        messages: vec![ChatMessage::text(ChatRole::User, "Reply with the single word OK.")],
+        tools: Vec::new(),
+        stream: false,
+        max_tokens: Some(1),
+    };
+    match gateway.complete(&req, &NoSink).await {
+        Ok(_) => Check::ok(format!(
+            "LLM endpoint {} is reachable ({label}: {} model {} answered a one-token call)",
+            l.base_url,
+            l.provider.as_str(),
+            l.model
+        )),
         Err(e) => {
-            return Check::fix(format!(
-                "LLM endpoint {} is unreachable ({}); {}",
-                l.base_url,
-                crate::llm::transport_detail(&e),
-                crate::llm::hint(&l.base_url)
-            ));
-        }
-    };
-    let status = resp.status().as_u16();
-    if status == 401 || status == 403 {
-        return Check::fix(format!(
-            "LLM endpoint {} rejects the API key (HTTP {status}); set WAYMARK_LLM_API_KEY \
-             (or OPENAI_API_KEY / ANTHROPIC_API_KEY) or `waymark-host config set llm.api_key -`",
-            l.base_url
-        ));
-    }
-    if status == 200
-        && let Ok(v) = resp.json::<Value>().await
-    {
-        let ids: Vec<&str> = v
-            .get("data")
-            .or_else(|| v.get("models"))
-            .and_then(Value::as_array)
-            .map(|a| a.iter().filter_map(|m| m.get("id").and_then(Value::as_str)).collect())
-            .unwrap_or_default();
-        let latest = format!("{}:latest", l.model);
-        if !ids.is_empty() && !ids.iter().any(|id| *id == l.model || *id == latest) {
-            return Check::fix(format!(
-                "LLM endpoint {} is reachable but does not list model {:?} (set WAYMARK_LLM_MODEL \
-                 to one of {:?}{}, or pull it: `ollama pull {}`)",
-                l.base_url,
-                l.model,
-                &ids[..ids.len().min(5)],
-                if ids.len() > 5 { ", …" } else { "" },
-                l.model
-            ));
+            let what = match e.code() {
+                ErrorCode::LlmAuth => format!(
+                    "set the key: `waymark-host config set {} -` or WAYMARK_LLM_API_KEY",
+                    if label == "default" {
+                        "llm.api_key".to_owned()
+                    } else {
+                        format!("roles.{label}.api_key")
+                    }
+                ),
+                ErrorCode::LlmModelNotFound => format!(
+                    "set a model it serves: `waymark-host config set {} NAME`",
+                    if label == "default" {
+                        "llm.model".to_owned()
+                    } else {
+                        format!("roles.{label}.model")
+                    }
+                ),
+                ErrorCode::LlmUnreachable => {
+                    return Check::fix(format!(
+                        "LLM {label}: endpoint {} is unreachable: {e}",
+                        l.base_url
+                    ));
+                }
+                _ => "check the endpoint, then run `waymark-host doctor` again".to_owned(),
+            };
+            Check::fix(format!("LLM {label} ({}): {e} ({what})", l.base_url))
         }
     }
-    Check::ok(format!("LLM endpoint {} is reachable (HTTP {status})", l.base_url))
+}
+
+/// Transcript directory writable when capture is on; upload directories present.
+fn data_checks(cfg: &Config) -> Vec<Check> {
+    let mut out = Vec::new();
+    let t = &cfg.transcripts;
+    if t.enabled {
+        let probe = std::fs::create_dir_all(&t.dir).and_then(|()| tempfile::tempfile_in(&t.dir));
+        out.push(match probe {
+            Ok(_) => Check::ok(format!(
+                "transcripts on, written to {} (kept {} days)",
+                t.dir.display(),
+                t.retention_days
+            )),
+            Err(e) => Check::fix(format!(
+                "transcript directory {} is not writable ({e}); set WAYMARK_DATA_DIR or data_dir",
+                t.dir.display()
+            )),
+        });
+    } else {
+        out.push(Check::ok("transcripts off (`waymark-host config set transcripts.enabled true`)"));
+    }
+    for dir in &cfg.files.allowed_dirs {
+        out.push(if dir.is_dir() {
+            Check::ok(format!("upload directory {} exists", dir.display()))
+        } else {
+            Check::fix(format!(
+                "upload directory {} does not exist (create it or fix files.allowed_dirs)",
+                dir.display()
+            ))
+        });
+    }
+    out
 }
 
 fn export_dir(dir: &Path) -> Check {

@@ -16,6 +16,10 @@ use crate::config::Config;
 use crate::dispatch::Dispatcher;
 use crate::framing::{EndReason, INBOUND_CAP, Inbound, encode_frame, read_inbound};
 
+/// Buffered transcript lines are written at least this often, so a reader (`sessions`, MCP)
+/// sees a live session without waiting for `flush_every` events.
+const TRANSCRIPT_FLUSH_INTERVAL: std::time::Duration = std::time::Duration::from_secs(2);
+
 /// Cheap, cloneable handle to the stdout writer.
 #[derive(Clone, Debug)]
 pub struct Outbox {
@@ -94,6 +98,8 @@ async fn dispatch_loop(
     mut gone_rx: tokio::sync::oneshot::Receiver<()>,
     mut dispatcher: Dispatcher,
 ) -> EndReason {
+    let mut flush = tokio::time::interval(TRANSCRIPT_FLUSH_INTERVAL);
+    flush.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
     let end = loop {
         tokio::select! {
             item = in_rx.recv() => match item {
@@ -102,6 +108,7 @@ async fn dispatch_loop(
                 None => break EndReason::Io("stdin reader stopped".into()),
             },
             _ = &mut gone_rx => break EndReason::Io("stdout closed".into()),
+            _ = flush.tick() => dispatcher.tick(),
         }
     };
     match &end {

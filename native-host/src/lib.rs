@@ -13,10 +13,14 @@ pub mod config;
 pub mod dispatch;
 pub mod doctor;
 pub mod export;
+pub mod files;
 pub mod framing;
 pub mod host;
 pub mod install;
 pub mod llm;
+pub mod mcp;
+pub mod settings;
+pub mod transcript;
 
 /// Version of this host, reported by `hello` and `--version`.
 pub const HOST_VERSION: &str = env!("CARGO_PKG_VERSION");

@@ -6,7 +6,7 @@
 use std::process::ExitCode;
 
 use clap::Parser;
-use tracing_subscriber::EnvFilter;
+use tracing::level_filters::LevelFilter;
 use waymark_host::cli::{self, Cli};
 use waymark_host::config::Config;
 use waymark_host::framing::EndReason;
@@ -16,7 +16,7 @@ fn main() -> ExitCode {
     let first = std::env::args_os().nth(1);
     let host_mode =
         first.as_ref().is_some_and(|a| a.to_string_lossy().starts_with("chrome-extension://"));
-    init_tracing("warn");
+    init_tracing(LevelFilter::WARN);
     let result = if host_mode {
         run_host(&first.map(|a| a.to_string_lossy().into_owned()).unwrap_or_default())
     } else {
@@ -47,11 +47,12 @@ fn run_host(origin: &str) -> anyhow::Result<ExitCode> {
     }
 }
 
-/// Logs go to stderr only (stdout carries frames); `WAYMARK_LOG` sets the filter.
-fn init_tracing(default: &str) {
-    let filter = EnvFilter::try_from_env("WAYMARK_LOG").unwrap_or_else(|_| EnvFilter::new(default));
+/// Logs go to stderr only (stdout carries frames); `WAYMARK_LOG` sets the level
+/// (`error`, `warn`, `info`, `debug`, `trace`; default `warn`).
+fn init_tracing(default: LevelFilter) {
+    let level = std::env::var("WAYMARK_LOG").ok().and_then(|v| v.parse().ok()).unwrap_or(default);
     let _ = tracing_subscriber::fmt()
-        .with_env_filter(filter)
+        .with_max_level(level)
         .with_writer(std::io::stderr)
         .with_ansi(false)
         .try_init();

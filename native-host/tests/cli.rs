@@ -9,7 +9,7 @@ use std::process::{Command, Output};
 use common::BIN;
 use serde_json::Value;
 use waymark_core::protocol::{EXTENSION_ID, HOST_NAME};
-use waymark_tests::llm_server::ScriptedLlm;
+use waymark_tests::llm_server::{ScriptedLlm, ScriptedReply};
 
 /// Runs the binary with a private HOME, config and export dir under `home`.
 fn run(home: &Path, args: &[&str], env: &[(&str, &str)]) -> Output {
@@ -87,25 +87,44 @@ fn doctor_is_all_ok_with_a_reachable_endpoint() {
     let base = llm.base_url();
     let o = run(home.path(), &["doctor", "--user-data-dir", p], &[("WAYMARK_LLM_BASE_URL", &base)]);
     let out = stdout(&o);
-    // The scripted server lists its own model; ours is the default, which it does not serve.
-    let model = llm_model_listed(&out);
+    assert!(o.status.success(), "{out}");
+    assert!(
+        out.contains("is reachable (default: openai model llama3.1 answered a one-token call)"),
+        "{out}"
+    );
+    let calls = llm.requests();
+    assert_eq!(calls.len(), 1, "one call for the one endpoint");
+    assert_eq!(calls[0].body["max_tokens"], 1);
+}
+
+#[test]
+fn doctor_checks_every_role_endpoint_and_names_the_setting_to_fix() {
+    let good = ScriptedLlm::always_text("OK").expect("llm");
+    let bad = ScriptedLlm::start(|_| ScriptedReply::error(401, "bad key")).expect("llm");
+    let home = tempfile::tempdir().expect("tempdir");
+    let p = home.path().join("profile");
+    let p = p.to_str().expect("utf8");
+    assert!(run(home.path(), &["install", "--user-data-dir", p], &[]).status.success());
+    let (g, b) = (good.base_url(), bad.base_url());
     let o = run(
         home.path(),
         &["doctor", "--user-data-dir", p],
-        &[("WAYMARK_LLM_BASE_URL", &base), ("WAYMARK_LLM_MODEL", &model)],
+        &[
+            ("WAYMARK_LLM_BASE_URL", &g),
+            ("WAYMARK_LLM_PLANNER_BASE_URL", &b),
+            ("WAYMARK_LLM_PLANNER_PROVIDER", "anthropic"),
+        ],
     );
     let out = stdout(&o);
-    assert!(o.status.success(), "{out}");
-    assert!(out.contains("is reachable (HTTP 200)"), "{out}");
-}
-
-/// Picks the first model id the doctor's FIX line suggests, or the default if all was fine.
-fn llm_model_listed(out: &str) -> String {
-    out.lines()
-        .find(|l| l.contains("does not list model"))
-        .and_then(|l| l.split("one of [\"").nth(1))
-        .and_then(|rest| rest.split('"').next())
-        .map_or_else(|| "llama3.1".to_owned(), str::to_owned)
+    assert!(!o.status.success(), "{out}");
+    let fixes: Vec<&str> = out.lines().filter(|l| l.starts_with("FIX: ")).collect();
+    assert_eq!(fixes.len(), 1, "{out}");
+    assert!(
+        fixes[0].contains("LLM planner") && fixes[0].contains("roles.planner.api_key"),
+        "{out}"
+    );
+    assert_eq!(bad.requests()[0].path, "/v1/messages", "the planner speaks Anthropic");
+    assert_eq!(good.requests().len(), 1, "navigator, summariser, validator share the default");
 }
 
 #[test]
@@ -174,4 +193,63 @@ fn config_set_writes_a_private_file_that_the_host_reads() {
     let o = run(home.path(), &["config", "show"], &[("WAYMARK_LLM_MODEL", "from-env")]);
     assert!(stdout(&o).contains("from-env"), "env beats the file");
     assert!(!run(home.path(), &["config", "set", "llm.provider", "gopher"], &[]).status.success());
+}
+
+#[test]
+fn sessions_commands_list_show_search_export_delete_prune() {
+    let home = tempfile::tempdir().expect("tempdir");
+    let data = home.path().join("data");
+    let sessions = data.join("sessions");
+    std::fs::create_dir_all(&sessions).expect("mkdir");
+    let line = |kind: &str, extra: Value| {
+        let mut v = serde_json::json!({"ts": "2026-01-01T10:00:00.000Z", "kind": kind});
+        if let (Some(o), Value::Object(e)) = (v.as_object_mut(), extra) {
+            o.extend(e);
+        }
+        format!("{v}\n")
+    };
+    let text = [
+        line("session_start", serde_json::json!({"title": "Baggage rules"})),
+        line("turn", serde_json::json!({"role": "user", "text": "compare baggage allowances"})),
+        line("summary", serde_json::json!({"text": "TAP allows 23 kg"})),
+    ]
+    .concat();
+    std::fs::write(sessions.join("bag-7.jsonl"), text).expect("write");
+    let d = data.to_str().expect("utf8");
+    let env = [("WAYMARK_DATA_DIR", d)];
+
+    let o = run(home.path(), &["sessions", "list"], &env);
+    assert!(o.status.success());
+    let out = stdout(&o);
+    assert!(out.starts_with("bag-7\t") && out.contains("3 events\tBaggage rules [open]"), "{out}");
+
+    let out = stdout(&run(home.path(), &["sessions", "show", "bag-7"], &env));
+    assert_eq!(out.lines().count(), 3, "{out}");
+    assert!(out.lines().nth(1).expect("line").contains("user: compare baggage"), "{out}");
+
+    let o = run(home.path(), &["sessions", "search", "23 KG"], &env);
+    assert!(stdout(&o).starts_with("bag-7#2\tsummary\t"), "{}", stdout(&o));
+    assert!(!run(home.path(), &["sessions", "search", "nowhere"], &env).status.success());
+
+    let o = run(home.path(), &["export", "bag-7", "--format", "md"], &env);
+    assert!(o.status.success(), "{o:?}");
+    let path = stdout(&o).trim().to_owned();
+    assert!(path.ends_with("waymark-bag-7.md"), "{path}");
+    assert!(std::fs::read_to_string(&path).expect("export").starts_with("# Baggage rules"));
+    let o = run(home.path(), &["export", "bag-7", "--format", "json", "--stdout"], &env);
+    let v: Value = serde_json::from_str(&stdout(&o)).expect("json");
+    assert_eq!(v["events"].as_array().expect("events").len(), 3);
+
+    let o = run(home.path(), &["sessions", "show", "../config"], &env);
+    assert!(!o.status.success());
+    assert!(String::from_utf8_lossy(&o.stderr).contains("invalid session id"));
+
+    // Retention: nothing is old enough yet.
+    let o = run(home.path(), &["sessions", "prune"], &env);
+    assert!(stdout(&o).contains("removed 0 session(s) older than 30 days"), "{}", stdout(&o));
+
+    assert!(run(home.path(), &["sessions", "delete", "bag-7"], &env).status.success());
+    assert!(!sessions.join("bag-7.jsonl").exists());
+    assert!(!run(home.path(), &["sessions", "delete", "bag-7"], &env).status.success());
+    assert!(stdout(&run(home.path(), &["sessions", "list"], &env)).starts_with("no sessions"));
 }

@@ -151,17 +151,19 @@ fn server_error_is_retried_with_an_event_then_succeeds() {
 
 #[test]
 fn rate_limit_honours_retry_after() {
-    let llm = ScriptedLlm::start(|r| match r.index {
-        0 => ScriptedReply::rate_limited(1),
-        _ => ScriptedReply::text("after the wait"),
-    })
-    .expect("llm");
-    let mut h = host_for(&llm, WireFormat::OpenAi);
-    h.request(1, "llm.complete", user("hi"));
-    let frames = h.until_reply(1);
-    let retry = frames.iter().find(|f| f["event"] == "llm.retry").expect("retry event");
-    assert_eq!(retry["delay_ms"], 1000, "{retry}");
-    assert_eq!(frames.last().expect("reply")["data"]["text"], "after the wait");
+    both(|format| {
+        let llm = ScriptedLlm::start(|r| match r.index {
+            0 => ScriptedReply::rate_limited(1),
+            _ => ScriptedReply::text("after the wait"),
+        })
+        .expect("llm");
+        let mut h = host_for(&llm, format);
+        h.request(1, "llm.complete", user("hi"));
+        let frames = h.until_reply(1);
+        let retry = frames.iter().find(|f| f["event"] == "llm.retry").expect("retry event");
+        assert_eq!(retry["delay_ms"], 1000, "{format:?}: {retry}");
+        assert_eq!(frames.last().expect("reply")["data"]["text"], "after the wait");
+    });
 }
 
 #[test]
@@ -235,15 +237,140 @@ fn unreachable_endpoint_names_the_url_and_the_fix() {
 
 #[test]
 fn stalled_stream_hits_the_idle_timeout() {
-    let opts = LlmServerOptions { chunk_delay: Duration::from_millis(2500) };
-    let llm =
-        ScriptedLlm::start_with(opts, |_| ScriptedReply::text("slow slow slow")).expect("llm");
-    let mut h =
-        Host::builder().llm(&llm.base_url()).env("WAYMARK_LLM_IDLE_TIMEOUT_SECS", "1").spawn();
-    h.request(1, "llm.complete", with(user("hi"), json!({"stream": true})));
-    let reply = h.reply(1);
-    assert_eq!(err_code(&reply), "llm_unreachable", "{reply}");
-    assert!(err_message(&reply).contains("1 s"), "{reply}");
+    both(|format| {
+        let opts = LlmServerOptions { chunk_delay: Duration::from_millis(2500) };
+        let llm =
+            ScriptedLlm::start_with(opts, |_| ScriptedReply::text("slow slow slow")).expect("llm");
+        let mut b = Host::builder().llm(&llm.base_url()).env("WAYMARK_LLM_IDLE_TIMEOUT_SECS", "1");
+        if format == WireFormat::Anthropic {
+            b = b.env("WAYMARK_LLM_PROVIDER", "anthropic");
+        }
+        let mut h = b.spawn();
+        h.request(1, "llm.complete", with(user("hi"), json!({"stream": true})));
+        let reply = h.reply(1);
+        assert_eq!(err_code(&reply), "llm_unreachable", "{format:?}: {reply}");
+        assert!(err_message(&reply).contains("1 s"), "{reply}");
+    });
+}
+
+#[test]
+fn a_slow_but_steady_stream_completes() {
+    both(|format| {
+        let opts = LlmServerOptions { chunk_delay: Duration::from_millis(300) };
+        let llm =
+            ScriptedLlm::start_with(opts, |_| ScriptedReply::text("one two three")).expect("llm");
+        let mut h = host_for(&llm, format);
+        h.request(1, "llm.complete", with(user("hi"), json!({"stream": true})));
+        let frames = h.until_reply(1);
+        assert_eq!(frames.last().expect("reply")["data"]["text"], "one two three", "{format:?}");
+        assert_eq!(deltas(&frames), "one two three");
+    });
+}
+
+#[test]
+fn replies_carry_usage_cost_and_role() {
+    both(|format| {
+        let llm = ScriptedLlm::always_text("priced").expect("llm");
+        let model = match format {
+            WireFormat::OpenAi => "gpt-4o-mini",
+            WireFormat::Anthropic => "claude-haiku-4-5",
+        };
+        let mut b = Host::builder()
+            .llm(&llm.base_url())
+            .env("WAYMARK_LLM_MODEL", model)
+            .env("WAYMARK_LLM_API_KEY", "test-key");
+        if format == WireFormat::Anthropic {
+            b = b.env("WAYMARK_LLM_PROVIDER", "anthropic");
+        }
+        let mut h = b.spawn();
+        for (id, stream) in [(1, true), (2, false)] {
+            h.request(
+                id,
+                "llm.complete",
+                with(user("hi"), json!({"stream": stream, "role": "summarizer"})),
+            );
+            let data = h.reply(id)["data"].clone();
+            let usage = &data["usage"];
+            let (i, o) = (
+                usage["input_tokens"].as_f64().expect("input"),
+                usage["output_tokens"].as_f64().expect("output"),
+            );
+            assert!(i > 0.0 && o > 0.0, "{format:?}: {data}");
+            let cost = &data["cost"];
+            let (pi, po) = match format {
+                WireFormat::OpenAi => (0.15, 0.60),
+                WireFormat::Anthropic => (1.0, 5.0),
+            };
+            assert_eq!(cost["input_usd_per_mtok"], pi, "{data}");
+            assert_eq!(cost["output_usd_per_mtok"], po, "{data}");
+            let usd = cost["usd"].as_f64().expect("usd");
+            assert!((usd - (i * pi + o * po) / 1e6).abs() < 1e-12, "{data}");
+            assert_eq!(data["role"], "summariser");
+        }
+    });
+}
+
+#[test]
+fn screenshots_become_image_parts_in_both_formats() {
+    both(|format| {
+        let llm = ScriptedLlm::always_text("I see a form").expect("llm");
+        let mut h = host_for(&llm, format);
+        let image = json!({"media_type": "image/png", "data": "iVBORw0KGgo="});
+        h.request(
+            1,
+            "llm.complete",
+            json!({"messages": [
+                {"role": "user", "content": "what is on screen?", "images": [image]},
+            ]}),
+        );
+        assert_eq!(h.reply(1)["data"]["text"], "I see a form");
+        let body = &llm.requests()[0].body;
+        let parts = body["messages"][0]["content"].as_array().expect("content parts");
+        match format {
+            WireFormat::OpenAi => {
+                assert_eq!(parts[0], json!({"type": "text", "text": "what is on screen?"}));
+                assert_eq!(parts[1]["type"], "image_url");
+                assert_eq!(parts[1]["image_url"]["url"], "data:image/png;base64,iVBORw0KGgo=");
+            }
+            WireFormat::Anthropic => {
+                assert_eq!(parts[0]["type"], "image");
+                assert_eq!(
+                    parts[0]["source"],
+                    json!({"type": "base64", "media_type": "image/png", "data": "iVBORw0KGgo="})
+                );
+                assert_eq!(parts[1], json!({"type": "text", "text": "what is on screen?"}));
+            }
+        }
+    });
+}
+
+#[test]
+fn each_role_uses_its_own_endpoint_and_model() {
+    let default = ScriptedLlm::always_text("from default").expect("llm");
+    let planner = ScriptedLlm::always_text("from planner").expect("llm");
+    let mut h = Host::builder()
+        .llm(&default.base_url())
+        .env("WAYMARK_LLM_PLANNER_BASE_URL", planner.base_url())
+        .env("WAYMARK_LLM_PLANNER_PROVIDER", "anthropic")
+        .env("WAYMARK_LLM_PLANNER_MODEL", "big-planner")
+        .env("WAYMARK_LLM_PLANNER_API_KEY", "planner-key")
+        .env("WAYMARK_LLM_SUMMARISER_MODEL", "small-summariser")
+        .spawn();
+    for (id, role, text) in [
+        (1, "planner", "from planner"),
+        (2, "summariser", "from default"),
+        (3, "navigator", "from default"),
+    ] {
+        h.request(id, "llm.complete", with(user("hi"), json!({"role": role})));
+        assert_eq!(h.reply(id)["data"]["text"], text, "{role}");
+    }
+    let p = &planner.requests()[0];
+    assert_eq!((p.format, p.model()), (WireFormat::Anthropic, Some("big-planner")));
+    assert_eq!(p.header("x-api-key"), Some("planner-key"));
+    let d = default.requests();
+    assert_eq!(d[0].model(), Some("small-summariser"));
+    assert_eq!(d[1].model(), Some("test-model"));
+    assert!(d.iter().all(|r| r.header("authorization").is_none()), "the planner key stays there");
 }
 
 #[test]
@@ -270,4 +397,25 @@ fn requests_run_concurrently_and_cancel_stops_one() {
     assert_eq!(frames.last().expect("cancel reply")["data"]["cancelled"], true);
     h.request(4, "echo", json!({"payload": 4}));
     assert_eq!(h.next()["id"], 4, "nothing more for request 1");
+}
+
+#[test]
+fn concurrency_cap_holds_extra_calls_until_one_ends() {
+    let config = tempfile::tempdir().expect("tempdir");
+    std::fs::write(config.path().join("config.toml"), "[llm]\nmax_concurrent = 2\n").expect("w");
+    let llm = ScriptedLlm::start(|_| ScriptedReply::text("late").delayed(20_000)).expect("llm");
+    let mut h = Host::builder()
+        .llm(&llm.base_url())
+        .env("WAYMARK_CONFIG_DIR", config.path().to_string_lossy())
+        .spawn();
+    for id in 1..=3 {
+        h.request(id, "llm.complete", user("slow"));
+    }
+    llm.wait_for_requests(2, Duration::from_secs(10)).expect("two calls start");
+    // Give a (wrongly) uncapped third call ample time to show up.
+    std::thread::sleep(Duration::from_millis(500));
+    assert_eq!(llm.request_count(), 2, "the third call waits for a permit");
+    h.request(9, "llm.cancel", json!({"target": 1}));
+    h.until_reply(9);
+    llm.wait_for_requests(3, Duration::from_secs(10)).expect("the third call starts once one ends");
 }

@@ -4,8 +4,10 @@
 
 mod common;
 
-use common::{Setup, Waymark, built_extension, find_ref, message_text};
-use std::time::Duration;
+use common::{
+    Setup, Waymark, built_extension, find_ref, message_text, navigator_requests, role_of,
+    role_reply,
+};
 use waymark_tests::fixture_server::FixtureServer;
 use waymark_tests::llm_server::{RecordedRequest, ScriptedLlm, ScriptedReply};
 use waymark_tests::paths;
@@ -14,6 +16,9 @@ const TASK: &str = "Fill the name field with Ada and press Save";
 
 /// The model a user would hope for: fills and saves, then reports once the page says so.
 fn form_filler(req: &RecordedRequest) -> ScriptedReply {
+    if let Some(reply) = role_reply(req) {
+        return reply;
+    }
     let page = message_text(&req.body, 1);
     if page.contains("Saved: Ada") {
         return ScriptedReply::tool_call(
@@ -32,8 +37,13 @@ fn form_filler(req: &RecordedRequest) -> ScriptedReply {
     ])
 }
 
+/// The fixture site; `/form-strict.html` is the same form served with a CSP that blocks
+/// WebAssembly in content scripts.
 fn site() -> FixtureServer {
-    FixtureServer::builder(paths::fixtures_dir().join("site"))
+    let root = paths::fixtures_dir().join("site");
+    let form = std::fs::read(root.join("form.html")).expect("form fixture");
+    FixtureServer::builder(root)
+        .with_page("/form-strict.html", form)
         .with_header("/form-strict.html", "Content-Security-Policy", "script-src 'self'")
         .start()
         .expect("fixture server")
@@ -67,11 +77,16 @@ fn run_skeleton(page_path: &str, expect_engine: &str) {
     assert!(progress.contains(&format!("read with {expect_engine}")), "{progress}");
 
     // The model got the observation (and never the password field's value) through the host.
-    let requests = llm.requests();
+    // (The background summary call after the task is not a navigator request.)
+    let requests = navigator_requests(&llm);
     assert_eq!(requests.len(), 2);
     let first = message_text(&requests[0].body, 1);
     assert!(first.contains(TASK), "{first}");
     assert!(first.contains("textbox \"Name\""), "{first}");
+    // Around them: the planner first, the validator confirming the answer on the page last.
+    let roles: Vec<&str> =
+        llm.requests().iter().map(role_of).filter(|r| *r != "summariser").collect();
+    assert_eq!(roles, ["planner", "navigator", "navigator", "validator"]);
     assert!(!llm.requests().iter().any(|r| r.raw_body.contains("hunter2-canary")));
     assert_eq!(requests[0].header("authorization"), Some("Bearer test-key"));
     let elapsed = panel.page.eval("document.getElementById('task-progress').textContent");
@@ -139,46 +154,50 @@ fn llm_http_500_is_retried_and_the_task_finishes() {
     let panel = wm.panel().expect("panel");
     panel.send(TASK).expect("send");
     assert_eq!(panel.answer().expect("answer"), "Saved the name Ada.");
-    let requests = llm.requests();
-    assert_eq!(requests.len(), 3, "one failed call, its retry, and the final call");
+    // The planner's call failed and was retried; then two navigator steps and the validator.
+    let requests: Vec<_> =
+        llm.requests().into_iter().filter(|r| role_of(r) != "summariser").collect();
+    assert_eq!(requests.len(), 5, "one failed call, its retry, and the remaining calls");
+    assert_eq!(navigator_requests(&llm).len(), 2);
     assert_eq!(requests[0].body, requests[1].body, "the retry resends the same request");
     let status = page.eval("document.getElementById('status').textContent").expect("status");
     assert_eq!(status.as_str(), Some("Saved: Ada"));
 }
 
-#[test]
-fn garbage_from_the_llm_is_a_clear_error_and_nothing_is_done() {
-    let Some(extension) = built_extension() else { return };
-    let llm = ScriptedLlm::start(|_| ScriptedReply::garbage("<html>definitely not json"))
-        .expect("scripted LLM");
+/// Runs the task against a model that never gives a usable answer; returns the answer shown
+/// and the server, after checking that nothing happened on the page.
+fn run_expecting_nothing_done(
+    script: fn(&RecordedRequest) -> ScriptedReply,
+) -> Option<(String, ScriptedLlm)> {
+    let extension = built_extension()?;
+    let llm = ScriptedLlm::start(script).expect("scripted LLM");
     let wm = Waymark::launch(&extension, Setup { llm: &llm, install_host: true, site: site() })
         .expect("launch");
     let page = wm.open("/form.html").expect("open fixture");
     let panel = wm.panel().expect("panel");
     panel.send(TASK).expect("send");
     let answer = panel.answer().expect("answer");
-    assert!(answer.contains("not a chat completion"), "{answer}");
     assert!(panel.steps().expect("steps").is_empty());
     let seen = page.eval("JSON.stringify(window.__seen)").expect("seen");
     assert_eq!(seen.as_str(), Some(r#"{"inputs":0,"changes":0,"clicks":0}"#));
+    drop(wm);
+    Some((answer, llm))
+}
+
+#[test]
+fn garbage_from_the_llm_is_a_clear_error_and_nothing_is_done() {
+    let script = |_: &RecordedRequest| ScriptedReply::garbage("<html>definitely not json");
+    let Some((answer, _)) = run_expecting_nothing_done(script) else { return };
+    assert!(answer.contains("not a chat completion"), "{answer}");
 }
 
 #[test]
 fn nonsense_model_text_is_reasked_once_then_stopped() {
-    let Some(extension) = built_extension() else { return };
-    let llm = ScriptedLlm::start(|_| ScriptedReply::text("Sure, I will do that right away!"))
-        .expect("scripted LLM");
-    let wm = Waymark::launch(&extension, Setup { llm: &llm, install_host: true, site: site() })
-        .expect("launch");
-    let page = wm.open("/form.html").expect("open fixture");
-    let panel = wm.panel().expect("panel");
-    panel.send(TASK).expect("send");
-    let answer = panel.answer().expect("answer");
+    let script = |_: &RecordedRequest| ScriptedReply::text("Sure, I will do that right away!");
+    let Some((answer, llm)) = run_expecting_nothing_done(script) else { return };
     assert!(answer.contains("could not be understood"), "{answer}");
-    assert_eq!(llm.request_count(), 2, "one re-ask, then stop");
-    let reask = message_text(&llm.requests()[1].body, 1);
+    let requests = navigator_requests(&llm);
+    assert_eq!(requests.len(), 2, "one re-ask, then stop");
+    let reask = message_text(&requests[1].body, 1);
     assert!(reask.contains("previous answer could not be used"), "{reask}");
-    let seen = page.eval("JSON.stringify(window.__seen)").expect("seen");
-    assert_eq!(seen.as_str(), Some(r#"{"inputs":0,"changes":0,"clicks":0}"#));
-    let _ = Duration::from_secs(0);
 }

@@ -10,6 +10,7 @@ pub mod frames;
 pub mod observation;
 pub mod panel;
 pub mod protocol;
+pub mod safety;
 pub mod session;
 pub mod tabs;
 

@@ -2,8 +2,11 @@
 //! the panel renders. The panel holds no logic: it sends [`PanelRequest`]s and draws each
 //! [`PanelState`] it receives.
 
-use crate::agent::{TaskEvent, TaskOutcome};
-use crate::protocol::LlmStatus;
+use crate::agent::{
+    ControlState, InterventionSettings, OutputMode, Reply, TaskEvent, TaskOutcome, render_output,
+};
+use crate::protocol::{ExportFormat, LlmStatus};
+use crate::session::{SearchHit, SessionMeta, TitleChange, TocEntry, TurnWithNeighbours};
 use serde::{Deserialize, Serialize};
 
 /// What the side panel can ask of the service worker.
@@ -16,9 +19,91 @@ pub enum PanelRequest {
     StartTask {
         /// The user's words.
         prompt: String,
+        /// How the result is shown.
+        #[serde(default)]
+        mode: OutputMode,
+        /// Step budget (default 25).
+        #[serde(default)]
+        max_steps: Option<u32>,
+        /// Start paused after each step (the Step button runs the next one).
+        #[serde(default)]
+        step_mode: bool,
+        /// Files the task may use: name → path on the user's disk.
+        #[serde(default)]
+        resources: std::collections::BTreeMap<String, String>,
+    },
+    /// Pause the running task at the next safe point.
+    Pause,
+    /// Resume a paused task (also ends step mode and take-over).
+    Resume,
+    /// Stop the running task at the next safe point; the action in flight is reported.
+    Stop,
+    /// Run one step, then pause.
+    Step,
+    /// The user drives the page; the agent waits until Resume.
+    TakeOver,
+    /// The user's answer to the intervention card on show.
+    AnswerIntervention {
+        /// Their answer.
+        #[serde(flatten)]
+        reply: Reply,
+    },
+    /// Which interventions and attention signals are on.
+    SetInterventionSettings {
+        /// The new settings.
+        settings: InterventionSettings,
     },
     /// Write the session to a markdown file through the host.
     Export,
+    /// Write the session through the host in a chosen format (markdown or JSON).
+    ExportSession {
+        /// `md` or `json`.
+        format: ExportFormat,
+    },
+    /// Start a new, empty session (the current one stays in the list).
+    NewSession,
+    /// Clear the panel: the same as a new session; nothing stored is deleted.
+    ClearSession,
+    /// Make an earlier session the current one; the next task continues it.
+    ContinueSession {
+        /// Its id.
+        id: String,
+    },
+    /// Give a session the user's title (automatic titles then leave it alone).
+    RenameSession {
+        /// Its id.
+        id: String,
+        /// The new title.
+        title: String,
+    },
+    /// Ask to delete a session: the panel then shows a confirmation.
+    DeleteSession {
+        /// Its id.
+        id: String,
+    },
+    /// The user confirmed the deletion.
+    ConfirmDelete {
+        /// Its id.
+        id: String,
+    },
+    /// The user changed their mind.
+    CancelDelete,
+    /// Search the turns of every session (or only the current one).
+    Search {
+        /// The user's words; empty clears the results.
+        query: String,
+        /// Only the current session.
+        #[serde(default)]
+        current_only: bool,
+    },
+    /// Show one turn (with its neighbours), switching to its session if needed.
+    JumpToTurn {
+        /// The session; `None` is the current one.
+        #[serde(default)]
+        session_id: Option<String>,
+        /// 1-based turn.
+        turn: u32,
+    },
 }
 
 /// Everything the side panel shows.
@@ -32,6 +117,73 @@ pub struct PanelState {
     pub turns: u32,
     /// Result of the last export.
     pub export: Option<ExportView>,
+    /// Which interventions and attention signals are on.
+    #[serde(default)]
+    pub interventions: InterventionSettings,
+    /// The current session.
+    #[serde(default)]
+    pub session: SessionView,
+    /// Every stored session, most recently updated first.
+    #[serde(default)]
+    pub sessions: Vec<SessionListItem>,
+    /// The current session's table of contents.
+    #[serde(default)]
+    pub toc: Vec<TocEntry>,
+    /// The turn the user jumped to, with its neighbours.
+    #[serde(default)]
+    pub focus: Option<TurnWithNeighbours>,
+    /// The last search and its results.
+    #[serde(default)]
+    pub search: Option<SearchView>,
+    /// A deletion waiting for the user's confirmation.
+    #[serde(default)]
+    pub confirm_delete: Option<SessionListItem>,
+    /// Why the last write to storage failed (e.g. the quota), shown until a write succeeds.
+    #[serde(default)]
+    pub storage_error: Option<String>,
+}
+
+/// The current session as the panel shows it.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct SessionView {
+    /// Its id.
+    pub id: String,
+    /// Its title (or the first task's line while it has none).
+    pub title: String,
+    /// Earlier titles, newest first, each with the turn that caused it.
+    pub title_history: Vec<TitleChange>,
+    /// Created (ms since the epoch).
+    pub created_ms: f64,
+    /// Number of tasks.
+    pub tasks: u32,
+}
+
+/// One row of the session list.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct SessionListItem {
+    /// Its id.
+    pub id: String,
+    /// Its title.
+    pub title: String,
+    /// Created (ms since the epoch).
+    pub created_ms: f64,
+    /// Last changed (ms since the epoch).
+    pub updated_ms: f64,
+    /// Number of tasks.
+    pub tasks: u32,
+    /// Whether it is the current session.
+    pub current: bool,
+}
+
+/// A search and its ranked hits.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct SearchView {
+    /// What was searched.
+    pub query: String,
+    /// Only the current session.
+    pub current_only: bool,
+    /// Best first.
+    pub hits: Vec<SearchHit>,
 }
 
 /// The native host as the panel explains it.
@@ -96,6 +248,30 @@ pub struct TaskView {
     pub error: Option<String>,
     /// Time taken once finished.
     pub elapsed_ms: Option<f64>,
+    /// The plan, one line per step.
+    #[serde(default)]
+    pub plan: Vec<String>,
+    /// Notes in the timeline (refusals, rejected claims, take-overs).
+    #[serde(default)]
+    pub notes: Vec<String>,
+    /// Pause, step mode, take-over and the open intervention card.
+    #[serde(default)]
+    pub controls: ControlState,
+    /// How the result is shown.
+    #[serde(default)]
+    pub mode: OutputMode,
+    /// The result as the chosen mode renders it, once finished.
+    #[serde(default)]
+    pub output: Option<String>,
+    /// Counts attention sounds asked for; the panel plays one each time it goes up.
+    #[serde(default)]
+    pub chime: u32,
+    /// The agent's own time per step (reply received → next observation ready), in ms.
+    #[serde(default)]
+    pub overhead_ms: Vec<f64>,
+    /// Of each, the time inside page calls (content-script round trips, DOM walk, actions).
+    #[serde(default)]
+    pub overhead_page_ms: Vec<f64>,
 }
 
 /// One action in the timeline.
@@ -117,6 +293,23 @@ impl TaskView {
         Self { prompt: prompt.to_owned(), running: true, ..Self::default() }
     }
 
+    /// The view of a task resumed from its journal after the service worker restarted.
+    pub fn resumed(ctx: &crate::agent::TaskContext) -> Self {
+        let mut view = Self::started(&ctx.spec.task);
+        view.mode = ctx.spec.output;
+        view.step = ctx.step;
+        if let Some(plan) = &ctx.plan {
+            view.apply(&TaskEvent::Planned(plan.clone()));
+        }
+        for record in &ctx.steps {
+            view.apply(&TaskEvent::Acted(record.clone()));
+        }
+        view.notes = ctx.notes.clone();
+        view.notes
+            .push("Waymark restarted and resumed this task from its last completed step.".into());
+        view
+    }
+
     /// Folds one event into the view.
     pub fn apply(&mut self, event: &TaskEvent) {
         match event {
@@ -132,17 +325,54 @@ impl TaskView {
                 ok: record.outcome.ok,
                 error: record.outcome.error.clone(),
             }),
+            TaskEvent::Planned(plan) => {
+                self.plan = plan
+                    .steps
+                    .iter()
+                    .map(|s| {
+                        if s.phase.is_empty() {
+                            s.goal.clone()
+                        } else {
+                            format!("[{}] {}", s.phase, s.goal)
+                        }
+                    })
+                    .collect();
+            }
+            TaskEvent::Noted { text } => self.notes.push(text.clone()),
+            TaskEvent::StepOverhead { ms, page_ms, .. } => {
+                self.overhead_ms.push(*ms);
+                self.overhead_page_ms.push(*page_ms);
+            }
             TaskEvent::Finished(outcome) => self.finish(outcome),
         }
     }
 
     fn finish(&mut self, outcome: &TaskOutcome) {
         self.running = false;
+        self.controls = ControlState::default();
+        self.output = Some(render_output(self.mode, &self.prompt, outcome, 0.0));
         self.answer = Some(outcome.answer.clone());
         self.success = outcome.success;
         self.error = outcome.error.clone();
         self.elapsed_ms = Some(outcome.elapsed_ms);
     }
+}
+
+/// The session list from stored headers: most recently updated first, the current one marked.
+pub fn session_list(metas: &[SessionMeta], current_id: &str) -> Vec<SessionListItem> {
+    let mut list: Vec<SessionListItem> = metas
+        .iter()
+        .map(|m| SessionListItem {
+            id: m.id.clone(),
+            title: if m.title.is_empty() { "Untitled session".to_owned() } else { m.title.clone() },
+            created_ms: m.created_ms,
+            updated_ms: m.updated_ms.max(m.created_ms),
+            tasks: m.turns,
+            current: m.id == current_id,
+        })
+        .collect();
+    list.sort_by(|a, b| b.updated_ms.total_cmp(&a.updated_ms).then_with(|| a.id.cmp(&b.id)));
+    list
 }
 
 /// The side panel's explanation when the browser cannot reach the host.
@@ -177,6 +407,49 @@ mod tests {
     use super::*;
 
     #[test]
+    fn task_requests_from_the_panel_parse() {
+        let answer: PanelRequest =
+            serde_json::from_str(r#"{"type":"answer_intervention","text":"1. Ada","stop":false}"#)
+                .expect("answer");
+        assert_eq!(
+            answer,
+            PanelRequest::AnswerIntervention {
+                reply: Reply { text: "1. Ada".into(), stop: false }
+            }
+        );
+        let start: PanelRequest = serde_json::from_str(
+            r#"{"type":"start_task","prompt":"p","mode":"json","step_mode":true}"#,
+        )
+        .expect("start");
+        assert!(matches!(
+            start,
+            PanelRequest::StartTask {
+                mode: OutputMode::Json,
+                step_mode: true,
+                max_steps: None,
+                ..
+            }
+        ));
+        let plain: PanelRequest =
+            serde_json::from_str(r#"{"type":"start_task","prompt":"p"}"#).expect("old shape");
+        assert!(matches!(plain, PanelRequest::StartTask { mode: OutputMode::Default, .. }));
+        let take: PanelRequest =
+            serde_json::from_str(r#"{"type":"take_over"}"#).expect("take over");
+        assert_eq!(take, PanelRequest::TakeOver);
+    }
+
+    #[test]
+    fn a_resumed_task_shows_its_steps_and_says_it_resumed() {
+        use crate::agent::{JournalEntry, TaskContext, TaskSpec};
+        let mut ctx = TaskContext::new(TaskSpec::new("save"));
+        ctx.apply(&JournalEntry::StepBegun { step: 2 });
+        let view = TaskView::resumed(&ctx);
+        assert!(view.running);
+        assert_eq!(view.step, 2);
+        assert!(view.notes.last().is_some_and(|n| n.contains("resumed")));
+    }
+
+    #[test]
     fn missing_host_gets_the_install_command() {
         let HostStatus::Missing { fix, .. } =
             host_missing("Specified native messaging host not found.")
@@ -184,6 +457,22 @@ mod tests {
             panic!("not missing")
         };
         assert!(fix.contains("waymark-host install --browser"));
+    }
+
+    #[test]
+    fn session_list_is_newest_first_with_the_current_one_marked() {
+        let meta = |id: &str, updated_ms: f64, title: &str| SessionMeta {
+            id: id.into(),
+            title: title.into(),
+            updated_ms,
+            turns: 2,
+            ..SessionMeta::default()
+        };
+        let list = session_list(&[meta("a", 10.0, "Old"), meta("b", 20.0, "")], "a");
+        assert_eq!(list.iter().map(|i| i.id.as_str()).collect::<Vec<_>>(), vec!["b", "a"]);
+        assert_eq!(list[0].title, "Untitled session");
+        assert!(list[1].current && !list[0].current);
+        assert_eq!(list[1].tasks, 2);
     }
 
     #[test]

@@ -5,11 +5,16 @@
 //! * `build [--release]` builds the wasm core (web + wasm2js), the host and the unpacked
 //!   extension in `extension/`.
 //! * `test` = setup + build + fmt check + clippy + every test (end-to-end in real Chromium).
+//! * `bench step` = the agent's own overhead per step (see `bench.rs`).
 //! * `bench dom` = build + the DOM observation benchmark (BENCHMARKS.md).
+//! * `bench sessions`, `bench host`: see their modules.
 //! * `run` = setup + build (release) + host install into a dedicated profile + Chromium
 //!   with the extension on a demo page.
 
+mod bench;
 mod bench_dom;
+mod bench_host;
+mod bench_sessions;
 mod build;
 mod demo_server;
 mod run;
@@ -28,7 +33,10 @@ fn main() -> Result<()> {
             build::all(build::Options { release: flag("--release") }).map(|_| ())
         }
         Some("test") => run::test(),
-        Some("bench") if args.get(1).map(String::as_str) == Some("dom") => bench_dom::dom(),
+        Some("bench") if args.get(1).is_some_and(|a| a == "sessions") => bench_sessions::run(),
+        Some("bench") if args.get(1).is_some_and(|a| a == "dom") => bench_dom::dom(),
+        Some("bench") if args.get(1).is_some_and(|a| a == "host") => bench_host::run(),
+        Some("bench") => bench::run(args.get(1).map(String::as_str)),
         Some("run") => run::run(flag("--headless")),
         Some("help") | None => {
             println!(

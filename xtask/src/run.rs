@@ -58,7 +58,12 @@ pub fn run(force_headless: bool) -> Result<()> {
             "waymark: no display found, so Chromium runs headless with remote debugging on \
              127.0.0.1:9222 (connect with chrome://inspect from a machine that has a screen)."
         );
-        chromium.args(["--headless=new", "--no-sandbox", "--disable-gpu", "--remote-debugging-port=9222"]);
+        chromium.args([
+            "--headless=new",
+            "--no-sandbox",
+            "--disable-gpu",
+            "--remote-debugging-port=9222",
+        ]);
     }
     chromium.arg(&url);
     eprintln!("waymark: opening {url}; click the Waymark toolbar icon to open the side panel.");
@@ -69,6 +74,7 @@ fn profile_dir() -> std::path::PathBuf {
     if let Some(dir) = std::env::var_os("WAYMARK_PROFILE_DIR") {
         return dir.into();
     }
-    let home = std::env::var_os("HOME").map(std::path::PathBuf::from).unwrap_or_else(std::env::temp_dir);
+    let home =
+        std::env::var_os("HOME").map(std::path::PathBuf::from).unwrap_or_else(std::env::temp_dir);
     home.join(".local/share/waymark/chromium-profile")
 }

@@ -1,5 +1,6 @@
 //! The on-disk `config.toml`: every field optional, written with mode 0600 (it may hold a key).
 
+use std::collections::BTreeMap;
 use std::io::Write;
 use std::path::{Path, PathBuf};
 
@@ -47,6 +48,98 @@ impl std::fmt::Debug for LlmSection {
     }
 }
 
+/// A `[roles.<role>]` table: overrides the default `[llm]` endpoint for one role.
+#[derive(Default, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RoleSection {
+    /// Wire format; setting it (or `base_url`) makes the role a separate endpoint.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub provider: Option<String>,
+    /// Endpoint base URL.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub base_url: Option<String>,
+    /// Model name.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub model: Option<String>,
+    /// API key for this role's endpoint.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub api_key: Option<String>,
+}
+
+impl RoleSection {
+    /// Whether nothing is set (then the table is dropped when saving).
+    pub fn is_empty(&self) -> bool {
+        self.provider.is_none()
+            && self.base_url.is_none()
+            && self.model.is_none()
+            && self.api_key.is_none()
+    }
+}
+
+impl std::fmt::Debug for RoleSection {
+    // Hand-written so the key never reaches a log.
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("RoleSection")
+            .field("provider", &self.provider)
+            .field("base_url", &self.base_url)
+            .field("model", &self.model)
+            .field("api_key", &self.api_key.as_ref().map(|_| "<set>"))
+            .finish()
+    }
+}
+
+/// The `[transcripts]` table.
+#[derive(Default, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct TranscriptSection {
+    /// Capture on or off (off by default).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub enabled: Option<bool>,
+    /// Days a session file is kept after its last write; 0 keeps forever.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub retention_days: Option<u32>,
+    /// Write buffered events at least every this many events.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub flush_every: Option<u32>,
+    /// Exact strings (passwords, account numbers) replaced before anything is written.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub redact: Vec<String>,
+}
+
+impl std::fmt::Debug for TranscriptSection {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("TranscriptSection")
+            .field("enabled", &self.enabled)
+            .field("retention_days", &self.retention_days)
+            .field("redact", &self.redact.len())
+            .finish_non_exhaustive()
+    }
+}
+
+/// The `[files]` table: what `file.read` may read.
+#[derive(Debug, Default, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct FilesSection {
+    /// Directories (and everything below them) the extension may read from.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub allowed_dirs: Vec<PathBuf>,
+    /// Largest file returned, in bytes.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub max_bytes: Option<u64>,
+}
+
+/// A `[prices."<model>"]` table: dollars per million tokens, overriding the built-in table.
+#[derive(Debug, Default, Clone, Copy, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct PriceSection {
+    /// Prompt tokens.
+    #[serde(default)]
+    pub input: f64,
+    /// Completion tokens.
+    #[serde(default)]
+    pub output: f64,
+}
+
 /// The whole file.
 #[derive(Debug, Default, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
@@ -54,9 +147,24 @@ pub struct ConfigFile {
     /// Export directory.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub export_dir: Option<PathBuf>,
-    /// LLM endpoint.
+    /// Data directory (transcripts live in its `sessions/`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub data_dir: Option<PathBuf>,
+    /// Default LLM endpoint.
     #[serde(default)]
     pub llm: LlmSection,
+    /// Per-role endpoint overrides (`planner`, `navigator`, `summariser`, `validator`).
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub roles: BTreeMap<String, RoleSection>,
+    /// Transcript capture.
+    #[serde(default)]
+    pub transcripts: TranscriptSection,
+    /// Upload resources.
+    #[serde(default)]
+    pub files: FilesSection,
+    /// Price overrides by model name.
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub prices: BTreeMap<String, PriceSection>,
 }
 
 /// Why the config file could not be read or written.

@@ -5,12 +5,18 @@
 //! then the explicit `WAYMARK_*` variables. The extension never supplies any of this.
 
 mod file;
+mod keys;
 mod resolve;
 
+use std::collections::BTreeMap;
 use std::path::PathBuf;
 use std::time::Duration;
 
-pub use file::{ConfigFile, FileError, LlmSection, load_file, save_file};
+pub use file::{
+    ConfigFile, FileError, FilesSection, LlmSection, PriceSection, RoleSection, TranscriptSection,
+    load_file, save_file,
+};
+pub use keys::{KEYS_HELP, KeyError, is_secret, set_key};
 pub use resolve::{Env, ProcessEnv, resolve};
 
 use waymark_core::protocol::LlmStatus;
@@ -35,6 +41,34 @@ pub const ENV_IDLE_TIMEOUT_SECS: &str = "WAYMARK_LLM_IDLE_TIMEOUT_SECS";
 pub const ENV_OPENAI_KEY: &str = "OPENAI_API_KEY";
 /// Anthropic's conventional key variable: selects api.anthropic.com when nothing else is.
 pub const ENV_ANTHROPIC_KEY: &str = "ANTHROPIC_API_KEY";
+
+/// Environment variable naming the data directory (transcripts under `sessions/`).
+pub const ENV_DATA_DIR: &str = "WAYMARK_DATA_DIR";
+/// Environment variable turning transcript capture on (`1`/`true`) or off (`0`/`false`).
+pub const ENV_TRANSCRIPTS: &str = "WAYMARK_TRANSCRIPTS";
+
+/// Roles the agent asks as; each may have its own endpoint and falls back to `[llm]`.
+pub const ROLES: &[&str] = &["planner", "navigator", "summariser", "validator"];
+
+/// The canonical spelling of a role name (`summarizer` → `summariser`), or `None`.
+pub fn canonical_role(role: &str) -> Option<&'static str> {
+    let r = role.trim().to_ascii_lowercase();
+    let r = if r == "summarizer" { "summariser".to_owned() } else { r };
+    ROLES.iter().copied().find(|k| *k == r)
+}
+
+/// The per-role environment variable for `field` (`PROVIDER`, `BASE_URL`, `MODEL`, `API_KEY`),
+/// e.g. `WAYMARK_LLM_PLANNER_MODEL`.
+pub fn role_env(role: &str, field: &str) -> String {
+    format!("WAYMARK_LLM_{}_{field}", role.to_ascii_uppercase())
+}
+
+/// Default days a transcript is kept after its last write.
+pub const DEFAULT_RETENTION_DAYS: u32 = 30;
+/// Default number of events buffered before a transcript write.
+pub const DEFAULT_FLUSH_EVERY: u32 = 16;
+/// Default cap on a file returned by `file.read`: 25 MiB.
+pub const DEFAULT_MAX_READ_BYTES: u64 = 25 * 1024 * 1024;
 
 /// Name of the config file inside the config directory.
 pub const CONFIG_FILE_NAME: &str = "config.toml";
@@ -130,15 +164,78 @@ impl LlmConfig {
     }
 }
 
+/// Transcript capture settings after overrides.
+#[derive(Clone, PartialEq)]
+pub struct TranscriptConfig {
+    /// Whether `transcript.record` writes anything.
+    pub enabled: bool,
+    /// `<data dir>/sessions`.
+    pub dir: PathBuf,
+    /// Prune files untouched for longer; 0 keeps forever.
+    pub retention_days: u32,
+    /// Buffered events are written at least every this many.
+    pub flush_every: u32,
+    /// Exact secrets to redact first (configured ones plus every API key the host holds).
+    pub redact: Vec<String>,
+}
+
+impl std::fmt::Debug for TranscriptConfig {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("TranscriptConfig")
+            .field("enabled", &self.enabled)
+            .field("dir", &self.dir)
+            .field("retention_days", &self.retention_days)
+            .field("flush_every", &self.flush_every)
+            .field("redact", &self.redact.len())
+            .finish()
+    }
+}
+
+/// What `file.read` may read.
+#[derive(Debug, Clone, PartialEq)]
+pub struct FilesConfig {
+    /// Allowed directories (as configured; canonicalised when checking).
+    pub allowed_dirs: Vec<PathBuf>,
+    /// Largest file returned.
+    pub max_bytes: u64,
+}
+
 /// The effective host configuration.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Config {
-    /// LLM endpoint settings.
+    /// Default LLM endpoint settings.
     pub llm: LlmConfig,
+    /// Effective endpoint per role in [`ROLES`] (the default where a role sets nothing).
+    pub roles: BTreeMap<String, LlmConfig>,
     /// Where `export.write` puts files.
     pub export_dir: PathBuf,
     /// Where the config file lives (whether or not it exists).
     pub config_path: PathBuf,
+    /// Data directory (transcripts in `sessions/`).
+    pub data_dir: PathBuf,
+    /// Transcript capture.
+    pub transcripts: TranscriptConfig,
+    /// Upload resources.
+    pub files: FilesConfig,
+    /// Price overrides by model (dollars per million tokens).
+    pub prices: BTreeMap<String, PriceSection>,
+    /// Environment variables that override file settings (names only).
+    pub env_overrides: Vec<String>,
+}
+
+impl Config {
+    /// The endpoint for `role` (unknown roles use the default).
+    pub fn for_role(&self, role: &str) -> &LlmConfig {
+        canonical_role(role).and_then(|r| self.roles.get(r)).unwrap_or(&self.llm)
+    }
+}
+
+/// The data directory: `$WAYMARK_DATA_DIR`, else the platform's (e.g. `~/.local/share/waymark`).
+pub fn data_dir(env: &dyn Env) -> Result<PathBuf, ConfigError> {
+    if let Some(dir) = env.var(ENV_DATA_DIR) {
+        return Ok(PathBuf::from(dir));
+    }
+    project_dirs().map(|p| p.data_dir().to_path_buf()).ok_or(ConfigError::NoHome)
 }
 
 /// Why the configuration could not be loaded.

@@ -10,7 +10,7 @@ fn run(file: ConfigFile, env: &[(&'static str, &'static str)]) -> Config {
 }
 
 fn file_with(llm: LlmSection) -> ConfigFile {
-    ConfigFile { export_dir: None, llm }
+    ConfigFile { llm, ..ConfigFile::default() }
 }
 
 #[test]
@@ -105,7 +105,7 @@ fn bad_values_are_reported_not_ignored() {
 
 #[test]
 fn export_dir_env_beats_file() {
-    let file = ConfigFile { export_dir: Some("/from/file".into()), llm: LlmSection::default() };
+    let file = ConfigFile { export_dir: Some("/from/file".into()), ..ConfigFile::default() };
     assert_eq!(run(file.clone(), &[]).export_dir, PathBuf::from("/tmp/exports"));
     let map: HashMap<&str, &str> = HashMap::new();
     let c = resolve(file, &map, PathBuf::new()).expect("resolve");
@@ -147,4 +147,87 @@ fn debug_output_hides_the_key() {
     let c = run(ConfigFile::default(), &[(ENV_API_KEY, "super-secret")]);
     assert!(!format!("{c:?}").contains("super-secret"));
     assert!(c.llm.status().has_key);
+}
+
+#[test]
+fn roles_fall_back_to_the_default_and_override_per_field() {
+    let mut file = file_with(LlmSection {
+        base_url: Some("http://file:1/v1".into()),
+        model: Some("default-model".into()),
+        api_key: Some("default-key".into()),
+        ..LlmSection::default()
+    });
+    file.roles.insert(
+        "summarizer".into(),
+        RoleSection { model: Some("small".into()), ..RoleSection::default() },
+    );
+    file.roles.insert(
+        "planner".into(),
+        RoleSection { provider: Some("anthropic".into()), ..RoleSection::default() },
+    );
+    let c = run(file, &[(role_env("validator", "MODEL").leak(), "checker")]);
+    assert_eq!(c.for_role("navigator").model, "default-model");
+    assert_eq!(c.for_role("navigator").api_key.as_deref(), Some("default-key"));
+    assert_eq!(c.for_role("summariser").model, "small");
+    assert_eq!(c.for_role("summariser").base_url, "http://file:1/v1");
+    assert_eq!(c.for_role("validator").model, "checker");
+    let planner = c.for_role("planner");
+    assert_eq!(planner.provider, ProviderKind::Anthropic);
+    assert_eq!(planner.base_url, ANTHROPIC_BASE_URL);
+    assert_eq!(planner.model, ANTHROPIC_DEFAULT_MODEL);
+    assert!(planner.api_key.is_none(), "the default key never goes to another endpoint");
+    assert_eq!(c.for_role("unknown-role").model, "default-model");
+    assert!(c.env_overrides.contains(&"WAYMARK_LLM_VALIDATOR_MODEL".to_owned()));
+}
+
+#[test]
+fn unknown_roles_and_bad_booleans_are_rejected() {
+    let mut file = ConfigFile::default();
+    file.roles.insert("chef".into(), RoleSection::default());
+    let mut map: HashMap<&str, &str> = HashMap::new();
+    map.insert(ENV_EXPORT_DIR, "/tmp/e");
+    assert!(resolve(file, &map, PathBuf::from("/x")).is_err());
+    map.insert(ENV_TRANSCRIPTS, "maybe");
+    assert!(resolve(ConfigFile::default(), &map, PathBuf::from("/x")).is_err());
+}
+
+#[test]
+fn transcripts_settings_and_keys_are_redacted_secrets() {
+    let mut file =
+        file_with(LlmSection { api_key: Some("k-default".into()), ..LlmSection::default() });
+    file.transcripts.redact = vec!["hunter2".into(), " ".into()];
+    file.roles.insert(
+        "planner".into(),
+        RoleSection { api_key: Some("k-planner".into()), ..RoleSection::default() },
+    );
+    let c = run(file, &[(ENV_DATA_DIR, "/tmp/data"), (ENV_TRANSCRIPTS, "on")]);
+    assert!(c.transcripts.enabled);
+    assert_eq!(c.transcripts.dir, PathBuf::from("/tmp/data/sessions"));
+    assert_eq!(c.transcripts.redact, vec!["hunter2", "k-default", "k-planner"]);
+    assert_eq!(c.transcripts.retention_days, DEFAULT_RETENTION_DAYS);
+}
+
+#[test]
+fn full_file_round_trips_through_toml() {
+    let text = r#"
+        export_dir = "/e"
+        [llm]
+        model = "m"
+        [roles.planner]
+        model = "big"
+        [transcripts]
+        enabled = true
+        retention_days = 7
+        [files]
+        allowed_dirs = ["/home/me/uploads"]
+        max_bytes = 1000
+        [prices."my-model"]
+        input = 1.5
+        output = 2.0
+    "#;
+    let file: ConfigFile = toml::from_str(text).expect("parse");
+    assert_eq!(file.roles["planner"].model.as_deref(), Some("big"));
+    assert_eq!(file.prices["my-model"].input, 1.5);
+    let back: ConfigFile = toml::from_str(&toml::to_string(&file).expect("ser")).expect("again");
+    assert_eq!(back, file);
 }

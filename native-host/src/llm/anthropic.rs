@@ -5,7 +5,9 @@ use std::collections::BTreeMap;
 
 use reqwest::header::{HeaderMap, HeaderName, HeaderValue};
 use serde_json::{Value, json};
-use waymark_core::protocol::{ChatRole, LlmCompletion, LlmRequest, TokenUsage, ToolCall};
+use waymark_core::protocol::{
+    ChatRole, ImageInput, LlmCompletion, LlmRequest, TokenUsage, ToolCall,
+};
 
 use super::LlmError;
 use super::openai::preview;
@@ -95,6 +97,7 @@ impl Provider for Anthropic {
             tool_calls,
             finish_reason: v.get("stop_reason").and_then(Value::as_str).map(finish_reason),
             usage: v.get("usage").map(usage),
+            ..LlmCompletion::default()
         })
     }
 
@@ -111,15 +114,26 @@ fn messages(req: &LlmRequest) -> Vec<Value> {
     for m in &req.messages {
         let (role, blocks) = match m.role {
             ChatRole::System => continue,
-            ChatRole::User => ("user", vec![json!({"type": "text", "text": m.content})]),
-            ChatRole::Tool => (
-                "user",
-                vec![json!({
+            ChatRole::User => {
+                let mut blocks = image_blocks(&m.images);
+                blocks.push(json!({"type": "text", "text": m.content}));
+                ("user", blocks)
+            }
+            ChatRole::Tool => {
+                let content = if m.images.is_empty() {
+                    json!(m.content)
+                } else {
+                    let mut blocks = vec![json!({"type": "text", "text": m.content})];
+                    blocks.extend(image_blocks(&m.images));
+                    Value::Array(blocks)
+                };
+                let result = json!({
                     "type": "tool_result",
                     "tool_use_id": m.tool_call_id.clone().unwrap_or_default(),
-                    "content": m.content,
-                })],
-            ),
+                    "content": content,
+                });
+                ("user", vec![result])
+            }
             ChatRole::Assistant => {
                 let mut blocks = Vec::new();
                 if !m.content.is_empty() {
@@ -143,6 +157,18 @@ fn messages(req: &LlmRequest) -> Vec<Value> {
         }
     }
     turns.into_iter().map(|(role, content)| json!({"role": role, "content": content})).collect()
+}
+
+/// Base64 image blocks (Anthropic puts images before the text they illustrate).
+fn image_blocks(images: &[ImageInput]) -> Vec<Value> {
+    images
+        .iter()
+        .map(|i| {
+            json!({"type": "image", "source": {
+                "type": "base64", "media_type": i.media_type, "data": i.data,
+            }})
+        })
+        .collect()
 }
 
 fn finish_reason(r: &str) -> String {
@@ -278,6 +304,7 @@ impl StreamState for AnthropicStream {
             tool_calls,
             finish_reason: self.stop_reason,
             usage: Some(self.usage),
+            ..LlmCompletion::default()
         })
     }
 }

@@ -4,8 +4,10 @@
 pub mod anthropic;
 mod error;
 pub mod openai;
+pub mod price;
 pub mod provider;
 
+use std::collections::{BTreeMap, HashMap};
 use std::sync::atomic::{AtomicBool, AtomicU32, Ordering};
 use std::time::Duration;
 
@@ -18,7 +20,7 @@ use waymark_core::protocol::{LlmCompletion, LlmRequest, MAX_DELTA_BYTES};
 pub use error::{LlmError, error_detail, hint, parse_retry_after, transport_detail};
 pub use provider::{Provider, Step, StreamState};
 
-use crate::config::{LlmConfig, ProviderKind};
+use crate::config::{Config, LlmConfig, PriceSection, ProviderKind, canonical_role};
 
 /// Longest `Retry-After` we wait out; above it the 429 is reported at once, with the wait.
 const MAX_RETRY_AFTER: Duration = Duration::from_secs(60);
@@ -35,23 +37,15 @@ pub trait EventSink: Send + Sync {
     fn retry(&self, attempt: u32, delay: Duration, reason: &str);
 }
 
-/// Makes LLM calls for the host; shared by all requests of a port.
-pub struct Gateway {
+/// One configured endpoint: its settings, HTTP client and wire format.
+struct Endpoint {
     cfg: LlmConfig,
     client: reqwest::Client,
     provider: Box<dyn Provider>,
-    permits: Semaphore,
 }
 
-impl std::fmt::Debug for Gateway {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("Gateway").field("cfg", &self.cfg).finish_non_exhaustive()
-    }
-}
-
-impl Gateway {
-    /// Builds the client for `cfg`.
-    pub fn new(cfg: LlmConfig) -> Result<Self, LlmError> {
+impl Endpoint {
+    fn new(cfg: LlmConfig) -> Result<Self, LlmError> {
         let mut builder = reqwest::Client::builder()
             .connect_timeout(CONNECT_TIMEOUT)
             .user_agent(concat!("waymark-host/", env!("CARGO_PKG_VERSION")));
@@ -64,11 +58,56 @@ impl Gateway {
             ProviderKind::Openai => Box::new(openai::OpenAi),
             ProviderKind::Anthropic => Box::new(anthropic::Anthropic),
         };
+        Ok(Self { cfg, client, provider })
+    }
+}
+
+/// Makes LLM calls for the host; shared by all requests of a port.
+pub struct Gateway {
+    default: Endpoint,
+    /// Roles whose endpoint differs from the default.
+    roles: HashMap<String, Endpoint>,
+    prices: BTreeMap<String, PriceSection>,
+    permits: Semaphore,
+}
+
+impl std::fmt::Debug for Gateway {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Gateway").field("default", &self.default.cfg).finish_non_exhaustive()
+    }
+}
+
+impl Gateway {
+    /// A gateway with one endpoint for every role.
+    pub fn new(cfg: LlmConfig) -> Result<Self, LlmError> {
         let permits = Semaphore::new(cfg.max_concurrent);
-        Ok(Self { cfg, client, provider, permits })
+        Ok(Self {
+            default: Endpoint::new(cfg)?,
+            roles: HashMap::new(),
+            prices: BTreeMap::new(),
+            permits,
+        })
     }
 
-    /// Runs one completion, retrying transient failures until a first delta has been sent.
+    /// A gateway for the whole config: the default endpoint, one per role that differs, the
+    /// price overrides, and one concurrency cap shared by all roles.
+    pub fn from_config(cfg: &Config) -> Result<Self, LlmError> {
+        let mut gw = Self::new(cfg.llm.clone())?;
+        for (role, rc) in &cfg.roles {
+            if *rc != cfg.llm {
+                gw.roles.insert(role.clone(), Endpoint::new(rc.clone())?);
+            }
+        }
+        gw.prices = cfg.prices.clone();
+        Ok(gw)
+    }
+
+    fn endpoint(&self, role: &str) -> &Endpoint {
+        canonical_role(role).and_then(|r| self.roles.get(r)).unwrap_or(&self.default)
+    }
+
+    /// Runs one completion on the role's endpoint, retrying transient failures until a first
+    /// delta has been sent, and prices it.
     pub async fn complete(
         &self,
         req: &LlmRequest,
@@ -76,14 +115,15 @@ impl Gateway {
     ) -> Result<LlmCompletion, LlmError> {
         let _permit =
             self.permits.acquire().await.map_err(|e| LlmError::Internal(e.to_string()))?;
+        let ep = self.endpoint(&req.role);
         let delta_sent = AtomicBool::new(false);
         let attempt = AtomicU32::new(1);
         let backoff = ExponentialBuilder::default()
-            .with_min_delay(self.cfg.retry_base)
-            .with_max_delay(MAX_BACKOFF.max(self.cfg.retry_base))
-            .with_max_times(self.cfg.max_retries)
+            .with_min_delay(ep.cfg.retry_base)
+            .with_max_delay(MAX_BACKOFF.max(ep.cfg.retry_base))
+            .with_max_times(ep.cfg.max_retries)
             .with_jitter();
-        (|| self.attempt(req, sink, &delta_sent))
+        let mut done = (|| self.attempt(ep, req, sink, &delta_sent))
             .retry(backoff)
             .sleep(tokio::time::sleep)
             // Once text reached the user a retry would repeat it, so only retry before that.
@@ -99,29 +139,38 @@ impl Gateway {
                 tracing::info!(next, ?delay, reason = %e.reason(), "retrying LLM call");
                 sink.retry(next, delay, &e.reason());
             })
-            .await
+            .await?;
+        if done.model.is_empty() {
+            done.model.clone_from(&ep.cfg.model);
+        }
+        let local = is_loopback(&ep.cfg.base_url);
+        done.cost = price::cost(&ep.cfg.model, done.usage, local, &self.prices)
+            .or_else(|| price::cost(&done.model, done.usage, local, &self.prices));
+        done.role = Some(canonical_role(&req.role).unwrap_or("navigator").to_owned());
+        Ok(done)
     }
 
     async fn attempt(
         &self,
+        ep: &Endpoint,
         req: &LlmRequest,
         sink: &dyn EventSink,
         delta_sent: &AtomicBool,
     ) -> Result<LlmCompletion, LlmError> {
-        let cfg = &self.cfg;
+        let cfg = &ep.cfg;
         let key = cfg.api_key.as_deref();
-        let body = self.provider.body(req, &cfg.model, req.stream);
-        let request = self
+        let body = ep.provider.body(req, &cfg.model, req.stream);
+        let request = ep
             .client
-            .post(self.provider.url(&cfg.base_url))
-            .headers(self.provider.headers(key)?)
+            .post(ep.provider.url(&cfg.base_url))
+            .headers(ep.provider.headers(key)?)
             .json(&body);
 
         let transport =
             |e: reqwest::Error| LlmError::from_transport(&e, &cfg.base_url, cfg.request_timeout);
         let resp = tokio::time::timeout(cfg.request_timeout, request.send())
             .await
-            .map_err(|_| self.timeout(cfg.request_timeout, "response headers"))?
+            .map_err(|_| timeout(cfg, cfg.request_timeout, "response headers"))?
             .map_err(transport)?;
 
         let status = resp.status();
@@ -150,60 +199,60 @@ impl Gateway {
             .and_then(|v| v.to_str().ok())
             .is_some_and(|ct| ct.starts_with("text/event-stream"));
         if req.stream && is_sse {
-            return self.read_stream(resp, sink, delta_sent).await;
+            return read_stream(ep, resp, sink, delta_sent).await;
         }
 
         // Non-streamed (or a server that ignored `stream: true` and answered in one piece).
         let bytes = tokio::time::timeout(cfg.request_timeout, resp.bytes())
             .await
-            .map_err(|_| self.timeout(cfg.request_timeout, "response body"))?
+            .map_err(|_| timeout(cfg, cfg.request_timeout, "response body"))?
             .map_err(transport)?;
-        let done = self.provider.parse_response(&bytes)?;
+        let done = ep.provider.parse_response(&bytes)?;
         if req.stream && !done.text.is_empty() {
             send_delta(sink, &done.text, delta_sent);
         }
         Ok(done)
     }
+}
 
-    async fn read_stream(
-        &self,
-        resp: reqwest::Response,
-        sink: &dyn EventSink,
-        delta_sent: &AtomicBool,
-    ) -> Result<LlmCompletion, LlmError> {
-        let idle = self.cfg.idle_timeout;
-        let mut events = resp.bytes_stream().eventsource();
-        let mut state = self.provider.stream();
-        let mut seen = 0usize;
-        loop {
-            let next = tokio::time::timeout(idle, events.next())
-                .await
-                .map_err(|_| self.timeout(idle, "stream data"))?;
-            let event = match next {
-                None if seen == 0 => {
-                    // Not a cut: a 200 whose body holds no events at all is garbage; retrying
-                    // would only repeat it.
-                    return Err(LlmError::BadResponse {
-                        detail: "a 200 stream answer without a single server-sent event".into(),
-                    });
-                }
-                None => break,
-                Some(Ok(ev)) => ev,
-                Some(Err(e)) => return Err(LlmError::StreamCut { detail: e.to_string() }),
-            };
-            seen += 1;
-            match state.feed(&event.event, &event.data)? {
-                Step::Text(t) if !t.is_empty() => send_delta(sink, &t, delta_sent),
-                Step::Text(_) => {}
-                Step::Done => break,
+async fn read_stream(
+    ep: &Endpoint,
+    resp: reqwest::Response,
+    sink: &dyn EventSink,
+    delta_sent: &AtomicBool,
+) -> Result<LlmCompletion, LlmError> {
+    let idle = ep.cfg.idle_timeout;
+    let mut events = resp.bytes_stream().eventsource();
+    let mut state = ep.provider.stream();
+    let mut seen = 0usize;
+    loop {
+        let next = tokio::time::timeout(idle, events.next())
+            .await
+            .map_err(|_| timeout(&ep.cfg, idle, "stream data"))?;
+        let event = match next {
+            None if seen == 0 => {
+                // Not a cut: a 200 whose body holds no events at all is garbage; retrying
+                // would only repeat it.
+                return Err(LlmError::BadResponse {
+                    detail: "a 200 stream answer without a single server-sent event".into(),
+                });
             }
+            None => break,
+            Some(Ok(ev)) => ev,
+            Some(Err(e)) => return Err(LlmError::StreamCut { detail: e.to_string() }),
+        };
+        seen += 1;
+        match state.feed(&event.event, &event.data)? {
+            Step::Text(t) if !t.is_empty() => send_delta(sink, &t, delta_sent),
+            Step::Text(_) => {}
+            Step::Done => break,
         }
-        state.finish()
     }
+    state.finish()
+}
 
-    fn timeout(&self, d: Duration, stage: &'static str) -> LlmError {
-        LlmError::Timeout { base_url: self.cfg.base_url.clone(), secs: d.as_secs(), stage }
-    }
+fn timeout(cfg: &LlmConfig, d: Duration, stage: &'static str) -> LlmError {
+    LlmError::Timeout { base_url: cfg.base_url.clone(), secs: d.as_secs(), stage }
 }
 
 /// Forwards `text` in pieces of at most [`MAX_DELTA_BYTES`], cut on char boundaries.

@@ -37,7 +37,7 @@ impl Provider for OpenAi {
     fn body(&self, req: &LlmRequest, model: &str, stream: bool) -> Value {
         let mut body = json!({
             "model": model,
-            "messages": req.messages.iter().map(message).collect::<Vec<_>>(),
+            "messages": req.messages.iter().flat_map(message).collect::<Vec<_>>(),
             "stream": stream,
         });
         if !req.tools.is_empty() {
@@ -83,6 +83,7 @@ impl Provider for OpenAi {
             tool_calls,
             finish_reason: choice.finish_reason,
             usage: resp.usage.map(Usage::into_protocol),
+            ..LlmCompletion::default()
         })
     }
 
@@ -91,11 +92,12 @@ impl Provider for OpenAi {
     }
 }
 
-/// One message in OpenAI's shape.
-fn message(m: &ChatMessage) -> Value {
-    match m.role {
+/// One message in OpenAI's shape; a tool result with images becomes the tool message plus a
+/// user message carrying the images (tool messages cannot hold images in this format).
+fn message(m: &ChatMessage) -> Vec<Value> {
+    let one = match m.role {
         ChatRole::System => json!({"role": "system", "content": m.content}),
-        ChatRole::User => json!({"role": "user", "content": m.content}),
+        ChatRole::User => json!({"role": "user", "content": user_content(&m.content, m)}),
         ChatRole::Assistant if m.tool_calls.is_empty() => {
             json!({"role": "assistant", "content": m.content})
         }
@@ -107,12 +109,38 @@ fn message(m: &ChatMessage) -> Value {
                 "function": {"name": c.name, "arguments": c.arguments},
             })).collect::<Vec<_>>(),
         }),
-        ChatRole::Tool => json!({
-            "role": "tool",
-            "tool_call_id": m.tool_call_id.clone().unwrap_or_default(),
-            "content": m.content,
-        }),
+        ChatRole::Tool => {
+            let tool = json!({
+                "role": "tool",
+                "tool_call_id": m.tool_call_id.clone().unwrap_or_default(),
+                "content": m.content,
+            });
+            if m.images.is_empty() {
+                tool
+            } else {
+                let images = json!({"role": "user", "content": user_content("", m)});
+                return vec![tool, images];
+            }
+        }
+    };
+    vec![one]
+}
+
+/// Plain text, or content parts (text then `image_url` data URLs) when images are attached.
+fn user_content(text: &str, m: &ChatMessage) -> Value {
+    if m.images.is_empty() {
+        return json!(text);
     }
+    let mut parts = Vec::new();
+    if !text.is_empty() {
+        parts.push(json!({"type": "text", "text": text}));
+    }
+    for img in &m.images {
+        parts.push(json!({"type": "image_url", "image_url": {
+            "url": format!("data:{};base64,{}", img.media_type, img.data),
+        }}));
+    }
+    Value::Array(parts)
 }
 
 fn bad(detail: String) -> LlmError {
@@ -335,6 +363,7 @@ impl StreamState for OpenAiStream {
             tool_calls,
             finish_reason: self.finish_reason,
             usage: self.usage,
+            ..LlmCompletion::default()
         })
     }
 }

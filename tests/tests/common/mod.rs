@@ -10,7 +10,7 @@ use std::process::Command;
 use std::time::Duration;
 use waymark_tests::chromium::{Browser, LaunchOptions, Page};
 use waymark_tests::fixture_server::FixtureServer;
-use waymark_tests::llm_server::ScriptedLlm;
+use waymark_tests::llm_server::{RecordedRequest, ScriptedLlm};
 use waymark_tests::paths::{self, TempProfile};
 
 /// The extension's fixed ID (from the manifest key).
@@ -86,19 +86,17 @@ impl Waymark {
                 bail!("waymark-host install failed: {status}");
             }
         }
-        let options = LaunchOptions::new(profile.path())
-            .extension(extension)
-            .env("WAYMARK_LLM_BASE_URL", setup.llm.base_url())
-            .env("WAYMARK_LLM_MODEL", "scripted-model")
-            .env("WAYMARK_LLM_API_KEY", "test-key")
-            .env("WAYMARK_LLM_RETRY_BASE_MS", "50")
-            .env("WAYMARK_CONFIG_DIR", config_dir.display().to_string())
-            .env("WAYMARK_DATA_DIR", work.path().join("data").display().to_string())
-            .env("WAYMARK_EXPORT_DIR", export_dir.display().to_string())
-            .env("WAYMARK_LOG", "debug");
-        let browser = Browser::launch(options)?;
-        browser.wait_for_extension_worker(TASK_TIMEOUT)?;
+        let browser = launch_browser(extension, profile.path(), work.path(), setup.llm)?;
         Ok(Self { browser, site: setup.site, export_dir, work, profile })
+    }
+
+    /// Quits the browser and starts it again on the same profile (what a user's browser restart
+    /// does): extension storage survives, the in-memory service worker does not.
+    pub fn restart(self, extension: &Path, llm: &ScriptedLlm) -> Result<Self> {
+        let Self { browser, site, export_dir, work, profile } = self;
+        browser.close(TASK_TIMEOUT)?;
+        let browser = launch_browser(extension, profile.path(), work.path(), llm)?;
+        Ok(Self { browser, site, export_dir, work, profile })
     }
 
     /// Opens a fixture page in a new tab.
@@ -113,6 +111,38 @@ impl Waymark {
         page.wait_for("document.readyState === 'complete'", TASK_TIMEOUT)?;
         Ok(Panel { page })
     }
+}
+
+/// Chromium with the extension on `profile`, the host configured through the environment.
+fn launch_browser(
+    extension: &Path,
+    profile: &Path,
+    work: &Path,
+    llm: &ScriptedLlm,
+) -> Result<Browser> {
+    let options = LaunchOptions::new(profile)
+        .extension(extension)
+        .env("WAYMARK_LLM_BASE_URL", llm.base_url())
+        .env("WAYMARK_LLM_MODEL", "scripted-model")
+        .env("WAYMARK_LLM_API_KEY", "test-key")
+        .env("WAYMARK_LLM_RETRY_BASE_MS", "50")
+        .env("WAYMARK_CONFIG_DIR", work.join("config").display().to_string())
+        .env("WAYMARK_DATA_DIR", work.join("data").display().to_string())
+        .env("WAYMARK_EXPORT_DIR", work.join("exports").display().to_string())
+        .env("WAYMARK_LOG", "debug");
+    let browser = Browser::launch(options)?;
+    browser.wait_for_extension_worker(TASK_TIMEOUT)?;
+    Ok(browser)
+}
+
+/// The navigator's requests (they offer tools), without the background summary calls.
+pub fn navigator_requests(llm: &ScriptedLlm) -> Vec<RecordedRequest> {
+    llm.requests().into_iter().filter(|r| role_of(r) == "navigator").collect()
+}
+
+/// Whether a request is a background summary call (no tools offered).
+pub fn is_summary_call(req: &RecordedRequest) -> bool {
+    req.tool_names().is_empty()
 }
 
 /// The side panel, driven like a user would.
@@ -185,4 +215,41 @@ pub fn message_text(body: &Value, i: usize) -> String {
         .and_then(Value::as_str)
         .unwrap_or_default()
         .to_owned()
+}
+
+/// Which Waymark role sent a recorded request: `summariser` (no tools offered), else from
+/// its system prompt `planner`, `validator` or `navigator`.
+pub fn role_of(req: &waymark_tests::llm_server::RecordedRequest) -> &'static str {
+    let system = message_text(&req.body, 0);
+    if is_summary_call(req) {
+        "summariser"
+    } else if system.starts_with("You are Waymark's planner") {
+        "planner"
+    } else if system.starts_with("You are Waymark's validator") {
+        "validator"
+    } else {
+        "navigator"
+    }
+}
+
+/// The default answers of the planner (a one-step plan, no questions), the validator
+/// (confirmed) and the background summariser, or `None` for navigator requests: scripts that test the navigator start with
+/// `if let Some(r) = role_reply(req) { return r; }`.
+pub fn role_reply(
+    req: &waymark_tests::llm_server::RecordedRequest,
+) -> Option<waymark_tests::llm_server::ScriptedReply> {
+    use waymark_tests::llm_server::ScriptedReply;
+    match role_of(req) {
+        "planner" => Some(ScriptedReply::tool_call(
+            "plan",
+            serde_json::json!({"questions": [], "steps": [{"phase": "working", "goal": "do the task"}]}),
+        )),
+        "validator" => Some(ScriptedReply::tool_call(
+            "verdict",
+            serde_json::json!({"confirmed": true, "reason": "the page shows it"}),
+        )),
+        // Not a summary the session module can parse: it falls back to its extractive one.
+        "summariser" => Some(ScriptedReply::text("no summary")),
+        _ => None,
+    }
 }

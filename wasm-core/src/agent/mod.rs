@@ -3,12 +3,37 @@
 //! Target-independent: it only sees the platform through the traits below, so native tests
 //! drive it with fakes and the service worker drives it with Chrome.
 
+mod context;
+mod control;
+mod interventions;
+mod output;
 mod parse;
 mod prompt;
+mod role_tools;
+mod roles;
+mod runner;
+mod shared;
+mod stuck;
 mod tools;
 
-pub use parse::{ParseError, extract_json, parse_actions};
-pub use prompt::{PromptParts, SYSTEM_RULES};
+pub use context::{INTERRUPTED, JournalEntry, TaskContext, TaskSpec, ToolMode};
+pub use control::{ControlState, Controls, Gate, Operator};
+pub use interventions::{
+    Attention, Intervention, InterventionKind, InterventionSettings, LOW_CONFIDENCE,
+    MAX_UPFRONT_QUESTIONS, ProgressReport, Reply, attention, hedges,
+};
+pub use output::{OutputMode, render_output};
+pub use parse::{Call, NavigatorAnswer, ParseError, extract_json, parse_actions, parse_answer};
+pub use prompt::{PromptPart, PromptParts, SYSTEM_RULES};
+pub use role_tools::{
+    PLAN_TOOL, PROGRESS_TOOL, VERDICT_TOOL, plan_tool, progress_tool, verdict_tool,
+};
+pub use roles::{PLANNER_RULES, Plan, PlanStep, VALIDATOR_RULES, Verdict};
+pub use runner::{
+    Agent, AutoOperator, MAX_REJECTED_CLAIMS, NoJournal, REPLAN_EVERY_STEPS, StepResult,
+};
+pub use shared::{Role, RoleState, SHARED_RECENT_ACTIONS, SharedContext};
+pub use stuck::{ASK_AFTER, NUDGE_AFTER, REPLAN_AFTER, StuckDetector, StuckLevel, fingerprint};
 pub use tools::navigator_tools;
 
 use crate::action::{Action, ActionOutcome};
@@ -45,6 +70,18 @@ pub trait Env {
     fn now_ms(&self) -> f64;
     /// A random number, for delimiters the page cannot guess.
     fn random_u64(&self) -> u64;
+    /// A monotonic clock with sub-millisecond resolution, for measuring the agent's overhead.
+    fn precise_ms(&self) -> f64 {
+        self.now_ms()
+    }
+}
+
+/// Write-ahead persistence of a task: each entry is durable before the loop goes on, so a
+/// restarted service worker resumes without repeating a side effect.
+#[allow(async_fn_in_trait, reason = "single-threaded: wasm and the native tests need no Send")]
+pub trait Journal {
+    /// Stores one entry durably.
+    async fn write(&self, entry: &JournalEntry) -> Result<(), String>;
 }
 
 /// Receives progress as it happens (the side panel renders it).
@@ -73,6 +110,23 @@ pub enum TaskEvent {
     },
     /// An action finished.
     Acted(StepRecord),
+    /// The planner wrote or revised the plan.
+    Planned(Plan),
+    /// The agent's own time for a step: from the navigator's reply received to the next
+    /// observation ready, without the model, the user or waits at a pause.
+    StepOverhead {
+        /// The step whose reply started the measurement.
+        step: u32,
+        /// Milliseconds in all.
+        ms: f64,
+        /// Of which inside the page calls (content-script round trips, DOM walk, actions).
+        page_ms: f64,
+    },
+    /// Something the user should see in the timeline (a refusal, a rejected claim, a nudge).
+    Noted {
+        /// The note.
+        text: String,
+    },
     /// The task ended.
     Finished(TaskOutcome),
 }
@@ -106,112 +160,6 @@ pub struct TaskOutcome {
     pub step_count: u32,
     /// Wall time from start to end.
     pub elapsed_ms: f64,
-}
-
-/// Runs one task to its end.
-pub async fn run_task(
-    task: &str,
-    max_steps: u32,
-    llm: &impl Llm,
-    page: &impl Page,
-    env: &impl Env,
-    events: &impl TaskEvents,
-) -> TaskOutcome {
-    let started = env.now_ms();
-    let mut history: Vec<StepRecord> = Vec::new();
-    let finish = |history: Vec<StepRecord>, step, answer: String, success, error| {
-        let outcome = TaskOutcome {
-            answer,
-            success,
-            error,
-            steps: history,
-            step_count: step,
-            elapsed_ms: env.now_ms() - started,
-        };
-        events.emit(TaskEvent::Finished(outcome.clone()));
-        outcome
-    };
-    let mut correction: Option<String> = None;
-    let mut step = 0;
-    while step < max_steps {
-        step += 1;
-        events.emit(TaskEvent::StepStarted { step });
-        let observation = match page.observe().await {
-            Ok(obs) => obs,
-            Err(e) => {
-                let msg = format!("Could not read the page: {e}");
-                return finish(history, step, msg.clone(), false, Some(msg));
-            }
-        };
-        events.emit(TaskEvent::Observed {
-            url: observation.url.clone(),
-            title: observation.title.clone(),
-            engine: observation.engine.clone(),
-        });
-        let nonce = format!("{:016x}", env.random_u64());
-        let parts = PromptParts {
-            task,
-            history: &history,
-            observation: &observation,
-            nonce: &nonce,
-            correction: correction.as_deref(),
-        };
-        let request = LlmRequest {
-            role: "navigator".into(),
-            messages: parts.messages(),
-            tools: navigator_tools(),
-            stream: true,
-            max_tokens: Some(1024),
-        };
-        let completion = match llm.complete(request).await {
-            Ok(c) => c,
-            Err(e) => {
-                let msg = explain_llm_error(&e);
-                return finish(history, step, msg.clone(), false, Some(msg));
-            }
-        };
-        let actions = match parse_actions(&completion) {
-            Ok(actions) => actions,
-            Err(e) if correction.is_none() => {
-                correction = Some(e.to_string());
-                continue;
-            }
-            Err(e) => {
-                let msg = format!(
-                    "Stopped: the model's answer could not be understood twice in a row ({e}). \
-                     Nothing was done on the page for that answer."
-                );
-                return finish(history, step, msg.clone(), false, Some(msg));
-            }
-        };
-        correction = None;
-        for action in actions.into_iter().take(MAX_ACTIONS_PER_STEP) {
-            if let Action::Done { answer, success } = action {
-                let last_failed = history.last().is_some_and(|s| s.step == step && !s.outcome.ok);
-                if !last_failed {
-                    return finish(history, step, answer, success, None);
-                }
-                break;
-            }
-            let target = action.target_ref().and_then(|r| observation.element(r));
-            let description = action.describe(target.map(|el| el.name.as_str()));
-            let outcome = match action.target_ref() {
-                Some(r) if target.is_none() => ActionOutcome::failed(format!(
-                    "there is no element [{r}] on the current page; use a ref from it"
-                )),
-                _ => page.act(&action).await.unwrap_or_else(ActionOutcome::failed),
-            };
-            let record = StepRecord { step, action, description, outcome };
-            events.emit(TaskEvent::Acted(record.clone()));
-            let stop_batch = !record.outcome.ok || record.outcome.navigated;
-            history.push(record);
-            if stop_batch {
-                break;
-            }
-        }
-    }
-    let msg = format!("Stopped after {max_steps} steps without finishing the task.");
-    finish(history, step, msg.clone(), false, Some(msg))
 }
 
 /// Words for the side panel for each host error.

@@ -3,9 +3,13 @@
 //! Repairs only the cosmetic (code fences, prose around the JSON, trailing commas); a truncated
 //! or malformed action is an error, never completed by guessing.
 
+use super::interventions::ProgressReport;
+use super::role_tools::PROGRESS_TOOL;
+use super::tools::navigator_tools;
 use crate::action::Action;
 use crate::protocol::LlmCompletion;
 use serde::Deserialize;
+use serde::de::DeserializeOwned;
 use serde_json::Value;
 
 /// Why an answer could not be used; the text goes back to the model once.
@@ -17,10 +21,7 @@ pub enum ParseError {
     /// The JSON did not parse.
     #[error("the JSON could not be parsed: {0}")]
     BadJson(String),
-    /// The model named a tool that does not exist.
-    #[error("unknown tool `{0}`; use one of {tools}", tools = Action::TOOL_NAMES.join(", "))]
-    UnknownTool(String),
-    /// The arguments did not match the tool's schema.
+    /// The arguments did not match the tool's schema (or were cut off).
     #[error("bad arguments for `{tool}`: {reason}")]
     BadArguments {
         /// The tool.
@@ -30,10 +31,37 @@ pub enum ParseError {
     },
 }
 
+/// One call of the navigator's answer: an action to check and run, or a refusal to report
+/// back to the model (an unknown tool is never guessed into a known one).
+#[derive(Debug, Clone, PartialEq)]
+pub enum Call {
+    /// A well-formed action of a known tool.
+    Act(Action),
+    /// A tool that does not exist.
+    Refused {
+        /// The name the model used.
+        tool: String,
+        /// What to tell the model.
+        reason: String,
+    },
+}
+
+/// The navigator's whole answer.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct NavigatorAnswer {
+    /// Page actions (and refusals), in order.
+    pub calls: Vec<Call>,
+    /// The model's progress report, if it gave one.
+    pub progress: Option<ProgressReport>,
+}
+
 /// The JSON shape asked of models without native tool calling.
 #[derive(Deserialize)]
 struct TextAnswer {
+    #[serde(default)]
     actions: Vec<TextAction>,
+    #[serde(default)]
+    progress: Option<ProgressReport>,
 }
 
 #[derive(Deserialize)]
@@ -43,35 +71,86 @@ struct TextAction {
     arguments: Value,
 }
 
-/// Extracts the actions from a completion.
-pub fn parse_actions(completion: &LlmCompletion) -> Result<Vec<Action>, ParseError> {
+/// Extracts the actions (and the progress report) from a completion.
+pub fn parse_answer(completion: &LlmCompletion) -> Result<NavigatorAnswer, ParseError> {
+    let page_tools: Vec<String> = navigator_tools().into_iter().map(|t| t.name).collect();
+    let mut answer = NavigatorAnswer::default();
     if !completion.tool_calls.is_empty() {
-        return completion
-            .tool_calls
-            .iter()
-            .map(|call| {
-                let args: Value = if call.arguments.trim().is_empty() {
-                    Value::Object(Default::default())
-                } else {
-                    serde_json::from_str(&call.arguments).map_err(|e| ParseError::BadArguments {
-                        tool: call.name.clone(),
-                        reason: e.to_string(),
-                    })?
-                };
-                to_action(&call.name, args)
-            })
-            .collect();
+        for call in &completion.tool_calls {
+            let args = parse_arguments(&call.name, &call.arguments)?;
+            if call.name == PROGRESS_TOOL {
+                answer.progress = Some(from_args(&call.name, args)?);
+            } else {
+                answer.calls.push(to_call(&page_tools, &call.name, args)?);
+            }
+        }
+    } else {
+        let json = extract_json(&completion.text).ok_or(ParseError::NoActions)?;
+        let text: TextAnswer =
+            serde_json::from_str(&json).map_err(|e| ParseError::BadJson(e.to_string()))?;
+        answer.progress = text.progress;
+        for a in text.actions {
+            if a.name == PROGRESS_TOOL {
+                answer.progress = Some(from_args(&a.name, a.arguments)?);
+            } else {
+                answer.calls.push(to_call(&page_tools, &a.name, a.arguments)?);
+            }
+        }
     }
-    let json = extract_json(&completion.text).ok_or(ParseError::NoActions)?;
-    let answer: TextAnswer =
-        serde_json::from_str(&json).map_err(|e| ParseError::BadJson(e.to_string()))?;
-    if answer.actions.is_empty() {
+    if answer.calls.is_empty() {
         return Err(ParseError::NoActions);
     }
-    answer.actions.into_iter().map(|a| to_action(&a.name, a.arguments)).collect()
+    Ok(answer)
 }
 
-fn to_action(name: &str, args: Value) -> Result<Action, ParseError> {
+/// The page actions of a completion (refusals and progress dropped): for callers that only
+/// need the actions.
+pub fn parse_actions(completion: &LlmCompletion) -> Result<Vec<Action>, ParseError> {
+    Ok(parse_answer(completion)?
+        .calls
+        .into_iter()
+        .filter_map(|c| match c {
+            Call::Act(a) => Some(a),
+            Call::Refused { .. } => None,
+        })
+        .collect())
+}
+
+/// A role's single answer: the named tool's arguments, else the JSON object in the text.
+pub fn tool_or_json<T: DeserializeOwned>(
+    completion: &LlmCompletion,
+    tool: &str,
+) -> Result<T, ParseError> {
+    if let Some(call) = completion.tool_calls.iter().find(|c| c.name == tool) {
+        return from_args(tool, parse_arguments(tool, &call.arguments)?);
+    }
+    let json = extract_json(&completion.text).ok_or(ParseError::NoActions)?;
+    serde_json::from_str(&json).map_err(|e| ParseError::BadJson(e.to_string()))
+}
+
+fn parse_arguments(tool: &str, raw: &str) -> Result<Value, ParseError> {
+    if raw.trim().is_empty() {
+        return Ok(Value::Object(Default::default()));
+    }
+    serde_json::from_str(raw)
+        .map_err(|e| ParseError::BadArguments { tool: tool.to_owned(), reason: e.to_string() })
+}
+
+fn from_args<T: DeserializeOwned>(tool: &str, args: Value) -> Result<T, ParseError> {
+    serde_json::from_value(args)
+        .map_err(|e| ParseError::BadArguments { tool: tool.to_owned(), reason: e.to_string() })
+}
+
+fn to_call(page_tools: &[String], name: &str, args: Value) -> Result<Call, ParseError> {
+    if !page_tools.iter().any(|t| t == name) {
+        return Ok(Call::Refused {
+            tool: name.to_owned(),
+            reason: format!(
+                "unknown tool `{name}` was refused; use one of: {}",
+                page_tools.join(", ")
+            ),
+        });
+    }
     let mut object = match args {
         Value::Object(map) => map,
         Value::Null => Default::default(),
@@ -82,12 +161,8 @@ fn to_action(name: &str, args: Value) -> Result<Action, ParseError> {
             });
         }
     };
-    if !Action::TOOL_NAMES.contains(&name) {
-        return Err(ParseError::UnknownTool(name.to_owned()));
-    }
     object.insert("action".into(), Value::String(name.to_owned()));
-    serde_json::from_value(Value::Object(object))
-        .map_err(|e| ParseError::BadArguments { tool: name.to_owned(), reason: e.to_string() })
+    from_args(name, Value::Object(object)).map(Call::Act)
 }
 
 /// Finds the JSON object in a text answer: strips code fences and surrounding prose and drops
@@ -184,9 +259,43 @@ mod tests {
 
     #[test]
     fn unknown_tools_are_refused_not_guessed() {
+        let answer = parse_answer(&tool("delete_everything", "{}")).expect("answer");
+        assert!(
+            matches!(&answer.calls[..], [Call::Refused { tool, .. }] if tool == "delete_everything")
+        );
+    }
+
+    #[test]
+    fn progress_reports_come_with_the_actions_in_both_paths() {
+        let native = LlmCompletion {
+            tool_calls: vec![
+                ToolCall {
+                    id: "a".into(),
+                    name: "progress".into(),
+                    arguments: r#"{"evaluation":"ok","phase":"filling"}"#.into(),
+                },
+                ToolCall { id: "b".into(), name: "click".into(), arguments: r#"{"ref":2}"#.into() },
+            ],
+            ..LlmCompletion::default()
+        };
+        let a = parse_answer(&native).expect("native");
         assert_eq!(
-            parse_actions(&tool("delete_everything", "{}")),
-            Err(ParseError::UnknownTool("delete_everything".into()))
+            a.calls,
+            vec![Call::Act(Action::Click { ref_id: crate::observation::Ref::top(2) })]
+        );
+        assert_eq!(a.progress.and_then(|p| p.phase).as_deref(), Some("filling"));
+        let json = text(
+            r#"{"progress":{"evaluation":"unsure"},"actions":[{"name":"click","arguments":{"ref":2}}]}"#,
+        );
+        let a = parse_answer(&json).expect("json");
+        assert_eq!(a.progress.map(|p| p.evaluation).as_deref(), Some("unsure"));
+    }
+
+    #[test]
+    fn a_progress_report_alone_is_not_an_answer() {
+        assert_eq!(
+            parse_answer(&tool("progress", r#"{"evaluation":"thinking"}"#)),
+            Err(ParseError::NoActions)
         );
     }
 

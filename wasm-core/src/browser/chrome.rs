@@ -45,6 +45,23 @@ export function extension_version() {
 export function extension_id() {
   return chrome.runtime.id;
 }
+export function set_badge(text) {
+  chrome.action.setBadgeText({ text }).catch(() => {});
+  if (text) chrome.action.setBadgeBackgroundColor({ color: '#b3261e' }).catch(() => {});
+}
+export function notify(id, title, message) {
+  if (!chrome.notifications) return;
+  chrome.notifications.create(id, {
+    type: 'basic', iconUrl: 'icon-128.png', title, message, priority: 2, requireInteraction: true,
+  }).catch(() => {});
+}
+export function clear_notification(id) {
+  if (chrome.notifications) chrome.notifications.clear(id).catch(() => {});
+}
+export function storage_keys() {
+  const local = chrome.storage.local;
+  return local.getKeys ? local.getKeys() : local.get(null).then((all) => Object.keys(all));
+}
 "#)]
 extern "C" {
     /// Injects the content script (idempotent) and hands it one request; resolves to its reply.
@@ -75,6 +92,23 @@ extern "C" {
     /// This extension's id.
     #[wasm_bindgen(js_name = extension_id)]
     pub fn extension_id() -> String;
+
+    /// `chrome.action.setBadgeText` (empty clears it); errors are ignored: a badge is a hint.
+    #[wasm_bindgen(js_name = set_badge)]
+    pub fn set_badge(text: &str);
+
+    /// `chrome.notifications.create` with the extension icon; errors are ignored.
+    #[wasm_bindgen(js_name = notify)]
+    pub fn notify(id: &str, title: &str, message: &str);
+
+    /// `chrome.notifications.clear`.
+    #[wasm_bindgen(js_name = clear_notification)]
+    pub fn clear_notification(id: &str);
+
+    /// Every key in `chrome.storage.local` (`getKeys`, or the keys of `get(null)` before
+    /// Chrome 130): the session list reads only the small headers.
+    #[wasm_bindgen(js_name = storage_keys)]
+    pub fn storage_keys() -> js_sys::Promise;
 }
 
 #[wasm_bindgen]
@@ -156,6 +190,10 @@ extern "C" {
     /// `chrome.storage.local.set(items)`.
     #[wasm_bindgen(js_namespace = ["chrome", "storage", "local"], js_name = set)]
     pub fn storage_set(items: &JsValue) -> js_sys::Promise;
+
+    /// `chrome.storage.local.remove(keys)`.
+    #[wasm_bindgen(js_namespace = ["chrome", "storage", "local"], js_name = remove)]
+    pub fn storage_remove(keys: &JsValue) -> js_sys::Promise;
 
     /// `chrome.storage.local.get(keys)`.
     #[wasm_bindgen(js_namespace = ["chrome", "storage", "local"], js_name = get)]

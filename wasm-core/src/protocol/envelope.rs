@@ -3,7 +3,10 @@
 use serde::{Deserialize, Serialize};
 use serde_json::Value;
 
-use super::{ErrorBody, ErrorCode, ExportWrite, LlmRequest, PROTOCOL_VERSION};
+use super::{
+    ConfigSet, ErrorBody, ErrorCode, ExportWrite, FileRead, LlmRequest, PROTOCOL_VERSION,
+    TranscriptRecord,
+};
 
 /// A request from the extension to the host.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -52,6 +55,18 @@ pub enum RequestBody {
     /// Write an exported file into the export directory.
     #[serde(rename = "export.write")]
     ExportWrite(ExportWrite),
+    /// The host's settings without any secret (keys appear only as "set" flags).
+    #[serde(rename = "config.get")]
+    ConfigGet {},
+    /// Change host settings from the side panel; keys are write-only. Replies like `config.get`.
+    #[serde(rename = "config.set")]
+    ConfigSet(ConfigSet),
+    /// Append events to a session's transcript (when capture is on).
+    #[serde(rename = "transcript.record")]
+    TranscriptRecord(TranscriptRecord),
+    /// Read a file under an allowed directory; `file.chunk` events then a `FileInfo` reply.
+    #[serde(rename = "file.read")]
+    FileRead(FileRead),
 }
 
 impl RequestBody {
@@ -63,6 +78,10 @@ impl RequestBody {
             Self::LlmComplete(_) => "llm.complete",
             Self::LlmCancel { .. } => "llm.cancel",
             Self::ExportWrite(_) => "export.write",
+            Self::ConfigGet {} => "config.get",
+            Self::ConfigSet(_) => "config.set",
+            Self::TranscriptRecord(_) => "transcript.record",
+            Self::FileRead(_) => "file.read",
         }
     }
 }
@@ -108,6 +127,14 @@ pub enum HostEvent {
         delay_ms: u64,
         /// Why the previous attempt failed.
         reason: String,
+    },
+    /// One piece of a file being read by `file.read`, in order.
+    #[serde(rename = "file.chunk")]
+    FileChunk {
+        /// 0-based position of this chunk.
+        seq: u32,
+        /// Standard base64 of at most [`super::MAX_FILE_CHUNK_BYTES`] raw bytes.
+        data: String,
     },
 }
 

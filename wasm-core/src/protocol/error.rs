@@ -48,6 +48,16 @@ pub enum ErrorCode {
     Internal,
     /// The extension could not reach the host (not installed, crashed, port closed).
     HostUnavailable,
+    /// `file.read` named a path outside the directories allowed in the host config.
+    FileRefused,
+    /// `file.read` named a file above the configured size cap.
+    FileTooLarge,
+    /// `file.read` could not read the file (missing, not a regular file, permissions).
+    FileFailed,
+    /// `config.set` named an unknown setting or a value the host cannot use, or saving failed.
+    ConfigInvalid,
+    /// Writing a transcript failed (permissions, disk full, bad session id).
+    TranscriptFailed,
     /// A code this build does not know (sent by a newer peer).
     #[serde(other)]
     Other,
@@ -74,6 +84,11 @@ impl ErrorCode {
             Self::Internal => "internal",
             Self::HostUnavailable => "host_unavailable",
             Self::Other => "other",
+            Self::FileRefused => "file_refused",
+            Self::FileTooLarge => "file_too_large",
+            Self::FileFailed => "file_failed",
+            Self::ConfigInvalid => "config_invalid",
+            Self::TranscriptFailed => "transcript_failed",
         }
     }
 }

@@ -29,13 +29,38 @@ pub struct ChatMessage {
     /// For `role: tool`, the call this answers.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub tool_call_id: Option<String>,
+    /// Images shown to the model with this message (screenshots); ignored by text-only models'
+    /// callers, sent as image content parts by the host.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub images: Vec<ImageInput>,
 }
 
 impl ChatMessage {
     /// A plain text message.
     pub fn text(role: ChatRole, content: impl Into<String>) -> Self {
-        Self { role, content: content.into(), tool_calls: Vec::new(), tool_call_id: None }
+        Self {
+            role,
+            content: content.into(),
+            tool_calls: Vec::new(),
+            tool_call_id: None,
+            images: Vec::new(),
+        }
     }
+
+    /// This message with `image` attached (a screenshot for a vision model).
+    pub fn with_image(mut self, image: ImageInput) -> Self {
+        self.images.push(image);
+        self
+    }
+}
+
+/// An image attached to a chat message, inline as base64 (the host never fetches URLs).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ImageInput {
+    /// MIME type, e.g. `image/png` or `image/jpeg`.
+    pub media_type: String,
+    /// Standard base64 of the image bytes, without a `data:` prefix.
+    pub data: String,
 }
 
 /// A tool the model may call, with a JSON Schema for its arguments.
@@ -108,4 +133,21 @@ pub struct LlmCompletion {
     /// Token usage when the provider reports it.
     #[serde(default)]
     pub usage: Option<TokenUsage>,
+    /// What the call cost, when usage is known and the model has a price (local models: 0).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cost: Option<CallCost>,
+    /// The role whose endpoint answered (`planner`, `navigator`, …), as the host resolved it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub role: Option<String>,
+}
+
+/// The price of one LLM call, so the side panel can show what a task cost.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Serialize, Deserialize)]
+pub struct CallCost {
+    /// Total in US dollars.
+    pub usd: f64,
+    /// Price applied to prompt tokens, dollars per million.
+    pub input_usd_per_mtok: f64,
+    /// Price applied to completion tokens, dollars per million.
+    pub output_usd_per_mtok: f64,
 }

@@ -12,12 +12,21 @@
 mod envelope;
 mod error;
 mod export;
+mod file;
 mod llm;
+mod settings;
+mod transcript;
 
 pub use envelope::{EventFrame, HostEvent, HostFrame, Reply, ReplyFrame, Request, RequestBody};
 pub use error::{ErrorBody, ErrorCode};
 pub use export::{ExportFormat, ExportWrite, ExportWritten};
-pub use llm::{ChatMessage, ChatRole, LlmCompletion, LlmRequest, TokenUsage, ToolCall, ToolSpec};
+pub use file::{FileInfo, FileRead, MAX_FILE_CHUNK_BYTES};
+pub use llm::{
+    CallCost, ChatMessage, ChatRole, ImageInput, LlmCompletion, LlmRequest, TokenUsage, ToolCall,
+    ToolSpec,
+};
+pub use settings::{ConfigSet, HostSettings, TranscriptSettings};
+pub use transcript::{TranscriptEvent, TranscriptRecord, TranscriptRecorded};
 
 /// Protocol version carried in every frame; bumped only on incompatible changes.
 pub const PROTOCOL_VERSION: u32 = 1;
@@ -48,6 +57,9 @@ pub struct HelloData {
     pub capabilities: Vec<String>,
     /// Whether an LLM endpoint is configured, and which, without secrets.
     pub llm: LlmStatus,
+    /// Configuration problems the side panel should show (empty when all is well).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub problems: Vec<String>,
 }
 
 /// What the host knows about its LLM configuration (never the key itself).

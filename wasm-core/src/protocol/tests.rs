@@ -72,3 +72,56 @@ fn error_code_strings_match_serde() {
         assert_eq!(serde_json::to_value(code).expect("ser"), json!(code.as_str()));
     }
 }
+
+#[test]
+fn images_are_optional_and_omitted_when_empty() {
+    let m: ChatMessage =
+        serde_json::from_value(json!({"role": "user", "content": "x"})).expect("p");
+    assert!(m.images.is_empty());
+    assert_eq!(serde_json::to_value(&m).expect("ser"), json!({"role": "user", "content": "x"}));
+    let m = m.with_image(ImageInput { media_type: "image/png".into(), data: "AAAA".into() });
+    let v = serde_json::to_value(&m).expect("ser");
+    assert_eq!(v["images"][0]["media_type"], "image/png");
+}
+
+#[test]
+fn new_request_types_parse() {
+    for (text, kind) in [
+        (r#"{"v":1,"id":1,"type":"config.get"}"#, "config.get"),
+        (
+            r#"{"v":1,"id":1,"type":"config.set","values":{"llm.model":"m","llm.api_key":null}}"#,
+            "config.set",
+        ),
+        (r#"{"v":1,"id":1,"type":"file.read","path":"/tmp/a"}"#, "file.read"),
+        (
+            r#"{"v":1,"id":1,"type":"transcript.record","session_id":"s1","events":[
+                {"kind":"turn","role":"user","text":"hi"},
+                {"kind":"tool","name":"click","params":{"ref":3},"output":"ok","success":true}]}"#,
+            "transcript.record",
+        ),
+    ] {
+        let r: Request = serde_json::from_str(text).unwrap_or_else(|e| panic!("{text}: {e}"));
+        assert_eq!(r.body.type_name(), kind);
+    }
+}
+
+#[test]
+fn new_error_codes_round_trip_and_hello_problems_default() {
+    for code in [
+        ErrorCode::FileRefused,
+        ErrorCode::FileTooLarge,
+        ErrorCode::FileFailed,
+        ErrorCode::ConfigInvalid,
+        ErrorCode::TranscriptFailed,
+    ] {
+        let v = serde_json::to_value(code).expect("ser");
+        assert_eq!(v, json!(code.as_str()));
+        assert_eq!(serde_json::from_value::<ErrorCode>(v).expect("de"), code);
+    }
+    let hello: HelloData = serde_json::from_value(json!({
+        "host_version": "0", "protocol": 1, "capabilities": [],
+        "llm": {"provider": "openai", "base_url": "", "model": "", "has_key": false}
+    }))
+    .expect("old hosts omit problems");
+    assert!(hello.problems.is_empty());
+}

@@ -1,24 +1,55 @@
-//! A session: the user's tasks in order, what each found, and its export.
+//! A session: the user's tasks in order, what each found, and everything built from them —
+//! the next task's context, the table of contents, titles, search, summaries and exports.
+//!
+//! Target-independent: the service worker stores and loads sessions (`browser/worker/`), this
+//! module decides what they contain, and native tests cover it with plain data.
 
+mod context;
 mod export;
+mod limiter;
+mod search;
+mod summary;
+mod title;
+mod toc;
+mod transcript;
 
-pub use export::{export_name_hint, to_markdown};
+pub use context::{FULL_RECENT, ONE_LINE_FROM, build_context, task_with_context};
+pub use export::{export_name_hint, to_json, to_markdown};
+pub use limiter::{Limiter, Permit};
+pub use search::{SearchHit, SearchIndex};
+pub use summary::{Summary, extractive_summary, parse_summary, summary_request};
+pub use title::{MAX_TITLE_CHARS, MAX_TITLE_HISTORY, extractive_title, title_change};
+pub use toc::{MAX_TOC_CHARS, TocEntry, TurnWithNeighbours, toc, toc_line};
+pub use transcript::transcript_record;
 
 use crate::agent::{StepRecord, TaskOutcome};
 use serde::{Deserialize, Serialize};
+use std::collections::BTreeMap;
 
-/// One finished task, stored per turn.
+/// One finished task, stored under its own key (one write per turn).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct TaskRecord {
     /// 1-based position in the session.
     pub turn: u32,
     /// The user's words.
     pub task: String,
-    /// The answer or what was found.
+    /// The agent's final answer, verbatim.
+    #[serde(default)]
+    pub answer: String,
+    /// 1–3 sentences of findings (from the summariser, or extractive when it is unavailable).
     pub summary: String,
+    /// Key → value findings (URLs, prices, names), for follow-up tasks and exports.
+    #[serde(default)]
+    pub structured_data: BTreeMap<String, String>,
+    /// One line for the table of contents (at most [`MAX_TOC_CHARS`]).
+    #[serde(default)]
+    pub toc_line: String,
+    /// Whether the summary came from the model (false: extractive fallback).
+    #[serde(default)]
+    pub summarised_by_model: bool,
     /// Whether it succeeded.
     pub success: bool,
-    /// Every action performed, always recorded.
+    /// Every action performed, always recorded whatever the output mode.
     pub actions: Vec<StepRecord>,
     /// Model steps used.
     pub steps_taken: u32,
@@ -29,19 +60,51 @@ pub struct TaskRecord {
 }
 
 impl TaskRecord {
-    /// The record of a finished task.
+    /// The record of a finished task, with an extractive summary so nothing is ever missing;
+    /// the model's summary replaces it later when it arrives.
     pub fn from_outcome(turn: u32, task: &str, outcome: &TaskOutcome, now_ms: f64) -> Self {
-        Self {
+        let mut record = Self {
             turn,
             task: task.to_owned(),
-            summary: outcome.answer.clone(),
+            answer: outcome.answer.clone(),
+            summary: String::new(),
+            structured_data: BTreeMap::new(),
+            toc_line: String::new(),
+            summarised_by_model: false,
             success: outcome.success,
             actions: outcome.steps.clone(),
             steps_taken: outcome.step_count,
             elapsed_ms: outcome.elapsed_ms,
             created_ms: now_ms,
-        }
+        };
+        record.apply_summary(extractive_summary(task, &outcome.answer), false);
+        record
     }
+
+    /// Stores a summary (the model's, or the extractive one).
+    pub fn apply_summary(&mut self, summary: Summary, by_model: bool) {
+        self.summary = summary.summary;
+        self.structured_data = summary.data;
+        self.toc_line = toc_line(&summary.toc_line);
+        self.summarised_by_model = by_model;
+    }
+
+    /// The first line of the task, for lists.
+    pub fn task_line(&self) -> &str {
+        self.task.lines().map(str::trim).find(|l| !l.is_empty()).unwrap_or("")
+    }
+}
+
+/// One title the session had, and the turn that caused it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct TitleChange {
+    /// The title.
+    pub title: String,
+    /// The turn after which it was set (0: before any task).
+    pub turn: u32,
+    /// Set by the user (rename) rather than by the summariser.
+    #[serde(default)]
+    pub by_user: bool,
 }
 
 /// A conversation with Waymark.
@@ -51,13 +114,56 @@ pub struct Session {
     pub id: String,
     /// Shown in the session list.
     pub title: String,
+    /// Earlier titles, newest first, at most [`MAX_TITLE_HISTORY`].
+    #[serde(default)]
+    pub title_history: Vec<TitleChange>,
+    /// The user renamed it: automatic titles no longer replace the user's.
+    #[serde(default)]
+    pub title_locked: bool,
+    /// Record every step in the export (the actions log itself is always stored).
+    #[serde(default)]
+    pub verbose: bool,
     /// Creation time (ms since the epoch).
     pub created_ms: f64,
+    /// Last change (ms since the epoch).
+    #[serde(default)]
+    pub updated_ms: f64,
     /// Finished tasks, oldest first.
     pub records: Vec<TaskRecord>,
 }
 
+/// The small per-session header stored next to the turns: its size is bounded (the title
+/// history is capped), so writing it with every turn keeps each write proportional to the turn.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct SessionMeta {
+    /// Session id.
+    pub id: String,
+    /// Current title.
+    pub title: String,
+    /// Titles, newest first.
+    #[serde(default)]
+    pub title_history: Vec<TitleChange>,
+    /// Renamed by the user.
+    #[serde(default)]
+    pub title_locked: bool,
+    /// Verbose exports.
+    #[serde(default)]
+    pub verbose: bool,
+    /// Creation time.
+    pub created_ms: f64,
+    /// Last change.
+    #[serde(default)]
+    pub updated_ms: f64,
+    /// Number of turns stored.
+    pub turns: u32,
+}
+
 impl Session {
+    /// An empty session.
+    pub fn new(id: String, now_ms: f64) -> Self {
+        Self { id, created_ms: now_ms, updated_ms: now_ms, ..Self::default() }
+    }
+
     /// Storage key of the session's metadata.
     pub fn meta_key(id: &str) -> String {
         format!("session:{id}:meta")
@@ -68,4 +174,82 @@ impl Session {
     pub fn turn_key(id: &str, turn: u32) -> String {
         format!("session:{id}:turn:{turn:06}")
     }
+
+    /// The session id of a metadata key, if `key` is one.
+    pub fn id_of_meta_key(key: &str) -> Option<&str> {
+        key.strip_prefix("session:")?.strip_suffix(":meta")
+    }
+
+    /// The header to store.
+    pub fn meta(&self) -> SessionMeta {
+        SessionMeta {
+            id: self.id.clone(),
+            title: self.title.clone(),
+            title_history: self.title_history.clone(),
+            title_locked: self.title_locked,
+            verbose: self.verbose,
+            created_ms: self.created_ms,
+            updated_ms: self.updated_ms,
+            turns: self.records.len() as u32,
+        }
+    }
+
+    /// Rebuilds a session from its header and turns (missing turns are skipped).
+    pub fn from_parts(meta: SessionMeta, mut records: Vec<TaskRecord>) -> Self {
+        records.sort_by_key(|r| r.turn);
+        Self {
+            id: meta.id,
+            title: meta.title,
+            title_history: meta.title_history,
+            title_locked: meta.title_locked,
+            verbose: meta.verbose,
+            created_ms: meta.created_ms,
+            updated_ms: meta.updated_ms,
+            records,
+        }
+    }
+
+    /// The title to show: the session's, or the first task when it has none yet.
+    pub fn display_title(&self) -> String {
+        if !self.title.is_empty() {
+            return self.title.clone();
+        }
+        match self.records.first() {
+            Some(r) => title::clip(r.task_line(), MAX_TITLE_CHARS),
+            None => "New session".to_owned(),
+        }
+    }
+
+    /// Appends a finished task as the next turn and returns its number.
+    pub fn push(&mut self, mut record: TaskRecord) -> u32 {
+        let turn = self.records.len() as u32 + 1;
+        record.turn = turn;
+        self.updated_ms = self.updated_ms.max(record.created_ms);
+        self.records.push(record);
+        turn
+    }
+
+    /// Sets a title and records it in the history (newest first, capped). Returns whether the
+    /// title changed.
+    pub fn set_title(&mut self, title: &str, turn: u32, by_user: bool) -> bool {
+        let title = title::clip(title, MAX_TITLE_CHARS);
+        if title.is_empty() || title == self.title {
+            return false;
+        }
+        self.title = title.clone();
+        self.title_history.insert(0, TitleChange { title, turn, by_user });
+        self.title_history.truncate(MAX_TITLE_HISTORY);
+        if by_user {
+            self.title_locked = true;
+        }
+        true
+    }
+
+    /// Turn `n` (1-based).
+    pub fn turn(&self, n: u32) -> Option<&TaskRecord> {
+        self.records.get((n as usize).checked_sub(1)?)
+    }
 }
+
+#[cfg(test)]
+pub(crate) mod tests;

@@ -9,6 +9,7 @@ fn tool_msg(id: &str, content: &str) -> ChatMessage {
         content: content.into(),
         tool_calls: vec![],
         tool_call_id: Some(id.into()),
+        images: vec![],
     }
 }
 
@@ -27,6 +28,7 @@ fn request_body_moves_system_and_merges_tool_results() {
                     ToolCall { id: "t2".into(), name: "b".into(), arguments: "not json".into() },
                 ],
                 tool_call_id: None,
+                images: vec![],
             },
             tool_msg("t1", "done a"),
             tool_msg("t2", "done b"),

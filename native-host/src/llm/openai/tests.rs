@@ -18,12 +18,14 @@ fn request() -> LlmRequest {
                     arguments: "{\"ref\":3}".into(),
                 }],
                 tool_call_id: None,
+                images: vec![],
             },
             ChatMessage {
                 role: ChatRole::Tool,
                 content: "clicked".into(),
                 tool_calls: vec![],
                 tool_call_id: Some("c1".into()),
+                images: vec![],
             },
         ],
         tools: vec![ToolSpec {

@@ -1,6 +1,13 @@
 //! Time and randomness in the service worker.
 
 use crate::agent::Env;
+use wasm_bindgen::prelude::*;
+
+#[wasm_bindgen(inline_js = "export function precise_now() { return performance.now(); }")]
+extern "C" {
+    /// `performance.now()`: monotonic, sub-millisecond.
+    fn precise_now() -> f64;
+}
 
 /// [`Env`] backed by `Date.now()` and `Math.random()`.
 pub(super) struct BrowserEnv;
@@ -13,5 +20,9 @@ impl Env for BrowserEnv {
     fn random_u64(&self) -> u64 {
         let part = || (js_sys::Math::random() * 4_294_967_296.0) as u64;
         (part() << 32) | part()
+    }
+
+    fn precise_ms(&self) -> f64 {
+        precise_now()
     }
 }

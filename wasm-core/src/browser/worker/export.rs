@@ -1,4 +1,4 @@
-//! Export of the session through the host.
+//! Export of the session through the host, as markdown or JSON.
 
 use super::Worker;
 use super::env::BrowserEnv;
@@ -8,21 +8,33 @@ use crate::protocol::{ExportFormat, ExportWrite, ExportWritten, RequestBody};
 use crate::session;
 use std::rc::Rc;
 
-/// Writes the session as markdown and shows where it went.
-pub(super) async fn export(w: Rc<Worker>) {
+/// Writes the current session in `format` and shows where it went.
+pub(super) async fn export(w: Rc<Worker>, format: ExportFormat) {
     let now = BrowserEnv.now_ms();
-    let content = session::to_markdown(&w.session.borrow(), now);
-    let body = RequestBody::ExportWrite(ExportWrite {
-        name_hint: Some(session::export_name_hint(now)),
-        format: ExportFormat::Md,
-        content,
-    });
-    let view = match w.host.request(body).await {
-        Ok(data) => match serde_json::from_value::<ExportWritten>(data) {
-            Ok(written) => ExportView::Written { path: written.path },
-            Err(e) => ExportView::Failed { message: format!("unexpected reply: {e}") },
-        },
-        Err(e) => ExportView::Failed { message: e.to_string() },
+    let content = {
+        let current = w.session.borrow();
+        match format {
+            ExportFormat::Json => session::to_json(&current, now).map_err(|e| e.to_string()),
+            ExportFormat::Md | ExportFormat::Jsonl => Ok(session::to_markdown(&current, now)),
+        }
+    };
+    let format = if format == ExportFormat::Jsonl { ExportFormat::Md } else { format };
+    let view = match content {
+        Err(message) => ExportView::Failed { message },
+        Ok(content) => {
+            let body = RequestBody::ExportWrite(ExportWrite {
+                name_hint: Some(session::export_name_hint(now)),
+                format,
+                content,
+            });
+            match w.host.request(body).await {
+                Ok(data) => match serde_json::from_value::<ExportWritten>(data) {
+                    Ok(written) => ExportView::Written { path: written.path },
+                    Err(e) => ExportView::Failed { message: format!("unexpected reply: {e}") },
+                },
+                Err(e) => ExportView::Failed { message: e.to_string() },
+            }
+        }
     };
     w.state.borrow_mut().export = Some(view);
     w.broadcast();

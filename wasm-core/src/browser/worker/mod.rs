@@ -3,13 +3,17 @@
 
 mod env;
 mod export;
+mod interventions;
+mod journal;
+mod sessions;
 mod storage;
 mod task;
 
 use super::chrome::{self, Port};
 use super::host_port::{HostClient, to_js};
 use crate::panel::{PanelRequest, PanelState, TaskView};
-use crate::session::Session;
+use crate::protocol::ExportFormat;
+use crate::session::{Limiter, SearchIndex, Session, SessionMeta};
 use std::cell::RefCell;
 use std::rc::Rc;
 use wasm_bindgen::prelude::*;
@@ -21,6 +25,16 @@ struct Worker {
     panels: RefCell<Vec<Port>>,
     state: RefCell<PanelState>,
     session: RefCell<Session>,
+    /// The running task's controls (pause, stop, answers), if a task runs.
+    controls: RefCell<Option<Rc<crate::agent::Controls>>>,
+    /// Headers of every stored session, for the session list.
+    metas: RefCell<Vec<SessionMeta>>,
+    /// Search index over every session, built on the first search.
+    index: RefCell<Option<SearchIndex>>,
+    /// Turns whose storage write failed, retried with the next write: `(session id, turn)`.
+    unsaved: RefCell<Vec<(String, u32)>>,
+    /// Bounds the background summary calls.
+    summaries: Limiter,
 }
 
 thread_local! {
@@ -37,6 +51,11 @@ fn worker() -> Rc<Worker> {
                     panels: RefCell::new(Vec::new()),
                     state: RefCell::new(PanelState::default()),
                     session: RefCell::new(Session::default()),
+                    controls: RefCell::new(None),
+                    metas: RefCell::new(Vec::new()),
+                    index: RefCell::new(None),
+                    unsaved: RefCell::new(Vec::new()),
+                    summaries: Limiter::new(sessions::MAX_SUMMARY_CALLS),
                 });
                 let weak = Rc::downgrade(&worker);
                 host.set_on_status(move || {
@@ -56,9 +75,12 @@ fn worker() -> Rc<Worker> {
 #[wasm_bindgen]
 pub async fn sw_start() -> Result<(), JsValue> {
     let w = worker();
-    let session = storage::load_session().await.unwrap_or_else(storage::new_session);
-    w.state.borrow_mut().turns = session.records.len() as u32;
-    *w.session.borrow_mut() = session;
+    sessions::start(&w).await;
+    if let Some(settings) = storage::load_intervention_settings().await {
+        w.state.borrow_mut().interventions = settings;
+    }
+    // A task the previous worker left unfinished goes on from its last completed step.
+    spawn_local(task::resume(w));
     Ok(())
 }
 
@@ -100,15 +122,64 @@ pub fn sw_panel_message(port: Port, msg: JsValue) {
                 let _ = host.hello().await;
             });
         }
-        PanelRequest::StartTask { prompt } => {
+        PanelRequest::StartTask { prompt, mode, max_steps, step_mode, resources } => {
             let running = w.state.borrow().task.as_ref().is_some_and(|t| t.running);
             if !running && !prompt.trim().is_empty() {
-                w.state.borrow_mut().task = Some(TaskView::started(&prompt));
+                let mut view = TaskView::started(&prompt);
+                view.mode = mode;
+                w.state.borrow_mut().task = Some(view);
                 w.broadcast();
-                spawn_local(task::run(w, prompt));
+                let opts = task::StartOptions { prompt, mode, max_steps, step_mode, resources };
+                spawn_local(task::run(w, opts));
             }
         }
-        PanelRequest::Export => spawn_local(export::export(w)),
+        PanelRequest::Pause
+        | PanelRequest::Resume
+        | PanelRequest::Stop
+        | PanelRequest::Step
+        | PanelRequest::TakeOver
+        | PanelRequest::AnswerIntervention { .. } => {
+            let controls = w.controls.borrow().clone();
+            let Some(c) = controls else { return };
+            match request {
+                PanelRequest::Pause => c.pause(),
+                PanelRequest::Resume => c.resume(),
+                PanelRequest::Stop => c.stop(),
+                PanelRequest::Step => c.step(),
+                PanelRequest::TakeOver => c.take_over(),
+                PanelRequest::AnswerIntervention { reply } => c.answer(reply),
+                _ => {}
+            }
+        }
+        PanelRequest::SetInterventionSettings { settings } => {
+            w.state.borrow_mut().interventions = settings;
+            if let Some(c) = w.controls.borrow().as_ref() {
+                c.set_settings(settings);
+            }
+            w.broadcast();
+            spawn_local(async move {
+                let _ = storage::save_intervention_settings(&settings).await;
+            });
+        }
+        PanelRequest::Export => spawn_local(export::export(w, ExportFormat::Md)),
+        PanelRequest::ExportSession { format } => spawn_local(export::export(w, format)),
+        PanelRequest::NewSession | PanelRequest::ClearSession => sessions::new_session(&w),
+        PanelRequest::ContinueSession { id } => spawn_local(async move {
+            sessions::continue_session(w, id).await;
+        }),
+        PanelRequest::RenameSession { id, title } => spawn_local(sessions::rename(w, id, title)),
+        PanelRequest::DeleteSession { id } => sessions::ask_delete(&w, &id),
+        PanelRequest::ConfirmDelete { id } => spawn_local(sessions::delete(w, id)),
+        PanelRequest::CancelDelete => {
+            w.state.borrow_mut().confirm_delete = None;
+            w.broadcast();
+        }
+        PanelRequest::Search { query, current_only } => {
+            spawn_local(sessions::search(w, query, current_only))
+        }
+        PanelRequest::JumpToTurn { session_id, turn } => {
+            spawn_local(sessions::jump(w, session_id, turn))
+        }
     }
 }
 

@@ -1,10 +1,13 @@
-//! The session in `chrome.storage.local`: one key per turn plus a small header.
+//! Sessions in `chrome.storage.local`: per session a small header (`session:{id}:meta`) and one
+//! key per turn (`session:{id}:turn:{NNNNNN}`), plus `current_session`. A turn's write carries
+//! that turn and the bounded header, never the whole session; nothing already stored is
+//! rewritten or removed by a write, so a failed write (quota) loses nothing.
 
 use super::chrome;
 use super::env::BrowserEnv;
 use crate::agent::Env;
 use crate::browser::host_port::to_js;
-use crate::session::{Session, TaskRecord};
+use crate::session::{Session, SessionMeta, TaskRecord};
 use wasm_bindgen::JsValue;
 use wasm_bindgen_futures::JsFuture;
 
@@ -12,16 +15,14 @@ const CURRENT_SESSION_KEY: &str = "current_session";
 
 /// A fresh, empty session.
 pub(super) fn new_session() -> Session {
-    let id = format!("{:x}{:08x}", js_sys::Date::now() as u64, BrowserEnv.random_u64() as u32);
-    Session { id, title: String::new(), created_ms: js_sys::Date::now(), records: Vec::new() }
+    let now = BrowserEnv.now_ms();
+    let id = format!("{:x}{:08x}", now as u64, BrowserEnv.random_u64() as u32);
+    Session::new(id, now)
 }
 
-#[derive(serde::Serialize, serde::Deserialize)]
-struct SessionMeta {
-    id: String,
-    title: String,
-    created_ms: f64,
-    turns: u32,
+async fn get_many(keys: &[String]) -> Option<JsValue> {
+    let array: js_sys::Array = keys.iter().map(|k| JsValue::from_str(k)).collect();
+    JsFuture::from(chrome::storage_get(&array)).await.ok()
 }
 
 async fn storage_get(key: &str) -> Option<JsValue> {
@@ -30,37 +31,120 @@ async fn storage_get(key: &str) -> Option<JsValue> {
     (!value.is_undefined()).then_some(value)
 }
 
-/// The current session, if storage has one.
-pub(super) async fn load_session() -> Option<Session> {
-    let id = storage_get(CURRENT_SESSION_KEY).await?.as_string()?;
-    let meta: SessionMeta =
-        serde_wasm_bindgen::from_value(storage_get(&Session::meta_key(&id)).await?).ok()?;
-    let mut records = Vec::with_capacity(meta.turns as usize);
-    for turn in 1..=meta.turns {
-        if let Some(v) = storage_get(&Session::turn_key(&id, turn)).await
-            && let Ok(record) = serde_wasm_bindgen::from_value::<TaskRecord>(v)
-        {
-            records.push(record);
-        }
-    }
-    Some(Session { id: meta.id, title: meta.title, created_ms: meta.created_ms, records })
+fn field(object: &JsValue, key: &str) -> Option<JsValue> {
+    let value = js_sys::Reflect::get(object, &JsValue::from_str(key)).ok()?;
+    (!value.is_undefined()).then_some(value)
 }
 
-/// Writes one turn and the small session header: cost proportional to the turn.
-pub(super) async fn save_turn(session: &Session, record: &TaskRecord) -> Result<(), JsValue> {
+/// The current session, if storage has one.
+pub(super) async fn load_current() -> Option<Session> {
+    let id = storage_get(CURRENT_SESSION_KEY).await?.as_string()?;
+    load_session(&id).await
+}
+
+/// One stored session with all its turns (one `get` for all of them).
+pub(super) async fn load_session(id: &str) -> Option<Session> {
+    let meta: SessionMeta =
+        serde_wasm_bindgen::from_value(storage_get(&Session::meta_key(id)).await?).ok()?;
+    let keys: Vec<String> = (1..=meta.turns).map(|t| Session::turn_key(id, t)).collect();
+    let got = get_many(&keys).await?;
+    let records = keys
+        .iter()
+        .filter_map(|k| field(&got, k))
+        .filter_map(|v| serde_wasm_bindgen::from_value::<TaskRecord>(v).ok())
+        .collect();
+    Some(Session::from_parts(meta, records))
+}
+
+/// The headers of every stored session (turns are not read).
+pub(super) async fn list_metas() -> Vec<SessionMeta> {
+    let Ok(keys) = JsFuture::from(chrome::storage_keys()).await else { return Vec::new() };
+    let keys: Vec<String> = js_sys::Array::from(&keys)
+        .iter()
+        .filter_map(|k| k.as_string())
+        .filter(|k| Session::id_of_meta_key(k).is_some())
+        .collect();
+    let Some(got) = get_many(&keys).await else { return Vec::new() };
+    keys.iter()
+        .filter_map(|k| field(&got, k))
+        .filter_map(|v| serde_wasm_bindgen::from_value(v).ok())
+        .collect()
+}
+
+/// Every stored session in full (for the search index, built once on the first search).
+pub(super) async fn load_all() -> Vec<Session> {
+    let mut sessions = Vec::new();
+    for meta in list_metas().await {
+        if let Some(s) = load_session(&meta.id).await {
+            sessions.push(s);
+        }
+    }
+    sessions
+}
+
+/// Writes turns of `session` (the new one, and any earlier write that failed) with the header,
+/// and, if asked, makes it the current session. Cost: those turns plus the bounded header.
+pub(super) async fn save_turns(
+    session: &Session,
+    turns: &[u32],
+    make_current: bool,
+) -> Result<(), String> {
     let items = js_sys::Object::new();
-    let meta = SessionMeta {
-        id: session.id.clone(),
-        title: session.title.clone(),
-        created_ms: session.created_ms,
-        turns: record.turn,
+    let set = |k: &str, v: JsValue| {
+        js_sys::Reflect::set(&items, &JsValue::from_str(k), &v).map(|_| ()).map_err(js_text)
     };
-    let set = |k: &str, v: JsValue| js_sys::Reflect::set(&items, &JsValue::from_str(k), &v);
-    set(CURRENT_SESSION_KEY, JsValue::from_str(&session.id))?;
-    set(&Session::meta_key(&session.id), to_js(&meta).map_err(crate::browser::js_error)?)?;
-    set(
-        &Session::turn_key(&session.id, record.turn),
-        to_js(record).map_err(crate::browser::js_error)?,
+    if make_current {
+        set(CURRENT_SESSION_KEY, JsValue::from_str(&session.id))?;
+    }
+    set(&Session::meta_key(&session.id), to_js(&session.meta())?)?;
+    for record in turns.iter().filter_map(|&t| session.turn(t)) {
+        set(&Session::turn_key(&session.id, record.turn), to_js(record)?)?;
+    }
+    JsFuture::from(chrome::storage_set(&items)).await.map(|_| ()).map_err(js_text)
+}
+
+/// Writes only the header (a rename).
+pub(super) async fn save_meta(session: &Session, make_current: bool) -> Result<(), String> {
+    save_turns(session, &[], make_current).await
+}
+
+/// Makes `id` the current session without writing anything else.
+pub(super) async fn set_current(id: &str) -> Result<(), String> {
+    let items = js_sys::Object::new();
+    js_sys::Reflect::set(&items, &JsValue::from_str(CURRENT_SESSION_KEY), &JsValue::from_str(id))
+        .map_err(js_text)?;
+    JsFuture::from(chrome::storage_set(&items)).await.map(|_| ()).map_err(js_text)
+}
+
+/// Removes a session's header and turns.
+pub(super) async fn delete_session(id: &str, turns: u32) -> Result<(), String> {
+    let keys: js_sys::Array = std::iter::once(Session::meta_key(id))
+        .chain((1..=turns).map(|t| Session::turn_key(id, t)))
+        .map(|k| JsValue::from_str(&k))
+        .collect();
+    JsFuture::from(chrome::storage_remove(&keys)).await.map(|_| ()).map_err(js_text)
+}
+
+fn js_text(e: JsValue) -> String {
+    crate::browser::js_message(&e)
+}
+
+const INTERVENTION_SETTINGS_KEY: &str = "settings:interventions";
+
+/// The user's intervention and attention settings, if they changed any.
+pub(super) async fn load_intervention_settings() -> Option<crate::agent::InterventionSettings> {
+    serde_wasm_bindgen::from_value(storage_get(INTERVENTION_SETTINGS_KEY).await?).ok()
+}
+
+/// Stores the intervention and attention settings.
+pub(super) async fn save_intervention_settings(
+    settings: &crate::agent::InterventionSettings,
+) -> Result<(), JsValue> {
+    let items = js_sys::Object::new();
+    js_sys::Reflect::set(
+        &items,
+        &JsValue::from_str(INTERVENTION_SETTINGS_KEY),
+        &to_js(settings).map_err(crate::browser::js_error)?,
     )?;
     JsFuture::from(chrome::storage_set(&items)).await?;
     Ok(())

@@ -1,12 +1,17 @@
-//! Running one task: picks the tab, drives the agent loop, records the turn.
+//! Running one task: picks the tab, drives the agent loop with the user's controls and the
+//! write-ahead journal, records the turn; resumes a task a killed worker left behind.
 
 use super::env::BrowserEnv;
-use super::{Worker, chrome, storage};
-use crate::agent::{self, Env, TaskEvent, TaskEvents};
+use super::journal::{self, StorageJournal};
+use super::{Worker, chrome, interventions, sessions};
+use crate::agent::{
+    self, Agent, Controls, Env, OutputMode, TaskContext, TaskEvent, TaskEvents, TaskSpec,
+};
 use crate::browser::tab::TabPage;
-use crate::session::TaskRecord;
+use crate::panel::TaskView;
 use crate::tabs::{TabInfo, pick_target_tab};
-use std::rc::Rc;
+use std::collections::BTreeMap;
+use std::rc::{Rc, Weak};
 use wasm_bindgen_futures::JsFuture;
 
 impl TaskEvents for Rc<Worker> {
@@ -18,8 +23,22 @@ impl TaskEvents for Rc<Worker> {
     }
 }
 
-/// Runs `prompt` as a new task on the tab the user looked at last.
-pub(super) async fn run(w: Rc<Worker>, prompt: String) {
+/// What the side panel asked to start.
+pub(super) struct StartOptions {
+    /// The user's words.
+    pub prompt: String,
+    /// How the result is shown.
+    pub mode: OutputMode,
+    /// Step budget, if not the default.
+    pub max_steps: Option<u32>,
+    /// Pause after each step.
+    pub step_mode: bool,
+    /// Files the task may use.
+    pub resources: BTreeMap<String, String>,
+}
+
+/// Runs a new task on the tab the user looked at last.
+pub(super) async fn run(w: Rc<Worker>, opts: StartOptions) {
     let Some(tab_id) = target_tab().await else {
         let outcome = agent::TaskOutcome {
             answer: "Open a web page (http or https) in a tab first: Waymark works on the tab \
@@ -37,16 +56,134 @@ pub(super) async fn run(w: Rc<Worker>, prompt: String) {
     if !matches!(w.host.status(), crate::panel::HostStatus::Connected { .. }) {
         let _ = w.host.hello().await;
     }
+    let spec = TaskSpec {
+        resources: opts.resources,
+        max_steps: opts.max_steps.unwrap_or(agent::DEFAULT_MAX_STEPS),
+        session_context: session_context(&w),
+        output: opts.mode,
+        ..TaskSpec::new(opts.prompt)
+    };
+    let id = format!("{:x}{:08x}", BrowserEnv.now_ms() as u64, BrowserEnv.random_u64() as u32);
+    let journal = StorageJournal::new(id, tab_id);
+    let controls = attach_controls(&w, opts.step_mode);
     let page = TabPage::new(tab_id);
-    let outcome =
-        agent::run_task(&prompt, agent::DEFAULT_MAX_STEPS, &w.host, &page, &BrowserEnv, &w).await;
-    let turn = w.session.borrow().records.len() as u32 + 1;
-    let record = TaskRecord::from_outcome(turn, &prompt, &outcome, BrowserEnv.now_ms());
-    w.session.borrow_mut().records.push(record.clone());
-    w.state.borrow_mut().turns = turn;
+    let agent = Agent {
+        llm: &w.host,
+        page: &page,
+        env: &BrowserEnv,
+        events: &w,
+        operator: &controls,
+        journal: &journal,
+    };
+    let mut ctx = match agent.start(spec.clone()).await {
+        Ok(ctx) => ctx,
+        Err(e) => {
+            let msg =
+                format!("Could not save the task before starting it ({e}); nothing was done.");
+            let outcome = agent::TaskOutcome {
+                answer: msg.clone(),
+                success: false,
+                error: Some(msg),
+                steps: vec![],
+                step_count: 0,
+                elapsed_ms: 0.0,
+            };
+            w.emit(TaskEvent::Finished(outcome.clone()));
+            // The attempt is still a turn of the session (kept in memory, stored when storage
+            // accepts writes again), so the user sees what happened and loses nothing.
+            *w.controls.borrow_mut() = None;
+            sessions::record_task(&w, &spec.task, &outcome).await;
+            return;
+        }
+    };
+    let outcome = agent.run(&mut ctx).await;
+    finish(&w, &ctx, outcome, &journal).await;
+}
+
+/// Resumes the task a previous worker left unfinished, if any.
+pub(super) async fn resume(w: Rc<Worker>) {
+    let Some((journal, mut ctx)) = journal::load_active().await else { return };
+    if let Some(outcome) = ctx.finished.clone() {
+        // It ended but its turn may not be stored yet.
+        finish(&w, &ctx, outcome, &journal).await;
+        return;
+    }
+    w.state.borrow_mut().task = Some(TaskView::resumed(&ctx));
     w.broadcast();
-    let session = w.session.borrow().clone();
-    let _ = storage::save_turn(&session, &record).await;
+    let controls = attach_controls(&w, false);
+    let page = TabPage::new(journal.tab_id());
+    let agent = Agent {
+        llm: &w.host,
+        page: &page,
+        env: &BrowserEnv,
+        events: &w,
+        operator: &controls,
+        journal: &journal,
+    };
+    let outcome = agent.run(&mut ctx).await;
+    finish(&w, &ctx, outcome, &journal).await;
+}
+
+/// Earlier tasks' findings for the prompt, from the session module.
+fn session_context(w: &Rc<Worker>) -> Option<String> {
+    sessions::context_for_next_task(w)
+}
+
+/// Fresh controls for a task, wired to the panel view and the attention signals.
+fn attach_controls(w: &Rc<Worker>, step_mode: bool) -> Rc<Controls> {
+    let settings = w.state.borrow().interventions;
+    let controls = Controls::new(settings, step_mode);
+    let weak_w: Weak<Worker> = Rc::downgrade(w);
+    let weak_c = Rc::downgrade(&controls);
+    controls.set_on_change(move || {
+        let (Some(w), Some(c)) = (weak_w.upgrade(), weak_c.upgrade()) else { return };
+        let snapshot = c.snapshot();
+        let settings = w.state.borrow().interventions;
+        {
+            let mut state = w.state.borrow_mut();
+            let Some(task) = state.task.as_mut() else { return };
+            let was_open = task.controls.card.is_some();
+            match (&snapshot.card, was_open) {
+                (Some(card), false) if interventions::signal(&settings, Some(card)) => {
+                    task.chime += 1;
+                }
+                (None, true) => {
+                    interventions::signal(&settings, None);
+                }
+                _ => {}
+            }
+            task.controls = snapshot;
+        }
+        w.broadcast();
+    });
+    *w.controls.borrow_mut() = Some(controls.clone());
+    if let Some(task) = w.state.borrow_mut().task.as_mut() {
+        task.controls = controls.snapshot();
+    }
+    controls
+}
+
+async fn finish(
+    w: &Rc<Worker>,
+    ctx: &TaskContext,
+    outcome: agent::TaskOutcome,
+    journal: &StorageJournal,
+) {
+    *w.controls.borrow_mut() = None;
+    interventions::signal(&w.state.borrow().interventions, None);
+    if let Some(task) = w.state.borrow_mut().task.as_mut() {
+        task.mode = ctx.spec.output;
+        task.apply(&TaskEvent::Finished(outcome.clone()));
+        task.output = Some(agent::render_output(
+            ctx.spec.output,
+            &ctx.spec.task,
+            &outcome,
+            BrowserEnv.now_ms(),
+        ));
+    }
+    w.broadcast();
+    sessions::record_task(w, &ctx.spec.task, &outcome).await;
+    journal.clear().await;
 }
 
 async fn target_tab() -> Option<i32> {

@@ -1,0 +1,61 @@
+// Intervention cards (the user answers here), their settings, and the attention sound.
+import { $, el, text } from './dom.js';
+
+let lastChime = null;
+let shownCard = null;
+
+export function renderIntervention(task, settings) {
+  const card = task?.running ? task.controls?.card : null;
+  $('intervention').hidden = !card;
+  if (card) {
+    const key = JSON.stringify(card);
+    if (key !== shownCard) $('intervention-answer').value = '';
+    shownCard = key;
+    text($('intervention-title'), card.title);
+    text($('intervention-message'), card.message);
+    $('intervention-questions').replaceChildren(...(card.questions || []).map((q) => el('li', { textContent: q })));
+  } else {
+    shownCard = null;
+  }
+  for (const box of document.querySelectorAll('[data-setting]')) {
+    box.checked = !!settings?.[box.dataset.setting];
+  }
+  const chime = task?.chime ?? 0;
+  if (lastChime !== null && chime > lastChime) playChime();
+  lastChime = chime;
+}
+
+export function initInterventions(send) {
+  $('intervention-send').addEventListener('click', () => {
+    send({ type: 'answer_intervention', text: $('intervention-answer').value, stop: false });
+  });
+  $('intervention-stop').addEventListener('click', () => {
+    send({ type: 'answer_intervention', text: '', stop: true });
+  });
+  for (const box of document.querySelectorAll('[data-setting]')) {
+    box.addEventListener('change', () => {
+      const settings = {};
+      for (const b of document.querySelectorAll('[data-setting]')) settings[b.dataset.setting] = b.checked;
+      send({ type: 'set_intervention_settings', settings });
+    });
+  }
+}
+
+// A short two-tone chime; the worker decides when (it counts `chime` up).
+function playChime() {
+  document.body.dataset.chimes = String(Number(document.body.dataset.chimes || 0) + 1);
+  try {
+    const ctx = new AudioContext();
+    const gain = ctx.createGain();
+    gain.gain.setValueAtTime(0.15, ctx.currentTime);
+    gain.gain.exponentialRampToValueAtTime(0.001, ctx.currentTime + 0.4);
+    gain.connect(ctx.destination);
+    for (const [freq, at] of [[880, 0], [1320, 0.12]]) {
+      const osc = ctx.createOscillator();
+      osc.frequency.value = freq;
+      osc.connect(gain);
+      osc.start(ctx.currentTime + at);
+      osc.stop(ctx.currentTime + at + 0.25);
+    }
+  } catch (_) { /* no audio device: the badge and the notification still tell */ }
+}

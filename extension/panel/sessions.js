@@ -1,0 +1,102 @@
+// Sessions view: the current session's title (history on hover), its table of contents, the
+// focused turn, the session list, cross-session search and deletion confirmation. It draws the
+// state the service worker sends and forwards clicks; every decision is taken in Rust.
+import { $, el, text } from './dom.js';
+
+const when = (ms) => new Date(ms).toLocaleString(undefined, { dateStyle: 'medium', timeStyle: 'short' });
+
+// Wires the controls once; `send` posts a request to the service worker.
+export function bindSessions(send) {
+  $('new-session').addEventListener('click', () => send({ type: 'new_session' }));
+  $('export-json').addEventListener('click', () => send({ type: 'export_session', format: 'json' }));
+  $('search-form').addEventListener('submit', (event) => {
+    event.preventDefault();
+    send({ type: 'search', query: $('search').value, current_only: $('search-current').checked });
+  });
+  $('rename').addEventListener('click', () => {
+    $('rename-form').hidden = false;
+    $('rename-input').value = $('session-title').textContent;
+    $('rename-input').focus();
+  });
+  $('rename-form').addEventListener('submit', (event) => {
+    event.preventDefault();
+    $('rename-form').hidden = true;
+    send({ type: 'rename_session', id: $('session-title').dataset.id, title: $('rename-input').value });
+  });
+  $('confirm-yes').addEventListener('click', () => send({ type: 'confirm_delete', id: $('confirm-delete').dataset.id }));
+  $('confirm-no').addEventListener('click', () => send({ type: 'cancel_delete' }));
+  $('sessions').addEventListener('click', (event) => {
+    const button = event.target.closest('button[data-action]');
+    if (!button) return;
+    const { action, session, turn } = button.dataset;
+    if (action === 'jump') send({ type: 'jump_to_turn', session_id: session || null, turn: Number(turn) });
+    if (action === 'continue') send({ type: 'continue_session', id: session });
+    if (action === 'delete') send({ type: 'delete_session', id: session });
+  });
+}
+
+// A button carrying its request in data attributes (read by the click handler above).
+function button(label, data, className = 'link') {
+  const node = el('button', { type: 'button', className, textContent: label });
+  Object.assign(node.dataset, data);
+  return node;
+}
+
+const jumpButton = (label, turn, session) =>
+  button(label, { action: 'jump', turn: String(turn), session: session ?? '' });
+
+export function renderSessions(state) {
+  const session = state.session;
+  text($('session-title'), session.title);
+  $('session-title').dataset.id = session.id;
+  $('session-title').title = session.title_history.length
+    ? `Earlier titles:\n${session.title_history.map((h) => `${h.title} (turn ${h.turn})`).join('\n')}`
+    : '';
+  text($('session-meta'), `${session.tasks} task(s) · started ${when(session.created_ms)}`);
+  $('title-history').replaceChildren(...session.title_history.map((h) => el('li', {},
+    jumpButton(h.by_user ? `${h.title} (renamed)` : h.title, h.turn, null),
+    ` · turn ${h.turn}`)));
+
+  $('toc').replaceChildren(...state.toc.map((entry) => el('li', {
+    className: [entry.success ? 'ok' : 'failed', state.focus?.turn.turn === entry.turn ? 'focused' : ''].join(' '),
+  }, jumpButton(`${entry.turn}. ${entry.line}`, entry.turn, null))));
+
+  renderFocus(state.focus);
+
+  $('session-list').replaceChildren(...state.sessions.map((s) => el('li', { className: s.current ? 'current' : '' },
+    button(s.title, { action: 'continue', session: s.id }),
+    el('span', { className: 'muted', textContent: ` · ${when(s.updated_ms)} · ${s.tasks} task(s) ` }),
+    button('Delete', { action: 'delete', session: s.id }, 'small'))));
+
+  const search = state.search;
+  $('search-results').hidden = !search;
+  $('search-results').replaceChildren(...(search?.hits ?? []).map((h) => el('li', {},
+    jumpButton(`${h.session_title} · turn ${h.turn}`, h.turn, h.session_id),
+    el('div', { className: 'snippet', textContent: h.snippet }))));
+  text($('search-status'), search ? `${search.hits.length} result(s) for “${search.query}”` : '');
+
+  const confirm = state.confirm_delete;
+  const opening = confirm && $('confirm-delete').hidden;
+  $('confirm-delete').hidden = !confirm;
+  if (opening) $('confirm-no').focus();
+  $('confirm-delete').dataset.id = confirm?.id ?? '';
+  text($('confirm-text'), confirm ? `Delete “${confirm.title}” and its ${confirm.tasks} task(s)? This cannot be undone.` : '');
+
+  $('storage-error').hidden = !state.storage_error;
+  text($('storage-error'), state.storage_error);
+}
+
+function renderFocus(focus) {
+  $('turn').hidden = !focus;
+  if (!focus) return;
+  const t = focus.turn;
+  $('turn').dataset.turn = String(t.turn);
+  text($('turn-task'), `Turn ${t.turn}: ${t.task}`);
+  text($('turn-summary'), t.summary);
+  text($('turn-answer'), t.answer);
+  $('turn-data').replaceChildren(...Object.entries(t.structured_data).map(([k, v]) => el('li', {},
+    el('strong', { textContent: `${k}: ` }), v)));
+  $('turn-nav').replaceChildren(
+    ...(focus.previous ? [jumpButton(`← ${focus.previous.turn}. ${focus.previous.line}`, focus.previous.turn, null)] : []),
+    ...(focus.next ? [jumpButton(`${focus.next.turn}. ${focus.next.line} →`, focus.next.turn, null)] : []));
+}

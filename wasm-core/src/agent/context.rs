@@ -1,0 +1,258 @@
+//! The task context: everything task-scoped, fresh per task, rebuilt from the journal after the
+//! service worker restarts.
+
+use super::interventions::ProgressReport;
+use super::roles::Plan;
+use super::shared::SharedContext;
+use super::stuck::StuckDetector;
+use super::{DEFAULT_MAX_STEPS, StepRecord, TaskOutcome};
+use crate::action::{Action, ActionOutcome};
+use serde::{Deserialize, Serialize};
+use std::collections::BTreeMap;
+
+/// How the model returns actions.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ToolMode {
+    /// The provider's native tool calling.
+    #[default]
+    Native,
+    /// Strict JSON in the text (local models without tool calling); the tool list goes into
+    /// the prompt instead.
+    JsonText,
+}
+
+/// How a task starts: what the user asked for and with what.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct TaskSpec {
+    /// The user's words.
+    pub task: String,
+    /// Files the task may use: name → path on the user's disk (the host reads the bytes, only
+    /// from directories the user allowed).
+    #[serde(default)]
+    pub resources: BTreeMap<String, String>,
+    /// Step budget.
+    #[serde(default = "default_max_steps")]
+    pub max_steps: u32,
+    /// What earlier tasks of the session found (written by the session module).
+    #[serde(default)]
+    pub session_context: Option<String>,
+    /// How the model returns actions.
+    #[serde(default)]
+    pub tool_mode: ToolMode,
+    /// When it started (ms since the epoch).
+    #[serde(default)]
+    pub started_ms: f64,
+    /// Check "done" claims against the page before showing the answer.
+    #[serde(default = "yes")]
+    pub validate: bool,
+    /// How the result is shown.
+    #[serde(default)]
+    pub output: super::OutputMode,
+}
+
+fn yes() -> bool {
+    true
+}
+
+fn default_max_steps() -> u32 {
+    DEFAULT_MAX_STEPS
+}
+
+impl TaskSpec {
+    /// A task with defaults for everything but its words.
+    pub fn new(task: impl Into<String>) -> Self {
+        Self { task: task.into(), max_steps: DEFAULT_MAX_STEPS, validate: true, ..Self::default() }
+    }
+}
+
+/// One write-ahead journal entry: the loop writes each before it matters (an action's intent
+/// before the side effect, its outcome after), and [`TaskContext::apply`] replays them.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "entry", rename_all = "snake_case")]
+pub enum JournalEntry {
+    /// The task began.
+    Started {
+        /// What was asked.
+        spec: TaskSpec,
+    },
+    /// The planner wrote or revised the plan.
+    Planned {
+        /// The plan.
+        plan: Plan,
+    },
+    /// The user said something the agent must keep in mind (answers, adjustments).
+    Guidance {
+        /// Their words.
+        text: String,
+    },
+    /// The model's answer for a step, before any of its actions ran.
+    StepBegun {
+        /// Step number.
+        step: u32,
+    },
+    /// An action is about to run.
+    Intent {
+        /// Step number.
+        step: u32,
+        /// The action.
+        action: Action,
+        /// In words.
+        description: String,
+    },
+    /// An action ran (or was refused).
+    Outcome {
+        /// The full record.
+        record: StepRecord,
+    },
+    /// A note for the model's history (a rejected done claim, a take-over).
+    Note {
+        /// What to tell the model.
+        text: String,
+    },
+    /// The task ended.
+    Finished {
+        /// How.
+        outcome: TaskOutcome,
+    },
+}
+
+/// Everything task-scoped. A new task gets a new one; nothing leaks into the next task.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct TaskContext {
+    /// What was asked.
+    pub spec: TaskSpec,
+    /// Steps started so far.
+    pub step: u32,
+    /// Every action performed or refused, oldest first.
+    pub steps: Vec<StepRecord>,
+    /// The current plan.
+    pub plan: Option<Plan>,
+    /// The user's answers and adjustments, oldest first.
+    pub guidance: Vec<String>,
+    /// Notes for the model (rejected claims, take-overs), oldest first.
+    pub notes: Vec<String>,
+    /// What every role sees.
+    pub shared: SharedContext,
+    /// Repetition counters.
+    pub stuck: StuckDetector,
+    /// The model's latest progress report.
+    pub progress: Option<ProgressReport>,
+    /// "done" claims the validator rejected.
+    pub rejections: u32,
+    /// Set once the task ended.
+    pub finished: Option<TaskOutcome>,
+    /// The parse error of the last answer, while re-asking.
+    pub correction: Option<String>,
+    /// The plan phase the navigator last reported.
+    pub phase: Option<String>,
+    /// When the navigator's latest reply arrived ([`super::Env::precise_ms`]), until the
+    /// next observation is ready.
+    pub(crate) overhead_from: Option<(u32, f64)>,
+    /// Time spent inside page calls since `overhead_from`.
+    pub(crate) overhead_page_ms: f64,
+    /// An action whose intent was journaled but whose outcome was not (the worker stopped).
+    pub(crate) pending: Option<(u32, Action, String)>,
+}
+
+impl TaskContext {
+    /// A fresh context for `spec`.
+    pub fn new(spec: TaskSpec) -> Self {
+        let shared = SharedContext::new(&spec.task);
+        Self { spec, shared, ..Self::default() }
+    }
+
+    /// Folds one journal entry into the context (live and on replay alike).
+    pub fn apply(&mut self, entry: &JournalEntry) {
+        match entry {
+            JournalEntry::Started { spec } => *self = Self::new(spec.clone()),
+            JournalEntry::Planned { plan } => self.plan = Some(plan.clone()),
+            JournalEntry::Guidance { text } => self.guidance.push(text.clone()),
+            JournalEntry::StepBegun { step } => self.step = self.step.max(*step),
+            JournalEntry::Intent { step, action, description } => {
+                self.step = self.step.max(*step);
+                self.pending = Some((*step, action.clone(), description.clone()));
+            }
+            JournalEntry::Outcome { record } => {
+                self.pending = None;
+                self.step = self.step.max(record.step);
+                self.steps.push(record.clone());
+            }
+            JournalEntry::Note { text } => self.notes.push(text.clone()),
+            JournalEntry::Finished { outcome } => self.finished = Some(outcome.clone()),
+        }
+    }
+
+    /// Rebuilds a context from its journal. An action whose outcome was never written is not
+    /// repeated: it is recorded as interrupted so the model (and the user) check the page.
+    pub fn replay(entries: &[JournalEntry]) -> Option<Self> {
+        let mut ctx = match entries.first()? {
+            JournalEntry::Started { spec } => Self::new(spec.clone()),
+            _ => return None,
+        };
+        for entry in entries {
+            ctx.apply(entry);
+        }
+        if let Some((step, action, description)) = ctx.pending.take() {
+            ctx.steps.push(StepRecord {
+                step,
+                action,
+                description,
+                outcome: ActionOutcome::failed(INTERRUPTED),
+            });
+        }
+        Some(ctx)
+    }
+
+    /// The records needed to resume, as journal entries, for an interrupted action.
+    pub fn interrupted_record(&self) -> Option<&StepRecord> {
+        self.steps.last().filter(|s| s.outcome.error.as_deref() == Some(INTERRUPTED))
+    }
+}
+
+/// What an action whose outcome was lost is reported as.
+pub const INTERRUPTED: &str = "interrupted: Waymark restarted while this action ran; it was not \
+repeated, so check the page to see whether it took effect";
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn replay_rebuilds_steps_and_never_repeats_an_unfinished_action() {
+        let click = Action::Click { ref_id: crate::observation::Ref::top(2) };
+        let entries = vec![
+            JournalEntry::Started { spec: TaskSpec::new("save") },
+            JournalEntry::Guidance { text: "use Ada".into() },
+            JournalEntry::Intent {
+                step: 1,
+                action: click.clone(),
+                description: "Click [2]".into(),
+            },
+            JournalEntry::Outcome {
+                record: StepRecord {
+                    step: 1,
+                    action: click.clone(),
+                    description: "Click [2]".into(),
+                    outcome: ActionOutcome::done(),
+                },
+            },
+            JournalEntry::Intent { step: 2, action: click, description: "Click [2]".into() },
+        ];
+        let ctx = TaskContext::replay(&entries).expect("context");
+        assert_eq!(ctx.step, 2);
+        assert_eq!(ctx.steps.len(), 2);
+        assert_eq!(ctx.guidance, vec!["use Ada".to_owned()]);
+        assert!(ctx.interrupted_record().is_some());
+        assert!(!ctx.steps[1].outcome.ok);
+    }
+
+    #[test]
+    fn a_new_task_starts_from_nothing() {
+        let mut ctx = TaskContext::new(TaskSpec::new("first"));
+        ctx.apply(&JournalEntry::Guidance { text: "x".into() });
+        ctx.apply(&JournalEntry::Started { spec: TaskSpec::new("second") });
+        assert_eq!(ctx, TaskContext::new(TaskSpec::new("second")));
+        assert_eq!(ctx.spec.max_steps, DEFAULT_MAX_STEPS);
+    }
+}

@@ -1,0 +1,75 @@
+//! Tools of the agent itself (not of the page): the planner's `plan`, the validator's
+//! `verdict`, and the navigator's `progress` report. Page tools live in `tools.rs`.
+
+use crate::protocol::ToolSpec;
+use serde_json::json;
+
+/// Name of the navigator's self-report tool.
+pub const PROGRESS_TOOL: &str = "progress";
+/// Name of the planner's tool.
+pub const PLAN_TOOL: &str = "plan";
+/// Name of the validator's tool.
+pub const VERDICT_TOOL: &str = "verdict";
+
+/// The navigator's self-report, called alongside its actions.
+pub fn progress_tool() -> ToolSpec {
+    ToolSpec {
+        name: PROGRESS_TOOL.into(),
+        description: "Report progress with your actions: how the last step went, your \
+                      confidence (0-1), the plan phase you are in, and a sub-goal you just \
+                      completed, if any."
+            .into(),
+        parameters: json!({
+            "type": "object",
+            "properties": {
+                "evaluation": {"type": "string"},
+                "confidence": {"type": "number", "minimum": 0, "maximum": 1},
+                "phase": {"type": "string"},
+                "sub_goal_done": {"type": "string"}
+            },
+            "required": ["evaluation"],
+            "additionalProperties": false
+        }),
+    }
+}
+
+/// The planner's answer.
+pub fn plan_tool() -> ToolSpec {
+    ToolSpec {
+        name: PLAN_TOOL.into(),
+        description: "Give a short plan (at most 6 steps, each with its phase such as \
+                      searching, reading, comparing, submitting) and 0-3 questions for real \
+                      ambiguities in the task."
+            .into(),
+        parameters: json!({
+            "type": "object",
+            "properties": {
+                "questions": {"type": "array", "items": {"type": "string"}, "maxItems": 3},
+                "steps": {
+                    "type": "array",
+                    "items": {
+                        "type": "object",
+                        "properties": {"phase": {"type": "string"}, "goal": {"type": "string"}},
+                        "required": ["goal"]
+                    }
+                }
+            },
+            "required": ["steps"],
+            "additionalProperties": false
+        }),
+    }
+}
+
+/// The validator's answer.
+pub fn verdict_tool() -> ToolSpec {
+    ToolSpec {
+        name: VERDICT_TOOL.into(),
+        description: "Say whether the page confirms that the task is done as claimed.".into(),
+        parameters: json!({
+            "type": "object",
+            "properties": {"confirmed": {"type": "boolean"}, "reason": {"type": "string"}},
+            "required": ["confirmed", "reason"],
+            "additionalProperties": false
+        }),
+    }
+}

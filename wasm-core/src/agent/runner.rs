@@ -1,0 +1,626 @@
+//! The propose–execute–verify loop, one step at a time.
+
+use super::context::{JournalEntry, TaskContext, TaskSpec, ToolMode};
+use super::control::{Gate, Operator};
+use super::interventions::{Intervention, InterventionKind, InterventionSettings, Reply};
+use super::parse::{Call, parse_answer};
+use super::prompt::PromptParts;
+use super::role_tools::{plan_tool, progress_tool, verdict_tool};
+use super::roles::{Plan, parse_plan, parse_verdict, planner_messages, validator_messages};
+use super::shared::{Role, RoleState};
+use super::stuck::{StuckLevel, fingerprint};
+use super::{
+    Env, Journal, Llm, MAX_ACTIONS_PER_STEP, Page, StepRecord, TaskEvent, TaskEvents, TaskOutcome,
+    explain_llm_error, navigator_tools,
+};
+use crate::action::{Action, ActionOutcome};
+use crate::observation::Observation;
+use crate::protocol::{ErrorBody, LlmCompletion, LlmRequest, ToolSpec};
+
+/// The planner revises the plan this often even when all goes well: long enough that the plan
+/// guides several steps, short enough to notice a plan that stopped fitting the pages.
+pub const REPLAN_EVERY_STEPS: u32 = 8;
+
+/// "done" claims the validator may reject before the task ends unconfirmed: the second
+/// rejection means the model and the page disagree for good, and looping costs money.
+pub const MAX_REJECTED_CLAIMS: u32 = 2;
+
+/// What one step led to.
+#[derive(Debug, Clone, PartialEq)]
+pub enum StepResult {
+    /// More steps to go.
+    Continue,
+    /// The task ended.
+    Finished(TaskOutcome),
+}
+
+/// The loop's view of the platform: model, page, clock, view, user and journal.
+pub struct Agent<'a, L, P, E, V, O, J> {
+    /// The model.
+    pub llm: &'a L,
+    /// The page.
+    pub page: &'a P,
+    /// Clock and randomness.
+    pub env: &'a E,
+    /// Progress for the view.
+    pub events: &'a V,
+    /// The user's controls and answers.
+    pub operator: &'a O,
+    /// Write-ahead persistence.
+    pub journal: &'a J,
+}
+
+/// A journal that keeps nothing (tests, benchmarks).
+pub struct NoJournal;
+
+impl Journal for NoJournal {
+    async fn write(&self, _entry: &JournalEntry) -> Result<(), String> {
+        Ok(())
+    }
+}
+
+/// An operator that never pauses and lets the agent carry on at every card (tests, benchmarks).
+pub struct AutoOperator(pub InterventionSettings);
+
+impl Operator for AutoOperator {
+    async fn gate(&self) -> Gate {
+        Gate::Go { after_takeover: false }
+    }
+    fn step_done(&self) {}
+    async fn ask(&self, _card: Intervention) -> Reply {
+        Reply::proceed()
+    }
+    fn settings(&self) -> InterventionSettings {
+        self.0
+    }
+}
+
+enum Flow {
+    Go,
+    End(TaskOutcome),
+}
+
+impl<L: Llm, P: Page, E: Env, V: TaskEvents, O: Operator, J: Journal> Agent<'_, L, P, E, V, O, J> {
+    /// Starts a task: a fresh context, journaled before anything happens.
+    pub async fn start(&self, mut spec: TaskSpec) -> Result<TaskContext, String> {
+        if spec.started_ms == 0.0 {
+            spec.started_ms = self.env.now_ms();
+        }
+        let entry = JournalEntry::Started { spec };
+        self.journal.write(&entry).await?;
+        let mut ctx = TaskContext::default();
+        ctx.apply(&entry);
+        Ok(ctx)
+    }
+
+    /// Runs until the task ends (pausing whenever the operator says so).
+    pub async fn run(&self, ctx: &mut TaskContext) -> TaskOutcome {
+        loop {
+            if let StepResult::Finished(outcome) = self.step(ctx).await {
+                return outcome;
+            }
+            self.operator.step_done();
+        }
+    }
+
+    /// Runs exactly one step (planning first, on the first step).
+    pub async fn step(&self, ctx: &mut TaskContext) -> StepResult {
+        match self.step_flow(ctx).await {
+            Flow::Go => StepResult::Continue,
+            Flow::End(outcome) => StepResult::Finished(outcome),
+        }
+    }
+
+    async fn step_flow(&self, ctx: &mut TaskContext) -> Flow {
+        if let Some(done) = &ctx.finished {
+            return Flow::End(done.clone());
+        }
+        if ctx.step >= ctx.spec.max_steps {
+            let msg =
+                format!("Stopped after {} steps without finishing the task.", ctx.spec.max_steps);
+            return self.finish(ctx, msg.clone(), false, Some(msg)).await;
+        }
+        if let Flow::End(o) = self.gate(ctx).await {
+            return Flow::End(o);
+        }
+        ctx.step += 1;
+        let step = ctx.step;
+        if let Err(e) = self.journal.write(&JournalEntry::StepBegun { step }).await {
+            return self.journal_failed(ctx, e).await;
+        }
+        self.events.emit(TaskEvent::StepStarted { step });
+        let observation = match self.observe(ctx).await {
+            Ok(o) => o,
+            Err(flow) => return flow,
+        };
+        let nonce = format!("{:016x}", self.env.random_u64());
+        if ctx.plan.is_none() {
+            if let Flow::End(o) = self.plan(ctx, &observation, &nonce, None).await {
+                return Flow::End(o);
+            }
+        } else if step > 1 && (step - 1).is_multiple_of(REPLAN_EVERY_STEPS) {
+            let why = "regular revision: check the plan against where things stand";
+            if let Flow::End(o) = self.plan(ctx, &observation, &nonce, Some(why)).await {
+                return Flow::End(o);
+            }
+        }
+        let mut nudge = None;
+        match ctx.stuck.level() {
+            StuckLevel::Fine => {}
+            StuckLevel::Nudge => nudge = ctx.stuck.reason.clone(),
+            StuckLevel::Replan => {
+                let why = ctx.stuck.reason.clone().unwrap_or_default();
+                self.note(ctx, format!("Stuck ({why}): asking the planner for a new plan.")).await;
+                if let Flow::End(o) = self.plan(ctx, &observation, &nonce, Some(&why)).await {
+                    return Flow::End(o);
+                }
+                nudge = Some(why);
+            }
+            StuckLevel::Ask => {
+                let why = ctx.stuck.reason.clone().unwrap_or_default();
+                let card = Intervention {
+                    kind: InterventionKind::Stuck,
+                    title: "Waymark is stuck".into(),
+                    message: format!(
+                        "I keep going round in circles: {why}. Tell me how to go on, or stop."
+                    ),
+                    questions: vec![],
+                };
+                if let Flow::End(o) = self.intervene(ctx, card).await {
+                    return Flow::End(o);
+                }
+                ctx.stuck.reset();
+            }
+        }
+        self.navigate(ctx, &observation, &nonce, nudge.as_deref()).await
+    }
+
+    async fn gate(&self, ctx: &mut TaskContext) -> Flow {
+        match self.gate_took_over(ctx).await {
+            Ok(_) => Flow::Go,
+            Err(outcome) => Flow::End(outcome),
+        }
+    }
+
+    /// A safe point: `Ok(true)` when the user had control since the last one.
+    async fn gate_took_over(&self, ctx: &mut TaskContext) -> Result<bool, TaskOutcome> {
+        let held_from = self.env.precise_ms();
+        let gate = self.operator.gate().await;
+        // Time held at a pause is the user's, not the agent's.
+        if let Some((_, from)) = &mut ctx.overhead_from {
+            *from += self.env.precise_ms() - held_from;
+        }
+        match gate {
+            Gate::Stop => {
+                let msg = format!(
+                    "Stopped by you after {} step(s). Every action that started was finished \
+                     and is listed.",
+                    ctx.step
+                );
+                match self.finish(ctx, msg, false, Some("stopped by the user".into())).await {
+                    Flow::End(o) => Err(o),
+                    Flow::Go => Ok(false),
+                }
+            }
+            Gate::Go { after_takeover: true } => {
+                ctx.stuck.reset();
+                self.note(
+                    ctx,
+                    "The user took over and may have changed the page; read it afresh.".into(),
+                )
+                .await;
+                Ok(true)
+            }
+            Gate::Go { after_takeover: false } => Ok(false),
+        }
+    }
+
+    async fn observe(&self, ctx: &mut TaskContext) -> Result<Observation, Flow> {
+        let started = self.env.precise_ms();
+        let observed = self.page.observe().await;
+        ctx.overhead_page_ms += self.env.precise_ms() - started;
+        match observed {
+            Ok(obs) => {
+                if let Some((step, from)) = ctx.overhead_from.take() {
+                    let ms = self.env.precise_ms() - from;
+                    let page_ms = std::mem::take(&mut ctx.overhead_page_ms);
+                    self.events.emit(TaskEvent::StepOverhead { step, ms, page_ms });
+                }
+                ctx.shared.observed(&obs.url, self.env.now_ms());
+                ctx.stuck.page(fingerprint(&obs.to_prompt("")));
+                self.events.emit(TaskEvent::Observed {
+                    url: obs.url.clone(),
+                    title: obs.title.clone(),
+                    engine: obs.engine.clone(),
+                });
+                Ok(obs)
+            }
+            Err(e) => {
+                let msg = format!("Could not read the page: {e}");
+                Err(self.finish(ctx, msg.clone(), false, Some(msg)).await)
+            }
+        }
+    }
+
+    fn parts<'c>(
+        &self,
+        ctx: &'c TaskContext,
+        observation: &'c Observation,
+        nonce: &'c str,
+        text_tools: &'c [ToolSpec],
+    ) -> PromptParts<'c> {
+        PromptParts {
+            session_context: ctx.spec.session_context.as_deref(),
+            task: &ctx.spec.task,
+            guidance: &ctx.guidance,
+            resources: &ctx.spec.resources,
+            plan: ctx.plan.as_ref(),
+            history: &ctx.steps,
+            notes: &ctx.notes,
+            shared: (&ctx.shared, self.env.now_ms()),
+            observation,
+            nonce,
+            text_tools,
+            nudge: None,
+            correction: ctx.correction.as_deref(),
+        }
+    }
+
+    async fn call(
+        &self,
+        ctx: &mut TaskContext,
+        role: Role,
+        messages: Vec<crate::protocol::ChatMessage>,
+        tools: Vec<ToolSpec>,
+    ) -> Result<LlmCompletion, ErrorBody> {
+        ctx.shared.set_role(role, RoleState::Working);
+        ctx.overhead_from = None;
+        let tools = if ctx.spec.tool_mode == ToolMode::Native { tools } else { Vec::new() };
+        let request = LlmRequest {
+            role: role.name().into(),
+            messages,
+            tools,
+            stream: true,
+            max_tokens: Some(1024),
+        };
+        let reply = self.llm.complete(request).await;
+        if role == Role::Navigator {
+            ctx.overhead_from = Some((ctx.step, self.env.precise_ms()));
+            ctx.overhead_page_ms = 0.0;
+        }
+        let state = if reply.is_ok() { RoleState::Completed } else { RoleState::Failed };
+        ctx.shared.set_role(role, state);
+        if let Err(e) = &reply {
+            ctx.shared.last_error = Some(e.message.clone());
+        }
+        reply
+    }
+
+    async fn plan(
+        &self,
+        ctx: &mut TaskContext,
+        observation: &Observation,
+        nonce: &str,
+        revise_because: Option<&str>,
+    ) -> Flow {
+        let first = ctx.plan.is_none();
+        let context = self.parts(ctx, observation, nonce, &[]).role_context();
+        let messages = planner_messages(&context, revise_because);
+        let reply = match self.call(ctx, Role::Planner, messages, vec![plan_tool()]).await {
+            Ok(c) => c,
+            Err(e) => {
+                let msg = explain_llm_error(&e);
+                return self.finish(ctx, msg.clone(), false, Some(msg)).await;
+            }
+        };
+        let mut plan = match parse_plan(&reply) {
+            Ok(plan) => plan,
+            // The plan only advises: without one the navigator still works.
+            Err(_) if first => Plan::default(),
+            Err(_) => return Flow::Go,
+        };
+        let questions = std::mem::take(&mut plan.questions);
+        if let Err(e) = self.journal.write(&JournalEntry::Planned { plan: plan.clone() }).await {
+            return self.journal_failed(ctx, e).await;
+        }
+        ctx.plan = Some(plan.clone());
+        self.events.emit(TaskEvent::Planned(plan));
+        if first && !questions.is_empty() {
+            let card = Intervention {
+                kind: InterventionKind::Questions,
+                title: "Before I start".into(),
+                message: "A few things in the task are ambiguous:".into(),
+                questions,
+            };
+            return self.intervene(ctx, card).await;
+        }
+        Flow::Go
+    }
+
+    /// Shows a card if its kind is on; stops on "stop", keeps any words as guidance.
+    async fn intervene(&self, ctx: &mut TaskContext, card: Intervention) -> Flow {
+        if !self.operator.settings().allows(card.kind) {
+            return Flow::Go;
+        }
+        ctx.overhead_from = None;
+        let reply = self.operator.ask(card).await;
+        if reply.stop {
+            let msg = format!(
+                "Stopped by you after {} step(s); nothing of the last answer was done.",
+                ctx.step
+            );
+            return self.finish(ctx, msg, false, Some("stopped by the user".into())).await;
+        }
+        let text = reply.text.trim();
+        if !text.is_empty() {
+            let entry = JournalEntry::Guidance { text: text.to_owned() };
+            if let Err(e) = self.journal.write(&entry).await {
+                return self.journal_failed(ctx, e).await;
+            }
+            ctx.apply(&entry);
+        }
+        Flow::Go
+    }
+
+    async fn navigate(
+        &self,
+        ctx: &mut TaskContext,
+        observation: &Observation,
+        nonce: &str,
+        nudge: Option<&str>,
+    ) -> Flow {
+        let page_tools = navigator_tools();
+        let mut tools = page_tools.clone();
+        tools.push(progress_tool());
+        let text_tools: &[ToolSpec] =
+            if ctx.spec.tool_mode == ToolMode::JsonText { &tools } else { &[] };
+        let mut parts = self.parts(ctx, observation, nonce, text_tools);
+        parts.nudge = nudge;
+        let messages = parts.messages();
+        let reply = match self.call(ctx, Role::Navigator, messages, tools.clone()).await {
+            Ok(c) => c,
+            Err(e) => {
+                let msg = explain_llm_error(&e);
+                return self.finish(ctx, msg.clone(), false, Some(msg)).await;
+            }
+        };
+        let answer = match parse_answer(&reply) {
+            Ok(a) => a,
+            Err(e) if ctx.correction.is_none() => {
+                ctx.correction = Some(e.to_string());
+                ctx.shared.last_error = Some(e.to_string());
+                return Flow::Go;
+            }
+            Err(e) => {
+                let msg = format!(
+                    "Stopped: the model's answer could not be understood twice in a row ({e}). \
+                     Nothing was done on the page for that answer."
+                );
+                return self.finish(ctx, msg.clone(), false, Some(msg)).await;
+            }
+        };
+        ctx.correction = None;
+        if let Some(report) = &answer.progress {
+            let before = ctx.guidance.len();
+            if let Flow::End(o) = self.review_progress(ctx, report).await {
+                return Flow::End(o);
+            }
+            if ctx.guidance.len() > before {
+                // The user adjusted course: their words go to the model before anything runs.
+                return Flow::Go;
+            }
+        }
+        self.execute(ctx, observation, answer.calls).await
+    }
+
+    /// CONFIDENCE, CHECKPOINT and SUB_GOAL_COMPLETE from the model's own report.
+    async fn review_progress(
+        &self,
+        ctx: &mut TaskContext,
+        report: &super::interventions::ProgressReport,
+    ) -> Flow {
+        ctx.progress = Some(report.clone());
+        if let Some(doubt) = report.doubt() {
+            let card = Intervention {
+                kind: InterventionKind::Confidence,
+                title: "Waymark is unsure".into(),
+                message: format!("{doubt}\nContinue, tell me what to do instead, or stop."),
+                questions: vec![],
+            };
+            if let Flow::End(o) = self.intervene(ctx, card).await {
+                return Flow::End(o);
+            }
+        }
+        if let Some(done) = report.sub_goal_done.as_deref().filter(|d| !d.trim().is_empty()) {
+            let card = Intervention {
+                kind: InterventionKind::SubGoalComplete,
+                title: "Sub-goal done".into(),
+                message: format!("{done}\nWhat next? Leave empty to continue with the plan."),
+                questions: vec![],
+            };
+            if let Flow::End(o) = self.intervene(ctx, card).await {
+                return Flow::End(o);
+            }
+        }
+        if let Some(phase) = report.phase.as_deref().map(str::trim).filter(|p| !p.is_empty()) {
+            let previous = ctx.phase.replace(phase.to_owned());
+            if let Some(prev) = previous.filter(|p| !p.eq_ignore_ascii_case(phase)) {
+                let done = ctx.steps.iter().filter(|s| s.outcome.ok).count();
+                let card = Intervention {
+                    kind: InterventionKind::Checkpoint,
+                    title: format!("Checkpoint: {prev} → {phase}"),
+                    message: format!(
+                        "{} action(s) done so far on {}. {}\nContinue, or adjust?",
+                        done, ctx.shared.url, report.evaluation
+                    ),
+                    questions: vec![],
+                };
+                return self.intervene(ctx, card).await;
+            }
+        }
+        Flow::Go
+    }
+
+    async fn execute(
+        &self,
+        ctx: &mut TaskContext,
+        observation: &Observation,
+        calls: Vec<Call>,
+    ) -> Flow {
+        let step = ctx.step;
+        let mut acted = false;
+        for (i, call) in calls.into_iter().take(MAX_ACTIONS_PER_STEP).enumerate() {
+            if i > 0 {
+                match self.gate_took_over(ctx).await {
+                    Err(o) => return Flow::End(o),
+                    // The refs of this answer may be stale now: ask the model afresh.
+                    Ok(true) => break,
+                    Ok(false) => {}
+                }
+            }
+            let action = match call {
+                Call::Refused { tool, reason } => {
+                    ctx.stuck.action(&format!("call {tool}"), Some(&reason));
+                    ctx.shared.last_error = Some(reason.clone());
+                    self.note(ctx, reason).await;
+                    continue;
+                }
+                Call::Act(action) => action,
+            };
+            if let Action::Done { answer, success } = action {
+                let failed_now = ctx.steps.last().is_some_and(|s| s.step == step && !s.outcome.ok);
+                if failed_now {
+                    break;
+                }
+                if !success || !ctx.spec.validate {
+                    return self.finish(ctx, answer, success, None).await;
+                }
+                return self.validate(ctx, observation, answer, acted).await;
+            }
+            let target = action.target_ref().and_then(|r| observation.element(r));
+            let description = action.describe(target.map(|el| el.name.as_str()));
+            let outcome = match action.target_ref() {
+                Some(r) if target.is_none() => ActionOutcome::failed(format!(
+                    "there is no element [{r}] on the current page; use a ref from it"
+                )),
+                _ => {
+                    let intent = JournalEntry::Intent {
+                        step,
+                        action: action.clone(),
+                        description: description.clone(),
+                    };
+                    if let Err(e) = self.journal.write(&intent).await {
+                        return self.journal_failed(ctx, e).await;
+                    }
+                    acted = true;
+                    let started = self.env.precise_ms();
+                    let outcome = self.page.act(&action).await;
+                    ctx.overhead_page_ms += self.env.precise_ms() - started;
+                    outcome.unwrap_or_else(ActionOutcome::failed)
+                }
+            };
+            let record = StepRecord { step, action, description, outcome };
+            let stop_batch = !record.outcome.ok || record.outcome.navigated;
+            if let Err(e) =
+                self.journal.write(&JournalEntry::Outcome { record: record.clone() }).await
+            {
+                ctx.apply(&JournalEntry::Outcome { record: record.clone() });
+                self.events.emit(TaskEvent::Acted(record));
+                return self.journal_failed(ctx, e).await;
+            }
+            let now = self.env.now_ms();
+            ctx.shared.acted(&record, now);
+            ctx.stuck.action(&record.description, record.outcome.error.as_deref());
+            ctx.apply(&JournalEntry::Outcome { record: record.clone() });
+            self.events.emit(TaskEvent::Acted(record));
+            if stop_batch {
+                break;
+            }
+        }
+        Flow::Go
+    }
+
+    /// The validator checks a success claim against the page before the answer is shown.
+    async fn validate(
+        &self,
+        ctx: &mut TaskContext,
+        observation: &Observation,
+        answer: String,
+        acted: bool,
+    ) -> Flow {
+        let fresh;
+        let page = if acted {
+            fresh = match self.observe(ctx).await {
+                Ok(o) => o,
+                Err(flow) => return flow,
+            };
+            &fresh
+        } else {
+            observation
+        };
+        let nonce = format!("{:016x}", self.env.random_u64());
+        let context = self.parts(ctx, page, &nonce, &[]).role_context();
+        let messages = validator_messages(&context, &answer);
+        let verdict = match self.call(ctx, Role::Validator, messages, vec![verdict_tool()]).await {
+            Ok(reply) => parse_verdict(&reply).ok(),
+            Err(_) => None,
+        };
+        // A validator that cannot answer does not block the answer: it only advises.
+        let Some(verdict) = verdict.filter(|v| !v.confirmed) else {
+            return self.finish(ctx, answer, true, None).await;
+        };
+        ctx.rejections += 1;
+        let reason = if verdict.reason.is_empty() {
+            "the page does not show it".into()
+        } else {
+            verdict.reason
+        };
+        if ctx.rejections >= MAX_REJECTED_CLAIMS {
+            let msg = format!("{answer}\n(Not confirmed by the page: {reason})");
+            return self
+                .finish(ctx, msg, false, Some("the page does not confirm the answer".into()))
+                .await;
+        }
+        self.note(ctx, format!("Your claim that the task is done was checked against the page and rejected: {reason}. Keep working."))
+            .await;
+        Flow::Go
+    }
+
+    async fn note(&self, ctx: &mut TaskContext, text: String) {
+        let entry = JournalEntry::Note { text: text.clone() };
+        // A lost note only costs the model a hint; the loop goes on.
+        let _ = self.journal.write(&entry).await;
+        ctx.apply(&entry);
+        self.events.emit(TaskEvent::Noted { text });
+    }
+
+    async fn journal_failed(&self, ctx: &mut TaskContext, error: String) -> Flow {
+        let msg = format!(
+            "Stopped: the step could not be saved before acting ({error}), so nothing more was \
+             done."
+        );
+        self.finish(ctx, msg.clone(), false, Some(msg)).await
+    }
+
+    async fn finish(
+        &self,
+        ctx: &mut TaskContext,
+        answer: String,
+        success: bool,
+        error: Option<String>,
+    ) -> Flow {
+        let outcome = TaskOutcome {
+            answer,
+            success,
+            error,
+            steps: ctx.steps.clone(),
+            step_count: ctx.step,
+            elapsed_ms: self.env.now_ms() - ctx.spec.started_ms,
+        };
+        let entry = JournalEntry::Finished { outcome: outcome.clone() };
+        let _ = self.journal.write(&entry).await;
+        ctx.apply(&entry);
+        self.events.emit(TaskEvent::Finished(outcome.clone()));
+        Flow::End(outcome)
+    }
+}

@@ -1,0 +1,315 @@
+//! The session side of the worker: records finished tasks, runs the background summary calls,
+//! keeps the panel's session list, TOC, search and focused turn, and the lifecycle requests.
+//! Decisions live in `crate::session`; this module moves data between it, storage and the panel.
+
+use super::env::BrowserEnv;
+use super::{Worker, storage};
+use crate::agent::{Env, Llm, TaskOutcome};
+use crate::panel::{SearchView, SessionView, session_list};
+use crate::protocol::RequestBody;
+use crate::session::{
+    self, SearchIndex, Session, SessionMeta, Summary, TaskRecord, extractive_summary,
+    parse_summary, summary_request, title_change, transcript_record,
+};
+use std::rc::Rc;
+use wasm_bindgen_futures::spawn_local;
+
+/// Background summary calls running at once, at most.
+pub(super) const MAX_SUMMARY_CALLS: usize = 5;
+
+/// Search results shown.
+const SEARCH_LIMIT: usize = 20;
+
+/// Loads the current session and the list at worker start.
+pub(super) async fn start(w: &Rc<Worker>) {
+    let session = match storage::load_current().await {
+        Some(s) => s,
+        None => storage::new_session(),
+    };
+    *w.session.borrow_mut() = session;
+    *w.metas.borrow_mut() = storage::list_metas().await;
+    refresh(w);
+}
+
+/// The session context for the next task (earlier tasks' findings), `None` for the first task.
+pub(super) fn context_for_next_task(w: &Rc<Worker>) -> Option<String> {
+    let context = session::build_context(&w.session.borrow().records);
+    (!context.is_empty()).then_some(context)
+}
+
+/// Records a finished task as the next turn (with an extractive summary at once, so nothing is
+/// ever missing), stores it, and starts its summary call in the background.
+pub(super) async fn record_task(w: &Rc<Worker>, prompt: &str, outcome: &TaskOutcome) {
+    let record = TaskRecord::from_outcome(0, prompt, outcome, BrowserEnv.now_ms());
+    let turn = w.session.borrow_mut().push(record);
+    let snapshot = w.session.borrow().clone();
+    save(w, &snapshot, turn).await;
+    if let Some(record) = snapshot.turn(turn) {
+        let request = summary_request(&snapshot, record);
+        let (w, id, record) = (w.clone(), snapshot.id.clone(), record.clone());
+        spawn_local(async move {
+            let summary = {
+                let _permit = w.summaries.acquire().await;
+                match w.host.complete(request).await {
+                    Ok(completion) => parse_summary(&completion.text, &record).map(|s| (s, true)),
+                    Err(_) => None,
+                }
+            };
+            let (summary, by_model) = summary
+                .unwrap_or_else(|| (extractive_summary(&record.task, &record.answer), false));
+            apply_summary(&w, &id, record.turn, summary, by_model).await;
+        });
+    }
+}
+
+/// Stores a turn's summary and the title it implies, in whichever session it belongs to.
+async fn apply_summary(w: &Rc<Worker>, id: &str, turn: u32, summary: Summary, by_model: bool) {
+    let current = w.session.borrow().id == id;
+    let mut session = if current {
+        w.session.borrow().clone()
+    } else {
+        match storage::load_session(id).await {
+            Some(s) => s,
+            None => return,
+        }
+    };
+    let proposed = summary.title.clone();
+    let Some(record) = session.records.get_mut(turn as usize - 1) else { return };
+    record.apply_summary(summary, by_model);
+    if let Some(title) = title_change(&session, proposed.as_deref()) {
+        session.set_title(&title, turn, false);
+    }
+    if current && w.session.borrow().id == id {
+        // Only the summarised turn and the header change; later turns stay as they are.
+        let mut live = w.session.borrow_mut();
+        if let (Some(dst), Some(src)) =
+            (live.records.get_mut(turn as usize - 1), session.turn(turn))
+        {
+            *dst = src.clone();
+        }
+        live.title = session.title.clone();
+        live.title_history = session.title_history.clone();
+        session = live.clone();
+    }
+    save(w, &session, turn).await;
+    send_transcript(w, &session, turn).await;
+}
+
+/// Offers the finished turn to the host's transcript capture (best effort: capture is opt-in
+/// and a missing host must not disturb the session).
+async fn send_transcript(w: &Rc<Worker>, session: &Session, turn: u32) {
+    if let Some(record) = session.turn(turn) {
+        let body = RequestBody::TranscriptRecord(transcript_record(session, record));
+        let _ = w.host.request(body).await;
+    }
+}
+
+/// Writes one turn (and any turn whose write failed before); shows a storage error if it fails.
+async fn save(w: &Rc<Worker>, session: &Session, turn: u32) {
+    let mut turns: Vec<u32> =
+        w.unsaved.borrow().iter().filter(|(id, _)| *id == session.id).map(|(_, t)| *t).collect();
+    turns.push(turn);
+    turns.sort_unstable();
+    turns.dedup();
+    let current = w.session.borrow().id == session.id;
+    match storage::save_turns(session, &turns, current).await {
+        Ok(()) => {
+            w.unsaved.borrow_mut().retain(|(id, _)| *id != session.id);
+            w.state.borrow_mut().storage_error = None;
+        }
+        Err(e) => {
+            w.unsaved.borrow_mut().push((session.id.clone(), turn));
+            w.state.borrow_mut().storage_error = Some(format!(
+                "Could not save turn {turn} to browser storage ({e}). It is kept in memory and \
+                 retried with the next change; nothing saved earlier was lost."
+            ));
+        }
+    }
+    remember(w, session);
+    if let Some(index) = w.index.borrow_mut().as_mut() {
+        if let Some(record) = session.turn(turn) {
+            index.upsert(&session.id, record);
+        }
+        index.set_title(&session.id, &session.display_title());
+    }
+    refresh(w);
+}
+
+/// Updates the in-memory session list with `session`'s header.
+fn remember(w: &Rc<Worker>, session: &Session) {
+    let meta: SessionMeta = session.meta();
+    let mut metas = w.metas.borrow_mut();
+    match metas.iter_mut().find(|m| m.id == meta.id) {
+        Some(m) => *m = meta,
+        None => metas.push(meta),
+    }
+}
+
+/// Rebuilds the panel's session parts from the worker's state and sends them.
+pub(super) fn refresh(w: &Rc<Worker>) {
+    {
+        let session = w.session.borrow();
+        let mut state = w.state.borrow_mut();
+        state.turns = session.records.len() as u32;
+        state.session = SessionView {
+            id: session.id.clone(),
+            title: session.display_title(),
+            title_history: session.title_history.clone(),
+            created_ms: session.created_ms,
+            tasks: session.records.len() as u32,
+        };
+        state.toc = session::toc(&session);
+        state.sessions = session_list(&w.metas.borrow(), &session.id);
+        if let Some(focus) = &state.focus {
+            let n = focus.turn.turn;
+            state.focus = session.turn_with_neighbours(n);
+        }
+    }
+    w.broadcast();
+}
+
+fn task_running(w: &Rc<Worker>) -> bool {
+    w.state.borrow().task.as_ref().is_some_and(|t| t.running)
+}
+
+/// Starts a new, empty session (the current one stays stored and listed).
+pub(super) fn new_session(w: &Rc<Worker>) {
+    if task_running(w) {
+        return;
+    }
+    let fresh = storage::new_session();
+    let id = fresh.id.clone();
+    *w.session.borrow_mut() = fresh;
+    // Remembered as current at once, so a worker restart does not bring the old one back.
+    spawn_local(async move {
+        let _ = storage::set_current(&id).await;
+    });
+    let mut state = w.state.borrow_mut();
+    state.task = None;
+    state.focus = None;
+    state.export = None;
+    drop(state);
+    refresh(w);
+}
+
+/// Makes a stored session the current one.
+pub(super) async fn continue_session(w: Rc<Worker>, id: String) -> bool {
+    if task_running(&w) {
+        return false;
+    }
+    if w.session.borrow().id != id {
+        let Some(session) = storage::load_session(&id).await else { return false };
+        let _ = storage::set_current(&id).await;
+        *w.session.borrow_mut() = session;
+        let mut state = w.state.borrow_mut();
+        state.task = None;
+        state.focus = None;
+        state.export = None;
+    }
+    refresh(&w);
+    true
+}
+
+/// Renames a session (current or not); the user's title sticks.
+pub(super) async fn rename(w: Rc<Worker>, id: String, title: String) {
+    let current = w.session.borrow().id == id;
+    let mut session = if current {
+        w.session.borrow().clone()
+    } else {
+        match storage::load_session(&id).await {
+            Some(s) => s,
+            None => return,
+        }
+    };
+    let turn = session.records.len() as u32;
+    if !session.set_title(&title, turn, true) {
+        return;
+    }
+    if current {
+        *w.session.borrow_mut() = session.clone();
+    }
+    if let Err(e) = storage::save_meta(&session, current).await {
+        w.state.borrow_mut().storage_error = Some(format!("Could not save the new title ({e})."));
+    }
+    remember(&w, &session);
+    if let Some(index) = w.index.borrow_mut().as_mut() {
+        index.set_title(&id, &session.display_title());
+    }
+    refresh(&w);
+}
+
+/// First step of a deletion: the panel asks the user to confirm.
+pub(super) fn ask_delete(w: &Rc<Worker>, id: &str) {
+    let item = w.state.borrow().sessions.iter().find(|s| s.id == id).cloned();
+    w.state.borrow_mut().confirm_delete = item;
+    w.broadcast();
+}
+
+/// Deletes a confirmed session; deleting the current one starts a new session.
+pub(super) async fn delete(w: Rc<Worker>, id: String) {
+    let confirmed = w.state.borrow().confirm_delete.as_ref().is_some_and(|c| c.id == id);
+    w.state.borrow_mut().confirm_delete = None;
+    let is_current = w.session.borrow().id == id;
+    if !confirmed || (is_current && task_running(&w)) {
+        w.broadcast();
+        return;
+    }
+    let turns = w.metas.borrow().iter().find(|m| m.id == id).map_or(0, |m| m.turns);
+    let turns = if is_current { w.session.borrow().records.len() as u32 } else { turns };
+    if let Err(e) = storage::delete_session(&id, turns).await {
+        w.state.borrow_mut().storage_error = Some(format!("Could not delete the session ({e})."));
+        w.broadcast();
+        return;
+    }
+    w.metas.borrow_mut().retain(|m| m.id != id);
+    if let Some(index) = w.index.borrow_mut().as_mut() {
+        index.remove_session(&id);
+    }
+    if let Some(search) = w.state.borrow_mut().search.as_mut() {
+        search.hits.retain(|h| h.session_id != id);
+    }
+    if is_current {
+        new_session(&w);
+    } else {
+        refresh(&w);
+    }
+}
+
+/// Runs a search (building the index from storage on first use).
+pub(super) async fn search(w: Rc<Worker>, query: String, current_only: bool) {
+    if query.trim().is_empty() {
+        w.state.borrow_mut().search = None;
+        w.broadcast();
+        return;
+    }
+    if w.index.borrow().is_none() {
+        let mut index = SearchIndex::new();
+        for s in storage::load_all().await {
+            index.add_session(&s);
+        }
+        // The current session may hold turns whose write failed: index what is in memory.
+        index.add_session(&w.session.borrow());
+        *w.index.borrow_mut() = Some(index);
+    }
+    let only = current_only.then(|| w.session.borrow().id.clone());
+    let hits = w
+        .index
+        .borrow()
+        .as_ref()
+        .map(|i| i.search(&query, only.as_deref(), SEARCH_LIMIT))
+        .unwrap_or_default();
+    w.state.borrow_mut().search = Some(SearchView { query, current_only, hits });
+    w.broadcast();
+}
+
+/// Shows a turn with its neighbours, switching to its session first when needed.
+pub(super) async fn jump(w: Rc<Worker>, session_id: Option<String>, turn: u32) {
+    if let Some(id) = session_id
+        && !continue_session(w.clone(), id).await
+    {
+        return;
+    }
+    let focus = w.session.borrow().turn_with_neighbours(turn);
+    w.state.borrow_mut().focus = focus;
+    w.broadcast();
+}

@@ -1,0 +1,61 @@
+//! `config.get` / `config.set`: the side panel's view of the host settings. Secrets are
+//! write-only: the host reports whether a key is set, never its value.
+
+use std::collections::BTreeMap;
+
+use serde::{Deserialize, Serialize};
+
+use super::LlmStatus;
+
+/// Payload of `config.set`: dotted setting names (as in `waymark-host config set`) to new
+/// values; `null` removes the setting so the default or environment applies again.
+///
+/// Names: `llm.provider|base_url|model|api_key|…`, `roles.<role>.provider|base_url|model|api_key`
+/// (roles: planner, navigator, summariser, validator), `export_dir`,
+/// `transcripts.enabled|retention_days|flush_every|redact`, `files.allowed_dirs|max_bytes`,
+/// `prices.<model>.input|output`.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct ConfigSet {
+    /// Settings to change, applied in order, all or nothing.
+    pub values: BTreeMap<String, Option<String>>,
+}
+
+/// Data of `config.get` and `config.set` replies: everything except secrets.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct HostSettings {
+    /// The default LLM endpoint.
+    pub llm: LlmStatus,
+    /// The endpoint each role uses (every known role, resolved with fallbacks).
+    pub roles: BTreeMap<String, LlmStatus>,
+    /// Where exports go.
+    pub export_dir: String,
+    /// Transcript capture.
+    pub transcripts: TranscriptSettings,
+    /// Directories `file.read` may read from.
+    pub allowed_read_dirs: Vec<String>,
+    /// Largest file `file.read` returns, in bytes.
+    pub max_read_bytes: u64,
+    /// The config file the settings live in.
+    pub config_path: String,
+    /// Settings overridden by environment variables (changing them in the file has no effect).
+    #[serde(default)]
+    pub env_overrides: Vec<String>,
+    /// Configuration problems to show to the user.
+    #[serde(default)]
+    pub problems: Vec<String>,
+}
+
+/// Transcript capture settings (the exact secrets to redact are never reported).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct TranscriptSettings {
+    /// Whether `transcript.record` writes anything.
+    pub enabled: bool,
+    /// Where the `<session_id>.jsonl` files go.
+    pub dir: String,
+    /// Files untouched for longer are pruned; 0 keeps them forever.
+    pub retention_days: u32,
+    /// Buffered events are written at least every this many events.
+    pub flush_every: u32,
+    /// How many exact secrets are configured for redaction.
+    pub redact_count: u32,
+}

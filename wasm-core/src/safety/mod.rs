@@ -1,0 +1,18 @@
+//! The safety policy: deterministic code around risky actions, so that a model that obeys any
+//! text a page shows it still cannot do anything dangerous behind the user's back.
+//!
+//! Three independent layers, each target-independent and unit-tested:
+//! * [`scope`]: the agent acts only on origins the user allowed for this task; sensitive
+//!   categories (banking, payments, crypto, health, government identity) need an explicit grant.
+//! * [`risk`]: every proposed action is classified from the element, its form's action URL,
+//!   the page and the URL — never from the model's own claim — into free, confirm, or never.
+//! * [`outbound`]: values that came from another origin or from sensitive fields may not leave
+//!   through a navigation, a submit, or typing on another origin, in any common encoding.
+
+pub mod outbound;
+pub mod risk;
+pub mod scope;
+
+pub use outbound::{OutboundBlock, TaintLedger};
+pub use risk::{ActionKind, ActionTarget, Risk, classify};
+pub use scope::{SiteScope, origin_of};

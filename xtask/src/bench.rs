@@ -1,0 +1,34 @@
+//! `cargo xtask bench step`: the agent's own overhead per step, from the model's reply
+//! received to the next observation ready, excluding the model and the page's own reaction.
+//!
+//! Two measurements: the real one, in Chromium with the built extension on the fixture form
+//! (wasm service worker, journal writes in `chrome.storage.local`, content-script round trips,
+//! the DOM walk), and the loop's pure Rust logic natively against instant fakes, which tells
+//! how much of the total is the core itself.
+
+use crate::util::{self, run as sh};
+use crate::{build, setup};
+use anyhow::{Result, bail};
+
+/// Runs the step benchmark and prints the medians (also the lines to paste into BENCHMARKS.md).
+pub fn step() -> Result<()> {
+    setup::all(setup::Need { chromium: true })?;
+    build::all(build::Options { release: false })?;
+    eprintln!("== native: the loop's logic against instant fakes (release build)");
+    sh(util::cargo()
+        .args(["test", "-p", "waymark-core", "--release", "--lib", "bench_step_overhead"])
+        .args(["--", "--ignored", "--nocapture"]))?;
+    eprintln!("== Chromium: the built extension on the fixture form");
+    sh(util::cargo()
+        .args(["test", "-p", "waymark-tests", "--test", "agent_bench"])
+        .args(["--", "--ignored", "--nocapture"])
+        .env("WAYMARK_REQUIRE_BROWSER", "1"))
+}
+
+/// Dispatches `cargo xtask bench <name>`.
+pub fn run(name: Option<&str>) -> Result<()> {
+    match name {
+        Some("step") => step(),
+        other => bail!("unknown benchmark {other:?}; try `cargo xtask bench step`"),
+    }
+}
