@@ -76,7 +76,12 @@ fn every_corpus_page_is_observed_without_secrets() {
                     })
                     .count();
             }
-            Err(e) => failures.push(format!("{id}: {e:#}")),
+            Err(e) => {
+                // A content-script panic says why on the page's console.
+                let console: Vec<String> =
+                    page.console_messages().into_iter().filter(|l| l.contains("waymark")).collect();
+                failures.push(format!("{id}: {e:#}\n{}", console.join("\n")))
+            }
         }
     }
     eprintln!("{} corpus pages observed, {elements} interactive elements", manifest.len());

@@ -51,14 +51,21 @@ fn core_wasm(target_dir: &Path) -> PathBuf {
     target_dir.join("wasm32-unknown-unknown/wasm/waymark_core.wasm")
 }
 
+/// Stack placement for every wasm build: the stack goes first in linear memory, so an overflow
+/// (a deep DOM on a real page) traps instead of silently overwriting the heap, and it is 4 MiB
+/// rather than 1 MiB because page walks recurse.
+const WASM_STACK_FLAGS: &str = "-C link-arg=--stack-first -C link-arg=-zstack-size=4194304";
+
 fn cargo_wasm(target_dir: &Path, rustflags: Option<&str>) -> Result<()> {
     let mut cmd = util::cargo();
     cmd.args(["build", "-p", "waymark-core", "--lib", "--target", "wasm32-unknown-unknown"])
         .args(["--profile", "wasm", "--target-dir"])
         .arg(target_dir);
-    if let Some(flags) = rustflags {
-        cmd.env("RUSTFLAGS", flags);
-    }
+    let flags = match rustflags {
+        Some(extra) => format!("{WASM_STACK_FLAGS} {extra}"),
+        None => WASM_STACK_FLAGS.to_owned(),
+    };
+    cmd.env("RUSTFLAGS", flags);
     run(&mut cmd)
 }
 
