@@ -145,9 +145,9 @@ pub fn agent_requests(llm: &ScriptedLlm) -> Vec<RecordedRequest> {
     llm.requests().into_iter().filter(|r| !is_summary_call(r)).collect()
 }
 
-/// Whether a request is a background summary call (no tools offered).
+/// Whether a request is a background summary call (the session's `summariser` role).
 pub fn is_summary_call(req: &RecordedRequest) -> bool {
-    req.tool_names().is_empty()
+    role_of(req) == "summariser"
 }
 
 /// The side panel, driven like a user would.
@@ -223,20 +223,22 @@ pub fn message_text(body: &Value, i: usize) -> String {
 }
 
 /// Which Waymark role sent a recorded request, from its system prompt: `planner`,
-/// `validator` or `navigator`.
+/// `validator`, `summariser` (the background summary after a task) or `navigator`.
 pub fn role_of(req: &waymark_tests::llm_server::RecordedRequest) -> &'static str {
     let system = message_text(&req.body, 0);
     if system.starts_with("You are Waymark's planner") {
         "planner"
     } else if system.starts_with("You are Waymark's validator") {
         "validator"
+    } else if system.starts_with("You summarise one finished task") {
+        "summariser"
     } else {
         "navigator"
     }
 }
 
-/// The default answers of the planner (a one-step plan, no questions) and the validator
-/// (confirmed), or `None` for navigator requests: scripts that test the navigator start with
+/// The default answers of the planner (a one-step plan, no questions), the validator
+/// (confirmed) and the summariser (a short summary), or `None` for navigator requests: scripts that test the navigator start with
 /// `if let Some(r) = role_reply(req) { return r; }`.
 pub fn role_reply(
     req: &waymark_tests::llm_server::RecordedRequest,
@@ -250,6 +252,11 @@ pub fn role_reply(
         "validator" => Some(ScriptedReply::tool_call(
             "verdict",
             serde_json::json!({"confirmed": true, "reason": "the page shows it"}),
+        )),
+        "summariser" => Some(ScriptedReply::text(
+            serde_json::json!({"summary": "The task was done.", "data": {}, "toc": "Task done",
+                "title": "Scripted session"})
+            .to_string(),
         )),
         _ => None,
     }
