@@ -4,8 +4,8 @@ import { $ } from './panel/dom.js';
 import { renderHost } from './panel/host.js';
 import { renderTask, initTaskControls, taskOptions } from './panel/task.js';
 import { renderExport } from './panel/export.js';
-import { bindSessions, renderSessions } from './panel/sessions.js';
 import { renderIntervention, initInterventions } from './panel/interventions.js';
+import { bindSessions, renderSessions } from './panel/sessions.js';
 
 let port;
 const send = (msg) => port.postMessage(msg);
@@ -39,6 +39,6 @@ $('prompt').addEventListener('keydown', (event) => {
   }
 });
 $('export').addEventListener('click', () => port.postMessage({ type: 'export' }));
-bindSessions(send);
 initTaskControls(send);
 initInterventions(send);
+bindSessions(send);

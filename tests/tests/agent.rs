@@ -6,8 +6,8 @@
 mod common;
 
 use common::{
-    Panel, Setup, TASK_TIMEOUT, Waymark, agent_requests, built_extension, find_ref, message_text,
-    role_of, role_reply,
+    Panel, Setup, TASK_TIMEOUT, Waymark, built_extension, find_ref, message_text, role_of,
+    role_reply,
 };
 use serde_json::json;
 use std::sync::Arc;
@@ -154,8 +154,8 @@ fn multi_step_task_with_a_plan_recovers_from_bad_output_and_refuses_unknown_refs
     assert!(steps[0].contains("[999] — failed: there is no element [999]"), "{steps:?}");
     assert_eq!(page_seen(&page), r#"[{"inputs":1,"changes":1,"clicks":1},"Saved: Ada"]"#);
 
-    let requests = agent_requests(&llm);
-    let roles: Vec<&str> = requests.iter().map(role_of).collect();
+    let requests = llm.requests();
+    let roles: Vec<&str> = requests.iter().map(role_of).filter(|r| *r != "summariser").collect();
     // Garbage, its re-ask (the unknown ref), the fill and save, done; then the validator.
     assert_eq!(roles, ["planner", "navigator", "navigator", "navigator", "navigator", "validator"]);
     assert!(page_text(&requests[2]).contains("previous answer could not be used"));
@@ -194,8 +194,8 @@ fn a_stuck_loop_is_nudged_replanned_and_then_the_user_is_asked() {
     let answer = panel.answer().expect("answer");
     assert!(answer.starts_with("Stopped by you"), "{answer}");
 
-    let requests = agent_requests(&llm);
-    let roles: Vec<&str> = requests.iter().map(role_of).collect();
+    let requests = llm.requests();
+    let roles: Vec<&str> = requests.iter().map(role_of).filter(|r| *r != "summariser").collect();
     assert_eq!(roles.iter().filter(|r| **r == "planner").count(), 2, "a new plan: {roles:?}");
     let navigator: Vec<String> =
         requests.iter().filter(|r| role_of(r) == "navigator").map(page_text).collect();
@@ -288,7 +288,7 @@ fn interventions_are_answered_in_the_side_panel_with_attention_signals() {
     assert_eq!(panel.answer().expect("answer"), "Saved the name Ada.");
     assert_eq!(worker.eval("chrome.action.getBadgeText({})").expect("badge"), json!(""));
 
-    let requests = agent_requests(&llm);
+    let requests = llm.requests();
     let navigator: Vec<String> =
         requests.iter().filter(|r| role_of(r) == "navigator").map(page_text).collect();
     assert!(navigator[0].contains("The user added: 1. Ada 2. yes"), "{}", navigator[0]);
@@ -354,8 +354,8 @@ fn step_mode_take_over_pause_and_stop_from_the_side_panel() {
     let answer = panel.answer().expect("answer");
     assert!(answer.starts_with("Stopped by you after 3 step(s)"), "{answer}");
     assert_eq!(panel.steps().expect("steps").len(), 3, "nothing ran after Stop");
-    assert_eq!(agent_requests(&llm).iter().filter(|r| role_of(r) == "navigator").count(), 3);
-    let third = page_text(&agent_requests(&llm)[3]);
+    assert_eq!(llm.requests().iter().filter(|r| role_of(r) == "navigator").count(), 3);
+    let third = page_text(&llm.requests()[3]);
     assert!(third.contains("The user took over and may have changed the page"), "{third}");
     assert!(third.contains("value=\"Ada (typed by the user)\""), "{third}");
     assert_eq!(page_seen(&page), r#"[{"inputs":3,"changes":3,"clicks":0},"Not saved yet."]"#);
@@ -396,13 +396,14 @@ fn a_worker_killed_mid_task_resumes_from_the_last_completed_step() {
     assert!(notes.as_str().unwrap_or_default().contains("resumed this task"), "{notes}");
     // Typed once (before the kill), clicked once (after): nothing was repeated.
     assert_eq!(page_seen(&page), r#"[{"inputs":1,"changes":1,"clicks":1},"Saved: Ada"]"#);
-    let roles: Vec<&str> = agent_requests(&llm).iter().map(role_of).collect();
+    let roles: Vec<&str> =
+        llm.requests().iter().map(role_of).filter(|r| *r != "summariser").collect();
     assert_eq!(
         roles,
         ["planner", "navigator", "navigator", "navigator", "navigator", "validator"],
         "one plan only: the resumed task kept it"
     );
-    let resumed = page_text(&agent_requests(&llm)[3]);
+    let resumed = page_text(&llm.requests()[3]);
     assert!(resumed.contains("1. Type “Ada” into “Name”"), "{resumed}");
     let steps = panel.steps().expect("steps");
     assert_eq!(steps.len(), 2, "{steps:?}");

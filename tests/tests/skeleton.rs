@@ -5,7 +5,8 @@
 mod common;
 
 use common::{
-    Setup, Waymark, agent_requests, built_extension, find_ref, message_text, role_of, role_reply,
+    Setup, Waymark, built_extension, find_ref, message_text, navigator_requests, role_of,
+    role_reply,
 };
 use waymark_tests::fixture_server::FixtureServer;
 use waymark_tests::llm_server::{RecordedRequest, ScriptedLlm, ScriptedReply};
@@ -76,16 +77,16 @@ fn run_skeleton(page_path: &str, expect_engine: &str) {
     assert!(progress.contains(&format!("read with {expect_engine}")), "{progress}");
 
     // The model got the observation (and never the password field's value) through the host.
-    // Planner, two navigator steps, and the validator confirming the answer on the page
-    // (the background summary call after the task is not part of the task).
-    let requests = agent_requests(&llm);
-    let roles: Vec<&str> = requests.iter().map(role_of).collect();
+    // (The background summary call after the task is not a navigator request.)
+    let requests = navigator_requests(&llm);
+    assert_eq!(requests.len(), 2);
+    let first = message_text(&requests[0].body, 1);
+    assert!(first.contains(TASK), "{first}");
+    assert!(first.contains("textbox \"Name\""), "{first}");
+    // Around them: the planner first, the validator confirming the answer on the page last.
+    let roles: Vec<&str> =
+        llm.requests().iter().map(role_of).filter(|r| *r != "summariser").collect();
     assert_eq!(roles, ["planner", "navigator", "navigator", "validator"]);
-    for request in &requests[..2] {
-        let text = message_text(&request.body, 1);
-        assert!(text.contains(TASK), "{text}");
-        assert!(text.contains("textbox \"Name\""), "{text}");
-    }
     assert!(!llm.requests().iter().any(|r| r.raw_body.contains("hunter2-canary")));
     assert_eq!(requests[0].header("authorization"), Some("Bearer test-key"));
     let elapsed = panel.page.eval("document.getElementById('task-progress').textContent");
@@ -153,9 +154,11 @@ fn llm_http_500_is_retried_and_the_task_finishes() {
     let panel = wm.panel().expect("panel");
     panel.send(TASK).expect("send");
     assert_eq!(panel.answer().expect("answer"), "Saved the name Ada.");
-    let requests = agent_requests(&llm);
     // The planner's call failed and was retried; then two navigator steps and the validator.
+    let requests: Vec<_> =
+        llm.requests().into_iter().filter(|r| role_of(r) != "summariser").collect();
     assert_eq!(requests.len(), 5, "one failed call, its retry, and the remaining calls");
+    assert_eq!(navigator_requests(&llm).len(), 2);
     assert_eq!(requests[0].body, requests[1].body, "the retry resends the same request");
     let status = page.eval("document.getElementById('status').textContent").expect("status");
     assert_eq!(status.as_str(), Some("Saved: Ada"));
@@ -193,9 +196,8 @@ fn nonsense_model_text_is_reasked_once_then_stopped() {
     let script = |_: &RecordedRequest| ScriptedReply::text("Sure, I will do that right away!");
     let Some((answer, llm)) = run_expecting_nothing_done(script) else { return };
     assert!(answer.contains("could not be understood"), "{answer}");
-    // The planner's unusable answer only costs the plan; the navigator is re-asked once.
-    let requests = agent_requests(&llm);
-    assert_eq!(requests.len(), 3, "planner, one navigator re-ask, then stop");
-    let reask = message_text(&requests[2].body, 1);
+    let requests = navigator_requests(&llm);
+    assert_eq!(requests.len(), 2, "one re-ask, then stop");
+    let reask = message_text(&requests[1].body, 1);
     assert!(reask.contains("previous answer could not be used"), "{reask}");
 }

@@ -117,6 +117,9 @@ pub struct PanelState {
     pub turns: u32,
     /// Result of the last export.
     pub export: Option<ExportView>,
+    /// Which interventions and attention signals are on.
+    #[serde(default)]
+    pub interventions: InterventionSettings,
     /// The current session.
     #[serde(default)]
     pub session: SessionView,
@@ -138,9 +141,6 @@ pub struct PanelState {
     /// Why the last write to storage failed (e.g. the quota), shown until a write succeeds.
     #[serde(default)]
     pub storage_error: Option<String>,
-    /// Which interventions and attention signals are on.
-    #[serde(default)]
-    pub interventions: InterventionSettings,
 }
 
 /// The current session as the panel shows it.
@@ -269,6 +269,9 @@ pub struct TaskView {
     /// The agent's own time per step (reply received → next observation ready), in ms.
     #[serde(default)]
     pub overhead_ms: Vec<f64>,
+    /// Of each, the time inside page calls (content-script round trips, DOM walk, actions).
+    #[serde(default)]
+    pub overhead_page_ms: Vec<f64>,
 }
 
 /// One action in the timeline.
@@ -336,7 +339,10 @@ impl TaskView {
                     .collect();
             }
             TaskEvent::Noted { text } => self.notes.push(text.clone()),
-            TaskEvent::StepOverhead { ms, .. } => self.overhead_ms.push(*ms),
+            TaskEvent::StepOverhead { ms, page_ms, .. } => {
+                self.overhead_ms.push(*ms);
+                self.overhead_page_ms.push(*page_ms);
+            }
             TaskEvent::Finished(outcome) => self.finish(outcome),
         }
     }

@@ -137,17 +137,13 @@ fn launch_browser(
 
 /// The navigator's requests (they offer tools), without the background summary calls.
 pub fn navigator_requests(llm: &ScriptedLlm) -> Vec<RecordedRequest> {
-    agent_requests(llm).into_iter().filter(|r| role_of(r) == "navigator").collect()
+    llm.requests().into_iter().filter(|r| role_of(r) == "navigator").collect()
 }
 
-/// The task's own calls (planner, navigator, validator), without background summaries.
-pub fn agent_requests(llm: &ScriptedLlm) -> Vec<RecordedRequest> {
-    llm.requests().into_iter().filter(|r| !is_summary_call(r)).collect()
-}
-
-/// Whether a request is a background summary call (the session's `summariser` role).
+/// Whether a request is a background summary call (the session's summariser, told apart by its
+/// system prompt: navigator calls in JSON-text mode offer no tools either).
 pub fn is_summary_call(req: &RecordedRequest) -> bool {
-    role_of(req) == "summariser"
+    message_text(&req.body, 0).starts_with("You summarise one finished task")
 }
 
 /// The side panel, driven like a user would.
@@ -222,23 +218,23 @@ pub fn message_text(body: &Value, i: usize) -> String {
         .to_owned()
 }
 
-/// Which Waymark role sent a recorded request, from its system prompt: `planner`,
-/// `validator`, `summariser` (the background summary after a task) or `navigator`.
+/// Which Waymark role sent a recorded request: `summariser` (see [`is_summary_call`]), else from
+/// its system prompt `planner`, `validator` or `navigator`.
 pub fn role_of(req: &waymark_tests::llm_server::RecordedRequest) -> &'static str {
     let system = message_text(&req.body, 0);
-    if system.starts_with("You are Waymark's planner") {
+    if is_summary_call(req) {
+        "summariser"
+    } else if system.starts_with("You are Waymark's planner") {
         "planner"
     } else if system.starts_with("You are Waymark's validator") {
         "validator"
-    } else if system.starts_with("You summarise one finished task") {
-        "summariser"
     } else {
         "navigator"
     }
 }
 
 /// The default answers of the planner (a one-step plan, no questions), the validator
-/// (confirmed) and the summariser (a short summary), or `None` for navigator requests: scripts that test the navigator start with
+/// (confirmed) and the background summariser, or `None` for navigator requests: scripts that test the navigator start with
 /// `if let Some(r) = role_reply(req) { return r; }`.
 pub fn role_reply(
     req: &waymark_tests::llm_server::RecordedRequest,
@@ -253,11 +249,8 @@ pub fn role_reply(
             "verdict",
             serde_json::json!({"confirmed": true, "reason": "the page shows it"}),
         )),
-        "summariser" => Some(ScriptedReply::text(
-            serde_json::json!({"summary": "The task was done.", "data": {}, "toc": "Task done",
-                "title": "Scripted session"})
-            .to_string(),
-        )),
+        // Not a summary the session module can parse: it falls back to its extractive one.
+        "summariser" => Some(ScriptedReply::text("no summary")),
         _ => None,
     }
 }

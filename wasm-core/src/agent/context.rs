@@ -149,6 +149,8 @@ pub struct TaskContext {
     /// When the navigator's latest reply arrived ([`super::Env::precise_ms`]), until the
     /// next observation is ready.
     pub(crate) overhead_from: Option<(u32, f64)>,
+    /// Time spent inside page calls since `overhead_from`.
+    pub(crate) overhead_page_ms: f64,
     /// An action whose intent was journaled but whose outcome was not (the worker stopped).
     pub(crate) pending: Option<(u32, Action, String)>,
 }

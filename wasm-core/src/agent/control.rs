@@ -194,7 +194,9 @@ impl Operator for Rc<Controls> {
                 Some(Gate::Go { after_takeover })
             })
             .await;
-        self.update(|s| s.waiting = false);
+        if self.state.borrow().waiting {
+            self.update(|s| s.waiting = false);
+        }
         gate
     }
 

@@ -117,8 +117,10 @@ pub enum TaskEvent {
     StepOverhead {
         /// The step whose reply started the measurement.
         step: u32,
-        /// Milliseconds.
+        /// Milliseconds in all.
         ms: f64,
+        /// Of which inside the page calls (content-script round trips, DOM walk, actions).
+        page_ms: f64,
     },
     /// Something the user should see in the timeline (a refusal, a rejected claim, a nudge).
     Noted {

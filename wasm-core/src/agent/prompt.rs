@@ -63,14 +63,14 @@ pub struct PromptParts<'a> {
 struct SessionPart<'a>(Option<&'a str>);
 impl PromptPart for SessionPart<'_> {
     fn write(&self, out: &mut String) {
-        // The session module's context carries its own heading and treats findings as data.
+        // The session module writes its own heading ("Earlier tasks in this session…").
         if let Some(text) = self.0.filter(|t| !t.trim().is_empty()) {
             let _ = writeln!(out, "{}\n", text.trim_end());
         }
     }
 }
 
-/// The task; after earlier tasks' context it reads "New task: …" so the model tells them apart.
+/// The task, its clarifications; "New task" when earlier tasks precede it.
 struct TaskPart<'a>(&'a str, &'a [String], bool);
 impl PromptPart for TaskPart<'_> {
     fn write(&self, out: &mut String) {
@@ -201,7 +201,11 @@ impl PromptParts<'_> {
     pub fn role_context(&self) -> String {
         self.write_all(&[
             &SessionPart(self.session_context),
-            &TaskPart(self.task, self.guidance, self.has_session_context()),
+            &TaskPart(
+                self.task,
+                self.guidance,
+                self.session_context.is_some_and(|c| !c.trim().is_empty()),
+            ),
             &ResourcesPart(self.resources),
             &PlanPart(self.plan),
             &SharedPart(self.shared.0, self.shared.1),
@@ -209,15 +213,15 @@ impl PromptParts<'_> {
         ])
     }
 
-    fn has_session_context(&self) -> bool {
-        self.session_context.is_some_and(|t| !t.trim().is_empty())
-    }
-
     /// The navigator's chat messages for this call.
     pub fn messages(&self) -> Vec<ChatMessage> {
         let user = self.write_all(&[
             &SessionPart(self.session_context),
-            &TaskPart(self.task, self.guidance, self.has_session_context()),
+            &TaskPart(
+                self.task,
+                self.guidance,
+                self.session_context.is_some_and(|c| !c.trim().is_empty()),
+            ),
             &ResourcesPart(self.resources),
             &PlanPart(self.plan),
             &HistoryPart(self.history, self.notes),

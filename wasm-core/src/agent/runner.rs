@@ -216,11 +216,15 @@ impl<L: Llm, P: Page, E: Env, V: TaskEvents, O: Operator, J: Journal> Agent<'_, 
     }
 
     async fn observe(&self, ctx: &mut TaskContext) -> Result<Observation, Flow> {
-        match self.page.observe().await {
+        let started = self.env.precise_ms();
+        let observed = self.page.observe().await;
+        ctx.overhead_page_ms += self.env.precise_ms() - started;
+        match observed {
             Ok(obs) => {
                 if let Some((step, from)) = ctx.overhead_from.take() {
                     let ms = self.env.precise_ms() - from;
-                    self.events.emit(TaskEvent::StepOverhead { step, ms });
+                    let page_ms = std::mem::take(&mut ctx.overhead_page_ms);
+                    self.events.emit(TaskEvent::StepOverhead { step, ms, page_ms });
                 }
                 ctx.shared.observed(&obs.url, self.env.now_ms());
                 ctx.stuck.page(fingerprint(&obs.to_prompt("")));
@@ -282,6 +286,7 @@ impl<L: Llm, P: Page, E: Env, V: TaskEvents, O: Operator, J: Journal> Agent<'_, 
         let reply = self.llm.complete(request).await;
         if role == Role::Navigator {
             ctx.overhead_from = Some((ctx.step, self.env.precise_ms()));
+            ctx.overhead_page_ms = 0.0;
         }
         let state = if reply.is_ok() { RoleState::Completed } else { RoleState::Failed };
         ctx.shared.set_role(role, state);
@@ -508,7 +513,10 @@ impl<L: Llm, P: Page, E: Env, V: TaskEvents, O: Operator, J: Journal> Agent<'_, 
                         return self.journal_failed(ctx, e).await;
                     }
                     acted = true;
-                    self.page.act(&action).await.unwrap_or_else(ActionOutcome::failed)
+                    let started = self.env.precise_ms();
+                    let outcome = self.page.act(&action).await;
+                    ctx.overhead_page_ms += self.env.precise_ms() - started;
+                    outcome.unwrap_or_else(ActionOutcome::failed)
                 }
             };
             let record = StepRecord { step, action, description, outcome };

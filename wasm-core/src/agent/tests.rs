@@ -739,7 +739,10 @@ fn overhead_is_measured_from_each_reply_to_the_next_observation() {
         .events
         .iter()
         .filter_map(|e| match e {
-            TaskEvent::StepOverhead { step, ms } => Some((*step, *ms)),
+            TaskEvent::StepOverhead { step, ms, page_ms } => {
+                assert!(page_ms > &0.0 && page_ms < ms, "{page_ms} of {ms}");
+                Some((*step, *ms))
+            }
             _ => None,
         })
         .collect();

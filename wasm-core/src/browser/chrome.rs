@@ -23,10 +23,6 @@ export function extension_version() {
 export function extension_id() {
   return chrome.runtime.id;
 }
-export function storage_keys() {
-  const local = chrome.storage.local;
-  return local.getKeys ? local.getKeys() : local.get(null).then((all) => Object.keys(all));
-}
 export function set_badge(text) {
   chrome.action.setBadgeText({ text }).catch(() => {});
   if (text) chrome.action.setBadgeBackgroundColor({ color: '#b3261e' }).catch(() => {});
@@ -39,6 +35,10 @@ export function notify(id, title, message) {
 }
 export function clear_notification(id) {
   if (chrome.notifications) chrome.notifications.clear(id).catch(() => {});
+}
+export function storage_keys() {
+  const local = chrome.storage.local;
+  return local.getKeys ? local.getKeys() : local.get(null).then((all) => Object.keys(all));
 }
 "#)]
 extern "C" {
@@ -58,11 +58,6 @@ extern "C" {
     #[wasm_bindgen(js_name = extension_id)]
     pub fn extension_id() -> String;
 
-    /// Every key in `chrome.storage.local` (`getKeys`, or the keys of `get(null)` before
-    /// Chrome 130): the session list reads only the small headers.
-    #[wasm_bindgen(js_name = storage_keys)]
-    pub fn storage_keys() -> js_sys::Promise;
-
     /// `chrome.action.setBadgeText` (empty clears it); errors are ignored: a badge is a hint.
     #[wasm_bindgen(js_name = set_badge)]
     pub fn set_badge(text: &str);
@@ -74,6 +69,11 @@ extern "C" {
     /// `chrome.notifications.clear`.
     #[wasm_bindgen(js_name = clear_notification)]
     pub fn clear_notification(id: &str);
+
+    /// Every key in `chrome.storage.local` (`getKeys`, or the keys of `get(null)` before
+    /// Chrome 130): the session list reads only the small headers.
+    #[wasm_bindgen(js_name = storage_keys)]
+    pub fn storage_keys() -> js_sys::Promise;
 }
 
 #[wasm_bindgen]

@@ -25,6 +25,8 @@ struct Worker {
     panels: RefCell<Vec<Port>>,
     state: RefCell<PanelState>,
     session: RefCell<Session>,
+    /// The running task's controls (pause, stop, answers), if a task runs.
+    controls: RefCell<Option<Rc<crate::agent::Controls>>>,
     /// Headers of every stored session, for the session list.
     metas: RefCell<Vec<SessionMeta>>,
     /// Search index over every session, built on the first search.
@@ -33,8 +35,6 @@ struct Worker {
     unsaved: RefCell<Vec<(String, u32)>>,
     /// Bounds the background summary calls.
     summaries: Limiter,
-    /// The running task's controls (pause, stop, answers), if a task runs.
-    controls: RefCell<Option<Rc<crate::agent::Controls>>>,
 }
 
 thread_local! {
@@ -51,11 +51,11 @@ fn worker() -> Rc<Worker> {
                     panels: RefCell::new(Vec::new()),
                     state: RefCell::new(PanelState::default()),
                     session: RefCell::new(Session::default()),
+                    controls: RefCell::new(None),
                     metas: RefCell::new(Vec::new()),
                     index: RefCell::new(None),
                     unsaved: RefCell::new(Vec::new()),
                     summaries: Limiter::new(sessions::MAX_SUMMARY_CALLS),
-                    controls: RefCell::new(None),
                 });
                 let weak = Rc::downgrade(&worker);
                 host.set_on_status(move || {

@@ -80,14 +80,19 @@ pub(super) async fn run(w: Rc<Worker>, opts: StartOptions) {
         Err(e) => {
             let msg =
                 format!("Could not save the task before starting it ({e}); nothing was done.");
-            w.emit(TaskEvent::Finished(agent::TaskOutcome {
+            let outcome = agent::TaskOutcome {
                 answer: msg.clone(),
                 success: false,
                 error: Some(msg),
                 steps: vec![],
                 step_count: 0,
                 elapsed_ms: 0.0,
-            }));
+            };
+            w.emit(TaskEvent::Finished(outcome.clone()));
+            // The attempt is still a turn of the session (kept in memory, stored when storage
+            // accepts writes again), so the user sees what happened and loses nothing.
+            *w.controls.borrow_mut() = None;
+            sessions::record_task(&w, &spec.task, &outcome).await;
             return;
         }
     };
@@ -119,7 +124,7 @@ pub(super) async fn resume(w: Rc<Worker>) {
     finish(&w, &ctx, outcome, &journal).await;
 }
 
-/// Earlier tasks' findings for the prompt (nothing for the first task of a session).
+/// Earlier tasks' findings for the prompt, from the session module.
 fn session_context(w: &Rc<Worker>) -> Option<String> {
     sessions::context_for_next_task(w)
 }
