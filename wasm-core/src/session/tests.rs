@@ -456,7 +456,7 @@ fn transcript_of_a_turn_has_task_actions_answer_and_summary_and_starts_the_sessi
     let mut s = session_of(2);
     s.records[0].actions.push(StepRecord {
         step: 1,
-        action: Action::Click { ref_id: 4 },
+        action: Action::Click { ref_id: crate::observation::Ref::top(4) },
         description: "Click “Save” [4]".into(),
         outcome: ActionOutcome::failed("gone"),
     });

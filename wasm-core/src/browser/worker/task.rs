@@ -66,7 +66,7 @@ pub(super) async fn run(w: Rc<Worker>, opts: StartOptions) {
     let id = format!("{:x}{:08x}", BrowserEnv.now_ms() as u64, BrowserEnv.random_u64() as u32);
     let journal = StorageJournal::new(id, tab_id);
     let controls = attach_controls(&w, opts.step_mode);
-    let page = TabPage { tab_id };
+    let page = TabPage::new(tab_id);
     let agent = Agent {
         llm: &w.host,
         page: &page,
@@ -111,7 +111,7 @@ pub(super) async fn resume(w: Rc<Worker>) {
     w.state.borrow_mut().task = Some(TaskView::resumed(&ctx));
     w.broadcast();
     let controls = attach_controls(&w, false);
-    let page = TabPage { tab_id: journal.tab_id() };
+    let page = TabPage::new(journal.tab_id());
     let agent = Agent {
         llm: &w.host,
         page: &page,
