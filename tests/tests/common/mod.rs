@@ -140,9 +140,10 @@ pub fn navigator_requests(llm: &ScriptedLlm) -> Vec<RecordedRequest> {
     llm.requests().into_iter().filter(|r| role_of(r) == "navigator").collect()
 }
 
-/// Whether a request is a background summary call (no tools offered).
+/// Whether a request is a background summary call (the session's summariser, told apart by its
+/// system prompt: navigator calls in JSON-text mode offer no tools either).
 pub fn is_summary_call(req: &RecordedRequest) -> bool {
-    req.tool_names().is_empty()
+    message_text(&req.body, 0).starts_with("You summarise one finished task")
 }
 
 /// The side panel, driven like a user would.
@@ -217,7 +218,7 @@ pub fn message_text(body: &Value, i: usize) -> String {
         .to_owned()
 }
 
-/// Which Waymark role sent a recorded request: `summariser` (no tools offered), else from
+/// Which Waymark role sent a recorded request: `summariser` (see [`is_summary_call`]), else from
 /// its system prompt `planner`, `validator` or `navigator`.
 pub fn role_of(req: &waymark_tests::llm_server::RecordedRequest) -> &'static str {
     let system = message_text(&req.body, 0);
