@@ -4,6 +4,7 @@ import init, {
   sw_panel_connected,
   sw_panel_message,
   sw_panel_disconnected,
+  sw_page_request,
 } from './pkg/waymark_core.js';
 
 const ready = init().then(() => sw_start());
@@ -18,3 +19,6 @@ chrome.runtime.onConnect.addListener((port) => {
 chrome.runtime.onInstalled.addListener(() => {
   chrome.sidePanel.setPanelBehavior({ openPanelOnActionClick: true }).catch(() => {});
 });
+
+// Test and debugging hook: one page request through the agent's own tab code (see tab.rs).
+globalThis.waymarkPageRequest = (tabId, request) => ready.then(() => sw_page_request(tabId, request));

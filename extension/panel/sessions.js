@@ -76,7 +76,9 @@ export function renderSessions(state) {
   text($('search-status'), search ? `${search.hits.length} result(s) for “${search.query}”` : '');
 
   const confirm = state.confirm_delete;
+  const opening = confirm && $('confirm-delete').hidden;
   $('confirm-delete').hidden = !confirm;
+  if (opening) $('confirm-no').focus();
   $('confirm-delete').dataset.id = confirm?.id ?? '';
   text($('confirm-text'), confirm ? `Delete “${confirm.title}” and its ${confirm.tasks} task(s)? This cannot be undone.` : '');
 

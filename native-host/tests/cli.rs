@@ -194,3 +194,62 @@ fn config_set_writes_a_private_file_that_the_host_reads() {
     assert!(stdout(&o).contains("from-env"), "env beats the file");
     assert!(!run(home.path(), &["config", "set", "llm.provider", "gopher"], &[]).status.success());
 }
+
+#[test]
+fn sessions_commands_list_show_search_export_delete_prune() {
+    let home = tempfile::tempdir().expect("tempdir");
+    let data = home.path().join("data");
+    let sessions = data.join("sessions");
+    std::fs::create_dir_all(&sessions).expect("mkdir");
+    let line = |kind: &str, extra: Value| {
+        let mut v = serde_json::json!({"ts": "2026-01-01T10:00:00.000Z", "kind": kind});
+        if let (Some(o), Value::Object(e)) = (v.as_object_mut(), extra) {
+            o.extend(e);
+        }
+        format!("{v}\n")
+    };
+    let text = [
+        line("session_start", serde_json::json!({"title": "Baggage rules"})),
+        line("turn", serde_json::json!({"role": "user", "text": "compare baggage allowances"})),
+        line("summary", serde_json::json!({"text": "TAP allows 23 kg"})),
+    ]
+    .concat();
+    std::fs::write(sessions.join("bag-7.jsonl"), text).expect("write");
+    let d = data.to_str().expect("utf8");
+    let env = [("WAYMARK_DATA_DIR", d)];
+
+    let o = run(home.path(), &["sessions", "list"], &env);
+    assert!(o.status.success());
+    let out = stdout(&o);
+    assert!(out.starts_with("bag-7\t") && out.contains("3 events\tBaggage rules [open]"), "{out}");
+
+    let out = stdout(&run(home.path(), &["sessions", "show", "bag-7"], &env));
+    assert_eq!(out.lines().count(), 3, "{out}");
+    assert!(out.lines().nth(1).expect("line").contains("user: compare baggage"), "{out}");
+
+    let o = run(home.path(), &["sessions", "search", "23 KG"], &env);
+    assert!(stdout(&o).starts_with("bag-7#2\tsummary\t"), "{}", stdout(&o));
+    assert!(!run(home.path(), &["sessions", "search", "nowhere"], &env).status.success());
+
+    let o = run(home.path(), &["export", "bag-7", "--format", "md"], &env);
+    assert!(o.status.success(), "{o:?}");
+    let path = stdout(&o).trim().to_owned();
+    assert!(path.ends_with("waymark-bag-7.md"), "{path}");
+    assert!(std::fs::read_to_string(&path).expect("export").starts_with("# Baggage rules"));
+    let o = run(home.path(), &["export", "bag-7", "--format", "json", "--stdout"], &env);
+    let v: Value = serde_json::from_str(&stdout(&o)).expect("json");
+    assert_eq!(v["events"].as_array().expect("events").len(), 3);
+
+    let o = run(home.path(), &["sessions", "show", "../config"], &env);
+    assert!(!o.status.success());
+    assert!(String::from_utf8_lossy(&o.stderr).contains("invalid session id"));
+
+    // Retention: nothing is old enough yet.
+    let o = run(home.path(), &["sessions", "prune"], &env);
+    assert!(stdout(&o).contains("removed 0 session(s) older than 30 days"), "{}", stdout(&o));
+
+    assert!(run(home.path(), &["sessions", "delete", "bag-7"], &env).status.success());
+    assert!(!sessions.join("bag-7.jsonl").exists());
+    assert!(!run(home.path(), &["sessions", "delete", "bag-7"], &env).status.success());
+    assert!(stdout(&run(home.path(), &["sessions", "list"], &env)).starts_with("no sessions"));
+}

@@ -50,8 +50,15 @@ fn script(req: &RecordedRequest) -> ScriptedReply {
             summary("Answered a follow-up.", json!({}), "Follow-up answered", "Plan prices")
         };
     }
-    let task = user.lines().find_map(|l| l.strip_prefix("New task: ")).unwrap_or_default();
-    if user.starts_with(&format!("Task: {FIND}")) {
+    // The task is the last "New task: …" (after the session context) or "Task: …" line.
+    let task = user
+        .lines()
+        .filter_map(|l| l.strip_prefix("New task: ").or_else(|| l.strip_prefix("Task: ")))
+        .next_back()
+        .unwrap_or_default();
+    let has_context = user.contains("Earlier tasks in this session");
+    if task == FIND {
+        assert!(!has_context, "the first task has no session context: {user}");
         return done("The cheapest plan is Basic at $7 per month. Pro costs $15.");
     }
     if task == TITLE_TASK {
@@ -70,7 +77,8 @@ fn script(req: &RecordedRequest) -> ScriptedReply {
         }
         return done("Three tasks: the plan, the page name and the recall.");
     }
-    if user.starts_with(&format!("Task: {OTHER}")) {
+    if task == OTHER {
+        assert!(!has_context, "a new session starts without context: {user}");
         return done("The heading reads Your profile.");
     }
     panic!("unexpected navigator prompt: {user}");
@@ -230,4 +238,60 @@ fn a_session_remembers_survives_restarts_is_searchable_and_exports() {
     panel.wait_text("session-title", "t === 'Plan prices'").expect("current session kept");
 
     llm.assert_no_script_panics().expect("the model received the earlier findings");
+}
+
+/// Storage refusing writes (as when the quota is exhausted): the user sees why, the turn stays
+/// in memory, and the next successful write stores it; nothing stored earlier is lost.
+#[test]
+fn a_refused_storage_write_is_shown_and_the_turn_is_stored_later() {
+    let Some(extension) = built_extension() else { return };
+    let llm = ScriptedLlm::start(|req: &RecordedRequest| {
+        if is_summary_call(req) {
+            return ScriptedReply::text("no summary today");
+        }
+        let user = message_text(&req.body, 1);
+        let task = user
+            .lines()
+            .filter_map(|l| l.strip_prefix("New task: ").or_else(|| l.strip_prefix("Task: ")))
+            .next_back()
+            .unwrap_or_default()
+            .to_owned();
+        done(&format!("Answer to {task}."))
+    })
+    .expect("scripted LLM");
+    let wm = Waymark::launch(&extension, Setup { llm: &llm, install_host: true, site: site() })
+        .expect("launch");
+    let _page = wm.open("/form.html").expect("open fixture");
+    let panel = wm.panel().expect("panel");
+    run(&panel, "alpha task", "Answer to alpha task.");
+    wait_js(&panel, "document.querySelectorAll('#toc li').length === 1");
+
+    let worker = wm.browser.wait_for_extension_worker(TASK_TIMEOUT).expect("worker");
+    let sw = wm.browser.attach(&worker.target_id).expect("attach worker");
+    sw.eval(
+        "globalThis.__realSet = chrome.storage.local.set.bind(chrome.storage.local); \
+         chrome.storage.local.set = () => Promise.reject(new Error('QUOTA_BYTES quota exceeded')); true",
+    )
+    .expect("make storage refuse writes");
+    // The agent refuses to start what it cannot journal (so a worker restart can never repeat
+    // a side effect); the attempt is still a turn, kept in memory and stored later.
+    run(&panel, "beta task", "nothing was done");
+    let error =
+        panel.wait_text("storage-error", "t.includes('Could not save turn 2')").expect("shown");
+    assert!(
+        error.contains("QUOTA_BYTES") && error.contains("nothing saved earlier was lost"),
+        "{error}"
+    );
+    assert_eq!(toc(&panel).len(), 2, "the turn is kept in memory");
+
+    sw.eval("chrome.storage.local.set = globalThis.__realSet; true").expect("restore storage");
+    run(&panel, "gamma task", "Answer to gamma task.");
+    wait_js(&panel, "document.getElementById('storage-error').hidden");
+
+    // A fresh worker reads everything back from storage: the refused turn was written later.
+    wm.browser.stop_service_worker(&worker, TASK_TIMEOUT).expect("stop worker");
+    let panel = wm.panel().expect("panel after the kill");
+    wait_js(&panel, "document.querySelectorAll('#toc li').length === 3");
+    let toc = toc(&panel);
+    assert!(toc[1].contains("beta task") && toc[2].contains("gamma task"), "{toc:?}");
 }

@@ -1,25 +1,160 @@
 //! Actions the agent performs on a page, and what became of them.
+//!
+//! Page actions run in the content script of the frame that owns the ref; tab actions
+//! (navigate, tabs, wait, screenshot, find) run in the service worker (see
+//! [`Action::runs_in_page`]). The tool specs offered to the model are derived from this enum
+//! (`agent::tools`), and so is the parser's list of tool names ([`Action::TOOL_NAMES`]).
 
+use crate::observation::Ref;
 use serde::{Deserialize, Serialize};
+
+/// The longest a `wait` may last, in seconds: waits are always bounded.
+pub const MAX_WAIT_SECONDS: f64 = 15.0;
 
 /// One action, as validated from the model's answer.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(tag = "action", rename_all = "snake_case")]
 pub enum Action {
-    /// Click an element.
+    /// Click an element (scrolled into view; refused when something covers it).
     Click {
         /// Element ref from the latest observation.
         #[serde(rename = "ref")]
-        ref_id: u32,
+        ref_id: Ref,
     },
-    /// Replace the text of a field.
+    /// Double-click an element.
+    DoubleClick {
+        /// Element ref.
+        #[serde(rename = "ref")]
+        ref_id: Ref,
+    },
+    /// Move the pointer over an element (menus that open on hover).
+    Hover {
+        /// Element ref.
+        #[serde(rename = "ref")]
+        ref_id: Ref,
+    },
+    /// Type into a field: replaces its text, or appends with `append`.
     Type {
         /// Element ref from the latest observation.
         #[serde(rename = "ref")]
-        ref_id: u32,
+        ref_id: Ref,
         /// Text to enter.
         text: String,
+        /// Keep the current text and add to it.
+        #[serde(default, skip_serializing_if = "is_false")]
+        append: bool,
     },
+    /// Empty a field.
+    Clear {
+        /// Element ref.
+        #[serde(rename = "ref")]
+        ref_id: Ref,
+    },
+    /// Press keys, e.g. `Enter`, `Tab`, `Escape`, `ArrowDown`, `Control+a`; on the element
+    /// if given, else on the focused one.
+    PressKeys {
+        /// Keys, `+` for combinations, spaces between presses.
+        keys: String,
+        /// Element to focus first.
+        #[serde(rename = "ref", default, skip_serializing_if = "Option::is_none")]
+        ref_id: Option<Ref>,
+    },
+    /// Choose an option of a select or a custom listbox, by its label or value.
+    SelectOption {
+        /// The select / combobox ref.
+        #[serde(rename = "ref")]
+        ref_id: Ref,
+        /// Option label or value.
+        option: String,
+    },
+    /// Make a checkbox, radio or switch checked (does nothing when it already is).
+    Check {
+        /// Element ref.
+        #[serde(rename = "ref")]
+        ref_id: Ref,
+    },
+    /// Make a checkbox or switch unchecked.
+    Uncheck {
+        /// Element ref.
+        #[serde(rename = "ref")]
+        ref_id: Ref,
+    },
+    /// Scroll the page, or the element with `ref`, by most of a screen or to an end.
+    Scroll {
+        /// `down` (default), `up`, `top` or `bottom`.
+        #[serde(default)]
+        direction: ScrollDirection,
+        /// Scrollable element; the page when absent.
+        #[serde(rename = "ref", default, skip_serializing_if = "Option::is_none")]
+        ref_id: Option<Ref>,
+    },
+    /// Scroll until an element, or the first occurrence of a text, is in view.
+    ScrollTo {
+        /// Element ref.
+        #[serde(rename = "ref", default, skip_serializing_if = "Option::is_none")]
+        ref_id: Option<Ref>,
+        /// Text to bring into view.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        text: Option<String>,
+    },
+    /// Put a file into a file input (the file's bytes come from the user's machine through
+    /// the host).
+    Upload {
+        /// The file input's ref.
+        #[serde(rename = "ref")]
+        ref_id: Ref,
+        /// The file's path or name as the user gave it.
+        file: String,
+    },
+    /// Load a URL in the current tab.
+    Navigate {
+        /// Absolute http(s) URL.
+        url: String,
+    },
+    /// History back.
+    Back,
+    /// History forward.
+    Forward,
+    /// Reload the page.
+    Reload,
+    /// Open a URL in a new tab and work there.
+    OpenTab {
+        /// Absolute http(s) URL.
+        url: String,
+    },
+    /// Work on another open tab (ids from the `tabs:` line).
+    SwitchTab {
+        /// Tab id.
+        tab: i32,
+    },
+    /// Close a tab (the current one when absent).
+    CloseTab {
+        /// Tab id.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        tab: Option<i32>,
+    },
+    /// Wait until a text appears (or the page settles), at most `seconds`.
+    Wait {
+        /// Text to wait for; absent = wait for loading to finish.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        text: Option<String>,
+        /// Upper bound (default 5, at most 15).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        seconds: Option<f64>,
+    },
+    /// The readable text of the page, or of one element, as markdown (tables kept).
+    Extract {
+        /// Element to extract; the whole page when absent.
+        #[serde(rename = "ref", default, skip_serializing_if = "Option::is_none")]
+        ref_id: Option<Ref>,
+    },
+    /// Refs and text lines of the whole page matching a text or description.
+    Find {
+        /// Words to look for.
+        query: String,
+    },
+    /// A picture of the visible part of the tab (for models that see images).
+    Screenshot,
     /// The task is finished (or cannot be): the answer for the user.
     Done {
         /// What the user should read.
@@ -29,28 +164,176 @@ pub enum Action {
     },
 }
 
+fn is_false(b: &bool) -> bool {
+    !*b
+}
+
+/// Which way `scroll` goes.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ScrollDirection {
+    /// Most of a screen down.
+    #[default]
+    Down,
+    /// Most of a screen up.
+    Up,
+    /// To the top.
+    Top,
+    /// To the bottom.
+    Bottom,
+}
+
 impl Action {
+    /// Every tool name the model may use, in the order the tools are offered.
+    pub const TOOL_NAMES: &'static [&'static str] = &[
+        "click",
+        "double_click",
+        "hover",
+        "type",
+        "clear",
+        "press_keys",
+        "select_option",
+        "check",
+        "uncheck",
+        "scroll",
+        "scroll_to",
+        "upload",
+        "navigate",
+        "back",
+        "forward",
+        "reload",
+        "open_tab",
+        "switch_tab",
+        "close_tab",
+        "wait",
+        "extract",
+        "find",
+        "screenshot",
+        "done",
+    ];
+
+    /// The tool name of this action (its serde tag).
+    pub fn name(&self) -> &'static str {
+        match self {
+            Self::Click { .. } => "click",
+            Self::DoubleClick { .. } => "double_click",
+            Self::Hover { .. } => "hover",
+            Self::Type { .. } => "type",
+            Self::Clear { .. } => "clear",
+            Self::PressKeys { .. } => "press_keys",
+            Self::SelectOption { .. } => "select_option",
+            Self::Check { .. } => "check",
+            Self::Uncheck { .. } => "uncheck",
+            Self::Scroll { .. } => "scroll",
+            Self::ScrollTo { .. } => "scroll_to",
+            Self::Upload { .. } => "upload",
+            Self::Navigate { .. } => "navigate",
+            Self::Back => "back",
+            Self::Forward => "forward",
+            Self::Reload => "reload",
+            Self::OpenTab { .. } => "open_tab",
+            Self::SwitchTab { .. } => "switch_tab",
+            Self::CloseTab { .. } => "close_tab",
+            Self::Wait { .. } => "wait",
+            Self::Extract { .. } => "extract",
+            Self::Find { .. } => "find",
+            Self::Screenshot => "screenshot",
+            Self::Done { .. } => "done",
+        }
+    }
+
     /// The action in plain words for the side panel, naming its target when known.
     pub fn describe(&self, target: Option<&str>) -> String {
-        let target = target.map(|t| format!(" “{t}”")).unwrap_or_default();
+        let t = target.map(|t| format!(" “{t}”")).unwrap_or_default();
         match self {
-            Self::Click { ref_id } => format!("Click{target} [{ref_id}]"),
-            Self::Type { ref_id, text } => format!("Type “{text}” into{target} [{ref_id}]"),
+            Self::Click { ref_id } => format!("Click{t} [{ref_id}]"),
+            Self::DoubleClick { ref_id } => format!("Double-click{t} [{ref_id}]"),
+            Self::Hover { ref_id } => format!("Hover over{t} [{ref_id}]"),
+            Self::Type { ref_id, text, append: false } => {
+                format!("Type “{text}” into{t} [{ref_id}]")
+            }
+            Self::Type { ref_id, text, append: true } => {
+                format!("Append “{text}” to{t} [{ref_id}]")
+            }
+            Self::Clear { ref_id } => format!("Clear{t} [{ref_id}]"),
+            Self::PressKeys { keys, ref_id: None } => format!("Press {keys}"),
+            Self::PressKeys { keys, ref_id: Some(r) } => format!("Press {keys} on{t} [{r}]"),
+            Self::SelectOption { ref_id, option } => format!("Choose “{option}” in{t} [{ref_id}]"),
+            Self::Check { ref_id } => format!("Check{t} [{ref_id}]"),
+            Self::Uncheck { ref_id } => format!("Uncheck{t} [{ref_id}]"),
+            Self::Scroll { direction, ref_id } => {
+                let way = match direction {
+                    ScrollDirection::Down => "down",
+                    ScrollDirection::Up => "up",
+                    ScrollDirection::Top => "to the top",
+                    ScrollDirection::Bottom => "to the bottom",
+                };
+                let inside = ref_id.map(|r| format!(" in{t} [{r}]")).unwrap_or_default();
+                format!("Scroll {way}{inside}")
+            }
+            Self::ScrollTo { ref_id: Some(r), .. } => format!("Scroll to{t} [{r}]"),
+            Self::ScrollTo { text, .. } => format!("Scroll to “{}”", text.as_deref().unwrap_or("")),
+            Self::Upload { ref_id, file } => format!("Upload {file} to{t} [{ref_id}]"),
+            Self::Navigate { url } => format!("Go to {url}"),
+            Self::Back => "Go back".to_owned(),
+            Self::Forward => "Go forward".to_owned(),
+            Self::Reload => "Reload the page".to_owned(),
+            Self::OpenTab { url } => format!("Open {url} in a new tab"),
+            Self::SwitchTab { tab } => format!("Switch to tab {tab}"),
+            Self::CloseTab { tab: Some(tab) } => format!("Close tab {tab}"),
+            Self::CloseTab { tab: None } => "Close this tab".to_owned(),
+            Self::Wait { text: Some(text), .. } => format!("Wait for “{text}”"),
+            Self::Wait { text: None, .. } => "Wait for the page to settle".to_owned(),
+            Self::Extract { ref_id: None } => "Extract the page's text".to_owned(),
+            Self::Extract { ref_id: Some(r) } => format!("Extract the text of{t} [{r}]"),
+            Self::Find { query } => format!("Find “{query}”"),
+            Self::Screenshot => "Take a screenshot".to_owned(),
             Self::Done { success: true, .. } => "Finish".to_owned(),
             Self::Done { success: false, .. } => "Give up".to_owned(),
         }
     }
 
     /// The element this action targets.
-    pub fn target_ref(&self) -> Option<u32> {
+    pub fn target_ref(&self) -> Option<Ref> {
         match self {
-            Self::Click { ref_id } | Self::Type { ref_id, .. } => Some(*ref_id),
-            Self::Done { .. } => None,
+            Self::Click { ref_id }
+            | Self::DoubleClick { ref_id }
+            | Self::Hover { ref_id }
+            | Self::Type { ref_id, .. }
+            | Self::Clear { ref_id }
+            | Self::SelectOption { ref_id, .. }
+            | Self::Check { ref_id }
+            | Self::Uncheck { ref_id }
+            | Self::Upload { ref_id, .. } => Some(*ref_id),
+            Self::PressKeys { ref_id, .. }
+            | Self::Scroll { ref_id, .. }
+            | Self::ScrollTo { ref_id, .. }
+            | Self::Extract { ref_id } => *ref_id,
+            _ => None,
         }
+    }
+
+    /// Whether the content script performs it (else the service worker does).
+    pub fn runs_in_page(&self) -> bool {
+        matches!(
+            self,
+            Self::Click { .. }
+                | Self::DoubleClick { .. }
+                | Self::Hover { .. }
+                | Self::Type { .. }
+                | Self::Clear { .. }
+                | Self::PressKeys { .. }
+                | Self::SelectOption { .. }
+                | Self::Check { .. }
+                | Self::Uncheck { .. }
+                | Self::Scroll { .. }
+                | Self::ScrollTo { .. }
+                | Self::Extract { .. }
+        )
     }
 }
 
-/// What happened when the content script performed an action.
+/// What happened when an action was performed.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 pub struct ActionOutcome {
     /// Whether the action was performed.
@@ -64,6 +347,15 @@ pub struct ActionOutcome {
     /// A field's value changed.
     #[serde(default)]
     pub value_changed: bool,
+    /// A new tab was opened (its id); the agent now works on it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub opened_tab: Option<i32>,
+    /// What the action produced for the model: extracted markdown, found refs, notes.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub text: Option<String>,
+    /// A screenshot as a `data:image/jpeg;base64,…` URL (not stored with the session).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub image: Option<String>,
 }
 
 impl ActionOutcome {
@@ -72,21 +364,99 @@ impl ActionOutcome {
         Self { ok: true, ..Self::default() }
     }
 
+    /// A successful outcome carrying text for the model.
+    pub fn with_text(text: impl Into<String>) -> Self {
+        Self { text: Some(text.into()), ..Self::done() }
+    }
+
     /// A failed outcome with its reason.
     pub fn failed(reason: impl Into<String>) -> Self {
         Self { ok: false, error: Some(reason.into()), ..Self::default() }
     }
+
+    /// One line for the step history: `ok`, `failed: why`, plus what changed and any text.
+    pub fn summary(&self) -> String {
+        let mut out = match &self.error {
+            None => "ok".to_owned(),
+            Some(e) => format!("failed: {e}"),
+        };
+        if self.navigated {
+            out.push_str(" (page changed)");
+        }
+        if let Some(tab) = self.opened_tab {
+            out.push_str(&format!(" (opened tab {tab})"));
+        }
+        if let Some(text) = &self.text {
+            out.push_str(":\n");
+            out.push_str(text);
+        }
+        out
+    }
 }
 
-/// A request from the service worker to the content script of a tab.
+/// A request from the service worker to the content script of one frame.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(tag = "op", rename_all = "snake_case")]
 pub enum ContentRequest {
-    /// Read the page; renews the refs.
+    /// Read the frame; renews its refs.
     Observe,
-    /// Perform one action on the latest refs.
+    /// Perform one page action on the latest refs (the ref's frame is already chosen).
     Act {
         /// The action.
         action: Action,
+        /// `role|name` of the target as the model saw it: the live element must still match,
+        /// even if the frame was observed again since (refs renewed under the model's feet).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        expect: Option<String>,
+    },
+    /// Set a file on a file input through `DataTransfer` (input and change events follow).
+    SetFile {
+        /// The file input's ref (index in this frame).
+        #[serde(rename = "ref")]
+        ref_id: Ref,
+        /// File name.
+        name: String,
+        /// MIME type.
+        mime: String,
+        /// The bytes, base64.
+        base64: String,
+    },
+    /// Whether loading finished and whether `text` is on the page (for bounded waits).
+    Probe {
+        /// Text to look for.
+        #[serde(default)]
+        text: Option<String>,
+    },
+    /// Benchmark: observe and serialise `runs` times, reporting each run's time.
+    Measure {
+        /// Number of runs.
+        runs: u32,
     },
 }
+
+/// The content script's answer to [`ContentRequest::Probe`].
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct Probe {
+    /// `document.readyState === "complete"`.
+    pub loaded: bool,
+    /// The text was found in the page's visible text.
+    pub found: bool,
+    /// The frame's URL.
+    pub url: String,
+}
+
+/// The content script's answer to [`ContentRequest::Measure`].
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct Measurement {
+    /// Milliseconds per run, request to serialised observation.
+    pub runs_ms: Vec<f64>,
+    /// DOM elements visited.
+    pub visited: u32,
+    /// Interactive elements found.
+    pub elements: u32,
+    /// The serialised observation (whole page, no budget).
+    pub text: String,
+}
+
+#[cfg(test)]
+mod tests;

@@ -6,6 +6,7 @@
 
 pub mod action;
 pub mod agent;
+pub mod frames;
 pub mod observation;
 pub mod panel;
 pub mod protocol;

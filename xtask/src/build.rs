@@ -21,8 +21,9 @@ pub struct Built {
 }
 
 /// Features rustc enables by default for wasm32 that wasm2js cannot translate.
-const WASM2JS_RUSTFLAGS: &str =
-    "-C target-feature=-reference-types,-multivalue,-bulk-memory,-nontrapping-fptoint,-sign-ext";
+/// The larger initial memory (32 MiB) keeps big pages from growing memory, which wasm2js does
+/// by swapping its ArrayBuffer (see the glue patch in `wasm2js`).
+const WASM2JS_RUSTFLAGS: &str = "-C target-feature=-reference-types,-multivalue,-bulk-memory,-nontrapping-fptoint,-sign-ext -C link-arg=--initial-memory=33554432";
 
 /// Builds everything.
 pub fn all(opts: Options) -> Result<Built> {
@@ -126,6 +127,13 @@ fn wasm2js(extension_dir: &Path) -> Result<PathBuf> {
     let js = out_dir.join("waymark_core_bg.wasm.js");
     run(Command::new(util::binaryen_bin("wasm2js")).arg(&lowered).args(["-Oz", "-o"]).arg(&js))?;
     std::fs::remove_file(&bg).with_context(|| format!("removing {}", bg.display()))?;
+    // wasm2js grows memory by replacing its ArrayBuffer without detaching the old one; the
+    // glue's "is my view stale?" check (`byteLength === 0`) would keep writing to the old one.
+    let bg_glue = out_dir.join("waymark_core_bg.js");
+    let patched = std::fs::read_to_string(&bg_glue)
+        .with_context(|| format!("reading {}", bg_glue.display()))?
+        .replace("Memory0.byteLength === 0", "Memory0.buffer !== wasm.memory.buffer");
+    std::fs::write(&bg_glue, patched).with_context(|| format!("writing {}", bg_glue.display()))?;
     let entry = out_dir.join("waymark_core.js");
     let glue = std::fs::read_to_string(&entry)
         .with_context(|| format!("reading {}", entry.display()))?

@@ -6,10 +6,14 @@
 //!   extension in `extension/`.
 //! * `test` = setup + build + fmt check + clippy + every test (end-to-end in real Chromium).
 //! * `bench step` = the agent's own overhead per step (see `bench.rs`).
+//! * `bench dom` = build + the DOM observation benchmark (BENCHMARKS.md).
+//! * `bench sessions`, `bench host`: see their modules.
 //! * `run` = setup + build (release) + host install into a dedicated profile + Chromium
 //!   with the extension on a demo page.
 
 mod bench;
+mod bench_dom;
+mod bench_host;
 mod bench_sessions;
 mod build;
 mod demo_server;
@@ -30,10 +34,14 @@ fn main() -> Result<()> {
         }
         Some("test") => run::test(),
         Some("bench") if args.get(1).is_some_and(|a| a == "sessions") => bench_sessions::run(),
+        Some("bench") if args.get(1).is_some_and(|a| a == "dom") => bench_dom::dom(),
+        Some("bench") if args.get(1).is_some_and(|a| a == "host") => bench_host::run(),
         Some("bench") => bench::run(args.get(1).map(String::as_str)),
         Some("run") => run::run(flag("--headless")),
         Some("help") | None => {
-            println!("usage: cargo xtask <setup|build [--release]|test|run [--headless]>");
+            println!(
+                "usage: cargo xtask <setup|build [--release]|test|bench dom|run [--headless]>"
+            );
             Ok(())
         }
         Some(other) => bail!("unknown xtask command `{other}`; try `cargo xtask help`"),

@@ -220,7 +220,7 @@ mod tests {
 
     #[test]
     fn replay_rebuilds_steps_and_never_repeats_an_unfinished_action() {
-        let click = Action::Click { ref_id: 2 };
+        let click = Action::Click { ref_id: crate::observation::Ref::top(2) };
         let entries = vec![
             JournalEntry::Started { spec: TaskSpec::new("save") },
             JournalEntry::Guidance { text: "use Ada".into() },

@@ -62,7 +62,7 @@ mod tests {
             error: None,
             steps: vec![StepRecord {
                 step: 1,
-                action: Action::Click { ref_id: 2 },
+                action: Action::Click { ref_id: crate::observation::Ref::top(2) },
                 description: "Click “Save” [2]".into(),
                 outcome: ActionOutcome::done(),
             }],

@@ -249,7 +249,11 @@ mod tests {
     fn native_tool_calls_become_actions() {
         assert_eq!(
             parse_actions(&tool("type", r#"{"ref":3,"text":"Ada"}"#)),
-            Ok(vec![Action::Type { ref_id: 3, text: "Ada".into() }])
+            Ok(vec![Action::Type {
+                ref_id: crate::observation::Ref::top(3),
+                text: "Ada".into(),
+                append: false
+            }])
         );
     }
 
@@ -275,7 +279,10 @@ mod tests {
             ..LlmCompletion::default()
         };
         let a = parse_answer(&native).expect("native");
-        assert_eq!(a.calls, vec![Call::Act(Action::Click { ref_id: 2 })]);
+        assert_eq!(
+            a.calls,
+            vec![Call::Act(Action::Click { ref_id: crate::observation::Ref::top(2) })]
+        );
         assert_eq!(a.progress.and_then(|p| p.phase).as_deref(), Some("filling"));
         let json = text(
             r#"{"progress":{"evaluation":"unsure"},"actions":[{"name":"click","arguments":{"ref":2}}]}"#,
@@ -303,7 +310,10 @@ mod tests {
     #[test]
     fn json_in_text_with_fences_prose_and_trailing_commas() {
         let answer = "Sure! ```json\n{\"actions\": [{\"name\": \"click\", \"arguments\": {\"ref\": 2,},},]}\n```";
-        assert_eq!(parse_actions(&text(answer)), Ok(vec![Action::Click { ref_id: 2 }]));
+        assert_eq!(
+            parse_actions(&text(answer)),
+            Ok(vec![Action::Click { ref_id: crate::observation::Ref::top(2) }])
+        );
     }
 
     #[test]

@@ -114,16 +114,7 @@ impl PromptPart for HistoryPart<'_> {
         if !self.0.is_empty() {
             out.push_str("Steps so far:\n");
             for (i, step) in self.0.iter().enumerate() {
-                let _ = write!(out, "{}. {}", i + 1, step.description);
-                match &step.outcome.error {
-                    None => out.push_str(" → ok"),
-                    Some(e) => {
-                        let _ = write!(out, " → failed: {e}");
-                    }
-                }
-                if step.outcome.navigated {
-                    out.push_str(" (page changed)");
-                }
+                let _ = write!(out, "{}. {} → {}", i + 1, step.description, step.outcome.summary());
                 out.push('\n');
             }
             out.push('\n');

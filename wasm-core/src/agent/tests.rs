@@ -86,38 +86,46 @@ impl Page for FakeForm {
     async fn observe(&self) -> Result<Observation, String> {
         let mut items = vec![
             Item::Element(Element {
-                ref_id: 1,
+                ref_id: crate::observation::Ref::top(1),
                 role: "textbox".into(),
                 name: "Name".into(),
                 value: Some(self.name.borrow().clone()),
                 states: vec![],
+                ..Element::default()
             }),
             Item::Element(Element {
-                ref_id: 2,
+                ref_id: crate::observation::Ref::top(2),
                 role: "button".into(),
                 name: "Save".into(),
                 ..Element::default()
             }),
         ];
         if let Some(saved) = &*self.saved.borrow() {
-            items.push(Item::Text { text: format!("Saved: {saved}"), heading: None });
+            items.push(Item::Text {
+                text: format!("Saved: {saved}"),
+                heading: None,
+                zone: Default::default(),
+            });
         }
         Ok(Observation {
             url: "http://x/".into(),
             title: "Form".into(),
             items,
             engine: "fake".into(),
+            ..Observation::default()
         })
     }
 
     async fn act(&self, action: &Action) -> Result<ActionOutcome, String> {
         self.acts.borrow_mut().push(action.clone());
         match action {
-            Action::Type { ref_id: 1, text } => {
+            Action::Type {
+                ref_id: crate::observation::Ref { frame: 0, index: 1 }, text, ..
+            } => {
                 *self.name.borrow_mut() = text.clone();
                 Ok(ActionOutcome { value_changed: true, ..ActionOutcome::done() })
             }
-            Action::Click { ref_id: 2 } => {
+            Action::Click { ref_id: crate::observation::Ref { frame: 0, index: 2 } } => {
                 *self.saved.borrow_mut() = Some(self.name.borrow().clone());
                 Ok(ActionOutcome::done())
             }
@@ -766,9 +774,10 @@ fn bench_step_overhead() {
                 items.push(Item::Text {
                     text: format!("Paragraph {i} of the article, version {n}"),
                     heading: None,
+                    zone: Default::default(),
                 });
                 items.push(Item::Element(Element {
-                    ref_id: i,
+                    ref_id: crate::observation::Ref::top(i),
                     role: "link".into(),
                     name: format!("Link {i}"),
                     ..Element::default()
@@ -779,6 +788,7 @@ fn bench_step_overhead() {
                 title: "Big".into(),
                 items,
                 engine: "fake".into(),
+                ..Observation::default()
             })
         }
         async fn act(&self, _action: &Action) -> Result<ActionOutcome, String> {

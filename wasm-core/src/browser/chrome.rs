@@ -13,6 +13,28 @@ export function run_in_tab(tabId, msg) {
     }))
     .then((results) => results && results[0] ? results[0].result : undefined);
 }
+function inject(target, msg) {
+  // injectImmediately: pages whose trackers never finish loading must still be readable.
+  return chrome.scripting
+    .executeScript({ target, files: ['content.js'], injectImmediately: true })
+    .then(() => chrome.scripting.executeScript({
+      target,
+      func: (m) => globalThis.__waymark.handle(m),
+      args: [msg],
+      injectImmediately: true,
+    }))
+    .then((results) => (results || []).map((r) => ({ frameId: r.frameId, result: r.result })));
+}
+export function run_in_frames(tabId, msg) {
+  return inject({ tabId, allFrames: true }, msg);
+}
+export function run_in_frame(tabId, frameId, msg) {
+  return inject({ tabId, frameIds: [frameId] }, msg)
+    .then((results) => results[0] ? results[0].result : undefined);
+}
+export function sleep_ms(ms) {
+  return new Promise((resolve) => setTimeout(resolve, ms));
+}
 export function last_error_message() {
   const e = chrome.runtime.lastError;
   return e ? String(e.message || e) : '';
@@ -45,6 +67,19 @@ extern "C" {
     /// Injects the content script (idempotent) and hands it one request; resolves to its reply.
     #[wasm_bindgen(js_name = run_in_tab)]
     pub fn run_in_tab(tab_id: i32, msg: &JsValue) -> js_sys::Promise;
+
+    /// Injects the content script into every frame of the tab and hands each the request;
+    /// resolves to `[{frameId, result}]` (frames that cannot be scripted are left out).
+    #[wasm_bindgen(js_name = run_in_frames)]
+    pub fn run_in_frames(tab_id: i32, msg: &JsValue) -> js_sys::Promise;
+
+    /// Injects the content script into one frame (0 = top) and hands it one request.
+    #[wasm_bindgen(js_name = run_in_frame)]
+    pub fn run_in_frame(tab_id: i32, frame_id: u32, msg: &JsValue) -> js_sys::Promise;
+
+    /// Resolves after `ms` milliseconds (bounded waits and settling after actions).
+    #[wasm_bindgen(js_name = sleep_ms)]
+    pub fn sleep_ms(ms: u32) -> js_sys::Promise;
 
     /// `chrome.runtime.lastError.message`, or empty.
     #[wasm_bindgen(js_name = last_error_message)]
@@ -116,6 +151,41 @@ extern "C" {
     /// `chrome.tabs.query(info)`.
     #[wasm_bindgen(js_namespace = ["chrome", "tabs"], js_name = query)]
     pub fn tabs_query(info: &JsValue) -> js_sys::Promise;
+
+    /// `chrome.tabs.get(tabId)`.
+    #[wasm_bindgen(js_namespace = ["chrome", "tabs"], js_name = get, catch)]
+    pub fn tabs_get(tab_id: i32) -> Result<js_sys::Promise, JsValue>;
+
+    /// `chrome.tabs.update(tabId, props)` (url, active).
+    #[wasm_bindgen(js_namespace = ["chrome", "tabs"], js_name = update, catch)]
+    pub fn tabs_update(tab_id: i32, props: &JsValue) -> Result<js_sys::Promise, JsValue>;
+
+    /// `chrome.tabs.create(props)`.
+    #[wasm_bindgen(js_namespace = ["chrome", "tabs"], js_name = create, catch)]
+    pub fn tabs_create(props: &JsValue) -> Result<js_sys::Promise, JsValue>;
+
+    /// `chrome.tabs.remove(tabId)`.
+    #[wasm_bindgen(js_namespace = ["chrome", "tabs"], js_name = remove, catch)]
+    pub fn tabs_remove(tab_id: i32) -> Result<js_sys::Promise, JsValue>;
+
+    /// `chrome.tabs.goBack(tabId)`.
+    #[wasm_bindgen(js_namespace = ["chrome", "tabs"], js_name = goBack, catch)]
+    pub fn tabs_go_back(tab_id: i32) -> Result<js_sys::Promise, JsValue>;
+
+    /// `chrome.tabs.goForward(tabId)`.
+    #[wasm_bindgen(js_namespace = ["chrome", "tabs"], js_name = goForward, catch)]
+    pub fn tabs_go_forward(tab_id: i32) -> Result<js_sys::Promise, JsValue>;
+
+    /// `chrome.tabs.reload(tabId)`.
+    #[wasm_bindgen(js_namespace = ["chrome", "tabs"], js_name = reload, catch)]
+    pub fn tabs_reload(tab_id: i32) -> Result<js_sys::Promise, JsValue>;
+
+    /// `chrome.tabs.captureVisibleTab(windowId, options)`: a data URL of the visible area.
+    #[wasm_bindgen(js_namespace = ["chrome", "tabs"], js_name = captureVisibleTab, catch)]
+    pub fn tabs_capture_visible(
+        window_id: i32,
+        options: &JsValue,
+    ) -> Result<js_sys::Promise, JsValue>;
 
     /// `chrome.storage.local.set(items)`.
     #[wasm_bindgen(js_namespace = ["chrome", "storage", "local"], js_name = set)]

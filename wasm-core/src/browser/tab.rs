@@ -1,45 +1,408 @@
-//! The tab the agent works on, reached through the content script.
+//! The tab the agent works on: page actions go to the content script of the ref's frame; tab
+//! actions (navigation, tabs, waits, screenshots, find) are done here with `chrome.tabs`.
 
 use super::chrome;
 use super::host_port::to_js;
-use crate::action::{Action, ActionOutcome, ContentRequest};
+use crate::action::{Action, ActionOutcome, ContentRequest, MAX_WAIT_SECONDS, Probe};
 use crate::agent::Page;
-use crate::observation::Observation;
+use crate::frames::{FrameObservation, merge};
+use crate::observation::{Observation, TabSummary};
 use serde::de::DeserializeOwned;
+use serde::{Deserialize, Serialize};
+use std::cell::Cell;
+use wasm_bindgen::prelude::*;
 use wasm_bindgen_futures::JsFuture;
 
-/// One browser tab.
+thread_local! {
+    /// The latest observation of each tab, to tell the content script what the model saw.
+    static LAST: std::cell::RefCell<std::collections::HashMap<i32, Observation>> = Default::default();
+}
+
+/// Upper bound for a page to finish loading after a navigation (then we observe anyway).
+const LOAD_WAIT_MS: f64 = 10_000.0;
+/// Upper bound before reading a page that is still loading: real pages often keep a tracker
+/// or an ad loading for ever, and what has rendered is worth reading.
+const OBSERVE_WAIT_MS: f64 = 3_000.0;
+
+/// One browser tab (the agent may move to another with open/switch/close tab).
 pub struct TabPage {
-    /// Chrome's tab id.
-    pub tab_id: i32,
+    tab_id: Cell<i32>,
+}
+
+/// What `chrome.tabs` tells about a tab (the fields used here).
+#[derive(Debug, Clone, Default, Deserialize)]
+#[serde(rename_all = "camelCase", default)]
+struct ChromeTab {
+    id: i32,
+    url: String,
+    title: String,
+    status: String,
+    window_id: i32,
+    active: bool,
+    opener_tab_id: Option<i32>,
+}
+
+/// One frame's reply from `run_in_frames`.
+#[derive(Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct FrameReply {
+    frame_id: u32,
+    #[serde(default)]
+    result: Option<ContentReply>,
+}
+
+/// `content.js`'s envelope: `{ok, value}` or `{ok: false, error}`.
+#[derive(Deserialize)]
+struct ContentReply {
+    ok: bool,
+    #[serde(default)]
+    value: serde_json::Value,
+    #[serde(default)]
+    error: Option<String>,
+}
+
+fn js(e: JsValue) -> String {
+    super::js_message(&e)
+}
+
+async fn promise(p: Result<js_sys::Promise, JsValue>) -> Result<JsValue, String> {
+    JsFuture::from(p.map_err(js)?).await.map_err(js)
+}
+
+async fn sleep(ms: u32) {
+    let _ = JsFuture::from(chrome::sleep_ms(ms)).await;
+}
+
+fn props(value: serde_json::Value) -> Result<JsValue, String> {
+    to_js(&value)
+}
+
+fn unwrap_reply<T: DeserializeOwned>(reply: Option<ContentReply>) -> Result<T, String> {
+    let reply = reply.ok_or("the content script did not answer")?;
+    if !reply.ok {
+        return Err(reply.error.unwrap_or_else(|| "the content script failed".to_owned()));
+    }
+    serde_json::from_value(reply.value).map_err(|e| format!("bad content reply: {e}"))
 }
 
 impl TabPage {
-    async fn call<T: DeserializeOwned>(&self, request: &ContentRequest) -> Result<T, String> {
-        let msg = to_js(request)?;
-        let reply = JsFuture::from(chrome::run_in_tab(self.tab_id, &msg))
-            .await
-            .map_err(|e| format!("the tab could not be reached: {}", super::js_message(&e)))?;
-        let ok = js_sys::Reflect::get(&reply, &"ok".into()).ok().and_then(|v| v.as_bool());
-        if ok != Some(true) {
-            let error = js_sys::Reflect::get(&reply, &"error".into())
-                .ok()
-                .and_then(|v| v.as_string())
-                .unwrap_or_else(|| "the content script did not answer".to_owned());
-            return Err(error);
+    /// The agent starts on `tab_id`.
+    pub fn new(tab_id: i32) -> Self {
+        Self { tab_id: Cell::new(tab_id) }
+    }
+
+    /// The tab the agent currently works on.
+    pub fn tab_id(&self) -> i32 {
+        self.tab_id.get()
+    }
+
+    async fn tab(&self, id: i32) -> Result<ChromeTab, String> {
+        let value = promise(chrome::tabs_get(id)).await?;
+        serde_wasm_bindgen::from_value(value).map_err(|e| format!("bad tab: {e}"))
+    }
+
+    async fn window_tabs(&self, window_id: i32) -> Result<Vec<ChromeTab>, String> {
+        let query = props(serde_json::json!({ "windowId": window_id }))?;
+        let value = JsFuture::from(chrome::tabs_query(&query)).await.map_err(js)?;
+        serde_wasm_bindgen::from_value(value).map_err(|e| format!("bad tabs: {e}"))
+    }
+
+    /// Waits (at most `limit_ms`) until the tab has finished loading.
+    async fn settle(&self, limit_ms: f64) {
+        let started = js_sys::Date::now();
+        while js_sys::Date::now() - started < limit_ms {
+            match self.tab(self.tab_id()).await {
+                Ok(tab) if tab.status == "complete" => return,
+                Err(_) => return,
+                _ => sleep(100).await,
+            }
         }
-        let value =
-            js_sys::Reflect::get(&reply, &"value".into()).map_err(|e| super::js_message(&e))?;
-        serde_wasm_bindgen::from_value(value).map_err(|e| format!("bad content reply: {e}"))
+    }
+
+    /// Sends one request to one frame's content script.
+    pub async fn content<T: DeserializeOwned>(
+        &self,
+        frame: u32,
+        request: &ContentRequest,
+    ) -> Result<T, String> {
+        let msg = to_js(request)?;
+        let reply = JsFuture::from(chrome::run_in_frame(self.tab_id(), frame, &msg))
+            .await
+            .map_err(|e| format!("the page could not be reached: {}", js(e)))?;
+        let reply: Option<ContentReply> =
+            serde_wasm_bindgen::from_value(reply).map_err(|e| format!("bad content reply: {e}"))?;
+        unwrap_reply(reply)
+    }
+
+    async fn observe_frames(&self) -> Result<Observation, String> {
+        self.settle(OBSERVE_WAIT_MS).await;
+        let msg = to_js(&ContentRequest::Observe)?;
+        let replies = JsFuture::from(chrome::run_in_frames(self.tab_id(), &msg))
+            .await
+            .map_err(|e| format!("the page could not be read: {}", js(e)))?;
+        let replies: Vec<FrameReply> = serde_wasm_bindgen::from_value(replies)
+            .map_err(|e| format!("bad frame replies: {e}"))?;
+        let mut frames = Vec::with_capacity(replies.len());
+        let mut top_error = None;
+        for reply in replies {
+            match unwrap_reply::<Observation>(reply.result) {
+                Ok(observation) => {
+                    frames.push(FrameObservation { frame_id: reply.frame_id, observation })
+                }
+                Err(e) if reply.frame_id == 0 => top_error = Some(e),
+                Err(_) => {}
+            }
+        }
+        let mut observation = merge(frames).ok_or_else(|| {
+            top_error.unwrap_or_else(|| "the page's top frame could not be read".to_owned())
+        })?;
+        LAST.with(|l| l.borrow_mut().insert(self.tab_id(), observation.clone()));
+        if let Ok(tab) = self.tab(self.tab_id()).await
+            && let Ok(tabs) = self.window_tabs(tab.window_id).await
+        {
+            observation.tabs = tabs
+                .into_iter()
+                .filter(|t| {
+                    t.id == tab.id || t.url.starts_with("http://") || t.url.starts_with("https://")
+                })
+                .map(|t| TabSummary {
+                    current: t.id == tab.id,
+                    id: t.id,
+                    title: t.title,
+                    url: t.url,
+                })
+                .collect();
+        }
+        Ok(observation)
+    }
+
+    async fn act_inner(&self, action: &Action) -> Result<ActionOutcome, String> {
+        let before = self.tab(self.tab_id()).await?;
+        let before_ids: Vec<i32> =
+            self.window_tabs(before.window_id).await?.into_iter().map(|t| t.id).collect();
+        let mut outcome = match action {
+            a if a.runs_in_page() => {
+                let frame = a.target_ref().map(|r| r.frame).unwrap_or(0);
+                let expect = a.target_ref().and_then(|r| {
+                    LAST.with(|l| {
+                        l.borrow()
+                            .get(&self.tab_id())
+                            .and_then(|o| o.element(r))
+                            .map(|e| e.expectation())
+                    })
+                });
+                self.content(frame, &ContentRequest::Act { action: a.clone(), expect }).await?
+            }
+            Action::Upload { .. } => ActionOutcome::failed(
+                "uploading needs the file's bytes from the user's machine, which the host does not \
+                 provide yet; ask the user to choose the file",
+            ),
+            Action::Navigate { url } => {
+                check_url(url)?;
+                promise(chrome::tabs_update(
+                    self.tab_id(),
+                    &props(serde_json::json!({ "url": url }))?,
+                ))
+                .await?;
+                sleep(50).await;
+                ActionOutcome { navigated: true, ..ActionOutcome::done() }
+            }
+            Action::Back => history(chrome::tabs_go_back(self.tab_id()), "back").await?,
+            Action::Forward => history(chrome::tabs_go_forward(self.tab_id()), "forward").await?,
+            Action::Reload => {
+                promise(chrome::tabs_reload(self.tab_id())).await?;
+                ActionOutcome { navigated: true, ..ActionOutcome::done() }
+            }
+            Action::OpenTab { url } => {
+                check_url(url)?;
+                let tab = promise(chrome::tabs_create(&props(
+                    serde_json::json!({ "url": url, "active": true }),
+                )?))
+                .await?;
+                let tab: ChromeTab =
+                    serde_wasm_bindgen::from_value(tab).map_err(|e| e.to_string())?;
+                self.tab_id.set(tab.id);
+                ActionOutcome { opened_tab: Some(tab.id), navigated: true, ..ActionOutcome::done() }
+            }
+            Action::SwitchTab { tab } => {
+                let target = self.tab(*tab).await.map_err(|_| format!("there is no tab {tab}"))?;
+                promise(chrome::tabs_update(
+                    target.id,
+                    &props(serde_json::json!({ "active": true }))?,
+                ))
+                .await?;
+                self.tab_id.set(target.id);
+                ActionOutcome { navigated: true, ..ActionOutcome::done() }
+            }
+            Action::CloseTab { tab } => {
+                self.close_tab(tab.unwrap_or(self.tab_id()), before.window_id).await?
+            }
+            Action::Wait { text, seconds } => self.wait(text.as_deref(), *seconds).await?,
+            Action::Find { query } => {
+                let observation = self.observe_frames().await?;
+                let found = observation.find(query, 20);
+                if found.is_empty() {
+                    ActionOutcome::failed(format!("nothing on the page matches “{query}”"))
+                } else {
+                    ActionOutcome::with_text(found.join("\n"))
+                }
+            }
+            Action::Screenshot => {
+                let options = props(serde_json::json!({ "format": "jpeg", "quality": 70 }))?;
+                let url = promise(chrome::tabs_capture_visible(before.window_id, &options)).await?;
+                ActionOutcome { image: url.as_string(), ..ActionOutcome::done() }
+            }
+            other => ActionOutcome::failed(format!("{} is not a page action", other.name())),
+        };
+        if outcome.ok && action.runs_in_page() {
+            self.notice_effects(&before, &before_ids, &mut outcome).await;
+        }
+        if outcome.navigated {
+            self.settle(LOAD_WAIT_MS).await;
+        }
+        Ok(outcome)
+    }
+
+    /// After a page action: did the tab navigate, or did the page open a new tab?
+    async fn notice_effects(
+        &self,
+        before: &ChromeTab,
+        before_ids: &[i32],
+        outcome: &mut ActionOutcome,
+    ) {
+        sleep(150).await;
+        if let Ok(after) = self.tab(self.tab_id()).await {
+            outcome.navigated |= after.status == "loading" || after.url != before.url;
+        }
+        let Ok(tabs) = self.window_tabs(before.window_id).await else { return };
+        if let Some(new) =
+            tabs.iter().find(|t| !before_ids.contains(&t.id) && t.opener_tab_id == Some(before.id))
+        {
+            outcome.opened_tab = Some(new.id);
+            if new.active {
+                self.tab_id.set(new.id);
+            }
+        }
+    }
+
+    async fn close_tab(&self, id: i32, window_id: i32) -> Result<ActionOutcome, String> {
+        promise(chrome::tabs_remove(id)).await.map_err(|_| format!("there is no tab {id}"))?;
+        if id != self.tab_id() {
+            return Ok(ActionOutcome::done());
+        }
+        let tabs = self.window_tabs(window_id).await?;
+        let next = tabs.iter().find(|t| t.active).or_else(|| tabs.first());
+        let Some(next) = next else {
+            return Ok(ActionOutcome::with_text("closed the last tab of the window"));
+        };
+        self.tab_id.set(next.id);
+        Ok(ActionOutcome {
+            navigated: true,
+            ..ActionOutcome::with_text(format!("now on tab {}", next.id))
+        })
+    }
+
+    async fn wait(
+        &self,
+        text: Option<&str>,
+        seconds: Option<f64>,
+    ) -> Result<ActionOutcome, String> {
+        let limit = seconds.unwrap_or(5.0).clamp(0.1, MAX_WAIT_SECONDS) * 1000.0;
+        let started = js_sys::Date::now();
+        loop {
+            let probe: Result<Probe, String> =
+                self.content(0, &ContentRequest::Probe { text: text.map(str::to_owned) }).await;
+            let ready = match (&probe, text) {
+                (Ok(p), Some(_)) => p.found,
+                (Ok(p), None) => p.loaded,
+                (Err(_), _) => false,
+            };
+            if ready {
+                return Ok(ActionOutcome::done());
+            }
+            if js_sys::Date::now() - started >= limit {
+                let what = text
+                    .map(|t| format!("“{t}” did not appear"))
+                    .unwrap_or_else(|| "the page did not finish loading".into());
+                return Ok(ActionOutcome::failed(format!("{what} within {:.0} s", limit / 1000.0)));
+            }
+            sleep(200).await;
+        }
+    }
+}
+
+fn check_url(url: &str) -> Result<(), String> {
+    if url.starts_with("http://") || url.starts_with("https://") {
+        Ok(())
+    } else {
+        Err(format!("only http and https addresses can be opened, not “{url}”"))
+    }
+}
+
+async fn history(p: Result<js_sys::Promise, JsValue>, way: &str) -> Result<ActionOutcome, String> {
+    match promise(p).await {
+        Ok(_) => Ok(ActionOutcome { navigated: true, ..ActionOutcome::done() }),
+        Err(e) => Ok(ActionOutcome::failed(format!("cannot go {way}: {e}"))),
     }
 }
 
 impl Page for TabPage {
     async fn observe(&self) -> Result<Observation, String> {
-        self.call(&ContentRequest::Observe).await
+        self.observe_frames().await
     }
 
     async fn act(&self, action: &Action) -> Result<ActionOutcome, String> {
-        self.call(&ContentRequest::Act { action: action.clone() }).await
+        self.act_inner(action).await
     }
+}
+
+/// Requests of [`sw_page_request`].
+#[derive(Deserialize)]
+#[serde(tag = "op", rename_all = "snake_case")]
+enum PageRequest {
+    /// Observe all frames; reply with the observation and its prompt text.
+    Observe {
+        #[serde(default)]
+        budget: Option<usize>,
+    },
+    /// Perform an action exactly as the agent loop does.
+    Act { action: Action },
+    /// Send a raw request to one frame (e.g. `set_file`, whose bytes the host will supply).
+    Content { frame: u32, request: ContentRequest },
+}
+
+#[derive(Serialize)]
+struct ObserveReply {
+    prompt: String,
+    observation: Observation,
+}
+
+/// Runs one page request on a tab through the same [`TabPage`] the agent uses, minus the
+/// model: the end-to-end tests call it from the service worker (via CDP) to cover every
+/// action without scripting an LLM conversation per action, and it helps debugging.
+#[wasm_bindgen]
+pub async fn sw_page_request(tab_id: i32, request: JsValue) -> Result<JsValue, JsValue> {
+    let request: PageRequest = serde_wasm_bindgen::from_value(request)
+        .map_err(|e| super::js_error(format!("bad page request: {e}")))?;
+    let page = TabPage::new(tab_id);
+    let reply = match request {
+        PageRequest::Observe { budget } => {
+            let observation = page.observe_frames().await.map_err(super::js_error)?;
+            let prompt = observation.to_prompt_with_budget(
+                "test",
+                budget.unwrap_or(crate::observation::DEFAULT_TOKEN_BUDGET),
+            );
+            to_js(&ObserveReply { prompt, observation })
+        }
+        PageRequest::Act { action } => {
+            let outcome = page.act_inner(&action).await.unwrap_or_else(ActionOutcome::failed);
+            to_js(&serde_json::json!({ "outcome": outcome, "tab": page.tab_id() }))
+        }
+        PageRequest::Content { frame, request } => {
+            let value: serde_json::Value =
+                page.content(frame, &request).await.map_err(super::js_error)?;
+            to_js(&value)
+        }
+    };
+    reply.map_err(super::js_error)
 }

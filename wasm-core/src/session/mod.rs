@@ -11,6 +11,7 @@ mod search;
 mod summary;
 mod title;
 mod toc;
+mod transcript;
 
 pub use context::{FULL_RECENT, ONE_LINE_FROM, build_context, task_with_context};
 pub use export::{export_name_hint, to_json, to_markdown};
@@ -19,6 +20,7 @@ pub use search::{SearchHit, SearchIndex};
 pub use summary::{Summary, extractive_summary, parse_summary, summary_request};
 pub use title::{MAX_TITLE_CHARS, MAX_TITLE_HISTORY, extractive_title, title_change};
 pub use toc::{MAX_TOC_CHARS, TocEntry, TurnWithNeighbours, toc, toc_line};
+pub use transcript::transcript_record;
 
 use crate::agent::{StepRecord, TaskOutcome};
 use serde::{Deserialize, Serialize};

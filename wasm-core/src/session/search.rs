@@ -7,7 +7,7 @@
 
 use super::{Session, TaskRecord};
 use serde::{Deserialize, Serialize};
-use std::collections::{BTreeMap, HashMap};
+use std::collections::{BTreeSet, HashMap};
 
 /// Query words shorter than this match only whole words; longer ones also match as prefixes.
 const PREFIX_MIN: usize = 3;
@@ -51,7 +51,10 @@ pub struct SearchIndex {
     session_ix: HashMap<String, u32>,
     docs: Vec<Doc>,
     by_turn: HashMap<(u32, u32), u32>,
-    terms: BTreeMap<String, Postings>,
+    terms: HashMap<String, Postings>,
+    /// The same words in order, for prefix matches (a word is added once, however many turns
+    /// use it: building the index stays fast).
+    vocabulary: BTreeSet<String>,
 }
 
 impl SearchIndex {
@@ -92,7 +95,7 @@ impl SearchIndex {
             self.docs[old as usize].live = false;
         }
         let doc = self.docs.len() as u32;
-        let mut weights: HashMap<String, f32> = HashMap::new();
+        let mut weights: HashMap<&str, f32> = HashMap::new();
         let data: String =
             record.structured_data.iter().map(|(k, v)| format!("{k}: {v}; ")).collect();
         let fields: [(&str, f32); 5] = [
@@ -102,13 +105,22 @@ impl SearchIndex {
             (&data, 2.0),
             (&record.answer, 1.0),
         ];
-        for (text, weight) in fields {
-            for word in words(text) {
+        // Lower-cased once per field; words are slices of it (no allocation per word).
+        let lowered: Vec<(String, f32)> =
+            fields.iter().map(|(text, weight)| (text.to_lowercase(), *weight)).collect();
+        for (text, weight) in &lowered {
+            for word in text.split(|c: char| !c.is_alphanumeric()).filter(|w| !w.is_empty()) {
                 *weights.entry(word).or_default() += weight;
             }
         }
         for (term, weight) in weights {
-            self.terms.entry(term).or_default().push((doc, weight));
+            match self.terms.get_mut(term) {
+                Some(postings) => postings.push((doc, weight)),
+                None => {
+                    self.vocabulary.insert(term.to_owned());
+                    self.terms.insert(term.to_owned(), vec![(doc, weight)]);
+                }
+            }
         }
         let text = format!(
             "{} — {} {}{}",
@@ -214,9 +226,10 @@ impl SearchIndex {
             return Box::new(self.terms.get_key_value(word).into_iter());
         }
         Box::new(
-            self.terms
+            self.vocabulary
                 .range::<str, _>((std::ops::Bound::Included(word), std::ops::Bound::Unbounded))
-                .take_while(move |(t, _)| t.starts_with(word)),
+                .take_while(move |t| t.starts_with(word))
+                .filter_map(|t| self.terms.get_key_value(t.as_str())),
         )
     }
 

@@ -444,3 +444,42 @@ fn json_export_has_the_same_content() {
     assert_eq!(json["title_history"][0]["turn"], 2);
     assert!(json["follow_up_prompt"].as_str().is_some_and(|p| p.contains("Items")));
 }
+
+// ---- transcript ----------------------------------------------------------------------------
+
+#[test]
+fn transcript_of_a_turn_has_task_actions_answer_and_summary_and_starts_the_session_once() {
+    use crate::action::{Action, ActionOutcome};
+    use crate::agent::StepRecord;
+    use crate::protocol::TranscriptEvent as E;
+
+    let mut s = session_of(2);
+    s.records[0].actions.push(StepRecord {
+        step: 1,
+        action: Action::Click { ref_id: crate::observation::Ref::top(4) },
+        description: "Click “Save” [4]".into(),
+        outcome: ActionOutcome::failed("gone"),
+    });
+    let first = transcript_record(&s, &s.records[0]);
+    assert_eq!(first.session_id, "s");
+    let kinds: Vec<&str> = first
+        .events
+        .iter()
+        .map(|e| match e {
+            E::SessionStart { .. } => "start",
+            E::Turn { role, .. } if role == "user" => "user",
+            E::Turn { .. } => "assistant",
+            E::Tool { .. } => "tool",
+            E::Summary { .. } => "summary",
+            E::SessionEnd { .. } => "end",
+        })
+        .collect();
+    assert_eq!(kinds, vec!["start", "user", "tool", "assistant", "summary"]);
+    let E::Tool { name, success, output, .. } = &first.events[2] else { panic!("tool") };
+    assert_eq!((name.as_str(), *success), ("click", false));
+    assert!(output.contains("failed: gone"), "{output}");
+    let E::Summary { findings, .. } = &first.events[4] else { panic!("summary") };
+    assert_eq!(findings["finding_1"], "Found item 1");
+    let second = transcript_record(&s, &s.records[1]);
+    assert!(!matches!(second.events[0], E::SessionStart { .. }), "only the first turn starts it");
+}

@@ -1,90 +1,200 @@
-//! Performs actions on the elements of the latest observation.
+//! Performs page actions on the elements of this frame's latest observation.
 
-use super::dom::{REFS, live_fingerprint};
-use crate::action::{Action, ActionOutcome};
+use super::dom::REFS;
+use super::events::{fire, fire_input, mouse, point_of};
+use super::roles::live_fingerprint;
+use crate::action::{Action, ActionOutcome, ScrollDirection};
+use crate::observation::{Ref, clean, shorten};
 use wasm_bindgen::{JsCast, JsValue};
-use web_sys::{Element, HtmlElement, HtmlInputElement, HtmlTextAreaElement};
+use web_sys::{Element, HtmlElement, HtmlInputElement, HtmlSelectElement, HtmlTextAreaElement};
 
-/// Performs one action; never acts on an element other than the one the ref named.
-pub fn perform(action: &Action) -> ActionOutcome {
-    let Some(ref_id) = action.target_ref() else {
-        return ActionOutcome::failed("this action is not performed in the page");
+/// Performs one page action; never acts on an element other than the one the ref named.
+pub fn perform(action: &Action, expect: Option<&str>) -> ActionOutcome {
+    let target = match action.target_ref() {
+        Some(r) => match resolve(r).and_then(|el| check_expectation(el, r, expect)) {
+            Ok(el) => Some(el),
+            Err(reason) => return ActionOutcome::failed(reason),
+        },
+        None => None,
     };
-    let element = match resolve(ref_id) {
-        Ok(el) => el,
-        Err(reason) => return ActionOutcome::failed(reason),
-    };
+    let el = || target.clone().ok_or_else(|| "this action needs a ref".to_owned());
     let result = match action {
-        Action::Click { .. } => click(&element),
-        Action::Type { text, .. } => type_text(&element, text),
-        Action::Done { .. } => Err("done is not a page action".to_owned()),
+        Action::Click { .. } => el().and_then(|e| click(&e, 1)),
+        Action::DoubleClick { .. } => el().and_then(|e| click(&e, 2)),
+        Action::Hover { .. } => el().and_then(|e| hover(&e)),
+        Action::Type { text, append, .. } => el().and_then(|e| type_text(&e, text, *append)),
+        Action::Clear { .. } => el().and_then(|e| type_text(&e, "", false)),
+        Action::PressKeys { keys, .. } => super::keys::press(target.as_ref(), keys),
+        Action::SelectOption { option, .. } => el().and_then(|e| select_option(&e, option)),
+        Action::Check { .. } => el().and_then(|e| set_checked(&e, true)),
+        Action::Uncheck { .. } => el().and_then(|e| set_checked(&e, false)),
+        Action::Scroll { direction, .. } => scroll(target.as_ref(), *direction),
+        Action::ScrollTo { text, .. } => scroll_to(target.as_ref(), text.as_deref()),
+        Action::Extract { .. } => {
+            Ok(ActionOutcome::with_text(super::extract::markdown(target.as_ref())))
+        }
+        other => Err(format!("{} is not performed in the page", other.name())),
     };
     result.unwrap_or_else(ActionOutcome::failed)
 }
 
-fn resolve(ref_id: u32) -> Result<Element, String> {
+/// The element must still have the role and name the model saw.
+fn check_expectation(el: Element, r: Ref, expect: Option<&str>) -> Result<Element, String> {
+    let Some(expect) = expect else { return Ok(el) };
+    let tag = el.local_name();
+    let live = live_fingerprint(&el).unwrap_or_default();
+    let (role, name) =
+        (live.split('|').next().unwrap_or_default(), super::roles::accessible_name(&el, &tag));
+    if format!("{role}|{name}") == expect {
+        return Ok(el);
+    }
+    Err(format!(
+        "element [{r}] is not what the model saw (its fingerprint no longer matches: now {role} \
+         “{name}”); observe again"
+    ))
+}
+
+/// The live element of a ref, if it is still the element the model saw.
+pub(super) fn resolve(r: Ref) -> Result<Element, String> {
     let entry = REFS.with(|refs| {
         refs.borrow()
-            .get(ref_id.wrapping_sub(1) as usize)
+            .get(r.index.wrapping_sub(1) as usize)
             .map(|e| (e.element.clone(), e.fingerprint.clone()))
     });
     let Some((element, fingerprint)) = entry else {
-        return Err(format!("no element [{ref_id}] in the latest observation"));
+        return Err(format!("no element [{r}] in the latest observation"));
     };
     if !element.is_connected() {
-        return Err(format!("element [{ref_id}] is no longer on the page; observe again"));
+        return Err(format!("element [{r}] is no longer on the page; observe again"));
     }
     if live_fingerprint(&element).as_deref() != Some(fingerprint.as_str()) {
         return Err(format!(
-            "element [{ref_id}] changed since the page was read (its fingerprint no longer \
-             matches); observe again"
+            "element [{r}] changed since the page was read (its fingerprint no longer matches); \
+             observe again"
         ));
     }
     Ok(element)
 }
 
-fn click(element: &Element) -> Result<ActionOutcome, String> {
-    let html: &HtmlElement = element.dyn_ref().ok_or("the element cannot be clicked")?;
-    element.scroll_into_view_with_bool(false);
-    let rect = element.get_bounding_client_rect();
-    let (x, y) = (rect.x() + rect.width() / 2.0, rect.y() + rect.height() / 2.0);
-    if rect.width() > 0.0 && rect.height() > 0.0 {
-        let document = element.owner_document().ok_or("no document")?;
-        if let Some(hit) = document.element_from_point(x as f32, y as f32)
-            && !element.contains(Some(&hit))
-            && !hit.contains(Some(element))
-        {
-            return Err(format!(
-                "another element covers it: <{}> “{}”",
-                hit.tag_name().to_ascii_lowercase(),
-                crate::observation::clean(&hit.text_content().unwrap_or_default())
-                    .chars()
-                    .take(60)
-                    .collect::<String>()
-            ));
-        }
+fn html(el: &Element) -> Result<&HtmlElement, String> {
+    el.dyn_ref::<HtmlElement>().ok_or_else(|| "the element is not an HTML element".to_owned())
+}
+
+/// Describes an element for an error message: `<div id=x> “text”`.
+pub(super) fn label(el: &Element) -> String {
+    let mut out = format!("<{}", el.local_name());
+    if let Some(id) = el.get_attribute("id").filter(|i| !i.is_empty()) {
+        out.push_str(&format!(" id={id}"));
+    } else if let Some(class) = el.get_attribute("class").filter(|c| !c.is_empty()) {
+        out.push_str(&format!(" class=\"{}\"", shorten(&clean(&class), 40)));
     }
-    let _ = html.focus();
-    html.click();
+    out.push('>');
+    let text = shorten(&clean(&el.text_content().unwrap_or_default()), 60);
+    if !text.is_empty() {
+        out.push_str(&format!(" “{text}”"));
+    }
+    out
+}
+
+/// Scrolls the element into view and returns its centre if nothing else covers it there.
+fn reachable_point(el: &Element) -> Result<(f64, f64), String> {
+    let options = web_sys::ScrollIntoViewOptions::new();
+    options.set_block(web_sys::ScrollLogicalPosition::Center);
+    options.set_inline(web_sys::ScrollLogicalPosition::Center);
+    el.scroll_into_view_with_scroll_into_view_options(&options);
+    let (x, y) = point_of(el);
+    let rect = el.get_bounding_client_rect();
+    if rect.width() < 1.0 || rect.height() < 1.0 {
+        return Err("the element has no size on screen (it is hidden)".to_owned());
+    }
+    let root = el.get_root_node();
+    let hit = if let Some(shadow) = root.dyn_ref::<web_sys::ShadowRoot>() {
+        shadow.element_from_point(x as f32, y as f32)
+    } else {
+        el.owner_document().and_then(|d| d.element_from_point(x as f32, y as f32))
+    };
+    let Some(hit) = hit else { return Ok((x, y)) };
+    let related = el.contains(Some(&hit)) || hit.contains(Some(el)) || labels_for(&hit, el);
+    if !related {
+        return Err(format!("another element covers it: {}", label(&hit)));
+    }
+    Ok((x, y))
+}
+
+/// Whether `hit` is (inside) a label of the form control `el`.
+fn labels_for(hit: &Element, el: &Element) -> bool {
+    let label = hit.closest("label").ok().flatten();
+    let control = label.and_then(|l| js_sys::Reflect::get(&l, &"control".into()).ok());
+    control.is_some_and(|c| c == JsValue::from(el.clone()))
+}
+
+fn click(el: &Element, count: u32) -> Result<ActionOutcome, String> {
+    let html = html(el)?;
+    let hidden_input = el.dyn_ref::<HtmlInputElement>().is_some_and(|i| {
+        matches!(i.type_().as_str(), "checkbox" | "radio" | "file")
+            && el.get_bounding_client_rect().width() < 2.0
+    });
+    let (x, y) = if hidden_input { point_of(el) } else { reachable_point(el)? };
+    let before = field_value(el);
+    for i in 1..=count {
+        mouse(el, "pointerdown", x, y, i)?;
+        mouse(el, "mousedown", x, y, i)?;
+        let _ = html.focus();
+        mouse(el, "pointerup", x, y, i)?;
+        mouse(el, "mouseup", x, y, i)?;
+        html.click();
+    }
+    if count == 2 {
+        mouse(el, "dblclick", x, y, 2)?;
+    }
+    Ok(ActionOutcome { value_changed: before != field_value(el), ..ActionOutcome::done() })
+}
+
+fn hover(el: &Element) -> Result<ActionOutcome, String> {
+    let (x, y) = reachable_point(el)?;
+    for kind in
+        ["pointerover", "pointerenter", "mouseover", "mouseenter", "pointermove", "mousemove"]
+    {
+        mouse(el, kind, x, y, 0)?;
+    }
     Ok(ActionOutcome::done())
 }
 
+/// The checked state or value of a field, to tell whether an action changed it.
+fn field_value(el: &Element) -> Option<String> {
+    if let Some(input) = el.dyn_ref::<HtmlInputElement>() {
+        return Some(format!("{}{}", input.checked(), input.value()));
+    }
+    el.get_attribute("aria-checked")
+}
+
 /// Sets the value through the prototype's setter (so React/Vue value trackers see a change),
-/// then fires `input` and `change` like a user would.
-fn type_text(element: &Element, text: &str) -> Result<ActionOutcome, String> {
-    let html: &HtmlElement = element.dyn_ref().ok_or("the element cannot take text")?;
+/// then fires `input` and `change` like a user would; contenteditable gets `insertText`.
+fn type_text(el: &Element, text: &str, append: bool) -> Result<ActionOutcome, String> {
+    let html = html(el)?;
+    if el.dyn_ref::<HtmlInputElement>().is_some_and(|i| i.disabled() || i.read_only())
+        || el.dyn_ref::<HtmlTextAreaElement>().is_some_and(|t| t.disabled() || t.read_only())
+    {
+        return Err("the field is disabled or read-only".to_owned());
+    }
     let _ = html.focus();
-    let proto = if element.is_instance_of::<HtmlInputElement>() {
-        "HTMLInputElement"
-    } else if element.is_instance_of::<HtmlTextAreaElement>() {
-        "HTMLTextAreaElement"
+    let (proto, old) = if let Some(input) = el.dyn_ref::<HtmlInputElement>() {
+        ("HTMLInputElement", input.value())
+    } else if let Some(area) = el.dyn_ref::<HtmlTextAreaElement>() {
+        ("HTMLTextAreaElement", area.value())
     } else if html.is_content_editable() {
-        html.set_text_content(Some(text));
-        fire(element, "input")?;
-        return Ok(ActionOutcome { value_changed: true, ..ActionOutcome::done() });
+        return type_editable(html, text, append);
     } else {
         return Err("the element is not a text field".to_owned());
     };
+    let new = if append { format!("{old}{text}") } else { text.to_owned() };
+    set_value(el, proto, &new)?;
+    fire_input(el, if text.is_empty() { "deleteContentBackward" } else { "insertText" }, text)?;
+    fire(el, "change")?;
+    Ok(ActionOutcome { value_changed: old != new, ..ActionOutcome::done() })
+}
+
+pub(super) fn set_value(el: &Element, proto: &str, value: &str) -> Result<(), String> {
     let global = js_sys::global();
     let class = js_sys::Reflect::get(&global, &proto.into()).map_err(|_| "no prototype")?;
     let prototype =
@@ -94,18 +204,212 @@ fn type_text(element: &Element, text: &str) -> Result<ActionOutcome, String> {
     let setter = js_sys::Reflect::get(&descriptor, &"set".into()).map_err(|_| "no value setter")?;
     let setter: js_sys::Function = setter.dyn_into().map_err(|_| "no value setter")?;
     setter
-        .call1(element, &JsValue::from_str(text))
-        .map_err(|e| format!("setting the value failed: {}", super::super::js_message(&e)))?;
-    fire(element, "input")?;
-    fire(element, "change")?;
+        .call1(el, &JsValue::from_str(value))
+        .map_err(|e| format!("setting the value failed: {}", crate::browser::js_message(&e)))?;
+    Ok(())
+}
+
+/// Editors (contenteditable) take text through `execCommand('insertText')`, which fires the
+/// `beforeinput`/`input` events editors listen to; plain text content is the fallback.
+fn type_editable(el: &HtmlElement, text: &str, append: bool) -> Result<ActionOutcome, String> {
+    let old = el.inner_text();
+    let document = el.owner_document().ok_or("no document")?;
+    if let Some(selection) = document.get_selection().ok().flatten()
+        && let Ok(range) = document.create_range()
+    {
+        let _ = range.select_node_contents(el);
+        if append {
+            range.collapse_with_to_start(false);
+        }
+        let _ = selection.remove_all_ranges();
+        let _ = selection.add_range(&range);
+    }
+    let command = if text.is_empty() { "delete" } else { "insertText" };
+    let inserted = js_sys::Reflect::get(&document, &"execCommand".into())
+        .ok()
+        .and_then(|f| f.dyn_into::<js_sys::Function>().ok())
+        .and_then(|f| f.call3(&document, &command.into(), &JsValue::FALSE, &text.into()).ok())
+        .and_then(|r| r.as_bool())
+        .unwrap_or(false);
+    if !inserted {
+        let new = if append { format!("{old}{text}") } else { text.to_owned() };
+        el.set_text_content(Some(&new));
+        fire_input(el, "insertText", text)?;
+    }
+    Ok(ActionOutcome { value_changed: old != el.inner_text(), ..ActionOutcome::done() })
+}
+
+fn matches_option(label: &str, value: &str, wanted: &str) -> bool {
+    let wanted = clean(wanted).to_lowercase();
+    clean(label).to_lowercase() == wanted || value.to_lowercase() == wanted
+}
+
+fn select_option(el: &Element, option: &str) -> Result<ActionOutcome, String> {
+    let Some(select) = el.dyn_ref::<HtmlSelectElement>() else {
+        return select_custom(el, option);
+    };
+    let options = select.options();
+    let mut labels = Vec::new();
+    for i in 0..options.length() {
+        let Some(o) = options.item(i).and_then(|o| o.dyn_into::<web_sys::HtmlOptionElement>().ok())
+        else {
+            continue;
+        };
+        if matches_option(&o.label(), &o.value(), option) {
+            if o.disabled() {
+                return Err(format!("the option “{option}” is disabled"));
+            }
+            let changed = !o.selected();
+            if select.multiple() {
+                o.set_selected(true);
+            } else {
+                select.set_selected_index(i as i32);
+            }
+            fire(el, "input")?;
+            fire(el, "change")?;
+            return Ok(ActionOutcome { value_changed: changed, ..ActionOutcome::done() });
+        }
+        labels.push(clean(&o.label()));
+    }
+    Err(format!("no option “{option}”; the options are: {}", shorten(&labels.join(" | "), 300)))
+}
+
+/// A custom dropdown: open it with a click, then click the option whose name matches.
+fn select_custom(el: &Element, option: &str) -> Result<ActionOutcome, String> {
+    if el.get_attribute("role").as_deref() != Some("option") {
+        click(el, 1)?;
+    }
+    let document = el.owner_document().ok_or("no document")?;
+    let scope: Option<Element> = el
+        .get_attribute("aria-controls")
+        .or_else(|| el.get_attribute("aria-owns"))
+        .and_then(|id| document.get_element_by_id(&id));
+    let root: JsValue = match (&scope, el.get_root_node().dyn_into::<web_sys::ShadowRoot>()) {
+        (Some(scope), _) => scope.clone().into(),
+        (None, Ok(shadow)) => shadow.into(),
+        (None, Err(_)) => document.clone().into(),
+    };
+    let query = |selector: &str| -> Vec<Element> {
+        let list = js_sys::Reflect::get(&root, &"querySelectorAll".into())
+            .ok()
+            .and_then(|f| f.dyn_into::<js_sys::Function>().ok())
+            .and_then(|f| f.call1(&root, &selector.into()).ok())
+            .and_then(|l| l.dyn_into::<web_sys::NodeList>().ok());
+        let Some(list) = list else { return Vec::new() };
+        (0..list.length()).filter_map(|i| list.item(i)?.dyn_into::<Element>().ok()).collect()
+    };
+    let candidates = query("[role=option], [role=menuitem], [role=listbox] li");
+    let visible: Vec<Element> =
+        candidates.into_iter().filter(|c| c.get_bounding_client_rect().height() > 0.0).collect();
+    let name = |c: &Element| super::roles::accessible_name(c, &c.local_name());
+    let value = |c: &Element| c.get_attribute("data-value").unwrap_or_default();
+    let Some(choice) = visible.iter().find(|c| matches_option(&name(c), &value(c), option)) else {
+        let names: Vec<String> = visible.iter().map(name).collect();
+        return Err(if names.is_empty() {
+            "the list did not show any options; observe the page again".to_owned()
+        } else {
+            format!("no option “{option}”; the options are: {}", shorten(&names.join(" | "), 300))
+        });
+    };
+    click(choice, 1)?;
     Ok(ActionOutcome { value_changed: true, ..ActionOutcome::done() })
 }
 
-fn fire(element: &Element, kind: &str) -> Result<(), String> {
-    let init = web_sys::EventInit::new();
-    init.set_bubbles(true);
-    let event = web_sys::Event::new_with_event_init_dict(kind, &init)
-        .map_err(|e| super::super::js_message(&e))?;
-    element.dispatch_event(&event).map_err(|e| super::super::js_message(&e))?;
-    Ok(())
+fn is_checked(el: &Element) -> bool {
+    match el.dyn_ref::<HtmlInputElement>() {
+        Some(input) => input.checked(),
+        None => {
+            matches!(el.get_attribute("aria-checked").as_deref(), Some("true") | Some("mixed"))
+                || el.get_attribute("aria-pressed").as_deref() == Some("true")
+        }
+    }
+}
+
+fn set_checked(el: &Element, want: bool) -> Result<ActionOutcome, String> {
+    if is_checked(el) == want {
+        return Ok(ActionOutcome::with_text(if want {
+            "already checked"
+        } else {
+            "already unchecked"
+        }));
+    }
+    if !want && el.dyn_ref::<HtmlInputElement>().is_some_and(|i| i.type_() == "radio") {
+        return Err("a radio button is unchecked by checking another one".to_owned());
+    }
+    click(el, 1)?;
+    if is_checked(el) != want {
+        return Err("clicking it did not change its state".to_owned());
+    }
+    Ok(ActionOutcome { value_changed: true, ..ActionOutcome::done() })
+}
+
+fn scroll(target: Option<&Element>, direction: ScrollDirection) -> Result<ActionOutcome, String> {
+    let window = web_sys::window().ok_or("no window")?;
+    let scroller: Element = match target {
+        Some(el) => el.clone(),
+        None => {
+            window.document().and_then(|d| d.scrolling_element()).ok_or("the page cannot scroll")?
+        }
+    };
+    let page = target.is_none();
+    let view = if page {
+        window.inner_height().ok().and_then(|h| h.as_f64()).unwrap_or(600.0)
+    } else {
+        f64::from(scroller.client_height())
+    };
+    let before = f64::from(scroller.scroll_top());
+    let max = f64::from(scroller.scroll_height()) - view;
+    let goal = match direction {
+        ScrollDirection::Down => before + view * 0.8,
+        ScrollDirection::Up => before - view * 0.8,
+        ScrollDirection::Top => 0.0,
+        ScrollDirection::Bottom => max,
+    }
+    .clamp(0.0, max.max(0.0));
+    scroller.set_scroll_top(goal as i32);
+    let after = f64::from(scroller.scroll_top());
+    if (after - before).abs() < 1.0 {
+        return Err(format!("already at the {}", if goal <= before { "top" } else { "bottom" }));
+    }
+    let below = (f64::from(scroller.scroll_height()) - view - after).max(0.0);
+    Ok(ActionOutcome::with_text(format!("scrolled to {after:.0}px; {below:.0}px below")))
+}
+
+fn scroll_to(target: Option<&Element>, text: Option<&str>) -> Result<ActionOutcome, String> {
+    let el = match (target, text) {
+        (Some(el), _) => el.clone(),
+        (None, Some(text)) => super::extract::element_with_text(text)
+            .ok_or_else(|| format!("the text “{text}” is not on the page"))?,
+        (None, None) => return Err("scroll_to needs a ref or a text".to_owned()),
+    };
+    let options = web_sys::ScrollIntoViewOptions::new();
+    options.set_block(web_sys::ScrollLogicalPosition::Center);
+    el.scroll_into_view_with_scroll_into_view_options(&options);
+    Ok(ActionOutcome::done())
+}
+
+/// Puts a file into a file input through `DataTransfer`, then fires input and change.
+pub fn set_file(r: Ref, name: &str, mime: &str, base64: &str) -> ActionOutcome {
+    let result = (|| -> Result<ActionOutcome, String> {
+        let el = resolve(r)?;
+        let input = el
+            .dyn_ref::<HtmlInputElement>()
+            .filter(|i| i.type_() == "file")
+            .ok_or("the element is not a file input")?;
+        let window = web_sys::window().ok_or("no window")?;
+        let binary = window.atob(base64).map_err(|_| "the file data is not valid base64")?;
+        let bytes: Vec<u8> = binary.chars().map(|c| c as u32 as u8).collect();
+        let array = js_sys::Array::of1(&js_sys::Uint8Array::from(bytes.as_slice()));
+        let bag = web_sys::FilePropertyBag::new();
+        bag.set_type(mime);
+        let file = web_sys::File::new_with_u8_array_sequence_and_options(&array, name, &bag)
+            .map_err(|e| crate::browser::js_message(&e))?;
+        let transfer = web_sys::DataTransfer::new().map_err(|e| crate::browser::js_message(&e))?;
+        transfer.items().add_with_file(&file).map_err(|e| crate::browser::js_message(&e))?;
+        input.set_files(transfer.files().as_ref());
+        fire(&el, "input")?;
+        fire(&el, "change")?;
+        Ok(ActionOutcome { value_changed: true, ..ActionOutcome::done() })
+    })();
+    result.unwrap_or_else(ActionOutcome::failed)
 }

@@ -1,14 +1,18 @@
-//! DOM → [`Observation`]: interactive elements with refs and the readable text between them.
+//! DOM → [`Observation`] for one frame: interactive elements with refs and the readable text
+//! between them, in reading order.
 //!
 //! Written by hand (no crate walks a live DOM): visibility, roles and accessible names follow
-//! the parts of HTML-AAM and accname that matter for acting on a page.
+//! the parts of HTML-AAM and accname that matter for acting on a page (see [`super::roles`]).
+//! The walk is one pass over the flat tree (open shadow roots and slots included) with a few
+//! DOM calls per element, because it runs on every step and its cost is per element.
 
-use crate::observation::{Element as ElementInfo, Item, Observation};
+use super::roles::{self, Described};
+use crate::observation::{Frame, Item, Observation, Viewport, Zone, clean, shorten};
 use std::cell::RefCell;
+use std::collections::HashSet;
+use wasm_bindgen::prelude::*;
 use wasm_bindgen::{JsCast, JsValue};
-use web_sys::{
-    Document, Element, HtmlElement, HtmlInputElement, HtmlSelectElement, HtmlTextAreaElement, Node,
-};
+use web_sys::{CssStyleDeclaration, Document, Element, HtmlIFrameElement, Node, Window};
 
 /// An element the model can name, and what it looked like when it got its ref.
 pub(super) struct RefEntry {
@@ -17,332 +21,373 @@ pub(super) struct RefEntry {
 }
 
 thread_local! {
-    /// Refs of the latest observation; replaced by the next one.
+    /// Refs of this frame's latest observation; replaced by the next one.
     pub(super) static REFS: RefCell<Vec<RefEntry>> = const { RefCell::new(Vec::new()) };
 }
 
-/// Reads the whole document.
+#[wasm_bindgen]
+extern "C" {
+    /// `element.checkVisibility(options)` (Chrome 105+): one call instead of reading
+    /// `display`/`visibility`/`content-visibility` of the element and its ancestors.
+    #[wasm_bindgen(extends = Element)]
+    type Checkable;
+
+    #[wasm_bindgen(method, js_name = checkVisibility)]
+    fn check_visibility(this: &Checkable, options: &JsValue) -> bool;
+}
+
+/// Deepest element nesting walked one by one. wasm has no stack guard: a page of thousands of
+/// unclosed `<span>`s would overflow the stack and corrupt memory, so deeper content is read
+/// as plain text.
+const MAX_DEPTH: u32 = 192;
+
+/// Longest text line kept; the rest is for `extract`.
+const MAX_TEXT: usize = 500;
+
+/// Reads this frame's document and renews its refs.
 pub fn observe(engine: String) -> Result<Observation, JsValue> {
-    let window = web_sys::window().ok_or_else(|| super::super::js_error("no window"))?;
-    let document = window.document().ok_or_else(|| super::super::js_error("no document"))?;
-    let mut walker = Walker {
-        document: document.clone(),
-        items: Vec::new(),
-        text: String::new(),
-        refs: Vec::new(),
-    };
+    let window = web_sys::window().ok_or_else(|| crate::browser::js_error("no window"))?;
+    let document = window.document().ok_or_else(|| crate::browser::js_error("no document"))?;
+    let started = now(&window);
+    let viewport = viewport(&window, &document);
+    let mut walker = Walker::new(window.clone(), viewport.height);
     if let Some(body) = document.body() {
-        walker.walk(&body);
+        walker.walk_children(&body, false);
     }
-    walker.flush(None);
+    walker.flush();
+    let visited = walker.visited;
     REFS.with(|r| *r.borrow_mut() = walker.refs);
     Ok(Observation {
         url: window.location().href().unwrap_or_default(),
         title: document.title(),
         items: walker.items,
         engine,
+        viewport,
+        tabs: Vec::new(),
+        elapsed_ms: now(&window) - started,
+        visited,
     })
 }
 
-struct Walker {
-    document: Document,
-    items: Vec<Item>,
-    text: String,
-    refs: Vec<RefEntry>,
+/// Milliseconds from the page's clock.
+pub(super) fn now(window: &Window) -> f64 {
+    window.performance().map(|p| p.now()).unwrap_or(0.0)
 }
 
-const SKIPPED: &[&str] =
-    &["SCRIPT", "STYLE", "NOSCRIPT", "TEMPLATE", "HEAD", "META", "LINK", "SVG", "IFRAME"];
+fn viewport(window: &Window, document: &Document) -> Viewport {
+    let num = |v: Result<JsValue, JsValue>| v.ok().and_then(|v| v.as_f64()).unwrap_or(0.0);
+    Viewport {
+        width: num(window.inner_width()),
+        height: num(window.inner_height()),
+        scroll_x: window.scroll_x().unwrap_or(0.0),
+        scroll_y: window.scroll_y().unwrap_or(0.0),
+        page_height: document
+            .document_element()
+            .map(|e| f64::from(e.scroll_height()))
+            .unwrap_or(0.0),
+    }
+}
+
+struct Walker {
+    window: Window,
+    viewport_height: f64,
+    items: Vec<Item>,
+    /// Raw text of the current block, cleaned on flush.
+    text: String,
+    /// Zone of the innermost block being read.
+    zones: Vec<Zone>,
+    /// Names of the widgets we are inside: their own text is not repeated as text.
+    inside: Vec<String>,
+    seen: HashSet<String>,
+    refs: Vec<RefEntry>,
+    visibility_options: JsValue,
+    visited: u32,
+    /// Inside a label of a listed control: its text is the control's name, not repeated.
+    mute: u32,
+    /// Current element nesting.
+    depth: u32,
+}
+
+const SKIPPED: &[&str] = &[
+    "script", "style", "noscript", "template", "head", "meta", "link", "title", "svg", "math",
+    "object", "embed", "canvas", "video", "audio", "map", "datalist",
+];
 const BLOCKS: &[&str] = &[
-    "ADDRESS",
-    "ARTICLE",
-    "ASIDE",
-    "BLOCKQUOTE",
-    "BR",
-    "DD",
-    "DIV",
-    "DL",
-    "DT",
-    "FIELDSET",
-    "FIGCAPTION",
-    "FIGURE",
-    "FOOTER",
-    "FORM",
-    "HEADER",
-    "HR",
-    "LI",
-    "MAIN",
-    "NAV",
-    "OL",
-    "P",
-    "PRE",
-    "SECTION",
-    "TABLE",
-    "TD",
-    "TH",
-    "TR",
-    "UL",
-    "LABEL",
+    "address",
+    "article",
+    "aside",
+    "blockquote",
+    "br",
+    "dd",
+    "div",
+    "dl",
+    "dt",
+    "fieldset",
+    "figcaption",
+    "figure",
+    "footer",
+    "form",
+    "header",
+    "hr",
+    "li",
+    "main",
+    "nav",
+    "ol",
+    "p",
+    "pre",
+    "section",
+    "table",
+    "tr",
+    "ul",
+    "label",
+    "caption",
+    "legend",
+    "h1",
+    "h2",
+    "h3",
+    "h4",
+    "h5",
+    "h6",
+    "dialog",
+    "summary",
+    "details",
+    "tbody",
+    "thead",
+    "tfoot",
 ];
 
 impl Walker {
-    fn walk(&mut self, parent: &Element) {
-        let children = parent.child_nodes();
-        for i in 0..children.length() {
-            let Some(node) = children.item(i) else { continue };
-            match node.node_type() {
-                Node::TEXT_NODE => {
-                    if let Some(t) = node.text_content() {
-                        self.text.push(' ');
-                        self.text.push_str(&t);
-                    }
-                }
-                Node::ELEMENT_NODE => {
-                    if let Ok(el) = node.dyn_into::<Element>() {
-                        self.element(&el);
-                    }
-                }
-                _ => {}
-            }
+    fn new(window: Window, viewport_height: f64) -> Self {
+        let options = js_sys::Object::new();
+        let _ = js_sys::Reflect::set(&options, &"visibilityProperty".into(), &JsValue::TRUE);
+        Self {
+            window,
+            viewport_height,
+            items: Vec::new(),
+            text: String::new(),
+            zones: vec![Zone::In],
+            inside: Vec::new(),
+            seen: HashSet::new(),
+            refs: Vec::new(),
+            visibility_options: options.into(),
+            visited: 0,
+            mute: 0,
+            depth: 0,
         }
     }
 
-    fn element(&mut self, el: &Element) {
-        let tag = el.tag_name().to_ascii_uppercase();
-        if SKIPPED.contains(&tag.as_str()) || is_hidden(el) {
+    /// Walks the rendered children: a shadow root's when there is one, a slot's assigned
+    /// nodes, else the light DOM children.
+    fn walk_children(&mut self, parent: &Element, pointer: bool) {
+        if self.depth >= MAX_DEPTH {
+            if self.mute == 0 {
+                self.text.push_str(&parent.text_content().unwrap_or_default());
+            }
             return;
         }
-        if let Some(role) = interactive_role(el, &tag) {
-            self.flush(None);
-            let info = describe(&self.document, el, &tag, role, self.refs.len() as u32 + 1);
-            self.refs.push(RefEntry { element: el.clone(), fingerprint: fingerprint(&info) });
-            self.items.push(Item::Element(info));
-            if tag == "SELECT" || tag == "BUTTON" || tag == "A" || tag == "TEXTAREA" {
+        self.depth += 1;
+        self.walk_rendered(parent, pointer);
+        self.depth -= 1;
+    }
+
+    fn walk_rendered(&mut self, parent: &Element, pointer: bool) {
+        if let Some(shadow) = parent.shadow_root() {
+            return self.walk_list(shadow.first_child(), pointer);
+        }
+        if let Some(slot) = parent.dyn_ref::<web_sys::HtmlSlotElement>() {
+            let options = web_sys::AssignedNodesOptions::new();
+            options.set_flatten(true);
+            let assigned = slot.assigned_nodes_with_options(&options);
+            if assigned.length() > 0 {
+                for node in assigned.iter() {
+                    self.node(node.unchecked_into(), pointer);
+                }
                 return;
             }
-            return self.walk(el);
         }
-        let heading = heading_level(&tag);
-        let block = heading.is_some() || BLOCKS.contains(&tag.as_str());
-        if block {
-            self.flush(None);
-        }
-        self.walk(el);
-        if block {
-            self.flush(heading);
+        self.walk_list(parent.first_child(), pointer);
+    }
+
+    fn walk_list(&mut self, mut child: Option<Node>, pointer: bool) {
+        while let Some(node) = child {
+            child = node.next_sibling();
+            self.node(node, pointer);
         }
     }
 
-    fn flush(&mut self, heading: Option<u8>) {
-        let text = crate::observation::clean(&self.text);
-        self.text.clear();
-        if text.is_empty() {
-            return;
-        }
-        if let Some(Item::Text { text: last, .. }) = self.items.last()
-            && *last == text
-        {
-            return;
-        }
-        self.items.push(Item::Text { text, heading });
-    }
-}
-
-fn heading_level(tag: &str) -> Option<u8> {
-    match tag {
-        "H1" => Some(1),
-        "H2" => Some(2),
-        "H3" => Some(3),
-        "H4" => Some(4),
-        "H5" => Some(5),
-        "H6" => Some(6),
-        _ => None,
-    }
-}
-
-fn is_hidden(el: &Element) -> bool {
-    if el.has_attribute("hidden") || el.get_attribute("aria-hidden").as_deref() == Some("true") {
-        return true;
-    }
-    let Some(window) = web_sys::window() else { return false };
-    match window.get_computed_style(el) {
-        Ok(Some(style)) => {
-            let display = style.get_property_value("display").unwrap_or_default();
-            let visibility = style.get_property_value("visibility").unwrap_or_default();
-            display == "none" || visibility == "hidden" || visibility == "collapse"
-        }
-        _ => false,
-    }
-}
-
-const WIDGET_ROLES: &[&str] = &[
-    "button",
-    "link",
-    "checkbox",
-    "radio",
-    "tab",
-    "menuitem",
-    "menuitemcheckbox",
-    "menuitemradio",
-    "option",
-    "combobox",
-    "switch",
-    "slider",
-    "textbox",
-    "searchbox",
-    "spinbutton",
-    "treeitem",
-];
-
-fn interactive_role(el: &Element, tag: &str) -> Option<String> {
-    if let Some(role) = el.get_attribute("role") {
-        let role = role.split_whitespace().next().unwrap_or("").to_ascii_lowercase();
-        if WIDGET_ROLES.contains(&role.as_str()) {
-            return Some(role);
-        }
-    }
-    let role = match tag {
-        "A" if el.has_attribute("href") => "link",
-        "BUTTON" | "SUMMARY" => "button",
-        "TEXTAREA" => "textbox",
-        "SELECT" => "combobox",
-        "INPUT" => match input_type(el).as_str() {
-            "hidden" => return None,
-            "checkbox" => "checkbox",
-            "radio" => "radio",
-            "button" | "submit" | "reset" | "image" => "button",
-            "range" => "slider",
-            "number" => "spinbutton",
-            "search" => "searchbox",
-            "file" => "button",
-            _ => "textbox",
-        },
-        _ if el.get_attribute("contenteditable").is_some_and(|v| v != "false") => "textbox",
-        _ if el.has_attribute("onclick") => "button",
-        _ => return None,
-    };
-    Some(role.to_owned())
-}
-
-fn input_type(el: &Element) -> String {
-    el.get_attribute("type").unwrap_or_default().to_ascii_lowercase()
-}
-
-/// Fields whose value never leaves the page: passwords, one-time codes, payment cards.
-pub(super) fn is_sensitive(el: &Element) -> bool {
-    let autocomplete = el.get_attribute("autocomplete").unwrap_or_default().to_ascii_lowercase();
-    input_type(el) == "password"
-        || autocomplete.contains("one-time-code")
-        || autocomplete.split_whitespace().any(|t| t.starts_with("cc-"))
-}
-
-fn describe(
-    document: &Document,
-    el: &Element,
-    tag: &str,
-    role: String,
-    ref_id: u32,
-) -> ElementInfo {
-    let mut states = Vec::new();
-    let mut value = None;
-    if let Some(input) = el.dyn_ref::<HtmlInputElement>() {
-        match input_type(el).as_str() {
-            "checkbox" | "radio" => {
-                if input.checked() {
-                    states.push("checked".to_owned());
+    fn node(&mut self, node: Node, pointer: bool) {
+        match node.node_type() {
+            Node::TEXT_NODE if self.mute == 0 => {
+                if let Some(t) = node.node_value() {
+                    self.text.push_str(&t);
                 }
             }
-            "button" | "submit" | "reset" | "image" | "file" => {}
-            _ if is_sensitive(el) => states.push("sensitive".to_owned()),
-            _ => value = Some(input.value()),
-        }
-        if input.disabled() {
-            states.push("disabled".to_owned());
-        }
-        if input.required() {
-            states.push("required".to_owned());
-        }
-    } else if let Some(area) = el.dyn_ref::<HtmlTextAreaElement>() {
-        value = Some(area.value());
-    } else if let Some(select) = el.dyn_ref::<HtmlSelectElement>() {
-        let index = select.selected_index();
-        if index >= 0 {
-            value = select.item(index as u32).and_then(|o| o.text_content());
+            Node::ELEMENT_NODE => self.element(&node.unchecked_into(), pointer),
+            _ => {}
         }
     }
-    if tag == "BUTTON" && el.has_attribute("disabled") {
-        states.push("disabled".to_owned());
-    }
-    ElementInfo { ref_id, role, name: accessible_name(document, el, tag), value, states }
-}
 
-/// The accessible name: aria-labelledby, aria-label, labels, alt, title, placeholder, text.
-pub(super) fn accessible_name(document: &Document, el: &Element, tag: &str) -> String {
-    if let Some(ids) = el.get_attribute("aria-labelledby") {
-        let text: Vec<String> = ids
-            .split_whitespace()
-            .filter_map(|id| document.get_element_by_id(id))
-            .filter_map(|e| e.text_content())
-            .collect();
-        let text = crate::observation::clean(&text.join(" "));
-        if !text.is_empty() {
-            return text;
+    fn zone_of(&self, el: &Element) -> Option<Zone> {
+        let rect = el.get_bounding_client_rect();
+        if rect.width() == 0.0 && rect.height() == 0.0 {
+            return None;
         }
+        Some(if rect.bottom() <= 0.0 {
+            Zone::Above
+        } else if rect.top() >= self.viewport_height {
+            Zone::Below
+        } else {
+            Zone::In
+        })
     }
-    for attr in ["aria-label"] {
-        if let Some(v) = el.get_attribute(attr).map(|v| crate::observation::clean(&v))
-            && !v.is_empty()
+
+    fn element(&mut self, el: &Element, parent_pointer: bool) {
+        self.visited += 1;
+        let tag = el.local_name();
+        if SKIPPED.contains(&tag.as_str()) {
+            return;
+        }
+        if el.get_attribute("aria-hidden").as_deref() == Some("true") || el.has_attribute("inert") {
+            return;
+        }
+        let style = self.window.get_computed_style(el).ok().flatten();
+        if !el.unchecked_ref::<Checkable>().check_visibility(&self.visibility_options) {
+            let contents = style.as_ref().is_some_and(|s| prop(s, "display") == "contents");
+            if !contents {
+                return;
+            }
+        }
+        if tag == "input" && roles::input_type(el) == "hidden" {
+            return;
+        }
+        let pointer = style.as_ref().is_some_and(|s| prop(s, "cursor") == "pointer");
+        if tag != "input" && style.as_ref().is_some_and(|s| off_screen(el, s)) {
+            return;
+        }
+        if tag == "iframe" || tag == "frame" {
+            return self.frame(el);
+        }
+        let role = roles::interactive_role(el, &tag, pointer && !parent_pointer);
+        if let Some(role) = role {
+            self.flush();
+            let zone = self.zone_of(el).unwrap_or_else(|| self.zone());
+            let Described { mut info, fingerprint } =
+                roles::describe(el, &tag, role, self.refs.len() as u32 + 1);
+            info.zone = zone;
+            let name = info.name.clone();
+            self.refs.push(RefEntry { element: el.clone(), fingerprint });
+            self.items.push(Item::Element(info));
+            if matches!(tag.as_str(), "select" | "textarea" | "input") {
+                return;
+            }
+            self.inside.push(name);
+            self.zones.push(zone);
+            self.walk_children(el, pointer);
+            self.flush();
+            self.zones.pop();
+            self.inside.pop();
+            return;
+        }
+        if tag == "label"
+            && js_sys::Reflect::get(el, &"control".into())
+                .is_ok_and(|c| !c.is_null() && !c.is_undefined())
         {
-            return v;
+            self.mute += 1;
+            self.walk_children(el, pointer);
+            self.mute -= 1;
+            return;
         }
-    }
-    if let Some(labels) = labels_text(el) {
-        return labels;
-    }
-    if tag == "INPUT" && matches!(input_type(el).as_str(), "button" | "submit" | "reset") {
-        let v = el.dyn_ref::<HtmlInputElement>().map(|i| i.value()).unwrap_or_default();
-        if !v.is_empty() {
-            return v;
+        let heading = roles::heading_level(el, &tag);
+        let block = heading.is_some() || BLOCKS.contains(&tag.as_str());
+        if tag == "td" || tag == "th" {
+            if !self.text.trim().is_empty() {
+                self.text.push_str(" | ");
+            }
+            return self.walk_children(el, pointer);
         }
+        if !block {
+            return self.walk_children(el, pointer);
+        }
+        self.flush();
+        let zone = self.zone_of(el).unwrap_or_else(|| self.zone());
+        self.zones.push(zone);
+        self.walk_children(el, pointer);
+        self.flush_heading(heading);
+        self.zones.pop();
     }
-    for attr in ["alt", "title", "placeholder"] {
-        if let Some(v) = el.get_attribute(attr).map(|v| crate::observation::clean(&v))
-            && !v.is_empty()
+
+    /// An iframe: same-document ones (about:blank, srcdoc) are read inline, since no content
+    /// script is injected there; others leave a placeholder for the frame merge.
+    fn frame(&mut self, el: &Element) {
+        self.flush();
+        let zone = self.zone_of(el).unwrap_or_else(|| self.zone());
+        let Some(iframe) = el.dyn_ref::<HtmlIFrameElement>() else { return };
+        let src = iframe.src();
+        let inline = src.is_empty() || src.starts_with("about:") || el.has_attribute("srcdoc");
+        if inline {
+            if let Some(body) = iframe.content_document().and_then(|d| d.body()) {
+                self.zones.push(zone);
+                self.walk_children(&body, false);
+                self.flush();
+                self.zones.pop();
+            }
+            return;
+        }
+        self.items.push(Item::Frame(Frame { src, zone, ..Frame::default() }));
+    }
+
+    fn zone(&self) -> Zone {
+        self.zones.last().copied().unwrap_or_default()
+    }
+
+    fn flush(&mut self) {
+        self.flush_heading(None);
+    }
+
+    fn flush_heading(&mut self, heading: Option<u8>) {
+        if self.text.is_empty() {
+            return;
+        }
+        let text = clean(&self.text);
+        self.text.clear();
+        let text = text.trim_matches(|c: char| c == '|' || c == ' ');
+        if text.is_empty() || self.inside.last().is_some_and(|name| name.contains(text)) {
+            return;
+        }
+        if let Some(crate::observation::Item::Element(el)) = self.items.last()
+            && el.name == text
         {
-            return v;
+            return;
         }
-    }
-    if !matches!(tag, "INPUT" | "TEXTAREA" | "SELECT") {
-        let text =
-            el.dyn_ref::<HtmlElement>().map(|h| h.inner_text()).or_else(|| el.text_content());
-        return crate::observation::clean(&text.unwrap_or_default()).chars().take(80).collect();
-    }
-    String::new()
-}
-
-fn labels_text(el: &Element) -> Option<String> {
-    let labels = js_sys::Reflect::get(el, &JsValue::from_str("labels")).ok()?;
-    let labels: web_sys::NodeList = labels.dyn_into().ok()?;
-    let mut parts = Vec::new();
-    for i in 0..labels.length() {
-        if let Some(text) = labels.item(i).and_then(|l| l.text_content()) {
-            parts.push(text);
+        let text = shorten(text, MAX_TEXT);
+        if !self.seen.insert(text.clone()) {
+            return;
         }
+        self.items.push(Item::Text { text, heading, zone: self.zone() });
     }
-    let text = crate::observation::clean(&parts.join(" "));
-    (!text.is_empty()).then_some(text)
 }
 
-/// What must still match when an action names this ref.
-pub(super) fn fingerprint(info: &ElementInfo) -> String {
-    format!("{}|{}", info.role, info.name)
+fn prop(style: &CssStyleDeclaration, name: &str) -> String {
+    style.get_property_value(name).unwrap_or_default()
 }
 
-/// Recomputes the fingerprint of a live element, to check a ref still means the same thing.
-pub(super) fn live_fingerprint(el: &Element) -> Option<String> {
-    let window = web_sys::window()?;
-    let document = window.document()?;
-    let tag = el.tag_name().to_ascii_uppercase();
-    let role = interactive_role(el, &tag)?;
-    Some(format!("{role}|{}", accessible_name(&document, el, &tag)))
+/// Content moved out of sight with CSS (`left: -9999px`, the 1px "visually hidden" clip).
+fn off_screen(el: &Element, style: &CssStyleDeclaration) -> bool {
+    let position = prop(style, "position");
+    if position != "absolute" && position != "fixed" {
+        return false;
+    }
+    let rect = el.get_bounding_client_rect();
+    let scroll_y = web_sys::window().and_then(|w| w.scroll_y().ok()).unwrap_or(0.0);
+    rect.right() <= 0.0
+        || rect.bottom() + scroll_y <= 0.0
+        || (rect.width() <= 1.0 && rect.height() <= 1.0 && prop(style, "overflow") == "hidden")
+}
+
+/// Whether `text` occurs in the frame's visible text (for bounded waits).
+pub(super) fn has_text(text: &str) -> bool {
+    let Some(body) = web_sys::window().and_then(|w| w.document()).and_then(|d| d.body()) else {
+        return false;
+    };
+    clean(&body.inner_text()).to_lowercase().contains(&clean(text).to_lowercase())
 }

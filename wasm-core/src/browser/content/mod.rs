@@ -1,22 +1,68 @@
-//! The content script: reads the page and performs actions, inside the tab.
+//! The content script: reads the page and performs actions, inside one frame of a tab.
 //!
 //! `extension/content.js` loads this crate (real wasm, or the wasm2js build when the page's CSP
-//! blocks WebAssembly) and forwards each request from the service worker to [`content_handle`].
+//! blocks WebAssembly) in every frame of the tab and forwards each request from the service
+//! worker to [`content_handle`]. Each frame keeps its own refs; the service worker merges the
+//! frames' observations ([`crate::frames`]) and addresses a ref's frame by id.
 
 mod act;
 mod dom;
+mod events;
+mod extract;
+mod keys;
+mod roles;
 
-use crate::action::ContentRequest;
+use crate::action::{ContentRequest, Measurement, Probe};
+use crate::observation::Item;
 use wasm_bindgen::prelude::*;
 
 /// Handles one request from the service worker; `engine` says which build is running.
 #[wasm_bindgen]
 pub fn content_handle(msg: JsValue, engine: String) -> Result<JsValue, JsValue> {
+    static HOOK: std::sync::Once = std::sync::Once::new();
+    // A panic aborts (wasm profile): say why on the page's console first.
+    HOOK.call_once(|| {
+        std::panic::set_hook(Box::new(|info| {
+            web_sys::console::error_1(&format!("waymark content script: {info}").into());
+        }))
+    });
     let request: ContentRequest = serde_wasm_bindgen::from_value(msg)
         .map_err(|e| super::js_error(format!("bad request to the content script: {e}")))?;
     let reply = match request {
         ContentRequest::Observe => super::host_port::to_js(&dom::observe(engine)?),
-        ContentRequest::Act { action } => super::host_port::to_js(&act::perform(&action)),
+        ContentRequest::Act { action, expect } => {
+            super::host_port::to_js(&act::perform(&action, expect.as_deref()))
+        }
+        ContentRequest::SetFile { ref_id, name, mime, base64 } => {
+            super::host_port::to_js(&act::set_file(ref_id, &name, &mime, &base64))
+        }
+        ContentRequest::Probe { text } => {
+            let document = web_sys::window().and_then(|w| w.document());
+            let probe = Probe {
+                loaded: document.as_ref().is_some_and(|d| d.ready_state() == "complete"),
+                found: text.as_deref().is_some_and(dom::has_text),
+                url: document.and_then(|d| d.url().ok()).unwrap_or_default(),
+            };
+            super::host_port::to_js(&probe)
+        }
+        ContentRequest::Measure { runs } => super::host_port::to_js(&measure(runs, engine)?),
     };
     reply.map_err(super::js_error)
+}
+
+/// Observes and serialises the whole frame `runs` times (benchmark).
+fn measure(runs: u32, engine: String) -> Result<Measurement, JsValue> {
+    let window = web_sys::window().ok_or_else(|| super::js_error("no window"))?;
+    let mut out = Measurement::default();
+    for _ in 0..runs.max(1) {
+        let started = dom::now(&window);
+        let observation = dom::observe(engine.clone())?;
+        let text = observation.to_prompt_with_budget("bench", usize::MAX);
+        out.runs_ms.push(dom::now(&window) - started);
+        out.visited = observation.visited;
+        out.elements =
+            observation.items.iter().filter(|i| matches!(i, Item::Element(_))).count() as u32;
+        out.text = text;
+    }
+    Ok(out)
 }

@@ -6,9 +6,10 @@ use super::env::BrowserEnv;
 use super::{Worker, storage};
 use crate::agent::{Env, Llm, TaskOutcome};
 use crate::panel::{SearchView, SessionView, session_list};
+use crate::protocol::RequestBody;
 use crate::session::{
     self, SearchIndex, Session, SessionMeta, Summary, TaskRecord, extractive_summary,
-    parse_summary, summary_request, title_change,
+    parse_summary, summary_request, title_change, transcript_record,
 };
 use std::rc::Rc;
 use wasm_bindgen_futures::spawn_local;
@@ -28,6 +29,12 @@ pub(super) async fn start(w: &Rc<Worker>) {
     *w.session.borrow_mut() = session;
     *w.metas.borrow_mut() = storage::list_metas().await;
     refresh(w);
+}
+
+/// The session context for the next task (earlier tasks' findings), `None` for the first task.
+pub(super) fn context_for_next_task(w: &Rc<Worker>) -> Option<String> {
+    let context = session::build_context(&w.session.borrow().records);
+    (!context.is_empty()).then_some(context)
 }
 
 /// Records a finished task as the next turn (with an extractive summary at once, so nothing is
@@ -85,6 +92,16 @@ async fn apply_summary(w: &Rc<Worker>, id: &str, turn: u32, summary: Summary, by
         session = live.clone();
     }
     save(w, &session, turn).await;
+    send_transcript(w, &session, turn).await;
+}
+
+/// Offers the finished turn to the host's transcript capture (best effort: capture is opt-in
+/// and a missing host must not disturb the session).
+async fn send_transcript(w: &Rc<Worker>, session: &Session, turn: u32) {
+    if let Some(record) = session.turn(turn) {
+        let body = RequestBody::TranscriptRecord(transcript_record(session, record));
+        let _ = w.host.request(body).await;
+    }
 }
 
 /// Writes one turn (and any turn whose write failed before); shows a storage error if it fails.

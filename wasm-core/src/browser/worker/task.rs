@@ -9,7 +9,6 @@ use crate::agent::{
 };
 use crate::browser::tab::TabPage;
 use crate::panel::TaskView;
-use crate::session;
 use crate::tabs::{TabInfo, pick_target_tab};
 use std::collections::BTreeMap;
 use std::rc::{Rc, Weak};
@@ -81,7 +80,7 @@ pub(super) async fn run(w: Rc<Worker>, opts: StartOptions) {
     let id = format!("{:x}{:08x}", BrowserEnv.now_ms() as u64, BrowserEnv.random_u64() as u32);
     let journal = StorageJournal::new(id, tab_id);
     let controls = attach_controls(&w, opts.step_mode);
-    let page = TabPage { tab_id };
+    let page = TabPage::new(tab_id);
     let agent = Agent {
         llm: &w.host,
         page: &page,
@@ -95,14 +94,19 @@ pub(super) async fn run(w: Rc<Worker>, opts: StartOptions) {
         Err(e) => {
             let msg =
                 format!("Could not save the task before starting it ({e}); nothing was done.");
-            w.emit(TaskEvent::Finished(agent::TaskOutcome {
+            let outcome = agent::TaskOutcome {
                 answer: msg.clone(),
                 success: false,
                 error: Some(msg),
                 steps: vec![],
                 step_count: 0,
                 elapsed_ms: 0.0,
-            }));
+            };
+            w.emit(TaskEvent::Finished(outcome.clone()));
+            // The attempt is still a turn of the session (kept in memory, stored when storage
+            // accepts writes again), so the user sees what happened and loses nothing.
+            *w.controls.borrow_mut() = None;
+            sessions::record_task(&w, &spec.task, &outcome).await;
             return;
         }
     };
@@ -121,7 +125,7 @@ pub(super) async fn resume(w: Rc<Worker>) {
     w.state.borrow_mut().task = Some(TaskView::resumed(&ctx));
     w.broadcast();
     let controls = attach_controls(&w, false);
-    let page = TabPage { tab_id: journal.tab_id() };
+    let page = TabPage::new(journal.tab_id());
     let agent = Agent {
         llm: &w.host,
         page: &page,
@@ -136,8 +140,7 @@ pub(super) async fn resume(w: Rc<Worker>) {
 
 /// Earlier tasks' findings for the prompt, from the session module.
 fn session_context(w: &Rc<Worker>) -> Option<String> {
-    let context = session::build_context(&w.session.borrow().records);
-    (!context.is_empty()).then_some(context)
+    sessions::context_for_next_task(w)
 }
 
 /// Fresh controls for a task, wired to the panel view and the attention signals.

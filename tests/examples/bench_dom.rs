@@ -1,0 +1,344 @@
+//! `cargo xtask bench dom`: how long the content script takes from request to serialised
+//! observation inside the page, on the shared DOM corpus plus the widget zoo, in headless
+//! Chromium with the built extension; the wasm build, then the wasm2js build (every page served
+//! with a CSP that blocks WebAssembly). Also: o200k tokens per page and per interactive element,
+//! interactive elements found, the same counts for the reference tools' outputs in
+//! `dom-bench-samples`, and the content script's wasm size and instantiate time.
+//!
+//! Writes a markdown report to stdout (and `target/bench-dom.md`).
+
+use anyhow::{Context, Result, anyhow};
+use serde_json::{Value, json};
+use std::fmt::Write as _;
+use std::path::{Path, PathBuf};
+use std::time::{Duration, Instant};
+use waymark_tests::chromium::{Browser, LaunchOptions, Page};
+use waymark_tests::fixture_server::FixtureServer;
+use waymark_tests::paths::{self, TempProfile};
+
+const RUNS: u32 = 7;
+const BOUND: Duration = Duration::from_secs(60);
+
+struct PageResult {
+    id: String,
+    median_ms: f64,
+    visited: u64,
+    elements: u64,
+    tokens: usize,
+}
+
+fn median(v: &mut [f64]) -> f64 {
+    v.sort_by(f64::total_cmp);
+    if v.is_empty() { 0.0 } else { v[v.len() / 2] }
+}
+
+fn percentile(v: &mut [f64], p: f64) -> f64 {
+    v.sort_by(f64::total_cmp);
+    if v.is_empty() {
+        return 0.0;
+    }
+    let i = ((v.len() as f64 - 1.0) * p).round() as usize;
+    v[i]
+}
+
+struct Bench {
+    browser: Browser,
+    sw: Page,
+    tab_page: Page,
+    tab: i32,
+    _profile: TempProfile,
+}
+
+impl Bench {
+    fn launch() -> Result<Self> {
+        let profile = TempProfile::new()?;
+        let options = LaunchOptions::new(profile.path())
+            .extension(paths::extension_dir())
+            .arg("--host-resolver-rules=MAP * ~NOTFOUND, EXCLUDE 127.0.0.1");
+        let browser = Browser::launch(options)?;
+        let worker = browser.wait_for_extension_worker(BOUND)?;
+        let sw = browser.attach(&worker.target_id)?;
+        sw.wait_for("typeof globalThis.waymarkPageRequest === 'function'", BOUND)?;
+        let tab_page = browser.new_page("about:blank")?;
+        tab_page.eval("document.title = 'waymark-bench'")?;
+        let tab = sw
+            .eval_timeout("new Promise((ok) => setTimeout(ok, 300)).then(() => chrome.tabs.query({title: 'waymark-bench'})).then((t) => t[0].id)", BOUND)?
+            .as_i64()
+            .ok_or_else(|| anyhow!("no bench tab"))? as i32;
+        Ok(Self { browser, sw, tab_page, tab, _profile: profile })
+    }
+
+    fn measure(&self, url: &str) -> Result<Value> {
+        self.tab_page.navigate(url)?;
+        let request =
+            json!({"op": "content", "frame": 0, "request": {"op": "measure", "runs": RUNS}});
+        self.sw.eval_timeout(&format!("waymarkPageRequest({}, {request})", self.tab), BOUND)
+    }
+}
+
+fn run_pages(
+    bench: &Bench,
+    site: &FixtureServer,
+    ids: &[String],
+    bpe: &tiktoken_rs::CoreBPE,
+) -> Vec<PageResult> {
+    let mut out = Vec::new();
+    for id in ids {
+        match bench.measure(&site.url(&format!("/{id}"))) {
+            Ok(m) => {
+                let mut runs: Vec<f64> = m["runs_ms"]
+                    .as_array()
+                    .map(|a| a.iter().filter_map(Value::as_f64).collect())
+                    .unwrap_or_default();
+                if runs.len() > 1 {
+                    runs.remove(0); // cold run (first walk after load)
+                }
+                let text = m["text"].as_str().unwrap_or_default();
+                out.push(PageResult {
+                    id: id.clone(),
+                    median_ms: median(&mut runs),
+                    visited: m["visited"].as_u64().unwrap_or(0),
+                    elements: m["elements"].as_u64().unwrap_or(0),
+                    tokens: bpe.encode_ordinary(text).len(),
+                });
+            }
+            Err(e) => eprintln!("{id}: {e:#}"),
+        }
+    }
+    out
+}
+
+fn summary(report: &mut String, label: &str, results: &[PageResult]) {
+    let mut medians: Vec<f64> = results.iter().map(|r| r.median_ms).collect();
+    let worst = medians.iter().cloned().fold(0.0, f64::max);
+    let mut per_el: Vec<f64> = results
+        .iter()
+        .filter(|r| r.visited >= 300)
+        .map(|r| r.median_ms * 1000.0 / r.visited as f64)
+        .collect();
+    let mut tok_per_el: Vec<f64> = results
+        .iter()
+        .filter(|r| r.elements > 0)
+        .map(|r| r.tokens as f64 / r.elements as f64)
+        .collect();
+    let _ = writeln!(
+        report,
+        "| {label} | {} | {:.2} ms | {:.2} ms | {:.2} ms | {:.1} ms | {:.1} µs ({} pages) | {:.1} | {} |",
+        results.len(),
+        median(&mut medians.clone()),
+        percentile(&mut medians.clone(), 0.90),
+        percentile(&mut medians, 0.95),
+        worst,
+        median(&mut per_el),
+        per_el.len(),
+        median(&mut tok_per_el),
+        results.iter().map(|r| r.elements).sum::<u64>(),
+    );
+}
+
+/// Interactive elements in a reference tool's output (ARIA snapshot roles, or `[N]` indices).
+fn reference_counts(dir: &Path, bpe: &tiktoken_rs::CoreBPE) -> String {
+    const ROLES: &[&str] = &[
+        "link",
+        "button",
+        "textbox",
+        "checkbox",
+        "radio",
+        "combobox",
+        "tab",
+        "menuitem",
+        "option",
+        "switch",
+        "slider",
+        "searchbox",
+        "spinbutton",
+        "listbox",
+    ];
+    let mut out = String::new();
+    let Ok(entries) = std::fs::read_dir(dir) else { return out };
+    let mut names: Vec<PathBuf> = entries.filter_map(|e| e.ok().map(|e| e.path())).collect();
+    names.sort();
+    for page in names {
+        let name = page.file_name().and_then(|n| n.to_str()).unwrap_or_default().to_owned();
+        let read = |f: &str| std::fs::read_to_string(page.join(f)).unwrap_or_default();
+        let aria = read("pw_aria.txt");
+        let aria_n = aria
+            .lines()
+            .filter(|l| {
+                let t = l.trim_start().trim_start_matches("- ");
+                ROLES.iter().any(|r| {
+                    t.starts_with(&format!("{r} ")) || t.starts_with(&format!("{r}:")) || t == *r
+                })
+            })
+            .count();
+        let bu = read("bu05_full.txt");
+        let bu_n = bu
+            .split('[')
+            .skip(1)
+            .filter(|part| {
+                part.split_once("]<")
+                    .is_some_and(|(n, _)| !n.is_empty() && n.bytes().all(|b| b.is_ascii_digit()))
+            })
+            .count();
+        let _ = writeln!(
+            out,
+            "| {name} | {} / {aria_n} | {} / {bu_n} |",
+            bpe.encode_ordinary(&aria).len(),
+            bpe.encode_ordinary(&bu).len(),
+        );
+    }
+    out
+}
+
+fn main() -> Result<()> {
+    let corpus = std::env::var_os("WAYMARK_DOM_CORPUS")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| PathBuf::from("/work/shared/dom-corpus"));
+    let samples = corpus.with_file_name("dom-bench-samples");
+    let manifest: Vec<Value> = serde_json::from_str(
+        &std::fs::read_to_string(corpus.join("manifest.json")).context("corpus manifest")?,
+    )?;
+    let corpus_ids: Vec<String> =
+        manifest.iter().filter_map(|e| e["id"].as_str().map(str::to_owned)).collect();
+    let zoo_dir = paths::fixtures_dir().join("zoo");
+    let mut zoo_ids: Vec<String> = std::fs::read_dir(&zoo_dir)?
+        .filter_map(|e| e.ok()?.file_name().into_string().ok())
+        .filter(|n| n.ends_with(".html"))
+        .collect();
+    zoo_ids.sort();
+    let bpe = tiktoken_rs::o200k_base().map_err(|e| anyhow!("o200k: {e}"))?;
+    let bench = Bench::launch()?;
+
+    let mut report = String::new();
+    let _ = writeln!(report, "## DOM observation (`cargo xtask bench dom`)\n");
+    let _ = writeln!(
+        report,
+        "Time from request to serialised whole-page observation inside the page (walk + serialise, no token budget), median of {} warm runs per page, then across pages. µs/element: DOM elements visited, pages with ≥ 300. Tokens: o200k of the whole-page serialisation.\n",
+        RUNS - 1
+    );
+    let _ = writeln!(
+        report,
+        "| build / pages | n | median | p90 | p95 | worst | µs per element (300+) | tokens per interactive element (median) | interactive elements |"
+    );
+    let _ = writeln!(report, "|---|---|---|---|---|---|---|---|---|");
+    let started = Instant::now();
+    let corpus_site = FixtureServer::builder(&corpus).start()?;
+    let zoo_site = FixtureServer::builder(&zoo_dir).start()?;
+    let corpus_wasm = run_pages(&bench, &corpus_site, &corpus_ids, &bpe);
+    let zoo_wasm = run_pages(&bench, &zoo_site, &zoo_ids, &bpe);
+    summary(&mut report, "wasm, corpus", &corpus_wasm);
+    summary(&mut report, "wasm, zoo", &zoo_wasm);
+    let all: Vec<PageResult> = corpus_wasm
+        .iter()
+        .chain(&zoo_wasm)
+        .map(|r| PageResult { id: r.id.clone(), ..*r })
+        .collect();
+    summary(&mut report, "wasm, all", &all);
+    let strict = |dir: &Path| {
+        FixtureServer::builder(dir)
+            .with_header("/", "Content-Security-Policy", "script-src 'self' 'unsafe-inline'")
+            .start()
+    };
+    let corpus_js = run_pages(&bench, &strict(&corpus)?, &corpus_ids, &bpe);
+    let zoo_js = run_pages(&bench, &strict(&zoo_dir)?, &zoo_ids, &bpe);
+    let all_js: Vec<PageResult> =
+        corpus_js.iter().chain(&zoo_js).map(|r| PageResult { id: r.id.clone(), ..*r }).collect();
+    summary(&mut report, "wasm2js, all", &all_js);
+    eprintln!("measured in {:.0?}", started.elapsed());
+
+    // Per-page figures for the pages the reference tools were sampled on.
+    let _ = writeln!(report, "\n### Against the reference tools (pages of dom-bench-samples)\n");
+    let _ = writeln!(
+        report,
+        "| page | Waymark tokens / interactive | Playwright ARIA snapshot tokens / interactive | browser-use 0.5 tokens / interactive |"
+    );
+    let _ = writeln!(report, "|---|---|---|---|");
+    let refs = reference_counts(&samples, &bpe);
+    for line in refs.lines() {
+        let name =
+            line.trim_start_matches("| ").split(" |").next().unwrap_or_default().replace("__", "/");
+        let ours = corpus_wasm.iter().find(|r| r.id == name);
+        let ours =
+            ours.map(|r| format!("{} / {}", r.tokens, r.elements)).unwrap_or_else(|| "-".into());
+        let rest = line.split_once(" | ").map(|x| x.1).unwrap_or_default();
+        let _ = writeln!(report, "| {name} | {ours} | {rest}");
+    }
+
+    // The content script's wasm: size gzipped and instantiate time in a page.
+    let wasm = paths::extension_dir().join("pkg/waymark_core_bg.wasm");
+    let bytes = std::fs::read(&wasm).context("built wasm")?;
+    let gz = {
+        use std::io::Write;
+        let mut child = std::process::Command::new("gzip")
+            .arg("-9c")
+            .stdin(std::process::Stdio::piped())
+            .stdout(std::process::Stdio::piped())
+            .spawn()?;
+        child.stdin.take().context("stdin")?.write_all(&bytes)?;
+        child.wait_with_output()?.stdout.len()
+    };
+    let js_size =
+        std::fs::metadata(paths::extension_dir().join("pkg-wasm2js/waymark_core_bg.wasm.js"))
+            .map(|m| m.len())
+            .unwrap_or(0);
+    bench.tab_page.navigate(&zoo_site.url("/forms.html"))?;
+    let instantiate = bench.tab_page.eval(
+        "(async () => { const r = await fetch(URL_PLACEHOLDER); const buf = await r.arrayBuffer(); \
+         const times = []; for (let i = 0; i < 5; i++) { const t = performance.now(); \
+         const m = await WebAssembly.compile(buf); times.push(performance.now() - t); } \
+         times.sort((a, b) => a - b); return times[2]; })()"
+            .replace("URL_PLACEHOLDER", &serde_json::to_string(&format!("chrome-extension://{}/pkg/waymark_core_bg.wasm", waymark_core::protocol::EXTENSION_ID))?)
+            .as_str(),
+    );
+    let first_request = {
+        bench.tab_page.navigate(&zoo_site.url("/react.html"))?;
+        let probe = json!({"op": "content", "frame": 0, "request": {"op": "probe"}});
+        let js = format!(
+            "(async () => {{ const t = performance.now(); await waymarkPageRequest({}, {probe}); const a = performance.now() - t; const t2 = performance.now(); await waymarkPageRequest({}, {probe}); return [a, performance.now() - t2]; }})()",
+            bench.tab, bench.tab
+        );
+        bench.sw.eval_timeout(&js, BOUND)?
+    };
+    let _ = writeln!(report, "\n### Content script size and start-up\n");
+    let _ = writeln!(report, "| what | value |\n|---|---|");
+    let _ = writeln!(
+        report,
+        "| wasm (content script = whole core) | {} KiB, {} KiB gzipped |",
+        bytes.len() / 1024,
+        gz / 1024
+    );
+    let _ = writeln!(report, "| wasm2js fallback | {} KiB |", js_size / 1024);
+    let _ = writeln!(
+        report,
+        "| WebAssembly.compile in a page (median of 5) | {} ms |",
+        instantiate
+            .map(|v| format!("{:.1}", v.as_f64().unwrap_or(-1.0)))
+            .unwrap_or_else(|e| format!("n/a: {e}"))
+    );
+    let _ = writeln!(
+        report,
+        "| first request on a fresh page (inject + load + instantiate + probe) vs next request | {:.1} ms vs {:.1} ms |",
+        first_request[0].as_f64().unwrap_or(-1.0),
+        first_request[1].as_f64().unwrap_or(-1.0)
+    );
+
+    let _ = writeln!(
+        report,
+        "\n### Slowest pages (wasm)\n\n| page | ms | DOM elements | interactive | tokens |\n|---|---|---|---|---|"
+    );
+    let mut slow: Vec<&PageResult> = all.iter().collect();
+    slow.sort_by(|a, b| b.median_ms.total_cmp(&a.median_ms));
+    for r in slow.iter().take(8) {
+        let _ = writeln!(
+            report,
+            "| {} | {:.1} | {} | {} | {} |",
+            r.id, r.median_ms, r.visited, r.elements, r.tokens
+        );
+    }
+    println!("{report}");
+    let out = paths::target_dir().join("bench-dom.md");
+    std::fs::write(&out, &report)?;
+    eprintln!("written to {}", out.display());
+    drop(bench.browser);
+    Ok(())
+}

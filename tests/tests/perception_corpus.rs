@@ -1,0 +1,85 @@
+//! The observation over every page of the shared DOM corpus (`/work/shared/dom-corpus`, or
+//! `WAYMARK_DOM_CORPUS`), served from 127.0.0.1: no page may fail, and no password value may
+//! appear (each page gets a filled password field, and its own password fields are filled).
+
+mod common;
+mod perception_support;
+
+use perception_support::Zoo;
+use serde_json::Value;
+use std::path::PathBuf;
+use waymark_tests::fixture_server::FixtureServer;
+
+const CANARY: &str = "pw-canary-7731";
+
+fn corpus_dir() -> Option<PathBuf> {
+    let dir = std::env::var_os("WAYMARK_DOM_CORPUS")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| PathBuf::from("/work/shared/dom-corpus"));
+    dir.join("manifest.json").is_file().then_some(dir)
+}
+
+#[test]
+fn every_corpus_page_is_observed_without_secrets() {
+    let Some(extension) = common::built_extension() else { return };
+    let Some(dir) = corpus_dir() else {
+        eprintln!("SKIPPED: no DOM corpus");
+        return;
+    };
+    let manifest: Vec<Value> = serde_json::from_str(
+        &std::fs::read_to_string(dir.join("manifest.json")).expect("manifest"),
+    )
+    .expect("manifest json");
+    let site = FixtureServer::builder(&dir).start().expect("corpus server");
+    let zoo = Zoo::launch_serving(&extension, site).expect("launch");
+    let first = manifest.first().and_then(|e| e["id"].as_str()).expect("a page");
+    let (page, tab) = zoo.open_url(&zoo.site.url(&format!("/{first}"))).expect("tab");
+    let fill = format!(
+        "(() => {{ const i = document.createElement('input'); i.type = 'password'; \
+         document.body && document.body.prepend(i); \
+         document.querySelectorAll('input[type=password]').forEach((p) => p.value = '{CANARY}'); \
+         return true; }})()"
+    );
+    let mut failures = Vec::new();
+    let mut elements = 0;
+    // WAYMARK_CORPUS_LIMIT=N checks only the first N pages (quick local iterations).
+    let limit = std::env::var("WAYMARK_CORPUS_LIMIT")
+        .ok()
+        .and_then(|n| n.parse().ok())
+        .unwrap_or(usize::MAX);
+    let only = std::env::var("WAYMARK_CORPUS_ONLY").unwrap_or_default();
+    for entry in manifest
+        .iter()
+        .filter(|e| e["id"].as_str().is_some_and(|id| id.contains(&only)))
+        .take(limit)
+    {
+        let id = entry["id"].as_str().expect("id");
+        let url = zoo.site.url(&format!("/{id}"));
+        if let Err(e) = page.navigate(&url) {
+            failures.push(format!("{id}: navigation: {e:#}"));
+            continue;
+        }
+        let _ = page.eval(&fill);
+        match zoo.observe(tab) {
+            Ok((text, observation)) => {
+                if text.contains(CANARY) || observation.to_string().contains(CANARY) {
+                    failures.push(format!("{id}: the password value leaked"));
+                }
+                if !text.starts_with("page: ") || observation["url"].as_str() != Some(url.as_str())
+                {
+                    failures.push(format!("{id}: wrong page: {}", observation["url"]));
+                }
+                elements += text
+                    .lines()
+                    .filter(|l| {
+                        l.starts_with('[') && !l.starts_with("[frame") && !l.starts_with("[/frame")
+                    })
+                    .count();
+            }
+            Err(e) => failures.push(format!("{id}: {e:#}")),
+        }
+    }
+    eprintln!("{} corpus pages observed, {elements} interactive elements", manifest.len());
+    assert!(manifest.len() >= 100 || limit < usize::MAX, "the corpus has {} pages", manifest.len());
+    assert!(failures.is_empty(), "{} pages failed:\n{}", failures.len(), failures.join("\n"));
+}

@@ -1,0 +1,61 @@
+use super::*;
+use serde_json::json;
+
+#[test]
+fn tool_names_match_the_serde_tags() {
+    let samples = [
+        json!({"action": "click", "ref": 1}),
+        json!({"action": "double_click", "ref": "f2:3"}),
+        json!({"action": "hover", "ref": 1}),
+        json!({"action": "type", "ref": 1, "text": "x", "append": true}),
+        json!({"action": "clear", "ref": 1}),
+        json!({"action": "press_keys", "keys": "Control+a Enter"}),
+        json!({"action": "select_option", "ref": 1, "option": "France"}),
+        json!({"action": "check", "ref": 1}),
+        json!({"action": "uncheck", "ref": 1}),
+        json!({"action": "scroll", "direction": "bottom"}),
+        json!({"action": "scroll_to", "text": "Terms"}),
+        json!({"action": "upload", "ref": 1, "file": "cv.pdf"}),
+        json!({"action": "navigate", "url": "http://x/"}),
+        json!({"action": "back"}),
+        json!({"action": "forward"}),
+        json!({"action": "reload"}),
+        json!({"action": "open_tab", "url": "http://x/"}),
+        json!({"action": "switch_tab", "tab": 3}),
+        json!({"action": "close_tab"}),
+        json!({"action": "wait", "text": "Done", "seconds": 2}),
+        json!({"action": "extract"}),
+        json!({"action": "find", "query": "price"}),
+        json!({"action": "screenshot"}),
+        json!({"action": "done", "answer": "a", "success": true}),
+    ];
+    assert_eq!(samples.len(), Action::TOOL_NAMES.len());
+    for (sample, name) in samples.iter().zip(Action::TOOL_NAMES) {
+        let action: Action = serde_json::from_value(sample.clone()).expect("parses");
+        assert_eq!(action.name(), *name);
+        assert_eq!(serde_json::to_value(&action).expect("ser")["action"], json!(name));
+        assert!(!action.describe(Some("X")).is_empty());
+    }
+}
+
+#[test]
+fn descriptions_name_the_target() {
+    let click = Action::Click { ref_id: Ref { frame: 2, index: 3 } };
+    assert_eq!(click.describe(Some("Pay")), "Click “Pay” [f2:3]");
+    assert_eq!(click.target_ref(), Some(Ref { frame: 2, index: 3 }));
+    let scroll = Action::Scroll { direction: ScrollDirection::Bottom, ref_id: None };
+    assert_eq!(scroll.describe(None), "Scroll to the bottom");
+    assert_eq!(scroll.target_ref(), None);
+    let keys = Action::PressKeys { keys: "Enter".into(), ref_id: Some(Ref::top(4)) };
+    assert_eq!(keys.describe(Some("Search")), "Press Enter on “Search” [4]");
+    assert!(keys.runs_in_page());
+    assert!(!Action::Navigate { url: "http://x".into() }.runs_in_page());
+}
+
+#[test]
+fn outcome_summary_carries_text_and_changes() {
+    let mut outcome = ActionOutcome::with_text("| a | b |");
+    outcome.navigated = true;
+    assert_eq!(outcome.summary(), "ok (page changed):\n| a | b |");
+    assert_eq!(ActionOutcome::failed("covered").summary(), "failed: covered");
+}

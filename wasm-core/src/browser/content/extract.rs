@@ -1,0 +1,189 @@
+//! The readable text of the page or of one element as markdown (tables kept as tables), and
+//! finding the element that shows a text.
+
+use crate::observation::{clean, shorten};
+use wasm_bindgen::JsCast;
+use web_sys::{Element, Node};
+
+/// Longest extract returned to the model at once.
+const MAX_CHARS: usize = 20_000;
+
+/// Markdown of `root`, or of the whole body.
+pub(super) fn markdown(root: Option<&Element>) -> String {
+    let body: Option<Element> = match root {
+        Some(el) => Some(el.clone()),
+        None => web_sys::window().and_then(|w| w.document()).and_then(|d| d.body()).map(Into::into),
+    };
+    let Some(body) = body else { return String::new() };
+    let mut out = Markdown { text: String::new(), line: String::new(), depth: 0 };
+    out.children(&body);
+    out.block();
+    let text = out.text.trim().to_owned();
+    if text.chars().count() > MAX_CHARS {
+        return format!(
+            "{}\n(truncated: extract a smaller element for the rest)",
+            shorten(&text, MAX_CHARS)
+        );
+    }
+    text
+}
+
+struct Markdown {
+    text: String,
+    line: String,
+    /// Nesting, bounded like the observation walker's (wasm has no stack guard).
+    depth: u32,
+}
+
+impl Markdown {
+    fn block(&mut self) {
+        let line = clean(&self.line);
+        self.line.clear();
+        if !line.is_empty() {
+            self.text.push_str(&line);
+            self.text.push('\n');
+        }
+    }
+
+    fn children(&mut self, el: &Element) {
+        if self.depth >= 192 {
+            self.line.push_str(&el.text_content().unwrap_or_default());
+            return;
+        }
+        self.depth += 1;
+        self.children_inner(el);
+        self.depth -= 1;
+    }
+
+    fn children_inner(&mut self, el: &Element) {
+        let first = match el.shadow_root() {
+            Some(shadow) => shadow.first_child(),
+            None => el.first_child(),
+        };
+        let mut child = first;
+        while let Some(node) = child {
+            child = node.next_sibling();
+            match node.node_type() {
+                Node::TEXT_NODE => self.line.push_str(&node.node_value().unwrap_or_default()),
+                Node::ELEMENT_NODE => self.element(node.unchecked_ref()),
+                _ => {}
+            }
+        }
+    }
+
+    fn element(&mut self, el: &Element) {
+        let tag = el.local_name();
+        if matches!(tag.as_str(), "script" | "style" | "noscript" | "template" | "svg" | "head") {
+            return;
+        }
+        if el.get_attribute("aria-hidden").as_deref() == Some("true") || !visible(el) {
+            return;
+        }
+        match tag.as_str() {
+            "h1" | "h2" | "h3" | "h4" | "h5" | "h6" => {
+                self.block();
+                let level = usize::from(tag.as_bytes()[1] - b'0');
+                self.line.push_str(&"#".repeat(level));
+                self.line.push(' ');
+                self.children(el);
+                self.block();
+            }
+            "li" => {
+                self.block();
+                self.line.push_str("- ");
+                self.children(el);
+                self.block();
+            }
+            "table" => {
+                self.block();
+                self.table(el);
+            }
+            "a" => {
+                let href = el.get_attribute("href").unwrap_or_default();
+                let text = clean(&el.text_content().unwrap_or_default());
+                if href.starts_with("http") && !text.is_empty() {
+                    self.line.push_str(&format!(" [{text}]({href}) "));
+                } else {
+                    self.children(el);
+                }
+            }
+            "br" => self.block(),
+            "input" | "textarea" | "select" | "button" => {}
+            "img" => {
+                if let Some(alt) =
+                    el.get_attribute("alt").map(|a| clean(&a)).filter(|a| !a.is_empty())
+                {
+                    self.line.push_str(&format!(" [image: {alt}] "));
+                }
+            }
+            "p" | "div" | "section" | "article" | "main" | "header" | "footer" | "nav" | "ul"
+            | "ol" | "dl" | "dt" | "dd" | "blockquote" | "pre" | "form" | "fieldset" | "figure"
+            | "figcaption" | "aside" | "tr" | "details" | "summary" | "label" => {
+                self.block();
+                self.children(el);
+                self.block();
+            }
+            _ => self.children(el),
+        }
+    }
+
+    fn table(&mut self, table: &Element) {
+        let Ok(rows) = table.query_selector_all("tr") else { return };
+        let mut widest = 0;
+        let mut lines = Vec::new();
+        for i in 0..rows.length() {
+            let Some(row) = rows.item(i).and_then(|r| r.dyn_into::<Element>().ok()) else {
+                continue;
+            };
+            if !visible(&row) {
+                continue;
+            }
+            let cells = row.children();
+            let mut texts = Vec::new();
+            for j in 0..cells.length() {
+                if let Some(cell) = cells.item(j) {
+                    texts.push(clean(&cell.text_content().unwrap_or_default()).replace('|', "\\|"));
+                }
+            }
+            widest = widest.max(texts.len());
+            lines.push(texts);
+        }
+        for (i, cells) in lines.iter().enumerate() {
+            let mut cells = cells.clone();
+            cells.resize(widest, String::new());
+            self.text.push_str(&format!("| {} |\n", cells.join(" | ")));
+            if i == 0 {
+                self.text.push_str(&format!("|{}\n", " --- |".repeat(widest)));
+            }
+        }
+    }
+}
+
+fn visible(el: &Element) -> bool {
+    let Some(window) = web_sys::window() else { return true };
+    match window.get_computed_style(el) {
+        Ok(Some(style)) => {
+            style.get_property_value("display").unwrap_or_default() != "none"
+                && style.get_property_value("visibility").unwrap_or_default() != "hidden"
+        }
+        _ => true,
+    }
+}
+
+/// The innermost visible element whose text contains `text` (case-insensitive).
+pub(super) fn element_with_text(text: &str) -> Option<Element> {
+    let document = web_sys::window()?.document()?;
+    let body = document.body()?;
+    let wanted = clean(text).to_lowercase();
+    let walker = document.create_tree_walker_with_what_to_show(&body, 4).ok()?;
+    while let Ok(Some(node)) = walker.next_node() {
+        let value = node.node_value().unwrap_or_default();
+        if clean(&value).to_lowercase().contains(&wanted) {
+            let parent = node.parent_element()?;
+            if visible(&parent) && parent.get_bounding_client_rect().height() > 0.0 {
+                return Some(parent);
+            }
+        }
+    }
+    None
+}

@@ -1,0 +1,304 @@
+//! Reads an element's role, accessible name and states from the DOM; the rules themselves are
+//! in [`crate::observation::rules`].
+
+use crate::observation::rules::{self, RoleFacts};
+use crate::observation::{Element as Info, Ref, clean, shorten};
+use wasm_bindgen::JsCast;
+use web_sys::{
+    Element, HtmlElement, HtmlInputElement, HtmlOptionElement, HtmlSelectElement,
+    HtmlTextAreaElement,
+};
+
+/// Longest accessible name kept.
+const MAX_NAME: usize = 80;
+/// Options of a select listed before `+N`.
+const MAX_OPTIONS: usize = 12;
+
+/// An element's description and the fingerprint that later proves a ref still names it.
+pub(super) struct Described {
+    pub info: Info,
+    pub fingerprint: String,
+}
+
+/// Lower-case `type` of an input.
+pub(super) fn input_type(el: &Element) -> String {
+    el.get_attribute("type").unwrap_or_default().to_ascii_lowercase()
+}
+
+/// The role the model sees; `pointer` = `cursor: pointer` starts on this element.
+pub(super) fn interactive_role(el: &Element, tag: &str, pointer: bool) -> Option<&'static str> {
+    let role = el.get_attribute("role");
+    let input_type = if tag == "input" { input_type(el) } else { String::new() };
+    let editable = el.get_attribute("contenteditable").is_some_and(|v| v != "false");
+    let clickable = pointer
+        || el.has_attribute("onclick")
+        || el
+            .get_attribute("tabindex")
+            .and_then(|t| t.trim().parse::<i32>().ok())
+            .is_some_and(|t| t >= 0);
+    let list_select = tag == "select"
+        && (el.has_attribute("multiple")
+            || el.get_attribute("size").and_then(|s| s.parse::<u32>().ok()).is_some_and(|s| s > 1));
+    rules::interactive_role(RoleFacts {
+        tag,
+        input_type: &input_type,
+        role: role.as_deref(),
+        has_href: tag == "a" && el.has_attribute("href"),
+        editable,
+        list_select,
+        clickable,
+    })
+}
+
+/// Heading level of `h1`–`h6` or `role=heading`.
+pub(super) fn heading_level(el: &Element, tag: &str) -> Option<u8> {
+    let bytes = tag.as_bytes();
+    if bytes.len() == 2 && bytes[0] == b'h' && (b'1'..=b'6').contains(&bytes[1]) {
+        return Some(bytes[1] - b'0');
+    }
+    if el.get_attribute("role").as_deref() == Some("heading") {
+        return Some(el.get_attribute("aria-level").and_then(|l| l.parse().ok()).unwrap_or(2));
+    }
+    None
+}
+
+fn sensitive(el: &Element) -> bool {
+    let hint = format!(
+        "{} {}",
+        el.get_attribute("name").unwrap_or_default(),
+        el.get_attribute("id").unwrap_or_default()
+    );
+    rules::is_sensitive(
+        &input_type(el),
+        &el.get_attribute("autocomplete").unwrap_or_default(),
+        &hint,
+    )
+}
+
+/// Role, name, value and states of an interactive element.
+pub(super) fn describe(el: &Element, tag: &str, role: &'static str, index: u32) -> Described {
+    let mut states: Vec<String> = Vec::new();
+    let mut value = None;
+    let mut options = Vec::new();
+    let aria = |name: &str| el.get_attribute(name);
+    if let Some(input) = el.dyn_ref::<HtmlInputElement>() {
+        match input_type(el).as_str() {
+            "checkbox" | "radio" => {
+                if input.checked() {
+                    states.push("checked".into());
+                }
+            }
+            "button" | "submit" | "reset" | "image" => {}
+            "file" => {
+                let count = input.files().map(|f| f.length()).unwrap_or(0);
+                if count > 0 {
+                    value = Some(format!("{count} file(s)"));
+                }
+            }
+            _ if sensitive(el) => {
+                states.push("sensitive".into());
+                if !input.value().is_empty() {
+                    states.push("filled".into());
+                }
+            }
+            _ => value = Some(shorten(&input.value(), 200)),
+        }
+        if input.disabled() {
+            states.push("disabled".into());
+        }
+        if input.required() {
+            states.push("required".into());
+        }
+        if input.matches(":user-invalid").unwrap_or(false) {
+            states.push("invalid".into());
+        }
+    } else if let Some(area) = el.dyn_ref::<HtmlTextAreaElement>() {
+        if sensitive(el) {
+            states.push("sensitive".into());
+        } else {
+            value = Some(shorten(&area.value(), 300));
+        }
+        if area.disabled() {
+            states.push("disabled".into());
+        }
+        if area.required() {
+            states.push("required".into());
+        }
+    } else if let Some(select) = el.dyn_ref::<HtmlSelectElement>() {
+        let all = select.options();
+        let mut labels = Vec::with_capacity(all.length() as usize);
+        let mut chosen = Vec::new();
+        for i in 0..all.length() {
+            if let Some(option) = all.item(i).and_then(|o| o.dyn_into::<HtmlOptionElement>().ok()) {
+                let label = clean(&option.label());
+                if option.selected() {
+                    chosen.push(label.clone());
+                }
+                labels.push(label);
+            }
+        }
+        value = Some(chosen.join(", "));
+        options = rules::cap_options(labels, MAX_OPTIONS);
+        if select.disabled() {
+            states.push("disabled".into());
+        }
+        if select.required() {
+            states.push("required".into());
+        }
+    } else if role == "textbox" {
+        if let Some(html) = el.dyn_ref::<HtmlElement>() {
+            value = Some(shorten(&clean(&html.inner_text()), 300));
+        }
+    } else if tag == "button" && el.has_attribute("disabled") {
+        states.push("disabled".into());
+    }
+    if tag == "summary"
+        && let Some(details) = el.parent_element()
+    {
+        states.push(if details.has_attribute("open") { "expanded" } else { "collapsed" }.into());
+    }
+    for (attr, yes, no) in [
+        ("aria-checked", "checked", ""),
+        ("aria-selected", "selected", ""),
+        ("aria-expanded", "expanded", "collapsed"),
+        ("aria-pressed", "pressed", ""),
+        ("aria-disabled", "disabled", ""),
+        ("aria-required", "required", ""),
+        ("aria-invalid", "invalid", ""),
+    ] {
+        match aria(attr).as_deref() {
+            Some("true") if !states.iter().any(|s| s == yes) => states.push(yes.into()),
+            Some("mixed") => states.push("mixed".into()),
+            Some("false") if !no.is_empty() => states.push(no.into()),
+            _ => {}
+        }
+    }
+    if let Some(current) = aria("aria-current").filter(|c| c != "false") {
+        states.push(if current == "true" {
+            "current".into()
+        } else {
+            format!("current={current}")
+        });
+    }
+    if value.is_none()
+        && let Some(now) = aria("aria-valuenow")
+    {
+        value = Some(aria("aria-valuetext").unwrap_or(now));
+    }
+    let name = accessible_name(el, tag);
+    let fingerprint = fingerprint(role, &name, tag);
+    let info = Info {
+        ref_id: Ref::top(index),
+        role: role.into(),
+        name,
+        value,
+        states,
+        options,
+        ..Info::default()
+    };
+    Described { info, fingerprint }
+}
+
+/// The accessible name: aria-labelledby, aria-label, labels, button values, alt, title,
+/// placeholder, text content (then the alt or label of an image or icon inside).
+pub(super) fn accessible_name(el: &Element, tag: &str) -> String {
+    let name = raw_name(el, tag);
+    shorten(&name, MAX_NAME)
+}
+
+fn non_empty(v: Option<String>) -> Option<String> {
+    v.map(|v| clean(&v)).filter(|v| !v.is_empty())
+}
+
+fn raw_name(el: &Element, tag: &str) -> String {
+    if let Some(ids) = el.get_attribute("aria-labelledby") {
+        let root = el.get_root_node();
+        let find = |id: &str| -> Option<Element> {
+            if let Some(doc) = root.dyn_ref::<web_sys::Document>() {
+                return doc.get_element_by_id(id);
+            }
+            root.dyn_ref::<web_sys::ShadowRoot>().and_then(|s| s.get_element_by_id(id))
+        };
+        let text: Vec<String> =
+            ids.split_whitespace().filter_map(find).filter_map(|e| e.text_content()).collect();
+        if let Some(text) = non_empty(Some(text.join(" "))) {
+            return text;
+        }
+    }
+    if let Some(label) = non_empty(el.get_attribute("aria-label")) {
+        return label;
+    }
+    let field = matches!(tag, "input" | "textarea" | "select");
+    if field && let Some(labels) = labels_text(el) {
+        return labels;
+    }
+    if tag == "input" {
+        match input_type(el).as_str() {
+            "button" | "submit" | "reset" => {
+                if let Some(v) = non_empty(el.dyn_ref::<HtmlInputElement>().map(|i| i.value())) {
+                    return v;
+                }
+                let default = if input_type(el) == "reset" { "Reset" } else { "Submit" };
+                return default.into();
+            }
+            "image" => {
+                if let Some(alt) = non_empty(el.get_attribute("alt")) {
+                    return alt;
+                }
+            }
+            _ => {}
+        }
+    }
+    if !field {
+        if let Some(text) = non_empty(el.text_content()) {
+            return text;
+        }
+        if let Ok(Some(inner)) = el.query_selector("img[alt], [aria-label], svg title") {
+            let label = non_empty(inner.get_attribute("alt"))
+                .or_else(|| non_empty(inner.get_attribute("aria-label")))
+                .or_else(|| non_empty(inner.text_content()));
+            if let Some(label) = label {
+                return label;
+            }
+        }
+    }
+    for attr in ["title", "placeholder", "aria-placeholder", "alt"] {
+        if let Some(v) = non_empty(el.get_attribute(attr)) {
+            return v;
+        }
+    }
+    if field {
+        return non_empty(el.get_attribute("name")).unwrap_or_default();
+    }
+    String::new()
+}
+
+fn labels_text(el: &Element) -> Option<String> {
+    let labels = js_sys::Reflect::get(el, &"labels".into()).ok()?;
+    let labels: web_sys::NodeList = labels.dyn_into().ok()?;
+    let mut parts = Vec::new();
+    let own = el.text_content().unwrap_or_default();
+    for i in 0..labels.length() {
+        if let Some(text) = labels.item(i).and_then(|l| l.text_content()) {
+            // A wrapping label's text includes the control's own (a textarea's content).
+            parts.push(if own.is_empty() { text } else { text.replace(&own, " ") });
+        }
+    }
+    non_empty(Some(parts.join(" ")))
+}
+
+/// What must still match when an action names a ref: role, name and tag.
+fn fingerprint(role: &str, name: &str, tag: &str) -> String {
+    format!("{role}|{name}|{tag}")
+}
+
+/// Recomputes the fingerprint of a live element, to check a ref still means the same thing.
+pub(super) fn live_fingerprint(el: &Element) -> Option<String> {
+    let tag = el.local_name();
+    let pointer = web_sys::window()
+        .and_then(|w| w.get_computed_style(el).ok().flatten())
+        .and_then(|s| s.get_property_value("cursor").ok())
+        .is_some_and(|c| c == "pointer");
+    let role = interactive_role(el, &tag, pointer)?;
+    Some(fingerprint(role, &accessible_name(el, &tag), &tag))
+}

@@ -1,0 +1,263 @@
+//! The decisions of perception that need no DOM: roles, secrecy, option lists, key names.
+//! The content script feeds them strings read from the page; native tests cover them.
+
+/// ARIA roles that make an element something to act on.
+pub const WIDGET_ROLES: &[&str] = &[
+    "button",
+    "link",
+    "checkbox",
+    "radio",
+    "tab",
+    "menuitem",
+    "menuitemcheckbox",
+    "menuitemradio",
+    "option",
+    "combobox",
+    "switch",
+    "slider",
+    "textbox",
+    "searchbox",
+    "spinbutton",
+    "treeitem",
+    "gridcell",
+    "listbox",
+];
+
+/// What the content script knows about an element when choosing its role.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct RoleFacts<'a> {
+    /// Lower-case tag name.
+    pub tag: &'a str,
+    /// Lower-case `type` of an input.
+    pub input_type: &'a str,
+    /// The `role` attribute, if any.
+    pub role: Option<&'a str>,
+    /// `<a>` with an `href`.
+    pub has_href: bool,
+    /// `contenteditable` is set and not `false`.
+    pub editable: bool,
+    /// A `multiple` or `size > 1` select.
+    pub list_select: bool,
+    /// Script-made clickable: an `onclick` attribute, `tabindex >= 0`, or `cursor: pointer`
+    /// starting on this element.
+    pub clickable: bool,
+}
+
+/// The role the model sees, or `None` for elements that are not interactive.
+pub fn interactive_role(f: RoleFacts<'_>) -> Option<&'static str> {
+    if let Some(role) = f.role.and_then(|r| r.split_whitespace().next()) {
+        let role = role.to_ascii_lowercase();
+        if let Some(known) = WIDGET_ROLES.iter().find(|r| **r == role) {
+            return Some(known);
+        }
+        if matches!(role.as_str(), "presentation" | "none") && !f.clickable {
+            return None;
+        }
+    }
+    let role = match f.tag {
+        "a" if f.has_href => "link",
+        "button" | "summary" => "button",
+        "textarea" => "textbox",
+        "select" if f.list_select => "listbox",
+        "select" => "combobox",
+        "input" => match f.input_type {
+            "hidden" => return None,
+            "checkbox" => "checkbox",
+            "radio" => "radio",
+            "button" | "submit" | "reset" | "image" => "button",
+            "file" => "file",
+            "range" => "slider",
+            "number" => "spinbutton",
+            "search" => "searchbox",
+            "color" | "date" | "datetime-local" | "month" | "time" | "week" => "textbox",
+            _ => "textbox",
+        },
+        _ if f.editable => "textbox",
+        "body" | "html" | "label" => return None,
+        _ if f.clickable => "clickable",
+        _ => return None,
+    };
+    Some(role)
+}
+
+/// Fields whose value never leaves the page: passwords, one-time codes, payment cards.
+pub fn is_sensitive(input_type: &str, autocomplete: &str, name_or_id: &str) -> bool {
+    let autocomplete = autocomplete.to_ascii_lowercase();
+    let hint = name_or_id.to_ascii_lowercase();
+    input_type == "password"
+        || autocomplete.split_whitespace().any(|t| t == "one-time-code" || t.starts_with("cc-"))
+        || [
+            "cvv",
+            "cvc",
+            "cardnumber",
+            "card-number",
+            "card_number",
+            "ccnum",
+            "otp",
+            "password",
+            "passwd",
+        ]
+        .iter()
+        .any(|needle| hint.contains(needle))
+}
+
+/// Option labels as shown: at most `max`, then `+N` for the rest.
+pub fn cap_options(options: Vec<String>, max: usize) -> Vec<String> {
+    if options.len() <= max {
+        return options;
+    }
+    let rest = options.len() - max;
+    let mut out: Vec<String> = options.into_iter().take(max).collect();
+    out.push(format!("+{rest}"));
+    out
+}
+
+/// One key press: the key and its modifiers.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct KeyPress {
+    /// `KeyboardEvent.key`, e.g. `Enter`, `a`, `ArrowDown`.
+    pub key: String,
+    /// `KeyboardEvent.code`, e.g. `Enter`, `KeyA`.
+    pub code: String,
+    /// Ctrl held.
+    pub ctrl: bool,
+    /// Shift held.
+    pub shift: bool,
+    /// Alt held.
+    pub alt: bool,
+    /// Meta (Cmd) held.
+    pub meta: bool,
+}
+
+/// Parses `Enter`, `Control+a`, `Shift+Tab Enter` (spaces separate presses) into presses;
+/// `Err` names the part it did not understand.
+pub fn parse_keys(keys: &str) -> Result<Vec<KeyPress>, String> {
+    let mut presses = Vec::new();
+    for combo in keys.split_whitespace() {
+        let mut press = KeyPress::default();
+        let parts: Vec<&str> = combo.split('+').filter(|p| !p.is_empty()).collect();
+        let Some((key, modifiers)) = parts.split_last() else {
+            return Err(format!("no key in “{combo}”"));
+        };
+        for m in modifiers {
+            match m.to_ascii_lowercase().as_str() {
+                "control" | "ctrl" => press.ctrl = true,
+                "shift" => press.shift = true,
+                "alt" | "option" => press.alt = true,
+                "meta" | "cmd" | "command" => press.meta = true,
+                _ => return Err(format!("unknown modifier “{m}” in “{combo}”")),
+            }
+        }
+        let named = [
+            "Enter",
+            "Tab",
+            "Escape",
+            "Backspace",
+            "Delete",
+            "ArrowUp",
+            "ArrowDown",
+            "ArrowLeft",
+            "ArrowRight",
+            "Home",
+            "End",
+            "PageUp",
+            "PageDown",
+            "Space",
+        ];
+        let alias = match key.to_ascii_lowercase().as_str() {
+            "esc" => Some("Escape"),
+            "return" => Some("Enter"),
+            "up" => Some("ArrowUp"),
+            "down" => Some("ArrowDown"),
+            "left" => Some("ArrowLeft"),
+            "right" => Some("ArrowRight"),
+            _ => None,
+        };
+        if let Some(name) =
+            alias.or_else(|| named.iter().copied().find(|n| n.eq_ignore_ascii_case(key)))
+        {
+            press.key = if name == "Space" { " ".to_owned() } else { name.to_owned() };
+            press.code = name.to_owned();
+        } else if key.chars().count() == 1 {
+            let ch = key.chars().next().unwrap_or(' ');
+            press.key = (*key).to_owned();
+            press.code = if ch.is_ascii_alphabetic() {
+                format!("Key{}", ch.to_ascii_uppercase())
+            } else if ch.is_ascii_digit() {
+                format!("Digit{ch}")
+            } else {
+                String::new()
+            };
+        } else if key.len() > 1 && key.starts_with(['F', 'f']) && key[1..].parse::<u8>().is_ok() {
+            press.key = key.to_ascii_uppercase();
+            press.code = press.key.clone();
+        } else {
+            return Err(format!("unknown key “{key}”"));
+        }
+        presses.push(press);
+    }
+    if presses.is_empty() {
+        return Err("no keys given".to_owned());
+    }
+    Ok(presses)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn role(f: RoleFacts<'_>) -> Option<&'static str> {
+        interactive_role(f)
+    }
+
+    #[test]
+    fn roles_from_tags_types_and_aria() {
+        let f = RoleFacts::default();
+        assert_eq!(role(RoleFacts { tag: "a", has_href: true, ..f }), Some("link"));
+        assert_eq!(role(RoleFacts { tag: "a", ..f }), None);
+        assert_eq!(role(RoleFacts { tag: "input", input_type: "checkbox", ..f }), Some("checkbox"));
+        assert_eq!(role(RoleFacts { tag: "input", input_type: "hidden", ..f }), None);
+        assert_eq!(role(RoleFacts { tag: "input", input_type: "email", ..f }), Some("textbox"));
+        assert_eq!(role(RoleFacts { tag: "select", list_select: true, ..f }), Some("listbox"));
+        assert_eq!(role(RoleFacts { tag: "div", role: Some("Switch extra"), ..f }), Some("switch"));
+        assert_eq!(role(RoleFacts { tag: "div", editable: true, ..f }), Some("textbox"));
+        assert_eq!(role(RoleFacts { tag: "div", clickable: true, ..f }), Some("clickable"));
+        assert_eq!(role(RoleFacts { tag: "label", clickable: true, ..f }), None);
+        assert_eq!(role(RoleFacts { tag: "button", role: Some("presentation"), ..f }), None);
+        assert_eq!(role(RoleFacts { tag: "div", ..f }), None);
+    }
+
+    #[test]
+    fn secrets_are_recognised() {
+        assert!(is_sensitive("password", "", ""));
+        assert!(is_sensitive("text", "one-time-code", ""));
+        assert!(is_sensitive("text", "billing cc-number", ""));
+        assert!(is_sensitive("tel", "", "card_cvc"));
+        assert!(!is_sensitive("text", "name", "first-name"));
+    }
+
+    #[test]
+    fn long_option_lists_are_capped() {
+        let opts: Vec<String> = (0..5).map(|i| i.to_string()).collect();
+        assert_eq!(cap_options(opts.clone(), 3), ["0", "1", "2", "+2"]);
+        assert_eq!(cap_options(opts, 5).len(), 5);
+    }
+
+    #[test]
+    fn keys_parse_into_presses() {
+        let presses = parse_keys("Control+a Shift+Tab esc 7 F5 Space").expect("keys");
+        assert_eq!(presses.len(), 6);
+        assert_eq!(
+            (presses[0].key.as_str(), presses[0].code.as_str(), presses[0].ctrl),
+            ("a", "KeyA", true)
+        );
+        assert!(presses[1].shift && presses[1].key == "Tab");
+        assert_eq!(presses[2].key, "Escape");
+        assert_eq!(presses[3].code, "Digit7");
+        assert_eq!(presses[4].key, "F5");
+        assert_eq!(presses[5].key, " ");
+        assert!(parse_keys("Hyper+x").is_err());
+        assert!(parse_keys("Bogus").is_err());
+        assert!(parse_keys("  ").is_err());
+    }
+}

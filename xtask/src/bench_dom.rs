@@ -1,0 +1,14 @@
+//! `cargo xtask bench dom`: builds the extension, then runs the DOM observation benchmark
+//! (`tests/examples/bench_dom.rs`: headless Chromium, shared DOM corpus + widget zoo, wasm and
+//! wasm2js, o200k token counts) and prints its markdown report for BENCHMARKS.md.
+
+use crate::util::{self, run};
+use crate::{build, setup};
+use anyhow::Result;
+
+/// Runs the benchmark; the report goes to stdout and `target/bench-dom.md`.
+pub fn dom() -> Result<()> {
+    setup::all(setup::Need { chromium: true })?;
+    build::all(build::Options { release: false })?;
+    run(util::cargo().args(["run", "--quiet", "-p", "waymark-tests", "--example", "bench_dom"]))
+}
