@@ -59,13 +59,16 @@ fn the_model_acts_inside_a_cross_origin_frame_with_qualified_refs() {
     assert!(steps[1].starts_with("Click “Cross button” [f"), "{steps:?}");
 
     // Every action is offered as a tool, and the first page showed the frame's content.
-    let requests = llm.requests();
+    // (The planner, validator and summary calls around the navigator's are not counted; the
+    // navigator's own `progress` report is not a page action.)
+    let requests = common::navigator_requests(&llm);
     let tools: Vec<&str> = requests[0].body["tools"]
         .as_array()
         .map(|t| {
             t.iter().filter_map(|t| t.pointer("/function/name").and_then(Value::as_str)).collect()
         })
         .unwrap_or_default();
+    let tools: Vec<&str> = tools.into_iter().filter(|t| *t != "progress").collect();
     assert_eq!(tools, waymark_core::action::Action::TOOL_NAMES);
     let first = message_text(&requests[0].body, 1);
     assert!(first.contains("Cross-origin frame text") && first.contains("[frame f"), "{first}");
