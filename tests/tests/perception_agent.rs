@@ -3,7 +3,7 @@
 
 mod common;
 
-use common::{Setup, Waymark, built_extension, message_text, navigator_requests};
+use common::{Setup, Waymark, built_extension, message_text};
 use serde_json::{Value, json};
 use waymark_tests::fixture_server::FixtureServer;
 use waymark_tests::llm_server::{RecordedRequest, ScriptedLlm, ScriptedReply};
@@ -59,16 +59,17 @@ fn the_model_acts_inside_a_cross_origin_frame_with_qualified_refs() {
     assert!(steps[1].starts_with("Click “Cross button” [f"), "{steps:?}");
 
     // Every action is offered as a tool, and the first page showed the frame's content.
-    let requests = navigator_requests(&llm);
+    // (The planner, validator and summary calls around the navigator's are not counted; the
+    // navigator's own `progress` report is not a page action.)
+    let requests = common::navigator_requests(&llm);
     let tools: Vec<&str> = requests[0].body["tools"]
         .as_array()
         .map(|t| {
             t.iter().filter_map(|t| t.pointer("/function/name").and_then(Value::as_str)).collect()
         })
         .unwrap_or_default();
-    for name in waymark_core::action::Action::TOOL_NAMES {
-        assert!(tools.contains(name), "{name} missing from {tools:?}");
-    }
+    let tools: Vec<&str> = tools.into_iter().filter(|t| *t != "progress").collect();
+    assert_eq!(tools, waymark_core::action::Action::TOOL_NAMES);
     let first = message_text(&requests[0].body, 1);
     assert!(first.contains("Cross-origin frame text") && first.contains("[frame f"), "{first}");
     llm.assert_no_script_panics().expect("script ok");

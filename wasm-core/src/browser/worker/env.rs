@@ -3,10 +3,13 @@
 use crate::agent::Env;
 use wasm_bindgen::prelude::*;
 
-#[wasm_bindgen(inline_js = "export function precise_now() { return performance.now(); }")]
+#[wasm_bindgen(inline_js = "export function precise_now() { return performance.now(); }
+export function next_tick() { return new Promise((resolve) => setTimeout(resolve, 0)); }")]
 extern "C" {
     /// `performance.now()`: monotonic, sub-millisecond.
     fn precise_now() -> f64;
+    /// A promise that resolves on the next macrotask.
+    pub(super) fn next_tick() -> js_sys::Promise;
 }
 
 /// [`Env`] backed by `Date.now()` and `Math.random()`.

@@ -14,12 +14,26 @@ use std::collections::BTreeMap;
 use std::rc::{Rc, Weak};
 use wasm_bindgen_futures::JsFuture;
 
+thread_local! {
+    static BROADCAST_PENDING: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
+}
+
 impl TaskEvents for Rc<Worker> {
     fn emit(&self, event: TaskEvent) {
         if let Some(task) = self.state.borrow_mut().task.as_mut() {
             task.apply(&event);
         }
-        self.broadcast();
+        // Several events of one step make one panel update, sent while the agent waits for
+        // the page: serialising the whole panel state stays off the step's critical path.
+        if BROADCAST_PENDING.with(|p| p.replace(true)) {
+            return;
+        }
+        let w = self.clone();
+        wasm_bindgen_futures::spawn_local(async move {
+            let _ = JsFuture::from(super::env::next_tick()).await;
+            BROADCAST_PENDING.with(|p| p.set(false));
+            w.broadcast();
+        });
     }
 }
 
