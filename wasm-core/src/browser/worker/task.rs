@@ -7,6 +7,7 @@ use super::{Worker, chrome, interventions, sessions};
 use crate::agent::{
     self, Agent, Controls, Env, OutputMode, TaskContext, TaskEvent, TaskEvents, TaskSpec,
 };
+use crate::browser::host_port::HostClient;
 use crate::browser::tab::TabPage;
 use crate::panel::TaskView;
 use crate::tabs::{TabInfo, pick_target_tab};
@@ -81,14 +82,7 @@ pub(super) async fn run(w: Rc<Worker>, opts: StartOptions) {
     let journal = StorageJournal::new(id, tab_id);
     let controls = attach_controls(&w, opts.step_mode);
     let page = TabPage::new(tab_id);
-    let agent = Agent {
-        llm: &w.host,
-        page: &page,
-        env: &BrowserEnv,
-        events: &w,
-        operator: &controls,
-        journal: &journal,
-    };
+    let agent = agent_for(&w, &page, &controls, &journal);
     let mut ctx = match agent.start(spec.clone()).await {
         Ok(ctx) => ctx,
         Err(e) => {
@@ -114,6 +108,19 @@ pub(super) async fn run(w: Rc<Worker>, opts: StartOptions) {
     finish(&w, &ctx, outcome, &journal).await;
 }
 
+/// The agent of this worker, on `page`, with the task's controls and journal.
+type WorkerAgent<'a> =
+    Agent<'a, Rc<HostClient>, TabPage, BrowserEnv, Rc<Worker>, Rc<Controls>, StorageJournal>;
+
+fn agent_for<'a>(
+    w: &'a Rc<Worker>,
+    page: &'a TabPage,
+    controls: &'a Rc<Controls>,
+    journal: &'a StorageJournal,
+) -> WorkerAgent<'a> {
+    Agent { llm: &w.host, page, env: &BrowserEnv, events: w, operator: controls, journal }
+}
+
 /// Resumes the task a previous worker left unfinished, if any.
 pub(super) async fn resume(w: Rc<Worker>) {
     let Some((journal, mut ctx)) = journal::load_active().await else { return };
@@ -126,14 +133,7 @@ pub(super) async fn resume(w: Rc<Worker>) {
     w.broadcast();
     let controls = attach_controls(&w, false);
     let page = TabPage::new(journal.tab_id());
-    let agent = Agent {
-        llm: &w.host,
-        page: &page,
-        env: &BrowserEnv,
-        events: &w,
-        operator: &controls,
-        journal: &journal,
-    };
+    let agent = agent_for(&w, &page, &controls, &journal);
     let outcome = agent.run(&mut ctx).await;
     finish(&w, &ctx, outcome, &journal).await;
 }
