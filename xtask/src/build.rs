@@ -47,8 +47,20 @@ fn size(path: &Path) -> u64 {
     std::fs::metadata(path).map(|m| m.len()).unwrap_or(0)
 }
 
+/// The cargo profile of the wasm builds: `wasm` (size-optimised, fat LTO) unless the developer
+/// asks for the quick-to-rebuild `wasm-dev` through `WAYMARK_WASM_PROFILE`.
+fn wasm_profile() -> String {
+    std::env::var("WAYMARK_WASM_PROFILE").unwrap_or_else(|_| "wasm".to_owned())
+}
+
+/// Binaryen's optimisation level: full size optimisation for shipped builds, a quick pass for
+/// `wasm-dev` (binaryen's `-Oz` dominates an incremental rebuild otherwise).
+fn binaryen_opt() -> &'static str {
+    if wasm_profile() == "wasm" { "-Oz" } else { "-O1" }
+}
+
 fn core_wasm(target_dir: &Path) -> PathBuf {
-    target_dir.join("wasm32-unknown-unknown/wasm/waymark_core.wasm")
+    target_dir.join("wasm32-unknown-unknown").join(wasm_profile()).join("waymark_core.wasm")
 }
 
 /// Stack placement for every wasm build: the stack goes first in linear memory, so an overflow
@@ -59,7 +71,7 @@ const WASM_STACK_FLAGS: &str = "-C link-arg=--stack-first -C link-arg=-zstack-si
 fn cargo_wasm(target_dir: &Path, rustflags: Option<&str>) -> Result<()> {
     let mut cmd = util::cargo();
     cmd.args(["build", "-p", "waymark-core", "--lib", "--target", "wasm32-unknown-unknown"])
-        .args(["--profile", "wasm", "--target-dir"])
+        .args(["--profile", &wasm_profile(), "--target-dir"])
         .arg(target_dir);
     let flags = match rustflags {
         Some(extra) => format!("{WASM_STACK_FLAGS} {extra}"),
@@ -89,7 +101,7 @@ fn wasm_web(extension_dir: &Path) -> Result<PathBuf> {
     let wasm = out_dir.join("waymark_core_bg.wasm");
     run(Command::new(util::binaryen_bin("wasm-opt"))
         .arg(&wasm)
-        .args(["-Oz", "--strip-debug", "--strip-producers"])
+        .args([binaryen_opt(), "--strip-debug", "--strip-producers"])
         .args(WEB_FEATURES)
         .arg("-o")
         .arg(&wasm))?;
@@ -129,10 +141,14 @@ fn wasm2js(extension_dir: &Path) -> Result<PathBuf> {
         .arg(&bg)
         .args(["--enable-bulk-memory", "--enable-bulk-memory-opt", "--enable-sign-ext"])
         .args(["--enable-nontrapping-float-to-int", "--llvm-memory-copy-fill-lowering"])
-        .args(["--signext-lowering", "--llvm-nontrapping-fptoint-lowering", "-Oz", "-o"])
+        .args(["--signext-lowering", "--llvm-nontrapping-fptoint-lowering", binaryen_opt()])
+        .arg("-o")
         .arg(&lowered))?;
     let js = out_dir.join("waymark_core_bg.wasm.js");
-    run(Command::new(util::binaryen_bin("wasm2js")).arg(&lowered).args(["-Oz", "-o"]).arg(&js))?;
+    run(Command::new(util::binaryen_bin("wasm2js"))
+        .arg(&lowered)
+        .args([binaryen_opt(), "-o"])
+        .arg(&js))?;
     std::fs::remove_file(&bg).with_context(|| format!("removing {}", bg.display()))?;
     // wasm2js grows memory by replacing its ArrayBuffer without detaching the old one; the
     // glue's "is my view stale?" checks (`byteLength === 0`, `detached`) would keep writing to
