@@ -1,18 +1,18 @@
-// Content script glue, injected on demand by the service worker. Loads the Rust core (real
-// wasm first; the wasm2js build when the page's CSP refuses to compile WebAssembly) and hands
-// each request to it.
+// Content script glue, injected by the service worker once per document. Loads the content
+// build of the Rust core (waymark-content: the DOM walk and actions only; real wasm first, its
+// wasm2js build when the page's CSP refuses to compile WebAssembly) and hands each request to it.
 (() => {
   if (globalThis.__waymark) return;
   const url = (path) => chrome.runtime.getURL(path);
   let loading = null;
   async function load() {
     try {
-      const core = await import(url('pkg/waymark_core.js'));
-      await core.default({ module_or_path: url('pkg/waymark_core_bg.wasm') });
+      const core = await import(url('pkg-content/waymark_content.js'));
+      await core.default({ module_or_path: url('pkg-content/waymark_content_bg.wasm') });
       return { core, engine: 'wasm' };
     } catch (err) {
       if (!(err instanceof WebAssembly.CompileError)) throw err;
-      const core = await import(url('pkg-wasm2js/waymark_core.js'));
+      const core = await import(url('pkg-wasm2js/waymark_content.js'));
       return { core, engine: 'wasm2js' };
     }
   }

@@ -53,7 +53,7 @@ impl Bench {
     fn launch() -> Result<Self> {
         let profile = TempProfile::new()?;
         let options = LaunchOptions::new(profile.path())
-            .extension(paths::extension_dir())
+            .extension(extension_dir())
             .arg("--host-resolver-rules=MAP * ~NOTFOUND, EXCLUDE 127.0.0.1");
         let browser = Browser::launch(options)?;
         let worker = browser.wait_for_extension_worker(BOUND)?;
@@ -94,6 +94,10 @@ fn run_pages(
                     runs.remove(0); // cold run (first walk after load)
                 }
                 let text = m["text"].as_str().unwrap_or_default();
+                if let Some(dir) = std::env::var_os("WAYMARK_BENCH_DUMP") {
+                    let file = PathBuf::from(dir).join(id.replace('/', "__") + ".txt");
+                    let _ = std::fs::write(file, text);
+                }
                 out.push(PageResult {
                     id: id.clone(),
                     median_ms: median(&mut runs),
@@ -190,6 +194,21 @@ fn reference_counts(dir: &Path, bpe: &tiktoken_rs::CoreBPE) -> String {
     out
 }
 
+/// The extension under test: the built one, or `WAYMARK_EXTENSION_DIR` (e.g. a copy of an
+/// earlier build, for before/after figures).
+fn extension_dir() -> PathBuf {
+    std::env::var_os("WAYMARK_EXTENSION_DIR")
+        .map(PathBuf::from)
+        .unwrap_or_else(paths::extension_dir)
+}
+
+/// The machine's load average (the machine is shared: figures are read against it).
+fn load_average() -> String {
+    std::fs::read_to_string("/proc/loadavg")
+        .map(|l| l.split_whitespace().take(3).collect::<Vec<_>>().join(" "))
+        .unwrap_or_else(|_| "?".into())
+}
+
 fn main() -> Result<()> {
     let corpus = std::env::var_os("WAYMARK_DOM_CORPUS")
         .map(PathBuf::from)
@@ -198,12 +217,19 @@ fn main() -> Result<()> {
     let manifest: Vec<Value> = serde_json::from_str(
         &std::fs::read_to_string(corpus.join("manifest.json")).context("corpus manifest")?,
     )?;
-    let corpus_ids: Vec<String> =
-        manifest.iter().filter_map(|e| e["id"].as_str().map(str::to_owned)).collect();
+    // Quick iterations: WAYMARK_BENCH_ONLY=substring limits the pages, WAYMARK_BENCH_WASM_ONLY=1
+    // skips the wasm2js pass. The figures for BENCHMARKS.md come from a run without either.
+    let only = std::env::var("WAYMARK_BENCH_ONLY").unwrap_or_default();
+    let wasm_only = std::env::var_os("WAYMARK_BENCH_WASM_ONLY").is_some();
+    let corpus_ids: Vec<String> = manifest
+        .iter()
+        .filter_map(|e| e["id"].as_str().map(str::to_owned))
+        .filter(|id| id.contains(&only))
+        .collect();
     let zoo_dir = paths::fixtures_dir().join("zoo");
     let mut zoo_ids: Vec<String> = std::fs::read_dir(&zoo_dir)?
         .filter_map(|e| e.ok()?.file_name().into_string().ok())
-        .filter(|n| n.ends_with(".html"))
+        .filter(|n| n.ends_with(".html") && n.contains(&only))
         .collect();
     zoo_ids.sort();
     let bpe = tiktoken_rs::o200k_base().map_err(|e| anyhow!("o200k: {e}"))?;
@@ -222,6 +248,7 @@ fn main() -> Result<()> {
     );
     let _ = writeln!(report, "|---|---|---|---|---|---|---|---|---|");
     let started = Instant::now();
+    let load_before = load_average();
     let corpus_site = FixtureServer::builder(&corpus).start()?;
     let zoo_site = FixtureServer::builder(&zoo_dir).start()?;
     let corpus_wasm = run_pages(&bench, &corpus_site, &corpus_ids, &bpe);
@@ -239,12 +266,23 @@ fn main() -> Result<()> {
             .with_header("/", "Content-Security-Policy", "script-src 'self' 'unsafe-inline'")
             .start()
     };
-    let corpus_js = run_pages(&bench, &strict(&corpus)?, &corpus_ids, &bpe);
-    let zoo_js = run_pages(&bench, &strict(&zoo_dir)?, &zoo_ids, &bpe);
-    let all_js: Vec<PageResult> =
-        corpus_js.iter().chain(&zoo_js).map(|r| PageResult { id: r.id.clone(), ..*r }).collect();
-    summary(&mut report, "wasm2js, all", &all_js);
+    if !wasm_only {
+        let corpus_js = run_pages(&bench, &strict(&corpus)?, &corpus_ids, &bpe);
+        let zoo_js = run_pages(&bench, &strict(&zoo_dir)?, &zoo_ids, &bpe);
+        let all_js: Vec<PageResult> = corpus_js
+            .iter()
+            .chain(&zoo_js)
+            .map(|r| PageResult { id: r.id.clone(), ..*r })
+            .collect();
+        summary(&mut report, "wasm2js, all", &all_js);
+    }
     eprintln!("measured in {:.0?}", started.elapsed());
+    let _ = writeln!(
+        report,
+        "\nLoad average (1/5/15 min) before / after: {load_before} / {}; {} cores.",
+        load_average(),
+        std::thread::available_parallelism().map(|n| n.get()).unwrap_or(0)
+    );
 
     // Per-page figures for the pages the reference tools were sampled on.
     let _ = writeln!(report, "\n### Against the reference tools (pages of dom-bench-samples)\n");
@@ -253,7 +291,9 @@ fn main() -> Result<()> {
         "| page | Waymark tokens / interactive | Playwright ARIA snapshot tokens / interactive | browser-use 0.5 tokens / interactive |"
     );
     let _ = writeln!(report, "|---|---|---|---|");
+    eprintln!("counting the reference tools' tokens");
     let refs = reference_counts(&samples, &bpe);
+    eprintln!("content script size and start-up");
     for line in refs.lines() {
         let name =
             line.trim_start_matches("| ").split(" |").next().unwrap_or_default().replace("__", "/");
@@ -265,29 +305,25 @@ fn main() -> Result<()> {
     }
 
     // The content script's wasm: size gzipped and instantiate time in a page.
-    let wasm = paths::extension_dir().join("pkg/waymark_core_bg.wasm");
-    let bytes = std::fs::read(&wasm).context("built wasm")?;
-    let gz = {
-        use std::io::Write;
-        let mut child = std::process::Command::new("gzip")
-            .arg("-9c")
-            .stdin(std::process::Stdio::piped())
-            .stdout(std::process::Stdio::piped())
-            .spawn()?;
-        child.stdin.take().context("stdin")?.write_all(&bytes)?;
-        child.wait_with_output()?.stdout.len()
+    // Earlier builds (before waymark-content) loaded the whole core in the content script.
+    let (wasm_rel, js_rel) = if extension_dir().join("pkg-content").is_dir() {
+        ("pkg-content/waymark_content_bg.wasm", "pkg-wasm2js/waymark_content_bg.wasm.js")
+    } else {
+        ("pkg/waymark_core_bg.wasm", "pkg-wasm2js/waymark_core_bg.wasm.js")
     };
-    let js_size =
-        std::fs::metadata(paths::extension_dir().join("pkg-wasm2js/waymark_core_bg.wasm.js"))
-            .map(|m| m.len())
-            .unwrap_or(0);
+    let wasm = extension_dir().join(wasm_rel);
+    let bytes = std::fs::read(&wasm).context("built wasm")?;
+    // gzip reads the file itself: piping it through stdin while gzip's output fills its pipe
+    // unread deadlocks once the wasm is larger than the pipe buffers.
+    let gz = std::process::Command::new("gzip").arg("-9c").arg(&wasm).output()?.stdout.len();
+    let js_size = std::fs::metadata(extension_dir().join(js_rel)).map(|m| m.len()).unwrap_or(0);
     bench.tab_page.navigate(&zoo_site.url("/forms.html"))?;
     let instantiate = bench.tab_page.eval(
         "(async () => { const r = await fetch(URL_PLACEHOLDER); const buf = await r.arrayBuffer(); \
          const times = []; for (let i = 0; i < 5; i++) { const t = performance.now(); \
          const m = await WebAssembly.compile(buf); times.push(performance.now() - t); } \
          times.sort((a, b) => a - b); return times[2]; })()"
-            .replace("URL_PLACEHOLDER", &serde_json::to_string(&format!("chrome-extension://{}/pkg/waymark_core_bg.wasm", waymark_core::protocol::EXTENSION_ID))?)
+            .replace("URL_PLACEHOLDER", &serde_json::to_string(&format!("chrome-extension://{}/{wasm_rel}", waymark_core::protocol::EXTENSION_ID))?)
             .as_str(),
     );
     let first_request = {
@@ -303,11 +339,11 @@ fn main() -> Result<()> {
     let _ = writeln!(report, "| what | value |\n|---|---|");
     let _ = writeln!(
         report,
-        "| wasm (content script = whole core) | {} KiB, {} KiB gzipped |",
+        "| content script wasm ({wasm_rel}) | {} KiB, {} KiB gzipped |",
         bytes.len() / 1024,
         gz / 1024
     );
-    let _ = writeln!(report, "| wasm2js fallback | {} KiB |", js_size / 1024);
+    let _ = writeln!(report, "| content script wasm2js fallback | {} KiB |", js_size / 1024);
     let _ = writeln!(
         report,
         "| WebAssembly.compile in a page (median of 5) | {} ms |",

@@ -1,4 +1,7 @@
-//! Builds the unpacked extension (`extension/` with `pkg/` and `pkg-wasm2js/`) and the host.
+//! Builds the unpacked extension and the host. The extension gets three builds of the Rust:
+//! `pkg/` (waymark-core, `--target web`: service worker and side panel), `pkg-content/`
+//! (waymark-content, the content script alone: DOM walk and actions) and `pkg-wasm2js/` (the
+//! same content build as plain JavaScript, for pages whose CSP blocks WebAssembly).
 
 use crate::util::{self, run};
 use anyhow::{Context, Result};
@@ -30,12 +33,14 @@ pub fn all(opts: Options) -> Result<Built> {
     let start = Instant::now();
     let extension_dir = util::root().join("extension");
     let web = wasm_web(&extension_dir)?;
+    let content = wasm_content(&extension_dir)?;
     let js = wasm2js(&extension_dir)?;
     let host_bin = host(opts.release)?;
     eprintln!(
-        "built in {:.1?}: wasm {} B, wasm2js {} B, host {} B ({})",
+        "built in {:.1?}: wasm {} B, content wasm {} B, content wasm2js {} B, host {} B ({})",
         start.elapsed(),
         size(&web),
+        size(&content),
         size(&js),
         size(&host_bin),
         host_bin.display()
@@ -59,8 +64,14 @@ fn binaryen_opt() -> &'static str {
     if wasm_profile() == "wasm" { "-Oz" } else { "-O1" }
 }
 
-fn core_wasm(target_dir: &Path) -> PathBuf {
-    target_dir.join("wasm32-unknown-unknown").join(wasm_profile()).join("waymark_core.wasm")
+/// The service worker's and side panel's crate.
+const CORE: &str = "waymark-core";
+/// The content script's crate.
+const CONTENT: &str = "waymark-content";
+
+fn crate_wasm(target_dir: &Path, package: &str) -> PathBuf {
+    let file = format!("{}.wasm", package.replace('-', "_"));
+    target_dir.join("wasm32-unknown-unknown").join(wasm_profile()).join(file)
 }
 
 /// Stack placement for every wasm build: the stack goes first in linear memory, so an overflow
@@ -68,9 +79,9 @@ fn core_wasm(target_dir: &Path) -> PathBuf {
 /// rather than 1 MiB because page walks recurse.
 const WASM_STACK_FLAGS: &str = "-C link-arg=--stack-first -C link-arg=-zstack-size=4194304";
 
-fn cargo_wasm(target_dir: &Path, rustflags: Option<&str>) -> Result<()> {
+fn cargo_wasm(target_dir: &Path, package: &str, rustflags: Option<&str>) -> Result<()> {
     let mut cmd = util::cargo();
-    cmd.args(["build", "-p", "waymark-core", "--lib", "--target", "wasm32-unknown-unknown"])
+    cmd.args(["build", "-p", package, "--lib", "--target", "wasm32-unknown-unknown"])
         .args(["--profile", &wasm_profile(), "--target-dir"])
         .arg(target_dir);
     let flags = match rustflags {
@@ -94,11 +105,20 @@ fn wasm_bindgen(input: &Path, target: &str, out_dir: &Path) -> Result<()> {
 
 /// The `--target web` build used by the service worker, the side panel and content scripts.
 fn wasm_web(extension_dir: &Path) -> Result<PathBuf> {
+    web_build(extension_dir, CORE, "pkg")
+}
+
+/// The content script's own `--target web` build: only the DOM walk and actions.
+fn wasm_content(extension_dir: &Path) -> Result<PathBuf> {
+    web_build(extension_dir, CONTENT, "pkg-content")
+}
+
+fn web_build(extension_dir: &Path, package: &str, dir: &str) -> Result<PathBuf> {
     let target_dir = util::target_dir();
-    cargo_wasm(&target_dir, None)?;
-    let out_dir = extension_dir.join("pkg");
-    wasm_bindgen(&core_wasm(&target_dir), "web", &out_dir)?;
-    let wasm = out_dir.join("waymark_core_bg.wasm");
+    cargo_wasm(&target_dir, package, None)?;
+    let out_dir = extension_dir.join(dir);
+    wasm_bindgen(&crate_wasm(&target_dir, package), "web", &out_dir)?;
+    let wasm = out_dir.join(format!("{}_bg.wasm", package.replace('-', "_")));
     run(Command::new(util::binaryen_bin("wasm-opt"))
         .arg(&wasm)
         .args([binaryen_opt(), "--strip-debug", "--strip-producers"])
@@ -119,22 +139,24 @@ const WEB_FEATURES: &[&str] = &[
     "--enable-mutable-globals",
 ];
 
-/// The same crate as plain JavaScript, for pages whose CSP blocks WebAssembly compiles.
+/// The content build as plain JavaScript, for pages whose CSP blocks WebAssembly compiles
+/// (only content scripts need it: extension pages allow `wasm-unsafe-eval`).
 fn wasm2js(extension_dir: &Path) -> Result<PathBuf> {
     let target_dir = util::target_dir().join("wasm2js");
-    cargo_wasm(&target_dir, Some(WASM2JS_RUSTFLAGS))?;
+    cargo_wasm(&target_dir, CONTENT, Some(WASM2JS_RUSTFLAGS))?;
+    let name = CONTENT.replace('-', "_");
     let work = target_dir.join("work");
     std::fs::create_dir_all(&work).with_context(|| format!("creating {}", work.display()))?;
     // wasm-bindgen would read `target_features` and emit reference-types glue: drop it.
-    let stripped = work.join("waymark_core.wasm");
+    let stripped = work.join(format!("{name}.wasm"));
     run(Command::new(util::binaryen_bin("wasm-opt"))
-        .arg(core_wasm(&target_dir))
+        .arg(crate_wasm(&target_dir, CONTENT))
         .args(["--strip-target-features", "--enable-bulk-memory", "--enable-bulk-memory-opt"])
         .args(["--enable-sign-ext", "--enable-nontrapping-float-to-int", "-o"])
         .arg(&stripped))?;
     let out_dir = extension_dir.join("pkg-wasm2js");
     wasm_bindgen(&stripped, "bundler", &out_dir)?;
-    let bg = out_dir.join("waymark_core_bg.wasm");
+    let bg = out_dir.join(format!("{name}_bg.wasm"));
     let lowered = work.join("lowered.wasm");
     // The prebuilt std still uses bulk memory, sign-ext and saturating conversions: lower them.
     run(Command::new(util::binaryen_bin("wasm-opt"))
@@ -144,7 +166,7 @@ fn wasm2js(extension_dir: &Path) -> Result<PathBuf> {
         .args(["--signext-lowering", "--llvm-nontrapping-fptoint-lowering", binaryen_opt()])
         .arg("-o")
         .arg(&lowered))?;
-    let js = out_dir.join("waymark_core_bg.wasm.js");
+    let js = out_dir.join(format!("{name}_bg.wasm.js"));
     run(Command::new(util::binaryen_bin("wasm2js"))
         .arg(&lowered)
         .args([binaryen_opt(), "-o"])
@@ -153,7 +175,7 @@ fn wasm2js(extension_dir: &Path) -> Result<PathBuf> {
     // wasm2js grows memory by replacing its ArrayBuffer without detaching the old one; the
     // glue's "is my view stale?" checks (`byteLength === 0`, `detached`) would keep writing to
     // the old one and corrupt the heap (seen as dlmalloc assertions on big pages).
-    let bg_glue = out_dir.join("waymark_core_bg.js");
+    let bg_glue = out_dir.join(format!("{name}_bg.js"));
     let patched = std::fs::read_to_string(&bg_glue)
         .with_context(|| format!("reading {}", bg_glue.display()))?
         .replace("Memory0.byteLength === 0", "Memory0.buffer !== wasm.memory.buffer")
@@ -162,10 +184,10 @@ fn wasm2js(extension_dir: &Path) -> Result<PathBuf> {
             "cachedDataViewMemory0.buffer !== wasm.memory.buffer",
         );
     std::fs::write(&bg_glue, patched).with_context(|| format!("writing {}", bg_glue.display()))?;
-    let entry = out_dir.join("waymark_core.js");
+    let entry = out_dir.join(format!("{name}.js"));
     let glue = std::fs::read_to_string(&entry)
         .with_context(|| format!("reading {}", entry.display()))?
-        .replace("./waymark_core_bg.wasm\"", "./waymark_core_bg.wasm.js\"");
+        .replace(&format!("./{name}_bg.wasm\""), &format!("./{name}_bg.wasm.js\""));
     std::fs::write(&entry, glue).with_context(|| format!("writing {}", entry.display()))?;
     Ok(js)
 }

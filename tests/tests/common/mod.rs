@@ -24,7 +24,8 @@ pub const TASK_TIMEOUT: Duration = Duration::from_secs(60);
 pub fn built_extension() -> Option<PathBuf> {
     let dir = paths::workspace_root().join("extension");
     let built = dir.join("pkg/waymark_core_bg.wasm").is_file()
-        && dir.join("pkg-wasm2js/waymark_core_bg.wasm.js").is_file()
+        && dir.join("pkg-content/waymark_content_bg.wasm").is_file()
+        && dir.join("pkg-wasm2js/waymark_content_bg.wasm.js").is_file()
         && host_binary().is_file();
     if built {
         return Some(dir);

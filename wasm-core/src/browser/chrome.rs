@@ -3,34 +3,20 @@
 use wasm_bindgen::prelude::*;
 
 #[wasm_bindgen(inline_js = r#"
-export function run_in_tab(tabId, msg) {
+export function call_content(target, msg) {
   return chrome.scripting
-    .executeScript({ target: { tabId }, files: ['content.js'] })
-    .then(() => chrome.scripting.executeScript({
-      target: { tabId },
-      func: (m) => globalThis.__waymark.handle(m),
-      args: [msg],
-    }))
-    .then((results) => results && results[0] ? results[0].result : undefined);
-}
-function inject(target, msg) {
-  // injectImmediately: pages whose trackers never finish loading must still be readable.
-  return chrome.scripting
-    .executeScript({ target, files: ['content.js'], injectImmediately: true })
-    .then(() => chrome.scripting.executeScript({
+    .executeScript({
       target,
-      func: (m) => globalThis.__waymark.handle(m),
+      func: (m) => (globalThis.__waymark ? globalThis.__waymark.handle(m) : { absent: true }),
       args: [msg],
       injectImmediately: true,
-    }))
+    })
     .then((results) => (results || []).map((r) => ({ frameId: r.frameId, result: r.result })));
 }
-export function run_in_frames(tabId, msg) {
-  return inject({ tabId, allFrames: true }, msg);
-}
-export function run_in_frame(tabId, frameId, msg) {
-  return inject({ tabId, frameIds: [frameId] }, msg)
-    .then((results) => results[0] ? results[0].result : undefined);
+export function inject_content(target) {
+  return chrome.scripting
+    .executeScript({ target, files: ['content.js'], injectImmediately: true })
+    .then(() => undefined);
 }
 export function sleep_ms(ms) {
   return new Promise((resolve) => setTimeout(resolve, ms));
@@ -64,18 +50,15 @@ export function storage_keys() {
 }
 "#)]
 extern "C" {
-    /// Injects the content script (idempotent) and hands it one request; resolves to its reply.
-    #[wasm_bindgen(js_name = run_in_tab)]
-    pub fn run_in_tab(tab_id: i32, msg: &JsValue) -> js_sys::Promise;
+    /// Hands `msg` to the content script of each frame of `target` (a `chrome.scripting`
+    /// injection target) without injecting it: resolves to `[{frameId, result}]`, where
+    /// `result` is `{absent: true}` in frames that have no content script yet.
+    #[wasm_bindgen(js_name = call_content)]
+    pub fn call_content(target: &JsValue, msg: &JsValue) -> js_sys::Promise;
 
-    /// Injects the content script into every frame of the tab and hands each the request;
-    /// resolves to `[{frameId, result}]` (frames that cannot be scripted are left out).
-    #[wasm_bindgen(js_name = run_in_frames)]
-    pub fn run_in_frames(tab_id: i32, msg: &JsValue) -> js_sys::Promise;
-
-    /// Injects the content script into one frame (0 = top) and hands it one request.
-    #[wasm_bindgen(js_name = run_in_frame)]
-    pub fn run_in_frame(tab_id: i32, frame_id: u32, msg: &JsValue) -> js_sys::Promise;
+    /// Injects `content.js` into the frames of `target` (it installs itself once per document).
+    #[wasm_bindgen(js_name = inject_content)]
+    pub fn inject_content(target: &JsValue) -> js_sys::Promise;
 
     /// Resolves after `ms` milliseconds (bounded waits and settling after actions).
     #[wasm_bindgen(js_name = sleep_ms)]

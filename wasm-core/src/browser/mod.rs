@@ -7,6 +7,7 @@
 pub mod chrome;
 pub mod content;
 mod host_port;
+mod inject;
 mod tab;
 pub mod worker;
 

@@ -126,7 +126,7 @@ impl TabPage {
         request: &ContentRequest,
     ) -> Result<T, String> {
         let msg = to_js(request)?;
-        let reply = JsFuture::from(chrome::run_in_frame(self.tab_id(), frame, &msg))
+        let reply = super::inject::run_in_frame(self.tab_id(), frame, &msg)
             .await
             .map_err(|e| format!("the page could not be reached: {}", js(e)))?;
         let reply: Option<ContentReply> =
@@ -137,7 +137,7 @@ impl TabPage {
     async fn observe_frames(&self) -> Result<Observation, String> {
         self.settle(OBSERVE_WAIT_MS).await;
         let msg = to_js(&ContentRequest::Observe)?;
-        let replies = JsFuture::from(chrome::run_in_frames(self.tab_id(), &msg))
+        let replies = super::inject::run_in_frames(self.tab_id(), &msg)
             .await
             .map_err(|e| format!("the page could not be read: {}", js(e)))?;
         let replies: Vec<FrameReply> = serde_wasm_bindgen::from_value(replies)

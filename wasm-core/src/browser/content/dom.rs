@@ -6,13 +6,13 @@
 //! The walk is one pass over the flat tree (open shadow roots and slots included) with a few
 //! DOM calls per element, because it runs on every step and its cost is per element.
 
+use super::facts::{self, NodeFacts, StyleFacts};
 use super::roles::{self, Described};
 use crate::observation::{Frame, Item, Observation, Viewport, Zone, clean, shorten};
 use std::cell::RefCell;
 use std::collections::HashSet;
-use wasm_bindgen::prelude::*;
 use wasm_bindgen::{JsCast, JsValue};
-use web_sys::{CssStyleDeclaration, Document, Element, HtmlIFrameElement, Node, Window};
+use web_sys::{Document, Element, HtmlIFrameElement, Node, Window};
 
 /// An element the model can name, and what it looked like when it got its ref.
 pub(super) struct RefEntry {
@@ -23,17 +23,6 @@ pub(super) struct RefEntry {
 thread_local! {
     /// Refs of this frame's latest observation; replaced by the next one.
     pub(super) static REFS: RefCell<Vec<RefEntry>> = const { RefCell::new(Vec::new()) };
-}
-
-#[wasm_bindgen]
-extern "C" {
-    /// `element.checkVisibility(options)` (Chrome 105+): one call instead of reading
-    /// `display`/`visibility`/`content-visibility` of the element and its ancestors.
-    #[wasm_bindgen(extends = Element)]
-    type Checkable;
-
-    #[wasm_bindgen(method, js_name = checkVisibility)]
-    fn check_visibility(this: &Checkable, options: &JsValue) -> bool;
 }
 
 /// Deepest element nesting walked one by one. wasm has no stack guard: a page of thousands of
@@ -50,9 +39,11 @@ pub fn observe(engine: String) -> Result<Observation, JsValue> {
     let document = window.document().ok_or_else(|| crate::browser::js_error("no document"))?;
     let started = now(&window);
     let viewport = viewport(&window, &document);
-    let mut walker = Walker::new(window.clone(), viewport.height);
+    facts::init();
+    let mut walker = Walker::new(viewport.height);
     if let Some(body) = document.body() {
-        walker.walk_children(&body, false);
+        let body_facts = facts::of_node(&body);
+        walker.walk_children(&body, body_facts, false);
     }
     walker.flush();
     let visited = walker.visited;
@@ -88,19 +79,31 @@ fn viewport(window: &Window, document: &Document) -> Viewport {
     }
 }
 
+/// Where the blocks being read lie. `getBoundingClientRect` was the walk's largest single
+/// cost when read for every block and element, so a box is read only when something inside
+/// needs a place (text to flush, an element), outermost first, and never inside a block that
+/// lies wholly above or below the viewport: what flows inside it lies there too.
+enum Slot {
+    /// Known.
+    Known(Zone),
+    /// Not read yet; `true` when the block is absolutely positioned or fixed, so it may lie
+    /// elsewhere than its parent.
+    Pending(Element, bool),
+    /// Read: no box, so it lies where its parent does.
+    Inherit,
+}
+
 struct Walker {
-    window: Window,
     viewport_height: f64,
     items: Vec<Item>,
     /// Raw text of the current block, cleaned on flush.
     text: String,
     /// Zone of the innermost block being read.
-    zones: Vec<Zone>,
+    zones: Vec<Slot>,
     /// Names of the widgets we are inside: their own text is not repeated as text.
     inside: Vec<String>,
     seen: HashSet<String>,
     refs: Vec<RefEntry>,
-    visibility_options: JsValue,
     visited: u32,
     /// Inside a label of a listed control: its text is the control's name, not repeated.
     mute: u32,
@@ -157,19 +160,15 @@ const BLOCKS: &[&str] = &[
 ];
 
 impl Walker {
-    fn new(window: Window, viewport_height: f64) -> Self {
-        let options = js_sys::Object::new();
-        let _ = js_sys::Reflect::set(&options, &"visibilityProperty".into(), &JsValue::TRUE);
+    fn new(viewport_height: f64) -> Self {
         Self {
-            window,
             viewport_height,
             items: Vec::new(),
             text: String::new(),
-            zones: vec![Zone::In],
+            zones: vec![Slot::Known(Zone::In)],
             inside: Vec::new(),
             seen: HashSet::new(),
             refs: Vec::new(),
-            visibility_options: options.into(),
             visited: 0,
             mute: 0,
             depth: 0,
@@ -178,7 +177,7 @@ impl Walker {
 
     /// Walks the rendered children: a shadow root's when there is one, a slot's assigned
     /// nodes, else the light DOM children.
-    fn walk_children(&mut self, parent: &Element, pointer: bool) {
+    fn walk_children(&mut self, parent: &Element, facts: NodeFacts, pointer: bool) {
         if self.depth >= MAX_DEPTH {
             if self.mute == 0 {
                 self.text.push_str(&parent.text_content().unwrap_or_default());
@@ -186,26 +185,46 @@ impl Walker {
             return;
         }
         self.depth += 1;
-        self.walk_rendered(parent, pointer);
+        self.walk_rendered(parent, facts, pointer);
         self.depth -= 1;
     }
 
-    fn walk_rendered(&mut self, parent: &Element, pointer: bool) {
-        if let Some(shadow) = parent.shadow_root() {
+    fn walk_rendered(&mut self, parent: &Element, facts: NodeFacts, pointer: bool) {
+        if facts.shadow()
+            && let Some(shadow) = parent.shadow_root()
+        {
             return self.walk_list(shadow.first_child(), pointer);
         }
-        if let Some(slot) = parent.dyn_ref::<web_sys::HtmlSlotElement>() {
-            let options = web_sys::AssignedNodesOptions::new();
-            options.set_flatten(true);
-            let assigned = slot.assigned_nodes_with_options(&options);
-            if assigned.length() > 0 {
-                for node in assigned.iter() {
-                    self.node(node.unchecked_into(), pointer);
+        match facts.tag() {
+            "slot" => {
+                if let Some(slot) = parent.dyn_ref::<web_sys::HtmlSlotElement>() {
+                    let options = web_sys::AssignedNodesOptions::new();
+                    options.set_flatten(true);
+                    let assigned = slot.assigned_nodes_with_options(&options);
+                    if assigned.length() > 0 {
+                        for node in assigned.iter() {
+                            self.node(node.unchecked_into(), pointer);
+                        }
+                        return;
+                    }
+                }
+            }
+            // A closed `<details>` shows only its summary.
+            "details" if !parent.has_attribute("open") => {
+                let mut child = parent.first_element_child();
+                while let Some(el) = child {
+                    child = el.next_element_sibling();
+                    if el.local_name() == "summary" {
+                        self.node(el.unchecked_into(), pointer);
+                    }
                 }
                 return;
             }
+            _ => {}
         }
-        self.walk_list(parent.first_child(), pointer);
+        if facts.has_children() {
+            self.walk_list(parent.first_child(), pointer);
+        }
     }
 
     fn walk_list(&mut self, mut child: Option<Node>, pointer: bool) {
@@ -216,61 +235,66 @@ impl Walker {
     }
 
     fn node(&mut self, node: Node, pointer: bool) {
-        match node.node_type() {
-            Node::TEXT_NODE if self.mute == 0 => {
-                if let Some(t) = node.node_value() {
-                    self.text.push_str(&t);
-                }
+        let facts = facts::of_node(&node);
+        if facts.is_text() && self.mute == 0 {
+            if facts.is_blank() {
+                self.text.push(' ');
+            } else if let Some(t) = node.node_value() {
+                self.text.push_str(&t);
             }
-            Node::ELEMENT_NODE => self.element(&node.unchecked_into(), pointer),
-            _ => {}
+        } else if facts.is_element() {
+            self.element(&node.unchecked_into(), facts, pointer);
         }
     }
 
     fn zone_of(&self, el: &Element) -> Option<Zone> {
-        let rect = el.get_bounding_client_rect();
-        if rect.width() == 0.0 && rect.height() == 0.0 {
+        let rect = facts::rect(el);
+        if rect.width == 0.0 && rect.height == 0.0 {
             return None;
         }
-        Some(if rect.bottom() <= 0.0 {
+        Some(if rect.bottom <= 0.0 {
             Zone::Above
-        } else if rect.top() >= self.viewport_height {
+        } else if rect.top >= self.viewport_height {
             Zone::Below
         } else {
             Zone::In
         })
     }
 
-    fn element(&mut self, el: &Element, parent_pointer: bool) {
+    fn element(&mut self, el: &Element, facts: NodeFacts, parent_pointer: bool) {
         self.visited += 1;
-        let tag = el.local_name();
-        if SKIPPED.contains(&tag.as_str()) {
+        let tag = facts.tag();
+        if SKIPPED.contains(&tag) || facts.aria_hidden() || facts.inert() {
             return;
         }
-        if el.get_attribute("aria-hidden").as_deref() == Some("true") || el.has_attribute("inert") {
+        let style = facts::of_style(el);
+        if style.display_none()
+            || style.content_hidden()
+            || (style.invisible() && !style.display_contents())
+        {
             return;
-        }
-        let style = self.window.get_computed_style(el).ok().flatten();
-        if !el.unchecked_ref::<Checkable>().check_visibility(&self.visibility_options) {
-            let contents = style.as_ref().is_some_and(|s| prop(s, "display") == "contents");
-            if !contents {
-                return;
-            }
         }
         if tag == "input" && roles::input_type(el) == "hidden" {
             return;
         }
-        let pointer = style.as_ref().is_some_and(|s| prop(s, "cursor") == "pointer");
-        if tag != "input" && style.as_ref().is_some_and(|s| off_screen(el, s)) {
+        let pointer = style.pointer();
+        if tag != "input" && style.positioned() && off_screen(el, style) {
             return;
         }
         if tag == "iframe" || tag == "frame" {
             return self.frame(el);
         }
-        let role = roles::interactive_role(el, &tag, pointer && !parent_pointer);
+        let role = roles::interactive_role_of(el, facts, pointer && !parent_pointer);
         if let Some(role) = role {
             self.flush();
-            let zone = self.zone_of(el).unwrap_or_else(|| self.zone());
+            let zone = match self.settled_zone() {
+                Some(zone) if !style.positioned() => zone,
+                _ => match self.zone_of(el) {
+                    Some(zone) => zone,
+                    None => self.zone(),
+                },
+            };
+            let tag = if tag.is_empty() { el.local_name() } else { tag.to_owned() };
             let Described { mut info, fingerprint } =
                 roles::describe(el, &tag, role, self.refs.len() as u32 + 1);
             info.zone = zone;
@@ -281,37 +305,35 @@ impl Walker {
                 return;
             }
             self.inside.push(name);
-            self.zones.push(zone);
-            self.walk_children(el, pointer);
+            self.zones.push(Slot::Known(zone));
+            self.walk_children(el, facts, pointer);
             self.flush();
             self.zones.pop();
             self.inside.pop();
             return;
         }
         if tag == "label"
-            && js_sys::Reflect::get(el, &"control".into())
-                .is_ok_and(|c| !c.is_null() && !c.is_undefined())
+            && el.dyn_ref::<web_sys::HtmlLabelElement>().is_some_and(|l| l.control().is_some())
         {
             self.mute += 1;
-            self.walk_children(el, pointer);
+            self.walk_children(el, facts, pointer);
             self.mute -= 1;
             return;
         }
-        let heading = roles::heading_level(el, &tag);
-        let block = heading.is_some() || BLOCKS.contains(&tag.as_str());
+        let heading = roles::heading_level(el, tag, facts.has_role());
+        let block = heading.is_some() || BLOCKS.contains(&tag);
         if tag == "td" || tag == "th" {
             if !self.text.trim().is_empty() {
                 self.text.push_str(" | ");
             }
-            return self.walk_children(el, pointer);
+            return self.walk_children(el, facts, pointer);
         }
         if !block {
-            return self.walk_children(el, pointer);
+            return self.walk_children(el, facts, pointer);
         }
         self.flush();
-        let zone = self.zone_of(el).unwrap_or_else(|| self.zone());
-        self.zones.push(zone);
-        self.walk_children(el, pointer);
+        self.zones.push(Slot::Pending(el.clone(), style.positioned()));
+        self.walk_children(el, facts, pointer);
         self.flush_heading(heading);
         self.zones.pop();
     }
@@ -320,14 +342,18 @@ impl Walker {
     /// script is injected there; others leave a placeholder for the frame merge.
     fn frame(&mut self, el: &Element) {
         self.flush();
-        let zone = self.zone_of(el).unwrap_or_else(|| self.zone());
+        let zone = match self.zone_of(el) {
+            Some(zone) => zone,
+            None => self.zone(),
+        };
         let Some(iframe) = el.dyn_ref::<HtmlIFrameElement>() else { return };
         let src = iframe.src();
         let inline = src.is_empty() || src.starts_with("about:") || el.has_attribute("srcdoc");
         if inline {
             if let Some(body) = iframe.content_document().and_then(|d| d.body()) {
-                self.zones.push(zone);
-                self.walk_children(&body, false);
+                self.zones.push(Slot::Known(zone));
+                let body_facts = facts::of_node(&body);
+                self.walk_children(&body, body_facts, false);
                 self.flush();
                 self.zones.pop();
             }
@@ -336,8 +362,35 @@ impl Walker {
         self.items.push(Item::Frame(Frame { src, zone, ..Frame::default() }));
     }
 
-    fn zone(&self) -> Zone {
-        self.zones.last().copied().unwrap_or_default()
+    /// Zone of the innermost block with a box, reading pending boxes outermost first (and
+    /// not at all inside a block wholly above or below the viewport).
+    fn zone(&mut self) -> Zone {
+        let mut zone = Zone::In;
+        for i in 0..self.zones.len() {
+            match &self.zones[i] {
+                Slot::Known(z) => zone = *z,
+                Slot::Inherit => {}
+                Slot::Pending(_, positioned) => {
+                    if zone != Zone::In && !positioned {
+                        self.zones[i] = Slot::Known(zone);
+                        continue;
+                    }
+                    if let Slot::Pending(el, _) =
+                        std::mem::replace(&mut self.zones[i], Slot::Inherit)
+                        && let Some(z) = self.zone_of(&el)
+                    {
+                        self.zones[i] = Slot::Known(z);
+                        zone = z;
+                    }
+                }
+            }
+        }
+        zone
+    }
+
+    /// The zone when the current block lies wholly above or below the viewport.
+    fn settled_zone(&mut self) -> Option<Zone> {
+        Some(self.zone()).filter(|z| *z != Zone::In)
     }
 
     fn flush(&mut self) {
@@ -363,25 +416,19 @@ impl Walker {
         if !self.seen.insert(text.clone()) {
             return;
         }
-        self.items.push(Item::Text { text, heading, zone: self.zone() });
+        let zone = self.zone();
+        self.items.push(Item::Text { text, heading, zone });
     }
 }
 
-fn prop(style: &CssStyleDeclaration, name: &str) -> String {
-    style.get_property_value(name).unwrap_or_default()
-}
-
-/// Content moved out of sight with CSS (`left: -9999px`, the 1px "visually hidden" clip).
-fn off_screen(el: &Element, style: &CssStyleDeclaration) -> bool {
-    let position = prop(style, "position");
-    if position != "absolute" && position != "fixed" {
-        return false;
-    }
-    let rect = el.get_bounding_client_rect();
+/// Content moved out of sight with CSS (`left: -9999px`, the 1px "visually hidden" clip);
+/// `style` is the element's, which is absolutely positioned or fixed.
+fn off_screen(el: &Element, style: StyleFacts) -> bool {
+    let rect = facts::rect(el);
     let scroll_y = web_sys::window().and_then(|w| w.scroll_y().ok()).unwrap_or(0.0);
-    rect.right() <= 0.0
-        || rect.bottom() + scroll_y <= 0.0
-        || (rect.width() <= 1.0 && rect.height() <= 1.0 && prop(style, "overflow") == "hidden")
+    rect.right <= 0.0
+        || rect.bottom + scroll_y <= 0.0
+        || (rect.width <= 1.0 && rect.height <= 1.0 && style.overflow_hidden())
 }
 
 /// Whether `text` occurs in the frame's visible text (for bounded waits).

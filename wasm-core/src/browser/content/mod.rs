@@ -9,6 +9,7 @@ mod act;
 mod dom;
 mod events;
 mod extract;
+mod facts;
 mod keys;
 mod roles;
 

@@ -1,6 +1,7 @@
 //! Reads an element's role, accessible name and states from the DOM; the rules themselves are
 //! in [`crate::observation::rules`].
 
+use super::facts::{Attrs, NodeFacts};
 use crate::observation::rules::{self, RoleFacts};
 use crate::observation::{Element as Info, Ref, clean, shorten};
 use wasm_bindgen::JsCast;
@@ -50,27 +51,58 @@ pub(super) fn interactive_role(el: &Element, tag: &str, pointer: bool) -> Option
     })
 }
 
-/// Heading level of `h1`–`h6` or `role=heading`.
-pub(super) fn heading_level(el: &Element, tag: &str) -> Option<u8> {
+/// The role from the walk's batched reads ([`NodeFacts`]): attribute values are read only
+/// where the facts say the attribute exists. `tag` is `""` for tags the walk does not know.
+pub(super) fn interactive_role_of(
+    el: &Element,
+    facts: NodeFacts,
+    pointer: bool,
+) -> Option<&'static str> {
+    let tag = facts.tag();
+    let role = if facts.has_role() { el.get_attribute("role") } else { None };
+    let input_type = if tag == "input" { input_type(el) } else { String::new() };
+    let clickable = pointer
+        || facts.onclick()
+        || (facts.has_tabindex()
+            && el
+                .get_attribute("tabindex")
+                .and_then(|t| t.trim().parse::<i32>().ok())
+                .is_some_and(|t| t >= 0));
+    let list_select = tag == "select"
+        && (el.has_attribute("multiple")
+            || el.get_attribute("size").and_then(|s| s.parse::<u32>().ok()).is_some_and(|s| s > 1));
+    rules::interactive_role(RoleFacts {
+        tag,
+        input_type: &input_type,
+        role: role.as_deref(),
+        has_href: tag == "a" && facts.has_href(),
+        editable: facts.editable(),
+        list_select,
+        clickable,
+    })
+}
+
+/// Heading level of `h1`–`h6` or `role=heading` (`has_role`: the element has a role attribute).
+pub(super) fn heading_level(el: &Element, tag: &str, has_role: bool) -> Option<u8> {
     let bytes = tag.as_bytes();
     if bytes.len() == 2 && bytes[0] == b'h' && (b'1'..=b'6').contains(&bytes[1]) {
         return Some(bytes[1] - b'0');
     }
-    if el.get_attribute("role").as_deref() == Some("heading") {
+    if has_role && el.get_attribute("role").as_deref() == Some("heading") {
         return Some(el.get_attribute("aria-level").and_then(|l| l.parse().ok()).unwrap_or(2));
     }
     None
 }
 
-fn sensitive(el: &Element) -> bool {
+fn sensitive(attrs: &Attrs) -> bool {
     let hint = format!(
         "{} {}",
-        el.get_attribute("name").unwrap_or_default(),
-        el.get_attribute("id").unwrap_or_default()
+        attrs.get("name").unwrap_or_default(),
+        attrs.get("id").unwrap_or_default()
     );
     rules::is_sensitive(
-        &input_type(el),
-        &el.get_attribute("autocomplete").unwrap_or_default(),
+        &attrs.get("type").unwrap_or_default().to_ascii_lowercase(),
+        attrs.get("autocomplete").unwrap_or_default(),
         &hint,
     )
 }
@@ -80,9 +112,10 @@ pub(super) fn describe(el: &Element, tag: &str, role: &'static str, index: u32) 
     let mut states: Vec<String> = Vec::new();
     let mut value = None;
     let mut options = Vec::new();
-    let aria = |name: &str| el.get_attribute(name);
+    let attrs = Attrs::of(el);
+    let aria = |name: &str| attrs.owned(name);
     if let Some(input) = el.dyn_ref::<HtmlInputElement>() {
-        match input_type(el).as_str() {
+        match attrs.get("type").unwrap_or_default().to_ascii_lowercase().as_str() {
             "checkbox" | "radio" => {
                 if input.checked() {
                     states.push("checked".into());
@@ -95,7 +128,7 @@ pub(super) fn describe(el: &Element, tag: &str, role: &'static str, index: u32) 
                     value = Some(format!("{count} file(s)"));
                 }
             }
-            _ if sensitive(el) => {
+            _ if sensitive(&attrs) => {
                 states.push("sensitive".into());
                 if !input.value().is_empty() {
                     states.push("filled".into());
@@ -113,7 +146,7 @@ pub(super) fn describe(el: &Element, tag: &str, role: &'static str, index: u32) 
             states.push("invalid".into());
         }
     } else if let Some(area) = el.dyn_ref::<HtmlTextAreaElement>() {
-        if sensitive(el) {
+        if sensitive(&attrs) {
             states.push("sensitive".into());
         } else {
             value = Some(shorten(&area.value(), 300));
@@ -149,7 +182,7 @@ pub(super) fn describe(el: &Element, tag: &str, role: &'static str, index: u32) 
         if let Some(html) = el.dyn_ref::<HtmlElement>() {
             value = Some(shorten(&clean(&html.inner_text()), 300));
         }
-    } else if tag == "button" && el.has_attribute("disabled") {
+    } else if tag == "button" && attrs.get("disabled").is_some() {
         states.push("disabled".into());
     }
     if tag == "summary"
@@ -185,7 +218,7 @@ pub(super) fn describe(el: &Element, tag: &str, role: &'static str, index: u32) 
     {
         value = Some(aria("aria-valuetext").unwrap_or(now));
     }
-    let name = accessible_name(el, tag);
+    let name = shorten(&raw_name(el, tag, &attrs), MAX_NAME);
     let fingerprint = fingerprint(role, &name, tag);
     let info = Info {
         ref_id: Ref::top(index),
@@ -202,7 +235,7 @@ pub(super) fn describe(el: &Element, tag: &str, role: &'static str, index: u32) 
 /// The accessible name: aria-labelledby, aria-label, labels, button values, alt, title,
 /// placeholder, text content (then the alt or label of an image or icon inside).
 pub(super) fn accessible_name(el: &Element, tag: &str) -> String {
-    let name = raw_name(el, tag);
+    let name = raw_name(el, tag, &Attrs::of(el));
     shorten(&name, MAX_NAME)
 }
 
@@ -210,8 +243,8 @@ fn non_empty(v: Option<String>) -> Option<String> {
     v.map(|v| clean(&v)).filter(|v| !v.is_empty())
 }
 
-fn raw_name(el: &Element, tag: &str) -> String {
-    if let Some(ids) = el.get_attribute("aria-labelledby") {
+fn raw_name(el: &Element, tag: &str, attrs: &Attrs) -> String {
+    if let Some(ids) = attrs.get("aria-labelledby") {
         let root = el.get_root_node();
         let find = |id: &str| -> Option<Element> {
             if let Some(doc) = root.dyn_ref::<web_sys::Document>() {
@@ -225,7 +258,7 @@ fn raw_name(el: &Element, tag: &str) -> String {
             return text;
         }
     }
-    if let Some(label) = non_empty(el.get_attribute("aria-label")) {
+    if let Some(label) = non_empty(attrs.owned("aria-label")) {
         return label;
     }
     let field = matches!(tag, "input" | "textarea" | "select");
@@ -233,16 +266,17 @@ fn raw_name(el: &Element, tag: &str) -> String {
         return labels;
     }
     if tag == "input" {
-        match input_type(el).as_str() {
+        let kind = attrs.get("type").unwrap_or_default().to_ascii_lowercase();
+        match kind.as_str() {
             "button" | "submit" | "reset" => {
                 if let Some(v) = non_empty(el.dyn_ref::<HtmlInputElement>().map(|i| i.value())) {
                     return v;
                 }
-                let default = if input_type(el) == "reset" { "Reset" } else { "Submit" };
+                let default = if kind == "reset" { "Reset" } else { "Submit" };
                 return default.into();
             }
             "image" => {
-                if let Some(alt) = non_empty(el.get_attribute("alt")) {
+                if let Some(alt) = non_empty(attrs.owned("alt")) {
                     return alt;
                 }
             }
@@ -263,12 +297,12 @@ fn raw_name(el: &Element, tag: &str) -> String {
         }
     }
     for attr in ["title", "placeholder", "aria-placeholder", "alt"] {
-        if let Some(v) = non_empty(el.get_attribute(attr)) {
+        if let Some(v) = non_empty(attrs.owned(attr)) {
             return v;
         }
     }
     if field {
-        return non_empty(el.get_attribute("name")).unwrap_or_default();
+        return non_empty(attrs.owned("name")).unwrap_or_default();
     }
     String::new()
 }

@@ -1,0 +1,19 @@
+//! The content script's build of Waymark: the DOM walk, the observation model and page
+//! actions, and nothing of the agent, sessions, host port or side panel.
+//!
+//! Why a crate of its own: the content script is injected into every frame of every tab the
+//! agent works on, so its wasm must be small and quick to instantiate, while `waymark-core`
+//! also carries the agent loop, sessions, the wire protocol and the worker adapters. The
+//! sources are waymark-core's own files (one definition of every type and rule), compiled
+//! here through `#[path]`; their unit tests run in waymark-core. Only the files the content
+//! script needs are listed, so modules added to waymark-core never reach this build unless the
+//! content script uses them.
+
+#[path = "../../wasm-core/src/action.rs"]
+pub mod action;
+#[path = "../../wasm-core/src/observation/mod.rs"]
+pub mod observation;
+
+/// The browser side (wasm only): the content script and the helpers it shares with the core.
+#[cfg(target_arch = "wasm32")]
+pub mod browser;

@@ -1,0 +1,342 @@
+//! Batched DOM reads for the walk: one JS call per node instead of ten.
+//!
+//! Why: profiling the walk (`tests/examples/profile_dom.rs`) showed most of its time in the
+//! wasm↔JS boundary, not in the DOM: every `get_attribute("aria-hidden")` decodes the name
+//! from wasm memory with `TextDecoder`, every returned string is encoded back, and an element
+//! took ~15 crossings. These functions read the same facts in JavaScript with constant
+//! strings and return them as bits. They only read: every decision stays in `dom.rs` and
+//! `roles.rs`, which interpret the bits.
+
+use wasm_bindgen::prelude::*;
+use web_sys::{Element, Node};
+
+#[wasm_bindgen(inline_js = r#"
+let tags = new Map();
+const BLANK = /^\s*$/;
+export function set_tags(names) {
+  tags = new Map(names.map((name, i) => [name, i + 1]));
+}
+let wanted = new Set();
+export function set_attr_names(names) {
+  wanted = new Set(names);
+}
+export function attrs_of(el) {
+  const out = [];
+  for (const a of el.attributes) {
+    if (wanted.has(a.name)) out.push(a.name, a.value);
+  }
+  return out;
+}
+export function node_facts(node) {
+  const type = node.nodeType;
+  if (type === 3) return BLANK.test(node.data) ? 0x40100 : 0x100;
+  if (type !== 1) return 0;
+  let f = 0x200 | (tags.get(node.localName) || 0);
+  if (node.shadowRoot) f |= 0x20000;
+  if (node.firstChild !== null) f |= 0x80000;
+  if (!node.hasAttributes()) return f;
+  if (node.getAttribute('aria-hidden') === 'true') f |= 0x400;
+  if (node.hasAttribute('inert')) f |= 0x800;
+  if (node.hasAttribute('role')) f |= 0x1000;
+  const edit = node.getAttribute('contenteditable');
+  if (edit !== null && edit !== 'false') f |= 0x2000;
+  if (node.hasAttribute('onclick')) f |= 0x4000;
+  if (node.hasAttribute('tabindex')) f |= 0x8000;
+  if (node.hasAttribute('href')) f |= 0x10000;
+  return f;
+}
+export function style_facts(el) {
+  const s = getComputedStyle(el);
+  let f = 0;
+  const display = s.display;
+  if (display === 'none') f |= 1;
+  else if (display === 'contents') f |= 2;
+  if (s.visibility !== 'visible') f |= 4;
+  if (s.contentVisibility === 'hidden') f |= 8;
+  if (s.cursor === 'pointer') f |= 16;
+  const position = s.position;
+  if (position === 'absolute' || position === 'fixed') {
+    f |= 32;
+    if (s.overflow === 'hidden') f |= 64;
+  }
+  return f;
+}
+export function rect_of(el, out) {
+  const r = el.getBoundingClientRect();
+  out[0] = r.top;
+  out[1] = r.bottom;
+  out[2] = r.left;
+  out[3] = r.right;
+  out[4] = r.width;
+  out[5] = r.height;
+}
+"#)]
+extern "C" {
+    /// Gives the JS side the tag table: [`node_facts`] reports a tag as its 1-based index.
+    fn set_tags(names: Vec<JsValue>);
+    /// Gives the JS side the attribute names [`attrs_of`] reads.
+    fn set_attr_names(names: Vec<JsValue>);
+    /// `[name, value, …]` of the element's attributes named in [`ATTRS`].
+    fn attrs_of(el: &Element) -> Vec<String>;
+    /// Kind, tag index and attribute presence of a node, as [`NodeFacts`] bits.
+    fn node_facts(node: &Node) -> u32;
+    /// Computed-style facts of an element, as [`StyleFacts`] bits.
+    fn style_facts(el: &Element) -> u32;
+    /// `getBoundingClientRect()` into `[top, bottom, left, right, width, height]`.
+    fn rect_of(el: &Element, out: &mut [f64]);
+}
+
+/// Tags the walk tells apart (anything else reads as index 0, "other").
+pub(super) const TAGS: &[&str] = &[
+    // Skipped with their content.
+    "script",
+    "style",
+    "noscript",
+    "template",
+    "head",
+    "meta",
+    "link",
+    "title",
+    "svg",
+    "math",
+    "object",
+    "embed",
+    "canvas",
+    "video",
+    "audio",
+    "map",
+    "datalist",
+    // Blocks: their text is a line of its own.
+    "address",
+    "article",
+    "aside",
+    "blockquote",
+    "br",
+    "dd",
+    "div",
+    "dl",
+    "dt",
+    "fieldset",
+    "figcaption",
+    "figure",
+    "footer",
+    "form",
+    "header",
+    "hr",
+    "li",
+    "main",
+    "nav",
+    "ol",
+    "p",
+    "pre",
+    "section",
+    "table",
+    "tr",
+    "ul",
+    "label",
+    "caption",
+    "legend",
+    "h1",
+    "h2",
+    "h3",
+    "h4",
+    "h5",
+    "h6",
+    "dialog",
+    "summary",
+    "details",
+    "tbody",
+    "thead",
+    "tfoot",
+    // Read specially.
+    "input",
+    "select",
+    "textarea",
+    "button",
+    "a",
+    "iframe",
+    "frame",
+    "td",
+    "th",
+    "slot",
+    "body",
+    "html",
+];
+
+/// Attributes an interactive element's description reads (role, states, name, secrecy).
+pub(super) const ATTRS: &[&str] = &[
+    "type",
+    "role",
+    "id",
+    "name",
+    "autocomplete",
+    "aria-checked",
+    "aria-selected",
+    "aria-expanded",
+    "aria-pressed",
+    "aria-disabled",
+    "aria-required",
+    "aria-invalid",
+    "aria-current",
+    "aria-valuenow",
+    "aria-valuetext",
+    "aria-labelledby",
+    "aria-label",
+    "alt",
+    "title",
+    "placeholder",
+    "aria-placeholder",
+    "disabled",
+];
+
+/// An element's [`ATTRS`], read in one call.
+pub(super) struct Attrs(Vec<String>);
+
+impl Attrs {
+    /// Reads them.
+    pub fn of(el: &Element) -> Self {
+        init();
+        Self(attrs_of(el))
+    }
+
+    /// The value of `name` (one of [`ATTRS`]), if the element has it.
+    pub fn get(&self, name: &str) -> Option<&str> {
+        self.0.chunks_exact(2).find(|pair| pair[0] == name).map(|pair| pair[1].as_str())
+    }
+
+    /// Owned [`Attrs::get`].
+    pub fn owned(&self, name: &str) -> Option<String> {
+        self.get(name).map(str::to_owned)
+    }
+}
+
+/// What [`node_facts`] says about a node.
+#[derive(Clone, Copy)]
+pub(super) struct NodeFacts(u32);
+
+impl NodeFacts {
+    /// A text node.
+    pub fn is_text(self) -> bool {
+        self.0 & 0x100 != 0
+    }
+    /// A text node of white space only (its text is not read: it separates words).
+    pub fn is_blank(self) -> bool {
+        self.0 & 0x40000 != 0
+    }
+    /// An element.
+    pub fn is_element(self) -> bool {
+        self.0 & 0x200 != 0
+    }
+    /// The element's tag if it is one of [`TAGS`], else `""`.
+    pub fn tag(self) -> &'static str {
+        let index = (self.0 & 0xff) as usize;
+        if index == 0 { "" } else { TAGS.get(index - 1).copied().unwrap_or("") }
+    }
+    /// `aria-hidden="true"`.
+    pub fn aria_hidden(self) -> bool {
+        self.0 & 0x400 != 0
+    }
+    /// `inert`.
+    pub fn inert(self) -> bool {
+        self.0 & 0x800 != 0
+    }
+    /// Has a `role` attribute.
+    pub fn has_role(self) -> bool {
+        self.0 & 0x1000 != 0
+    }
+    /// `contenteditable` set and not `false`.
+    pub fn editable(self) -> bool {
+        self.0 & 0x2000 != 0
+    }
+    /// Has an `onclick` attribute.
+    pub fn onclick(self) -> bool {
+        self.0 & 0x4000 != 0
+    }
+    /// Has a `tabindex` attribute.
+    pub fn has_tabindex(self) -> bool {
+        self.0 & 0x8000 != 0
+    }
+    /// Has an `href` attribute.
+    pub fn has_href(self) -> bool {
+        self.0 & 0x10000 != 0
+    }
+    /// Has child nodes (in the light DOM).
+    pub fn has_children(self) -> bool {
+        self.0 & 0x80000 != 0
+    }
+    /// Hosts an open shadow root.
+    pub fn shadow(self) -> bool {
+        self.0 & 0x20000 != 0
+    }
+}
+
+/// What [`style_facts`] says about an element's computed style.
+#[derive(Clone, Copy)]
+pub(super) struct StyleFacts(u32);
+
+impl StyleFacts {
+    /// `display: none`.
+    pub fn display_none(self) -> bool {
+        self.0 & 1 != 0
+    }
+    /// `display: contents` (no box of its own; its children are rendered).
+    pub fn display_contents(self) -> bool {
+        self.0 & 2 != 0
+    }
+    /// `visibility` hidden or collapse.
+    pub fn invisible(self) -> bool {
+        self.0 & 4 != 0
+    }
+    /// `content-visibility: hidden` (its content is not rendered).
+    pub fn content_hidden(self) -> bool {
+        self.0 & 8 != 0
+    }
+    /// `cursor: pointer`.
+    pub fn pointer(self) -> bool {
+        self.0 & 16 != 0
+    }
+    /// `position` absolute or fixed.
+    pub fn positioned(self) -> bool {
+        self.0 & 32 != 0
+    }
+    /// `overflow: hidden` (read for positioned elements only).
+    pub fn overflow_hidden(self) -> bool {
+        self.0 & 64 != 0
+    }
+}
+
+/// An element's border box in viewport coordinates.
+#[derive(Clone, Copy, Default)]
+pub(super) struct Rect {
+    pub top: f64,
+    pub bottom: f64,
+    pub right: f64,
+    pub width: f64,
+    pub height: f64,
+}
+
+/// Sends the tag and attribute tables to the JS side once per content-script instance.
+pub(super) fn init() {
+    static DONE: std::sync::Once = std::sync::Once::new();
+    DONE.call_once(|| {
+        set_tags(TAGS.iter().map(|t| JsValue::from_str(t)).collect());
+        set_attr_names(ATTRS.iter().map(|t| JsValue::from_str(t)).collect());
+    });
+}
+
+/// Facts of one node.
+pub(super) fn of_node(node: &Node) -> NodeFacts {
+    NodeFacts(node_facts(node))
+}
+
+/// Computed-style facts of one element.
+pub(super) fn of_style(el: &Element) -> StyleFacts {
+    StyleFacts(style_facts(el))
+}
+
+/// The element's bounding box.
+pub(super) fn rect(el: &Element) -> Rect {
+    let mut out = [0.0; 6];
+    rect_of(el, &mut out);
+    Rect { top: out[0], bottom: out[1], right: out[3], width: out[4], height: out[5] }
+}
