@@ -9,6 +9,7 @@
 //! script needs are listed, so modules added to waymark-core never reach this build unless the
 //! content script uses them.
 
+#[rustfmt::skip] // formatted as part of waymark-core (rustfmt mis-resolves its `mod tests`)
 #[path = "../../wasm-core/src/action.rs"]
 pub mod action;
 #[path = "../../wasm-core/src/observation/mod.rs"]
