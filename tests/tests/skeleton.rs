@@ -82,7 +82,7 @@ fn run_skeleton(page_path: &str, expect_engine: &str) {
     assert_eq!(requests.len(), 2);
     let first = message_text(&requests[0].body, 1);
     assert!(first.contains(TASK), "{first}");
-    assert!(first.contains("textbox \"Name\""), "{first}");
+    assert!(first.contains("] textbox Name"), "{first}");
     // Around them: the planner first, the validator confirming the answer on the page last.
     let roles: Vec<&str> =
         llm.requests().iter().map(role_of).filter(|r| *r != "summariser").collect();

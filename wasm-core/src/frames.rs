@@ -150,14 +150,14 @@ mod tests {
         assert_eq!(
             body,
             [
-                "[1] button \"Top\"",
+                "[1] button Top",
                 "[frame f3 http://b/outer.html]",
                 "[frame f7 http://b/inner.html]",
-                "[f7:1] button \"Inner\"",
+                "[f7:1] button Inner",
                 "[/frame f7]",
-                "[f3:1] button \"Outer\"",
+                "[f3:1] button Outer",
                 "[/frame f3]",
-                "[2] button \"After\"",
+                "[2] button After",
                 "</page_content id=n>",
             ]
         );

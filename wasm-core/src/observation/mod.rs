@@ -3,7 +3,8 @@
 //! The content script of every frame produces an [`Observation`]; the service worker merges the
 //! frames ([`crate::frames`]), adds the open tabs and writes it with [`Observation::to_prompt`].
 //! Format (one line per item, compact because every character costs the user money), one example
-//! per kind of line:
+//! per kind of line. An element's name is quoted only when something follows it on its line
+//! (a value, states, options) or when it could be misread (quotes, `=`, a trailing state word):
 //!
 //! ```text
 //! page: Sign up — http://127.0.0.1:8080/form.html        title — URL
@@ -18,10 +19,10 @@
 //! [3] checkbox "Subscribe" checked                        checkbox / radio / switch state
 //! [4] combobox "Country" value="France" options=[France|Spain|+3]   native select
 //! [5] button "Menu" collapsed                             aria-expanded=false
-//! [6] link "Terms"                                        link
-//! [7] clickable "Card 3"                                  made clickable by script only
+//! [6] link Terms                                          link (nothing follows: no quotes)
+//! [7] clickable Card 3                                    made clickable by script only
 //! [frame f5 http://127.0.0.1:9090/pay.html]               an iframe's content begins
-//! [f5:1] textbox "Card holder"                            element in frame 5 (ref `f5:1`), empty
+//! [f5:1] textbox Card holder                              element in frame 5 (ref `f5:1`), empty
 //! [/frame f5]                                             and ends
 //! (23 elements, 40 text lines below: scroll down or use find)
 //! </page_content id=7f3a…>

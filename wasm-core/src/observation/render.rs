@@ -168,11 +168,19 @@ impl Observation {
 }
 
 impl Element {
-    /// The element's line: `[ref] role "name" value="…" states options=[…]`.
+    /// The element's line: `[ref] role name` when nothing follows the name, else
+    /// `[ref] role "name" value="…" states options=[…]`.
     pub fn line(&self) -> String {
         let mut out = String::with_capacity(24 + self.name.len());
-        let _ = write!(out, "[{}] {} {:?}", self.ref_id, self.role, clean(&self.name));
-        if let Some(value) = self.value.as_deref().filter(|v| !v.is_empty()) {
+        let name = clean(&self.name);
+        let value = self.value.as_deref().filter(|v| !v.is_empty());
+        let bare = value.is_none() && self.states.is_empty() && self.options.is_empty();
+        if bare && plain(&name) {
+            let _ = write!(out, "[{}] {} {name}", self.ref_id, self.role);
+            return out;
+        }
+        let _ = write!(out, "[{}] {} {name:?}", self.ref_id, self.role);
+        if let Some(value) = value {
             let _ = write!(out, " value={:?}", clean(value));
         }
         for state in &self.states {
@@ -191,4 +199,31 @@ impl Element {
         }
         out
     }
+}
+
+/// Words that follow a name on an element's line.
+const STATE_WORDS: &[&str] = &[
+    "checked",
+    "selected",
+    "expanded",
+    "collapsed",
+    "pressed",
+    "disabled",
+    "required",
+    "invalid",
+    "mixed",
+    "current",
+    "sensitive",
+    "filled",
+];
+
+/// Whether a name can be written without quotes at the end of its line (saves a token per
+/// element, most of which are bare links and buttons): it is not empty and cannot be read as
+/// something else — no quote, no `key=value`, no trailing state word that a page could use
+/// to fake a state.
+fn plain(name: &str) -> bool {
+    let last = name.rsplit(' ').next().unwrap_or_default().to_ascii_lowercase();
+    !name.is_empty()
+        && !name.contains(['"', '=', '\\'])
+        && !STATE_WORDS.contains(&last.trim_end_matches(|c: char| !c.is_alphanumeric()))
 }

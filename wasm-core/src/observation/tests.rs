@@ -32,7 +32,7 @@ fn prompt_lists_text_and_elements_in_order() {
     assert_eq!(
         text,
         "page: Form — http://x/form\n<page_content id=n1>\n# Sign up\n\
-         [1] textbox \"Name\" required\n[2] button \"Save\"\n</page_content id=n1>"
+         [1] textbox \"Name\" required\n[2] button Save\n</page_content id=n1>"
     );
 }
 
@@ -54,6 +54,17 @@ fn one_line_per_element_kind_as_documented() {
     assert_eq!(secret.line(), "[2] textbox \"Password\" sensitive filled");
     let framed = Element { ref_id: Ref { frame: 5, index: 1 }, ..element(0, "link", "a \"b\"\nc") };
     assert_eq!(framed.line(), "[f5:1] link \"a \\\"b\\\" c\"");
+}
+
+#[test]
+fn names_are_quoted_only_when_something_follows_or_they_could_be_misread() {
+    assert_eq!(element(6, "link", "Terms").line(), "[6] link Terms");
+    assert_eq!(element(7, "button", "").line(), "[7] button \"\"");
+    // A page cannot fake a state or a value through the name.
+    assert_eq!(element(8, "checkbox", "I agree checked").line(), "[8] checkbox \"I agree checked\"");
+    assert_eq!(element(9, "link", "x value=1").line(), "[9] link \"x value=1\"");
+    let checked = Element { states: vec!["checked".into()], ..element(3, "checkbox", "Subscribe") };
+    assert_eq!(checked.line(), "[3] checkbox \"Subscribe\" checked");
 }
 
 #[test]
@@ -95,7 +106,7 @@ fn budget_keeps_the_viewport_and_summarises_the_rest() {
     let all = obs.to_prompt_with_budget("n", 100_000);
     assert!(!all.contains("use find"), "everything fits: no summary");
     let small = obs.to_prompt_with_budget("n", 100);
-    assert!(small.contains("[1] button \"Visible\""));
+    assert!(small.contains("[1] button Visible"));
     assert!(small.contains("[2] link"), "the budget is filled with what follows the viewport");
     assert!(small.contains("(0 elements, 50 text lines above: scroll up or use find)"), "{small}");
     let below = small.lines().find(|l| l.contains("below: scroll down")).expect("below summary");
@@ -111,7 +122,7 @@ fn find_returns_matching_lines_elements_first() {
     let found = obs.find("save", 10);
     assert_eq!(found.len(), 3);
     assert!(found[0].starts_with('['), "{found:?}");
-    assert_eq!(obs.find("save draft", 10)[0], "[3] button \"Save draft\"");
+    assert_eq!(obs.find("save draft", 10)[0], "[3] button Save draft");
     assert!(obs.find("", 10).is_empty());
 }
 
