@@ -5,7 +5,11 @@
 //! interactive elements found, the same counts for the reference tools' outputs in
 //! `dom-bench-samples`, and the content script's wasm size and instantiate time.
 //!
-//! Writes a markdown report to stdout (and `target/bench-dom.md`).
+//! Writes a markdown report to stdout (and `target/bench-dom.md`), with the load average.
+//! For quick iterations: `WAYMARK_BENCH_ONLY=<substring>` limits the pages,
+//! `WAYMARK_BENCH_WASM_ONLY=1` skips the wasm2js pass, `WAYMARK_BENCH_DUMP=<dir>` writes each
+//! page's serialisation there, `WAYMARK_EXTENSION_DIR=<dir>` measures another build (before/after).
+//! `tests/examples/profile_dom.rs` shows where the time goes.
 
 use anyhow::{Context, Result, anyhow};
 use serde_json::{Value, json};

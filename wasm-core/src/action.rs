@@ -331,6 +331,23 @@ impl Action {
                 | Self::Extract { .. }
         )
     }
+
+    /// Whether a page action commonly makes the page navigate or open a tab (a link, a
+    /// submit button, Enter, a select that jumps): after these the tab adapter gives the page
+    /// a moment before looking for the effect. Typing, hovering, scrolling and reading do
+    /// not, and waiting after them only slowed every step; a rare navigation after them is
+    /// still seen by the next observation.
+    pub fn may_navigate(&self) -> bool {
+        matches!(
+            self,
+            Self::Click { .. }
+                | Self::DoubleClick { .. }
+                | Self::PressKeys { .. }
+                | Self::SelectOption { .. }
+                | Self::Check { .. }
+                | Self::Uncheck { .. }
+        )
+    }
 }
 
 /// What happened when an action was performed.

@@ -50,6 +50,9 @@ fn descriptions_name_the_target() {
     assert_eq!(keys.describe(Some("Search")), "Press Enter on “Search” [4]");
     assert!(keys.runs_in_page());
     assert!(!Action::Navigate { url: "http://x".into() }.runs_in_page());
+    assert!(keys.may_navigate());
+    let typing = Action::Type { ref_id: Ref::top(1), text: "a".into(), append: false };
+    assert!(typing.runs_in_page() && !typing.may_navigate());
 }
 
 #[test]

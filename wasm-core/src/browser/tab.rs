@@ -20,6 +20,9 @@ thread_local! {
 
 /// Upper bound for a page to finish loading after a navigation (then we observe anyway).
 const LOAD_WAIT_MS: f64 = 10_000.0;
+/// How long a click or key press gets to start a navigation or open a tab before the tab is
+/// checked for it (script handlers often navigate a task later, not synchronously).
+const REACTION_MS: u32 = 150;
 /// Upper bound before reading a page that is still loading: real pages often keep a tracker
 /// or an ad loading for ever, and what has rendered is worth reading.
 const OBSERVE_WAIT_MS: f64 = 3_000.0;
@@ -255,6 +258,9 @@ impl TabPage {
             other => ActionOutcome::failed(format!("{} is not a page action", other.name())),
         };
         if outcome.ok && action.runs_in_page() {
+            if action.may_navigate() {
+                sleep(REACTION_MS).await;
+            }
             self.notice_effects(&before, &before_ids, &mut outcome).await;
         }
         if outcome.navigated {
@@ -270,7 +276,6 @@ impl TabPage {
         before_ids: &[i32],
         outcome: &mut ActionOutcome,
     ) {
-        sleep(150).await;
         if let Ok(after) = self.tab(self.tab_id()).await {
             outcome.navigated |= after.status == "loading" || after.url != before.url;
         }
