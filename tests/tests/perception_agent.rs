@@ -13,9 +13,11 @@ fn zoo() -> FixtureServer {
     FixtureServer::builder(paths::fixtures_dir().join("zoo")).start().expect("zoo")
 }
 
-/// The ref string on the line `[ref] {role} "{name}"`.
+/// The ref string on the line `[ref] {role} "{name}"` (or `[ref] {role} {name}`: names are
+/// quoted only when something follows them).
 fn ref_of(page: &str, role: &str, name: &str) -> Option<Value> {
-    let line = page.lines().find(|l| l.contains(&format!("] {role} \"{name}\"")))?;
+    let (quoted, bare) = (format!("] {role} \"{name}\""), format!("] {role} {name}"));
+    let line = page.lines().find(|l| l.contains(&quoted) || l.ends_with(&bare))?;
     let inner = &line[line.find('[')? + 1..line.find(']')?];
     Some(inner.parse::<u64>().map(Value::from).unwrap_or_else(|_| json!(inner)))
 }

@@ -201,10 +201,13 @@ impl Panel {
     }
 }
 
-/// The ref number of the element on the line `[N] {role} "{name}"` of an observation.
+/// The ref number of the element on the line `[N] {role} "{name}"` (or `[N] {role} {name}`:
+/// names are quoted only when something follows them) of an observation.
 pub fn find_ref(observation: &str, role: &str, name: &str) -> Option<u32> {
-    let needle = format!("] {role} \"{name}\"");
-    observation.lines().find(|l| l.contains(&needle)).and_then(|line| {
+    // Names are quoted when states or a value follow them, bare otherwise.
+    let quoted = format!("] {role} \"{name}\"");
+    let bare = format!("] {role} {name}");
+    observation.lines().find(|l| l.contains(&quoted) || l.ends_with(&bare)).and_then(|line| {
         let start = line.find('[')? + 1;
         let end = line[start..].find(']')? + start;
         line[start..end].parse().ok()

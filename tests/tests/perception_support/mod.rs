@@ -117,10 +117,11 @@ impl Zoo {
     }
 }
 
-/// The ref (`14` or `f2:14`) on the first line `[ref] {role} "{name}"` of an observation.
+/// The ref (`14` or `f2:14`) on the first line `[ref] {role} "{name}"` of an observation (or
+/// `[ref] {role} {name}`: names are quoted only when something follows them).
 pub fn ref_of(prompt: &str, role: &str, name: &str) -> Option<Value> {
-    let needle = format!("] {role} \"{name}\"");
-    let line = prompt.lines().find(|l| l.contains(&needle))?;
+    let (quoted, bare) = (format!("] {role} \"{name}\""), format!("] {role} {name}"));
+    let line = prompt.lines().find(|l| l.contains(&quoted) || l.ends_with(&bare))?;
     let inner = &line[line.find('[')? + 1..line.find(']')?];
     Some(match inner.parse::<u64>() {
         Ok(n) => json!(n),
