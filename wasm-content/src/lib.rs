@@ -9,12 +9,16 @@
 //! script needs are listed, so modules added to waymark-core never reach this build unless the
 //! content script uses them.
 
+// The modules are left out of this crate's test build (`--all-targets`): their tests live
+// next to them and run in waymark-core, whose dev-dependencies they use.
+#[cfg(not(test))]
 #[rustfmt::skip] // formatted as part of waymark-core (rustfmt mis-resolves its `mod tests`)
 #[path = "../../wasm-core/src/action.rs"]
 pub mod action;
+#[cfg(not(test))]
 #[path = "../../wasm-core/src/observation/mod.rs"]
 pub mod observation;
 
 /// The browser side (wasm only): the content script and the helpers it shares with the core.
-#[cfg(target_arch = "wasm32")]
+#[cfg(all(target_arch = "wasm32", not(test)))]
 pub mod browser;

@@ -61,7 +61,10 @@ fn names_are_quoted_only_when_something_follows_or_they_could_be_misread() {
     assert_eq!(element(6, "link", "Terms").line(), "[6] link Terms");
     assert_eq!(element(7, "button", "").line(), "[7] button \"\"");
     // A page cannot fake a state or a value through the name.
-    assert_eq!(element(8, "checkbox", "I agree checked").line(), "[8] checkbox \"I agree checked\"");
+    assert_eq!(
+        element(8, "checkbox", "I agree checked").line(),
+        "[8] checkbox \"I agree checked\""
+    );
     assert_eq!(element(9, "link", "x value=1").line(), "[9] link \"x value=1\"");
     let checked = Element { states: vec!["checked".into()], ..element(3, "checkbox", "Subscribe") };
     assert_eq!(checked.line(), "[3] checkbox \"Subscribe\" checked");
