@@ -266,7 +266,7 @@ fn page_actions_work_on_the_widget_zoo() {
     page.wait_for("document.querySelectorAll('#list li').length > 20", perception_support::BOUND)
         .expect("more rendered");
     let (obs, _) = zoo.observe(tab).expect("observe");
-    assert!(obs.contains("Result item 40\""), "{obs}");
+    assert!(obs.contains("Result item 40\n"), "{obs}");
 
     // Strict CSP: actions through the wasm2js build.
     let (page, tab) = zoo.open("/strict.html").expect("strict");
