@@ -49,6 +49,10 @@ pub struct TaskSpec {
     /// How the result is shown.
     #[serde(default)]
     pub output: super::OutputMode,
+    /// Origins the user allowed in Settings: the agent may act there besides the start tab's
+    /// site (a sensitive one counts as explicitly granted).
+    #[serde(default)]
+    pub allowed_sites: Vec<String>,
 }
 
 fn yes() -> bool {

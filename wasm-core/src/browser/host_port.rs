@@ -5,8 +5,8 @@ use super::chrome::{self, Port};
 use crate::agent::Llm;
 use crate::panel::{HostStatus, host_missing};
 use crate::protocol::{
-    ErrorBody, ErrorCode, HOST_NAME, HelloData, HostFrame, LlmCompletion, LlmRequest, Request,
-    RequestBody,
+    ErrorBody, ErrorCode, HOST_NAME, HelloData, HostEvent, HostFrame, LlmCompletion, LlmRequest,
+    Request, RequestBody,
 };
 use serde::Serialize;
 use std::cell::{Cell, RefCell};
@@ -22,7 +22,11 @@ pub struct HostClient {
     pending: RefCell<HashMap<u64, js_sys::Function>>,
     status: RefCell<HostStatus>,
     on_status: RefCell<Option<Box<dyn Fn()>>>,
+    on_event: RefCell<Option<EventHook>>,
 }
+
+/// What the worker does with the host's stream events.
+type EventHook = Box<dyn Fn(HostEvent)>;
 
 struct Connection {
     port: Port,
@@ -39,12 +43,18 @@ impl HostClient {
             pending: RefCell::new(HashMap::new()),
             status: RefCell::new(HostStatus::Unknown),
             on_status: RefCell::new(None),
+            on_event: RefCell::new(None),
         })
     }
 
     /// Called whenever the status changes (the worker re-renders the panel).
     pub fn set_on_status(&self, f: impl Fn() + 'static) {
         *self.on_status.borrow_mut() = Some(Box::new(f));
+    }
+
+    /// Called with each stream event (retries, deltas) the host sends.
+    pub fn set_on_event(&self, f: impl Fn(HostEvent) + 'static) {
+        *self.on_event.borrow_mut() = Some(Box::new(f));
     }
 
     /// The host's status as last seen.
@@ -137,7 +147,18 @@ impl HostClient {
         let is_event = js_sys::Reflect::has(&msg, &"event".into()).unwrap_or(false);
         let Some(id) = id else { return };
         if is_event {
-            // Streamed deltas are not shown yet; the reply carries the whole completion.
+            // Streamed deltas are not shown yet (the reply carries the whole completion);
+            // retries tell the panel the LLM is rate limited. Deltas are not decoded at all.
+            let kind = js_sys::Reflect::get(&msg, &"event".into()).ok().and_then(|k| k.as_string());
+            if kind.as_deref() == Some("llm.delta") {
+                return;
+            }
+            if let (Some(f), Ok(frame)) = (
+                &*self.on_event.borrow(),
+                serde_wasm_bindgen::from_value::<crate::protocol::EventFrame>(msg),
+            ) {
+                f(frame.event);
+            }
             return;
         }
         if let Some(resolve) = self.pending.borrow_mut().remove(&(id as u64)) {

@@ -6,6 +6,8 @@ mod export;
 mod interventions;
 mod journal;
 mod sessions;
+mod settings;
+mod status;
 mod storage;
 mod task;
 
@@ -58,6 +60,12 @@ fn worker() -> Rc<Worker> {
                     summaries: Limiter::new(sessions::MAX_SUMMARY_CALLS),
                 });
                 let weak = Rc::downgrade(&worker);
+                host.set_on_event(move |event| {
+                    if let Some(w) = weak.upgrade() {
+                        status::on_host_event(&w, event);
+                    }
+                });
+                let weak = Rc::downgrade(&worker);
                 host.set_on_status(move || {
                     if let Some(w) = weak.upgrade() {
                         let status = w.host.status();
@@ -76,6 +84,7 @@ fn worker() -> Rc<Worker> {
 pub async fn sw_start() -> Result<(), JsValue> {
     let w = worker();
     sessions::start(&w).await;
+    settings::load(&w).await;
     if let Some(settings) = storage::load_intervention_settings().await {
         w.state.borrow_mut().interventions = settings;
     }
@@ -127,9 +136,29 @@ pub fn sw_panel_message(port: Port, msg: JsValue) {
             if !running && !prompt.trim().is_empty() {
                 let mut view = TaskView::started(&prompt);
                 view.mode = mode;
-                w.state.borrow_mut().task = Some(view);
+                settings::remember_prompt(&w, &prompt);
+                let (resources, allowed_sites) = {
+                    let mut state = w.state.borrow_mut();
+                    state.task = Some(view);
+                    // Files attached in the panel go with this task, then the list empties.
+                    let attached = std::mem::take(&mut state.attachments);
+                    state.attach_error = None;
+                    let resources = if resources.is_empty() {
+                        attached.into_iter().map(|a| (a.name, a.path)).collect()
+                    } else {
+                        resources
+                    };
+                    (resources, state.settings.agent.allowed_sites.clone())
+                };
                 w.broadcast();
-                let opts = task::StartOptions { prompt, mode, max_steps, step_mode, resources };
+                let opts = task::StartOptions {
+                    prompt,
+                    mode,
+                    max_steps,
+                    step_mode,
+                    resources,
+                    allowed_sites,
+                };
                 spawn_local(task::run(w, opts));
             }
         }
@@ -180,6 +209,11 @@ pub fn sw_panel_message(port: Port, msg: JsValue) {
         PanelRequest::JumpToTurn { session_id, turn } => {
             spawn_local(sessions::jump(w, session_id, turn))
         }
+        PanelRequest::OpenSettings => spawn_local(settings::open(w)),
+        PanelRequest::SaveSettings { form } => spawn_local(settings::save(w, form)),
+        PanelRequest::CheckSetup => spawn_local(settings::check_setup(w)),
+        PanelRequest::Attach { path } => settings::attach_file(&w, &path),
+        PanelRequest::Detach { name } => settings::detach_file(&w, &name),
     }
 }
 
