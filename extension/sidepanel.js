@@ -6,6 +6,10 @@ import { renderTask, initTaskControls, taskOptions } from './panel/task.js';
 import { renderExport } from './panel/export.js';
 import { renderIntervention, initInterventions } from './panel/interventions.js';
 import { bindSessions, renderSessions } from './panel/sessions.js';
+import { initSettings, renderSettings, setSettingsOpen } from './panel/settings.js';
+import { renderStatus } from './panel/status.js';
+import { renderFindings } from './panel/findings.js';
+import { initPrompt, renderPrompt } from './panel/prompt.js';
 
 let port;
 const send = (msg) => port.postMessage(msg);
@@ -21,6 +25,11 @@ function connect() {
     renderExport(state.export);
     document.body.dataset.turns = String(state.turns);
     renderSessions(state);
+    renderSettings(state.settings);
+    renderStatus(state);
+    renderFindings(state.findings);
+    renderPrompt(state);
+    if (!document.body.dataset.readyMs) document.body.dataset.readyMs = String(performance.now());
   });
   port.onDisconnect.addListener(() => setTimeout(connect, 200));
   port.postMessage({ type: 'hello' });
@@ -32,13 +41,22 @@ $('prompt-form').addEventListener('submit', (event) => {
   port.postMessage({ type: 'start_task', prompt: $('prompt').value, ...taskOptions() });
   $('prompt').value = '';
 });
-$('prompt').addEventListener('keydown', (event) => {
-  if (event.key === 'Enter' && !event.shiftKey) {
+$('export').addEventListener('click', () => port.postMessage({ type: 'export' }));
+initPrompt(send, () => $('prompt-form').requestSubmit());
+initSettings(send);
+
+// Keyboard: Ctrl/Cmd+E exports; Escape closes the settings, or else stops the running task
+// (the worker ignores it when nothing runs).
+document.addEventListener('keydown', (event) => {
+  if ((event.ctrlKey || event.metaKey) && !event.altKey && event.key.toLowerCase() === 'e') {
     event.preventDefault();
-    $('prompt-form').requestSubmit();
+    send({ type: 'export' });
+  } else if (event.key === 'Escape' && !event.isComposing) {
+    if (!$('settings').hidden) setSettingsOpen(false, send);
+    else if (!$('confirm-delete').hidden) send({ type: 'cancel_delete' });
+    else send({ type: 'stop' });
   }
 });
-$('export').addEventListener('click', () => port.postMessage({ type: 'export' }));
 initTaskControls(send);
 initInterventions(send);
 bindSessions(send);
