@@ -1,5 +1,6 @@
 // The prompt box: Enter sends, Shift+Enter adds a line, Up/Down walk the history the worker
-// keeps (Up with the caret at the start, Down with it at the end), attachments by path.
+// keeps (Up with the caret on the first line, Down with it on the last, so moving within a
+// multi-line prompt still works), attachments by path.
 import { $, el, text } from './dom.js';
 
 let history = [];
@@ -19,12 +20,14 @@ export function renderPrompt(state) {
   text($('attach-error'), state.attach_error);
 }
 
-function show(value, caretAtStart) {
+function show(value) {
   const p = $('prompt');
   p.value = value;
-  const at = caretAtStart ? 0 : value.length;
-  p.setSelectionRange(at, at);
+  p.setSelectionRange(value.length, value.length);
 }
+
+const onFirstLine = (p) => p.selectionStart === p.selectionEnd && !p.value.slice(0, p.selectionStart).includes('\n');
+const onLastLine = (p) => p.selectionStart === p.selectionEnd && !p.value.slice(p.selectionEnd).includes('\n');
 
 export function initPrompt(send, submit) {
   const p = $('prompt');
@@ -33,15 +36,15 @@ export function initPrompt(send, submit) {
       event.preventDefault();
       index = null;
       submit();
-    } else if (event.key === 'ArrowUp' && p.selectionStart === 0 && p.selectionEnd === 0 && history.length) {
+    } else if (event.key === 'ArrowUp' && onFirstLine(p) && history.length && index !== 0) {
       event.preventDefault();
       if (index === null) { draft = p.value; index = history.length; }
-      index = Math.max(0, index - 1);
-      show(history[index], true);
-    } else if (event.key === 'ArrowDown' && index !== null && p.selectionStart === p.value.length) {
+      index -= 1;
+      show(history[index]);
+    } else if (event.key === 'ArrowDown' && index !== null && onLastLine(p)) {
       event.preventDefault();
       index += 1;
-      if (index >= history.length) { index = null; show(draft, false); } else show(history[index], false);
+      if (index >= history.length) { index = null; show(draft); } else show(history[index]);
     }
   });
   p.addEventListener('input', () => { index = null; });

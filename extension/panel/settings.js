@@ -39,6 +39,8 @@ export function renderSettings(view) {
   $('settings-host-error').hidden = !view.host_error;
   text($('settings-host-error'), view.host_error ? `Could not reach the host's settings: ${view.host_error}` : '');
   const host = view.host;
+  // Without the host there is nothing to edit there; the error above says why.
+  for (const part of document.querySelectorAll('#settings .needs-host')) part.hidden = !host;
   const hostKey = JSON.stringify(host);
   // Fields are filled when the host's settings change, not while the user types.
   if (host && hostKey !== shownHost) {

@@ -5,6 +5,7 @@ let output = '';
 
 export function renderTask(task) {
   $('task').hidden = !task;
+  $('empty').hidden = !!task;
   $('copy-json').hidden = !(task && !task.running && task.mode === 'json' && task.output);
   if (!task) return;
   output = task.output ?? '';

@@ -66,6 +66,8 @@ pub struct FieldError {
 /// What the settings view shows.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 pub struct SettingsView {
+    /// The roles the form lists, in order ([`ROLES`]).
+    pub roles: Vec<String>,
     /// The host's settings (no secrets), once fetched.
     pub host: Option<HostSettings>,
     /// Why the host's settings could not be read or saved.

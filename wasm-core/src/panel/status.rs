@@ -28,6 +28,7 @@ impl Usage {
             self.input_tokens += u.input_tokens;
             self.output_tokens += u.output_tokens;
         }
+        // No cost: the host has no price for a remote model (local models cost 0).
         match completion.cost {
             Some(c) => self.usd += c.usd,
             None => self.unpriced_calls += 1,
@@ -40,11 +41,11 @@ impl Usage {
             return "no model calls yet".to_owned();
         }
         let cost = if self.unpriced_calls == self.calls {
-            "cost unknown (no price set for this model)".to_owned()
+            "no price set for the model".to_owned()
         } else if self.unpriced_calls > 0 {
-            format!("≥ ${:.4}", self.usd)
+            format!("≥ {}", dollars(self.usd))
         } else {
-            format!("${:.4}", self.usd)
+            dollars(self.usd)
         };
         format!(
             "{} tokens ({} in, {} out) · {} call(s) · {cost}",
@@ -53,6 +54,17 @@ impl Usage {
             thousands(self.output_tokens),
             self.calls
         )
+    }
+}
+
+/// `$0` for free calls, cents for larger sums, four decimals for small ones.
+fn dollars(usd: f64) -> String {
+    if usd == 0.0 {
+        "$0".to_owned()
+    } else if usd >= 1.0 {
+        format!("${usd:.2}")
+    } else {
+        format!("${usd:.4}")
     }
 }
 
@@ -164,7 +176,11 @@ mod tests {
         LlmCompletion {
             model: "m".into(),
             usage: Some(TokenUsage { input_tokens: input, output_tokens: output }),
-            cost: usd.map(|usd| CallCost { usd, ..CallCost::default() }),
+            cost: usd.map(|usd| CallCost {
+                usd,
+                input_usd_per_mtok: 1.0,
+                output_usd_per_mtok: 2.0,
+            }),
             ..LlmCompletion::default()
         }
     }
@@ -179,9 +195,12 @@ mod tests {
         assert_eq!(u.describe(), "1,734 tokens (1,500 in, 234 out) · 2 call(s) · $0.0123");
         u.add(&call(1, 1, None));
         assert!(u.describe().ends_with("≥ $0.0123"), "{}", u.describe());
-        let mut free = Usage::default();
-        free.add(&call(1, 1, None));
-        assert!(free.describe().contains("cost unknown"));
+        let mut unpriced = Usage::default();
+        unpriced.add(&call(1, 1, None));
+        assert!(unpriced.describe().ends_with("no price set for the model"));
+        let mut local = Usage::default();
+        local.add(&call(1, 1, Some(0.0)));
+        assert!(local.describe().ends_with("· $0"), "{}", local.describe());
     }
 
     #[test]

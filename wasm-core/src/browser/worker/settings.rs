@@ -18,6 +18,7 @@ pub(super) async fn load(w: &Rc<Worker>) {
     let agent = storage::load_json::<AgentSettings>(AGENT_SETTINGS_KEY).await;
     let history = storage::load_json::<Vec<String>>(HISTORY_KEY).await;
     let mut state = w.state.borrow_mut();
+    state.settings.roles = crate::panel::settings::ROLES.iter().map(|r| (*r).to_owned()).collect();
     if let Some(agent) = agent {
         state.settings.agent = agent;
     }
