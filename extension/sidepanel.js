@@ -29,7 +29,8 @@ function connect() {
     renderStatus(state);
     renderFindings(state.findings);
     renderPrompt(state);
-    if (!document.body.dataset.readyMs) document.body.dataset.readyMs = String(performance.now());
+    // When the panel first became usable with its session (read by `cargo xtask bench panel`).
+    if (!document.body.dataset.readyMs && state.session.id) document.body.dataset.readyMs = String(performance.now());
   });
   port.onDisconnect.addListener(() => setTimeout(connect, 200));
   port.postMessage({ type: 'hello' });

@@ -124,6 +124,10 @@ fn script(
         }
         "summariser" => {
             let user = message_text(&req.body, 1);
+            if user.contains(BAD_KEY) {
+                // The same bad key for every role.
+                return ScriptedReply::error(401, "Incorrect API key provided (scripted)");
+            }
             return if user.contains(FILL) {
                 ScriptedReply::text(
                     json!({"summary": "Saved the name Ada on the profile form.",
