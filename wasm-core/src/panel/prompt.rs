@@ -78,8 +78,13 @@ pub struct FindingRow {
     pub link: Option<String>,
 }
 
-/// The findings of a recorded turn.
-pub fn findings(record: &TaskRecord) -> FindingsView {
+/// The findings of a recorded turn worth a table: `None` for a failed task the model did not
+/// summarise (its answer, shown above, already says everything). An extractive summary is left
+/// out (it repeats the answer); the model's summary is shown.
+pub fn findings(record: &TaskRecord) -> Option<FindingsView> {
+    if !record.success && !record.summarised_by_model {
+        return None;
+    }
     let rows = record
         .structured_data
         .iter()
@@ -91,7 +96,8 @@ pub fn findings(record: &TaskRecord) -> FindingsView {
             .then(|| value.trim().to_owned()),
         })
         .collect();
-    FindingsView { turn: record.turn, summary: record.summary.clone(), rows }
+    let summary = if record.summarised_by_model { record.summary.clone() } else { String::new() };
+    Some(FindingsView { turn: record.turn, summary, rows })
 }
 
 #[cfg(test)]
@@ -139,9 +145,12 @@ mod tests {
         record.structured_data.insert("cheapest_plan".into(), "Basic".into());
         record.structured_data.insert("url".into(), "https://example.com/basic".into());
         record.structured_data.insert("script".into(), "javascript:alert(1)".into());
-        let view = findings(&record);
+        let view = findings(&record).expect("a successful task has findings");
+        assert_eq!(view.summary, "", "an extractive summary repeats the answer");
         let links: Vec<Option<&str>> = view.rows.iter().map(|r| r.link.as_deref()).collect();
         assert_eq!(links, [None, None, Some("https://example.com/basic")]);
         assert_eq!(view.rows[0].key, "cheapest plan");
+        record.success = false;
+        assert_eq!(findings(&record), None);
     }
 }

@@ -173,7 +173,7 @@ pub(super) fn refresh(w: &Rc<Worker>) {
         // model's summary).
         state.findings = match (&state.task, session.records.last()) {
             (Some(t), Some(r)) if !t.running && t.prompt == r.task => {
-                Some(crate::panel::prompt::findings(r))
+                crate::panel::prompt::findings(r)
             }
             _ => None,
         };
