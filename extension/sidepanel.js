@@ -19,6 +19,7 @@ const send = (msg) => port.postMessage(msg);
 function connect() {
   port = chrome.runtime.connect({ name: 'panel' });
   port.onMessage.addListener((state) => {
+    const arrived = performance.now();
     renderHost(state.host);
     renderTask(state.task);
     renderIntervention(state.task, state.interventions);
@@ -30,7 +31,10 @@ function connect() {
     renderFindings(state.findings);
     renderPrompt(state);
     // When the panel first became usable with its session (read by `cargo xtask bench panel`).
-    if (!document.body.dataset.readyMs && state.session.id) document.body.dataset.readyMs = String(performance.now());
+    if (!document.body.dataset.readyMs && state.session.id) {
+      document.body.dataset.stateMs = String(arrived);
+      document.body.dataset.readyMs = String(performance.now());
+    }
   });
   port.onDisconnect.addListener(() => setTimeout(connect, 200));
   port.postMessage({ type: 'hello' });

@@ -87,6 +87,42 @@ fn press_with(panel: &Panel, key: &str, code: &str, vk: i64, modifiers: i64) {
     }
 }
 
+/// WCAG contrast ratios of the panel's text against its background, per element id.
+fn contrasts(panel: &Panel) -> HashMap<String, f64> {
+    let v = eval(
+        panel,
+        r#"(() => {
+            const lum = (c) => {
+              const [r, g, b] = c.match(/[\d.]+/g).slice(0, 3).map(Number).map((v) => {
+                v /= 255;
+                return v <= 0.03928 ? v / 12.92 : ((v + 0.055) / 1.055) ** 2.4;
+              });
+              return 0.2126 * r + 0.7152 * g + 0.0722 * b;
+            };
+            const ratio = (a, b) => {
+              const [x, y] = [lum(a), lum(b)].sort((p, q) => q - p);
+              return (x + 0.05) / (y + 0.05);
+            };
+            const bg = getComputedStyle(document.body).backgroundColor;
+            const out = {};
+            for (const id of ['host-status', 'session-meta', 'prompt-help', 'settings-open',
+                              'prompt', 'task-prompt']) {
+              out[id] = ratio(getComputedStyle(document.getElementById(id)).color, bg);
+            }
+            const send = getComputedStyle(document.getElementById('send'));
+            out.send = ratio(send.color, send.backgroundColor);
+            return out;
+          })()"#,
+    );
+    serde_json::from_value(v).expect("ratios")
+}
+
+fn assert_contrast(panel: &Panel, theme: &str) {
+    for (id, ratio) in contrasts(panel) {
+        assert!(ratio >= 4.5, "{theme} theme: #{id} has contrast {ratio:.2} (< 4.5)");
+    }
+}
+
 /// The task a navigator request is about (the last `Task: …` line of its prompt).
 fn task_of(req: &RecordedRequest) -> String {
     let user = message_text(&req.body, 1);
@@ -233,6 +269,7 @@ fn settings_status_prompt_box_findings_and_keyboard() {
     );
     assert_eq!(unlabelled, json!([]), "controls without a label");
     assert_eq!(eval(&panel, "document.getElementById('live').getAttribute('aria-live')"), "polite");
+    assert_contrast(&panel, "light");
 
     // --- Settings: the host's settings, keys write-only.
     click(&panel, "settings-open");
@@ -422,6 +459,7 @@ fn settings_status_prompt_box_findings_and_keyboard() {
         .expect("dark");
     eval(&panel, "window.scrollTo(0, 0)");
     shot(&panel, "dark");
+    assert_contrast(&panel, "dark");
     llm.assert_no_script_panics().expect("script");
 }
 

@@ -82,6 +82,14 @@ fn open_once(wm: &Waymark) -> f64 {
             TASK_TIMEOUT,
         )
         .expect("panel interactive with the session");
+    let parts = panel
+        .page
+        .eval(
+            "[performance.getEntriesByType('navigation')[0].domContentLoadedEventEnd, \
+              Number(document.body.dataset.stateMs)]",
+        )
+        .expect("parts");
+    eprintln!("dcl {:.1} ms, first state {:.1} ms, ready {:.1} ms", parts[0], parts[1], ready);
     wm.browser.close_target(panel.page.target_id()).expect("close panel");
     ready.as_f64().expect("ms")
 }
