@@ -86,10 +86,15 @@ fn open_once(wm: &Waymark) -> f64 {
         .page
         .eval(
             "[performance.getEntriesByType('navigation')[0].domContentLoadedEventEnd, \
-              Number(document.body.dataset.stateMs)]",
+              Number(document.body.dataset.stateMs), \
+              ['responseEnd', 'domInteractive'].map(k => performance.getEntriesByType('navigation')[0][k] | 0), \
+              performance.getEntriesByType('resource').map(r => r.name.split('/').pop() + ':' + (r.startTime | 0) + '-' + (r.responseEnd | 0)).join(' ')]",
         )
         .expect("parts");
-    eprintln!("dcl {:.1} ms, first state {:.1} ms, ready {:.1} ms", parts[0], parts[1], ready);
+    eprintln!(
+        "dcl {:.1} ms, first state {:.1} ms, ready {:.1} ms; {} {}",
+        parts[0], parts[1], ready, parts[2], parts[3]
+    );
     wm.browser.close_target(panel.page.target_id()).expect("close panel");
     ready.as_f64().expect("ms")
 }
