@@ -415,5 +415,8 @@ mod tests {
         let r = parse_request(r#"{"v":1,"id":3,"type":"echo","payload":[1,2]}"#).expect("ok");
         assert_eq!(r.id, 3);
         assert_eq!(r.body.type_name(), "echo");
+        let doctor = parse_request(r#"{"v":1,"id":9,"type":"doctor"}"#).expect("doctor");
+        assert_eq!(doctor.body, RequestBody::Doctor {});
+        assert!(CAPABILITIES.contains(&doctor.body.type_name()), "doctor is announced");
     }
 }
