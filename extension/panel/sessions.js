@@ -61,6 +61,7 @@ export function renderSessions(state) {
 
   // The TOC and the list can be long: redrawn only when they change, not on every step.
   const tocKey = JSON.stringify([state.toc, state.focus?.turn.turn]);
+  $('toc-box').hidden = !state.toc.length;
   if (tocKey !== shown.toc) $('toc').replaceChildren(...state.toc.map((entry) => el('li', {
     className: [entry.success ? 'ok' : 'failed', state.focus?.turn.turn === entry.turn ? 'focused' : ''].join(' '),
   }, jumpButton(`${entry.turn}. ${entry.line}`, entry.turn, null))));

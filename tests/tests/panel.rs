@@ -353,6 +353,7 @@ fn settings_status_prompt_box_findings_and_keyboard() {
     eval(&panel, "document.getElementById('mode').value = 'verbose'");
     panel.send(FILL).expect("send");
     panel.wait_text("llm-status", "t.includes('rate limited')").expect("rate limit shown");
+    shot(&panel, "rate-limited");
     wait_js(&panel, "document.querySelectorAll('#attachments li').length === 0");
     panel.wait_text("llm-status", "t.includes('LLM ready')").expect("ready again");
     wait_js(&panel, "document.querySelectorAll('#steps li').length === 1");
