@@ -432,6 +432,21 @@ fn settings_status_prompt_box_findings_and_keyboard() {
     assert_eq!(history_value(&panel, "ArrowDown"), HEADING);
     assert_eq!(history_value(&panel, "ArrowDown"), "");
 
+    // --- Shift+Enter adds a line instead of sending.
+    panel.page.insert_text("first line").expect("type");
+    for kind in ["keyDown", "keyUp"] {
+        let mut event = json!({"type": kind, "key": "Enter", "code": "Enter",
+                               "windowsVirtualKeyCode": 13, "modifiers": 8});
+        if kind == "keyDown" {
+            event["text"] = json!("\r");
+        }
+        panel.page.call("Input.dispatchKeyEvent", event).expect("shift+enter");
+    }
+    panel.page.insert_text("second line").expect("type");
+    assert_eq!(eval(&panel, "document.getElementById('prompt').value"), "first line\nsecond line");
+    assert_eq!(panel.text("task-prompt").expect("task"), HEADING, "nothing was sent");
+    set_value(&panel, "prompt", "");
+
     // --- Ctrl+E exports.
     press_with(&panel, "e", "KeyE", 69, 2);
     panel.wait_text("export-status", "t.startsWith('Exported to')").expect("exported");
