@@ -135,6 +135,13 @@ fn bench_panel_startup_with_200_tasks() {
     for _ in 0..COLD_RUNS {
         cold.push(open_once(&wm));
         let worker = wm.browser.wait_for_extension_worker(TASK_TIMEOUT).expect("worker");
+        if let Ok(sw) = wm.browser.attach(&worker.target_id) {
+            eprintln!(
+                "worker start-up: {}",
+                sw.eval("globalThis.waymarkStartup").unwrap_or_default()
+            );
+            sw.detach().ok();
+        }
         wm.browser.stop_service_worker(&worker, TASK_TIMEOUT).expect("stop worker");
     }
     open_once(&wm); // wakes the worker; not measured
