@@ -14,32 +14,45 @@ import { initPrompt, renderPrompt } from './panel/prompt.js';
 let port;
 const send = (msg) => port.postMessage(msg);
 
+let live = false;
+
+// Draws one state from the worker.
+function draw(state) {
+  const arrived = performance.now();
+  renderHost(state.host);
+  renderTask(state.task);
+  renderIntervention(state.task, state.interventions);
+  renderExport(state.export);
+  document.body.dataset.turns = String(state.turns);
+  renderSessions(state);
+  renderSettings(state.settings);
+  renderStatus(state);
+  renderFindings(state.findings);
+  renderPrompt(state);
+  // When the panel first became usable with its session (read by `cargo xtask bench panel`).
+  if (!document.body.dataset.readyMs && state.session.id) {
+    document.body.dataset.stateMs = String(arrived);
+    document.body.dataset.readyMs = String(performance.now());
+  }
+}
+
 // When Chrome stops the service worker the port closes; reconnecting wakes it again (and it
 // resumes a task it left unfinished).
 function connect() {
   port = chrome.runtime.connect({ name: 'panel' });
   port.onMessage.addListener((state) => {
-    const arrived = performance.now();
-    renderHost(state.host);
-    renderTask(state.task);
-    renderIntervention(state.task, state.interventions);
-    renderExport(state.export);
-    document.body.dataset.turns = String(state.turns);
-    renderSessions(state);
-    renderSettings(state.settings);
-    renderStatus(state);
-    renderFindings(state.findings);
-    renderPrompt(state);
-    // When the panel first became usable with its session (read by `cargo xtask bench panel`).
-    if (!document.body.dataset.readyMs && state.session.id) {
-      document.body.dataset.stateMs = String(arrived);
-      document.body.dataset.readyMs = String(performance.now());
-    }
+    if (!live) document.body.dataset.liveMs = String(performance.now());
+    live = true;
+    draw(state);
   });
   port.onDisconnect.addListener(() => setTimeout(connect, 200));
   port.postMessage({ type: 'hello' });
 }
 connect();
+// While a stopped worker wakes up, the session as it last wrote it (no task, no dialog).
+chrome.storage.session.get('panel_snapshot').then(({ panel_snapshot: snapshot }) => {
+  if (!live && snapshot) draw(snapshot);
+}).catch(() => {});
 
 $('prompt-form').addEventListener('submit', (event) => {
   event.preventDefault();

@@ -197,6 +197,33 @@ pub struct PanelState {
     pub findings: Option<FindingsView>,
 }
 
+impl PanelState {
+    /// What a panel may draw before the worker answers (see the worker's `snapshot` module):
+    /// the session, its TOC and list, the host and LLM lines, the prompt history; nothing of a
+    /// task, a search, a dialog or the settings view, which would be stale or misleading.
+    pub fn snapshot(&self) -> PanelState {
+        PanelState {
+            host: self.host.clone(),
+            turns: self.turns,
+            interventions: self.interventions,
+            session: self.session.clone(),
+            sessions: self.sessions.clone(),
+            toc: self.toc.clone(),
+            llm: self.llm.clone(),
+            session_usage: self.session_usage,
+            session_usage_text: self.session_usage_text.clone(),
+            usage_session_id: self.usage_session_id.clone(),
+            prompt_history: self.prompt_history.clone(),
+            settings: SettingsView {
+                roles: self.settings.roles.clone(),
+                agent: self.settings.agent.clone(),
+                ..SettingsView::default()
+            },
+            ..PanelState::default()
+        }
+    }
+}
+
 /// The current session as the panel shows it.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 pub struct SessionView {
@@ -527,6 +554,21 @@ mod tests {
         assert!(view.running);
         assert_eq!(view.step, 2);
         assert!(view.notes.last().is_some_and(|n| n.contains("resumed")));
+    }
+
+    #[test]
+    fn a_snapshot_keeps_the_session_and_drops_the_task_and_dialogs() {
+        let state = PanelState {
+            task: Some(TaskView::started("running")),
+            session: SessionView { id: "s1".into(), tasks: 3, ..SessionView::default() },
+            prompt_history: vec!["earlier".into()],
+            confirm_delete: Some(SessionListItem::default()),
+            ..PanelState::default()
+        };
+        let snap = state.snapshot();
+        assert_eq!(snap.session.id, "s1");
+        assert_eq!(snap.prompt_history, ["earlier"]);
+        assert!(snap.task.is_none() && snap.confirm_delete.is_none());
     }
 
     #[test]

@@ -7,6 +7,7 @@ mod interventions;
 mod journal;
 mod sessions;
 mod settings;
+mod snapshot;
 mod status;
 mod storage;
 mod task;

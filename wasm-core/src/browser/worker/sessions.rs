@@ -179,6 +179,7 @@ pub(super) fn refresh(w: &Rc<Worker>) {
         };
     }
     super::status::follow_session(w);
+    super::snapshot::save(w);
     w.broadcast();
 }
 
