@@ -206,21 +206,30 @@ impl Dispatcher {
     }
 
     /// Runs the doctor's checks on a thread of their own (they make network calls with long
-    /// failure bounds; other requests keep being answered meanwhile).
+    /// failure bounds; other requests keep being answered meanwhile). A plain detached thread,
+    /// not `spawn_blocking`: the host must exit at once when the browser closes the port, even
+    /// with checks still waiting on an endpoint.
     fn doctor(&mut self, id: u64) {
         let outbox = self.outbox.clone();
+        let (tx, rx) = oneshot::channel();
+        let started = std::thread::Builder::new().name("doctor".into()).spawn(move || {
+            let report =
+                tokio::runtime::Builder::new_current_thread().enable_all().build().map(|runtime| {
+                    let opts = crate::doctor::DoctorOptions {
+                        from_browser: true,
+                        ..crate::doctor::DoctorOptions::default()
+                    };
+                    DoctorReport {
+                        checks: runtime.block_on(crate::doctor::run(&opts, &ProcessEnv)),
+                    }
+                });
+            let _ = tx.send(report);
+        });
+        if let Err(e) = started {
+            return self.reply(ReplyFrame::err(id, ErrorCode::Internal, e.to_string()));
+        }
         self.tasks.spawn(async move {
-            let result = tokio::task::spawn_blocking(|| {
-                let runtime = tokio::runtime::Builder::new_current_thread().enable_all().build()?;
-                let opts = crate::doctor::DoctorOptions {
-                    from_browser: true,
-                    ..crate::doctor::DoctorOptions::default()
-                };
-                let checks = runtime.block_on(crate::doctor::run(&opts, &ProcessEnv));
-                Ok::<_, std::io::Error>(DoctorReport { checks })
-            })
-            .await;
-            let reply = match result {
+            let reply = match rx.await {
                 Ok(Ok(report)) => ReplyFrame::ok(id, to_value(&report)),
                 Ok(Err(e)) => ReplyFrame::err(id, ErrorCode::Internal, e.to_string()),
                 Err(e) => ReplyFrame::err(id, ErrorCode::Internal, e.to_string()),
