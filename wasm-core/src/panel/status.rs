@@ -129,7 +129,8 @@ impl LlmState {
     /// The state after a failed call; `None` for failures that say nothing about the LLM
     /// (cancelled calls, a missing host, which the host status line explains).
     pub fn after_error(error: &ErrorBody) -> Option<Self> {
-        let message = error.message.clone();
+        // The host appends its own command-line advice after "; "; the panel gives its own fix.
+        let message = error.message.split("; ").next().unwrap_or_default().to_owned();
         let fix = |s: &str| s.to_owned();
         Some(match error.code {
             ErrorCode::LlmRateLimited => Self::RateLimited { retry_at_ms: None, message },
@@ -214,8 +215,15 @@ mod tests {
             })
         );
         assert_eq!(LlmState::after_retry("HTTP 500", 100, 0.0), None);
-        let auth = ErrorBody { code: ErrorCode::LlmAuth, message: "401".into() };
-        assert!(matches!(LlmState::after_error(&auth), Some(LlmState::KeyInvalid { .. })));
+        let auth = ErrorBody {
+            code: ErrorCode::LlmAuth,
+            message: "the endpoint rejected the API key (HTTP 401); set WAYMARK_LLM_API_KEY".into(),
+        };
+        let Some(LlmState::KeyInvalid { message, fix }) = LlmState::after_error(&auth) else {
+            panic!("not key invalid")
+        };
+        assert_eq!(message, "the endpoint rejected the API key (HTTP 401)");
+        assert!(fix.contains("Settings"));
         let gone = ErrorBody { code: ErrorCode::HostUnavailable, message: "x".into() };
         assert_eq!(LlmState::after_error(&gone), None);
         let cancelled = ErrorBody { code: ErrorCode::Cancelled, message: "x".into() };
