@@ -494,6 +494,12 @@ fn host_missing_is_explained_with_the_fix() {
     shot(&panel, "host-missing");
     click(&panel, "settings-open");
     panel.wait_text("settings-host-error", "t.length > 0").expect("settings say why");
+    // The extension's own settings still save.
+    set_value(&panel, "allowed-sites", "example.com");
+    click(&panel, "settings-save");
+    panel.wait_text("settings-notice", "t.startsWith('Saved the allowed sites')").expect("saved");
+    let stored = eval(&panel, "chrome.storage.local.get('settings:agent')");
+    assert_eq!(stored["settings:agent"]["allowed_sites"], json!(["https://example.com"]));
     click(&panel, "check-setup");
     panel.wait_text("doctor-status", "t.startsWith('Could not run the checks')").expect("doctor");
     shot(&panel, "host-missing-settings");

@@ -103,77 +103,97 @@ pub struct SettingsChanges {
 }
 
 /// Checks `form` against the host's current settings and returns only what changed, or every
-/// field that needs correcting.
+/// field that needs correcting. Without the host's settings (no host) only the extension's own
+/// settings are checked and saved: the host part of the form was never filled in.
 pub fn validate(
     form: &SettingsForm,
     current: Option<&HostSettings>,
 ) -> Result<SettingsChanges, Vec<FieldError>> {
     let mut errors = Vec::new();
     let mut host = BTreeMap::new();
-    let err = |errors: &mut Vec<FieldError>, field: String, message: &str| {
-        errors.push(FieldError { field, message: message.to_owned() });
-    };
-    for row in &form.roles {
-        if !ROLES.contains(&row.role.as_str()) {
-            err(&mut errors, row.role.clone(), "unknown role");
-            continue;
-        }
-        let was: Option<&LlmStatus> = current.and_then(|c| c.roles.get(&row.role));
-        let key = |name: &str| format!("roles.{}.{name}", row.role);
-        let provider = row.provider.trim();
-        if !PROVIDERS.contains(&provider) {
-            err(&mut errors, key("provider"), "choose openai or anthropic");
-        } else if was.is_none_or(|w| w.provider != provider) {
-            host.insert(key("provider"), Some(provider.to_owned()));
-        }
-        let model = row.model.trim();
-        if model.is_empty() || model.chars().any(char::is_whitespace) {
-            err(&mut errors, key("model"), "a model name, without spaces");
-        } else if was.is_none_or(|w| w.model != model) {
-            host.insert(key("model"), Some(model.to_owned()));
-        }
-        let url = row.base_url.trim().trim_end_matches('/');
-        if origin_of(url).is_none() {
-            err(&mut errors, key("base_url"), "an http:// or https:// URL");
-        } else if was.is_none_or(|w| w.base_url.trim_end_matches('/') != url) {
-            host.insert(key("base_url"), Some(url.to_owned()));
-        }
-        let api_key = row.api_key.trim();
-        if api_key.chars().any(char::is_whitespace) {
-            err(&mut errors, key("api_key"), "an API key has no spaces");
-        } else if !api_key.is_empty() {
-            host.insert(key("api_key"), Some(api_key.to_owned()));
-        }
+    if let Some(current) = current {
+        host_changes(form, current, &mut host, &mut errors);
     }
-    if current.is_none_or(|c| c.transcripts.enabled != form.transcripts) {
-        host.insert("transcripts.enabled".into(), Some(form.transcripts.to_string()));
-    }
-    let dir = form.export_dir.trim();
-    if !dir.is_empty() || current.is_some_and(|c| !c.export_dir.is_empty()) {
-        if !is_absolute(dir) {
-            err(&mut errors, "export_dir".into(), "an absolute path, e.g. /home/me/waymark");
-        } else if current.is_none_or(|c| c.export_dir != dir) {
-            host.insert("export_dir".into(), Some(dir.to_owned()));
-        }
-    }
-    let mut allowed_sites = Vec::new();
-    for line in form.allowed_sites.lines().map(str::trim).filter(|l| !l.is_empty()) {
-        let url = if line.contains("://") { line.to_owned() } else { format!("https://{line}") };
-        match origin_of(&url).filter(|_| !line.contains(char::is_whitespace)) {
-            Some(o) if !o.ends_with("://") && !allowed_sites.contains(&o) => allowed_sites.push(o),
-            Some(_) => {}
-            None => err(
-                &mut errors,
-                "allowed_sites".into(),
-                &format!("{line:?} is not a site (write e.g. example.com or https://example.com)"),
-            ),
-        }
-    }
+    let allowed_sites = allowed_sites(&form.allowed_sites, &mut errors);
     if errors.is_empty() {
         Ok(SettingsChanges { host, agent: AgentSettings { allowed_sites } })
     } else {
         Err(errors)
     }
+}
+
+/// The `config.set` values of the host part of the form: only what differs from `current`.
+fn host_changes(
+    form: &SettingsForm,
+    current: &HostSettings,
+    host: &mut BTreeMap<String, Option<String>>,
+    errors: &mut Vec<FieldError>,
+) {
+    let mut err = |field: String, message: &str| {
+        errors.push(FieldError { field, message: message.to_owned() });
+    };
+    for row in &form.roles {
+        if !ROLES.contains(&row.role.as_str()) {
+            err(row.role.clone(), "unknown role");
+            continue;
+        }
+        let was: Option<&LlmStatus> = current.roles.get(&row.role);
+        let key = |name: &str| format!("roles.{}.{name}", row.role);
+        let provider = row.provider.trim();
+        if !PROVIDERS.contains(&provider) {
+            err(key("provider"), "choose openai or anthropic");
+        } else if was.is_none_or(|w| w.provider != provider) {
+            host.insert(key("provider"), Some(provider.to_owned()));
+        }
+        let model = row.model.trim();
+        if model.is_empty() || model.chars().any(char::is_whitespace) {
+            err(key("model"), "a model name, without spaces");
+        } else if was.is_none_or(|w| w.model != model) {
+            host.insert(key("model"), Some(model.to_owned()));
+        }
+        let url = row.base_url.trim().trim_end_matches('/');
+        if origin_of(url).is_none() {
+            err(key("base_url"), "an http:// or https:// URL");
+        } else if was.is_none_or(|w| w.base_url.trim_end_matches('/') != url) {
+            host.insert(key("base_url"), Some(url.to_owned()));
+        }
+        let api_key = row.api_key.trim();
+        if api_key.chars().any(char::is_whitespace) {
+            err(key("api_key"), "an API key has no spaces");
+        } else if !api_key.is_empty() {
+            host.insert(key("api_key"), Some(api_key.to_owned()));
+        }
+    }
+    if current.transcripts.enabled != form.transcripts {
+        host.insert("transcripts.enabled".into(), Some(form.transcripts.to_string()));
+    }
+    let dir = form.export_dir.trim();
+    if !dir.is_empty() || !current.export_dir.is_empty() {
+        if !is_absolute(dir) {
+            err("export_dir".into(), "an absolute path, e.g. /home/me/waymark");
+        } else if current.export_dir != dir {
+            host.insert("export_dir".into(), Some(dir.to_owned()));
+        }
+    }
+}
+
+/// The allowed sites, one per line, as origins.
+fn allowed_sites(text: &str, errors: &mut Vec<FieldError>) -> Vec<String> {
+    let mut allowed_sites = Vec::new();
+    for line in text.lines().map(str::trim).filter(|l| !l.is_empty()) {
+        let url = if line.contains("://") { line.to_owned() } else { format!("https://{line}") };
+        match origin_of(&url).filter(|_| !line.contains(char::is_whitespace)) {
+            Some(o) if !o.ends_with("://") && !allowed_sites.contains(&o) => allowed_sites.push(o),
+            Some(_) => {}
+            None => errors.push(FieldError {
+                field: "allowed_sites".into(),
+                message: format!(
+                    "{line:?} is not a site (write e.g. example.com or https://example.com)"
+                ),
+            }),
+        }
+    }
+    allowed_sites
 }
 
 /// Absolute on Unix (`/…`) or Windows (`C:\…`, `\\server\…`).
@@ -285,6 +305,15 @@ mod tests {
                 "allowed_sites"
             ]
         );
+    }
+
+    #[test]
+    fn without_the_host_only_the_extension_settings_count() {
+        let mut f = SettingsForm { allowed_sites: "example.com".into(), ..SettingsForm::default() };
+        f.roles.push(RoleForm { role: "planner".into(), ..RoleForm::default() });
+        let changes = validate(&f, None).expect("host fields are not checked");
+        assert!(changes.host.is_empty());
+        assert_eq!(changes.agent.allowed_sites, ["https://example.com"]);
     }
 
     #[test]

@@ -90,6 +90,10 @@ pub(super) async fn save(w: Rc<Worker>, form: SettingsForm) {
                 state.settings.host_error = None;
                 "Saved.".to_owned()
             }
+            (None, Ok(())) if current.is_none() => {
+                "Saved the allowed sites; the models and files need the host (see above)."
+                    .to_owned()
+            }
             (None, Ok(())) => "Saved.".to_owned(),
         };
         state.settings.notice = Some(notice);
