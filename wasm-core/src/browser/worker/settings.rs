@@ -7,7 +7,7 @@ use super::{Worker, storage};
 use crate::panel::prompt::{attach, push_history};
 use crate::panel::settings::validate;
 use crate::panel::{AgentSettings, DoctorView, SettingsForm};
-use crate::protocol::{ConfigSet, DoctorReport, ErrorBody, HostSettings, RequestBody};
+use crate::protocol::{ConfigSet, DoctorReport, ErrorBody, ErrorCode, HostSettings, RequestBody};
 use std::rc::Rc;
 
 const AGENT_SETTINGS_KEY: &str = "settings:agent";
@@ -109,9 +109,20 @@ pub(super) async fn check_setup(w: Rc<Worker>) {
         Some(DoctorView { running: true, ..DoctorView::default() });
     w.broadcast();
     let reply = w.host.request(RequestBody::Doctor {}).await;
-    let view = match reply.map_err(|e| e.message).and_then(|data| {
-        serde_json::from_value::<DoctorReport>(data).map_err(|e| format!("unexpected reply: {e}"))
-    }) {
+    let view = match reply
+        .map_err(|e| match e.code {
+            ErrorCode::HostUnavailable => {
+                format!(
+                    "{} The checks run in the host: install it first (the command is above).",
+                    e.message
+                )
+            }
+            _ => e.message,
+        })
+        .and_then(|data| {
+            serde_json::from_value::<DoctorReport>(data)
+                .map_err(|e| format!("unexpected reply: {e}"))
+        }) {
         Ok(report) => DoctorView { running: false, checks: report.checks, error: None },
         Err(e) => DoctorView { running: false, checks: Vec::new(), error: Some(e) },
     };
