@@ -84,8 +84,14 @@ fn worker() -> Rc<Worker> {
 #[wasm_bindgen]
 pub async fn sw_start() -> Result<(), JsValue> {
     let w = worker();
+    // The extension's settings and the prompt history load alongside the session (the panel's
+    // first state needs only the session; they follow in the next one).
+    let loading = w.clone();
+    spawn_local(async move {
+        settings::load(&loading).await;
+        loading.broadcast();
+    });
     sessions::start(&w).await;
-    settings::load(&w).await;
     if let Some(settings) = storage::load_intervention_settings().await {
         w.state.borrow_mut().interventions = settings;
     }

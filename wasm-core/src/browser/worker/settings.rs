@@ -15,10 +15,11 @@ const HISTORY_KEY: &str = "panel:prompt_history";
 
 /// Loads the extension's settings and the prompt history at worker start.
 pub(super) async fn load(w: &Rc<Worker>) {
+    w.state.borrow_mut().settings.roles =
+        crate::panel::settings::ROLES.iter().map(|r| (*r).to_owned()).collect();
     let agent = storage::load_json::<AgentSettings>(AGENT_SETTINGS_KEY).await;
     let history = storage::load_json::<Vec<String>>(HISTORY_KEY).await;
     let mut state = w.state.borrow_mut();
-    state.settings.roles = crate::panel::settings::ROLES.iter().map(|r| (*r).to_owned()).collect();
     if let Some(agent) = agent {
         state.settings.agent = agent;
     }
