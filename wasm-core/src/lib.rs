@@ -13,6 +13,7 @@ pub mod protocol;
 pub mod safety;
 pub mod session;
 pub mod tabs;
+pub mod upload;
 
 #[cfg(target_arch = "wasm32")]
 pub mod browser;

@@ -5,8 +5,8 @@ use super::chrome::{self, Port};
 use crate::agent::Llm;
 use crate::panel::{HostStatus, host_missing};
 use crate::protocol::{
-    ErrorBody, ErrorCode, HOST_NAME, HelloData, HostFrame, LlmCompletion, LlmRequest, Request,
-    RequestBody,
+    ErrorBody, ErrorCode, EventFrame, HOST_NAME, HelloData, HostEvent, HostFrame, LlmCompletion,
+    LlmRequest, Request, RequestBody,
 };
 use serde::Serialize;
 use std::cell::{Cell, RefCell};
@@ -20,9 +20,24 @@ pub struct HostClient {
     port: RefCell<Option<Connection>>,
     next_id: Cell<u64>,
     pending: RefCell<HashMap<u64, js_sys::Function>>,
+    /// Stream events of requests that asked for them (`file.chunk`), by request id.
+    listeners: RefCell<HashMap<u64, EventListener>>,
     status: RefCell<HostStatus>,
     on_status: RefCell<Option<Box<dyn Fn()>>>,
+    /// Told when an LLM call is retried after the host went away (the task's timeline shows it).
+    on_retry: RefCell<Option<Box<dyn Fn(String)>>>,
 }
+
+/// Receives the stream events of one request, in order.
+type EventListener = Rc<RefCell<dyn FnMut(HostEvent)>>;
+
+/// How often an LLM call is sent again after the host process went away mid-call (crashed,
+/// killed, updated): once is the common case, a second covers a crash on the retried call;
+/// more would hide a host that dies on every request.
+pub const MAX_HOST_RECONNECTS: u32 = 2;
+
+/// Pause before reconnecting, so a host that is being replaced has time to go.
+const RECONNECT_DELAY_MS: u32 = 300;
 
 struct Connection {
     port: Port,
@@ -37,9 +52,16 @@ impl HostClient {
             port: RefCell::new(None),
             next_id: Cell::new(1),
             pending: RefCell::new(HashMap::new()),
+            listeners: RefCell::new(HashMap::new()),
             status: RefCell::new(HostStatus::Unknown),
             on_status: RefCell::new(None),
+            on_retry: RefCell::new(None),
         })
+    }
+
+    /// Called with a note for the user whenever an LLM call is retried on a new host process.
+    pub fn set_on_retry(&self, f: impl Fn(String) + 'static) {
+        *self.on_retry.borrow_mut() = Some(Box::new(f));
     }
 
     /// Called whenever the status changes (the worker re-renders the panel).
@@ -80,8 +102,38 @@ impl HostClient {
         self: &Rc<Self>,
         body: RequestBody,
     ) -> Result<serde_json::Value, ErrorBody> {
+        self.request_inner(body, None).await
+    }
+
+    /// Sends one request whose stream events go to `on_event` (in order) until its reply.
+    pub async fn request_with_events(
+        self: &Rc<Self>,
+        body: RequestBody,
+        on_event: impl FnMut(HostEvent) + 'static,
+    ) -> Result<serde_json::Value, ErrorBody> {
+        self.request_inner(body, Some(Rc::new(RefCell::new(on_event)))).await
+    }
+
+    async fn request_inner(
+        self: &Rc<Self>,
+        body: RequestBody,
+        listener: Option<EventListener>,
+    ) -> Result<serde_json::Value, ErrorBody> {
         let id = self.next_id.get();
         self.next_id.set(id + 1);
+        if let Some(listener) = listener {
+            self.listeners.borrow_mut().insert(id, listener);
+        }
+        let reply = self.send_and_wait(id, body).await;
+        self.listeners.borrow_mut().remove(&id);
+        reply
+    }
+
+    async fn send_and_wait(
+        self: &Rc<Self>,
+        id: u64,
+        body: RequestBody,
+    ) -> Result<serde_json::Value, ErrorBody> {
         let frame = to_js(&Request::new(id, body)).map_err(unavailable)?;
         let mut resolve_slot = None;
         let promise = js_sys::Promise::new(&mut |resolve, _reject| resolve_slot = Some(resolve));
@@ -138,6 +190,12 @@ impl HostClient {
         let Some(id) = id else { return };
         if is_event {
             // Streamed deltas are not shown yet; the reply carries the whole completion.
+            let listener = self.listeners.borrow().get(&(id as u64)).cloned();
+            if let Some(listener) = listener
+                && let Ok(frame) = serde_wasm_bindgen::from_value::<EventFrame>(msg)
+            {
+                (listener.borrow_mut())(frame.event);
+            }
             return;
         }
         if let Some(resolve) = self.pending.borrow_mut().remove(&(id as u64)) {
@@ -157,8 +215,36 @@ impl HostClient {
 }
 
 impl Llm for Rc<HostClient> {
+    /// One completion; when the host process goes away mid-call (crash, kill, update) the
+    /// worker starts a new one and sends the same request again, at most
+    /// [`MAX_HOST_RECONNECTS`] times. Nothing reached the page during the lost call, so a
+    /// retry repeats no side effect; the host itself retries endpoint failures.
     async fn complete(&self, request: LlmRequest) -> Result<LlmCompletion, ErrorBody> {
-        let data = self.request(RequestBody::LlmComplete(request)).await?;
+        let mut reconnects = 0;
+        let data = loop {
+            match self.request(RequestBody::LlmComplete(request.clone())).await {
+                Ok(data) => break data,
+                Err(e)
+                    if e.code == ErrorCode::HostUnavailable && reconnects < MAX_HOST_RECONNECTS =>
+                {
+                    reconnects += 1;
+                    let _ = JsFuture::from(chrome::sleep_ms(RECONNECT_DELAY_MS)).await;
+                    // A host that cannot be started at all (not installed) is not retried.
+                    if self.hello().await.is_err() {
+                        return Err(e);
+                    }
+                    if let Some(note) = &*self.on_retry.borrow() {
+                        note(format!(
+                            "The Waymark host stopped during a model call ({}); a new host \
+                             process was started and the call is sent again (retry \
+                             {reconnects} of {MAX_HOST_RECONNECTS}).",
+                            e.message
+                        ));
+                    }
+                }
+                Err(e) => return Err(e),
+            }
+        };
         serde_json::from_value(data).map_err(|e| ErrorBody {
             code: ErrorCode::LlmBadResponse,
             message: format!("the host's completion did not parse: {e}"),

@@ -27,6 +27,8 @@ const OBSERVE_WAIT_MS: f64 = 3_000.0;
 /// One browser tab (the agent may move to another with open/switch/close tab).
 pub struct TabPage {
     tab_id: Cell<i32>,
+    /// The task's upload resources and the host that reads them (none: uploads fail).
+    uploads: Option<super::upload::Uploads>,
 }
 
 /// What `chrome.tabs` tells about a tab (the fields used here).
@@ -88,7 +90,40 @@ fn unwrap_reply<T: DeserializeOwned>(reply: Option<ContentReply>) -> Result<T, S
 impl TabPage {
     /// The agent starts on `tab_id`.
     pub fn new(tab_id: i32) -> Self {
-        Self { tab_id: Cell::new(tab_id) }
+        Self { tab_id: Cell::new(tab_id), uploads: None }
+    }
+
+    /// The same tab, able to upload the task's resource files.
+    pub fn with_uploads(self, uploads: super::upload::Uploads) -> Self {
+        Self { uploads: Some(uploads), ..self }
+    }
+
+    /// Reads an attached resource through the host and puts it into the file input `r`.
+    async fn upload(
+        &self,
+        r: crate::observation::Ref,
+        file: &str,
+    ) -> Result<ActionOutcome, String> {
+        let fetched = match &self.uploads {
+            Some(uploads) => uploads.fetch(file).await,
+            None => Err(crate::upload::UploadError::NothingAttached { requested: file.to_owned() }),
+        };
+        let prepared = match fetched {
+            Ok(prepared) => prepared,
+            Err(e) => return Ok(ActionOutcome::failed(e.to_string())),
+        };
+        let (name, bytes) = (prepared.name.clone(), prepared.bytes);
+        let request = ContentRequest::SetFile {
+            ref_id: r,
+            name: prepared.name,
+            mime: prepared.mime,
+            base64: prepared.base64,
+        };
+        let outcome: ActionOutcome = self.content(r.frame, &request).await?;
+        if !outcome.ok {
+            return Ok(outcome);
+        }
+        Ok(ActionOutcome { text: Some(format!("uploaded {name} ({bytes} bytes)")), ..outcome })
     }
 
     /// The tab the agent currently works on.
@@ -193,10 +228,7 @@ impl TabPage {
                 });
                 self.content(frame, &ContentRequest::Act { action: a.clone(), expect }).await?
             }
-            Action::Upload { .. } => ActionOutcome::failed(
-                "uploading needs the file's bytes from the user's machine, which the host does not \
-                 provide yet; ask the user to choose the file",
-            ),
+            Action::Upload { ref_id, file } => self.upload(*ref_id, file).await?,
             Action::Navigate { url } => {
                 check_url(url)?;
                 promise(chrome::tabs_update(

@@ -65,6 +65,12 @@ fn worker() -> Rc<Worker> {
                         w.broadcast();
                     }
                 });
+                let weak = Rc::downgrade(&worker);
+                host.set_on_retry(move |text| {
+                    if let Some(w) = weak.upgrade() {
+                        crate::agent::TaskEvents::emit(&w, crate::agent::TaskEvent::Noted { text });
+                    }
+                });
                 worker
             })
             .clone()

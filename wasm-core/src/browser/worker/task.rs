@@ -81,7 +81,7 @@ pub(super) async fn run(w: Rc<Worker>, opts: StartOptions) {
     let id = format!("{:x}{:08x}", BrowserEnv.now_ms() as u64, BrowserEnv.random_u64() as u32);
     let journal = StorageJournal::new(id, tab_id);
     let controls = attach_controls(&w, opts.step_mode);
-    let page = TabPage::new(tab_id);
+    let page = page_for(&w, tab_id, &spec);
     let agent = agent_for(&w, &page, &controls, &journal);
     let mut ctx = match agent.start(spec.clone()).await {
         Ok(ctx) => ctx,
@@ -121,6 +121,13 @@ fn agent_for<'a>(
     Agent { llm: &w.host, page, env: &BrowserEnv, events: w, operator: controls, journal }
 }
 
+/// The task's tab, able to upload the resources attached to the task (and only those).
+fn page_for(w: &Rc<Worker>, tab_id: i32, spec: &TaskSpec) -> TabPage {
+    let uploads =
+        crate::browser::upload::Uploads { resources: spec.resources.clone(), host: w.host.clone() };
+    TabPage::new(tab_id).with_uploads(uploads)
+}
+
 /// Resumes the task a previous worker left unfinished, if any.
 pub(super) async fn resume(w: Rc<Worker>) {
     let Some((journal, mut ctx)) = journal::load_active().await else { return };
@@ -132,7 +139,7 @@ pub(super) async fn resume(w: Rc<Worker>) {
     w.state.borrow_mut().task = Some(TaskView::resumed(&ctx));
     w.broadcast();
     let controls = attach_controls(&w, false);
-    let page = TabPage::new(journal.tab_id());
+    let page = page_for(&w, journal.tab_id(), &ctx.spec);
     let agent = agent_for(&w, &page, &controls, &journal);
     let outcome = agent.run(&mut ctx).await;
     finish(&w, &ctx, outcome, &journal).await;
