@@ -171,7 +171,11 @@ impl FileAssembler {
         let info = match reply {
             Ok(info) => info,
             Err(e) => {
-                return Err(UploadError::Host { name: self.name, code: e.code, message: e.message });
+                return Err(UploadError::Host {
+                    name: self.name,
+                    code: e.code,
+                    message: e.message,
+                });
             }
         };
         if info.bytes > self.max {

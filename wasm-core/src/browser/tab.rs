@@ -349,6 +349,11 @@ impl TabPage {
                 (Ok(p), None) => p.loaded,
                 (Err(_), _) => false,
             };
+            if probe.is_err()
+                && let Some(closed) = self.closed_reason(" while waiting").await
+            {
+                return Ok(ActionOutcome::failed(closed));
+            }
             if ready {
                 return Ok(ActionOutcome::done());
             }
@@ -380,11 +385,31 @@ async fn history(p: Result<js_sys::Promise, JsValue>, way: &str) -> Result<Actio
 
 impl Page for TabPage {
     async fn observe(&self) -> Result<Observation, String> {
-        self.observe_frames().await
+        match self.observe_frames().await {
+            Err(e) => Err(self.closed_reason("").await.unwrap_or(e)),
+            ok => ok,
+        }
     }
 
     async fn act(&self, action: &Action) -> Result<ActionOutcome, String> {
-        self.act_inner(action).await
+        match self.act_inner(action).await {
+            Err(e) => Err(self.closed_reason(" during the action").await.unwrap_or(e)),
+            ok => ok,
+        }
+    }
+}
+
+impl TabPage {
+    /// Why the page cannot be reached when the reason is that its tab is gone (the user or a
+    /// page closed it), in words the user understands; `None` while the tab exists.
+    async fn closed_reason(&self, when: &str) -> Option<String> {
+        let id = self.tab_id();
+        self.tab(id).await.err().map(|_| {
+            format!(
+                "the tab Waymark was working on (tab {id}) was closed{when}; reopen the page and \
+                 start the task again, or tell Waymark which tab to use"
+            )
+        })
     }
 }
 
