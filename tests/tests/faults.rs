@@ -159,10 +159,16 @@ fn an_attached_resource_is_uploaded_and_nothing_else_can_be() {
     let steps = steps(&panel);
     assert_eq!(steps.len(), 4, "{steps:?}");
     assert!(!steps[0].contains("failed"), "{steps:?}");
-    assert!(steps[1].contains("failed: the host could not read “secret” (file_refused)"), "{steps:?}");
+    assert!(
+        steps[1].contains("failed: the host could not read “secret” (file_refused)"),
+        "{steps:?}"
+    );
     assert!(steps[1].contains("outside the allowed directories"), "{steps:?}");
     assert!(steps[2].contains("“~/.ssh/id_rsa” is not a file attached to this task"), "{steps:?}");
-    assert!(steps[3].contains("(file_too_large)") && steps[3].contains("1024-byte limit"), "{steps:?}");
+    assert!(
+        steps[3].contains("(file_too_large)") && steps[3].contains("1024-byte limit"),
+        "{steps:?}"
+    );
     // The model was told why, and the refused file's content went nowhere.
     let told = latest_tool_results(&llm);
     assert!(told.contains("uploaded notes.txt (13 bytes)"), "{told}");
@@ -240,8 +246,11 @@ fn the_host_killed_mid_call_is_restarted_and_the_task_finishes() {
     let host = common::host_binary().canonicalize().expect("host binary");
     let before = descendants_running(wm.browser.pid(), &host);
     assert_eq!(before.len(), 1, "one host process per port: {before:?}");
-    nix::sys::signal::kill(nix::unistd::Pid::from_raw(before[0]), nix::sys::signal::Signal::SIGKILL)
-        .expect("kill the host");
+    nix::sys::signal::kill(
+        nix::unistd::Pid::from_raw(before[0]),
+        nix::sys::signal::Signal::SIGKILL,
+    )
+    .expect("kill the host");
 
     assert_eq!(wait_answer(&panel, "Saved"), "Saved the name Ada.");
     let after = descendants_running(wm.browser.pid(), &host);
@@ -281,7 +290,10 @@ fn a_tab_navigated_or_closed_under_an_action_is_reported_clearly() {
             "Wait for the welcome" => {
                 ScriptedReply::tool_call("wait", json!({"text": "Welcome back", "seconds": 15}))
             }
-            _ => ScriptedReply::tool_call("wait", json!({"text": "never on any page", "seconds": 15})),
+            _ => ScriptedReply::tool_call(
+                "wait",
+                json!({"text": "never on any page", "seconds": 15}),
+            ),
         }
     })
     .expect("scripted LLM");
@@ -490,7 +502,8 @@ fn exhausted_storage_quota_is_explained_and_nothing_stored_is_lost() {
         .page
         .wait_for("document.querySelectorAll('#toc li').length >= 1", TASK_TIMEOUT)
         .expect("session loads");
-    let toc = panel.page.eval("[...document.querySelectorAll('#toc li')].map((li) => li.textContent)");
+    let toc =
+        panel.page.eval("[...document.querySelectorAll('#toc li')].map((li) => li.textContent)");
     assert!(toc.expect("toc")[0].as_str().unwrap_or_default().contains("alpha task"));
 
     // Space freed: tasks run and are stored again.
@@ -503,6 +516,9 @@ fn exhausted_storage_quota_is_explained_and_nothing_stored_is_lost() {
     .expect("free space");
     panel.send("gamma task").expect("send");
     wait_answer(&panel, "Answer to gamma task.");
-    panel.page.wait_for("document.getElementById('storage-error').hidden", TASK_TIMEOUT).expect("error cleared");
+    panel
+        .page
+        .wait_for("document.getElementById('storage-error').hidden", TASK_TIMEOUT)
+        .expect("error cleared");
     llm.assert_no_script_panics().expect("script ok");
 }

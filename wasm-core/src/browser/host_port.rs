@@ -25,8 +25,11 @@ pub struct HostClient {
     status: RefCell<HostStatus>,
     on_status: RefCell<Option<Box<dyn Fn()>>>,
     /// Told when an LLM call is retried after the host went away (the task's timeline shows it).
-    on_retry: RefCell<Option<Box<dyn Fn(String)>>>,
+    on_retry: RefCell<Option<RetryNote>>,
 }
+
+/// Receives a note for the user when an LLM call is sent again on a new host process.
+type RetryNote = Box<dyn Fn(String)>;
 
 /// Receives the stream events of one request, in order.
 type EventListener = Rc<RefCell<dyn FnMut(HostEvent)>>;
