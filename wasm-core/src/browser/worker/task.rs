@@ -165,7 +165,11 @@ fn attach_controls(w: &Rc<Worker>, step_mode: bool) -> Rc<Controls> {
             let Some(task) = state.task.as_mut() else { return };
             let was_open = task.controls.card.is_some();
             match (&snapshot.card, was_open) {
-                (Some(card), false) if interventions::signal(&settings, Some(card)) => {
+                // The sound plays only when the settings ask for it, from the panel if open.
+                (Some(card), false)
+                    if interventions::signal(&settings, Some(card))
+                        && interventions::play_sound(!w.panels.borrow().is_empty()) =>
+                {
                     task.chime += 1;
                 }
                 (None, true) => {
