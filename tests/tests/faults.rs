@@ -445,19 +445,28 @@ fn exhausted_storage_quota_is_explained_and_nothing_stored_is_lost() {
     let Some(built) = built_extension() else { return };
     let copy = tempfile::tempdir().expect("temp dir");
     let extension = extension_with_quota(&built, copy.path());
-    let llm = ScriptedLlm::start(|req| {
+    let gate = Gate::default();
+    let held = gate.clone();
+    let llm = ScriptedLlm::start(move |req| {
         if is_summary_call(req) {
             return ScriptedReply::text("no summary today");
         }
         if let Some(r) = role_reply(req) {
             return r;
         }
+        if task_of(req) == "delta task" {
+            // Answers only once the test has filled the storage under the running task.
+            held.wait();
+            let page = message_text(&req.body, 1);
+            let name = find_ref(&page, "textbox", "Name").expect("Name field");
+            return ScriptedReply::tool_call("type", json!({"ref": name, "text": "Ada"}));
+        }
         done(&format!("Answer to {}.", task_of(req)))
     })
     .expect("scripted LLM");
     let wm = Waymark::launch(&extension, Setup { llm: &llm, install_host: true, site: site() })
         .expect("launch");
-    let _page = wm.open("/form.html").expect("open fixture");
+    let page = wm.open("/form.html").expect("open fixture");
     let panel = wm.panel().expect("panel");
     panel.send("alpha task").expect("send");
     wait_answer(&panel, "Answer to alpha task.");
@@ -520,5 +529,50 @@ fn exhausted_storage_quota_is_explained_and_nothing_stored_is_lost() {
         .page
         .wait_for("document.getElementById('storage-error').hidden", TASK_TIMEOUT)
         .expect("error cleared");
+
+    // Quota exhausted in the middle of a task: the action's intent cannot be written ahead, so
+    // the action is not performed, and the task stops saying why.
+    panel.send("delta task").expect("send");
+    let asked = |n: usize| {
+        llm.wait_for_requests(n, TASK_TIMEOUT)
+            .expect("requests")
+            .iter()
+            .any(|r| role_of(r) == "navigator" && !is_summary_call(r) && task_of(r) == "delta task")
+    };
+    let mut n = llm.request_count() + 1;
+    while !asked(n) {
+        n += 1;
+    }
+    let fillers = sw.eval_timeout(FILL_STORAGE, TASK_TIMEOUT).expect("fill storage again");
+    assert!(fillers.as_u64().is_some_and(|n| n > 9), "{fillers}");
+    gate.open();
+    let answer = wait_answer(&panel, "could not be saved before acting");
+    assert!(
+        answer.contains("quota exceeded") && answer.contains("nothing more was done"),
+        "{answer}"
+    );
+    assert_eq!(
+        page_text(&page, "JSON.stringify(window.__seen)"),
+        r#"{"inputs":0,"changes":0,"clicks":0}"#,
+        "the action whose intent could not be saved was not performed"
+    );
     llm.assert_no_script_panics().expect("script ok");
+}
+
+/// Holds a scripted reply until the test opens it (bounded, so a broken test cannot hang).
+#[derive(Clone, Default)]
+struct Gate(Arc<(Mutex<bool>, std::sync::Condvar)>);
+
+impl Gate {
+    fn wait(&self) {
+        let (open, changed) = &*self.0;
+        let guard = open.lock().unwrap_or_else(|p| p.into_inner());
+        let _ = changed.wait_timeout_while(guard, TASK_TIMEOUT, |open| !*open);
+    }
+
+    fn open(&self) {
+        let (open, changed) = &*self.0;
+        *open.lock().unwrap_or_else(|p| p.into_inner()) = true;
+        changed.notify_all();
+    }
 }
