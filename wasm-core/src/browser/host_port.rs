@@ -44,6 +44,9 @@ const RECONNECT_DELAY_MS: u32 = 300;
 
 struct Connection {
     port: Port,
+    /// The host answered on this port at least once (so a disconnect is a crash or a kill,
+    /// not a host that cannot start).
+    answered: Cell<bool>,
     _on_message: Closure<dyn FnMut(JsValue)>,
     _on_disconnect: Closure<dyn FnMut(JsValue)>,
 }
@@ -181,6 +184,7 @@ impl HostClient {
         port.on_disconnect().add_listener(on_disconnect.as_ref().unchecked_ref());
         *self.port.borrow_mut() = Some(Connection {
             port: port.clone(),
+            answered: Cell::new(false),
             _on_message: on_message,
             _on_disconnect: on_disconnect,
         });
@@ -188,6 +192,9 @@ impl HostClient {
     }
 
     fn on_frame(&self, msg: JsValue) {
+        if let Some(conn) = &*self.port.borrow() {
+            conn.answered.set(true);
+        }
         let id = js_sys::Reflect::get(&msg, &"id".into()).ok().and_then(|v| v.as_f64());
         let is_event = js_sys::Reflect::has(&msg, &"event".into()).unwrap_or(false);
         let Some(id) = id else { return };
@@ -207,13 +214,13 @@ impl HostClient {
     }
 
     fn on_disconnect(&self, reason: String) {
-        self.port.borrow_mut().take();
+        let answered = self.port.borrow_mut().take().is_some_and(|c| c.answered.get());
         let reason = if reason.is_empty() { "Native host has exited.".to_owned() } else { reason };
         let pending: Vec<_> = self.pending.borrow_mut().drain().collect();
         for (_, resolve) in pending {
             let _ = resolve.call1(&JsValue::NULL, &JsValue::from_str(&reason));
         }
-        self.set_status(host_missing(&reason));
+        self.set_status(if answered { host_stopped(&reason) } else { host_missing(&reason) });
     }
 }
 
@@ -252,6 +259,18 @@ impl Llm for Rc<HostClient> {
             code: ErrorCode::LlmBadResponse,
             message: format!("the host's completion did not parse: {e}"),
         })
+    }
+}
+
+/// The status after a host that was working went away (crashed, killed, replaced): the next
+/// request starts a new one, so the user need not do anything unless it keeps happening.
+fn host_stopped(browser_error: &str) -> HostStatus {
+    HostStatus::Missing {
+        message: format!(
+            "The Waymark host stopped ({browser_error}); Waymark starts it again with the next \
+             request."
+        ),
+        fix: "If this keeps happening, run `waymark-host doctor` in a terminal.".to_owned(),
     }
 }
 

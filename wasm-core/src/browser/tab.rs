@@ -269,7 +269,11 @@ impl TabPage {
             Action::CloseTab { tab } => {
                 self.close_tab(tab.unwrap_or(self.tab_id()), before.window_id).await?
             }
-            Action::Wait { text, seconds } => self.wait(text.as_deref(), *seconds).await?,
+            Action::Wait { text, seconds } => {
+                let mut outcome = self.wait(text.as_deref(), *seconds).await?;
+                self.note_navigation(&before, &mut outcome).await;
+                outcome
+            }
             Action::Find { query } => {
                 let observation = self.observe_frames().await?;
                 let found = observation.find(query, 20);
@@ -332,6 +336,22 @@ impl TabPage {
             navigated: true,
             ..ActionOutcome::with_text(format!("now on tab {}", next.id))
         })
+    }
+
+    /// A wait can span a navigation (the user's, or the page's own): say so, so the model
+    /// knows its refs are stale and the rest of its batch is dropped.
+    async fn note_navigation(&self, before: &ChromeTab, outcome: &mut ActionOutcome) {
+        let Ok(now) = self.tab(self.tab_id()).await else { return };
+        if now.url == before.url {
+            return;
+        }
+        outcome.navigated = true;
+        let note = format!("the page changed to {} during the wait", now.url);
+        match (&mut outcome.error, &mut outcome.text) {
+            (Some(error), _) => *error = format!("{error} ({note})"),
+            (None, Some(text)) => *text = format!("{text}; {note}"),
+            (None, text) => *text = Some(note),
+        }
     }
 
     async fn wait(
