@@ -387,7 +387,7 @@ fn model_endpoint_failures_are_retried_or_stop_with_a_clear_message() {
     // Stopped with a message that says what failed and what to do.
     let cases = [
         // Retry-After beyond a minute: reported at once with the wait, not slept through.
-        ("Rate limited for ten minutes", "(llm_rate_limited)", 1),
+        ("Rate limited for ten minutes", "the endpoint asks to wait 600 s", 1),
         ("Server keeps failing", "upstream on fire", 4),
         ("Never answers", "sent nothing for 2 s", 4),
         // Cut after text was streamed: the host does not retry once text went out.
