@@ -94,6 +94,12 @@ fn latest_tool_results(llm: &ScriptedLlm) -> String {
     message_text(&last.body, 1)
 }
 
+/// Bytes of the larger upload: text (the page echoes it into its DOM) in a pattern that a
+/// truncated or reordered copy would not match.
+fn pattern(len: usize) -> Vec<u8> {
+    (0..len).map(|i| if i % 64 == 63 { b'\n' } else { b'a' + (i % 26) as u8 }).collect()
+}
+
 #[test]
 fn an_attached_resource_is_uploaded_and_nothing_else_can_be() {
     let Some(extension) = built_extension() else { return };
@@ -109,15 +115,18 @@ fn an_attached_resource_is_uploaded_and_nothing_else_can_be() {
         };
         let mut n = counter.lock().unwrap_or_else(|p| p.into_inner());
         *n += 1;
+        let upload =
+            |file: &str| ScriptedReply::tool_call("upload", json!({"ref": input, "file": file}));
         match *n {
-            // Attached and inside the allowed directory: uploaded.
-            1 => ScriptedReply::tool_call("upload", json!({"ref": input, "file": "notes"})),
+            // Attached and inside the allowed directory: uploaded, a large one and a small one.
+            1 => upload("photos"),
+            2 => upload("notes"),
             // Attached, but outside the host's allowed directories: the host refuses.
-            2 => ScriptedReply::tool_call("upload", json!({"ref": input, "file": "secret"})),
+            3 => upload("secret"),
             // Never attached (what a hostile page would ask for): refused before the host.
-            3 => ScriptedReply::tool_call("upload", json!({"ref": input, "file": "~/.ssh/id_rsa"})),
-            // Attached and allowed, but above the host's size cap.
-            4 => ScriptedReply::tool_call("upload", json!({"ref": input, "file": "big"})),
+            4 => upload("~/.ssh/id_rsa"),
+            // Attached and allowed by the host, but above the agent's own upload cap.
+            5 => upload("huge"),
             _ => done("Uploaded notes.txt."),
         }
     })
@@ -127,46 +136,72 @@ fn an_attached_resource_is_uploaded_and_nothing_else_can_be() {
     let uploads = wm.work.path().join("uploads");
     std::fs::create_dir_all(&uploads).expect("uploads dir");
     std::fs::write(uploads.join("notes.txt"), "hello waymark").expect("notes");
-    std::fs::write(uploads.join("big.bin"), vec![b'x'; 4096]).expect("big");
+    // Five chunks of the host's (256 KiB each, not a multiple of 3: base64 cannot be joined).
+    let large = pattern(1024 * 1024 + 7);
+    std::fs::write(uploads.join("photos.zip"), &large).expect("large");
+    let huge = waymark_core::upload::MAX_UPLOAD_BYTES as usize + 1024 * 1024;
+    std::fs::write(uploads.join("huge.bin"), vec![b'x'; huge]).expect("huge");
     let secret = wm.work.path().join("secret.txt");
     std::fs::write(&secret, "canary-secret-3141").expect("secret");
     host_config(
         &wm,
         &format!(
-            "[files]\nallowed_dirs = [{}]\nmax_bytes = 1024\n",
-            serde_json::to_string(&uploads.display().to_string()).expect("json")
+            "[files]\nallowed_dirs = [{}]\nmax_bytes = {}\n",
+            serde_json::to_string(&uploads.display().to_string()).expect("json"),
+            32 * 1024 * 1024
         ),
     );
     let page = wm.open("/upload.html").expect("open upload page");
+    // What the page's own script receives: name, size and a checksum of every file set.
+    page.eval(
+        "window.__files = []; document.getElementById('file').addEventListener('change', async () => { \
+           const f = document.getElementById('file').files[0]; \
+           const bytes = new Uint8Array(await f.arrayBuffer()); \
+           let sum = 0; for (let i = 0; i < bytes.length; i++) sum = (sum * 31 + bytes[i]) % 1000000007; \
+           window.__files.push([f.name, f.type, f.size, sum]); }); true",
+    )
+    .expect("watch the input");
     let panel = wm.panel().expect("panel");
     panel.wait_text("host-status", "t.includes('connected')").expect("host connects");
 
     let resources = json!({
         "notes": uploads.join("notes.txt"),
+        "photos": uploads.join("photos.zip"),
         "secret": secret,
-        "big": uploads.join("big.bin"),
+        "huge": uploads.join("huge.bin"),
     });
     start_task_with_resources(&panel, "Attach my notes to the form", &resources);
     assert_eq!(wait_answer(&panel, "Uploaded"), "Uploaded notes.txt.");
 
-    // The page's own script saw one file, with its name, type, size and content.
+    // The page's own script saw both files, whole, with their names, types and sizes.
+    let checksum =
+        |bytes: &[u8]| bytes.iter().fold(0u64, |s, b| (s * 31 + u64::from(*b)) % 1_000_000_007);
+    page.wait_for("window.__files.length === 2", TASK_TIMEOUT).expect("two files seen");
+    assert_eq!(
+        page.eval("window.__files").expect("files"),
+        json!([
+            ["photos.zip", "application/zip", large.len(), checksum(&large)],
+            ["notes.txt", "text/plain", 13, checksum(b"hello waymark")],
+        ])
+    );
     assert_eq!(
         page_text(&page, "document.getElementById('info').textContent"),
         "File: notes.txt text/plain 13 hello waymark"
     );
-    assert_eq!(page_text(&page, "window.__uploadEvents.join()"), "input,change");
+    assert_eq!(page_text(&page, "window.__uploadEvents.join()"), "input,change,input,change");
 
     let steps = steps(&panel);
-    assert_eq!(steps.len(), 4, "{steps:?}");
-    assert!(!steps[0].contains("failed"), "{steps:?}");
+    assert_eq!(steps.len(), 5, "{steps:?}");
+    assert!(!steps[0].contains("failed") && !steps[1].contains("failed"), "{steps:?}");
     assert!(
-        steps[1].contains("failed: the host could not read “secret” (file_refused)"),
+        steps[2].contains("failed: the host could not read “secret” (file_refused)"),
         "{steps:?}"
     );
-    assert!(steps[1].contains("outside the allowed directories"), "{steps:?}");
-    assert!(steps[2].contains("“~/.ssh/id_rsa” is not a file attached to this task"), "{steps:?}");
+    assert!(steps[2].contains("outside the allowed directories"), "{steps:?}");
+    assert!(steps[3].contains("“~/.ssh/id_rsa” is not a file attached to this task"), "{steps:?}");
     assert!(
-        steps[3].contains("(file_too_large)") && steps[3].contains("1024-byte limit"),
+        steps[4].contains("“huge” is too large to upload")
+            && steps[4].contains("above the 10485760-byte limit"),
         "{steps:?}"
     );
     // The model was told why, and the refused file's content went nowhere.
