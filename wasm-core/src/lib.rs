@@ -7,6 +7,7 @@
 pub mod action;
 pub mod agent;
 pub mod frames;
+pub mod host_retry;
 pub mod observation;
 pub mod panel;
 pub mod protocol;

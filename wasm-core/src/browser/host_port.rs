@@ -3,6 +3,7 @@
 
 use super::chrome::{self, Port};
 use crate::agent::Llm;
+use crate::host_retry::{Reconnect, with_reconnect};
 use crate::panel::{HostStatus, host_missing};
 use crate::protocol::{
     ErrorBody, ErrorCode, EventFrame, HOST_NAME, HelloData, HostEvent, HostFrame, LlmCompletion,
@@ -33,11 +34,6 @@ type RetryNote = Box<dyn Fn(String)>;
 
 /// Receives the stream events of one request, in order.
 type EventListener = Rc<RefCell<dyn FnMut(HostEvent)>>;
-
-/// How often an LLM call is sent again after the host process went away mid-call (crashed,
-/// killed, updated): once is the common case, a second covers a crash on the retried call;
-/// more would hide a host that dies on every request.
-pub const MAX_HOST_RECONNECTS: u32 = 2;
 
 /// Pause before reconnecting, so a host that is being replaced has time to go.
 const RECONNECT_DELAY_MS: u32 = 300;
@@ -225,40 +221,29 @@ impl HostClient {
 }
 
 impl Llm for Rc<HostClient> {
-    /// One completion; when the host process goes away mid-call (crash, kill, update) the
-    /// worker starts a new one and sends the same request again, at most
-    /// [`MAX_HOST_RECONNECTS`] times. Nothing reached the page during the lost call, so a
-    /// retry repeats no side effect; the host itself retries endpoint failures.
+    /// One completion, sent again on a new host process when the host goes away mid-call
+    /// (see [`crate::host_retry`]).
     async fn complete(&self, request: LlmRequest) -> Result<LlmCompletion, ErrorBody> {
-        let mut reconnects = 0;
-        let data = loop {
-            match self.request(RequestBody::LlmComplete(request.clone())).await {
-                Ok(data) => break data,
-                Err(e)
-                    if e.code == ErrorCode::HostUnavailable && reconnects < MAX_HOST_RECONNECTS =>
-                {
-                    reconnects += 1;
-                    let _ = JsFuture::from(chrome::sleep_ms(RECONNECT_DELAY_MS)).await;
-                    // A host that cannot be started at all (not installed) is not retried.
-                    if self.hello().await.is_err() {
-                        return Err(e);
-                    }
-                    if let Some(note) = &*self.on_retry.borrow() {
-                        note(format!(
-                            "The Waymark host stopped during a model call ({}); a new host \
-                             process was started and the call is sent again (retry \
-                             {reconnects} of {MAX_HOST_RECONNECTS}).",
-                            e.message
-                        ));
-                    }
-                }
-                Err(e) => return Err(e),
-            }
-        };
+        let data = with_reconnect(self, || self.request(RequestBody::LlmComplete(request.clone())))
+            .await?;
         serde_json::from_value(data).map_err(|e| ErrorBody {
             code: ErrorCode::LlmBadResponse,
             message: format!("the host's completion did not parse: {e}"),
         })
+    }
+}
+
+impl Reconnect for Rc<HostClient> {
+    async fn reconnect(&self) -> bool {
+        // A moment for a host that is being replaced to go.
+        let _ = JsFuture::from(chrome::sleep_ms(RECONNECT_DELAY_MS)).await;
+        self.hello().await.is_ok()
+    }
+
+    fn note(&self, text: String) {
+        if let Some(note) = &*self.on_retry.borrow() {
+            note(text);
+        }
     }
 }
 
