@@ -4,30 +4,48 @@
 
 mod common;
 
-use common::{Panel, Setup, TASK_TIMEOUT, Waymark, built_extension, role_of, role_reply};
+use common::{Gate, Panel, Setup, TASK_TIMEOUT, Waymark, built_extension, role_of, role_reply};
 use serde_json::json;
 use waymark_tests::chromium::TargetInfo;
 use waymark_tests::fixture_server::FixtureServer;
 use waymark_tests::llm_server::{ScriptedLlm, ScriptedReply};
 use waymark_tests::paths;
 
-/// Long enough for the test to close the side panel before the planner's question arrives.
-const PLANNER_DELAY_MS: u64 = 2_500;
-
 fn is_offscreen(t: &TargetInfo) -> bool {
     t.url.ends_with("/offscreen.html")
 }
 
-/// Sends `task`, closes the panel while the planner "thinks", and waits for the question card
-/// to open (seen through the badge the worker sets).
-fn question_with_the_panel_closed(wm: &Waymark, panel: Panel, task: &str) {
+/// Sends `task`, closes the panel while the planner "thinks" (held at `planner`), and waits
+/// for the question card to open (seen through the badge the worker sets).
+fn question_with_the_panel_closed(
+    wm: &Waymark,
+    llm: &ScriptedLlm,
+    planner: &Gate,
+    panel: Panel,
+    task: &str,
+) {
+    let before = llm.request_count();
     panel.send(task).expect("send");
-    panel
-        .wait_text("task-progress", "t.length > 0 && !t.startsWith('Finished')")
-        .expect("task started");
+    let mut n = before + 1;
+    while !llm
+        .wait_for_requests(n, TASK_TIMEOUT)
+        .expect("requests")
+        .iter()
+        .skip(before)
+        .any(|r| role_of(r) == "planner")
+    {
+        n += 1;
+    }
     wm.browser.close_target(panel.page.target_id()).expect("close the panel");
     let worker = wm.browser.wait_for_extension_worker(TASK_TIMEOUT).expect("worker");
     let sw = wm.browser.attach(&worker.target_id).expect("attach worker");
+    sw.wait_for(
+        "chrome.runtime.getContexts({}).then((all) => \
+           !all.some((c) => (c.documentUrl || '').endsWith('/sidepanel.html')))",
+        TASK_TIMEOUT,
+    )
+    .expect("the panel is gone");
+    planner.open();
     sw.wait_for("chrome.action.getBadgeText({}).then((t) => t === '!')", TASK_TIMEOUT)
         .expect("the question card opened (badge)");
     sw.detach().expect("detach");
@@ -64,14 +82,16 @@ fn an_offscreen_document_plays_the_sound_when_no_panel_is_open_and_sound_is_on()
     let Some(extension) = built_extension() else { return };
     let finished = std::sync::Arc::new(std::sync::atomic::AtomicUsize::new(0));
     let count = finished.clone();
+    let planner = Gate::default();
+    let held = planner.clone();
     let llm = ScriptedLlm::start(move |req| {
         if role_of(req) == "planner" {
+            held.wait();
             return ScriptedReply::tool_call(
                 "plan",
                 json!({"questions": ["Which name exactly?"],
                        "steps": [{"phase": "working", "goal": "do it"}]}),
-            )
-            .delayed(PLANNER_DELAY_MS);
+            );
         }
         if let Some(r) = role_reply(req) {
             return r;
@@ -90,7 +110,7 @@ fn an_offscreen_document_plays_the_sound_when_no_panel_is_open_and_sound_is_on()
 
     // Sound on (the default): the card opens with no panel to play it, so the offscreen
     // document does, and it goes away once the card is answered.
-    question_with_the_panel_closed(&wm, panel, "first task");
+    question_with_the_panel_closed(&wm, &llm, &planner, panel, "first task");
     let offscreen = wm.browser.wait_for_target(is_offscreen, TASK_TIMEOUT).expect("offscreen");
     let doc = wm.browser.attach(&offscreen.target_id).expect("attach offscreen");
     doc.wait_for("document.body.dataset.chimed === '1'", TASK_TIMEOUT).expect("tone started");
@@ -117,7 +137,7 @@ fn an_offscreen_document_plays_the_sound_when_no_panel_is_open_and_sound_is_on()
         .page
         .wait_for("document.querySelector('[data-setting=sound]').checked === false", TASK_TIMEOUT)
         .expect("setting applied");
-    question_with_the_panel_closed(&wm, panel, "second task");
+    question_with_the_panel_closed(&wm, &llm, &planner, panel, "second task");
     let panel = answer_in_a_new_panel(&wm, "Done 2.");
     assert!(
         wm.browser.cdp().events(offscreen_created).is_empty(),

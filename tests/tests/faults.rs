@@ -10,8 +10,8 @@
 mod common;
 
 use common::{
-    Panel, Setup, TASK_TIMEOUT, Waymark, built_extension, find_ref, is_summary_call, message_text,
-    role_of, role_reply,
+    Gate, Panel, Setup, TASK_TIMEOUT, Waymark, built_extension, find_ref, is_summary_call,
+    message_text, role_of, role_reply,
 };
 use serde_json::{Value, json};
 use std::collections::HashMap;
@@ -592,22 +592,4 @@ fn exhausted_storage_quota_is_explained_and_nothing_stored_is_lost() {
         "the action whose intent could not be saved was not performed"
     );
     llm.assert_no_script_panics().expect("script ok");
-}
-
-/// Holds a scripted reply until the test opens it (bounded, so a broken test cannot hang).
-#[derive(Clone, Default)]
-struct Gate(Arc<(Mutex<bool>, std::sync::Condvar)>);
-
-impl Gate {
-    fn wait(&self) {
-        let (open, changed) = &*self.0;
-        let guard = open.lock().unwrap_or_else(|p| p.into_inner());
-        let _ = changed.wait_timeout_while(guard, TASK_TIMEOUT, |open| !*open);
-    }
-
-    fn open(&self) {
-        let (open, changed) = &*self.0;
-        *open.lock().unwrap_or_else(|p| p.into_inner()) = true;
-        changed.notify_all();
-    }
 }
