@@ -365,7 +365,11 @@ fn a_tab_navigated_or_closed_under_an_action_is_reported_clearly() {
     let steps = steps(&panel);
     let last = steps.last().expect("the wait step");
     assert!(last.contains("failed: the tab Waymark was working on"), "{steps:?}");
-    assert!(last.contains("was closed while waiting"), "{steps:?}");
+    // (Closed while the wait polls, or, on a slow machine, just before it began.)
+    assert!(
+        last.contains("was closed while waiting") || last.contains("was closed during the action"),
+        "{steps:?}"
+    );
     llm.assert_no_script_panics().expect("script ok");
 }
 
