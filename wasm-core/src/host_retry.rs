@@ -22,8 +22,9 @@ pub trait Reconnect {
 }
 
 /// Runs `call` and, while it fails because the host went away, reconnects and runs it again
-/// (at most [`MAX_HOST_RECONNECTS`] times). Any other error is returned as it is.
-pub async fn with_reconnect<T, H, F, Fut>(host: &H, mut call: F) -> Result<T, ErrorBody>
+/// (at most [`MAX_HOST_RECONNECTS`] times). Any other error is returned as it is. `what` names
+/// the call for the user ("a model call", "reading “cv”").
+pub async fn with_reconnect<T, H, F, Fut>(host: &H, what: &str, mut call: F) -> Result<T, ErrorBody>
 where
     H: Reconnect,
     F: FnMut() -> Fut,
@@ -38,8 +39,8 @@ where
                     return Err(e);
                 }
                 host.note(format!(
-                    "The Waymark host stopped during a model call ({}); a new host process was \
-                     started and the call is sent again (retry {reconnects} of \
+                    "The Waymark host stopped during {what} ({}); a new host process was \
+                     started and the request is sent again (retry {reconnects} of \
                      {MAX_HOST_RECONNECTS}).",
                     e.message
                 ));
@@ -84,7 +85,7 @@ mod tests {
     /// A call that fails with `failures` in order, then succeeds.
     fn run(host: &FakeHost, failures: &[ErrorCode]) -> (Result<u32, ErrorBody>, u32) {
         let calls = Cell::new(0u32);
-        let result = block_on(with_reconnect(host, || {
+        let result = block_on(with_reconnect(host, "a model call", || {
             let n = calls.get();
             calls.set(n + 1);
             let outcome = failures.get(n as usize).map_or(Ok(n), |c| Err(err(*c)));
@@ -101,6 +102,11 @@ mod tests {
         assert_eq!(host.reconnects.get(), 1);
         let notes = host.notes.borrow();
         assert_eq!(notes.len(), 1);
+        assert!(
+            notes[0].starts_with("The Waymark host stopped during a model call"),
+            "{}",
+            notes[0]
+        );
         assert!(notes[0].contains("Native host has exited.") && notes[0].contains("retry 1 of 2"));
     }
 

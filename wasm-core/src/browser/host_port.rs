@@ -224,8 +224,10 @@ impl Llm for Rc<HostClient> {
     /// One completion, sent again on a new host process when the host goes away mid-call
     /// (see [`crate::host_retry`]).
     async fn complete(&self, request: LlmRequest) -> Result<LlmCompletion, ErrorBody> {
-        let data = with_reconnect(self, || self.request(RequestBody::LlmComplete(request.clone())))
-            .await?;
+        let data = with_reconnect(self, "a model call", || {
+            self.request(RequestBody::LlmComplete(request.clone()))
+        })
+        .await?;
         serde_json::from_value(data).map_err(|e| ErrorBody {
             code: ErrorCode::LlmBadResponse,
             message: format!("the host's completion did not parse: {e}"),
