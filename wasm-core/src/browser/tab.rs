@@ -2,6 +2,9 @@
 //! actions (navigation, tabs, waits, screenshots, find) are done here with `chrome.tabs`.
 
 use super::chrome;
+
+// Uploads of task resources and the page's faults (tab closed, navigated under a wait).
+mod faults;
 use super::host_port::to_js;
 use crate::action::{Action, ActionOutcome, ContentRequest, MAX_WAIT_SECONDS, Probe};
 use crate::agent::Page;
@@ -91,39 +94,6 @@ impl TabPage {
     /// The agent starts on `tab_id`.
     pub fn new(tab_id: i32) -> Self {
         Self { tab_id: Cell::new(tab_id), uploads: None }
-    }
-
-    /// The same tab, able to upload the task's resource files.
-    pub fn with_uploads(self, uploads: super::upload::Uploads) -> Self {
-        Self { uploads: Some(uploads), ..self }
-    }
-
-    /// Reads an attached resource through the host and puts it into the file input `r`.
-    async fn upload(
-        &self,
-        r: crate::observation::Ref,
-        file: &str,
-    ) -> Result<ActionOutcome, String> {
-        let fetched = match &self.uploads {
-            Some(uploads) => uploads.fetch(file).await,
-            None => Err(crate::upload::UploadError::NothingAttached { requested: file.to_owned() }),
-        };
-        let prepared = match fetched {
-            Ok(prepared) => prepared,
-            Err(e) => return Ok(ActionOutcome::failed(e.to_string())),
-        };
-        let (name, bytes) = (prepared.name.clone(), prepared.bytes);
-        let request = ContentRequest::SetFile {
-            ref_id: r,
-            name: prepared.name,
-            mime: prepared.mime,
-            base64: prepared.base64,
-        };
-        let outcome: ActionOutcome = self.content(r.frame, &request).await?;
-        if !outcome.ok {
-            return Ok(outcome);
-        }
-        Ok(ActionOutcome { text: Some(format!("uploaded {name} ({bytes} bytes)")), ..outcome })
     }
 
     /// The tab the agent currently works on.
@@ -338,22 +308,6 @@ impl TabPage {
         })
     }
 
-    /// A wait can span a navigation (the user's, or the page's own): say so, so the model
-    /// knows its refs are stale and the rest of its batch is dropped.
-    async fn note_navigation(&self, before: &ChromeTab, outcome: &mut ActionOutcome) {
-        let Ok(now) = self.tab(self.tab_id()).await else { return };
-        if now.url == before.url {
-            return;
-        }
-        outcome.navigated = true;
-        let note = format!("the page changed to {} during the wait", now.url);
-        match (&mut outcome.error, &mut outcome.text) {
-            (Some(error), _) => *error = format!("{error} ({note})"),
-            (None, Some(text)) => *text = format!("{text}; {note}"),
-            (None, text) => *text = Some(note),
-        }
-    }
-
     async fn wait(
         &self,
         text: Option<&str>,
@@ -416,20 +370,6 @@ impl Page for TabPage {
             Err(e) => Err(self.closed_reason(" during the action").await.unwrap_or(e)),
             ok => ok,
         }
-    }
-}
-
-impl TabPage {
-    /// Why the page cannot be reached when the reason is that its tab is gone (the user or a
-    /// page closed it), in words the user understands; `None` while the tab exists.
-    async fn closed_reason(&self, when: &str) -> Option<String> {
-        let id = self.tab_id();
-        self.tab(id).await.err().map(|_| {
-            format!(
-                "the tab Waymark was working on (tab {id}) was closed{when}; reopen the page and \
-                 start the task again, or tell Waymark which tab to use"
-            )
-        })
     }
 }
 
