@@ -4,6 +4,7 @@ use super::context::{JournalEntry, TaskContext, TaskSpec, ToolMode};
 use super::control::{Gate, Operator};
 use super::interventions::{Intervention, InterventionKind, InterventionSettings, Reply};
 use super::parse::{Call, parse_answer};
+use super::policy::{Decision, decide, needs_facts, record_observation};
 use super::prompt::PromptParts;
 use super::role_tools::{plan_tool, progress_tool, verdict_tool};
 use super::roles::{Plan, parse_plan, parse_verdict, planner_messages, validator_messages};
@@ -227,6 +228,16 @@ impl<L: Llm, P: Page, E: Env, V: TaskEvents, O: Operator, J: Journal> Agent<'_, 
                     self.events.emit(TaskEvent::StepOverhead { step, ms, page_ms });
                 }
                 ctx.shared.observed(&obs.url, self.env.now_ms());
+                record_observation(&mut ctx.taint, &obs);
+                if ctx.scope.allowed().next().is_none()
+                    && crate::safety::origin_of(&obs.url).is_some()
+                {
+                    // The tab the task started on is in scope; the user adds any other site.
+                    let entry =
+                        JournalEntry::SiteAllowed { origin: obs.url.clone(), sensitive: false };
+                    let _ = self.journal.write(&entry).await;
+                    ctx.apply(&entry);
+                }
                 ctx.stuck.page(fingerprint(&obs.to_prompt("")));
                 self.events.emit(TaskEvent::Observed {
                     url: obs.url.clone(),
@@ -503,21 +514,29 @@ impl<L: Llm, P: Page, E: Env, V: TaskEvents, O: Operator, J: Journal> Agent<'_, 
                 Some(r) if target.is_none() => ActionOutcome::failed(format!(
                     "there is no element [{r}] on the current page; use a ref from it"
                 )),
-                _ => {
-                    let intent = JournalEntry::Intent {
-                        step,
-                        action: action.clone(),
-                        description: description.clone(),
-                    };
-                    if let Err(e) = self.journal.write(&intent).await {
-                        return self.journal_failed(ctx, e).await;
+                _ => match self.police(ctx, observation, &action).await {
+                    Err(flow) => return flow,
+                    Ok(Some(refused)) => refused,
+                    Ok(None) => {
+                        let intent = JournalEntry::Intent {
+                            step,
+                            action: action.clone(),
+                            description: description.clone(),
+                        };
+                        if let Err(e) = self.journal.write(&intent).await {
+                            return self.journal_failed(ctx, e).await;
+                        }
+                        acted = true;
+                        let started = self.env.precise_ms();
+                        let outcome = self.page.act(&action).await;
+                        ctx.overhead_page_ms += self.env.precise_ms() - started;
+                        let outcome = outcome.unwrap_or_else(ActionOutcome::failed);
+                        if let (Some(text), Action::Extract { .. }) = (&outcome.text, &action) {
+                            ctx.taint.record_page_text(&observation.url, text);
+                        }
+                        outcome
                     }
-                    acted = true;
-                    let started = self.env.precise_ms();
-                    let outcome = self.page.act(&action).await;
-                    ctx.overhead_page_ms += self.env.precise_ms() - started;
-                    outcome.unwrap_or_else(ActionOutcome::failed)
-                }
+                },
             };
             let record = StepRecord { step, action, description, outcome };
             let stop_batch = !record.outcome.ok || record.outcome.navigated;
@@ -538,6 +557,83 @@ impl<L: Llm, P: Page, E: Env, V: TaskEvents, O: Operator, J: Journal> Agent<'_, 
             }
         }
         Flow::Go
+    }
+
+    /// The safety policy for one action, before its intent is journaled: `Ok(None)` to go on,
+    /// `Ok(Some(outcome))` when it is refused (by the policy or the user), `Err` when the user
+    /// stopped the task at a card.
+    async fn police(
+        &self,
+        ctx: &mut TaskContext,
+        observation: &Observation,
+        action: &Action,
+    ) -> Result<Option<ActionOutcome>, Flow> {
+        let facts = if needs_facts(action) {
+            let target = match action {
+                Action::PressKeys { ref_id, .. } => *ref_id,
+                other => other.target_ref(),
+            };
+            match self.page.describe(target).await {
+                Ok(facts) => Some(facts),
+                Err(e) => {
+                    return Ok(Some(ActionOutcome::failed(format!(
+                        "the element could not be checked before acting ({e}); observe again"
+                    ))));
+                }
+            }
+        } else {
+            None
+        };
+        let decision = decide(
+            action,
+            facts.as_ref(),
+            observation,
+            &ctx.spec.resources,
+            &ctx.scope,
+            &ctx.taint,
+        );
+        let (card, allow, refusal) = match decision {
+            Decision::Go => return Ok(None),
+            Decision::Refuse(reason) => return Ok(Some(ActionOutcome::failed(reason))),
+            Decision::Confirm { card, allow } => {
+                let what = card.message.lines().next().unwrap_or_default().to_owned();
+                (card, allow, format!("refused by the user: they did not approve “{what}”"))
+            }
+            Decision::TakeOver { card, reason } => (
+                card,
+                None,
+                format!("{reason}; the user was asked to do it and may have changed the page"),
+            ),
+        };
+        let confirm = card.kind == super::InterventionKind::Confirm;
+        ctx.overhead_from = None;
+        let reply = self.operator.ask(card).await;
+        if reply.stop {
+            let msg = format!(
+                "Stopped by you after {} step(s); nothing of the last answer was done.",
+                ctx.step
+            );
+            return Err(self.finish(ctx, msg, false, Some("stopped by the user".into())).await);
+        }
+        let text = reply.text.trim();
+        if !text.is_empty() {
+            let entry = JournalEntry::Guidance { text: text.to_owned() };
+            if let Err(e) = self.journal.write(&entry).await {
+                return Err(self.journal_failed(ctx, e).await);
+            }
+            ctx.apply(&entry);
+        }
+        if !(confirm && reply.approve) {
+            return Ok(Some(ActionOutcome::failed(refusal)));
+        }
+        if let Some((origin, sensitive)) = allow {
+            let entry = JournalEntry::SiteAllowed { origin, sensitive };
+            if let Err(e) = self.journal.write(&entry).await {
+                return Err(self.journal_failed(ctx, e).await);
+            }
+            ctx.apply(&entry);
+        }
+        Ok(None)
     }
 
     /// The validator checks a success claim against the page before the answer is shown.
