@@ -186,6 +186,4 @@ pub fn explain_llm_error(error: &ErrorBody) -> String {
 }
 
 #[cfg(test)]
-mod policy_tests;
-#[cfg(test)]
 mod tests;

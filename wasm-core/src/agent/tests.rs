@@ -8,6 +8,8 @@ use futures::executor::block_on;
 use std::cell::{Cell, RefCell};
 use std::collections::VecDeque;
 
+mod policy;
+
 type Reply_ = Result<LlmCompletion, ErrorBody>;
 
 /// A model scripted per role: planner and validator have defaults, the navigator's replies
