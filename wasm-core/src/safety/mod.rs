@@ -13,6 +13,7 @@ pub mod outbound;
 pub mod risk;
 pub mod scope;
 pub mod surface;
+pub mod visibility;
 
 pub use outbound::{OutboundBlock, TaintLedger};
 pub use risk::{ActionKind, ActionTarget, Risk, classify};

@@ -10,6 +10,7 @@ mod describe;
 mod dom;
 mod events;
 mod extract;
+mod hidden;
 mod keys;
 mod roles;
 
