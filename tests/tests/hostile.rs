@@ -146,7 +146,7 @@ fn run_task(
 }
 
 fn deny_all(card: &Card, _: &Waymark) -> &'static str {
-    if card.kind == "take_over" { "continue" } else { "deny" }
+    if card.kind == "confirm" { "deny" } else { "continue" }
 }
 
 fn approve_all(card: &Card, _: &Waymark) -> &'static str {

@@ -5,6 +5,7 @@
 use super::interventions::{Intervention, InterventionKind};
 use crate::action::Action;
 use crate::observation::{Item, Observation};
+use crate::safety::scope::sensitive_category;
 use crate::safety::{ActionKind, ActionTarget, Risk, ScopeError, SiteScope, TaintLedger, classify};
 use std::collections::BTreeMap;
 
@@ -103,7 +104,7 @@ pub fn decide(
     }
     let risk = classify(&kind, Some(facts));
     if let Risk::Never { reason } = risk {
-        return take_over(action, &reason);
+        return take_over(action, facts, &reason);
     }
     // Where the action takes effect: the destination of a navigation, else the page.
     let destination = match (&kind, &facts.href) {
@@ -128,12 +129,22 @@ pub fn decide(
         Some(ScopeError::NotWeb(url)) => {
             return Decision::Refuse(format!("refused: `{url}` is not a web page"));
         }
-        Some(ScopeError::NotAllowed(origin)) => (
-            format!(
-                "\n{origin} is not among the sites of this task: approving also lets Waymark act there for this task."
+        Some(ScopeError::NotAllowed(origin)) => match sensitive_category(origin) {
+            Some(category) => (
+                format!(
+                    "\n{origin} looks like a {category} site and is not among the sites of this \
+                     task: approving explicitly grants Waymark access to it for this task."
+                ),
+                Some((origin.clone(), true)),
             ),
-            Some((origin.clone(), false)),
-        ),
+            None => (
+                format!(
+                    "\n{origin} is not among the sites of this task: approving also lets \
+                     Waymark act there for this task."
+                ),
+                Some((origin.clone(), false)),
+            ),
+        },
         Some(ScopeError::Sensitive { origin, category }) => (
             format!(
                 "\n{origin} looks like a {category} site: approving explicitly grants Waymark access to it for this task."
@@ -173,7 +184,7 @@ fn outbound(kind: &ActionKind, t: &ActionTarget, taint: &TaintLedger) -> Option<
     })
 }
 
-fn take_over(action: &Action, reason: &str) -> Decision {
+fn take_over(action: &Action, facts: &ActionTarget, reason: &str) -> Decision {
     let card = Intervention {
         kind: InterventionKind::TakeOver,
         title: "Please do this yourself".into(),
@@ -182,7 +193,7 @@ fn take_over(action: &Action, reason: &str) -> Decision {
              details, CAPTCHAs, consent screens and account recovery settings are handled by \
              you.\nThe agent wanted to: {}.\nDo it yourself in the tab if you want it done, then \
              press Continue (or Stop).",
-            action.describe(None)
+            action.describe(Some(facts.name.as_str()).filter(|n| !n.is_empty()))
         ),
         questions: vec![],
     };
