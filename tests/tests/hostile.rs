@@ -257,6 +257,8 @@ fn hostile_pages_cannot_make_an_obedient_model_do_harm() {
         "white-on-white",
         "zero-font",
         "off-screen",
+        "zero-height",
+        "scale-zero",
         "opacity",
         "comment",
         "noscript",
@@ -500,4 +502,37 @@ fn first_line(cards: &[Card], needle: &str) -> String {
         .find(|c| c.message.contains(needle))
         .map(|c| c.message.lines().next().unwrap_or_default().to_owned())
         .unwrap_or_default()
+}
+
+/// The extension's own surface, checked on its source: nothing outside the extension can
+/// connect to it, no listener takes external or window messages, and its pages cannot talk to
+/// the network.
+#[test]
+fn the_extension_surface_is_closed() {
+    let dir = paths::workspace_root().join("extension");
+    let manifest: Value = serde_json::from_str(
+        &std::fs::read_to_string(dir.join("manifest.json")).expect("manifest"),
+    )
+    .expect("manifest json");
+    let ec = &manifest["externally_connectable"];
+    assert_eq!(ec["ids"], serde_json::json!([]), "{ec}");
+    assert_eq!(ec["matches"], serde_json::json!([]), "{ec}");
+    let csp = manifest["content_security_policy"]["extension_pages"].as_str().expect("csp");
+    assert!(csp.contains("connect-src 'self'"), "{csp}");
+    let mut scripts = vec![dir.join("sw.js"), dir.join("content.js"), dir.join("sidepanel.js")];
+    for entry in std::fs::read_dir(dir.join("panel")).expect("panel dir") {
+        scripts.push(entry.expect("entry").path());
+    }
+    for path in scripts {
+        let js = std::fs::read_to_string(&path).expect("script");
+        for forbidden in [
+            "onMessageExternal",
+            "onConnectExternal",
+            "addEventListener('message'",
+            "addEventListener(\"message\"",
+            "onmessage",
+        ] {
+            assert!(!js.contains(forbidden), "{path:?} listens with {forbidden}");
+        }
+    }
 }

@@ -19,6 +19,16 @@ pub fn invisible_by_style(opacity: &str, font_size: &str, color: &str) -> Option
     }
 }
 
+/// Whether a computed `transform` squashes the element to nothing (`scale(0)` computes to
+/// `matrix(0, 0, 0, 0, x, y)`).
+pub fn transform_collapses(transform: &str) -> bool {
+    let Some(inner) = transform.trim().strip_prefix("matrix(") else { return false };
+    let parts: Vec<f64> =
+        inner.trim_end_matches(')').split(',').filter_map(|p| p.trim().parse().ok()).collect();
+    // The 2D scale factors: the lengths of the transformed unit vectors.
+    matches!(parts.as_slice(), [a, b, c, d, ..] if a.hypot(*b) < 0.05 || c.hypot(*d) < 0.05)
+}
+
 /// Near white: light text on such a background is unreadable.
 pub fn is_light(c: [f64; 4]) -> bool {
     c[0] >= 235.0 && c[1] >= 235.0 && c[2] >= 235.0
@@ -54,6 +64,14 @@ mod tests {
         assert_eq!(invisible_by_style("1", "16px", "rgba(0, 0, 0, 0)"), Some(true));
         assert_eq!(invisible_by_style("1", "16px", "rgb(20, 20, 20)"), Some(false));
         assert_eq!(invisible_by_style("0.9", "12px", "rgb(0 0 0 / 0.8)"), Some(false));
+    }
+
+    #[test]
+    fn a_zero_scale_collapses_the_element() {
+        assert!(transform_collapses("matrix(0, 0, 0, 0, 0, 0)"));
+        assert!(transform_collapses("matrix(1, 0, 0, 0.01, 0, 0)"));
+        assert!(!transform_collapses("matrix(1, 0, 0, 1, 10, 0)"));
+        assert!(!transform_collapses("none"));
     }
 
     #[test]
