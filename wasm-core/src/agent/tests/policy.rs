@@ -13,6 +13,10 @@ struct FactsPage {
     elements: Vec<(u32, String, ActionTarget)>,
     acts: RefCell<Vec<Action>>,
     describe_fails: bool,
+    /// The element with focus (what `press_keys` without a ref acts on).
+    focused: Option<u32>,
+    /// Other open tabs: (id, url).
+    tabs: Vec<(i32, String)>,
 }
 
 impl FactsPage {
@@ -23,6 +27,8 @@ impl FactsPage {
             elements: vec![],
             acts: RefCell::default(),
             describe_fails: false,
+            focused: None,
+            tabs: vec![],
         }
     }
 
@@ -57,11 +63,26 @@ impl Page for FactsPage {
                 ..Element::default()
             }));
         }
+        let mut tabs = vec![crate::observation::TabSummary {
+            id: 1,
+            title: "Page".into(),
+            url: self.url.clone(),
+            current: true,
+        }];
+        for (id, url) in &self.tabs {
+            tabs.push(crate::observation::TabSummary {
+                id: *id,
+                title: "Other".into(),
+                url: url.clone(),
+                current: false,
+            });
+        }
         Ok(Observation {
             url: self.url.clone(),
             title: "Page".into(),
             items,
             engine: "fake".into(),
+            tabs,
             ..Observation::default()
         })
     }
@@ -75,7 +96,7 @@ impl Page for FactsPage {
         if self.describe_fails {
             return Err("the frame did not answer".into());
         }
-        let index = target.map(|r| r.index).ok_or("no focused element")?;
+        let index = target.map(|r| r.index).or(self.focused).ok_or("no focused element")?;
         self.elements
             .iter()
             .find(|(i, _, _)| *i == index)
@@ -402,4 +423,80 @@ fn an_element_that_cannot_be_described_is_not_acted_on() {
     let run = run_policy(&page, vec![calls(&[("click", r#"{"ref":1}"#)])], vec![], BTreeMap::new());
     assert_eq!(page.acted(), 0);
     assert!(first_error(&run).contains("could not be checked"), "{}", first_error(&run));
+}
+
+#[test]
+fn switching_to_another_sites_tab_needs_approval() {
+    let mut page = FactsPage::new(SHOP, "Shop");
+    page.tabs = vec![(7, "https://mail.example/inbox".into())];
+    let run =
+        run_policy(&page, vec![calls(&[("switch_tab", r#"{"tab":7}"#)])], vec![], BTreeMap::new());
+    assert_eq!(page.acted(), 0);
+    assert_eq!(run.cards[0].kind, InterventionKind::Confirm);
+    assert!(run.cards[0].message.contains("mail.example"), "{}", run.cards[0].message);
+    // A tab of the same site is free.
+    let mut page = FactsPage::new(SHOP, "Shop");
+    page.tabs = vec![(8, "https://shop.example/cart".into())];
+    let run =
+        run_policy(&page, vec![calls(&[("switch_tab", r#"{"tab":8}"#)])], vec![], BTreeMap::new());
+    assert!(run.cards.is_empty());
+    assert_eq!(page.acted(), 1);
+}
+
+#[test]
+fn a_sensitive_new_site_is_named_and_an_approval_grants_it_explicitly() {
+    let page = FactsPage::new(SHOP, "Shop");
+    let go = r#"{"url":"https://www.paypal.com/send"}"#;
+    let run = run_policy(
+        &page,
+        vec![calls(&[("navigate", go)])],
+        vec![Reply::approve()],
+        BTreeMap::new(),
+    );
+    assert!(run.cards[0].message.contains("payments"), "{}", run.cards[0].message);
+    assert!(
+        run.journal.iter().any(|e| matches!(e, JournalEntry::SiteAllowed { sensitive: true, .. }))
+    );
+    assert_eq!(page.acted(), 1);
+}
+
+#[test]
+fn enter_without_a_ref_is_judged_on_the_focused_element() {
+    let mut search = field("Search");
+    search.form_action = Some("https://shop.example/search".into());
+    let mut page = FactsPage::new(SHOP, "Shop").with(1, search);
+    page.focused = Some(1);
+    let run = run_policy(
+        &page,
+        vec![calls(&[("press_keys", r#"{"keys":"Enter"}"#)])],
+        vec![],
+        BTreeMap::new(),
+    );
+    assert_eq!(page.acted(), 0);
+    assert!(run.cards[0].title.contains("form submission"), "{}", run.cards[0].title);
+    // Other keys on it are free.
+    let mut page = FactsPage::new(SHOP, "Shop").with(1, field("Search"));
+    page.focused = Some(1);
+    let run = run_policy(
+        &page,
+        vec![calls(&[("press_keys", r#"{"keys":"ArrowDown"}"#)])],
+        vec![],
+        BTreeMap::new(),
+    );
+    assert!(run.cards.is_empty());
+    assert_eq!(page.acted(), 1);
+}
+
+#[test]
+fn non_web_addresses_are_refused() {
+    let page = FactsPage::new(SHOP, "Shop");
+    let run = run_policy(
+        &page,
+        vec![calls(&[("navigate", r#"{"url":"javascript:alert(1)"}"#)])],
+        vec![],
+        BTreeMap::new(),
+    );
+    assert!(run.cards.is_empty());
+    assert_eq!(page.acted(), 0);
+    assert!(first_error(&run).contains("only http and https"), "{}", first_error(&run));
 }
