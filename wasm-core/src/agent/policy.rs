@@ -113,7 +113,18 @@ pub fn decide(
         _ => None,
     };
     let acting_on = destination.as_deref().unwrap_or(page_url);
-    let scope_issue = scope.check(acting_on).err();
+    let scope_issue = match scope.check(acting_on) {
+        // A frame embedded in an allowed page belongs to that page (a form or widget served
+        // from another origin), unless it is a sensitive site, which needs its own grant.
+        Err(ScopeError::NotAllowed(origin))
+            if destination.is_none()
+                && scope.check(&observation.url).is_ok()
+                && sensitive_category(&origin).is_none() =>
+        {
+            None
+        }
+        other => other.err(),
+    };
     let (category, what) = match (risk, &scope_issue) {
         (Risk::Confirm { category, what }, _) => (category, what),
         (_, None) => return Decision::Go,

@@ -500,3 +500,21 @@ fn non_web_addresses_are_refused() {
     assert_eq!(page.acted(), 0);
     assert!(first_error(&run).contains("only http and https"), "{}", first_error(&run));
 }
+
+#[test]
+fn a_frame_of_another_origin_inside_an_allowed_page_is_in_scope_unless_sensitive() {
+    let mut field_in_frame = field("Card holder");
+    field_in_frame.page_url = "https://forms.example/embed".into();
+    let mut page = FactsPage::new(SHOP, "Checkout").with(1, button("x"));
+    page.elements[0].2 = field_in_frame.clone();
+    let typed = || vec![calls(&[("type", r#"{"ref":1,"text":"Ada"}"#)])];
+    let run = run_policy(&page, typed(), vec![], BTreeMap::new());
+    assert!(run.cards.is_empty(), "{:?}", run.cards);
+    assert_eq!(page.acted(), 1);
+    field_in_frame.page_url = "https://js.stripe.example/frame".into();
+    let mut page = FactsPage::new(SHOP, "Checkout").with(1, button("x"));
+    page.elements[0].2 = field_in_frame;
+    let run = run_policy(&page, typed(), vec![], BTreeMap::new());
+    assert_eq!(page.acted(), 0);
+    assert!(run.cards[0].message.contains("payments"), "{:?}", run.cards);
+}
