@@ -573,7 +573,10 @@ impl<L: Llm, P: Page, E: Env, V: TaskEvents, O: Operator, J: Journal> Agent<'_, 
                 Action::PressKeys { ref_id, .. } => *ref_id,
                 other => other.target_ref(),
             };
-            match self.page.describe(target).await {
+            let started = self.env.precise_ms();
+            let described = self.page.describe(target).await;
+            ctx.overhead_page_ms += self.env.precise_ms() - started;
+            match described {
                 Ok(facts) => Some(facts),
                 Err(e) => {
                     return Ok(Some(ActionOutcome::failed(format!(
