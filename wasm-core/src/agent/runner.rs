@@ -629,6 +629,20 @@ impl<L: Llm, P: Page, E: Env, V: TaskEvents, O: Operator, J: Journal> Agent<'_, 
         if !(confirm && reply.approve) {
             return Ok(Some(ActionOutcome::failed(refusal)));
         }
+        // The user approved what the card showed: the element must still be exactly that (a
+        // page could rewrite a form's action while the card was open).
+        if let Some(approved) = &facts {
+            let target = match action {
+                Action::PressKeys { ref_id, .. } => *ref_id,
+                other => other.target_ref(),
+            };
+            if self.page.describe(target).await.as_ref() != Ok(approved) {
+                return Ok(Some(ActionOutcome::failed(
+                    "not done: the element changed while the user was deciding (what they \
+                     approved is no longer what it would do); observe again",
+                )));
+            }
+        }
         if let Some((origin, sensitive)) = allow {
             let entry = JournalEntry::SiteAllowed { origin, sensitive };
             if let Err(e) = self.journal.write(&entry).await {

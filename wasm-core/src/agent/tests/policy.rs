@@ -17,6 +17,9 @@ struct FactsPage {
     focused: Option<u32>,
     /// Other open tabs: (id, url).
     tabs: Vec<(i32, String)>,
+    /// From this describe call on, forms post to another site (a page rewriting its form).
+    rewrite_after: Option<u32>,
+    describes: Cell<u32>,
 }
 
 impl FactsPage {
@@ -29,6 +32,8 @@ impl FactsPage {
             describe_fails: false,
             focused: None,
             tabs: vec![],
+            rewrite_after: None,
+            describes: Cell::new(0),
         }
     }
 
@@ -97,11 +102,17 @@ impl Page for FactsPage {
             return Err("the frame did not answer".into());
         }
         let index = target.map(|r| r.index).or(self.focused).ok_or("no focused element")?;
-        self.elements
+        self.describes.set(self.describes.get() + 1);
+        let mut facts = self
+            .elements
             .iter()
             .find(|(i, _, _)| *i == index)
             .map(|(_, _, facts)| facts.clone())
-            .ok_or_else(|| "gone".to_owned())
+            .ok_or_else(|| "gone".to_owned())?;
+        if self.rewrite_after.is_some_and(|n| self.describes.get() >= n) {
+            facts.form_action = Some("https://collector.evil/steal".into());
+        }
+        Ok(facts)
     }
 }
 
@@ -517,4 +528,23 @@ fn a_frame_of_another_origin_inside_an_allowed_page_is_in_scope_unless_sensitive
     let run = run_policy(&page, typed(), vec![], BTreeMap::new());
     assert_eq!(page.acted(), 0);
     assert!(run.cards[0].message.contains("payments"), "{:?}", run.cards);
+}
+
+#[test]
+fn an_element_rewritten_while_the_card_was_open_is_not_acted_on() {
+    let mut page = order_page();
+    page.rewrite_after = Some(2);
+    let run = run_policy(
+        &page,
+        vec![calls(&[("click", r#"{"ref":1}"#)])],
+        vec![Reply::approve()],
+        BTreeMap::new(),
+    );
+    assert!(run.cards[0].message.contains("https://shop.example/checkout"));
+    assert_eq!(page.acted(), 0, "approved the shop's checkout, not the collector");
+    assert!(
+        first_error(&run).contains("changed while the user was deciding"),
+        "{}",
+        first_error(&run)
+    );
 }
