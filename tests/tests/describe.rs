@@ -52,3 +52,29 @@ fn describe_reports_the_live_elements_facts() {
     assert_eq!(code["tag"], "input");
     assert!(code["form_action"].is_null(), "{code}");
 }
+
+/// Benchmark (ignored; `cargo test -p waymark-tests --test describe -- --ignored --nocapture`):
+/// what the policy's `describe` adds to each non-read action, one content-script round trip,
+/// timed in the service worker over 50 calls.
+#[test]
+#[ignore = "benchmark"]
+fn bench_describe_round_trip() {
+    let Some(ext) = built_extension() else { return };
+    let site = FixtureServer::start(paths::fixtures_dir().join("hostile")).expect("site");
+    let zoo = Zoo::launch_serving(&ext, site).expect("launch");
+    let (_page, tab) = zoo.open("/describe.html").expect("open");
+    let (prompt, _) = zoo.observe(tab).expect("observe");
+    let r = ref_of(&prompt, "button", "Save");
+    let request = json!({"op": "content", "frame": 0, "request": {"op": "describe", "ref": r}});
+    let js = format!(
+        "(async () => {{ const ms = []; for (let i = 0; i < 50; i++) {{ \
+         const t = performance.now(); await waymarkPageRequest({tab}, {request}); \
+         ms.push(performance.now() - t); }} ms.sort((a, b) => a - b); \
+         return [ms[25], ms[45], ms[0], ms[49]].map((x) => x.toFixed(1)); }})()"
+    );
+    let v = zoo.sw.eval(&js).expect("bench");
+    eprintln!(
+        "BENCH describe round trip (n=50): median={} ms p90={} ms min={} ms max={} ms",
+        v[0], v[1], v[2], v[3]
+    );
+}
