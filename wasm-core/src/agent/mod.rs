@@ -8,6 +8,7 @@ mod control;
 mod interventions;
 mod output;
 mod parse;
+mod police;
 mod policy;
 mod prompt;
 mod role_tools;
