@@ -211,6 +211,13 @@ impl TaskContext {
         for entry in entries {
             ctx.apply(entry);
         }
+        // The taint ledger is not journaled (it would put secrets into storage): what earlier
+        // steps read into the history is treated as coming from an unknown site.
+        for record in &ctx.steps {
+            if let Some(text) = &record.outcome.text {
+                ctx.taint.record_unattributed(text);
+            }
+        }
         if let Some((step, action, description)) = ctx.pending.take() {
             ctx.steps.push(StepRecord {
                 step,
@@ -263,6 +270,24 @@ mod tests {
         assert_eq!(ctx.guidance, vec!["use Ada".to_owned()]);
         assert!(ctx.interrupted_record().is_some());
         assert!(!ctx.steps[1].outcome.ok);
+    }
+
+    #[test]
+    fn after_a_restart_what_earlier_steps_read_cannot_leave() {
+        let extract = Action::Extract { ref_id: None };
+        let entries = vec![
+            JournalEntry::Started { spec: TaskSpec::new("read") },
+            JournalEntry::Outcome {
+                record: StepRecord {
+                    step: 1,
+                    action: extract,
+                    description: "Extract".into(),
+                    outcome: ActionOutcome::with_text("Your code is 493817"),
+                },
+            },
+        ];
+        let ctx = TaskContext::replay(&entries).expect("context");
+        assert!(ctx.taint.check("https://forum.example/", "code 493817").is_err());
     }
 
     #[test]

@@ -57,6 +57,17 @@ impl TaintLedger {
         }
     }
 
+    /// Records secret-looking tokens of page text whose origin is no longer known (what earlier
+    /// steps extracted, after the service worker restarted): they may leave for no origin.
+    pub fn record_unattributed(&mut self, text: &str) {
+        let before = self.entries.len();
+        self.record_page_text("http://an-earlier-page.invalid/", text);
+        for entry in &mut self.entries[before..] {
+            entry.source = "an earlier page of this task".into();
+            entry.sensitive = true;
+        }
+    }
+
     /// Number of values tracked (for tests and the timeline).
     pub fn len(&self) -> usize {
         self.entries.len()
@@ -283,6 +294,14 @@ mod tests {
         );
         assert!(l.check("https://b.example/?t=Zq8aX9canary42Lm9Tt77", "").is_ok());
         assert!(l.check("https://c.example/?t=Zq8aX9canary42Lm9Tt77", "").is_err());
+    }
+
+    #[test]
+    fn text_of_unknown_origin_may_go_nowhere() {
+        let mut l = TaintLedger::default();
+        l.record_unattributed("Your code is 493817.");
+        let err = l.check("https://mail.example/", "493817").expect_err("blocked");
+        assert_eq!(err.from, "an earlier page of this task");
     }
 
     #[test]
