@@ -9,7 +9,8 @@ use super::host_port::to_js;
 use crate::action::{Action, ActionOutcome, ContentRequest, MAX_WAIT_SECONDS, Probe};
 use crate::agent::Page;
 use crate::frames::{FrameObservation, merge};
-use crate::observation::{Observation, TabSummary};
+use crate::observation::{Observation, Ref, TabSummary};
+use crate::safety::ActionTarget;
 use serde::de::DeserializeOwned;
 use serde::{Deserialize, Serialize};
 use std::cell::Cell;
@@ -370,6 +371,19 @@ impl Page for TabPage {
             Err(e) => Err(self.closed_reason(" during the action").await.unwrap_or(e)),
             ok => ok,
         }
+    }
+
+    async fn describe(&self, target: Option<Ref>) -> Result<ActionTarget, String> {
+        self.describe_target(target).await
+    }
+}
+
+impl TabPage {
+    /// The live facts of a ref's element (the top frame's focused element for `None`), from
+    /// the content script of the ref's frame, for the safety policy.
+    pub async fn describe_target(&self, target: Option<Ref>) -> Result<ActionTarget, String> {
+        let frame = target.map_or(0, |r| r.frame);
+        self.content(frame, &ContentRequest::Describe { ref_id: target }).await
     }
 }
 
