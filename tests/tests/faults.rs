@@ -79,6 +79,41 @@ fn wait_answer(panel: &Panel, expect: &str) -> String {
     })
 }
 
+/// Approves every confirmation card (as a user who asked for these uploads would) until the
+/// answer containing `expect` is shown; returns each card's title and message.
+fn approve_until_answer(panel: &Panel, expect: &str) -> Vec<String> {
+    let js = format!(
+        "(() => {{ const c = document.getElementById('intervention'); \
+         if (!c.hidden && c.dataset.kind === 'confirm') return {{card: \
+           document.getElementById('intervention-title').textContent + ' ' + \
+           document.getElementById('intervention-message').textContent}}; \
+         const a = document.getElementById('answer'); \
+         return a && !a.hidden && a.textContent.includes({m}) ? {{answer: true}} : false; }})()",
+        m = serde_json::to_string(expect).expect("json")
+    );
+    let mut cards = Vec::new();
+    loop {
+        let seen = panel.page.wait_for(&js, TASK_TIMEOUT).unwrap_or_else(|e| {
+            let progress = panel.text("task-progress").unwrap_or_default();
+            panic!("waiting for a card or {expect:?} ({progress:?}, cards {cards:?}): {e:#}")
+        });
+        let Some(card) = seen.get("card").and_then(Value::as_str) else { return cards };
+        let card = card.to_lowercase();
+        panel
+            .page
+            .eval("document.getElementById('intervention-approve').click()")
+            .expect("approve");
+        let gone = format!(
+            "(() => {{ const c = document.getElementById('intervention'); return c.hidden || \
+             (document.getElementById('intervention-title').textContent + ' ' + \
+              document.getElementById('intervention-message').textContent).toLowerCase() !== {}; }})()",
+            serde_json::to_string(&card).expect("json")
+        );
+        panel.page.wait_for(&gone, TASK_TIMEOUT).expect("card answered");
+        cards.push(card);
+    }
+}
+
 fn steps(panel: &Panel) -> Vec<String> {
     panel.steps().expect("steps")
 }
@@ -171,7 +206,12 @@ fn an_attached_resource_is_uploaded_and_nothing_else_can_be() {
         "huge": uploads.join("huge.bin"),
     });
     start_task_with_resources(&panel, "Attach my notes to the form", &resources);
-    assert_eq!(wait_answer(&panel, "Uploaded"), "Uploaded notes.txt.");
+    // Every upload of an attached file is a confirmation the user approves; the one naming a
+    // file that is not attached is refused by the policy before any card.
+    let cards = approve_until_answer(&panel, "Uploaded");
+    assert_eq!(panel.text("answer").expect("answer"), "Uploaded notes.txt.");
+    assert_eq!(cards.len(), 4, "photos, notes, secret and huge were each confirmed: {cards:?}");
+    assert!(cards.iter().all(|c| c.contains("upload")), "{cards:?}");
 
     // The page's own script saw both files, whole, with their names, types and sizes.
     let checksum =

@@ -81,13 +81,12 @@ pub fn decide(
     if kind == ActionKind::Read {
         return Decision::Go;
     }
+    // The same resolution the upload itself uses, so the policy and the upload agree on what
+    // "attached" means.
     if let ActionKind::Upload { file } = &kind
-        && !resources.iter().any(|(name, path)| name == file || path == file)
+        && let Err(e) = crate::upload::resolve_resource(resources, file)
     {
-        return Decision::Refuse(format!(
-            "refused: only files the user attached to this task can be uploaded, and “{file}” is \
-             not one of them"
-        ));
+        return Decision::Refuse(format!("refused: {e}"));
     }
     if let ActionKind::Navigate { url } = &kind
         && crate::safety::origin_of(url).is_none()

@@ -358,7 +358,7 @@ fn only_attached_files_can_be_uploaded_and_only_after_approval() {
     let run = run_policy(&page, upload("~/.ssh/id_rsa"), vec![Reply::approve()], attached.clone());
     assert_eq!(page.acted(), 0);
     assert!(run.cards.is_empty(), "refused by the policy, not put to the user");
-    assert!(first_error(&run).contains("only files the user attached"), "{}", first_error(&run));
+    assert!(first_error(&run).contains("only those can be uploaded"), "{}", first_error(&run));
 
     let page = FactsPage::new(SHOP, "Apply").with(1, input);
     let run = run_policy(&page, upload("cv.pdf"), vec![Reply::approve()], attached);
