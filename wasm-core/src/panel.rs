@@ -521,7 +521,7 @@ mod tests {
         assert_eq!(
             answer,
             PanelRequest::AnswerIntervention {
-                reply: Reply { text: "1. Ada".into(), stop: false }
+                reply: Reply { text: "1. Ada".into(), ..Reply::default() }
             }
         );
         let start: PanelRequest = serde_json::from_str(

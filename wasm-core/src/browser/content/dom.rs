@@ -260,6 +260,9 @@ impl Walker {
         if tag == "input" && roles::input_type(el) == "hidden" {
             return;
         }
+        if style.as_ref().is_some_and(|s| super::hidden::invisible(el, s, &self.window)) {
+            return;
+        }
         let pointer = style.as_ref().is_some_and(|s| prop(s, "cursor") == "pointer");
         if tag != "input" && style.as_ref().is_some_and(|s| off_screen(el, s)) {
             return;

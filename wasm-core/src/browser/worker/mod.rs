@@ -74,6 +74,12 @@ fn worker() -> Rc<Worker> {
                         w.broadcast();
                     }
                 });
+                let weak = Rc::downgrade(&worker);
+                host.set_on_retry(move |text| {
+                    if let Some(w) = weak.upgrade() {
+                        crate::agent::TaskEvents::emit(&w, crate::agent::TaskEvent::Noted { text });
+                    }
+                });
                 worker
             })
             .clone()
@@ -229,8 +235,7 @@ fn is_own_panel(port: &Port) -> bool {
         .ok()
         .and_then(|u| u.as_string())
         .unwrap_or_default();
-    let own = format!("chrome-extension://{}/sidepanel.html", chrome::extension_id());
-    port.name() == "panel" && url.starts_with(&own)
+    crate::safety::is_panel_port(&port.name(), &url, &chrome::extension_id())
 }
 
 impl Worker {

@@ -84,7 +84,7 @@ pub(super) async fn run(w: Rc<Worker>, opts: StartOptions) {
     let id = format!("{:x}{:08x}", BrowserEnv.now_ms() as u64, BrowserEnv.random_u64() as u32);
     let journal = StorageJournal::new(id, tab_id);
     let controls = attach_controls(&w, opts.step_mode);
-    let page = TabPage::new(tab_id);
+    let page = page_for(&w, tab_id, &spec);
     let llm = metered(&w);
     let agent = agent_for(&w, &llm, &page, &controls, &journal);
     let mut ctx = match agent.start(spec.clone()).await {
@@ -131,6 +131,13 @@ fn metered(w: &Rc<Worker>) -> MeteredLlm {
     MeteredLlm { host: w.host.clone(), worker: Rc::downgrade(w), for_task: true }
 }
 
+/// The task's tab, able to upload the resources attached to the task (and only those).
+fn page_for(w: &Rc<Worker>, tab_id: i32, spec: &TaskSpec) -> TabPage {
+    let uploads =
+        crate::browser::upload::Uploads { resources: spec.resources.clone(), host: w.host.clone() };
+    TabPage::new(tab_id).with_uploads(uploads)
+}
+
 /// Resumes the task a previous worker left unfinished, if any.
 pub(super) async fn resume(w: Rc<Worker>) {
     let Some((journal, mut ctx)) = journal::load_active().await else { return };
@@ -142,7 +149,7 @@ pub(super) async fn resume(w: Rc<Worker>) {
     w.state.borrow_mut().task = Some(TaskView::resumed(&ctx));
     w.broadcast();
     let controls = attach_controls(&w, false);
-    let page = TabPage::new(journal.tab_id());
+    let page = page_for(&w, journal.tab_id(), &ctx.spec);
     let llm = metered(&w);
     let agent = agent_for(&w, &llm, &page, &controls, &journal);
     let outcome = agent.run(&mut ctx).await;
@@ -169,7 +176,11 @@ fn attach_controls(w: &Rc<Worker>, step_mode: bool) -> Rc<Controls> {
             let Some(task) = state.task.as_mut() else { return };
             let was_open = task.controls.card.is_some();
             match (&snapshot.card, was_open) {
-                (Some(card), false) if interventions::signal(&settings, Some(card)) => {
+                // The sound plays only when the settings ask for it, from the panel if open.
+                (Some(card), false)
+                    if interventions::signal(&settings, Some(card))
+                        && interventions::play_sound(!w.panels.borrow().is_empty()) =>
+                {
                     task.chime += 1;
                 }
                 (None, true) => {
