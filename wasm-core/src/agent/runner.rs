@@ -240,6 +240,12 @@ impl<L: Llm, P: Page, E: Env, V: TaskEvents, O: Operator, J: Journal> Agent<'_, 
                         JournalEntry::SiteAllowed { origin: obs.url.clone(), sensitive: false };
                     let _ = self.journal.write(&entry).await;
                     ctx.apply(&entry);
+                    // Sites the user allowed in Settings join it, as explicit grants.
+                    for origin in ctx.spec.allowed_sites.clone() {
+                        let entry = JournalEntry::SiteAllowed { origin, sensitive: true };
+                        let _ = self.journal.write(&entry).await;
+                        ctx.apply(&entry);
+                    }
                 }
                 ctx.stuck.page(fingerprint(&obs.to_prompt("")));
                 self.events.emit(TaskEvent::Observed {

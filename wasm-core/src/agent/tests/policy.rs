@@ -395,6 +395,35 @@ fn new_sites_need_approval_which_then_joins_the_scope() {
 }
 
 #[test]
+fn sites_allowed_in_settings_are_in_scope_from_the_start() {
+    let page = FactsPage::new(SHOP, "Shop");
+    let go = r#"{"url":"https://docs.example/help"}"#;
+    let llm = ScriptedLlm::new(vec![
+        calls(&[("navigate", go)]),
+        calls(&[("done", r#"{"answer":"finished","success":true}"#)]),
+    ]);
+    let user = ScriptedUser::new(vec![]);
+    let (env, events, journal) =
+        (TickingEnv::default(), Recorder::default(), MemJournal::default());
+    let agent = Agent {
+        llm: &llm,
+        page: &page,
+        env: &env,
+        events: &events,
+        operator: &user,
+        journal: &journal,
+    };
+    let spec =
+        TaskSpec { allowed_sites: vec!["https://docs.example".into()], validate: false, ..spec(6) };
+    block_on(async {
+        let mut ctx = agent.start(spec).await.expect("journal");
+        agent.run(&mut ctx).await
+    });
+    assert!(user.cards.into_inner().is_empty(), "no approval asked for an allowed site");
+    assert_eq!(page.acted(), 1);
+}
+
+#[test]
 fn a_sensitive_start_site_needs_an_explicit_grant_before_acting() {
     let page =
         FactsPage::new("https://online.bank.example/home", "Accounts").with(1, button("Next"));
