@@ -23,6 +23,7 @@ const FILL: &str = "Fill in the name Ada and save the form";
 const HEADING: &str = "Read the page heading";
 const SLOW: &str = "Take your time reading this page";
 const BAD_KEY: &str = "Try once more";
+const ELSEWHERE: &str = "Open the same form on localhost";
 const ATTACHED: &str = "/tmp/waymark-notes.txt";
 
 fn site() -> FixtureServer {
@@ -209,6 +210,17 @@ fn script(
             ),
         };
     }
+    if task == ELSEWHERE {
+        // Another origin: the safety policy asks for a confirmation first.
+        let other = source.replace("127.0.0.1", "localhost");
+        return match n {
+            0 => ScriptedReply::tool_call("navigate", json!({"url": other})),
+            _ => ScriptedReply::tool_call(
+                "done",
+                json!({"answer": "You did not allow the other site.", "success": false}),
+            ),
+        };
+    }
     if task == HEADING {
         return ScriptedReply::tool_call(
             "done",
@@ -336,6 +348,16 @@ fn settings_status_prompt_box_findings_and_keyboard() {
     panel.page.press_key("Escape").expect("escape");
     wait_js(&panel, "document.getElementById('settings').hidden");
     assert_eq!(eval(&panel, "document.activeElement.id"), "settings-open");
+
+    // --- A confirmation card (a new site), denied.
+    panel.send(ELSEWHERE).expect("send");
+    wait_js(
+        &panel,
+        "document.getElementById('intervention').dataset.kind === 'confirm' && !document.getElementById('intervention').hidden",
+    );
+    shot(&panel, "confirmation-card");
+    click(&panel, "intervention-deny");
+    panel.wait_text("answer", "t.includes('did not allow')").expect("denied");
 
     // --- Attachments: full paths only; the task gets them by name.
     click(&panel, "attach-toggle");
