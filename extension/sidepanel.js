@@ -6,39 +6,75 @@ import { renderTask, initTaskControls, taskOptions } from './panel/task.js';
 import { renderExport } from './panel/export.js';
 import { renderIntervention, initInterventions } from './panel/interventions.js';
 import { bindSessions, renderSessions } from './panel/sessions.js';
+import { initSettings, renderSettings, setSettingsOpen } from './panel/settings.js';
+import { renderStatus } from './panel/status.js';
+import { renderFindings } from './panel/findings.js';
+import { initPrompt, renderPrompt } from './panel/prompt.js';
 
 let port;
 const send = (msg) => port.postMessage(msg);
+
+let live = false;
+
+// Draws one state from the worker.
+function draw(state) {
+  const arrived = performance.now();
+  renderHost(state.host);
+  renderTask(state.task);
+  renderIntervention(state.task, state.interventions);
+  renderExport(state.export);
+  document.body.dataset.turns = String(state.turns);
+  renderSessions(state);
+  renderSettings(state.settings);
+  renderStatus(state);
+  renderFindings(state.findings);
+  renderPrompt(state);
+  // When the panel first became usable with its session (read by `cargo xtask bench panel`).
+  if (!document.body.dataset.readyMs && state.session.id) {
+    document.body.dataset.stateMs = String(arrived);
+    document.body.dataset.readyMs = String(performance.now());
+  }
+}
 
 // When Chrome stops the service worker the port closes; reconnecting wakes it again (and it
 // resumes a task it left unfinished).
 function connect() {
   port = chrome.runtime.connect({ name: 'panel' });
   port.onMessage.addListener((state) => {
-    renderHost(state.host);
-    renderTask(state.task);
-    renderIntervention(state.task, state.interventions);
-    renderExport(state.export);
-    document.body.dataset.turns = String(state.turns);
-    renderSessions(state);
+    if (!live) document.body.dataset.liveMs = String(performance.now());
+    live = true;
+    draw(state);
   });
   port.onDisconnect.addListener(() => setTimeout(connect, 200));
   port.postMessage({ type: 'hello' });
 }
 connect();
+// While a stopped worker wakes up, the session as it last wrote it (no task, no dialog).
+chrome.storage.session.get('panel_snapshot').then(({ panel_snapshot: snapshot }) => {
+  if (!live && snapshot) draw(snapshot);
+}).catch(() => {});
 
 $('prompt-form').addEventListener('submit', (event) => {
   event.preventDefault();
   port.postMessage({ type: 'start_task', prompt: $('prompt').value, ...taskOptions() });
   $('prompt').value = '';
 });
-$('prompt').addEventListener('keydown', (event) => {
-  if (event.key === 'Enter' && !event.shiftKey) {
+$('export').addEventListener('click', () => port.postMessage({ type: 'export' }));
+initPrompt(send, () => $('prompt-form').requestSubmit());
+initSettings(send);
+
+// Keyboard: Ctrl/Cmd+E exports; Escape closes the settings, or else stops the running task
+// (the worker ignores it when nothing runs).
+document.addEventListener('keydown', (event) => {
+  if ((event.ctrlKey || event.metaKey) && !event.altKey && event.key.toLowerCase() === 'e') {
     event.preventDefault();
-    $('prompt-form').requestSubmit();
+    send({ type: 'export' });
+  } else if (event.key === 'Escape' && !event.isComposing) {
+    if (!$('settings').hidden) setSettingsOpen(false, send);
+    else if (!$('confirm-delete').hidden) send({ type: 'cancel_delete' });
+    else send({ type: 'stop' });
   }
 });
-$('export').addEventListener('click', () => port.postMessage({ type: 'export' }));
 initTaskControls(send);
 initInterventions(send);
 bindSessions(send);

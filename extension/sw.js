@@ -7,7 +7,12 @@ import init, {
   sw_page_request,
 } from './pkg/waymark_core.js';
 
-const ready = init().then(() => sw_start());
+// Start-up phases, read by `cargo xtask bench panel` (ms since this script started).
+const t0 = performance.now();
+globalThis.waymarkStartup = {};
+const ready = init()
+  .then(() => { globalThis.waymarkStartup.wasm_ms = performance.now() - t0; return sw_start(); })
+  .finally(() => { globalThis.waymarkStartup.started_ms = performance.now() - t0; });
 
 // Listeners are registered synchronously so Chrome can wake the worker for them.
 chrome.runtime.onConnect.addListener((port) => {

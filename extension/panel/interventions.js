@@ -11,6 +11,12 @@ export function renderIntervention(task, settings) {
     const key = JSON.stringify(card);
     if (key !== shownCard) $('intervention-answer').value = '';
     shownCard = key;
+    // Confirmation cards are answered with Approve or Deny; the others with Continue.
+    const confirm = card.kind === 'confirm';
+    $('intervention').dataset.kind = card.kind;
+    $('intervention-approve').hidden = !confirm;
+    $('intervention-deny').hidden = !confirm;
+    $('intervention-send').hidden = confirm;
     text($('intervention-title'), card.title);
     text($('intervention-message'), card.message);
     $('intervention-questions').replaceChildren(...(card.questions || []).map((q) => el('li', { textContent: q })));
@@ -26,6 +32,16 @@ export function renderIntervention(task, settings) {
 }
 
 export function initInterventions(send) {
+  const row = $('intervention-send').parentElement;
+  const approve = el('button', { id: 'intervention-approve', type: 'button', textContent: 'Approve', hidden: true });
+  const deny = el('button', { id: 'intervention-deny', type: 'button', textContent: 'Deny', hidden: true });
+  row.prepend(approve, deny);
+  approve.addEventListener('click', () => {
+    send({ type: 'answer_intervention', text: $('intervention-answer').value, stop: false, approve: true });
+  });
+  deny.addEventListener('click', () => {
+    send({ type: 'answer_intervention', text: $('intervention-answer').value, stop: false, approve: false });
+  });
   $('intervention-send').addEventListener('click', () => {
     send({ type: 'answer_intervention', text: $('intervention-answer').value, stop: false });
   });

@@ -3,6 +3,8 @@
 // state the service worker sends and forwards clicks; every decision is taken in Rust.
 import { $, el, text } from './dom.js';
 
+const shown = { toc: null, list: null };
+
 const when = (ms) => new Date(ms).toLocaleString(undefined, { dateStyle: 'medium', timeStyle: 'short' });
 
 // Wires the controls once; `send` posts a request to the service worker.
@@ -57,16 +59,22 @@ export function renderSessions(state) {
     jumpButton(h.by_user ? `${h.title} (renamed)` : h.title, h.turn, null),
     ` · turn ${h.turn}`)));
 
-  $('toc').replaceChildren(...state.toc.map((entry) => el('li', {
+  // The TOC and the list can be long: redrawn only when they change, not on every step.
+  const tocKey = JSON.stringify([state.toc, state.focus?.turn.turn]);
+  $('toc-box').hidden = !state.toc.length;
+  if (tocKey !== shown.toc) $('toc').replaceChildren(...state.toc.map((entry) => el('li', {
     className: [entry.success ? 'ok' : 'failed', state.focus?.turn.turn === entry.turn ? 'focused' : ''].join(' '),
   }, jumpButton(`${entry.turn}. ${entry.line}`, entry.turn, null))));
+  shown.toc = tocKey;
 
   renderFocus(state.focus);
 
-  $('session-list').replaceChildren(...state.sessions.map((s) => el('li', { className: s.current ? 'current' : '' },
+  const listKey = JSON.stringify(state.sessions);
+  if (listKey !== shown.list) $('session-list').replaceChildren(...state.sessions.map((s) => el('li', { className: s.current ? 'current' : '' },
     button(s.title, { action: 'continue', session: s.id }),
     el('span', { className: 'muted', textContent: ` · ${when(s.updated_ms)} · ${s.tasks} task(s) ` }),
     button('Delete', { action: 'delete', session: s.id }, 'small'))));
+  shown.list = listKey;
 
   const search = state.search;
   $('search-results').hidden = !search;

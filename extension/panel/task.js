@@ -1,9 +1,16 @@
 // The current task: prompt, progress, controls, plan, step timeline, notes and result.
 import { $, el, text } from './dom.js';
 
+let output = '';
+
 export function renderTask(task) {
   $('task').hidden = !task;
+  $('empty').hidden = !!task;
+  $('copy-json').hidden = !(task && !task.running && task.mode === 'json' && task.output);
   if (!task) return;
+  output = task.output ?? '';
+  $('task').dataset.mode = task.mode;
+  $('task').dataset.running = String(task.running);
   text($('task-prompt'), task.prompt);
   const where = task.page ? ` · ${task.page}` : '';
   const engine = task.engine ? ` · read with ${task.engine}` : '';
@@ -40,6 +47,25 @@ export function initTaskControls(send) {
     ['take-over', 'take_over'], ['stop', 'stop']]) {
     $(id).addEventListener('click', () => send({ type }));
   }
+  $('copy-json').addEventListener('click', () => copy(output));
+}
+
+// Copies the JSON result; the button says whether it worked.
+async function copy(value) {
+  let ok = false;
+  try {
+    await navigator.clipboard.writeText(value);
+    ok = true;
+  } catch (_) {
+    const area = Object.assign(document.createElement('textarea'), { value });
+    document.body.append(area);
+    area.select();
+    ok = document.execCommand('copy');
+    area.remove();
+  }
+  document.body.dataset.copied = ok ? value : '';
+  text($('copy-json'), ok ? 'Copied' : 'Copy failed');
+  setTimeout(() => text($('copy-json'), 'Copy JSON'), 2000);
 }
 
 // Options the user set for the next task.

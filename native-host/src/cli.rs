@@ -337,6 +337,7 @@ fn doctor_cmd(args: &TargetArgs) -> anyhow::Result<ExitCode> {
         explicit,
         extension_id: args.extension_id.clone(),
         offline: false,
+        from_browser: false,
     };
     let runtime = tokio::runtime::Builder::new_current_thread().enable_all().build()?;
     let checks = runtime.block_on(doctor::run(&opts, &crate::config::ProcessEnv));

@@ -8,8 +8,8 @@ use serde_json::Value;
 use tokio::sync::oneshot;
 use tokio::task::JoinSet;
 use waymark_core::protocol::{
-    ConfigSet, ErrorCode, EventFrame, FileRead, HelloData, HostEvent, HostFrame, LlmRequest,
-    LlmStatus, PROTOCOL_VERSION, ReplyFrame, Request, RequestBody, TranscriptRecord,
+    ConfigSet, DoctorReport, ErrorCode, EventFrame, FileRead, HelloData, HostEvent, HostFrame,
+    LlmRequest, LlmStatus, PROTOCOL_VERSION, ReplyFrame, Request, RequestBody, TranscriptRecord,
     TranscriptRecorded,
 };
 
@@ -31,6 +31,7 @@ pub const CAPABILITIES: &[&str] = &[
     "config.set",
     "transcript.record",
     "file.read",
+    "doctor",
 ];
 
 /// LLM requests still running, by id; whoever removes an entry owns the reply.
@@ -120,6 +121,7 @@ impl Dispatcher {
             RequestBody::ConfigSet(req) => self.config_set(id, &req).await,
             RequestBody::TranscriptRecord(req) => self.transcript(id, req),
             RequestBody::FileRead(req) => self.file_read(id, req),
+            RequestBody::Doctor {} => self.doctor(id),
         }
     }
 
@@ -197,6 +199,39 @@ impl Dispatcher {
             let reply = match result {
                 Ok(Ok(info)) => ReplyFrame::ok(id, to_value(&info)),
                 Ok(Err(e)) => ReplyFrame::err(id, e.code(), e.to_string()),
+                Err(e) => ReplyFrame::err(id, ErrorCode::Internal, e.to_string()),
+            };
+            outbox.send(&HostFrame::Reply(reply));
+        });
+    }
+
+    /// Runs the doctor's checks on a thread of their own (they make network calls with long
+    /// failure bounds; other requests keep being answered meanwhile). A plain detached thread,
+    /// not `spawn_blocking`: the host must exit at once when the browser closes the port, even
+    /// with checks still waiting on an endpoint.
+    fn doctor(&mut self, id: u64) {
+        let outbox = self.outbox.clone();
+        let (tx, rx) = oneshot::channel();
+        let started = std::thread::Builder::new().name("doctor".into()).spawn(move || {
+            let report =
+                tokio::runtime::Builder::new_current_thread().enable_all().build().map(|runtime| {
+                    let opts = crate::doctor::DoctorOptions {
+                        from_browser: true,
+                        ..crate::doctor::DoctorOptions::default()
+                    };
+                    DoctorReport {
+                        checks: runtime.block_on(crate::doctor::run(&opts, &ProcessEnv)),
+                    }
+                });
+            let _ = tx.send(report);
+        });
+        if let Err(e) = started {
+            return self.reply(ReplyFrame::err(id, ErrorCode::Internal, e.to_string()));
+        }
+        self.tasks.spawn(async move {
+            let reply = match rx.await {
+                Ok(Ok(report)) => ReplyFrame::ok(id, to_value(&report)),
+                Ok(Err(e)) => ReplyFrame::err(id, ErrorCode::Internal, e.to_string()),
                 Err(e) => ReplyFrame::err(id, ErrorCode::Internal, e.to_string()),
             };
             outbox.send(&HostFrame::Reply(reply));
@@ -389,5 +424,8 @@ mod tests {
         let r = parse_request(r#"{"v":1,"id":3,"type":"echo","payload":[1,2]}"#).expect("ok");
         assert_eq!(r.id, 3);
         assert_eq!(r.body.type_name(), "echo");
+        let doctor = parse_request(r#"{"v":1,"id":9,"type":"doctor"}"#).expect("doctor");
+        assert_eq!(doctor.body, RequestBody::Doctor {});
+        assert!(CAPABILITIES.contains(&doctor.body.type_name()), "doctor is announced");
     }
 }

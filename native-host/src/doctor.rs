@@ -16,29 +16,8 @@ use crate::llm::{EventSink, Gateway};
 const DOCTOR_TIMEOUT: Duration = Duration::from_secs(15);
 use crate::install::{ALL_BROWSERS, Target, current_exe, origin_for};
 
-/// One check's outcome.
-#[derive(Debug, Clone, PartialEq)]
-pub struct Check {
-    /// Passed?
-    pub ok: bool,
-    /// What was found, or what to do.
-    pub text: String,
-}
-
-impl Check {
-    fn ok(text: impl Into<String>) -> Self {
-        Self { ok: true, text: text.into() }
-    }
-    fn fix(text: impl Into<String>) -> Self {
-        Self { ok: false, text: text.into() }
-    }
-}
-
-impl std::fmt::Display for Check {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(f, "{}: {}", if self.ok { "ok" } else { "FIX" }, self.text)
-    }
-}
+/// One check's outcome: the protocol's type, so the side panel shows exactly these lines.
+pub use waymark_core::protocol::DoctorCheck as Check;
 
 /// What to check.
 #[derive(Debug, Clone, Default)]
@@ -51,6 +30,9 @@ pub struct DoctorOptions {
     pub extension_id: Option<String>,
     /// Skip the network check (tests without a server).
     pub offline: bool,
+    /// Run from inside the browser (the side panel's "Check setup"): the browser started this
+    /// process through its manifest, so the manifest checks are replaced by that fact.
+    pub from_browser: bool,
 }
 
 /// Runs every check.
@@ -67,7 +49,13 @@ pub async fn run(opts: &DoctorOptions, env: &dyn Env) -> Vec<Check> {
         }
     };
     let id = opts.extension_id.as_deref().unwrap_or(EXTENSION_ID);
-    manifests(opts, exe.as_deref(), id, &mut out);
+    if opts.from_browser {
+        out.push(Check::ok(
+            "the browser started this host, so its native-messaging manifest works",
+        ));
+    } else {
+        manifests(opts, exe.as_deref(), id, &mut out);
+    }
     if let Some(cfg) = config_checks(env, &mut out) {
         if !opts.offline {
             out.extend(providers_reachable(&cfg).await);
@@ -416,6 +404,7 @@ mod tests {
             explicit: true,
             extension_id: None,
             offline: true,
+            from_browser: false,
         };
         let checks = run(&opts, &env).await;
         let lines: Vec<String> = checks.iter().map(ToString::to_string).collect();

@@ -77,5 +77,6 @@ pub mod cdp;
 pub mod chromium;
 pub mod fixture_server;
 pub mod llm_server;
+pub mod obedient;
 pub mod paths;
 mod serve;

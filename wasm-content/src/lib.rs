@@ -18,6 +18,8 @@ pub mod action;
 #[cfg(not(test))]
 #[path = "../../wasm-core/src/observation/mod.rs"]
 pub mod observation;
+#[cfg(not(test))]
+pub mod safety;
 
 /// The browser side (wasm only): the content script and the helpers it shares with the core.
 #[cfg(all(target_arch = "wasm32", not(test)))]

@@ -449,6 +449,13 @@ pub enum ContentRequest {
         /// Number of runs.
         runs: u32,
     },
+    /// The live facts of a ref's element (or the focused element) for the safety policy
+    /// ([`crate::safety::ActionTarget`]).
+    Describe {
+        /// The element's ref (index in this frame); the focused element when absent.
+        #[serde(rename = "ref", default, skip_serializing_if = "Option::is_none")]
+        ref_id: Option<Ref>,
+    },
 }
 
 /// The content script's answer to [`ContentRequest::Probe`].

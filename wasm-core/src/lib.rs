@@ -7,12 +7,14 @@
 pub mod action;
 pub mod agent;
 pub mod frames;
+pub mod host_retry;
 pub mod observation;
 pub mod panel;
 pub mod protocol;
 pub mod safety;
 pub mod session;
 pub mod tabs;
+pub mod upload;
 
 #[cfg(target_arch = "wasm32")]
 pub mod browser;

@@ -9,6 +9,14 @@ use crate::protocol::{ExportFormat, LlmStatus};
 use crate::session::{SearchHit, SessionMeta, TitleChange, TocEntry, TurnWithNeighbours};
 use serde::{Deserialize, Serialize};
 
+pub mod prompt;
+pub mod settings;
+pub mod status;
+
+pub use prompt::{Attachment, FindingRow, FindingsView};
+pub use settings::{AgentSettings, DoctorView, SettingsForm, SettingsView};
+pub use status::{LlmState, Usage};
+
 /// What the side panel can ask of the service worker.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(tag = "type", rename_all = "snake_case")]
@@ -104,6 +112,25 @@ pub enum PanelRequest {
         /// 1-based turn.
         turn: u32,
     },
+    /// The settings view opened: fetch the host's settings.
+    OpenSettings,
+    /// Save the settings form (validated in Rust; keys go to the host once).
+    SaveSettings {
+        /// The form as the user left it.
+        form: SettingsForm,
+    },
+    /// Run the host's doctor checks and show each result.
+    CheckSetup,
+    /// Attach a file (by its full path) to the next task.
+    Attach {
+        /// Path on the user's disk; the host reads it.
+        path: String,
+    },
+    /// Remove an attachment.
+    Detach {
+        /// Its name.
+        name: String,
+    },
 }
 
 /// Everything the side panel shows.
@@ -141,6 +168,60 @@ pub struct PanelState {
     /// Why the last write to storage failed (e.g. the quota), shown until a write succeeds.
     #[serde(default)]
     pub storage_error: Option<String>,
+    /// The settings view's content.
+    #[serde(default)]
+    pub settings: SettingsView,
+    /// Whether the LLM answers (ready, rate limited, key invalid, …).
+    #[serde(default)]
+    pub llm: LlmState,
+    /// Tokens and cost of the current session (every call, summaries included).
+    #[serde(default)]
+    pub session_usage: Usage,
+    /// The session's usage line as the panel shows it.
+    #[serde(default)]
+    pub session_usage_text: String,
+    /// The session `session_usage` belongs to.
+    #[serde(default)]
+    pub usage_session_id: String,
+    /// Prompts sent before, oldest first (Up/Down in the prompt box).
+    #[serde(default)]
+    pub prompt_history: Vec<String>,
+    /// Files attached to the next task.
+    #[serde(default)]
+    pub attachments: Vec<Attachment>,
+    /// Why the last attachment was refused.
+    #[serde(default)]
+    pub attach_error: Option<String>,
+    /// The last finished task's findings (once its turn is recorded).
+    #[serde(default)]
+    pub findings: Option<FindingsView>,
+}
+
+impl PanelState {
+    /// What a panel may draw before the worker answers (see the worker's `snapshot` module):
+    /// the session, its TOC and list, the host and LLM lines, the prompt history; nothing of a
+    /// task, a search, a dialog or the settings view, which would be stale or misleading.
+    pub fn snapshot(&self) -> PanelState {
+        PanelState {
+            host: self.host.clone(),
+            turns: self.turns,
+            interventions: self.interventions,
+            session: self.session.clone(),
+            sessions: self.sessions.clone(),
+            toc: self.toc.clone(),
+            llm: self.llm.clone(),
+            session_usage: self.session_usage,
+            session_usage_text: self.session_usage_text.clone(),
+            usage_session_id: self.usage_session_id.clone(),
+            prompt_history: self.prompt_history.clone(),
+            settings: SettingsView {
+                roles: self.settings.roles.clone(),
+                agent: self.settings.agent.clone(),
+                ..SettingsView::default()
+            },
+            ..PanelState::default()
+        }
+    }
 }
 
 /// The current session as the panel shows it.
@@ -272,6 +353,15 @@ pub struct TaskView {
     /// Of each, the time inside page calls (content-script round trips, DOM walk, actions).
     #[serde(default)]
     pub overhead_page_ms: Vec<f64>,
+    /// Tokens and cost of this task's model calls.
+    #[serde(default)]
+    pub usage: Usage,
+    /// The usage line as the panel shows it.
+    #[serde(default)]
+    pub usage_text: String,
+    /// The latest step, as one sentence for screen readers (the live region reads it).
+    #[serde(default)]
+    pub announce: String,
 }
 
 /// One action in the timeline.
@@ -319,12 +409,18 @@ impl TaskView {
                     Some(if title.is_empty() { url.clone() } else { format!("{title} — {url}") });
                 self.engine = Some(engine.clone());
             }
-            TaskEvent::Acted(record) => self.steps.push(StepView {
-                step: record.step,
-                text: record.description.clone(),
-                ok: record.outcome.ok,
-                error: record.outcome.error.clone(),
-            }),
+            TaskEvent::Acted(record) => {
+                self.announce = match &record.outcome.error {
+                    None => format!("Step {}: {}", record.step, record.description),
+                    Some(e) => format!("Step {}: {} failed: {e}", record.step, record.description),
+                };
+                self.steps.push(StepView {
+                    step: record.step,
+                    text: record.description.clone(),
+                    ok: record.outcome.ok,
+                    error: record.outcome.error.clone(),
+                });
+            }
             TaskEvent::Planned(plan) => {
                 self.plan = plan
                     .steps
@@ -355,6 +451,17 @@ impl TaskView {
         self.success = outcome.success;
         self.error = outcome.error.clone();
         self.elapsed_ms = Some(outcome.elapsed_ms);
+        self.announce = if outcome.success {
+            format!("Done in {} step(s).", outcome.step_count)
+        } else {
+            format!("Stopped after {} step(s).", outcome.step_count)
+        };
+    }
+
+    /// Adds one model call's usage to this task.
+    pub fn add_usage(&mut self, completion: &crate::protocol::LlmCompletion) {
+        self.usage.add(completion);
+        self.usage_text = self.usage.describe();
     }
 }
 
@@ -414,7 +521,7 @@ mod tests {
         assert_eq!(
             answer,
             PanelRequest::AnswerIntervention {
-                reply: Reply { text: "1. Ada".into(), stop: false }
+                reply: Reply { text: "1. Ada".into(), ..Reply::default() }
             }
         );
         let start: PanelRequest = serde_json::from_str(
@@ -447,6 +554,21 @@ mod tests {
         assert!(view.running);
         assert_eq!(view.step, 2);
         assert!(view.notes.last().is_some_and(|n| n.contains("resumed")));
+    }
+
+    #[test]
+    fn a_snapshot_keeps_the_session_and_drops_the_task_and_dialogs() {
+        let state = PanelState {
+            task: Some(TaskView::started("running")),
+            session: SessionView { id: "s1".into(), tasks: 3, ..SessionView::default() },
+            prompt_history: vec!["earlier".into()],
+            confirm_delete: Some(SessionListItem::default()),
+            ..PanelState::default()
+        };
+        let snap = state.snapshot();
+        assert_eq!(snap.session.id, "s1");
+        assert_eq!(snap.prompt_history, ["earlier"]);
+        assert!(snap.task.is_none() && snap.confirm_delete.is_none());
     }
 
     #[test]

@@ -25,10 +25,22 @@ pub fn step() -> Result<()> {
         .env("WAYMARK_REQUIRE_BROWSER", "1"))
 }
 
+/// `cargo xtask bench panel`: how soon the side panel is interactive on a 200-task session,
+/// with the service worker running and after stopping it (see `tests/tests/panel_bench.rs`).
+pub fn panel() -> Result<()> {
+    setup::all(setup::Need { chromium: true })?;
+    build::all(build::Options { release: false })?;
+    sh(util::cargo()
+        .args(["test", "-p", "waymark-tests", "--test", "panel_bench"])
+        .args(["--", "--ignored", "--nocapture"])
+        .env("WAYMARK_REQUIRE_BROWSER", "1"))
+}
+
 /// Dispatches `cargo xtask bench <name>`.
 pub fn run(name: Option<&str>) -> Result<()> {
     match name {
         Some("step") => step(),
-        other => bail!("unknown benchmark {other:?}; try `cargo xtask bench step`"),
+        Some("panel") => panel(),
+        other => bail!("unknown benchmark {other:?}; try `cargo xtask bench step` or `panel`"),
     }
 }

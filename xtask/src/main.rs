@@ -6,6 +6,7 @@
 //!   extension in `extension/`.
 //! * `test` = setup + build + fmt check + clippy + every test (end-to-end in real Chromium).
 //! * `bench step` = the agent's own overhead per step (see `bench.rs`).
+//! * `bench panel` = the side panel's start-up on a 200-task session (see `bench.rs`).
 //! * `bench dom` = build + the DOM observation benchmark (BENCHMARKS.md).
 //! * `bench sessions`, `bench host`: see their modules.
 //! * `run` = setup + build (release) + host install into a dedicated profile + Chromium

@@ -258,3 +258,28 @@ pub fn role_reply(
         _ => None,
     }
 }
+
+/// Holds scripted replies until the test lets them go, one per [`Gate::open`]: a test can act
+/// while the model "thinks" without guessing how long that takes. Bounded by [`TASK_TIMEOUT`]
+/// so a broken test cannot hang (the reply then goes out anyway and the test's assertions fail).
+#[derive(Clone, Default)]
+pub struct Gate(std::sync::Arc<(std::sync::Mutex<u32>, std::sync::Condvar)>);
+
+impl Gate {
+    /// Waits (in the LLM script) until a permit is available, and takes it.
+    pub fn wait(&self) {
+        let (permits, changed) = &*self.0;
+        let guard = permits.lock().unwrap_or_else(|p| p.into_inner());
+        let (mut guard, _) = changed
+            .wait_timeout_while(guard, TASK_TIMEOUT, |n| *n == 0)
+            .unwrap_or_else(|p| p.into_inner());
+        *guard = guard.saturating_sub(1);
+    }
+
+    /// Lets one waiting (or the next) reply go.
+    pub fn open(&self) {
+        let (permits, changed) = &*self.0;
+        *permits.lock().unwrap_or_else(|p| p.into_inner()) += 1;
+        changed.notify_all();
+    }
+}

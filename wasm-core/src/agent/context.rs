@@ -49,6 +49,10 @@ pub struct TaskSpec {
     /// How the result is shown.
     #[serde(default)]
     pub output: super::OutputMode,
+    /// Origins the user allowed in Settings: the agent may act there besides the start tab's
+    /// site (a sensitive one counts as explicitly granted).
+    #[serde(default)]
+    pub allowed_sites: Vec<String>,
 }
 
 fn yes() -> bool {
@@ -115,6 +119,15 @@ pub enum JournalEntry {
         /// How.
         outcome: TaskOutcome,
     },
+    /// A site the agent may act on for this task: the tab it started on, or one the user
+    /// approved with a click in the side panel (never a model's request).
+    SiteAllowed {
+        /// Origin or URL.
+        origin: String,
+        /// An explicit grant for a sensitive site (banking, payments, …).
+        #[serde(default)]
+        sensitive: bool,
+    },
 }
 
 /// Everything task-scoped. A new task gets a new one; nothing leaks into the next task.
@@ -153,6 +166,11 @@ pub struct TaskContext {
     pub(crate) overhead_page_ms: f64,
     /// An action whose intent was journaled but whose outcome was not (the worker stopped).
     pub(crate) pending: Option<(u32, Action, String)>,
+    /// The sites the agent may act on during this task.
+    pub scope: crate::safety::SiteScope,
+    /// Values seen on pages during this task and where they came from (not journaled: a
+    /// resumed task rebuilds it from the pages it reads next).
+    pub taint: crate::safety::TaintLedger,
 }
 
 impl TaskContext {
@@ -180,6 +198,10 @@ impl TaskContext {
             }
             JournalEntry::Note { text } => self.notes.push(text.clone()),
             JournalEntry::Finished { outcome } => self.finished = Some(outcome.clone()),
+            JournalEntry::SiteAllowed { origin, sensitive: false } => self.scope.allow(origin),
+            JournalEntry::SiteAllowed { origin, sensitive: true } => {
+                self.scope.grant_sensitive(origin)
+            }
         }
     }
 
@@ -192,6 +214,13 @@ impl TaskContext {
         };
         for entry in entries {
             ctx.apply(entry);
+        }
+        // The taint ledger is not journaled (it would put secrets into storage): what earlier
+        // steps read into the history is treated as coming from an unknown site.
+        for record in &ctx.steps {
+            if let Some(text) = &record.outcome.text {
+                ctx.taint.record_unattributed(text);
+            }
         }
         if let Some((step, action, description)) = ctx.pending.take() {
             ctx.steps.push(StepRecord {
@@ -245,6 +274,24 @@ mod tests {
         assert_eq!(ctx.guidance, vec!["use Ada".to_owned()]);
         assert!(ctx.interrupted_record().is_some());
         assert!(!ctx.steps[1].outcome.ok);
+    }
+
+    #[test]
+    fn after_a_restart_what_earlier_steps_read_cannot_leave() {
+        let extract = Action::Extract { ref_id: None };
+        let entries = vec![
+            JournalEntry::Started { spec: TaskSpec::new("read") },
+            JournalEntry::Outcome {
+                record: StepRecord {
+                    step: 1,
+                    action: extract,
+                    description: "Extract".into(),
+                    outcome: ActionOutcome::with_text("Your code is 493817"),
+                },
+            },
+        ];
+        let ctx = TaskContext::replay(&entries).expect("context");
+        assert!(ctx.taint.check("https://forum.example/", "code 493817").is_err());
     }
 
     #[test]

@@ -39,6 +39,12 @@ pub enum InterventionKind {
     SubGoalComplete,
     /// The agent is going round in circles.
     Stuck,
+    /// A risky action (purchase, send, delete, submit, new site, download, upload) waits for
+    /// the user's explicit approval; denying it refuses the action.
+    Confirm,
+    /// Something the agent never does itself (credentials, one-time codes, payment fields,
+    /// CAPTCHAs, consent, recovery settings): the user does it, then continues.
+    TakeOver,
 }
 
 /// One card in the side panel.
@@ -64,6 +70,10 @@ pub struct Reply {
     /// Stop the task.
     #[serde(default)]
     pub stop: bool,
+    /// Approve the action on a [`InterventionKind::Confirm`] card. Only the panel's Approve
+    /// button sets it: an empty or missing answer never approves.
+    #[serde(default)]
+    pub approve: bool,
 }
 
 impl Reply {
@@ -74,7 +84,12 @@ impl Reply {
 
     /// Stop the task.
     pub fn stop() -> Self {
-        Self { text: String::new(), stop: true }
+        Self { text: String::new(), stop: true, approve: false }
+    }
+
+    /// Approve the action on a confirmation card.
+    pub fn approve() -> Self {
+        Self { approve: true, ..Self::default() }
     }
 }
 
@@ -121,7 +136,10 @@ impl InterventionSettings {
             InterventionKind::Checkpoint => self.checkpoint,
             InterventionKind::Confidence => self.confidence,
             InterventionKind::SubGoalComplete => self.sub_goal,
-            InterventionKind::Stuck => true,
+            // Safety cards cannot be switched off: without them the action is never done.
+            InterventionKind::Stuck | InterventionKind::Confirm | InterventionKind::TakeOver => {
+                true
+            }
         }
     }
 }
@@ -262,5 +280,17 @@ mod tests {
         assert!(!off.allows(InterventionKind::Confidence));
         assert!(!off.allows(InterventionKind::SubGoalComplete));
         assert!(off.allows(InterventionKind::Stuck));
+        assert!(off.allows(InterventionKind::Confirm));
+        assert!(off.allows(InterventionKind::TakeOver));
+    }
+
+    #[test]
+    fn an_empty_or_plain_answer_never_approves() {
+        let empty: Reply = serde_json::from_str("{}").expect("reply");
+        assert!(!empty.approve);
+        let text: Reply = serde_json::from_str(r#"{"text":"yes, approve"}"#).expect("reply");
+        assert!(!text.approve);
+        assert!(!Reply::proceed().approve);
+        assert!(Reply::approve().approve);
     }
 }

@@ -8,6 +8,8 @@ mod control;
 mod interventions;
 mod output;
 mod parse;
+mod police;
+mod policy;
 mod prompt;
 mod role_tools;
 mod roles;
@@ -24,6 +26,7 @@ pub use interventions::{
 };
 pub use output::{OutputMode, render_output};
 pub use parse::{Call, NavigatorAnswer, ParseError, extract_json, parse_actions, parse_answer};
+pub use policy::{Decision, decide, needs_facts, record_observation};
 pub use prompt::{PromptPart, PromptParts, SYSTEM_RULES};
 pub use role_tools::{
     PLAN_TOOL, PROGRESS_TOOL, VERDICT_TOOL, plan_tool, progress_tool, verdict_tool,
@@ -37,8 +40,9 @@ pub use stuck::{ASK_AFTER, NUDGE_AFTER, REPLAN_AFTER, StuckDetector, StuckLevel,
 pub use tools::navigator_tools;
 
 use crate::action::{Action, ActionOutcome};
-use crate::observation::Observation;
+use crate::observation::{Observation, Ref};
 use crate::protocol::{ErrorBody, LlmCompletion, LlmRequest};
+use crate::safety::ActionTarget;
 use serde::{Deserialize, Serialize};
 
 /// Steps before a task stops on its own; enough for a form or a search, small enough to cap
@@ -62,6 +66,9 @@ pub trait Page {
     async fn observe(&self) -> Result<Observation, String>;
     /// Performs one action on the latest observation's refs.
     async fn act(&self, action: &Action) -> Result<ActionOutcome, String>;
+    /// The facts of the live element an action targets (`None`: the focused element of the
+    /// top frame), for the safety policy: read from the page, never taken from the model.
+    async fn describe(&self, target: Option<Ref>) -> Result<ActionTarget, String>;
 }
 
 /// Time and randomness.

@@ -4,6 +4,7 @@ use super::context::{JournalEntry, TaskContext, TaskSpec, ToolMode};
 use super::control::{Gate, Operator};
 use super::interventions::{Intervention, InterventionKind, InterventionSettings, Reply};
 use super::parse::{Call, parse_answer};
+use super::policy::record_observation;
 use super::prompt::PromptParts;
 use super::role_tools::{plan_tool, progress_tool, verdict_tool};
 use super::roles::{Plan, parse_plan, parse_verdict, planner_messages, validator_messages};
@@ -75,8 +76,11 @@ impl Operator for AutoOperator {
     }
 }
 
-enum Flow {
+/// Whether the loop goes on after a part of a step.
+pub(super) enum Flow {
+    /// Carry on.
     Go,
+    /// The task ended.
     End(TaskOutcome),
 }
 
@@ -227,6 +231,22 @@ impl<L: Llm, P: Page, E: Env, V: TaskEvents, O: Operator, J: Journal> Agent<'_, 
                     self.events.emit(TaskEvent::StepOverhead { step, ms, page_ms });
                 }
                 ctx.shared.observed(&obs.url, self.env.now_ms());
+                record_observation(&mut ctx.taint, &obs);
+                if ctx.scope.allowed().next().is_none()
+                    && crate::safety::origin_of(&obs.url).is_some()
+                {
+                    // The tab the task started on is in scope; the user adds any other site.
+                    let entry =
+                        JournalEntry::SiteAllowed { origin: obs.url.clone(), sensitive: false };
+                    let _ = self.journal.write(&entry).await;
+                    ctx.apply(&entry);
+                    // Sites the user allowed in Settings join it, as explicit grants.
+                    for origin in ctx.spec.allowed_sites.clone() {
+                        let entry = JournalEntry::SiteAllowed { origin, sensitive: true };
+                        let _ = self.journal.write(&entry).await;
+                        ctx.apply(&entry);
+                    }
+                }
                 ctx.stuck.page(fingerprint(&obs.to_prompt("")));
                 self.events.emit(TaskEvent::Observed {
                     url: obs.url.clone(),
@@ -503,21 +523,29 @@ impl<L: Llm, P: Page, E: Env, V: TaskEvents, O: Operator, J: Journal> Agent<'_, 
                 Some(r) if target.is_none() => ActionOutcome::failed(format!(
                     "there is no element [{r}] on the current page; use a ref from it"
                 )),
-                _ => {
-                    let intent = JournalEntry::Intent {
-                        step,
-                        action: action.clone(),
-                        description: description.clone(),
-                    };
-                    if let Err(e) = self.journal.write(&intent).await {
-                        return self.journal_failed(ctx, e).await;
+                _ => match self.police(ctx, observation, &action).await {
+                    Err(flow) => return flow,
+                    Ok(Some(refused)) => refused,
+                    Ok(None) => {
+                        let intent = JournalEntry::Intent {
+                            step,
+                            action: action.clone(),
+                            description: description.clone(),
+                        };
+                        if let Err(e) = self.journal.write(&intent).await {
+                            return self.journal_failed(ctx, e).await;
+                        }
+                        acted = true;
+                        let started = self.env.precise_ms();
+                        let outcome = self.page.act(&action).await;
+                        ctx.overhead_page_ms += self.env.precise_ms() - started;
+                        let outcome = outcome.unwrap_or_else(ActionOutcome::failed);
+                        if let (Some(text), Action::Extract { .. }) = (&outcome.text, &action) {
+                            ctx.taint.record_page_text(&observation.url, text);
+                        }
+                        outcome
                     }
-                    acted = true;
-                    let started = self.env.precise_ms();
-                    let outcome = self.page.act(&action).await;
-                    ctx.overhead_page_ms += self.env.precise_ms() - started;
-                    outcome.unwrap_or_else(ActionOutcome::failed)
-                }
+                },
             };
             let record = StepRecord { step, action, description, outcome };
             let stop_batch = !record.outcome.ok || record.outcome.navigated;
@@ -594,7 +622,7 @@ impl<L: Llm, P: Page, E: Env, V: TaskEvents, O: Operator, J: Journal> Agent<'_, 
         self.events.emit(TaskEvent::Noted { text });
     }
 
-    async fn journal_failed(&self, ctx: &mut TaskContext, error: String) -> Flow {
+    pub(super) async fn journal_failed(&self, ctx: &mut TaskContext, error: String) -> Flow {
         let msg = format!(
             "Stopped: the step could not be saved before acting ({error}), so nothing more was \
              done."
@@ -602,7 +630,7 @@ impl<L: Llm, P: Page, E: Env, V: TaskEvents, O: Operator, J: Journal> Agent<'_, 
         self.finish(ctx, msg.clone(), false, Some(msg)).await
     }
 
-    async fn finish(
+    pub(super) async fn finish(
         &self,
         ctx: &mut TaskContext,
         answer: String,

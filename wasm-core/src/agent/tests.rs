@@ -1,11 +1,14 @@
 //! The loop against in-memory fakes: one test per behaviour.
 
 use super::*;
-use crate::observation::{Element, Item};
+use crate::observation::{Element, Item, Ref};
 use crate::protocol::{ErrorCode, ToolCall};
+use crate::safety::ActionTarget;
 use futures::executor::block_on;
 use std::cell::{Cell, RefCell};
 use std::collections::VecDeque;
+
+mod policy;
 
 type Reply_ = Result<LlmCompletion, ErrorBody>;
 
@@ -131,6 +134,23 @@ impl Page for FakeForm {
             }
             other => Ok(ActionOutcome::failed(format!("cannot {other:?}"))),
         }
+    }
+
+    async fn describe(&self, target: Option<Ref>) -> Result<ActionTarget, String> {
+        let page_url = "http://x/".to_owned();
+        let (role, name, tag, input_type) = match target.map(|r| r.index) {
+            Some(1) => ("textbox", "Name", "input", "text"),
+            Some(2) => ("button", "Save", "button", "button"),
+            _ => return Ok(ActionTarget { page_url, ..ActionTarget::default() }),
+        };
+        Ok(ActionTarget {
+            role: role.into(),
+            name: name.into(),
+            tag: tag.into(),
+            input_type: input_type.into(),
+            page_url,
+            ..ActionTarget::default()
+        })
     }
 }
 
@@ -466,7 +486,7 @@ fn upfront_questions_are_asked_at_once_and_answers_reach_the_navigator() {
         "plan",
         r#"{"questions":["Which name?","Save or submit?","a","b"],"steps":[{"goal":"fill"}]}"#,
     )])]);
-    let user = ScriptedUser::new(vec![Reply { text: "1. Ada 2. Save".into(), stop: false }]);
+    let user = ScriptedUser::new(vec![Reply { text: "1. Ada 2. Save".into(), ..Reply::default() }]);
     run_spec(spec(4), &llm, &FakeForm::default(), &user);
     let cards = user.cards.borrow();
     assert_eq!(cards.len(), 1);
@@ -499,7 +519,8 @@ fn a_phase_change_is_a_checkpoint_and_adjustments_are_heard_before_acting() {
         calls(&[SAVE]),
         calls(&[DONE]),
     ]);
-    let user = ScriptedUser::new(vec![Reply { text: "use the second form".into(), stop: false }]);
+    let user =
+        ScriptedUser::new(vec![Reply { text: "use the second form".into(), ..Reply::default() }]);
     let page = FakeForm::default();
     run_spec(spec(6), &llm, &page, &user);
     let cards = user.cards.borrow();
@@ -629,12 +650,13 @@ fn each_side_effect_is_journaled_before_and_after() {
             JournalEntry::Outcome { .. } => "outcome",
             JournalEntry::Note { .. } => "note",
             JournalEntry::Finished { .. } => "finished",
+            JournalEntry::SiteAllowed { .. } => "site",
         })
         .collect();
     assert_eq!(
         kinds,
         [
-            "started", "step", "planned", "intent", "outcome", "intent", "outcome", "step",
+            "started", "step", "site", "planned", "intent", "outcome", "intent", "outcome", "step",
             "finished"
         ]
     );
@@ -656,6 +678,9 @@ impl Page for DyingPage {
             std::future::pending::<()>().await;
         }
         outcome
+    }
+    async fn describe(&self, target: Option<Ref>) -> Result<ActionTarget, String> {
+        self.inner.describe(target).await
     }
 }
 
@@ -794,6 +819,9 @@ fn bench_step_overhead() {
         async fn act(&self, _action: &Action) -> Result<ActionOutcome, String> {
             *self.0.borrow_mut() += 1;
             Ok(ActionOutcome::done())
+        }
+        async fn describe(&self, _target: Option<Ref>) -> Result<ActionTarget, String> {
+            Ok(ActionTarget { page_url: "http://x/".into(), ..ActionTarget::default() })
         }
     }
     struct Clock(std::time::Instant);

@@ -182,3 +182,36 @@ extern "C" {
     #[wasm_bindgen(js_namespace = ["chrome", "storage", "local"], js_name = get)]
     pub fn storage_get(keys: &JsValue) -> js_sys::Promise;
 }
+
+#[wasm_bindgen(inline_js = r#"
+// One offscreen document at a time: opening and closing are queued so they never overlap.
+let offscreen = Promise.resolve();
+function queue(step) {
+  offscreen = offscreen.then(step).catch(() => {});
+  return offscreen;
+}
+export function play_offscreen_sound() {
+  if (!chrome.offscreen) return;
+  queue(async () => {
+    await chrome.offscreen.closeDocument().catch(() => {});
+    await chrome.offscreen.createDocument({
+      url: 'offscreen.html',
+      reasons: ['AUDIO_PLAYBACK'],
+      justification: 'A short sound when Waymark needs you and its side panel is closed.',
+    });
+  });
+}
+export function close_offscreen_sound() {
+  if (chrome.offscreen) queue(() => chrome.offscreen.closeDocument().catch(() => {}));
+}
+"#)]
+extern "C" {
+    /// Opens the offscreen document (reason `AUDIO_PLAYBACK`), which plays the attention
+    /// sound once as it loads; an open one is closed first so the sound plays again.
+    #[wasm_bindgen(js_name = play_offscreen_sound)]
+    pub fn play_offscreen_sound();
+
+    /// Closes the offscreen document, if one is open.
+    #[wasm_bindgen(js_name = close_offscreen_sound)]
+    pub fn close_offscreen_sound();
+}

@@ -3,10 +3,11 @@
 
 use super::chrome::{self, Port};
 use crate::agent::Llm;
+use crate::host_retry::{Reconnect, with_reconnect};
 use crate::panel::{HostStatus, host_missing};
 use crate::protocol::{
-    ErrorBody, ErrorCode, HOST_NAME, HelloData, HostFrame, LlmCompletion, LlmRequest, Request,
-    RequestBody,
+    ErrorBody, ErrorCode, EventFrame, HOST_NAME, HelloData, HostEvent, HostFrame, LlmCompletion,
+    LlmRequest, Request, RequestBody,
 };
 use serde::Serialize;
 use std::cell::{Cell, RefCell};
@@ -20,12 +21,33 @@ pub struct HostClient {
     port: RefCell<Option<Connection>>,
     next_id: Cell<u64>,
     pending: RefCell<HashMap<u64, js_sys::Function>>,
+    /// Stream events of requests that asked for them (`file.chunk`), by request id.
+    listeners: RefCell<HashMap<u64, EventListener>>,
     status: RefCell<HostStatus>,
     on_status: RefCell<Option<Box<dyn Fn()>>>,
+    /// Told when an LLM call is retried after the host went away (the task's timeline shows it).
+    on_retry: RefCell<Option<RetryNote>>,
+    /// Told of every stream event but deltas (the panel shows rate-limit retries).
+    on_event: RefCell<Option<EventHook>>,
 }
+
+/// What the worker does with the host's stream events.
+type EventHook = Box<dyn Fn(HostEvent)>;
+
+/// Receives a note for the user when an LLM call is sent again on a new host process.
+type RetryNote = Box<dyn Fn(String)>;
+
+/// Receives the stream events of one request, in order.
+type EventListener = Rc<RefCell<dyn FnMut(HostEvent)>>;
+
+/// Pause before reconnecting, so a host that is being replaced has time to go.
+const RECONNECT_DELAY_MS: u32 = 300;
 
 struct Connection {
     port: Port,
+    /// The host answered on this port at least once (so a disconnect is a crash or a kill,
+    /// not a host that cannot start).
+    answered: Cell<bool>,
     _on_message: Closure<dyn FnMut(JsValue)>,
     _on_disconnect: Closure<dyn FnMut(JsValue)>,
 }
@@ -37,9 +59,22 @@ impl HostClient {
             port: RefCell::new(None),
             next_id: Cell::new(1),
             pending: RefCell::new(HashMap::new()),
+            listeners: RefCell::new(HashMap::new()),
             status: RefCell::new(HostStatus::Unknown),
             on_status: RefCell::new(None),
+            on_retry: RefCell::new(None),
+            on_event: RefCell::new(None),
         })
+    }
+
+    /// Called with a note for the user whenever an LLM call is retried on a new host process.
+    pub fn set_on_retry(&self, f: impl Fn(String) + 'static) {
+        *self.on_retry.borrow_mut() = Some(Box::new(f));
+    }
+
+    /// Called with every stream event but deltas (the panel shows rate-limit retries).
+    pub fn set_on_event(&self, f: impl Fn(HostEvent) + 'static) {
+        *self.on_event.borrow_mut() = Some(Box::new(f));
     }
 
     /// Called whenever the status changes (the worker re-renders the panel).
@@ -80,8 +115,38 @@ impl HostClient {
         self: &Rc<Self>,
         body: RequestBody,
     ) -> Result<serde_json::Value, ErrorBody> {
+        self.request_inner(body, None).await
+    }
+
+    /// Sends one request whose stream events go to `on_event` (in order) until its reply.
+    pub async fn request_with_events(
+        self: &Rc<Self>,
+        body: RequestBody,
+        on_event: impl FnMut(HostEvent) + 'static,
+    ) -> Result<serde_json::Value, ErrorBody> {
+        self.request_inner(body, Some(Rc::new(RefCell::new(on_event)))).await
+    }
+
+    async fn request_inner(
+        self: &Rc<Self>,
+        body: RequestBody,
+        listener: Option<EventListener>,
+    ) -> Result<serde_json::Value, ErrorBody> {
         let id = self.next_id.get();
         self.next_id.set(id + 1);
+        if let Some(listener) = listener {
+            self.listeners.borrow_mut().insert(id, listener);
+        }
+        let reply = self.send_and_wait(id, body).await;
+        self.listeners.borrow_mut().remove(&id);
+        reply
+    }
+
+    async fn send_and_wait(
+        self: &Rc<Self>,
+        id: u64,
+        body: RequestBody,
+    ) -> Result<serde_json::Value, ErrorBody> {
         let frame = to_js(&Request::new(id, body)).map_err(unavailable)?;
         let mut resolve_slot = None;
         let promise = js_sys::Promise::new(&mut |resolve, _reject| resolve_slot = Some(resolve));
@@ -126,6 +191,7 @@ impl HostClient {
         port.on_disconnect().add_listener(on_disconnect.as_ref().unchecked_ref());
         *self.port.borrow_mut() = Some(Connection {
             port: port.clone(),
+            answered: Cell::new(false),
             _on_message: on_message,
             _on_disconnect: on_disconnect,
         });
@@ -133,11 +199,30 @@ impl HostClient {
     }
 
     fn on_frame(&self, msg: JsValue) {
+        if let Some(conn) = &*self.port.borrow() {
+            conn.answered.set(true);
+        }
         let id = js_sys::Reflect::get(&msg, &"id".into()).ok().and_then(|v| v.as_f64());
         let is_event = js_sys::Reflect::has(&msg, &"event".into()).unwrap_or(false);
         let Some(id) = id else { return };
         if is_event {
-            // Streamed deltas are not shown yet; the reply carries the whole completion.
+            // Streamed deltas are not shown yet (the reply carries the whole completion) and
+            // are not decoded at all; other events go to the request's listener and the hook
+            // (retries tell the panel the LLM is rate limited).
+            let kind = js_sys::Reflect::get(&msg, &"event".into()).ok().and_then(|k| k.as_string());
+            let is_delta = kind.as_deref() == Some("llm.delta");
+            let listener = self.listeners.borrow().get(&(id as u64)).cloned();
+            if listener.is_none() && is_delta {
+                return;
+            }
+            if let Ok(frame) = serde_wasm_bindgen::from_value::<EventFrame>(msg) {
+                if let Some(listener) = listener {
+                    (listener.borrow_mut())(frame.event.clone());
+                }
+                if !is_delta && let Some(f) = &*self.on_event.borrow() {
+                    f(frame.event);
+                }
+            }
             return;
         }
         if let Some(resolve) = self.pending.borrow_mut().remove(&(id as u64)) {
@@ -146,23 +231,54 @@ impl HostClient {
     }
 
     fn on_disconnect(&self, reason: String) {
-        self.port.borrow_mut().take();
+        let answered = self.port.borrow_mut().take().is_some_and(|c| c.answered.get());
         let reason = if reason.is_empty() { "Native host has exited.".to_owned() } else { reason };
         let pending: Vec<_> = self.pending.borrow_mut().drain().collect();
         for (_, resolve) in pending {
             let _ = resolve.call1(&JsValue::NULL, &JsValue::from_str(&reason));
         }
-        self.set_status(host_missing(&reason));
+        self.set_status(if answered { host_stopped(&reason) } else { host_missing(&reason) });
     }
 }
 
 impl Llm for Rc<HostClient> {
+    /// One completion, sent again on a new host process when the host goes away mid-call
+    /// (see [`crate::host_retry`]).
     async fn complete(&self, request: LlmRequest) -> Result<LlmCompletion, ErrorBody> {
-        let data = self.request(RequestBody::LlmComplete(request)).await?;
+        let data = with_reconnect(self, "a model call", || {
+            self.request(RequestBody::LlmComplete(request.clone()))
+        })
+        .await?;
         serde_json::from_value(data).map_err(|e| ErrorBody {
             code: ErrorCode::LlmBadResponse,
             message: format!("the host's completion did not parse: {e}"),
         })
+    }
+}
+
+impl Reconnect for Rc<HostClient> {
+    async fn reconnect(&self) -> bool {
+        // A moment for a host that is being replaced to go.
+        let _ = JsFuture::from(chrome::sleep_ms(RECONNECT_DELAY_MS)).await;
+        self.hello().await.is_ok()
+    }
+
+    fn note(&self, text: String) {
+        if let Some(note) = &*self.on_retry.borrow() {
+            note(text);
+        }
+    }
+}
+
+/// The status after a host that was working went away (crashed, killed, replaced): the next
+/// request starts a new one, so the user need not do anything unless it keeps happening.
+fn host_stopped(browser_error: &str) -> HostStatus {
+    HostStatus::Missing {
+        message: format!(
+            "The Waymark host stopped ({browser_error}); Waymark starts it again with the next \
+             request."
+        ),
+        fix: "If this keeps happening, run `waymark-host doctor` in a terminal.".to_owned(),
     }
 }
 

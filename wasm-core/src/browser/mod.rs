@@ -9,6 +9,7 @@ pub mod content;
 mod host_port;
 mod inject;
 mod tab;
+pub(crate) mod upload;
 pub mod worker;
 
 use wasm_bindgen::JsValue;

@@ -2,11 +2,15 @@
 //! actions (navigation, tabs, waits, screenshots, find) are done here with `chrome.tabs`.
 
 use super::chrome;
+
+// Uploads of task resources and the page's faults (tab closed, navigated under a wait).
+mod faults;
 use super::host_port::to_js;
 use crate::action::{Action, ActionOutcome, ContentRequest, MAX_WAIT_SECONDS, Probe};
 use crate::agent::Page;
 use crate::frames::{FrameObservation, merge};
-use crate::observation::{Observation, TabSummary};
+use crate::observation::{Observation, Ref, TabSummary};
+use crate::safety::ActionTarget;
 use serde::de::DeserializeOwned;
 use serde::{Deserialize, Serialize};
 use std::cell::Cell;
@@ -30,6 +34,8 @@ const OBSERVE_WAIT_MS: f64 = 3_000.0;
 /// One browser tab (the agent may move to another with open/switch/close tab).
 pub struct TabPage {
     tab_id: Cell<i32>,
+    /// The task's upload resources and the host that reads them (none: uploads fail).
+    uploads: Option<super::upload::Uploads>,
 }
 
 /// What `chrome.tabs` tells about a tab (the fields used here).
@@ -91,7 +97,7 @@ fn unwrap_reply<T: DeserializeOwned>(reply: Option<ContentReply>) -> Result<T, S
 impl TabPage {
     /// The agent starts on `tab_id`.
     pub fn new(tab_id: i32) -> Self {
-        Self { tab_id: Cell::new(tab_id) }
+        Self { tab_id: Cell::new(tab_id), uploads: None }
     }
 
     /// The tab the agent currently works on.
@@ -196,10 +202,7 @@ impl TabPage {
                 });
                 self.content(frame, &ContentRequest::Act { action: a.clone(), expect }).await?
             }
-            Action::Upload { .. } => ActionOutcome::failed(
-                "uploading needs the file's bytes from the user's machine, which the host does not \
-                 provide yet; ask the user to choose the file",
-            ),
+            Action::Upload { ref_id, file } => self.upload(*ref_id, file).await?,
             Action::Navigate { url } => {
                 check_url(url)?;
                 promise(chrome::tabs_update(
@@ -240,7 +243,11 @@ impl TabPage {
             Action::CloseTab { tab } => {
                 self.close_tab(tab.unwrap_or(self.tab_id()), before.window_id).await?
             }
-            Action::Wait { text, seconds } => self.wait(text.as_deref(), *seconds).await?,
+            Action::Wait { text, seconds } => {
+                let mut outcome = self.wait(text.as_deref(), *seconds).await?;
+                self.note_navigation(&before, &mut outcome).await;
+                outcome
+            }
             Action::Find { query } => {
                 let observation = self.observe_frames().await?;
                 let found = observation.find(query, 20);
@@ -322,6 +329,11 @@ impl TabPage {
                 (Ok(p), None) => p.loaded,
                 (Err(_), _) => false,
             };
+            if probe.is_err()
+                && let Some(closed) = self.closed_reason(" while waiting").await
+            {
+                return Ok(ActionOutcome::failed(closed));
+            }
             if ready {
                 return Ok(ActionOutcome::done());
             }
@@ -353,11 +365,30 @@ async fn history(p: Result<js_sys::Promise, JsValue>, way: &str) -> Result<Actio
 
 impl Page for TabPage {
     async fn observe(&self) -> Result<Observation, String> {
-        self.observe_frames().await
+        match self.observe_frames().await {
+            Err(e) => Err(self.closed_reason("").await.unwrap_or(e)),
+            ok => ok,
+        }
     }
 
     async fn act(&self, action: &Action) -> Result<ActionOutcome, String> {
-        self.act_inner(action).await
+        match self.act_inner(action).await {
+            Err(e) => Err(self.closed_reason(" during the action").await.unwrap_or(e)),
+            ok => ok,
+        }
+    }
+
+    async fn describe(&self, target: Option<Ref>) -> Result<ActionTarget, String> {
+        self.describe_target(target).await
+    }
+}
+
+impl TabPage {
+    /// The live facts of a ref's element (the top frame's focused element for `None`), from
+    /// the content script of the ref's frame, for the safety policy.
+    pub async fn describe_target(&self, target: Option<Ref>) -> Result<ActionTarget, String> {
+        let frame = target.map_or(0, |r| r.frame);
+        self.content(frame, &ContentRequest::Describe { ref_id: target }).await
     }
 }
 

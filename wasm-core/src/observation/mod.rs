@@ -283,7 +283,11 @@ pub fn shorten(text: &str, max: usize) -> String {
 fn is_invisible(ch: char) -> bool {
     matches!(ch,
         '\u{00AD}' | '\u{200B}'..='\u{200F}' | '\u{202A}'..='\u{202E}' | '\u{2060}'..='\u{2064}'
-        | '\u{2066}'..='\u{2069}' | '\u{FEFF}' | '\u{E0000}'..='\u{E007F}')
+        | '\u{2066}'..='\u{2069}' | '\u{FEFF}' | '\u{E0000}'..='\u{E007F}'
+        // Arabic letter mark, Mongolian vowel separator, blank Hangul fillers, variation
+        // selectors: all invisible, all usable to smuggle text past a reader.
+        | '\u{061C}' | '\u{180E}' | '\u{115F}' | '\u{1160}' | '\u{3164}' | '\u{FFA0}'
+        | '\u{FE00}'..='\u{FE0F}' | '\u{E0100}'..='\u{E01EF}')
 }
 
 #[cfg(test)]

@@ -159,3 +159,10 @@ fn shorten_marks_the_cut() {
     assert_eq!(shorten("abcdef", 3), "abc…");
     assert_eq!(shorten("abc", 3), "abc");
 }
+
+#[test]
+fn invisible_unicode_is_dropped_from_page_text() {
+    let smuggled =
+        "pay\u{200B}\u{200D}\u{202E}\u{2066}\u{E0049}\u{E0067}\u{FE0F}\u{3164}\u{061C}now";
+    assert_eq!(clean(smuggled), "paynow");
+}

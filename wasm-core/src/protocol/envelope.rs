@@ -67,6 +67,9 @@ pub enum RequestBody {
     /// Read a file under an allowed directory; `file.chunk` events then a `FileInfo` reply.
     #[serde(rename = "file.read")]
     FileRead(FileRead),
+    /// Run the set-up checks of `waymark-host doctor`; replies a `DoctorReport`.
+    #[serde(rename = "doctor")]
+    Doctor {},
 }
 
 impl RequestBody {
@@ -82,6 +85,7 @@ impl RequestBody {
             Self::ConfigSet(_) => "config.set",
             Self::TranscriptRecord(_) => "transcript.record",
             Self::FileRead(_) => "file.read",
+            Self::Doctor {} => "doctor",
         }
     }
 }

@@ -9,6 +9,7 @@
 //!   `{"v":1,"id":7,"ok":false,"error":{"code":"llm_unreachable","message":"…"}}`
 //! * stream event: `{"v":1,"id":7,"event":"llm.delta","text":"…"}` (zero or more before the reply)
 
+mod doctor;
 mod envelope;
 mod error;
 mod export;
@@ -17,6 +18,7 @@ mod llm;
 mod settings;
 mod transcript;
 
+pub use doctor::{DoctorCheck, DoctorReport};
 pub use envelope::{EventFrame, HostEvent, HostFrame, Reply, ReplyFrame, Request, RequestBody};
 pub use error::{ErrorBody, ErrorCode};
 pub use export::{ExportFormat, ExportWrite, ExportWritten};

@@ -12,7 +12,10 @@
 pub mod outbound;
 pub mod risk;
 pub mod scope;
+pub mod surface;
+pub mod visibility;
 
 pub use outbound::{OutboundBlock, TaintLedger};
 pub use risk::{ActionKind, ActionTarget, Risk, classify};
-pub use scope::{SiteScope, origin_of};
+pub use scope::{ScopeError, SiteScope, origin_of};
+pub use surface::is_panel_port;

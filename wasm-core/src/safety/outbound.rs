@@ -11,11 +11,13 @@ const MIN_SECRET_LEN: usize = 6;
 struct Tainted {
     value: String,
     source: String,
+    /// The origin of the link the value was part of: it may go there (the link goes there).
+    link: Option<String>,
     sensitive: bool,
 }
 
 /// Values seen during a task and where they came from.
-#[derive(Debug, Clone, Default)]
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct TaintLedger {
     entries: Vec<Tainted>,
 }
@@ -36,23 +38,56 @@ impl TaintLedger {
     /// Records secret-looking tokens of page text read on `url`.
     pub fn record_page_text(&mut self, url: &str, text: &str) {
         let Some(source) = origin_of(url) else { return };
-        for token in text.split(|c: char| c.is_whitespace() || "\"'<>()[]{},;".contains(c)) {
-            let token = token.trim_matches(|c: char| matches!(c, '.' | ':' | '!' | '?'));
-            if looks_secret(token) && !self.entries.iter().any(|e| e.value == token) {
-                self.entries.push(Tainted {
-                    value: token.to_owned(),
-                    source: source.clone(),
-                    sensitive: false,
-                });
+        for word in text.split(|c: char| c.is_whitespace() || "\"'<>()[]{},;".contains(c)) {
+            let link = word.contains("://").then(|| origin_of(word)).flatten();
+            for token in url_pieces(word) {
+                let token = token.trim_matches(|c: char| matches!(c, '.' | ':' | '!' | '?'));
+                if looks_secret(token)
+                    && !looks_like_host(token)
+                    && !self.entries.iter().any(|e| e.value == token)
+                {
+                    self.entries.push(Tainted {
+                        value: token.to_owned(),
+                        source: source.clone(),
+                        link: link.clone(),
+                        sensitive: false,
+                    });
+                }
             }
         }
+    }
+
+    /// Records secret-looking tokens of page text whose origin is no longer known (what earlier
+    /// steps extracted, after the service worker restarted): they may leave for no origin.
+    pub fn record_unattributed(&mut self, text: &str) {
+        let before = self.entries.len();
+        self.record_page_text("http://an-earlier-page.invalid/", text);
+        for entry in &mut self.entries[before..] {
+            entry.source = "an earlier page of this task".into();
+            entry.sensitive = true;
+        }
+    }
+
+    /// Number of values tracked (for tests and the timeline).
+    pub fn len(&self) -> usize {
+        self.entries.len()
+    }
+
+    /// Whether nothing is tracked yet.
+    pub fn is_empty(&self) -> bool {
+        self.entries.is_empty()
     }
 
     /// Records a value from a sensitive field: it may leave for no origin at all.
     pub fn record_sensitive(&mut self, url: &str, value: &str) {
         if value.len() >= 4 {
             let source = origin_of(url).unwrap_or_else(|| "a sensitive field".into());
-            self.entries.push(Tainted { value: value.to_owned(), source, sensitive: true });
+            self.entries.push(Tainted {
+                value: value.to_owned(),
+                source,
+                link: None,
+                sensitive: true,
+            });
         }
     }
 
@@ -64,7 +99,8 @@ impl TaintLedger {
         let haystack = format!("{destination_url} {outbound}").to_lowercase();
         let decoded = percent_decode(&haystack);
         for entry in &self.entries {
-            if !entry.sensitive && entry.source == destination {
+            let home = entry.source == destination || entry.link.as_ref() == Some(&destination);
+            if !entry.sensitive && home {
                 continue;
             }
             if let Some(form) = spelled_in(&entry.value, &haystack, &decoded) {
@@ -73,6 +109,27 @@ impl TaintLedger {
         }
         Ok(())
     }
+}
+
+/// A URL shown as text is split into its path, query and fragment pieces, without its scheme
+/// and host: a link to another site is not a secret, but a token in its query may be.
+fn url_pieces(word: &str) -> Vec<&str> {
+    match word.split_once("://") {
+        Some((_, rest)) => rest.split(['/', '?', '&', '=', '#']).skip(1).collect(),
+        None => vec![word],
+    }
+}
+
+/// `shop.example`, `shop.localhost:8080`: host names (with a port) name places, not secrets.
+fn looks_like_host(token: &str) -> bool {
+    let host = token.rsplit_once(':').filter(|(_, p)| p.chars().all(|c| c.is_ascii_digit()));
+    let host = host.map_or(token, |(h, _)| h);
+    let labels: Vec<&str> = host.split('.').collect();
+    labels.len() >= 2
+        && labels
+            .iter()
+            .all(|l| !l.is_empty() && l.chars().all(|c| c.is_ascii_alphanumeric() || c == '-'))
+        && labels.last().is_some_and(|tld| tld.chars().all(|c| c.is_ascii_alphabetic()))
 }
 
 /// Tokens that look like codes, keys or identifiers rather than words.
@@ -222,6 +279,29 @@ mod tests {
         let mut l = TaintLedger::default();
         l.record_sensitive("https://bank.example/login", "hunter2pw");
         assert!(l.check("https://bank.example/search", "hunter2pw").is_err());
+    }
+
+    #[test]
+    fn links_shown_as_text_are_not_secrets_but_their_tokens_are() {
+        let mut l = TaintLedger::default();
+        l.record_page_text(
+            "https://a.example/",
+            "See https://shop.localhost:41234/checkout/confirmation-page-2024 or \
+             shop.localhost:41234, reset at https://b.example/r?token=Zq8aX9canary42Lm9Tt77",
+        );
+        assert!(
+            l.check("https://shop.localhost:41234/checkout/confirmation-page-2024", "").is_ok()
+        );
+        assert!(l.check("https://b.example/?t=Zq8aX9canary42Lm9Tt77", "").is_ok());
+        assert!(l.check("https://c.example/?t=Zq8aX9canary42Lm9Tt77", "").is_err());
+    }
+
+    #[test]
+    fn text_of_unknown_origin_may_go_nowhere() {
+        let mut l = TaintLedger::default();
+        l.record_unattributed("Your code is 493817.");
+        let err = l.check("https://mail.example/", "493817").expect_err("blocked");
+        assert_eq!(err.from, "an earlier page of this task");
     }
 
     #[test]

@@ -34,8 +34,10 @@ pub enum ActionKind {
     },
 }
 
-/// The element an action targets and where it sits, as the content script reports it.
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
+/// The element an action targets and where it sits, as the content script reports it from the
+/// live element (never from the model's words).
+#[derive(Debug, Clone, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
+#[serde(default)]
 pub struct ActionTarget {
     /// ARIA role.
     pub role: String,
@@ -57,6 +59,9 @@ pub struct ActionTarget {
     pub submits_form: bool,
     /// URL of the page.
     pub page_url: String,
+    /// The values of the element's form (`name=value` pairs, password fields left out): what a
+    /// submission would send, for the outbound check.
+    pub form_data: String,
 }
 
 /// What the policy decides.
@@ -194,11 +199,7 @@ pub fn classify(kind: &ActionKind, target: Option<&ActionTarget>) -> Risk {
         },
         ActionKind::Type { .. } | ActionKind::Choose => Risk::Free,
         ActionKind::PressKey { key } => match target {
-            Some(t)
-                if key.eq_ignore_ascii_case("enter")
-                    && t.form_action.is_some()
-                    && t.tag != "textarea" =>
-            {
+            Some(t) if presses_enter(key) && t.form_action.is_some() && t.tag != "textarea" => {
                 form_submission(t)
             }
             _ => Risk::Free,
@@ -208,6 +209,11 @@ pub fn classify(kind: &ActionKind, target: Option<&ActionTarget>) -> Risk {
             None => Risk::Free,
         },
     }
+}
+
+/// Whether a key sequence (`Enter`, `Control+Enter`, `a b Enter`) presses Enter.
+fn presses_enter(keys: &str) -> bool {
+    keys.split([' ', '+']).any(|k| k.eq_ignore_ascii_case("enter"))
 }
 
 fn on(target: Option<&ActionTarget>) -> String {

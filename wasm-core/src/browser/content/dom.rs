@@ -277,6 +277,9 @@ impl Walker {
         if tag == "input" && roles::input_type(el) == "hidden" {
             return;
         }
+        if super::hidden::invisible(el, &facts::paint_of(el)) {
+            return;
+        }
         let pointer = style.pointer();
         if tag != "input" && style.positioned() && off_screen(el, style) {
             return;

@@ -45,8 +45,17 @@ export function node_facts(node) {
   if (node.hasAttribute('href')) f |= 0x10000;
   return f;
 }
+let styled = null;
+let style = null;
+function styleOf(el) {
+  if (el !== styled) {
+    styled = el;
+    style = getComputedStyle(el);
+  }
+  return style;
+}
 export function style_facts(el) {
-  const s = getComputedStyle(el);
+  const s = styleOf(el);
   let f = 0;
   const display = s.display;
   if (display === 'none') f |= 1;
@@ -60,6 +69,13 @@ export function style_facts(el) {
     if (s.overflow === 'hidden') f |= 64;
   }
   return f;
+}
+export function paint_of(el) {
+  const s = styleOf(el);
+  return [s.transform, s.overflow, s.opacity, s.fontSize, s.color];
+}
+export function background_of(el) {
+  return getComputedStyle(el).backgroundColor;
 }
 export function rect_of(el, out) {
   const r = el.getBoundingClientRect();
@@ -82,6 +98,12 @@ extern "C" {
     fn node_facts(node: &Node) -> u32;
     /// Computed-style facts of an element, as [`StyleFacts`] bits.
     fn style_facts(el: &Element) -> u32;
+    /// `[transform, overflow, opacity, font-size, color]` of the computed style.
+    #[wasm_bindgen(js_name = paint_of)]
+    fn paint_strings(el: &Element) -> Vec<String>;
+    /// The computed `background-color`.
+    #[wasm_bindgen(js_name = background_of)]
+    pub(super) fn background_color(el: &Element) -> String;
     /// `getBoundingClientRect()` into `[top, bottom, left, right, width, height]`.
     fn rect_of(el: &Element, out: &mut [f64]);
 }
@@ -332,6 +354,23 @@ pub(super) fn of_node(node: &Node) -> NodeFacts {
 /// Computed-style facts of one element.
 pub(super) fn of_style(el: &Element) -> StyleFacts {
     StyleFacts(style_facts(el))
+}
+
+/// What the computed style says about whether a person can see an element's text (the
+/// decision is [`crate::safety::visibility`]'s, in `hidden.rs`).
+pub(super) struct Paint {
+    pub transform: String,
+    pub overflow: String,
+    pub opacity: String,
+    pub font_size: String,
+    pub color: String,
+}
+
+/// The element's [`Paint`], in one call.
+pub(super) fn paint_of(el: &Element) -> Paint {
+    let mut values = paint_strings(el).into_iter();
+    let mut next = || values.next().unwrap_or_default();
+    Paint { transform: next(), overflow: next(), opacity: next(), font_size: next(), color: next() }
 }
 
 /// The element's bounding box.

@@ -6,10 +6,12 @@
 //! frames' observations ([`crate::frames`]) and addresses a ref's frame by id.
 
 mod act;
+mod describe;
 mod dom;
 mod events;
 mod extract;
 mod facts;
+mod hidden;
 mod keys;
 mod roles;
 
@@ -47,6 +49,9 @@ pub fn content_handle(msg: JsValue, engine: String) -> Result<JsValue, JsValue> 
             super::host_port::to_js(&probe)
         }
         ContentRequest::Measure { runs } => super::host_port::to_js(&measure(runs, engine)?),
+        ContentRequest::Describe { ref_id } => {
+            super::host_port::to_js(&describe::describe(ref_id).map_err(super::js_error)?)
+        }
     };
     reply.map_err(super::js_error)
 }

@@ -1,5 +1,6 @@
-//! Attention signals when the agent needs the user: badge, notification (the panel plays the
-//! sound). Which ones fire is decided in [`crate::agent::attention`].
+//! Attention signals when the agent needs the user: badge, notification and sound (played by
+//! the side panel when one is open, else by an offscreen document). Which ones fire is decided
+//! in [`crate::agent::attention`].
 
 use super::chrome;
 use crate::agent::{Intervention, InterventionSettings, attention};
@@ -18,5 +19,18 @@ pub(super) fn signal(settings: &InterventionSettings, card: Option<&Intervention
         None if card.is_none() => chrome::clear_notification(NOTIFICATION_ID),
         None => {}
     }
+    if card.is_none() {
+        chrome::close_offscreen_sound();
+    }
     a.sound
+}
+
+/// Plays the attention sound where the user hears it: an open side panel plays it itself
+/// (returns `true`: count the panel's chime up); with no panel open, e.g. the user works in
+/// another tab with the panel closed, an offscreen document plays it.
+pub(super) fn play_sound(panel_open: bool) -> bool {
+    if !panel_open {
+        chrome::play_offscreen_sound();
+    }
+    panel_open
 }

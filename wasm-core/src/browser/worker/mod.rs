@@ -6,6 +6,9 @@ mod export;
 mod interventions;
 mod journal;
 mod sessions;
+mod settings;
+mod snapshot;
+mod status;
 mod storage;
 mod task;
 
@@ -58,11 +61,23 @@ fn worker() -> Rc<Worker> {
                     summaries: Limiter::new(sessions::MAX_SUMMARY_CALLS),
                 });
                 let weak = Rc::downgrade(&worker);
+                host.set_on_event(move |event| {
+                    if let Some(w) = weak.upgrade() {
+                        status::on_host_event(&w, event);
+                    }
+                });
+                let weak = Rc::downgrade(&worker);
                 host.set_on_status(move || {
                     if let Some(w) = weak.upgrade() {
                         let status = w.host.status();
                         w.state.borrow_mut().host = status;
                         w.broadcast();
+                    }
+                });
+                let weak = Rc::downgrade(&worker);
+                host.set_on_retry(move |text| {
+                    if let Some(w) = weak.upgrade() {
+                        crate::agent::TaskEvents::emit(&w, crate::agent::TaskEvent::Noted { text });
                     }
                 });
                 worker
@@ -75,6 +90,13 @@ fn worker() -> Rc<Worker> {
 #[wasm_bindgen]
 pub async fn sw_start() -> Result<(), JsValue> {
     let w = worker();
+    // The extension's settings and the prompt history load alongside the session (the panel's
+    // first state needs only the session; they follow in the next one).
+    let loading = w.clone();
+    spawn_local(async move {
+        settings::load(&loading).await;
+        loading.broadcast();
+    });
     sessions::start(&w).await;
     if let Some(settings) = storage::load_intervention_settings().await {
         w.state.borrow_mut().interventions = settings;
@@ -127,9 +149,29 @@ pub fn sw_panel_message(port: Port, msg: JsValue) {
             if !running && !prompt.trim().is_empty() {
                 let mut view = TaskView::started(&prompt);
                 view.mode = mode;
-                w.state.borrow_mut().task = Some(view);
+                settings::remember_prompt(&w, &prompt);
+                let (resources, allowed_sites) = {
+                    let mut state = w.state.borrow_mut();
+                    state.task = Some(view);
+                    // Files attached in the panel go with this task, then the list empties.
+                    let attached = std::mem::take(&mut state.attachments);
+                    state.attach_error = None;
+                    let resources = if resources.is_empty() {
+                        attached.into_iter().map(|a| (a.name, a.path)).collect()
+                    } else {
+                        resources
+                    };
+                    (resources, state.settings.agent.allowed_sites.clone())
+                };
                 w.broadcast();
-                let opts = task::StartOptions { prompt, mode, max_steps, step_mode, resources };
+                let opts = task::StartOptions {
+                    prompt,
+                    mode,
+                    max_steps,
+                    step_mode,
+                    resources,
+                    allowed_sites,
+                };
                 spawn_local(task::run(w, opts));
             }
         }
@@ -180,6 +222,11 @@ pub fn sw_panel_message(port: Port, msg: JsValue) {
         PanelRequest::JumpToTurn { session_id, turn } => {
             spawn_local(sessions::jump(w, session_id, turn))
         }
+        PanelRequest::OpenSettings => spawn_local(settings::open(w)),
+        PanelRequest::SaveSettings { form } => spawn_local(settings::save(w, form)),
+        PanelRequest::CheckSetup => spawn_local(settings::check_setup(w)),
+        PanelRequest::Attach { path } => settings::attach_file(&w, &path),
+        PanelRequest::Detach { name } => settings::detach_file(&w, &name),
     }
 }
 
@@ -188,8 +235,7 @@ fn is_own_panel(port: &Port) -> bool {
         .ok()
         .and_then(|u| u.as_string())
         .unwrap_or_default();
-    let own = format!("chrome-extension://{}/sidepanel.html", chrome::extension_id());
-    port.name() == "panel" && url.starts_with(&own)
+    crate::safety::is_panel_port(&port.name(), &url, &chrome::extension_id())
 }
 
 impl Worker {

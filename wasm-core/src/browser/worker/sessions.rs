@@ -50,7 +50,12 @@ pub(super) async fn record_task(w: &Rc<Worker>, prompt: &str, outcome: &TaskOutc
         spawn_local(async move {
             let summary = {
                 let _permit = w.summaries.acquire().await;
-                match w.host.complete(request).await {
+                let llm = super::status::MeteredLlm {
+                    host: w.host.clone(),
+                    worker: Rc::downgrade(&w),
+                    for_task: false,
+                };
+                match llm.complete(request).await {
                     Ok(completion) => parse_summary(&completion.text, &record).map(|s| (s, true)),
                     Err(_) => None,
                 }
@@ -164,7 +169,17 @@ pub(super) fn refresh(w: &Rc<Worker>) {
             let n = focus.turn.turn;
             state.focus = session.turn_with_neighbours(n);
         }
+        // The finished task's findings, once its turn is recorded (and again with the
+        // model's summary).
+        state.findings = match (&state.task, session.records.last()) {
+            (Some(t), Some(r)) if !t.running && t.prompt == r.task => {
+                crate::panel::prompt::findings(r)
+            }
+            _ => None,
+        };
     }
+    super::status::follow_session(w);
+    super::snapshot::save(w);
     w.broadcast();
 }
 

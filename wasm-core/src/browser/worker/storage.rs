@@ -149,3 +149,15 @@ pub(super) async fn save_intervention_settings(
     JsFuture::from(chrome::storage_set(&items)).await?;
     Ok(())
 }
+
+/// Any JSON value stored under `key` (panel and agent settings, history, usage).
+pub(super) async fn load_json<T: serde::de::DeserializeOwned>(key: &str) -> Option<T> {
+    serde_wasm_bindgen::from_value(storage_get(key).await?).ok()
+}
+
+/// Stores `value` under `key`.
+pub(super) async fn save_json<T: serde::Serialize>(key: &str, value: &T) -> Result<(), String> {
+    let items = js_sys::Object::new();
+    js_sys::Reflect::set(&items, &JsValue::from_str(key), &to_js(value)?).map_err(js_text)?;
+    JsFuture::from(chrome::storage_set(&items)).await.map(|_| ()).map_err(js_text)
+}

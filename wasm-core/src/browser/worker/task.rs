@@ -3,11 +3,11 @@
 
 use super::env::BrowserEnv;
 use super::journal::{self, StorageJournal};
+use super::status::MeteredLlm;
 use super::{Worker, chrome, interventions, sessions};
 use crate::agent::{
     self, Agent, Controls, Env, OutputMode, TaskContext, TaskEvent, TaskEvents, TaskSpec,
 };
-use crate::browser::host_port::HostClient;
 use crate::browser::tab::TabPage;
 use crate::panel::TaskView;
 use crate::tabs::{TabInfo, pick_target_tab};
@@ -50,6 +50,8 @@ pub(super) struct StartOptions {
     pub step_mode: bool,
     /// Files the task may use.
     pub resources: BTreeMap<String, String>,
+    /// Sites allowed in Settings.
+    pub allowed_sites: Vec<String>,
 }
 
 /// Runs a new task on the tab the user looked at last.
@@ -76,13 +78,15 @@ pub(super) async fn run(w: Rc<Worker>, opts: StartOptions) {
         max_steps: opts.max_steps.unwrap_or(agent::DEFAULT_MAX_STEPS),
         session_context: session_context(&w),
         output: opts.mode,
+        allowed_sites: opts.allowed_sites,
         ..TaskSpec::new(opts.prompt)
     };
     let id = format!("{:x}{:08x}", BrowserEnv.now_ms() as u64, BrowserEnv.random_u64() as u32);
     let journal = StorageJournal::new(id, tab_id);
     let controls = attach_controls(&w, opts.step_mode);
-    let page = TabPage::new(tab_id);
-    let agent = agent_for(&w, &page, &controls, &journal);
+    let page = page_for(&w, tab_id, &spec);
+    let llm = metered(&w);
+    let agent = agent_for(&w, &llm, &page, &controls, &journal);
     let mut ctx = match agent.start(spec.clone()).await {
         Ok(ctx) => ctx,
         Err(e) => {
@@ -110,15 +114,28 @@ pub(super) async fn run(w: Rc<Worker>, opts: StartOptions) {
 
 /// The agent of this worker, on `page`, with the task's controls and journal.
 type WorkerAgent<'a> =
-    Agent<'a, Rc<HostClient>, TabPage, BrowserEnv, Rc<Worker>, Rc<Controls>, StorageJournal>;
+    Agent<'a, MeteredLlm, TabPage, BrowserEnv, Rc<Worker>, Rc<Controls>, StorageJournal>;
 
 fn agent_for<'a>(
     w: &'a Rc<Worker>,
+    llm: &'a MeteredLlm,
     page: &'a TabPage,
     controls: &'a Rc<Controls>,
     journal: &'a StorageJournal,
 ) -> WorkerAgent<'a> {
-    Agent { llm: &w.host, page, env: &BrowserEnv, events: w, operator: controls, journal }
+    Agent { llm, page, env: &BrowserEnv, events: w, operator: controls, journal }
+}
+
+/// The task's LLM: the host, metered for the panel's usage line and LLM state.
+fn metered(w: &Rc<Worker>) -> MeteredLlm {
+    MeteredLlm { host: w.host.clone(), worker: Rc::downgrade(w), for_task: true }
+}
+
+/// The task's tab, able to upload the resources attached to the task (and only those).
+fn page_for(w: &Rc<Worker>, tab_id: i32, spec: &TaskSpec) -> TabPage {
+    let uploads =
+        crate::browser::upload::Uploads { resources: spec.resources.clone(), host: w.host.clone() };
+    TabPage::new(tab_id).with_uploads(uploads)
 }
 
 /// Resumes the task a previous worker left unfinished, if any.
@@ -132,8 +149,9 @@ pub(super) async fn resume(w: Rc<Worker>) {
     w.state.borrow_mut().task = Some(TaskView::resumed(&ctx));
     w.broadcast();
     let controls = attach_controls(&w, false);
-    let page = TabPage::new(journal.tab_id());
-    let agent = agent_for(&w, &page, &controls, &journal);
+    let page = page_for(&w, journal.tab_id(), &ctx.spec);
+    let llm = metered(&w);
+    let agent = agent_for(&w, &llm, &page, &controls, &journal);
     let outcome = agent.run(&mut ctx).await;
     finish(&w, &ctx, outcome, &journal).await;
 }
@@ -158,7 +176,11 @@ fn attach_controls(w: &Rc<Worker>, step_mode: bool) -> Rc<Controls> {
             let Some(task) = state.task.as_mut() else { return };
             let was_open = task.controls.card.is_some();
             match (&snapshot.card, was_open) {
-                (Some(card), false) if interventions::signal(&settings, Some(card)) => {
+                // The sound plays only when the settings ask for it, from the panel if open.
+                (Some(card), false)
+                    if interventions::signal(&settings, Some(card))
+                        && interventions::play_sound(!w.panels.borrow().is_empty()) =>
+                {
                     task.chime += 1;
                 }
                 (None, true) => {
@@ -197,6 +219,7 @@ async fn finish(
     }
     w.broadcast();
     sessions::record_task(w, &ctx.spec.task, &outcome).await;
+    super::status::save_session_usage(w).await;
     journal.clear().await;
 }
 

@@ -1,0 +1,127 @@
+// Settings view: draws the host's settings (never a key: only "key set"), the extension's own
+// settings, field errors and the setup check, all from the state the worker sends; Save sends
+// the form as it stands and Rust validates it.
+import { $, el, text } from './dom.js';
+
+let shownHost = null;
+let shownAgent = null;
+let builtRoles = '';
+
+const cap = (s) => s.charAt(0).toUpperCase() + s.slice(1);
+
+function keyInput(node, describedBy) {
+  node.setAttribute('aria-describedby', describedBy);
+  return node;
+}
+
+function roleFieldset(role) {
+  const id = (f) => `${role}-${f}`;
+  const input = (f, props) => el('input', { id: id(f), name: `roles.${role}.${f}`, autocomplete: 'off', spellcheck: false, ...props });
+  const provider = el('select', { id: id('provider'), name: `roles.${role}.provider` },
+    el('option', { value: 'openai', textContent: 'OpenAI-compatible' }),
+    el('option', { value: 'anthropic', textContent: 'Anthropic' }));
+  return el('fieldset', { className: 'role' },
+    el('legend', { textContent: cap(role) }),
+    el('label', { htmlFor: id('provider'), textContent: 'Provider' }), provider,
+    el('label', { htmlFor: id('model'), textContent: 'Model' }), input('model', {}),
+    el('label', { htmlFor: id('base_url'), textContent: 'Base URL' }), input('base_url', { type: 'url' }),
+    el('label', { htmlFor: id('api_key'), textContent: 'API key' }),
+    keyInput(input('api_key', { type: 'password', placeholder: 'type a new key to replace it' }), id('key-state')),
+    el('p', { id: id('key-state'), className: 'muted key-state' }));
+}
+
+export function renderSettings(view) {
+  const roles = view.roles || [];
+  if (roles.join() !== builtRoles) {
+    $('roles').replaceChildren(...roles.map(roleFieldset));
+    builtRoles = roles.join();
+  }
+  $('settings-host-error').hidden = !view.host_error;
+  text($('settings-host-error'), view.host_error ? `Could not reach the host's settings: ${view.host_error}` : '');
+  const host = view.host;
+  // Without the host there is nothing to edit there; the error above says why.
+  for (const part of document.querySelectorAll('#settings .needs-host')) part.hidden = !host;
+  const hostKey = JSON.stringify(host);
+  // Fields are filled when the host's settings change, not while the user types.
+  if (host && hostKey !== shownHost) {
+    for (const role of roles) {
+      const r = host.roles[role] || host.llm;
+      $(`${role}-provider`).value = r.provider;
+      $(`${role}-model`).value = r.model;
+      $(`${role}-base_url`).value = r.base_url;
+      $(`${role}-api_key`).value = '';
+    }
+    $('transcripts').checked = host.transcripts.enabled;
+    $('export-dir').value = host.export_dir;
+    const notes = [`Config file: ${host.config_path}`];
+    if (host.env_overrides.length) notes.push(`Set by environment variables (they win over this form): ${host.env_overrides.join(', ')}`);
+    for (const p of host.problems) notes.push(`Problem: ${p}`);
+    text($('settings-host-notes'), notes.join('\n'));
+  }
+  shownHost = hostKey;
+  if (host) {
+    for (const role of roles) {
+      const r = host.roles[role] || host.llm;
+      text($(`${role}-key-state`), r.has_key ? 'key set' : 'no key set');
+    }
+  }
+  const agentKey = JSON.stringify(view.agent);
+  if (agentKey !== shownAgent) $('allowed-sites').value = (view.agent?.allowed_sites || []).join('\n');
+  shownAgent = agentKey;
+
+  for (const field of document.querySelectorAll('#settings-form [aria-invalid]')) field.removeAttribute('aria-invalid');
+  $('settings-errors').replaceChildren(...view.errors.map((e) => {
+    const field = document.querySelector(`#settings-form [name="${CSS.escape(e.field)}"]`);
+    field?.setAttribute('aria-invalid', 'true');
+    const label = field?.labels?.[0]?.textContent ?? e.field;
+    const where = field?.closest('fieldset.role')?.querySelector('legend')?.textContent;
+    return el('li', { textContent: `${where ? `${where} · ` : ''}${label}: ${e.message}` });
+  }));
+  text($('settings-notice'), view.notice);
+
+  const d = view.doctor;
+  text($('doctor-status'), !d ? '' : d.running ? 'Checking…' : d.error ? `Could not run the checks: ${d.error}`
+    : `${d.checks.filter((c) => c.ok).length} of ${d.checks.length} checks passed`);
+  $('check-setup').disabled = !!d?.running;
+  $('doctor-results').replaceChildren(...(d?.checks || []).map((c) => el('li', { className: c.ok ? 'ok' : 'fix' },
+    el('span', { className: 'badge', textContent: c.ok ? 'OK' : 'FIX' }), ` ${c.text}`)));
+}
+
+function formValue() {
+  const roles = [...document.querySelectorAll('#roles fieldset.role')].map((fs) => {
+    const v = (f) => fs.querySelector(`[name$=".${f}"]`).value;
+    const role = fs.querySelector('select').id.replace(/-provider$/, '');
+    return { role, provider: v('provider'), model: v('model'), base_url: v('base_url'), api_key: v('api_key') };
+  });
+  return {
+    roles,
+    transcripts: $('transcripts').checked,
+    export_dir: $('export-dir').value,
+    allowed_sites: $('allowed-sites').value,
+  };
+}
+
+// Opening and closing is view state; opening asks the worker for the host's settings.
+export function setSettingsOpen(open, send) {
+  document.body.classList.toggle('settings-open', open);
+  $('settings').hidden = !open;
+  $('settings-open').setAttribute('aria-expanded', String(open));
+  if (open) {
+    send({ type: 'open_settings' });
+    $('settings-heading').focus();
+  } else {
+    $('settings-open').focus();
+  }
+}
+
+export function initSettings(send) {
+  $('settings-open').addEventListener('click', () => setSettingsOpen($('settings').hidden, send));
+  $('settings-close').addEventListener('click', () => setSettingsOpen(false, send));
+  $('settings-form').addEventListener('submit', (event) => {
+    event.preventDefault();
+    send({ type: 'save_settings', form: formValue() });
+    // Keys go to the host once; the fields never keep them.
+    for (const key of document.querySelectorAll('#roles input[type=password]')) key.value = '';
+  });
+  $('check-setup').addEventListener('click', () => send({ type: 'check_setup' }));
+}

@@ -1,0 +1,182 @@
+//! Benchmark (run by `cargo xtask bench panel`, ignored in normal test runs): how soon the side
+//! panel is interactive — the prompt box enabled and the session drawn — after it opens on a
+//! session of 200 tasks stored in `chrome.storage.local`.
+//!
+//! The panel page records `performance.now()` (from its own navigation start) when it has drawn
+//! the first state that carries the session (`document.body.dataset.readyMs`). Two cases: the
+//! service worker already running (the usual case: the user closes and reopens the panel), and
+//! the worker stopped first (Chrome stops idle workers after 30 s), which adds its start-up and
+//! the load of the session from storage.
+
+mod common;
+
+use common::{Setup, TASK_TIMEOUT, Waymark, built_extension};
+use serde_json::{Map, Value, json};
+use waymark_core::agent::TaskOutcome;
+use waymark_core::session::{Session, TaskRecord};
+use waymark_tests::fixture_server::FixtureServer;
+use waymark_tests::llm_server::ScriptedLlm;
+use waymark_tests::paths;
+
+/// Tasks in the seeded session.
+const TASKS: u32 = 200;
+/// Openings measured with the worker running.
+const WARM_RUNS: usize = 15;
+/// Openings measured after stopping the worker.
+const COLD_RUNS: usize = 6;
+
+fn percentile(sorted: &[f64], p: f64) -> f64 {
+    let i = ((sorted.len() as f64 - 1.0) * p).round() as usize;
+    sorted[i.min(sorted.len() - 1)]
+}
+
+/// A session of `TASKS` realistic turns, as the storage items the worker writes.
+fn seeded_items() -> Map<String, Value> {
+    let now = 1_790_000_000_000.0;
+    let mut session = Session::new("benchsession200".into(), now);
+    for i in 1..=TASKS {
+        let outcome = TaskOutcome {
+            answer: format!(
+                "Compared the offers on page {i}: the cheapest is Plan {i} at ${}.99 a month, \
+                 with 2 GB of storage and e-mail support.",
+                i % 40 + 3
+            ),
+            success: i % 17 != 0,
+            error: None,
+            steps: vec![],
+            step_count: 4,
+            elapsed_ms: 8_000.0,
+        };
+        let task = format!("Find the cheapest plan on offer page {i} and note its storage");
+        let mut record = TaskRecord::from_outcome(0, &task, &outcome, now + f64::from(i));
+        record.structured_data.insert("cheapest_plan".into(), format!("Plan {i}"));
+        record.structured_data.insert("price".into(), format!("${}.99", i % 40 + 3));
+        record.toc_line = format!("Offer page {i}: Plan {i} cheapest at ${}.99", i % 40 + 3);
+        session.push(record);
+    }
+    session.set_title("Cheapest plans across 200 offer pages", TASKS, true);
+    let mut items = Map::new();
+    items.insert("current_session".into(), json!(session.id));
+    items.insert(
+        Session::meta_key(&session.id),
+        serde_json::to_value(session.meta()).expect("meta"),
+    );
+    for r in &session.records {
+        items
+            .insert(Session::turn_key(&session.id, r.turn), serde_json::to_value(r).expect("turn"));
+    }
+    items
+}
+
+/// One opening: ms from navigation start to interactive, the part of it after
+/// `DOMContentLoaded` (the panel's own work), and when the worker's live state first arrived.
+struct Opening {
+    ready: f64,
+    own: f64,
+    live: Option<f64>,
+}
+
+/// Opens the panel, waits until it is interactive with the whole session and has the worker's
+/// live state.
+fn open_once(wm: &Waymark) -> Opening {
+    let panel = wm.panel().expect("panel");
+    let ready = panel
+        .page
+        .wait_for(
+            &format!(
+                "(() => {{ const ms = document.body.dataset.readyMs; \
+                 return ms && !document.getElementById('prompt').disabled && \
+                   document.querySelectorAll('#toc li').length === {TASKS} && Number(ms); }})()"
+            ),
+            TASK_TIMEOUT,
+        )
+        .expect("panel interactive with the session");
+    let parts = panel
+        .page
+        .eval(
+            "[performance.getEntriesByType('navigation')[0].domContentLoadedEventEnd, \
+              Number(document.body.dataset.stateMs), \
+              ['responseEnd', 'domInteractive'].map(k => performance.getEntriesByType('navigation')[0][k] | 0), \
+              performance.getEntriesByType('resource').map(r => r.name.split('/').pop() + ':' + (r.startTime | 0) + '-' + (r.responseEnd | 0)).join(' ')]",
+        )
+        .expect("parts");
+    eprintln!(
+        "dcl {:.1} ms, first state {:.1} ms, ready {:.1} ms; {} {}",
+        parts[0], parts[1], ready, parts[2], parts[3]
+    );
+    let live = panel
+        .page
+        .wait_for("Number(document.body.dataset.liveMs)", TASK_TIMEOUT)
+        .expect("live state")
+        .as_f64();
+    wm.browser.close_target(panel.page.target_id()).expect("close panel");
+    let ready = ready.as_f64().expect("ms");
+    Opening { ready, own: ready - parts[0].as_f64().unwrap_or(0.0), live }
+}
+
+fn report(label: &str, samples: &mut [f64]) -> String {
+    samples.sort_by(f64::total_cmp);
+    format!(
+        "| {label} | {} | {:.1} | {:.1} | {:.1} | {:.1} |",
+        samples.len(),
+        percentile(samples, 0.5),
+        percentile(samples, 0.95),
+        samples[0],
+        samples[samples.len() - 1]
+    )
+}
+
+#[test]
+#[ignore = "benchmark: run with `cargo xtask bench panel`"]
+fn bench_panel_startup_with_200_tasks() {
+    let Some(extension) = built_extension() else { return };
+    let llm = ScriptedLlm::always_text("unused").expect("scripted LLM");
+    let site = FixtureServer::builder(paths::fixtures_dir().join("site")).start().expect("site");
+    let wm =
+        Waymark::launch(&extension, Setup { llm: &llm, install_host: true, site }).expect("launch");
+    let worker = wm.browser.wait_for_extension_worker(TASK_TIMEOUT).expect("worker");
+    let sw = wm.browser.attach(&worker.target_id).expect("attach worker");
+    let items = Value::Object(seeded_items());
+    let bytes = items.to_string().len();
+    sw.eval(&format!("chrome.storage.local.set({items}).then(() => true)")).expect("seed");
+    sw.detach().ok();
+    // The worker loads the current session when it starts: stop it so it loads the seeded one.
+    wm.browser.stop_service_worker(&worker, TASK_TIMEOUT).expect("stop worker");
+
+    let mut cold = Vec::new();
+    for _ in 0..COLD_RUNS {
+        cold.push(open_once(&wm));
+        let worker = wm.browser.wait_for_extension_worker(TASK_TIMEOUT).expect("worker");
+        if let Ok(sw) = wm.browser.attach(&worker.target_id) {
+            eprintln!(
+                "worker start-up: {}",
+                sw.eval("globalThis.waymarkStartup").unwrap_or_default()
+            );
+            sw.detach().ok();
+        }
+        wm.browser.stop_service_worker(&worker, TASK_TIMEOUT).expect("stop worker");
+    }
+    open_once(&wm); // wakes the worker; not measured
+    let mut warm = Vec::new();
+    for _ in 0..WARM_RUNS {
+        warm.push(open_once(&wm));
+    }
+    let load = std::fs::read_to_string("/proc/loadavg").unwrap_or_default();
+    println!(
+        "\nSide panel interactive (prompt enabled, {TASKS}-task session drawn), ms; session in"
+    );
+    println!("storage: {} KiB; load average: {}\n", bytes / 1024, load.trim());
+    println!("| worker | measured from | runs | median | p95 | min | max |");
+    println!("|---|---|---|---|---|---|---|");
+    let pick = |v: &[Opening], f: fn(&Opening) -> f64| -> Vec<f64> { v.iter().map(f).collect() };
+    for (label, runs) in [("running", &warm), ("stopped first", &cold)] {
+        println!(
+            "{}",
+            report(&format!("{label} | navigation start"), &mut pick(runs, |o| o.ready))
+        );
+        println!("{}", report(&format!("{label} | DOMContentLoaded"), &mut pick(runs, |o| o.own)));
+        let live_label = format!("{label} (live state from the worker) | navigation start");
+        let mut live: Vec<f64> = runs.iter().filter_map(|o| o.live).collect();
+        println!("{}", report(&live_label, &mut live));
+    }
+}

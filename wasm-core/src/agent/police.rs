@@ -1,0 +1,106 @@
+//! The safety policy in the loop: before an action's intent is journaled, its live target is
+//! described, [`decide`] rules, and a card asks the user when the decision says so.
+
+use super::context::{JournalEntry, TaskContext};
+use super::control::Operator;
+use super::policy::{Decision, decide, needs_facts};
+use super::runner::{Agent, Flow};
+use super::{Env, Journal, Llm, Page, TaskEvents};
+use crate::action::{Action, ActionOutcome};
+use crate::observation::Observation;
+
+impl<L: Llm, P: Page, E: Env, V: TaskEvents, O: Operator, J: Journal> Agent<'_, L, P, E, V, O, J> {
+    /// The safety policy for one action, before its intent is journaled: `Ok(None)` to go on,
+    /// `Ok(Some(outcome))` when it is refused (by the policy or the user), `Err` when the user
+    /// stopped the task at a card.
+    pub(super) async fn police(
+        &self,
+        ctx: &mut TaskContext,
+        observation: &Observation,
+        action: &Action,
+    ) -> Result<Option<ActionOutcome>, Flow> {
+        let facts = if needs_facts(action) {
+            let target = match action {
+                Action::PressKeys { ref_id, .. } => *ref_id,
+                other => other.target_ref(),
+            };
+            let started = self.env.precise_ms();
+            let described = self.page.describe(target).await;
+            ctx.overhead_page_ms += self.env.precise_ms() - started;
+            match described {
+                Ok(facts) => Some(facts),
+                Err(e) => {
+                    return Ok(Some(ActionOutcome::failed(format!(
+                        "the element could not be checked before acting ({e}); observe again"
+                    ))));
+                }
+            }
+        } else {
+            None
+        };
+        let decision = decide(
+            action,
+            facts.as_ref(),
+            observation,
+            &ctx.spec.resources,
+            &ctx.scope,
+            &ctx.taint,
+        );
+        let (card, allow, refusal) = match decision {
+            Decision::Go => return Ok(None),
+            Decision::Refuse(reason) => return Ok(Some(ActionOutcome::failed(reason))),
+            Decision::Confirm { card, allow } => {
+                let what = card.message.lines().next().unwrap_or_default().to_owned();
+                (card, allow, format!("refused by the user: they did not approve “{what}”"))
+            }
+            Decision::TakeOver { card, reason } => (
+                card,
+                None,
+                format!("{reason}; the user was asked to do it and may have changed the page"),
+            ),
+        };
+        let confirm = card.kind == super::InterventionKind::Confirm;
+        ctx.overhead_from = None;
+        let reply = self.operator.ask(card).await;
+        if reply.stop {
+            let msg = format!(
+                "Stopped by you after {} step(s); nothing of the last answer was done.",
+                ctx.step
+            );
+            return Err(self.finish(ctx, msg, false, Some("stopped by the user".into())).await);
+        }
+        let text = reply.text.trim();
+        if !text.is_empty() {
+            let entry = JournalEntry::Guidance { text: text.to_owned() };
+            if let Err(e) = self.journal.write(&entry).await {
+                return Err(self.journal_failed(ctx, e).await);
+            }
+            ctx.apply(&entry);
+        }
+        if !(confirm && reply.approve) {
+            return Ok(Some(ActionOutcome::failed(refusal)));
+        }
+        // The user approved what the card showed: the element must still be exactly that (a
+        // page could rewrite a form's action while the card was open).
+        if let Some(approved) = &facts {
+            let target = match action {
+                Action::PressKeys { ref_id, .. } => *ref_id,
+                other => other.target_ref(),
+            };
+            if self.page.describe(target).await.as_ref() != Ok(approved) {
+                return Ok(Some(ActionOutcome::failed(
+                    "not done: the element changed while the user was deciding (what they \
+                     approved is no longer what it would do); observe again",
+                )));
+            }
+        }
+        if let Some((origin, sensitive)) = allow {
+            let entry = JournalEntry::SiteAllowed { origin, sensitive };
+            if let Err(e) = self.journal.write(&entry).await {
+                return Err(self.journal_failed(ctx, e).await);
+            }
+            ctx.apply(&entry);
+        }
+        Ok(None)
+    }
+}

@@ -1,0 +1,96 @@
+//! The facts of the live element an action targets, for the safety policy: what it is, where a
+//! link or its form really goes (formaction of the submitter included) and what a submission
+//! would send. Read from the DOM at the moment of the check, never from the model's words.
+
+use super::act::resolve;
+use super::roles::{accessible_name, input_type, live_fingerprint};
+use crate::observation::Ref;
+use crate::safety::ActionTarget;
+use wasm_bindgen::JsCast;
+use web_sys::{Element, HtmlAnchorElement, HtmlFormElement};
+
+/// Facts of the element `target` names (the focused element when `None`).
+pub fn describe(target: Option<Ref>) -> Result<ActionTarget, String> {
+    let document = web_sys::window().and_then(|w| w.document()).ok_or("no document")?;
+    let page_url = document.url().unwrap_or_default();
+    let el = match target {
+        Some(r) => resolve(r)?,
+        None => match document.active_element() {
+            Some(el) => el,
+            None => return Ok(ActionTarget { page_url, ..ActionTarget::default() }),
+        },
+    };
+    let tag = el.local_name();
+    let role = live_fingerprint(&el)
+        .and_then(|f| f.split('|').next().map(str::to_owned))
+        .unwrap_or_default();
+    let link = el
+        .closest("a[href], area[href]")
+        .ok()
+        .flatten()
+        .and_then(|a| a.dyn_into::<HtmlAnchorElement>().ok());
+    let form = form_of(&el);
+    let submitter = is_submitter(&el, &tag);
+    let form_action = form.as_ref().map(|f| {
+        let own = submitter && el.has_attribute("formaction");
+        if own { string_prop(&el, "formAction") } else { f.action() }
+    });
+    Ok(ActionTarget {
+        role,
+        name: accessible_name(&el, &tag),
+        input_type: if tag == "input" || tag == "button" {
+            string_prop(&el, "type").to_lowercase()
+        } else {
+            String::new()
+        },
+        autocomplete: el.get_attribute("autocomplete").unwrap_or_default().to_lowercase(),
+        href: link.as_ref().map(HtmlAnchorElement::href).filter(|h| !h.is_empty()),
+        download: link.as_ref().is_some_and(|a| a.has_attribute("download")),
+        submits_form: submitter && form.is_some(),
+        form_data: form.as_ref().map(form_data).unwrap_or_default(),
+        form_action,
+        tag,
+        page_url,
+    })
+}
+
+/// The element's form: its `form` property (which honours the `form=` attribute), else the
+/// closest `<form>` around it.
+fn form_of(el: &Element) -> Option<HtmlFormElement> {
+    let own = js_sys::Reflect::get(el, &"form".into()).ok();
+    if let Some(form) = own.and_then(|f| f.dyn_into::<HtmlFormElement>().ok()) {
+        return Some(form);
+    }
+    el.closest("form").ok().flatten().and_then(|f| f.dyn_into::<HtmlFormElement>().ok())
+}
+
+/// Whether activating the element submits its form: submit buttons (a `<button>` without a
+/// type is one) and submit or image inputs.
+fn is_submitter(el: &Element, tag: &str) -> bool {
+    match tag {
+        "button" => string_prop(el, "type") == "submit",
+        "input" => matches!(input_type(el).as_str(), "submit" | "image"),
+        _ => false,
+    }
+}
+
+/// `name=value` of every named control of the form, passwords and files left out: what a
+/// submission would carry to the form's action.
+fn form_data(form: &HtmlFormElement) -> String {
+    let controls = form.elements();
+    let mut out = Vec::new();
+    for i in 0..controls.length() {
+        let Some(control) = controls.item(i) else { continue };
+        let name = control.get_attribute("name").unwrap_or_default();
+        let kind = input_type(&control);
+        if name.is_empty() || kind == "password" || kind == "file" {
+            continue;
+        }
+        out.push(format!("{name}={}", string_prop(&control, "value")));
+    }
+    out.join("&")
+}
+
+fn string_prop(el: &Element, name: &str) -> String {
+    js_sys::Reflect::get(el, &name.into()).ok().and_then(|v| v.as_string()).unwrap_or_default()
+}

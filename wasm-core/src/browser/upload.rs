@@ -1,0 +1,58 @@
+//! Fetching an upload resource's bytes from the native host (`file.read`, streamed as
+//! `file.chunk` events); which resource and how much are decided in [`crate::upload`].
+
+use super::host_port::HostClient;
+use crate::host_retry::with_reconnect;
+use crate::protocol::{ErrorBody, ErrorCode, FileInfo, FileRead, HostEvent, RequestBody};
+use crate::upload::{FileAssembler, MAX_UPLOAD_BYTES, PreparedFile, UploadError, resolve_resource};
+use std::cell::RefCell;
+use std::collections::BTreeMap;
+use std::rc::Rc;
+
+/// The files a task may upload and the host that reads them.
+pub struct Uploads {
+    /// Name → path on the user's disk, as attached to the task.
+    pub resources: BTreeMap<String, String>,
+    /// The native host.
+    pub host: Rc<HostClient>,
+}
+
+impl Uploads {
+    /// Resolves `requested` among the attached resources and reads it through the host (again,
+    /// on a new host process, if the host goes away while reading).
+    pub async fn fetch(&self, requested: &str) -> Result<PreparedFile, UploadError> {
+        let (name, path) = resolve_resource(&self.resources, requested)?;
+        let what = format!("reading “{name}”");
+        let read = with_reconnect(&self.host, &what, || self.read_once(name, path)).await;
+        match read {
+            Ok((assembler, info)) => assembler.finish(Ok(info)),
+            Err(e) => FileAssembler::new(name, MAX_UPLOAD_BYTES).finish(Err(e)),
+        }
+    }
+
+    /// One `file.read`: the chunks it streamed and the host's final info.
+    async fn read_once(
+        &self,
+        name: &str,
+        path: &str,
+    ) -> Result<(FileAssembler, FileInfo), ErrorBody> {
+        let assembler = Rc::new(RefCell::new(FileAssembler::new(name, MAX_UPLOAD_BYTES)));
+        let sink = assembler.clone();
+        let data = self
+            .host
+            .request_with_events(
+                RequestBody::FileRead(FileRead { path: path.to_owned() }),
+                move |event| {
+                    if let HostEvent::FileChunk { seq, data } = event {
+                        sink.borrow_mut().push(seq, &data);
+                    }
+                },
+            )
+            .await?;
+        let info = serde_json::from_value::<FileInfo>(data).map_err(|e| ErrorBody {
+            code: ErrorCode::BadJson,
+            message: format!("unexpected file.read reply: {e}"),
+        })?;
+        Ok((assembler.replace(FileAssembler::new(name, 0)), info))
+    }
+}

@@ -1,0 +1,163 @@
+//! The settings view and the prompt box's state: host settings through `config.get`/`config.set`
+//! (keys are sent once and never come back), the extension's own settings and the prompt
+//! history in `chrome.storage`, the doctor's checks, and attachments. Decisions live in
+//! `crate::panel::{settings, prompt}`.
+
+use super::{Worker, storage};
+use crate::panel::prompt::{attach, push_history};
+use crate::panel::settings::validate;
+use crate::panel::{AgentSettings, DoctorView, SettingsForm};
+use crate::protocol::{ConfigSet, DoctorReport, ErrorBody, ErrorCode, HostSettings, RequestBody};
+use std::rc::Rc;
+
+const AGENT_SETTINGS_KEY: &str = "settings:agent";
+const HISTORY_KEY: &str = "panel:prompt_history";
+
+/// Loads the extension's settings and the prompt history at worker start.
+pub(super) async fn load(w: &Rc<Worker>) {
+    w.state.borrow_mut().settings.roles =
+        crate::panel::settings::ROLES.iter().map(|r| (*r).to_owned()).collect();
+    let agent = storage::load_json::<AgentSettings>(AGENT_SETTINGS_KEY).await;
+    let history = storage::load_json::<Vec<String>>(HISTORY_KEY).await;
+    let mut state = w.state.borrow_mut();
+    if let Some(agent) = agent {
+        state.settings.agent = agent;
+    }
+    if let Some(history) = history {
+        state.prompt_history = history;
+    }
+}
+
+fn parse_settings(data: Result<serde_json::Value, ErrorBody>) -> Result<HostSettings, String> {
+    let data = data.map_err(|e| e.message)?;
+    serde_json::from_value(data).map_err(|e| format!("unexpected reply from the host: {e}"))
+}
+
+/// Fetches the host's settings for the settings view.
+pub(super) async fn open(w: Rc<Worker>) {
+    let fetched = parse_settings(w.host.request(RequestBody::ConfigGet {}).await);
+    let mut state = w.state.borrow_mut();
+    state.settings.errors.clear();
+    state.settings.notice = None;
+    match fetched {
+        Ok(host) => {
+            state.settings.host = Some(host);
+            state.settings.host_error = None;
+        }
+        Err(e) => state.settings.host_error = Some(e),
+    }
+    drop(state);
+    w.broadcast();
+}
+
+/// Validates and saves the form: host settings that changed go in one `config.set`.
+pub(super) async fn save(w: Rc<Worker>, form: SettingsForm) {
+    let current = w.state.borrow().settings.host.clone();
+    let changes = match validate(&form, current.as_ref()) {
+        Ok(c) => c,
+        Err(errors) => {
+            let mut state = w.state.borrow_mut();
+            state.settings.errors = errors;
+            state.settings.notice = Some("Nothing was saved: correct the fields marked.".into());
+            drop(state);
+            w.broadcast();
+            return;
+        }
+    };
+    {
+        let mut state = w.state.borrow_mut();
+        state.settings.errors.clear();
+        state.settings.notice = Some("Saving…".into());
+        state.settings.agent = changes.agent.clone();
+    }
+    w.broadcast();
+    let stored = storage::save_json(AGENT_SETTINGS_KEY, &changes.agent).await;
+    let host = if changes.host.is_empty() {
+        None
+    } else {
+        let body = RequestBody::ConfigSet(ConfigSet { values: changes.host });
+        Some(parse_settings(w.host.request(body).await))
+    };
+    {
+        let mut state = w.state.borrow_mut();
+        let notice = match (host, stored) {
+            (Some(Err(e)), _) => {
+                state.settings.host_error = Some(e.clone());
+                format!("The host refused the change: {e}")
+            }
+            (_, Err(e)) => format!("Could not store the allowed sites: {e}"),
+            (Some(Ok(settings)), Ok(())) => {
+                state.settings.host = Some(settings);
+                state.settings.host_error = None;
+                "Saved.".to_owned()
+            }
+            (None, Ok(())) if current.is_none() => {
+                "Saved the allowed sites; the models and files need the host (see above)."
+                    .to_owned()
+            }
+            (None, Ok(())) => "Saved.".to_owned(),
+        };
+        state.settings.notice = Some(notice);
+    }
+    w.broadcast();
+    // The status line shows the navigator's model: ask the host again.
+    let _ = w.host.hello().await;
+}
+
+/// Runs the host's doctor checks.
+pub(super) async fn check_setup(w: Rc<Worker>) {
+    w.state.borrow_mut().settings.doctor =
+        Some(DoctorView { running: true, ..DoctorView::default() });
+    w.broadcast();
+    let reply = w.host.request(RequestBody::Doctor {}).await;
+    let view = match reply
+        .map_err(|e| match e.code {
+            ErrorCode::HostUnavailable => {
+                format!(
+                    "{} The checks run in the host: install it first (the command is above).",
+                    e.message
+                )
+            }
+            _ => e.message,
+        })
+        .and_then(|data| {
+            serde_json::from_value::<DoctorReport>(data)
+                .map_err(|e| format!("unexpected reply: {e}"))
+        }) {
+        Ok(report) => DoctorView { running: false, checks: report.checks, error: None },
+        Err(e) => DoctorView { running: false, checks: Vec::new(), error: Some(e) },
+    };
+    w.state.borrow_mut().settings.doctor = Some(view);
+    w.broadcast();
+}
+
+/// Attaches a file to the next task.
+pub(super) fn attach_file(w: &Rc<Worker>, path: &str) {
+    let mut state = w.state.borrow_mut();
+    let mut list = std::mem::take(&mut state.attachments);
+    state.attach_error = attach(&mut list, path).err();
+    state.attachments = list;
+    drop(state);
+    w.broadcast();
+}
+
+/// Removes an attachment.
+pub(super) fn detach_file(w: &Rc<Worker>, name: &str) {
+    let mut state = w.state.borrow_mut();
+    state.attachments.retain(|a| a.name != name);
+    state.attach_error = None;
+    drop(state);
+    w.broadcast();
+}
+
+/// Remembers a sent prompt (Up brings it back) and stores the history.
+pub(super) fn remember_prompt(w: &Rc<Worker>, prompt: &str) {
+    let history = {
+        let mut state = w.state.borrow_mut();
+        push_history(&mut state.prompt_history, prompt);
+        state.prompt_history.clone()
+    };
+    wasm_bindgen_futures::spawn_local(async move {
+        let _ = storage::save_json(HISTORY_KEY, &history).await;
+    });
+}

@@ -1,0 +1,112 @@
+//! The LLM as the panel sees it: every model call of the worker goes through [`MeteredLlm`],
+//! which adds its tokens and cost to the task and the session and derives the LLM's state
+//! (ready, rate limited, key invalid) from the reply; the host's retry events do the same.
+
+use super::env::BrowserEnv;
+use super::{Worker, storage};
+use crate::agent::{Env, Llm};
+use crate::browser::host_port::HostClient;
+use crate::panel::{LlmState, Usage};
+use crate::protocol::{ErrorBody, HostEvent, LlmCompletion, LlmRequest};
+use std::rc::{Rc, Weak};
+use wasm_bindgen_futures::spawn_local;
+
+/// The host's LLM, metered for the panel.
+pub(super) struct MeteredLlm {
+    /// Where the calls go.
+    pub host: Rc<HostClient>,
+    /// Where the usage is shown.
+    pub worker: Weak<Worker>,
+    /// Whether the calls belong to the running task (false: background summaries, which count
+    /// for the session only).
+    pub for_task: bool,
+}
+
+impl Llm for MeteredLlm {
+    async fn complete(&self, request: LlmRequest) -> Result<LlmCompletion, ErrorBody> {
+        let result = self.host.complete(request).await;
+        if let Some(w) = self.worker.upgrade() {
+            record(&w, &result, self.for_task);
+        }
+        result
+    }
+}
+
+fn record(w: &Rc<Worker>, result: &Result<LlmCompletion, ErrorBody>, for_task: bool) {
+    {
+        let mut state = w.state.borrow_mut();
+        match result {
+            Ok(completion) => {
+                state.llm = LlmState::after_success(completion);
+                state.session_usage.add(completion);
+                state.session_usage_text = state.session_usage.describe();
+                if for_task && let Some(task) = state.task.as_mut() {
+                    task.add_usage(completion);
+                }
+            }
+            Err(error) => match LlmState::after_error(error) {
+                Some(llm) => state.llm = llm,
+                None => return,
+            },
+        }
+    }
+    w.broadcast();
+}
+
+/// Follows the host's retry events (a rate limit shows with its countdown).
+pub(super) fn on_host_event(w: &Rc<Worker>, event: HostEvent) {
+    if let HostEvent::LlmRetry { delay_ms, reason, .. } = event
+        && let Some(llm) = LlmState::after_retry(&reason, delay_ms, BrowserEnv.now_ms())
+    {
+        w.state.borrow_mut().llm = llm;
+        w.broadcast();
+    }
+}
+
+fn usage_key(session_id: &str) -> String {
+    format!("usage:{session_id}")
+}
+
+/// Keeps the session's usage with the current session: when it changed, loads the new one's.
+pub(super) fn follow_session(w: &Rc<Worker>) {
+    let id = w.session.borrow().id.clone();
+    {
+        let mut state = w.state.borrow_mut();
+        if state.usage_session_id == id {
+            return;
+        }
+        state.usage_session_id = id.clone();
+        state.session_usage = Usage::default();
+        state.session_usage_text = String::new();
+    }
+    let w = w.clone();
+    spawn_local(async move {
+        let Some(stored) = storage::load_json::<Usage>(&usage_key(&id)).await else { return };
+        let mut state = w.state.borrow_mut();
+        if state.usage_session_id == id {
+            // Calls made while loading are added on top of what was stored.
+            let live = state.session_usage;
+            let mut total = stored;
+            total.calls += live.calls;
+            total.input_tokens += live.input_tokens;
+            total.output_tokens += live.output_tokens;
+            total.usd += live.usd;
+            total.unpriced_calls += live.unpriced_calls;
+            state.session_usage = total;
+            state.session_usage_text = total.describe();
+            drop(state);
+            w.broadcast();
+        }
+    });
+}
+
+/// Stores the session's usage (after each task).
+pub(super) async fn save_session_usage(w: &Rc<Worker>) {
+    let (id, usage) = {
+        let state = w.state.borrow();
+        (state.usage_session_id.clone(), state.session_usage)
+    };
+    if !id.is_empty() {
+        let _ = storage::save_json(&usage_key(&id), &usage).await;
+    }
+}
