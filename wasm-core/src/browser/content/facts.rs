@@ -72,7 +72,16 @@ export function style_facts(el) {
 }
 export function paint_of(el) {
   const s = styleOf(el);
-  return [s.transform, s.overflow, s.opacity, s.fontSize, s.color];
+  const transform = s.transform;
+  const overflow = s.overflow;
+  const opacity = s.opacity;
+  let text = false;
+  for (let c = el.firstChild; c !== null && !text; c = c.nextSibling) {
+    text = c.nodeType === 3 && !BLANK.test(c.data);
+  }
+  const ink = text ? s.fontSize + '|' + s.color : '|';
+  return (transform === 'none' ? '' : transform) + '|' + (overflow === 'visible' ? '' : overflow)
+    + '|' + (opacity === '1' ? '' : opacity) + '|' + ink;
 }
 export function background_of(el) {
   return getComputedStyle(el).backgroundColor;
@@ -98,9 +107,13 @@ extern "C" {
     fn node_facts(node: &Node) -> u32;
     /// Computed-style facts of an element, as [`StyleFacts`] bits.
     fn style_facts(el: &Element) -> u32;
-    /// `[transform, overflow, opacity, font-size, color]` of the computed style.
+    /// `transform|overflow|opacity|font-size|color` of the computed style in one string, the
+    /// first three empty at their initial values (`none`, `visible`, `1`). The inherited two,
+    /// font size and colour, are read only for elements with text of their own: serialising
+    /// them for every element was the walk's largest cost, and an element without text shows
+    /// no glyphs of its own (its children inherit both and are checked where their text is).
     #[wasm_bindgen(js_name = paint_of)]
-    fn paint_strings(el: &Element) -> Vec<String>;
+    fn paint_string(el: &Element) -> String;
     /// The computed `background-color`.
     #[wasm_bindgen(js_name = background_of)]
     pub(super) fn background_color(el: &Element) -> String;
@@ -368,7 +381,8 @@ pub(super) struct Paint {
 
 /// The element's [`Paint`], in one call.
 pub(super) fn paint_of(el: &Element) -> Paint {
-    let mut values = paint_strings(el).into_iter();
+    let joined = paint_string(el);
+    let mut values = joined.split('|').map(str::to_owned);
     let mut next = || values.next().unwrap_or_default();
     Paint { transform: next(), overflow: next(), opacity: next(), font_size: next(), color: next() }
 }
