@@ -12,11 +12,12 @@ use waymark_tests::fixture_server::FixtureServer;
 use waymark_tests::paths;
 
 fn ref_of(prompt: &str, role: &str, name: &str) -> u64 {
-    let needle = format!("] {role} \"{name}\"");
+    // Names are quoted when something follows them on the line, bare otherwise.
+    let (quoted, bare) = (format!("] {role} \"{name}\""), format!("] {role} {name}"));
     let line = prompt
         .lines()
-        .find(|l| l.contains(&needle))
-        .unwrap_or_else(|| panic!("{needle} in {prompt}"));
+        .find(|l| l.contains(&quoted) || l.ends_with(&bare))
+        .unwrap_or_else(|| panic!("{quoted} in {prompt}"));
     line[1..line.find(']').expect("ref")].parse().expect("number")
 }
 

@@ -12,13 +12,9 @@ pub fn test() -> Result<()> {
     build::all(build::Options { release: false })?;
     sh(util::cargo().args(["fmt", "--all", "--check"]))?;
     sh(util::cargo().args(["clippy", "--workspace", "--all-targets", "--", "-D", "warnings"]))?;
-    sh(util::cargo().args(["clippy", "-p", "waymark-core", "--lib"]).args([
-        "--target",
-        "wasm32-unknown-unknown",
-        "--",
-        "-D",
-        "warnings",
-    ]))?;
+    sh(util::cargo()
+        .args(["clippy", "-p", "waymark-core", "-p", "waymark-content", "--lib"])
+        .args(["--target", "wasm32-unknown-unknown", "--", "-D", "warnings"]))?;
     sh(util::cargo().args(["test", "--workspace"]).env("WAYMARK_REQUIRE_BROWSER", "1"))
 }
 
