@@ -1,5 +1,6 @@
 // Intervention cards (the user answers here), their settings, and the attention sound.
 import { $, el, text } from './dom.js';
+import { playChime } from '../chime.js';
 
 let lastChime = null;
 let shownCard = null;
@@ -27,7 +28,7 @@ export function renderIntervention(task, settings) {
     box.checked = !!settings?.[box.dataset.setting];
   }
   const chime = task?.chime ?? 0;
-  if (lastChime !== null && chime > lastChime) playChime();
+  if (lastChime !== null && chime > lastChime) signal();
   lastChime = chime;
 }
 
@@ -57,21 +58,8 @@ export function initInterventions(send) {
   }
 }
 
-// A short two-tone chime; the worker decides when (it counts `chime` up).
-function playChime() {
+// The worker decides when (it counts `chime` up); the count is what tests read.
+function signal() {
   document.body.dataset.chimes = String(Number(document.body.dataset.chimes || 0) + 1);
-  try {
-    const ctx = new AudioContext();
-    const gain = ctx.createGain();
-    gain.gain.setValueAtTime(0.15, ctx.currentTime);
-    gain.gain.exponentialRampToValueAtTime(0.001, ctx.currentTime + 0.4);
-    gain.connect(ctx.destination);
-    for (const [freq, at] of [[880, 0], [1320, 0.12]]) {
-      const osc = ctx.createOscillator();
-      osc.frequency.value = freq;
-      osc.connect(gain);
-      osc.start(ctx.currentTime + at);
-      osc.stop(ctx.currentTime + at + 0.25);
-    }
-  } catch (_) { /* no audio device: the badge and the notification still tell */ }
+  playChime();
 }

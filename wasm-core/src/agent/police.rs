@@ -60,23 +60,7 @@ impl<L: Llm, P: Page, E: Env, V: TaskEvents, O: Operator, J: Journal> Agent<'_, 
             ),
         };
         let confirm = card.kind == super::InterventionKind::Confirm;
-        ctx.overhead_from = None;
-        let reply = self.operator.ask(card).await;
-        if reply.stop {
-            let msg = format!(
-                "Stopped by you after {} step(s); nothing of the last answer was done.",
-                ctx.step
-            );
-            return Err(self.finish(ctx, msg, false, Some("stopped by the user".into())).await);
-        }
-        let text = reply.text.trim();
-        if !text.is_empty() {
-            let entry = JournalEntry::Guidance { text: text.to_owned() };
-            if let Err(e) = self.journal.write(&entry).await {
-                return Err(self.journal_failed(ctx, e).await);
-            }
-            ctx.apply(&entry);
-        }
+        let reply = self.ask_user(ctx, card).await?;
         if !(confirm && reply.approve) {
             return Ok(Some(ActionOutcome::failed(refusal)));
         }

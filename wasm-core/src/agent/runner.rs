@@ -362,6 +362,20 @@ impl<L: Llm, P: Page, E: Env, V: TaskEvents, O: Operator, J: Journal> Agent<'_, 
         if !self.operator.settings().allows(card.kind) {
             return Flow::Go;
         }
+        match self.ask_user(ctx, card).await {
+            Ok(_) => Flow::Go,
+            Err(flow) => flow,
+        }
+    }
+
+    /// Puts a card to the user and waits: "stop" ends the task (`Err` with its end), any words
+    /// become journaled guidance for the next calls; the reply is returned for the caller's own
+    /// decision (an approval, for instance).
+    pub(super) async fn ask_user(
+        &self,
+        ctx: &mut TaskContext,
+        card: Intervention,
+    ) -> Result<Reply, Flow> {
         ctx.overhead_from = None;
         let reply = self.operator.ask(card).await;
         if reply.stop {
@@ -369,17 +383,17 @@ impl<L: Llm, P: Page, E: Env, V: TaskEvents, O: Operator, J: Journal> Agent<'_, 
                 "Stopped by you after {} step(s); nothing of the last answer was done.",
                 ctx.step
             );
-            return self.finish(ctx, msg, false, Some("stopped by the user".into())).await;
+            return Err(self.finish(ctx, msg, false, Some("stopped by the user".into())).await);
         }
         let text = reply.text.trim();
         if !text.is_empty() {
             let entry = JournalEntry::Guidance { text: text.to_owned() };
             if let Err(e) = self.journal.write(&entry).await {
-                return self.journal_failed(ctx, e).await;
+                return Err(self.journal_failed(ctx, e).await);
             }
             ctx.apply(&entry);
         }
-        Flow::Go
+        Ok(reply)
     }
 
     async fn navigate(

@@ -111,54 +111,6 @@ struct Walker {
     depth: u32,
 }
 
-const SKIPPED: &[&str] = &[
-    "script", "style", "noscript", "template", "head", "meta", "link", "title", "svg", "math",
-    "object", "embed", "canvas", "video", "audio", "map", "datalist",
-];
-const BLOCKS: &[&str] = &[
-    "address",
-    "article",
-    "aside",
-    "blockquote",
-    "br",
-    "dd",
-    "div",
-    "dl",
-    "dt",
-    "fieldset",
-    "figcaption",
-    "figure",
-    "footer",
-    "form",
-    "header",
-    "hr",
-    "li",
-    "main",
-    "nav",
-    "ol",
-    "p",
-    "pre",
-    "section",
-    "table",
-    "tr",
-    "ul",
-    "label",
-    "caption",
-    "legend",
-    "h1",
-    "h2",
-    "h3",
-    "h4",
-    "h5",
-    "h6",
-    "dialog",
-    "summary",
-    "details",
-    "tbody",
-    "thead",
-    "tfoot",
-];
-
 impl Walker {
     fn new(viewport_height: f64) -> Self {
         Self {
@@ -264,7 +216,7 @@ impl Walker {
     fn element(&mut self, el: &Element, facts: NodeFacts, parent_pointer: bool) {
         self.visited += 1;
         let tag = facts.tag();
-        if SKIPPED.contains(&tag) || facts.aria_hidden() || facts.inert() {
+        if facts::SKIPPED.contains(&tag) || facts.aria_hidden() || facts.inert() {
             return;
         }
         let style = facts::of_style(el);
@@ -324,7 +276,7 @@ impl Walker {
             return;
         }
         let heading = roles::heading_level(el, tag, facts.has_role());
-        let block = heading.is_some() || BLOCKS.contains(&tag);
+        let block = heading.is_some() || facts::BLOCKS.contains(&tag);
         if tag == "td" || tag == "th" {
             if !self.text.trim().is_empty() {
                 self.text.push_str(" | ");

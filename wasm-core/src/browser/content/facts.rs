@@ -121,27 +121,14 @@ extern "C" {
     fn rect_of(el: &Element, out: &mut [f64]);
 }
 
-/// Tags the walk tells apart (anything else reads as index 0, "other").
-pub(super) const TAGS: &[&str] = &[
-    // Skipped with their content.
-    "script",
-    "style",
-    "noscript",
-    "template",
-    "head",
-    "meta",
-    "link",
-    "title",
-    "svg",
-    "math",
-    "object",
-    "embed",
-    "canvas",
-    "video",
-    "audio",
-    "map",
-    "datalist",
-    // Blocks: their text is a line of its own.
+/// Skipped with their content: never rendered as text.
+pub(super) const SKIPPED: &[&str] = &[
+    "script", "style", "noscript", "template", "head", "meta", "link", "title", "svg", "math",
+    "object", "embed", "canvas", "video", "audio", "map", "datalist",
+];
+
+/// Blocks: their text is a line of its own.
+pub(super) const BLOCKS: &[&str] = &[
     "address",
     "article",
     "aside",
@@ -183,20 +170,21 @@ pub(super) const TAGS: &[&str] = &[
     "tbody",
     "thead",
     "tfoot",
-    // Read specially.
-    "input",
-    "select",
-    "textarea",
-    "button",
-    "a",
-    "iframe",
-    "frame",
-    "td",
-    "th",
-    "slot",
-    "body",
+];
+
+/// Read specially by the walk.
+const SPECIAL: &[&str] = &[
+    "input", "select", "textarea", "button", "a", "iframe", "frame", "td", "th", "slot", "body",
     "html",
 ];
+
+/// Tags the walk tells apart, in the order of the 1-based indexes the JS side reports (anything
+/// else reads as index 0, "other"): one table, so a tag the walk checks is always one JS reports.
+fn tags() -> &'static [&'static str] {
+    static TAGS: std::sync::LazyLock<Vec<&'static str>> =
+        std::sync::LazyLock::new(|| SKIPPED.iter().chain(BLOCKS).chain(SPECIAL).copied().collect());
+    &TAGS
+}
 
 /// Attributes an interactive element's description reads (role, states, name, secrecy).
 pub(super) const ATTRS: &[&str] = &[
@@ -262,10 +250,10 @@ impl NodeFacts {
     pub fn is_element(self) -> bool {
         self.0 & 0x200 != 0
     }
-    /// The element's tag if it is one of [`TAGS`], else `""`.
+    /// The element's tag if it is one the walk tells apart, else `""`.
     pub fn tag(self) -> &'static str {
         let index = (self.0 & 0xff) as usize;
-        if index == 0 { "" } else { TAGS.get(index - 1).copied().unwrap_or("") }
+        if index == 0 { "" } else { tags().get(index - 1).copied().unwrap_or("") }
     }
     /// `aria-hidden="true"`.
     pub fn aria_hidden(self) -> bool {
@@ -354,7 +342,7 @@ pub(super) struct Rect {
 pub(super) fn init() {
     static DONE: std::sync::Once = std::sync::Once::new();
     DONE.call_once(|| {
-        set_tags(TAGS.iter().map(|t| JsValue::from_str(t)).collect());
+        set_tags(tags().iter().map(|t| JsValue::from_str(t)).collect());
         set_attr_names(ATTRS.iter().map(|t| JsValue::from_str(t)).collect());
     });
 }
