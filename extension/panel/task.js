@@ -33,6 +33,9 @@ export function renderTask(task) {
     textContent: s.ok ? s.text : `${s.text} — failed: ${s.error}`,
     className: s.ok ? 'ok' : 'failed',
   })));
+  // The model's streaming words, as plain text; Rust keeps and clears them.
+  $('live-text').hidden = !task.live_text;
+  text($('live-text'), task.live_text || '');
   $('notes').replaceChildren(...(task.notes || []).map((n) => el('li', { textContent: n })));
   const answer = $('answer');
   answer.hidden = task.answer == null;

@@ -9,6 +9,7 @@ use crate::protocol::{ExportFormat, LlmStatus};
 use crate::session::{SearchHit, SessionMeta, TitleChange, TocEntry, TurnWithNeighbours};
 use serde::{Deserialize, Serialize};
 
+pub mod live;
 pub mod prompt;
 pub mod settings;
 pub mod status;
@@ -362,6 +363,9 @@ pub struct TaskView {
     /// The latest step, as one sentence for screen readers (the live region reads it).
     #[serde(default)]
     pub announce: String,
+    /// The tail of the model's text while it streams (see [`live`]); empty otherwise.
+    #[serde(default)]
+    pub live_text: String,
 }
 
 /// One action in the timeline.
@@ -400,8 +404,20 @@ impl TaskView {
         view
     }
 
+    /// Adds a streamed piece of the model's text to the live view (its last
+    /// [`live::LIVE_TEXT_MAX_CHARS`] characters are kept), while the task runs.
+    pub fn stream_text(&mut self, delta: &str) {
+        if self.running {
+            live::append_bounded(&mut self.live_text, delta, live::LIVE_TEXT_MAX_CHARS);
+        }
+    }
+
     /// Folds one event into the view.
     pub fn apply(&mut self, event: &TaskEvent) {
+        if matches!(event, TaskEvent::Acted(_) | TaskEvent::Finished(_)) {
+            // The step's actions start (or the task ends): the model's words are done.
+            self.live_text.clear();
+        }
         match event {
             TaskEvent::StepStarted { step } => self.step = *step,
             TaskEvent::Observed { url, title, engine } => {

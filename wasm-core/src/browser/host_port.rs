@@ -206,9 +206,9 @@ impl HostClient {
         let is_event = js_sys::Reflect::has(&msg, &"event".into()).unwrap_or(false);
         let Some(id) = id else { return };
         if is_event {
-            // Streamed deltas are not shown yet (the reply carries the whole completion) and
-            // are not decoded at all; other events go to the request's listener and the hook
-            // (retries tell the panel the LLM is rate limited).
+            // Streamed deltas go only to a request that asked for them (the panel's live text)
+            // and are not decoded otherwise; other events go to the request's listener and the
+            // hook (retries tell the panel the LLM is rate limited).
             let kind = js_sys::Reflect::get(&msg, &"event".into()).ok().and_then(|k| k.as_string());
             let is_delta = kind.as_deref() == Some("llm.delta");
             let listener = self.listeners.borrow().get(&(id as u64)).cloned();
@@ -241,6 +241,27 @@ impl HostClient {
     }
 }
 
+impl HostClient {
+    /// One completion whose streamed text goes to `on_delta` piece by piece as it arrives (the
+    /// side panel shows it), sent again on a new host process like [`Llm::complete`].
+    pub async fn complete_with_deltas(
+        self: &Rc<Self>,
+        request: LlmRequest,
+        on_delta: Rc<dyn Fn(&str)>,
+    ) -> Result<LlmCompletion, ErrorBody> {
+        let data = with_reconnect(self, "a model call", || {
+            let on_delta = on_delta.clone();
+            self.request_with_events(RequestBody::LlmComplete(request.clone()), move |event| {
+                if let HostEvent::LlmDelta { text } = event {
+                    on_delta(&text);
+                }
+            })
+        })
+        .await?;
+        parse_completion(data)
+    }
+}
+
 impl Llm for Rc<HostClient> {
     /// One completion, sent again on a new host process when the host goes away mid-call
     /// (see [`crate::host_retry`]).
@@ -249,11 +270,15 @@ impl Llm for Rc<HostClient> {
             self.request(RequestBody::LlmComplete(request.clone()))
         })
         .await?;
-        serde_json::from_value(data).map_err(|e| ErrorBody {
-            code: ErrorCode::LlmBadResponse,
-            message: format!("the host's completion did not parse: {e}"),
-        })
+        parse_completion(data)
     }
+}
+
+fn parse_completion(data: serde_json::Value) -> Result<LlmCompletion, ErrorBody> {
+    serde_json::from_value(data).map_err(|e| ErrorBody {
+        code: ErrorCode::LlmBadResponse,
+        message: format!("the host's completion did not parse: {e}"),
+    })
 }
 
 impl Reconnect for Rc<HostClient> {

@@ -3,13 +3,15 @@
 //! (ready, rate limited, key invalid) from the reply; the host's retry events do the same.
 
 use super::env::BrowserEnv;
-use super::{Worker, storage};
+use super::{Worker, chrome, storage};
 use crate::agent::{Env, Llm};
 use crate::browser::host_port::HostClient;
+use crate::panel::live::{Push, PushThrottle, shows_live_text};
 use crate::panel::{LlmState, Usage};
 use crate::protocol::{ErrorBody, HostEvent, LlmCompletion, LlmRequest};
+use std::cell::RefCell;
 use std::rc::{Rc, Weak};
-use wasm_bindgen_futures::spawn_local;
+use wasm_bindgen_futures::{JsFuture, spawn_local};
 
 /// The host's LLM, metered for the panel.
 pub(super) struct MeteredLlm {
@@ -24,7 +26,17 @@ pub(super) struct MeteredLlm {
 
 impl Llm for MeteredLlm {
     async fn complete(&self, request: LlmRequest) -> Result<LlmCompletion, ErrorBody> {
-        let result = self.host.complete(request).await;
+        let result = if self.for_task && shows_live_text(&request.role) {
+            let worker = self.worker.clone();
+            let on_delta: Rc<dyn Fn(&str)> = Rc::new(move |text: &str| {
+                if let Some(w) = worker.upgrade() {
+                    on_delta(&w, text);
+                }
+            });
+            self.host.complete_with_deltas(request, on_delta).await
+        } else {
+            self.host.complete(request).await
+        };
         if let Some(w) = self.worker.upgrade() {
             record(&w, &result, self.for_task);
         }
@@ -32,9 +44,40 @@ impl Llm for MeteredLlm {
     }
 }
 
+thread_local! {
+    /// Paces the panel updates that streamed text causes.
+    static LIVE_THROTTLE: RefCell<PushThrottle> = RefCell::new(PushThrottle::default());
+}
+
+/// A piece of the running task's model text arrived: into the panel's live view, and the
+/// panel updated at most once per [`crate::panel::live::LIVE_PUSH_INTERVAL_MS`].
+fn on_delta(w: &Rc<Worker>, text: &str) {
+    {
+        let mut state = w.state.borrow_mut();
+        let Some(task) = state.task.as_mut() else { return };
+        task.stream_text(text);
+    }
+    match LIVE_THROTTLE.with(|t| t.borrow_mut().on_delta(BrowserEnv.now_ms())) {
+        Push::Now => w.broadcast(),
+        Push::After(ms) => {
+            let w = w.clone();
+            spawn_local(async move {
+                let _ = JsFuture::from(chrome::sleep_ms(ms)).await;
+                LIVE_THROTTLE.with(|t| t.borrow_mut().fired(BrowserEnv.now_ms()));
+                w.broadcast();
+            });
+        }
+        Push::Scheduled => {}
+    }
+}
+
 fn record(w: &Rc<Worker>, result: &Result<LlmCompletion, ErrorBody>, for_task: bool) {
     {
         let mut state = w.state.borrow_mut();
+        if for_task && let Some(task) = state.task.as_mut() {
+            // The call ended: its words were streamed; the step's actions come next.
+            task.live_text.clear();
+        }
         match result {
             Ok(completion) => {
                 state.llm = LlmState::after_success(completion);

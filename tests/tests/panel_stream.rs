@@ -1,0 +1,114 @@
+//! The live task view shows the model's text as it streams in: the scripted LLM streams a
+//! reply's words slowly, and the side panel shows them, growing, before the step's actions run;
+//! once the call ends the text goes away and the step list takes over.
+//!
+//! A screenshot of the streaming state goes to `target/screenshots/panel/` (git-ignored).
+
+mod common;
+
+use common::role_reply;
+use common::{Panel, Setup, TASK_TIMEOUT, Waymark, built_extension, find_ref, message_text};
+use serde_json::{Value, json};
+use std::time::{Duration, Instant};
+use waymark_tests::fixture_server::FixtureServer;
+use waymark_tests::llm_server::{LlmServerOptions, RecordedRequest, ScriptedLlm, ScriptedReply};
+use waymark_tests::paths;
+
+const TASK: &str = "Fill in the name Ada and save the form";
+
+/// The words the navigator streams before its first actions (fewer than the panel's 600
+/// characters, so every state shown is a prefix of it).
+const THINKING: &str = "Reading the form first. I will type the name Ada into the Name box \
+                        and then press Save so that the page stores it.";
+
+/// Fills and saves with a few words of reasoning first, then reports once the page says so.
+fn thinking_form_filler(req: &RecordedRequest) -> ScriptedReply {
+    if let Some(reply) = role_reply(req) {
+        return reply;
+    }
+    let page = message_text(&req.body, 1);
+    if page.contains("Saved: Ada") {
+        return ScriptedReply::tool_call("done", json!({"answer": "Saved Ada.", "success": true}));
+    }
+    let (Some(name), Some(save)) =
+        (find_ref(&page, "textbox", "Name"), find_ref(&page, "button", "Save"))
+    else {
+        return ScriptedReply::text("I cannot find the form");
+    };
+    ScriptedReply::tool_calls([
+        ("type", json!({"ref": name, "text": "Ada"})),
+        ("click", json!({"ref": save})),
+    ])
+    .with_text(THINKING)
+}
+
+/// What the panel shows at one moment: the live text (if visible), the steps, the answer.
+fn snapshot(panel: &Panel) -> Value {
+    panel
+        .page
+        .eval(
+            "(() => { const l = document.getElementById('live-text'); \
+             const a = document.getElementById('answer'); \
+             return { live: l.hidden ? null : l.textContent, \
+                      live_attr: l.getAttribute('aria-live'), \
+                      steps: document.querySelectorAll('#steps li').length, \
+                      answered: !a.hidden }; })()",
+        )
+        .expect("panel snapshot")
+}
+
+#[test]
+fn streamed_model_text_shows_in_the_live_view_before_the_step_runs() {
+    let Some(extension) = built_extension() else { return };
+    // Slow chunks: the reasoning takes a few seconds to stream, word by word.
+    let options = LlmServerOptions { chunk_delay: Duration::from_millis(150) };
+    let llm = ScriptedLlm::start_with(options, thinking_form_filler).expect("scripted LLM");
+    let site = FixtureServer::builder(paths::fixtures_dir().join("site")).start().expect("site");
+    let wm =
+        Waymark::launch(&extension, Setup { llm: &llm, install_host: true, site }).expect("launch");
+    let _page = wm.open("/form.html").expect("open fixture");
+    let panel = wm.panel().expect("open panel");
+    panel.wait_text("host-status", "t.includes('connected')").expect("host connects");
+    panel.send(TASK).expect("send task");
+
+    // Watch the panel until the answer shows (the deadline only bounds a broken run).
+    let deadline = Instant::now() + TASK_TIMEOUT;
+    let mut seen_before_steps: Vec<String> = Vec::new();
+    let mut shot_taken = false;
+    let last = loop {
+        let s = snapshot(&panel);
+        assert_eq!(s["live_attr"], "off", "the step list announces, not the streaming text");
+        if s["answered"] == true {
+            break s;
+        }
+        if let Some(live) = s["live"].as_str()
+            && s["steps"] == 0
+            && seen_before_steps.last().map(String::as_str) != Some(live)
+        {
+            seen_before_steps.push(live.to_owned());
+            if !shot_taken && live.len() > 40 {
+                let dir = paths::target_dir().join("screenshots").join("panel");
+                let _ = panel.page.screenshot(dir.join("live-text.png"));
+                shot_taken = true;
+            }
+        }
+        assert!(Instant::now() < deadline, "no answer; seen {seen_before_steps:?}");
+        std::thread::sleep(Duration::from_millis(40));
+    };
+
+    // The words appeared while the model was still writing: several growing prefixes of its
+    // text, before any step ran.
+    assert!(seen_before_steps.len() >= 2, "live text seen: {seen_before_steps:?}");
+    for live in &seen_before_steps {
+        assert!(!live.is_empty() && THINKING.starts_with(live.as_str()), "{live:?}");
+    }
+    assert!(seen_before_steps.windows(2).all(|w| w[1].starts_with(w[0].as_str())));
+    assert!(seen_before_steps[0].len() < THINKING.len(), "{seen_before_steps:?}");
+    // Once the task is done the live text is gone and the steps and answer remain.
+    assert_eq!(last["live"], Value::Null, "{last}");
+    assert_eq!(panel.text("live-text").expect("live text"), "");
+    assert_eq!(panel.answer().expect("answer"), "Saved Ada.");
+    let steps = panel.steps().expect("steps");
+    assert_eq!(steps.len(), 2, "{steps:?}");
+    llm.assert_no_script_panics().expect("script ok");
+}
