@@ -414,8 +414,9 @@ impl TaskView {
 
     /// Folds one event into the view.
     pub fn apply(&mut self, event: &TaskEvent) {
-        if matches!(event, TaskEvent::Acted(_) | TaskEvent::Finished(_)) {
-            // The step's actions start (or the task ends): the model's words are done.
+        if matches!(event, TaskEvent::Acted(_) | TaskEvent::Finished(_) | TaskEvent::Noted { .. }) {
+            // The step's actions start, the task ends, or a note (such as a call sent again
+            // on a new host process) comes first: the words streamed so far are done.
             self.live_text.clear();
         }
         match event {

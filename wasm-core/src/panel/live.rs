@@ -146,6 +146,10 @@ mod tests {
         assert_eq!(view.live_text, "Looking at the heading");
         view.apply(&TaskEvent::StepStarted { step: 1 });
         assert_eq!(view.live_text, "Looking at the heading", "a new step keeps the words");
+        view.apply(&TaskEvent::Noted { text: "sent again on a new host process".into() });
+        assert_eq!(view.live_text, "", "a call sent again streams its words again");
+        view.stream_text("Looking again");
+        assert_eq!(view.live_text, "Looking again");
         let outcome = TaskOutcome {
             answer: "done".into(),
             success: true,

@@ -96,8 +96,15 @@ fn record(w: &Rc<Worker>, result: &Result<LlmCompletion, ErrorBody>, for_task: b
     w.broadcast();
 }
 
-/// Follows the host's retry events (a rate limit shows with its countdown).
+/// Follows the host's retry events (a rate limit shows with its countdown; the live text
+/// of the call being retried goes).
 pub(super) fn on_host_event(w: &Rc<Worker>, event: HostEvent) {
+    if let HostEvent::LlmRetry { .. } = &event
+        && let Some(task) = w.state.borrow_mut().task.as_mut()
+    {
+        // The call starts over, so its words stream again from the start.
+        task.live_text.clear();
+    }
     if let HostEvent::LlmRetry { delay_ms, reason, .. } = event
         && let Some(llm) = LlmState::after_retry(&reason, delay_ms, BrowserEnv.now_ms())
     {
