@@ -55,7 +55,8 @@ pub const MAX_ACTIONS_PER_STEP: usize = 5;
 /// The model, through the native host.
 #[allow(async_fn_in_trait, reason = "single-threaded: wasm and the native tests need no Send")]
 pub trait Llm {
-    /// One completion; `on_delta` sees streamed text as it arrives.
+    /// One completion. Streamed text is the adapter's business (the worker shows it in the
+    /// panel as it arrives); the loop acts only on the finished answer.
     async fn complete(&self, request: LlmRequest) -> Result<LlmCompletion, ErrorBody>;
 }
 
