@@ -10,8 +10,8 @@
 mod common;
 
 use common::{
-    Gate, Panel, Setup, TASK_TIMEOUT, Waymark, built_extension, find_ref, is_summary_call,
-    message_text, role_of, role_reply,
+    Gate, Panel, Setup, TASK_TIMEOUT, Waymark, built_extension, fill_the_form, find_ref,
+    is_summary_call, message_text, role_of, role_reply,
 };
 use serde_json::{Value, json};
 use std::collections::HashMap;
@@ -279,19 +279,7 @@ fn descendants_running(ancestor: u32, exe: &Path) -> Vec<i32> {
 
 /// The model a user would hope for on the form fixture.
 fn form_filler(req: &RecordedRequest) -> ScriptedReply {
-    let page = message_text(&req.body, 1);
-    if page.contains("Saved: Ada") {
-        return done("Saved the name Ada.");
-    }
-    let (Some(name), Some(save)) =
-        (find_ref(&page, "textbox", "Name"), find_ref(&page, "button", "Save"))
-    else {
-        return ScriptedReply::text("I cannot find the form");
-    };
-    ScriptedReply::tool_calls([
-        ("type", json!({"ref": name, "text": "Ada"})),
-        ("click", json!({"ref": save})),
-    ])
+    fill_the_form(req, "Saved the name Ada.")
 }
 
 #[test]

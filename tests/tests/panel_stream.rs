@@ -6,9 +6,9 @@
 
 mod common;
 
-use common::role_reply;
-use common::{Panel, Setup, TASK_TIMEOUT, Waymark, built_extension, find_ref, message_text};
-use serde_json::{Value, json};
+use common::{Panel, Setup, TASK_TIMEOUT, Waymark, built_extension, message_text};
+use common::{fill_the_form, role_reply};
+use serde_json::Value;
 use std::time::{Duration, Instant};
 use waymark_tests::fixture_server::FixtureServer;
 use waymark_tests::llm_server::{LlmServerOptions, RecordedRequest, ScriptedLlm, ScriptedReply};
@@ -26,20 +26,12 @@ fn thinking_form_filler(req: &RecordedRequest) -> ScriptedReply {
     if let Some(reply) = role_reply(req) {
         return reply;
     }
-    let page = message_text(&req.body, 1);
-    if page.contains("Saved: Ada") {
-        return ScriptedReply::tool_call("done", json!({"answer": "Saved Ada.", "success": true}));
+    let reply = fill_the_form(req, "Saved Ada.");
+    if message_text(&req.body, 1).contains("Saved: Ada") {
+        reply
+    } else {
+        reply.with_text(THINKING)
     }
-    let (Some(name), Some(save)) =
-        (find_ref(&page, "textbox", "Name"), find_ref(&page, "button", "Save"))
-    else {
-        return ScriptedReply::text("I cannot find the form");
-    };
-    ScriptedReply::tool_calls([
-        ("type", json!({"ref": name, "text": "Ada"})),
-        ("click", json!({"ref": save})),
-    ])
-    .with_text(THINKING)
 }
 
 /// What the panel shows at one moment: the live text (if visible), the steps, the answer.

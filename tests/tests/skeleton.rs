@@ -5,7 +5,7 @@
 mod common;
 
 use common::{
-    Setup, Waymark, built_extension, find_ref, message_text, navigator_requests, role_of,
+    Setup, Waymark, built_extension, fill_the_form, message_text, navigator_requests, role_of,
     role_reply,
 };
 use waymark_tests::fixture_server::FixtureServer;
@@ -19,22 +19,7 @@ fn form_filler(req: &RecordedRequest) -> ScriptedReply {
     if let Some(reply) = role_reply(req) {
         return reply;
     }
-    let page = message_text(&req.body, 1);
-    if page.contains("Saved: Ada") {
-        return ScriptedReply::tool_call(
-            "done",
-            serde_json::json!({"answer": "Saved the name Ada.", "success": true}),
-        );
-    }
-    let (Some(name), Some(save)) =
-        (find_ref(&page, "textbox", "Name"), find_ref(&page, "button", "Save"))
-    else {
-        return ScriptedReply::text("I cannot find the form");
-    };
-    ScriptedReply::tool_calls([
-        ("type", serde_json::json!({"ref": name, "text": "Ada"})),
-        ("click", serde_json::json!({"ref": save})),
-    ])
+    fill_the_form(req, "Saved the name Ada.")
 }
 
 /// The fixture site; `/form-strict.html` is the same form served with a CSP that blocks

@@ -4,13 +4,13 @@
 #![allow(dead_code, reason = "each test binary uses a different subset")]
 
 use anyhow::{Context, Result, bail};
-use serde_json::Value;
+use serde_json::{Value, json};
 use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::time::Duration;
 use waymark_tests::chromium::{Browser, LaunchOptions, Page};
 use waymark_tests::fixture_server::FixtureServer;
-use waymark_tests::llm_server::{RecordedRequest, ScriptedLlm};
+use waymark_tests::llm_server::{RecordedRequest, ScriptedLlm, ScriptedReply};
 use waymark_tests::paths::{self, TempProfile};
 
 /// The extension's fixed ID (from the manifest key).
@@ -212,6 +212,24 @@ pub fn find_ref(observation: &str, role: &str, name: &str) -> Option<u32> {
         let end = line[start..].find(']')? + start;
         line[start..end].parse().ok()
     })
+}
+
+/// The navigator a user would hope for on the form fixture (`site/form.html`): types "Ada" into
+/// Name and clicks Save, then answers `answer` once the page says "Saved: Ada".
+pub fn fill_the_form(req: &RecordedRequest, answer: &str) -> ScriptedReply {
+    let page = message_text(&req.body, 1);
+    if page.contains("Saved: Ada") {
+        return ScriptedReply::tool_call("done", json!({"answer": answer, "success": true}));
+    }
+    let (Some(name), Some(save)) =
+        (find_ref(&page, "textbox", "Name"), find_ref(&page, "button", "Save"))
+    else {
+        return ScriptedReply::text("I cannot find the form");
+    };
+    ScriptedReply::tool_calls([
+        ("type", json!({"ref": name, "text": "Ada"})),
+        ("click", json!({"ref": save})),
+    ])
 }
 
 /// The `i`-th message's content of a recorded OpenAI request.
