@@ -26,20 +26,25 @@ pub(super) fn input_type(el: &Element) -> String {
     el.get_attribute("type").unwrap_or_default().to_ascii_lowercase()
 }
 
+/// A `tabindex` of 0 or more puts an element in the tab order: script made it a control.
+fn focusable_by_tabindex(el: &Element) -> bool {
+    el.get_attribute("tabindex").and_then(|t| t.trim().parse::<i32>().ok()).is_some_and(|t| t >= 0)
+}
+
+/// A `select` shown as a list (`multiple`, or `size` above 1) rather than a drop-down.
+fn is_list_select(el: &Element, tag: &str) -> bool {
+    tag == "select"
+        && (el.has_attribute("multiple")
+            || el.get_attribute("size").and_then(|s| s.parse::<u32>().ok()).is_some_and(|s| s > 1))
+}
+
 /// The role the model sees; `pointer` = `cursor: pointer` starts on this element.
 pub(super) fn interactive_role(el: &Element, tag: &str, pointer: bool) -> Option<&'static str> {
     let role = el.get_attribute("role");
     let input_type = if tag == "input" { input_type(el) } else { String::new() };
     let editable = el.get_attribute("contenteditable").is_some_and(|v| v != "false");
-    let clickable = pointer
-        || el.has_attribute("onclick")
-        || el
-            .get_attribute("tabindex")
-            .and_then(|t| t.trim().parse::<i32>().ok())
-            .is_some_and(|t| t >= 0);
-    let list_select = tag == "select"
-        && (el.has_attribute("multiple")
-            || el.get_attribute("size").and_then(|s| s.parse::<u32>().ok()).is_some_and(|s| s > 1));
+    let clickable = pointer || el.has_attribute("onclick") || focusable_by_tabindex(el);
+    let list_select = is_list_select(el, tag);
     rules::interactive_role(RoleFacts {
         tag,
         input_type: &input_type,
@@ -61,16 +66,9 @@ pub(super) fn interactive_role_of(
     let tag = facts.tag();
     let role = if facts.has_role() { el.get_attribute("role") } else { None };
     let input_type = if tag == "input" { input_type(el) } else { String::new() };
-    let clickable = pointer
-        || facts.onclick()
-        || (facts.has_tabindex()
-            && el
-                .get_attribute("tabindex")
-                .and_then(|t| t.trim().parse::<i32>().ok())
-                .is_some_and(|t| t >= 0));
-    let list_select = tag == "select"
-        && (el.has_attribute("multiple")
-            || el.get_attribute("size").and_then(|s| s.parse::<u32>().ok()).is_some_and(|s| s > 1));
+    let clickable =
+        pointer || facts.onclick() || (facts.has_tabindex() && focusable_by_tabindex(el));
+    let list_select = is_list_select(el, tag);
     rules::interactive_role(RoleFacts {
         tag,
         input_type: &input_type,
