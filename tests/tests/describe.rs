@@ -58,7 +58,7 @@ fn describe_reports_the_live_elements_facts() {
 /// what the policy's `describe` adds to each non-read action, one content-script round trip,
 /// timed in the service worker over 50 calls.
 #[test]
-#[ignore = "benchmark"]
+#[ignore = "benchmark: `cargo test -p waymark-tests --test describe -- --ignored --nocapture`"]
 fn bench_describe_round_trip() {
     let Some(ext) = built_extension() else { return };
     let site = FixtureServer::start(paths::fixtures_dir().join("hostile")).expect("site");
