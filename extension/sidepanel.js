@@ -12,7 +12,9 @@ import { renderFindings } from './panel/findings.js';
 import { initPrompt, renderPrompt } from './panel/prompt.js';
 
 let port;
-const send = (msg) => port.postMessage(msg);
+// Input given before the port is open (the first few ms) waits for it.
+const queued = [];
+const send = (msg) => (port ? port.postMessage(msg) : queued.push(msg));
 
 let live = false;
 
@@ -45,21 +47,23 @@ function connect() {
     live = true;
     draw(state);
   });
-  port.onDisconnect.addListener(() => setTimeout(connect, 200));
+  port.onDisconnect.addListener(() => { port = null; setTimeout(connect, 200); });
   port.postMessage({ type: 'hello' });
+  queued.splice(0).forEach((msg) => port.postMessage(msg));
 }
-connect();
-// While a stopped worker wakes up, the session as it last wrote it (no task, no dialog).
+// First the session as the worker last wrote it (no task, no dialog), then the live state.
+// Connecting wakes a stopped worker, whose start (wasm, session load) would compete with this
+// first draw for the CPU, so it waits until the snapshot is drawn (a few ms).
 chrome.storage.session.get('panel_snapshot').then(({ panel_snapshot: snapshot }) => {
   if (!live && snapshot) draw(snapshot);
-}).catch(() => {});
+}).catch(() => {}).finally(connect);
 
 $('prompt-form').addEventListener('submit', (event) => {
   event.preventDefault();
-  port.postMessage({ type: 'start_task', prompt: $('prompt').value, ...taskOptions() });
+  send({ type: 'start_task', prompt: $('prompt').value, ...taskOptions() });
   $('prompt').value = '';
 });
-$('export').addEventListener('click', () => port.postMessage({ type: 'export' }));
+$('export').addEventListener('click', () => send({ type: 'export' }));
 initPrompt(send, () => $('prompt-form').requestSubmit());
 initSettings(send);
 

@@ -5,7 +5,14 @@ import { $, el, text } from './dom.js';
 
 const shown = { toc: null, list: null };
 
-const when = (ms) => new Date(ms).toLocaleString(undefined, { dateStyle: 'medium', timeStyle: 'short' });
+const MONTHS = ['Jan', 'Feb', 'Mar', 'Apr', 'May', 'Jun', 'Jul', 'Aug', 'Sep', 'Oct', 'Nov', 'Dec'];
+const twoDigits = (n) => String(n).padStart(2, '0');
+// Local date and time, e.g. "22 Nov 2026, 08:30", in the panel's language. Built by hand:
+// `toLocaleString` loads the ICU locale data on first use, ~30 ms of a freshly started panel.
+const when = (ms) => {
+  const d = new Date(ms);
+  return `${d.getDate()} ${MONTHS[d.getMonth()]} ${d.getFullYear()}, ${twoDigits(d.getHours())}:${twoDigits(d.getMinutes())}`;
+};
 
 // Wires the controls once; `send` posts a request to the service worker.
 export function bindSessions(send) {

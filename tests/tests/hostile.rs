@@ -358,6 +358,11 @@ fn the_extension_surface_is_closed() {
     for entry in std::fs::read_dir(dir.join("panel")).expect("panel dir") {
         scripts.push(entry.expect("entry").path());
     }
+    // What the panel really loads: the bundle of the modules above (when built).
+    let bundle = dir.join("pkg-panel/sidepanel.js");
+    if bundle.is_file() {
+        scripts.push(bundle);
+    }
     for path in scripts {
         let js = std::fs::read_to_string(&path).expect("script");
         for forbidden in [

@@ -1,7 +1,8 @@
 //! Builds the unpacked extension and the host. The extension gets three builds of the Rust:
 //! `pkg/` (waymark-core, `--target web`: service worker and side panel), `pkg-content/`
 //! (waymark-content, the content script alone: DOM walk and actions) and `pkg-wasm2js/` (the
-//! same content build as plain JavaScript, for pages whose CSP blocks WebAssembly).
+//! same content build as plain JavaScript, for pages whose CSP blocks WebAssembly). The side
+//! panel's modules are bundled into `pkg-panel/` (see `panel.rs`).
 
 use crate::util::{self, run};
 use anyhow::{Context, Result};
@@ -35,13 +36,15 @@ pub fn all(opts: Options) -> Result<Built> {
     let web = wasm_web(&extension_dir)?;
     let content = wasm_content(&extension_dir)?;
     let js = wasm2js(&extension_dir)?;
+    let panel = crate::panel::bundle(&extension_dir)?;
     let host_bin = host(opts.release)?;
     eprintln!(
-        "built in {:.1?}: wasm {} B, content wasm {} B, content wasm2js {} B, host {} B ({})",
+        "built in {:.1?}: wasm {} B, content wasm {} B, content wasm2js {} B, panel JS {} B, host {} B ({})",
         start.elapsed(),
         size(&web),
         size(&content),
         size(&js),
+        size(&panel),
         size(&host_bin),
         host_bin.display()
     );

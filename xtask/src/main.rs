@@ -18,6 +18,7 @@ mod bench_host;
 mod bench_sessions;
 mod build;
 mod demo_server;
+mod panel;
 mod run;
 mod setup;
 mod util;

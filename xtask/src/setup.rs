@@ -9,6 +9,8 @@ use std::process::Command;
 pub const WASM_BINDGEN_VERSION: &str = "0.2.130";
 /// npm binaryen: Debian's v108 wasm-opt emits modules that break at run time.
 pub const BINARYEN_VERSION: &str = "132.0.0";
+/// npm esbuild: bundles the side panel's modules into one file (start-up, see BENCHMARKS.md).
+pub const ESBUILD_VERSION: &str = "0.28.2";
 
 /// Which optional parts to install.
 pub struct Need {
@@ -21,6 +23,7 @@ pub fn all(need: Need) -> Result<()> {
     wasm_target()?;
     wasm_bindgen_cli()?;
     binaryen()?;
+    esbuild()?;
     if need.chromium {
         chromium()?;
     }
@@ -51,18 +54,28 @@ fn wasm_bindgen_cli() -> Result<()> {
 }
 
 fn binaryen() -> Result<()> {
-    let dir = util::tools_dir().join("binaryen");
-    let wanted = format!("\"version\": \"{BINARYEN_VERSION}\"");
-    let pkg = dir.join("node_modules/binaryen/package.json");
+    npm_tool("binaryen", BINARYEN_VERSION, &util::binaryen_bin("wasm-opt"))
+}
+
+fn esbuild() -> Result<()> {
+    npm_tool("esbuild", ESBUILD_VERSION, &util::esbuild_bin())
+}
+
+/// Installs the npm package `name@version` into its own folder of the tools directory unless
+/// that version and its binary `bin` are there already.
+fn npm_tool(name: &str, version: &str, bin: &std::path::Path) -> Result<()> {
+    let dir = util::tools_dir().join(name);
+    let wanted = format!("\"version\": \"{version}\"");
+    let pkg = dir.join("node_modules").join(name).join("package.json");
     let have = std::fs::read_to_string(&pkg).unwrap_or_default();
-    if have.contains(&wanted) && util::binaryen_bin("wasm-opt").exists() {
+    if have.contains(&wanted) && bin.exists() {
         return Ok(());
     }
     std::fs::create_dir_all(&dir).with_context(|| format!("creating {}", dir.display()))?;
     run(Command::new("npm")
         .args(["install", "--no-audit", "--no-fund", "--prefix"])
         .arg(&dir)
-        .arg(format!("binaryen@{BINARYEN_VERSION}")))
+        .arg(format!("{name}@{version}")))
 }
 
 /// Path of the Chromium binary the tests and `run` use.

@@ -21,7 +21,7 @@ pub fn target_dir() -> PathBuf {
     }
 }
 
-/// Where installed tools (npm binaryen) live, kept across clones so CI stays warm.
+/// Where installed tools (npm binaryen and esbuild) live, kept across clones so CI stays warm.
 pub fn tools_dir() -> PathBuf {
     if let Some(dir) = std::env::var_os("WAYMARK_TOOLS_DIR") {
         return PathBuf::from(dir);
@@ -33,6 +33,11 @@ pub fn tools_dir() -> PathBuf {
 /// Path of a binary installed by npm binaryen (`wasm-opt`, `wasm2js`).
 pub fn binaryen_bin(name: &str) -> PathBuf {
     tools_dir().join("binaryen").join("node_modules").join(".bin").join(name)
+}
+
+/// Path of the npm esbuild binary (bundles the side panel).
+pub fn esbuild_bin() -> PathBuf {
+    tools_dir().join("esbuild").join("node_modules").join(".bin").join("esbuild")
 }
 
 /// Runs a command, echoing it, and fails with its exit status.

@@ -26,6 +26,7 @@ pub fn built_extension() -> Option<PathBuf> {
     let built = dir.join("pkg/waymark_core_bg.wasm").is_file()
         && dir.join("pkg-content/waymark_content_bg.wasm").is_file()
         && dir.join("pkg-wasm2js/waymark_content_bg.wasm.js").is_file()
+        && dir.join("pkg-panel/sidepanel.js").is_file()
         && host_binary().is_file();
     if built {
         return Some(dir);
