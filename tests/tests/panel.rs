@@ -482,8 +482,11 @@ fn settings_status_prompt_box_findings_and_keyboard() {
     assert!(stopped.starts_with("Stopped by you"), "{stopped}");
 
     // --- A rejected key shows as such.
+    // Per role: the navigator's bad key shows by its name, beside the roles that still answer.
     panel.send(BAD_KEY).expect("send");
-    panel.wait_text("llm-status", "t.includes('API key rejected')").expect("key invalid");
+    panel.wait_text("llm-status", "/Navigator.*: API key rejected/.test(t)").expect("key invalid");
+    let ready = eval(&panel, "document.querySelector('#llm-status .ready')?.textContent ?? ''");
+    assert!(ready.as_str().is_some_and(|t| t.contains("(planner")), "{ready}");
     panel.answer().expect("answer");
     shot(&panel, "key-invalid");
 

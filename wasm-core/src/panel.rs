@@ -10,13 +10,15 @@ use crate::session::{SearchHit, SessionMeta, TitleChange, TocEntry, TurnWithNeig
 use serde::{Deserialize, Serialize};
 
 pub mod live;
+pub mod llm_state;
 pub mod prompt;
 pub mod settings;
 pub mod status;
 
+pub use llm_state::{LlmLine, LlmState, LlmStates};
 pub use prompt::{Attachment, FindingRow, FindingsView};
 pub use settings::{AgentSettings, DoctorView, SettingsForm, SettingsView};
-pub use status::{LlmState, Usage};
+pub use status::Usage;
 
 /// What the side panel can ask of the service worker.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -172,9 +174,9 @@ pub struct PanelState {
     /// The settings view's content.
     #[serde(default)]
     pub settings: SettingsView,
-    /// Whether the LLM answers (ready, rate limited, key invalid, …).
+    /// Whether the LLM answers, per role (ready, rate limited, key invalid, …).
     #[serde(default)]
-    pub llm: LlmState,
+    pub llm: LlmStates,
     /// Tokens and cost of the current session (every call, summaries included).
     #[serde(default)]
     pub session_usage: Usage,
