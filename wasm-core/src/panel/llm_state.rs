@@ -57,34 +57,32 @@ impl LlmState {
     pub fn after_error(error: &ErrorBody) -> Option<Self> {
         // The host appends its own command-line advice after "; "; the panel gives its own fix.
         let message = error.message.split("; ").next().unwrap_or_default().to_owned();
-        let fix = |s: &str| s.to_owned();
         Some(match error.code {
             ErrorCode::LlmRateLimited => Self::RateLimited { retry_at_ms: None, message },
             ErrorCode::LlmAuth => Self::KeyInvalid {
                 message,
-                fix: fix(
-                    "Set a valid API key in Settings (or `waymark-host config set llm.api_key -`).",
-                ),
+                fix:
+                    "Set a valid API key in Settings (or `waymark-host config set llm.api_key -`)."
+                        .to_owned(),
             },
-            ErrorCode::LlmModelNotFound => Self::Failing {
-                message,
-                fix: fix("Choose a model the endpoint serves in Settings."),
-            },
-            ErrorCode::LlmUnreachable => Self::Failing {
-                message,
-                fix: fix(
-                    "Check the base URL in Settings and that the endpoint is running; then Check setup.",
-                ),
-            },
-            ErrorCode::NotConfigured => Self::Failing {
-                message,
-                fix: fix("Set a provider, base URL and model in Settings; then Check setup."),
-            },
-            ErrorCode::LlmHttp | ErrorCode::LlmBadResponse => Self::Failing {
-                message,
-                fix: fix("Run Check setup in Settings to test the endpoint."),
-            },
-            _ => return None,
+            code => {
+                let fix = match code {
+                    ErrorCode::LlmModelNotFound => {
+                        "Choose a model the endpoint serves in Settings."
+                    }
+                    ErrorCode::LlmUnreachable => {
+                        "Check the base URL in Settings and that the endpoint is running; then Check setup."
+                    }
+                    ErrorCode::NotConfigured => {
+                        "Set a provider, base URL and model in Settings; then Check setup."
+                    }
+                    ErrorCode::LlmHttp | ErrorCode::LlmBadResponse => {
+                        "Run Check setup in Settings to test the endpoint."
+                    }
+                    _ => return None,
+                };
+                Self::Failing { message, fix: fix.to_owned() }
+            }
         })
     }
 
