@@ -2,6 +2,8 @@
 // ever parsed as HTML).
 export const $ = (id) => document.getElementById(id);
 export function text(el, value) { el.textContent = value ?? ''; }
+// "1 task", "3 tasks": a count with its noun in the right number.
+export const counted = (n, noun) => `${n} ${noun}${n === 1 ? '' : 's'}`;
 export function el(tag, props = {}, ...children) {
   const node = Object.assign(document.createElement(tag), props);
   node.append(...children);

@@ -7,6 +7,7 @@ use crate::agent::{
 };
 use crate::protocol::{ExportFormat, LlmStatus};
 use crate::session::{SearchHit, SessionMeta, TitleChange, TocEntry, TurnWithNeighbours};
+use crate::text::counted;
 use serde::{Deserialize, Serialize};
 
 pub mod live;
@@ -471,9 +472,9 @@ impl TaskView {
         self.error = outcome.error.clone();
         self.elapsed_ms = Some(outcome.elapsed_ms);
         self.announce = if outcome.success {
-            format!("Done in {} step(s).", outcome.step_count)
+            format!("Done in {}.", counted(outcome.step_count, "step"))
         } else {
-            format!("Stopped after {} step(s).", outcome.step_count)
+            format!("Stopped after {}.", counted(outcome.step_count, "step"))
         };
     }
 

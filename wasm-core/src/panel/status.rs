@@ -46,11 +46,11 @@ impl Usage {
             dollars(self.usd)
         };
         format!(
-            "{} tokens ({} in, {} out) · {} call(s) · {cost}",
+            "{} tokens ({} in, {} out) · {} · {cost}",
             thousands(self.input_tokens + self.output_tokens),
             thousands(self.input_tokens),
             thousands(self.output_tokens),
-            self.calls
+            crate::text::counted(self.calls, "call")
         )
     }
 }
@@ -103,7 +103,7 @@ mod tests {
         u.add(&call(1000, 234, Some(0.01)));
         u.add(&call(500, 0, Some(0.0023)));
         assert_eq!((u.calls, u.input_tokens, u.output_tokens), (2, 1500, 234));
-        assert_eq!(u.describe(), "1,734 tokens (1,500 in, 234 out) · 2 call(s) · $0.0123");
+        assert_eq!(u.describe(), "1,734 tokens (1,500 in, 234 out) · 2 calls · $0.0123");
         u.add(&call(1, 1, None));
         assert!(u.describe().ends_with("≥ $0.0123"), "{}", u.describe());
         let mut unpriced = Usage::default();

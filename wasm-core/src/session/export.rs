@@ -2,6 +2,7 @@
 //! Claude Code, and JSON with the same content for programs.
 
 use super::{Session, TitleChange, TocEntry, toc};
+use crate::text::counted;
 use serde::Serialize;
 use std::fmt::Write;
 
@@ -16,9 +17,9 @@ pub fn to_markdown(session: &Session, now_ms: f64) -> String {
     let _ = writeln!(out, "# {title}\n");
     let _ = writeln!(
         out,
-        "Exported {} from the Waymark browser agent: {} task(s), run in the user's own browser.\n",
+        "Exported {} from the Waymark browser agent: {}, run in the user's own browser.\n",
         timestamp(now_ms, true),
-        session.records.len()
+        counted(session.records.len(), "task")
     );
     if session.records.len() > 1 {
         out.push_str("## Contents\n\n");
@@ -32,8 +33,8 @@ pub fn to_markdown(session: &Session, now_ms: f64) -> String {
         let _ = writeln!(out, "## Task {}: {}\n", record.turn, one_line(&record.task));
         let _ = writeln!(
             out,
-            "- Status: {status}, {} step(s), {:.1} s, {}",
-            record.steps_taken,
+            "- Status: {status}, {}, {:.1} s, {}",
+            counted(record.steps_taken, "step"),
             record.elapsed_ms / 1000.0,
             timestamp(record.created_ms, true)
         );
@@ -76,9 +77,10 @@ pub fn follow_up_prompt(session: &Session) -> String {
             one_line(last.task_line())
         ),
         Some(_) => format!(
-            "collect the findings of the {n} task(s) (the Summary, Result and Findings of each) \
+            "collect the findings of the {} (the Summary, Result and Findings of each) \
              into one structured overview, point out anything missing or contradictory, and \
-             propose the next step"
+             propose the next step",
+            counted(n, "task")
         ),
     };
     format!(
