@@ -9,3 +9,22 @@ export function el(tag, props = {}, ...children) {
   node.append(...children);
   return node;
 }
+
+// Copies `value` to the clipboard; `button` says for two seconds whether it worked.
+export async function copyText(button, value) {
+  let ok = false;
+  try {
+    await navigator.clipboard.writeText(value);
+    ok = true;
+  } catch (_) {
+    const area = Object.assign(document.createElement('textarea'), { value });
+    document.body.append(area);
+    area.select();
+    ok = document.execCommand('copy');
+    area.remove();
+  }
+  document.body.dataset.copied = ok ? value : '';
+  const label = button.dataset.label ?? (button.dataset.label = button.textContent);
+  text(button, ok ? 'Copied' : 'Copy failed');
+  setTimeout(() => text(button, label), 2000);
+}

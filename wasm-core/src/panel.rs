@@ -302,6 +302,8 @@ pub enum ExportView {
     Written {
         /// Where.
         path: String,
+        /// A prompt naming the file, for another agent (the panel's copy button).
+        prompt: String,
     },
     /// Not written.
     Failed {
