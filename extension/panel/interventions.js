@@ -18,6 +18,7 @@ export function renderIntervention(task, settings) {
     $('intervention-approve').hidden = !confirm;
     $('intervention-deny').hidden = !confirm;
     $('intervention-send').hidden = confirm;
+    text($('intervention-answer-label'), confirm ? 'Note for Waymark (optional)' : 'Your answer (empty = continue)');
     text($('intervention-title'), card.title);
     text($('intervention-message'), card.message);
     $('intervention-questions').replaceChildren(...(card.questions || []).map((q) => el('li', { textContent: q })));

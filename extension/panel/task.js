@@ -20,7 +20,7 @@ export function renderTask(task) {
     : c.paused ? (c.waiting ? 'Paused' : 'Pausing after this action…')
     : c.stopping ? 'Stopping after this action…' : 'Working…';
   text($('task-progress'), task.running
-    ? `${state} step ${task.step}${where}${engine}`
+    ? `${state} · step ${task.step}${where}${engine}`
     : `Finished in ${counted(task.step, 'step')}, ${((task.elapsed_ms ?? 0) / 1000).toFixed(1)} s${where}${engine}`);
   $('task-controls').hidden = !task.running;
   const held = c.paused || c.taken_over;

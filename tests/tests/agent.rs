@@ -329,10 +329,10 @@ fn step_mode_take_over_pause_and_stop_from_the_side_panel() {
     panel.send(TASK).expect("send");
 
     // Step mode: one step, then paused.
-    panel.wait_text("task-progress", "t.startsWith('Paused step 1')").expect("paused after step 1");
+    panel.wait_text("task-progress", "t.startsWith('Paused · step 1')").expect("paused after step 1");
     assert_eq!(panel.steps().expect("steps").len(), 1);
     click(&panel, "step");
-    panel.wait_text("task-progress", "t.startsWith('Paused step 2')").expect("paused after step 2");
+    panel.wait_text("task-progress", "t.startsWith('Paused · step 2')").expect("paused after step 2");
     assert_eq!(panel.steps().expect("steps").len(), 2);
 
     // Take over: the user edits the page; the agent learns about it when handed back.
@@ -346,7 +346,7 @@ fn step_mode_take_over_pause_and_stop_from_the_side_panel() {
     // loop holds at the next safe point (between the two actions of that answer).
     llm.wait_for_requests(4, TASK_TIMEOUT).expect("third navigator call");
     click(&panel, "pause");
-    panel.wait_text("task-progress", "t.startsWith('Paused step 3')").expect("paused in step 3");
+    panel.wait_text("task-progress", "t.startsWith('Paused · step 3')").expect("paused in step 3");
     let steps = panel.steps().expect("steps");
     assert_eq!(steps.len(), 3, "{steps:?}");
     assert!(steps[2].starts_with("Type “Ada Lovelace”"), "{steps:?}");
