@@ -329,10 +329,14 @@ fn step_mode_take_over_pause_and_stop_from_the_side_panel() {
     panel.send(TASK).expect("send");
 
     // Step mode: one step, then paused.
-    panel.wait_text("task-progress", "t.startsWith('Paused · step 1')").expect("paused after step 1");
+    panel
+        .wait_text("task-progress", "t.startsWith('Paused · step 1')")
+        .expect("paused after step 1");
     assert_eq!(panel.steps().expect("steps").len(), 1);
     click(&panel, "step");
-    panel.wait_text("task-progress", "t.startsWith('Paused · step 2')").expect("paused after step 2");
+    panel
+        .wait_text("task-progress", "t.startsWith('Paused · step 2')")
+        .expect("paused after step 2");
     assert_eq!(panel.steps().expect("steps").len(), 2);
 
     // Take over: the user edits the page; the agent learns about it when handed back.

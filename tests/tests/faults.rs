@@ -353,6 +353,8 @@ fn a_tab_navigated_or_closed_under_an_action_is_reported_clearly() {
             "Wait for the welcome" => {
                 ScriptedReply::tool_call("wait", json!({"text": "Welcome back", "seconds": 15}))
             }
+            // (The task starts on /away.html, where the first one left the tab.)
+            _ if page.contains("/form.html") => done("Went on in the tab the user opened."),
             _ => ScriptedReply::tool_call(
                 "wait",
                 json!({"text": "never on any page", "seconds": 15}),
@@ -381,15 +383,31 @@ fn a_tab_navigated_or_closed_under_an_action_is_reported_clearly() {
     assert_eq!(navigator.len(), 2, "the task went on after the navigation");
     assert!(navigator[1].contains("/away.html"), "the model saw the new page");
 
-    // Closed during the action: the action fails at once with the reason, and the task stops
-    // with it instead of acting on some other tab.
+    // Closed during the action: the action fails at once with the reason, and instead of
+    // acting on some other tab by itself the agent asks; the user opens a page and continues.
     let before = llm.request_count();
     panel.send("Wait for something that never comes").expect("send");
     llm.wait_for_requests(before + 2, TASK_TIMEOUT).expect("the wait was asked for");
     std::thread::sleep(std::time::Duration::from_millis(500));
     wm.browser.close_target(page.target_id()).expect("the user closes the tab");
-    let answer = wait_answer(&panel, "was closed");
-    assert!(answer.contains("reopen the page and start the task again"), "{answer}");
+    let card = panel
+        .page
+        .wait_for(
+            "!document.getElementById('intervention').hidden && \
+             document.getElementById('intervention-title').textContent",
+            TASK_TIMEOUT,
+        )
+        .expect("the closed-tab card");
+    assert_eq!(card, "The tab Waymark was working on was closed");
+    let _other = wm.open("/form.html").expect("the user opens the page again");
+    panel.page.eval("document.getElementById('intervention-send').click()").expect("continue");
+    assert_eq!(
+        wait_answer(&panel, "Went on"),
+        "Went on in the tab the user opened.",
+        "the task went on in the new tab"
+    );
+    let notes = panel.page.eval("document.getElementById('notes').textContent").expect("notes");
+    assert!(notes.as_str().is_some_and(|n| n.contains("Going on in the tab showing")), "{notes}");
     let steps = steps(&panel);
     let last = steps.last().expect("the wait step");
     assert!(last.contains("failed: the tab Waymark was working on"), "{steps:?}");

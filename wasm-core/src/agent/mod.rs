@@ -3,6 +3,7 @@
 //! Target-independent: it only sees the platform through the traits below, so native tests
 //! drive it with fakes and the service worker drives it with Chrome.
 
+mod closed_tab;
 mod context;
 mod control;
 mod interventions;
@@ -70,6 +71,15 @@ pub trait Page {
     /// The facts of the live element an action targets (`None`: the focused element of the
     /// top frame), for the safety policy: read from the page, never taken from the model.
     async fn describe(&self, target: Option<Ref>) -> Result<ActionTarget, String>;
+    /// Whether the task's tab is gone (the user closed it): the loop then asks the user for
+    /// another instead of ending the task.
+    async fn tab_closed(&self) -> bool {
+        false
+    }
+    /// After the task's tab closed: go on with the tab the user is looking at now; its URL.
+    async fn adopt_active_tab(&self) -> Result<String, String> {
+        Err("this page cannot change tabs".into())
+    }
 }
 
 /// Time and randomness.

@@ -1,5 +1,6 @@
 //! The propose–execute–verify loop, one step at a time.
 
+use super::closed_tab::MAX_TAB_REPLACEMENTS;
 use super::context::{JournalEntry, TaskContext, TaskSpec, ToolMode};
 use super::control::{Gate, Operator};
 use super::interventions::{Intervention, InterventionKind, InterventionSettings, Reply};
@@ -221,9 +222,27 @@ impl<L: Llm, P: Page, E: Env, V: TaskEvents, O: Operator, J: Journal> Agent<'_, 
     }
 
     async fn observe(&self, ctx: &mut TaskContext) -> Result<Observation, Flow> {
-        let started = self.env.precise_ms();
-        let observed = self.page.observe().await;
-        ctx.overhead_page_ms += self.env.precise_ms() - started;
+        let mut replaced = 0;
+        loop {
+            let started = self.env.precise_ms();
+            let observed = self.page.observe().await;
+            ctx.overhead_page_ms += self.env.precise_ms() - started;
+            match observed {
+                Err(reason) if replaced < MAX_TAB_REPLACEMENTS && self.page.tab_closed().await => {
+                    replaced += 1;
+                    self.replace_closed_tab(ctx, &reason).await?;
+                }
+                observed => return self.observed(ctx, observed).await,
+            }
+        }
+    }
+
+    /// Takes in one observation (or ends the task when the page could not be read).
+    async fn observed(
+        &self,
+        ctx: &mut TaskContext,
+        observed: Result<Observation, String>,
+    ) -> Result<Observation, Flow> {
         match observed {
             Ok(obs) => {
                 if let Some((step, from)) = ctx.overhead_from.take() {
@@ -377,14 +396,24 @@ impl<L: Llm, P: Page, E: Env, V: TaskEvents, O: Operator, J: Journal> Agent<'_, 
         ctx: &mut TaskContext,
         card: Intervention,
     ) -> Result<Reply, Flow> {
+        let stopped = format!(
+            "Stopped by you after {}; nothing of the last answer was done.",
+            counted(ctx.step, "step")
+        );
+        self.ask_user_or_stop(ctx, card, stopped).await
+    }
+
+    /// [`Self::ask_user`] with the answer the task ends with when the user stops it.
+    pub(super) async fn ask_user_or_stop(
+        &self,
+        ctx: &mut TaskContext,
+        card: Intervention,
+        stopped: String,
+    ) -> Result<Reply, Flow> {
         ctx.overhead_from = None;
         let reply = self.operator.ask(card).await;
         if reply.stop {
-            let msg = format!(
-                "Stopped by you after {}; nothing of the last answer was done.",
-                counted(ctx.step, "step")
-            );
-            return Err(self.finish(ctx, msg, false, Some("stopped by the user".into())).await);
+            return Err(self.finish(ctx, stopped, false, Some("stopped by the user".into())).await);
         }
         let text = reply.text.trim();
         if !text.is_empty() {

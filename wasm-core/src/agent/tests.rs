@@ -8,6 +8,7 @@ use futures::executor::block_on;
 use std::cell::{Cell, RefCell};
 use std::collections::VecDeque;
 
+mod closed_tab;
 mod policy;
 
 type Reply_ = Result<LlmCompletion, ErrorBody>;

@@ -11,6 +11,7 @@ use crate::agent::Page;
 use crate::frames::{FrameObservation, merge};
 use crate::observation::{Observation, Ref, TabSummary};
 use crate::safety::ActionTarget;
+use crate::tabs::{TabInfo, pick_target_tab};
 use serde::de::DeserializeOwned;
 use serde::{Deserialize, Serialize};
 use std::cell::Cell;
@@ -363,12 +364,31 @@ async fn history(p: Result<js_sys::Promise, JsValue>, way: &str) -> Result<Actio
     }
 }
 
+/// The tab the user is looking at: the active web page of the window they used last (the
+/// side panel's own page is not one).
+pub async fn target_tab() -> Option<i32> {
+    let tabs = JsFuture::from(chrome::tabs_query(&js_sys::Object::new())).await.ok()?;
+    let tabs: Vec<TabInfo> = serde_wasm_bindgen::from_value(tabs).ok()?;
+    pick_target_tab(&tabs)
+}
+
 impl Page for TabPage {
     async fn observe(&self) -> Result<Observation, String> {
         match self.observe_frames().await {
             Err(e) => Err(self.closed_reason("").await.unwrap_or(e)),
             ok => ok,
         }
+    }
+
+    async fn tab_closed(&self) -> bool {
+        self.tab(self.tab_id()).await.is_err()
+    }
+
+    async fn adopt_active_tab(&self) -> Result<String, String> {
+        let id = target_tab().await.ok_or("no web page is open")?;
+        let tab = self.tab(id).await?;
+        self.tab_id.set(id);
+        Ok(tab.url)
     }
 
     async fn act(&self, action: &Action) -> Result<ActionOutcome, String> {

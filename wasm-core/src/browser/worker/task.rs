@@ -4,13 +4,12 @@
 use super::env::BrowserEnv;
 use super::journal::{self, StorageJournal};
 use super::status::MeteredLlm;
-use super::{Worker, chrome, interventions, sessions};
+use super::{Worker, interventions, sessions};
 use crate::agent::{
     self, Agent, Controls, Env, OutputMode, TaskContext, TaskEvent, TaskEvents, TaskSpec,
 };
 use crate::browser::tab::TabPage;
 use crate::panel::TaskView;
-use crate::tabs::{TabInfo, pick_target_tab};
 use std::collections::BTreeMap;
 use std::rc::{Rc, Weak};
 use wasm_bindgen_futures::JsFuture;
@@ -56,7 +55,7 @@ pub(super) struct StartOptions {
 
 /// Runs a new task on the tab the user looked at last.
 pub(super) async fn run(w: Rc<Worker>, opts: StartOptions) {
-    let Some(tab_id) = target_tab().await else {
+    let Some(tab_id) = crate::browser::tab::target_tab().await else {
         let outcome = agent::TaskOutcome {
             answer: "Open a web page (http or https) in a tab first: Waymark works on the tab \
                      you are looking at."
@@ -221,10 +220,4 @@ async fn finish(
     sessions::record_task(w, &ctx.spec.task, &outcome).await;
     super::status::save_session_usage(w).await;
     journal.clear().await;
-}
-
-async fn target_tab() -> Option<i32> {
-    let tabs = JsFuture::from(chrome::tabs_query(&js_sys::Object::new())).await.ok()?;
-    let tabs: Vec<TabInfo> = serde_wasm_bindgen::from_value(tabs).ok()?;
-    pick_target_tab(&tabs)
 }
