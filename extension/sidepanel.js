@@ -54,7 +54,7 @@ function connect() {
 // First the session as the worker last wrote it (no task, no dialog), then the live state.
 // Connecting wakes a stopped worker, whose start (wasm, session load) would compete with this
 // first draw for the CPU, so it waits until the snapshot is drawn (a few ms).
-chrome.storage.session.get('panel_snapshot').then(({ panel_snapshot: snapshot }) => {
+chrome.storage.local.get('panel_snapshot').then(({ panel_snapshot: snapshot }) => {
   if (!live && snapshot) draw(snapshot);
 }).catch(() => {}).finally(connect);
 

@@ -203,17 +203,16 @@ pub struct PanelState {
 
 impl PanelState {
     /// What a panel may draw before the worker answers (see the worker's `snapshot` module):
-    /// the session, its TOC and list, the host and LLM lines, the prompt history; nothing of a
-    /// task, a search, a dialog or the settings view, which would be stale or misleading.
+    /// the session, its TOC and list, the prompt history; nothing of a task, a search, a dialog
+    /// or the settings view, and not whether the host and the LLM answer ("connecting" until
+    /// the worker says), which would be stale or misleading.
     pub fn snapshot(&self) -> PanelState {
         PanelState {
-            host: self.host.clone(),
             turns: self.turns,
             interventions: self.interventions,
             session: self.session.clone(),
             sessions: self.sessions.clone(),
             toc: self.toc.clone(),
-            llm: self.llm.clone(),
             session_usage: self.session_usage,
             session_usage_text: self.session_usage_text.clone(),
             usage_session_id: self.usage_session_id.clone(),
@@ -579,8 +578,12 @@ mod tests {
     }
 
     #[test]
-    fn a_snapshot_keeps_the_session_and_drops_the_task_and_dialogs() {
+    fn a_snapshot_keeps_the_session_and_drops_the_task_dialogs_and_live_status() {
+        let mut llm = LlmStates::default();
+        llm.set("navigator", LlmState::Ready { model: "m".into() });
         let state = PanelState {
+            host: host_missing("gone"),
+            llm,
             task: Some(TaskView::started("running")),
             session: SessionView { id: "s1".into(), tasks: 3, ..SessionView::default() },
             prompt_history: vec!["earlier".into()],
@@ -591,6 +594,8 @@ mod tests {
         assert_eq!(snap.session.id, "s1");
         assert_eq!(snap.prompt_history, ["earlier"]);
         assert!(snap.task.is_none() && snap.confirm_delete.is_none());
+        assert_eq!(snap.host, HostStatus::default(), "the panel says 'connecting' until told");
+        assert!(snap.llm.lines().is_empty());
     }
 
     #[test]
