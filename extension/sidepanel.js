@@ -53,8 +53,10 @@ function connect() {
 }
 // First the session as the worker last wrote it (no task, no dialog), then the live state.
 // Connecting wakes a stopped worker, whose start (wasm, session load) would compete with this
-// first draw for the CPU, so it waits until the snapshot is drawn (a few ms).
-chrome.storage.local.get('panel_snapshot').then(({ panel_snapshot: snapshot }) => {
+// first draw for the CPU, so it waits until the snapshot is drawn (a few ms). The in-memory copy
+// is the quicker read; the stored one is there after a browser restart.
+const snapshotIn = (area) => chrome.storage[area].get('panel_snapshot').then((items) => items.panel_snapshot);
+snapshotIn('session').then((snapshot) => snapshot ?? snapshotIn('local')).then((snapshot) => {
   if (!live && snapshot) draw(snapshot);
 }).catch(() => {}).finally(connect);
 

@@ -1,15 +1,24 @@
-//! A snapshot of the panel's session state in `chrome.storage.local`, so a panel opened while
-//! the worker is stopped — or first after the browser started — draws the session at once (the
-//! live state replaces it as soon as the woken worker sends one). It holds no secret and
-//! nothing of a running task, only what the stored sessions hold already.
+//! A snapshot of the panel's session state, so a panel opened while the worker is stopped — or
+//! first after the browser started — draws the session at once (the live state replaces it as
+//! soon as the woken worker sends one). Written to `chrome.storage.session` (memory: the
+//! quickest read) and to `chrome.storage.local` (what survives a browser restart). It holds no
+//! secret and nothing of a running task, only what the stored sessions hold already.
 
 use super::{Worker, chrome};
 use crate::browser::host_port::to_js;
 use std::rc::Rc;
 use wasm_bindgen::prelude::*;
+use wasm_bindgen_futures::JsFuture;
 
 /// Storage key the panel reads on load (`extension/sidepanel.js`).
 const SNAPSHOT_KEY: &str = "panel_snapshot";
+
+#[wasm_bindgen]
+extern "C" {
+    /// `chrome.storage.session.set(items)`: memory only, cleared when the browser quits.
+    #[wasm_bindgen(js_namespace = ["chrome", "storage", "session"], js_name = set)]
+    fn session_storage_set(items: &JsValue) -> js_sys::Promise;
+}
 
 /// Writes the snapshot (after the session changed); failures (a full storage) only cost the
 /// fast start.
@@ -19,8 +28,10 @@ pub(super) fn save(w: &Rc<Worker>) {
     if js_sys::Reflect::set(&items, &JsValue::from_str(SNAPSHOT_KEY), &value).is_err() {
         return;
     }
-    let promise = chrome::storage_set(&items);
+    let writes = [session_storage_set(&items), chrome::storage_set(&items)];
     wasm_bindgen_futures::spawn_local(async move {
-        let _ = wasm_bindgen_futures::JsFuture::from(promise).await;
+        for write in writes {
+            let _ = JsFuture::from(write).await;
+        }
     });
 }
