@@ -3,7 +3,7 @@
 import { $ } from './panel/dom.js';
 import { renderHost } from './panel/host.js';
 import { renderTask, initTaskControls, taskOptions } from './panel/task.js';
-import { renderExport } from './panel/export.js';
+import { initExport, renderExport } from './panel/export.js';
 import { renderIntervention, initInterventions } from './panel/interventions.js';
 import { bindSessions, renderSessions } from './panel/sessions.js';
 import { initSettings, renderSettings, setSettingsOpen } from './panel/settings.js';
@@ -80,5 +80,6 @@ document.addEventListener('keydown', (event) => {
   }
 });
 initTaskControls(send);
+initExport();
 initInterventions(send);
 bindSessions(send);

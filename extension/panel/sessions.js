@@ -1,7 +1,7 @@
 // Sessions view: the current session's title (history on hover), its table of contents, the
 // focused turn, the session list, cross-session search and deletion confirmation. It draws the
 // state the service worker sends and forwards clicks; every decision is taken in Rust.
-import { $, el, text } from './dom.js';
+import { $, counted, el, text } from './dom.js';
 
 const shown = { toc: null, list: null };
 
@@ -61,7 +61,7 @@ export function renderSessions(state) {
   $('session-title').title = session.title_history.length
     ? `Earlier titles:\n${session.title_history.map((h) => `${h.title} (turn ${h.turn})`).join('\n')}`
     : '';
-  text($('session-meta'), `${session.tasks} task(s) · started ${when(session.created_ms)}`);
+  text($('session-meta'), `${counted(session.tasks, 'task')} · started ${when(session.created_ms)}`);
   $('title-history').replaceChildren(...session.title_history.map((h) => el('li', {},
     jumpButton(h.by_user ? `${h.title} (renamed)` : h.title, h.turn, null),
     ` · turn ${h.turn}`)));
@@ -79,7 +79,7 @@ export function renderSessions(state) {
   const listKey = JSON.stringify(state.sessions);
   if (listKey !== shown.list) $('session-list').replaceChildren(...state.sessions.map((s) => el('li', { className: s.current ? 'current' : '' },
     button(s.title, { action: 'continue', session: s.id }),
-    el('span', { className: 'muted', textContent: ` · ${when(s.updated_ms)} · ${s.tasks} task(s) ` }),
+    el('span', { className: 'muted', textContent: ` · ${when(s.updated_ms)} · ${counted(s.tasks, 'task')} ` }),
     button('Delete', { action: 'delete', session: s.id }, 'small'))));
   shown.list = listKey;
 
@@ -88,14 +88,14 @@ export function renderSessions(state) {
   $('search-results').replaceChildren(...(search?.hits ?? []).map((h) => el('li', {},
     jumpButton(`${h.session_title} · turn ${h.turn}`, h.turn, h.session_id),
     el('div', { className: 'snippet', textContent: h.snippet }))));
-  text($('search-status'), search ? `${search.hits.length} result(s) for “${search.query}”` : '');
+  text($('search-status'), search ? `${counted(search.hits.length, 'result')} for “${search.query}”` : '');
 
   const confirm = state.confirm_delete;
   const opening = confirm && $('confirm-delete').hidden;
   $('confirm-delete').hidden = !confirm;
   if (opening) $('confirm-no').focus();
   $('confirm-delete').dataset.id = confirm?.id ?? '';
-  text($('confirm-text'), confirm ? `Delete “${confirm.title}” and its ${confirm.tasks} task(s)? This cannot be undone.` : '');
+  text($('confirm-text'), confirm ? `Delete “${confirm.title}” and its ${counted(confirm.tasks, 'task')}? This cannot be undone.` : '');
 
   $('storage-error').hidden = !state.storage_error;
   text($('storage-error'), state.storage_error);

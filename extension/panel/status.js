@@ -1,28 +1,26 @@
-// Status lines: the LLM's state (with the rate-limit countdown) and what the task and the
-// session cost. The worker decides the state; this only draws it and ticks the countdown.
-import { $, text } from './dom.js';
+// Status lines: the LLM's state per role (with the rate-limit countdown) and what the task and
+// the session cost. The worker decides the lines; this only draws them and ticks the countdown.
+import { $, el, text } from './dom.js';
 
-let llm = null;
+let lines = [];
 let timer = null;
 
+// One line per state the worker reports (its words); a rate limit's line ends with the
+// seconds left before the host retries, counted down here.
 function drawLlm() {
-  const line = $('llm-status');
-  line.hidden = !llm || llm.state === 'unknown';
-  line.className = llm?.state ?? '';
-  if (!llm) return;
-  if (llm.state === 'ready') text(line, `LLM ready · ${llm.model}`);
-  else if (llm.state === 'rate_limited') {
-    const left = llm.retry_at_ms == null ? null : Math.max(0, Math.ceil((llm.retry_at_ms - Date.now()) / 1000));
-    text(line, left == null ? `LLM rate limited: ${llm.message}` : `LLM rate limited · retrying in ${left} s`);
-  } else if (llm.state === 'key_invalid') text(line, `API key rejected: ${llm.message}. Fix: ${llm.fix}`);
-  else if (llm.state === 'failing') text(line, `LLM problem: ${llm.message}. Fix: ${llm.fix}`);
+  const box = $('llm-status');
+  box.hidden = !lines.length;
+  box.replaceChildren(...lines.map((line) => {
+    const left = line.retry_at_ms == null ? null : Math.max(0, Math.ceil((line.retry_at_ms - Date.now()) / 1000));
+    return el('span', { className: line.kind, textContent: left == null ? line.text : `${line.text} ${left} s` });
+  }));
 }
 
 export function renderStatus(state) {
-  llm = state.llm;
+  lines = state.llm?.lines ?? [];
   drawLlm();
   clearInterval(timer);
-  if (llm?.state === 'rate_limited' && llm.retry_at_ms != null) timer = setInterval(drawLlm, 1000);
+  if (lines.some((line) => line.retry_at_ms != null)) timer = setInterval(drawLlm, 1000);
   const task = state.task;
   const session = state.session_usage_text;
   $('usage').hidden = !task?.usage_text && !session;

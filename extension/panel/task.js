@@ -1,5 +1,5 @@
 // The current task: prompt, progress, controls, plan, step timeline, notes and result.
-import { $, el, text } from './dom.js';
+import { $, copyText, counted, el, text } from './dom.js';
 
 let output = '';
 
@@ -21,7 +21,7 @@ export function renderTask(task) {
     : c.stopping ? 'Stopping after this action…' : 'Working…';
   text($('task-progress'), task.running
     ? `${state} step ${task.step}${where}${engine}`
-    : `Finished in ${task.step} step(s), ${((task.elapsed_ms ?? 0) / 1000).toFixed(1)} s${where}${engine}`);
+    : `Finished in ${counted(task.step, 'step')}, ${((task.elapsed_ms ?? 0) / 1000).toFixed(1)} s${where}${engine}`);
   $('task-controls').hidden = !task.running;
   const held = c.paused || c.taken_over;
   $('pause').hidden = held;
@@ -50,25 +50,7 @@ export function initTaskControls(send) {
     ['take-over', 'take_over'], ['stop', 'stop']]) {
     $(id).addEventListener('click', () => send({ type }));
   }
-  $('copy-json').addEventListener('click', () => copy(output));
-}
-
-// Copies the JSON result; the button says whether it worked.
-async function copy(value) {
-  let ok = false;
-  try {
-    await navigator.clipboard.writeText(value);
-    ok = true;
-  } catch (_) {
-    const area = Object.assign(document.createElement('textarea'), { value });
-    document.body.append(area);
-    area.select();
-    ok = document.execCommand('copy');
-    area.remove();
-  }
-  document.body.dataset.copied = ok ? value : '';
-  text($('copy-json'), ok ? 'Copied' : 'Copy failed');
-  setTimeout(() => text($('copy-json'), 'Copy JSON'), 2000);
+  $('copy-json').addEventListener('click', () => copyText($('copy-json'), output));
 }
 
 // Options the user set for the next task.

@@ -352,7 +352,7 @@ fn step_mode_take_over_pause_and_stop_from_the_side_panel() {
     assert!(steps[2].starts_with("Type “Ada Lovelace”"), "{steps:?}");
     click(&panel, "stop");
     let answer = panel.answer().expect("answer");
-    assert!(answer.starts_with("Stopped by you after 3 step(s)"), "{answer}");
+    assert!(answer.starts_with("Stopped by you after 3 steps"), "{answer}");
     assert_eq!(panel.steps().expect("steps").len(), 3, "nothing ran after Stop");
     assert_eq!(llm.requests().iter().filter(|r| role_of(r) == "navigator").count(), 3);
     let third = page_text(&llm.requests()[3]);

@@ -540,6 +540,24 @@ fn settings_status_prompt_box_findings_and_keyboard() {
     assert_eq!(copied.as_str(), Some(shown.as_str()));
     assert!(serde_json::from_str::<Value>(&shown).is_ok(), "the JSON result parses: {shown}");
 
+    // --- Export, then copy the prompt that names the written file (for Claude Code).
+    click(&panel, "export");
+    panel.wait_text("export-status", "t.startsWith('Exported to')").expect("exported");
+    let status = panel.text("export-status").expect("status");
+    let path = status.trim_start_matches("Exported to ").to_owned();
+    assert!(std::path::Path::new(&path).is_file(), "the host wrote {path}");
+    wait_js(&panel, "!document.getElementById('copy-prompt').hidden");
+    click(&panel, "copy-prompt");
+    let copied = wait_js(
+        &panel,
+        "document.body.dataset.copied?.includes('markdown file') && document.body.dataset.copied",
+    );
+    let copied = copied.as_str().unwrap_or_default();
+    assert!(copied.contains(&format!("`{path}`")), "the prompt names the file: {copied}");
+    assert!(copied.contains("Waymark browser agent"), "{copied}");
+    eval(&panel, "document.getElementById('copy-prompt').scrollIntoView()");
+    shot(&panel, "exported");
+
     // --- History: Up at the start walks back, Down at the end walks forward to the draft.
     panel.page.focus("#prompt").expect("focus");
     set_value(&panel, "prompt", "");
@@ -576,8 +594,11 @@ fn settings_status_prompt_box_findings_and_keyboard() {
     assert!(stopped.starts_with("Stopped by you"), "{stopped}");
 
     // --- A rejected key shows as such.
+    // Per role: the navigator's bad key shows by its name, beside the roles that still answer.
     panel.send(BAD_KEY).expect("send");
-    panel.wait_text("llm-status", "t.includes('API key rejected')").expect("key invalid");
+    panel.wait_text("llm-status", "/Navigator.*: API key rejected/.test(t)").expect("key invalid");
+    let ready = eval(&panel, "document.querySelector('#llm-status .ready')?.textContent ?? ''");
+    assert!(ready.as_str().is_some_and(|t| t.contains("(planner")), "{ready}");
     panel.answer().expect("answer");
     shot(&panel, "key-invalid");
 

@@ -163,7 +163,7 @@ fn a_session_remembers_survives_restarts_is_searchable_and_exports() {
 
     // A new session; then search finds the old session's turn and jumps there.
     click(&panel, "#new-session");
-    panel.wait_text("session-meta", "t.startsWith('0 task(s)')").expect("new session");
+    panel.wait_text("session-meta", "t.startsWith('0 tasks')").expect("new session");
     run(&panel, OTHER, "Your profile");
     panel.wait_text("session-title", "t === 'Profile heading'").expect("new title");
     wait_js(&panel, "document.querySelectorAll('#session-list li').length === 2");

@@ -14,6 +14,7 @@ pub mod protocol;
 pub mod safety;
 pub mod session;
 pub mod tabs;
+pub mod text;
 pub mod upload;
 
 #[cfg(target_arch = "wasm32")]

@@ -7,16 +7,19 @@ use crate::agent::{
 };
 use crate::protocol::{ExportFormat, LlmStatus};
 use crate::session::{SearchHit, SessionMeta, TitleChange, TocEntry, TurnWithNeighbours};
+use crate::text::counted;
 use serde::{Deserialize, Serialize};
 
 pub mod live;
+pub mod llm_state;
 pub mod prompt;
 pub mod settings;
 pub mod status;
 
+pub use llm_state::{LlmLine, LlmState, LlmStates};
 pub use prompt::{Attachment, FindingRow, FindingsView};
 pub use settings::{AgentSettings, DoctorView, SettingsForm, SettingsView};
-pub use status::{LlmState, Usage};
+pub use status::Usage;
 
 /// What the side panel can ask of the service worker.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -172,9 +175,9 @@ pub struct PanelState {
     /// The settings view's content.
     #[serde(default)]
     pub settings: SettingsView,
-    /// Whether the LLM answers (ready, rate limited, key invalid, …).
+    /// Whether the LLM answers, per role (ready, rate limited, key invalid, …).
     #[serde(default)]
-    pub llm: LlmState,
+    pub llm: LlmStates,
     /// Tokens and cost of the current session (every call, summaries included).
     #[serde(default)]
     pub session_usage: Usage,
@@ -299,6 +302,8 @@ pub enum ExportView {
     Written {
         /// Where.
         path: String,
+        /// A prompt naming the file, for another agent (the panel's copy button).
+        prompt: String,
     },
     /// Not written.
     Failed {
@@ -469,9 +474,9 @@ impl TaskView {
         self.error = outcome.error.clone();
         self.elapsed_ms = Some(outcome.elapsed_ms);
         self.announce = if outcome.success {
-            format!("Done in {} step(s).", outcome.step_count)
+            format!("Done in {}.", counted(outcome.step_count, "step"))
         } else {
-            format!("Stopped after {} step(s).", outcome.step_count)
+            format!("Stopped after {}.", counted(outcome.step_count, "step"))
         };
     }
 

@@ -33,9 +33,9 @@ pub fn render_output(mode: OutputMode, task: &str, outcome: &TaskOutcome, now_ms
             }
             let _ = write!(
                 out,
-                "{}\n({} step(s), {:.1} s, {})",
+                "{}\n({}, {:.1} s, {})",
                 outcome.answer,
-                outcome.step_count,
+                crate::text::counted(outcome.step_count, "step"),
                 outcome.elapsed_ms / 1000.0,
                 if outcome.success { "succeeded" } else { "not finished" }
             );

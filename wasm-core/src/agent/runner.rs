@@ -17,6 +17,7 @@ use super::{
 use crate::action::{Action, ActionOutcome};
 use crate::observation::Observation;
 use crate::protocol::{ErrorBody, LlmCompletion, LlmRequest, ToolSpec};
+use crate::text::counted;
 
 /// The planner revises the plan this often even when all goes well: long enough that the plan
 /// guides several steps, short enough to notice a plan that stopped fitting the pages.
@@ -197,9 +198,9 @@ impl<L: Llm, P: Page, E: Env, V: TaskEvents, O: Operator, J: Journal> Agent<'_, 
         match gate {
             Gate::Stop => {
                 let msg = format!(
-                    "Stopped by you after {} step(s). Every action that started was finished \
-                     and is listed.",
-                    ctx.step
+                    "Stopped by you after {}. Every action that started was finished and is \
+                     listed.",
+                    counted(ctx.step, "step")
                 );
                 match self.finish(ctx, msg, false, Some("stopped by the user".into())).await {
                     Flow::End(o) => Err(o),
@@ -380,8 +381,8 @@ impl<L: Llm, P: Page, E: Env, V: TaskEvents, O: Operator, J: Journal> Agent<'_, 
         let reply = self.operator.ask(card).await;
         if reply.stop {
             let msg = format!(
-                "Stopped by you after {} step(s); nothing of the last answer was done.",
-                ctx.step
+                "Stopped by you after {}; nothing of the last answer was done.",
+                counted(ctx.step, "step")
             );
             return Err(self.finish(ctx, msg, false, Some("stopped by the user".into())).await);
         }
@@ -484,8 +485,10 @@ impl<L: Llm, P: Page, E: Env, V: TaskEvents, O: Operator, J: Journal> Agent<'_, 
                     kind: InterventionKind::Checkpoint,
                     title: format!("Checkpoint: {prev} → {phase}"),
                     message: format!(
-                        "{} action(s) done so far on {}. {}\nContinue, or adjust?",
-                        done, ctx.shared.url, report.evaluation
+                        "{} done so far on {}. {}\nContinue, or adjust?",
+                        counted(done, "action"),
+                        ctx.shared.url,
+                        report.evaluation
                     ),
                     questions: vec![],
                 };

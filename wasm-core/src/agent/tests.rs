@@ -605,7 +605,7 @@ fn stop_between_two_actions_reports_the_finished_one() {
     assert_eq!(page.acts.borrow().len(), 1);
     assert_eq!(r.outcome.steps.len(), 1, "the finished action is reported");
     assert!(r.outcome.steps[0].outcome.ok);
-    assert!(r.outcome.answer.starts_with("Stopped by you after 1 step(s)"), "{}", r.outcome.answer);
+    assert!(r.outcome.answer.starts_with("Stopped by you after 1 step"), "{}", r.outcome.answer);
 }
 
 #[test]

@@ -27,12 +27,7 @@ pub struct HostClient {
     on_status: RefCell<Option<Box<dyn Fn()>>>,
     /// Told when an LLM call is retried after the host went away (the task's timeline shows it).
     on_retry: RefCell<Option<RetryNote>>,
-    /// Told of every stream event but deltas (the panel shows rate-limit retries).
-    on_event: RefCell<Option<EventHook>>,
 }
-
-/// What the worker does with the host's stream events.
-type EventHook = Box<dyn Fn(HostEvent)>;
 
 /// Receives a note for the user when an LLM call is sent again on a new host process.
 type RetryNote = Box<dyn Fn(String)>;
@@ -63,18 +58,12 @@ impl HostClient {
             status: RefCell::new(HostStatus::Unknown),
             on_status: RefCell::new(None),
             on_retry: RefCell::new(None),
-            on_event: RefCell::new(None),
         })
     }
 
     /// Called with a note for the user whenever an LLM call is retried on a new host process.
     pub fn set_on_retry(&self, f: impl Fn(String) + 'static) {
         *self.on_retry.borrow_mut() = Some(Box::new(f));
-    }
-
-    /// Called with every stream event but deltas (the panel shows rate-limit retries).
-    pub fn set_on_event(&self, f: impl Fn(HostEvent) + 'static) {
-        *self.on_event.borrow_mut() = Some(Box::new(f));
     }
 
     /// Called whenever the status changes (the worker re-renders the panel).
@@ -206,22 +195,13 @@ impl HostClient {
         let is_event = js_sys::Reflect::has(&msg, &"event".into()).unwrap_or(false);
         let Some(id) = id else { return };
         if is_event {
-            // Streamed deltas go only to a request that asked for them (the panel's live text)
-            // and are not decoded otherwise; other events go to the request's listener and the
-            // hook (retries tell the panel the LLM is rate limited).
-            let kind = js_sys::Reflect::get(&msg, &"event".into()).ok().and_then(|k| k.as_string());
-            let is_delta = kind.as_deref() == Some("llm.delta");
+            // Events go to the request's listener (streamed text, retries, file chunks); a
+            // request without one is not told, and its events are not even decoded.
             let listener = self.listeners.borrow().get(&(id as u64)).cloned();
-            if listener.is_none() && is_delta {
-                return;
-            }
-            if let Ok(frame) = serde_wasm_bindgen::from_value::<EventFrame>(msg) {
-                if let Some(listener) = listener {
-                    (listener.borrow_mut())(frame.event.clone());
-                }
-                if !is_delta && let Some(f) = &*self.on_event.borrow() {
-                    f(frame.event);
-                }
+            if let Some(listener) = listener
+                && let Ok(frame) = serde_wasm_bindgen::from_value::<EventFrame>(msg)
+            {
+                (listener.borrow_mut())(frame.event);
             }
             return;
         }
@@ -242,19 +222,18 @@ impl HostClient {
 }
 
 impl HostClient {
-    /// One completion whose streamed text goes to `on_delta` piece by piece as it arrives (the
-    /// side panel shows it), sent again on a new host process like [`Llm::complete`].
-    pub async fn complete_with_deltas(
+    /// One completion whose events (streamed text piece by piece, rate-limit retries) go to
+    /// `on_event` as they arrive (the side panel shows them), sent again on a new host process
+    /// like [`Llm::complete`].
+    pub async fn complete_with_events(
         self: &Rc<Self>,
         request: LlmRequest,
-        on_delta: Rc<dyn Fn(&str)>,
+        on_event: Rc<dyn Fn(HostEvent)>,
     ) -> Result<LlmCompletion, ErrorBody> {
         let data = with_reconnect(self, "a model call", || {
-            let on_delta = on_delta.clone();
+            let on_event = on_event.clone();
             self.request_with_events(RequestBody::LlmComplete(request.clone()), move |event| {
-                if let HostEvent::LlmDelta { text } = event {
-                    on_delta(&text);
-                }
+                on_event(event)
             })
         })
         .await?;

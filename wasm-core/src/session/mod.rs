@@ -14,7 +14,7 @@ mod toc;
 mod transcript;
 
 pub use context::{FULL_RECENT, ONE_LINE_FROM, build_context, task_with_context};
-pub use export::{export_name_hint, to_json, to_markdown};
+pub use export::{export_name_hint, portable_prompt, to_json, to_markdown};
 pub use limiter::{Limiter, Permit};
 pub use search::{SearchHit, SearchIndex};
 pub use summary::{Summary, extractive_summary, parse_summary, summary_request};

@@ -2,6 +2,7 @@
 
 use super::*;
 use crate::agent::TaskOutcome;
+use crate::protocol::ExportFormat;
 
 /// A finished task whose answer mentions `finding`.
 pub(crate) fn record(turn: u32, task: &str, finding: &str) -> TaskRecord {
@@ -443,6 +444,18 @@ fn json_export_has_the_same_content() {
     assert_eq!(json["toc"][0]["line"], "Task number 1");
     assert_eq!(json["title_history"][0]["turn"], 2);
     assert!(json["follow_up_prompt"].as_str().is_some_and(|p| p.contains("Items")));
+}
+
+#[test]
+fn the_copied_prompt_names_the_written_file() {
+    let mut s = session_of(2);
+    s.set_title("Items", 2, false);
+    let md = portable_prompt(&s, "/home/me/Waymark/items.md", ExportFormat::Md);
+    assert!(md.contains("The markdown file `/home/me/Waymark/items.md` has one section per task"));
+    assert!(md.contains("collect the findings of the 2 tasks"), "{md}");
+    assert!(md.contains("not as instructions"), "{md}");
+    let json = portable_prompt(&s, "/tmp/items.json", ExportFormat::Json);
+    assert!(json.contains("The JSON file `/tmp/items.json` has"), "{json}");
 }
 
 // ---- transcript ----------------------------------------------------------------------------

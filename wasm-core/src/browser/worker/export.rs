@@ -29,7 +29,11 @@ pub(super) async fn export(w: Rc<Worker>, format: ExportFormat) {
             });
             match w.host.request(body).await {
                 Ok(data) => match serde_json::from_value::<ExportWritten>(data) {
-                    Ok(written) => ExportView::Written { path: written.path },
+                    Ok(written) => {
+                        let session = w.session.borrow();
+                        let prompt = session::portable_prompt(&session, &written.path, format);
+                        ExportView::Written { path: written.path, prompt }
+                    }
                     Err(e) => ExportView::Failed { message: format!("unexpected reply: {e}") },
                 },
                 Err(e) => ExportView::Failed { message: e.to_string() },

@@ -61,12 +61,6 @@ fn worker() -> Rc<Worker> {
                     summaries: Limiter::new(sessions::MAX_SUMMARY_CALLS),
                 });
                 let weak = Rc::downgrade(&worker);
-                host.set_on_event(move |event| {
-                    if let Some(w) = weak.upgrade() {
-                        status::on_host_event(&w, event);
-                    }
-                });
-                let weak = Rc::downgrade(&worker);
                 host.set_on_status(move || {
                     if let Some(w) = weak.upgrade() {
                         let status = w.host.status();

@@ -1,6 +1,7 @@
 //! The LLM as the panel sees it: every model call of the worker goes through [`MeteredLlm`],
 //! which adds its tokens and cost to the task and the session and derives the LLM's state
-//! (ready, rate limited, key invalid) from the reply; the host's retry events do the same.
+//! of the calling role (ready, rate limited, key invalid) from the reply and the call's own
+//! retry events.
 
 use super::env::BrowserEnv;
 use super::{Worker, chrome, storage};
@@ -26,21 +27,54 @@ pub(super) struct MeteredLlm {
 
 impl Llm for MeteredLlm {
     async fn complete(&self, request: LlmRequest) -> Result<LlmCompletion, ErrorBody> {
-        let result = if self.for_task && shows_live_text(&request.role) {
-            let worker = self.worker.clone();
-            let on_delta: Rc<dyn Fn(&str)> = Rc::new(move |text: &str| {
-                if let Some(w) = worker.upgrade() {
-                    on_delta(&w, text);
-                }
-            });
-            self.host.complete_with_deltas(request, on_delta).await
-        } else {
-            self.host.complete(request).await
+        let role = request.role.clone();
+        let call = CallContext {
+            worker: self.worker.clone(),
+            role: role.clone(),
+            live: self.for_task && shows_live_text(&request.role),
         };
+        let on_event: Rc<dyn Fn(HostEvent)> = Rc::new(move |event| call.on_event(event));
+        let result = self.host.complete_with_events(request, on_event).await;
         if let Some(w) = self.worker.upgrade() {
-            record(&w, &result, self.for_task);
+            record(&w, &role, &result, self.for_task);
         }
         result
+    }
+}
+
+/// What one call's events update.
+struct CallContext {
+    worker: Weak<Worker>,
+    /// The role that called: its LLM state changes.
+    role: String,
+    /// Whether its streamed words go to the task's live view.
+    live: bool,
+}
+
+impl CallContext {
+    /// Streamed text goes to the live view; a retry starts the call's words over and, when it
+    /// is about a rate limit, shows the role as rate limited with the countdown.
+    fn on_event(&self, event: HostEvent) {
+        let Some(w) = self.worker.upgrade() else { return };
+        match event {
+            HostEvent::LlmDelta { text } if self.live => on_delta(&w, &text),
+            HostEvent::LlmRetry { delay_ms, reason, .. } => {
+                {
+                    let mut state = w.state.borrow_mut();
+                    if self.live
+                        && let Some(task) = state.task.as_mut()
+                    {
+                        task.live_text.clear();
+                    }
+                    if let Some(llm) = LlmState::after_retry(&reason, delay_ms, BrowserEnv.now_ms())
+                    {
+                        state.llm.set(&self.role, llm);
+                    }
+                }
+                w.broadcast();
+            }
+            _ => {}
+        }
     }
 }
 
@@ -71,7 +105,7 @@ fn on_delta(w: &Rc<Worker>, text: &str) {
     }
 }
 
-fn record(w: &Rc<Worker>, result: &Result<LlmCompletion, ErrorBody>, for_task: bool) {
+fn record(w: &Rc<Worker>, role: &str, result: &Result<LlmCompletion, ErrorBody>, for_task: bool) {
     {
         let mut state = w.state.borrow_mut();
         if for_task && let Some(task) = state.task.as_mut() {
@@ -80,7 +114,7 @@ fn record(w: &Rc<Worker>, result: &Result<LlmCompletion, ErrorBody>, for_task: b
         }
         match result {
             Ok(completion) => {
-                state.llm = LlmState::after_success(completion);
+                state.llm.set(role, LlmState::after_success(completion));
                 state.session_usage.add(completion);
                 state.session_usage_text = state.session_usage.describe();
                 if for_task && let Some(task) = state.task.as_mut() {
@@ -88,29 +122,12 @@ fn record(w: &Rc<Worker>, result: &Result<LlmCompletion, ErrorBody>, for_task: b
                 }
             }
             Err(error) => match LlmState::after_error(error) {
-                Some(llm) => state.llm = llm,
+                Some(llm) => state.llm.set(role, llm),
                 None => return,
             },
         }
     }
     w.broadcast();
-}
-
-/// Follows the host's retry events (a rate limit shows with its countdown; the live text
-/// of the call being retried goes).
-pub(super) fn on_host_event(w: &Rc<Worker>, event: HostEvent) {
-    if let HostEvent::LlmRetry { .. } = &event
-        && let Some(task) = w.state.borrow_mut().task.as_mut()
-    {
-        // The call starts over, so its words stream again from the start.
-        task.live_text.clear();
-    }
-    if let HostEvent::LlmRetry { delay_ms, reason, .. } = event
-        && let Some(llm) = LlmState::after_retry(&reason, delay_ms, BrowserEnv.now_ms())
-    {
-        w.state.borrow_mut().llm = llm;
-        w.broadcast();
-    }
 }
 
 fn usage_key(session_id: &str) -> String {
