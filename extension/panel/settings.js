@@ -30,6 +30,28 @@ function roleFieldset(role) {
     el('p', { id: id('key-state'), className: 'muted key-state' }));
 }
 
+// One row per model the roles use: its name and where the price comes from, then the input
+// and output prices (each with its own label, named as Rust names its errors).
+function priceRow(row, i) {
+  const input = (side) => el('input', {
+    id: `price-${i}-${side}`, name: `prices.${row.model}.${side}`, value: row[side],
+    inputmode: 'decimal', autocomplete: 'off', spellcheck: false, placeholder: 'unknown',
+  });
+  const label = (side) => el('label', { htmlFor: `price-${i}-${side}`, className: 'visually-hidden',
+    textContent: `${cap(side)} price of ${row.model}` });
+  return el('div', { className: 'price-row' },
+    el('div', { className: 'price-model' }, el('span', { textContent: row.model }),
+      el('span', { className: 'muted', textContent: row.note })),
+    label('input'), input('input'), label('output'), input('output'));
+}
+
+function renderPrices(rows) {
+  const head = el('div', { className: 'price-row price-head', ariaHidden: 'true' },
+    el('span', { textContent: 'Model' }), el('span', { textContent: 'Input' }), el('span', { textContent: 'Output' }));
+  $('prices').replaceChildren(...(rows.length ? [head, ...rows.map(priceRow)]
+    : [el('p', { className: 'muted', textContent: 'No model is configured yet.' })]));
+}
+
 export function renderSettings(view) {
   const roles = view.roles || [];
   if (roles.join() !== builtRoles) {
@@ -53,6 +75,13 @@ export function renderSettings(view) {
     }
     $('transcripts').checked = host.transcripts.enabled;
     $('export-dir').value = host.export_dir;
+    const f = view.fields;
+    if (f) {
+      $('retention-days').value = f.retention_days;
+      $('read-dirs').value = f.allowed_read_dirs;
+      $('max-read-mb').value = f.max_read_mb;
+      renderPrices(f.prices);
+    }
     const notes = [`Config file: ${host.config_path}`];
     if (host.env_overrides.length) notes.push(`Set by environment variables (they win over this form): ${host.env_overrides.join(', ')}`);
     for (const p of host.problems) notes.push(`Problem: ${p}`);
@@ -98,6 +127,14 @@ function formValue() {
     transcripts: $('transcripts').checked,
     export_dir: $('export-dir').value,
     allowed_sites: $('allowed-sites').value,
+    retention_days: $('retention-days').value,
+    allowed_read_dirs: $('read-dirs').value,
+    max_read_mb: $('max-read-mb').value,
+    prices: [...document.querySelectorAll('#prices .price-row:not(.price-head)')].map((row) => ({
+      model: row.querySelector('.price-model span').textContent,
+      input: row.querySelector('[name$=".input"]').value,
+      output: row.querySelector('[name$=".output"]').value,
+    })),
   };
 }
 

@@ -5,9 +5,10 @@
 
 use std::collections::BTreeMap;
 
-use waymark_core::protocol::{HostSettings, LlmStatus, TranscriptSettings};
+use waymark_core::protocol::{HostSettings, LlmStatus, ModelPrice, TranscriptSettings};
 
 use crate::config::{self, Config, ConfigError, Env, ROLES, load_file, save_file, set_key};
+use crate::llm::{is_loopback, price::model_price};
 
 /// Problems worth showing in the side panel (empty when all is well).
 pub fn problems(cfg: &Result<Config, String>) -> Vec<String> {
@@ -50,6 +51,7 @@ pub fn view(cfg: &Result<Config, String>) -> HostSettings {
             config_path: String::new(),
             env_overrides: Vec::new(),
             problems,
+            prices: BTreeMap::new(),
         };
     };
     let path = |p: &std::path::Path| p.to_string_lossy().into_owned();
@@ -69,7 +71,24 @@ pub fn view(cfg: &Result<Config, String>) -> HostSettings {
         config_path: path(&c.config_path),
         env_overrides: c.env_overrides.clone(),
         problems,
+        prices: prices(c),
     }
+}
+
+/// The effective price of every distinct model the roles use (each role falls back to the
+/// default endpoint, so an unused default is not listed). A model counts as local (free
+/// without a price) only when every endpoint serving it is on this machine.
+fn prices(c: &Config) -> BTreeMap<String, ModelPrice> {
+    let mut local: BTreeMap<&str, bool> = BTreeMap::new();
+    for ep in ROLES.iter().map(|r| c.for_role(r)) {
+        let here = is_loopback(&ep.base_url);
+        local.entry(ep.model.as_str()).and_modify(|l| *l &= here).or_insert(here);
+    }
+    local
+        .into_iter()
+        .filter(|(model, _)| !model.is_empty())
+        .map(|(model, local)| (model.to_owned(), model_price(model, &c.prices, local)))
+        .collect()
 }
 
 /// Applies `values` to the config file, all or nothing: the result must load (with `env`)

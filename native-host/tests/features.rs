@@ -72,6 +72,45 @@ fn config_set_applies_live_and_never_sends_a_key_back() {
     assert!(text.contains("fresh-model") && !text.contains("ftp://"), "all or nothing: {text}");
 }
 
+#[test]
+fn config_get_reports_each_models_price_and_where_it_comes_from() {
+    let llm = ScriptedLlm::always_text("hi").expect("llm");
+    let mut h = Host::builder().env("WAYMARK_LLM_BASE_URL", llm.base_url()).spawn();
+    let r = set(
+        &mut h,
+        1,
+        json!({
+            "llm.model": "local-model",
+            "roles.planner.model": "gpt-4o",
+            "roles.summariser.model": "mine",
+            "roles.validator.model": "mystery",
+            "roles.validator.base_url": "https://llm.example.com/v1",
+            "prices.mine.input": "0.5",
+            "prices.mine.output": "1.5",
+            "prices.gpt-4o.output": "12",
+        }),
+    );
+    assert_eq!(r["ok"], true, "{r}");
+    h.request(2, "config.get", json!({}));
+    let prices = h.reply(2)["data"]["prices"].clone();
+    assert_eq!(
+        prices,
+        json!({
+            "gpt-4o": {"input": 2.5, "output": 12.0, "source": "user"},
+            "local-model": {"input": 0.0, "output": 0.0, "source": "local"},
+            "mine": {"input": 0.5, "output": 1.5, "source": "user"},
+            "mystery": {"input": null, "output": null, "source": "unknown"},
+        }),
+        "every model the roles use, the built-in input price kept beside the user's output"
+    );
+    // Removing the user's price brings the built-in one back.
+    let r = set(&mut h, 3, json!({"prices.gpt-4o.input": null}));
+    assert_eq!(
+        r["data"]["prices"]["gpt-4o"],
+        json!({"input": 2.5, "output": 10.0, "source": "built_in"})
+    );
+}
+
 fn read_jsonl(path: &Path) -> Vec<Value> {
     std::fs::read_to_string(path)
         .expect("transcript written")

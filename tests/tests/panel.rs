@@ -1,5 +1,5 @@
 //! The side panel end to end in real Chromium with the scripted LLM: settings (per-role models,
-//! write-only keys, allowed sites, transcripts) and the host's setup check; the LLM's state
+//! write-only keys, allowed sites, transcripts, readable folders, file size, prices) and the host's setup check; the LLM's state
 //! (rate limited, key rejected) and what tasks cost; the prompt box (history on the arrow keys,
 //! attachments, JSON mode with its copy button); findings as a table with links; safe rendering
 //! of model text; the keyboard (Ctrl+E exports, Escape stops, the open-panel command); the
@@ -239,6 +239,24 @@ fn script(
     panic!("unexpected navigator prompt for task {task:?}");
 }
 
+/// Retention days, readable folders and largest file (MB), as the settings form shows them.
+fn host_file_fields(panel: &Panel) -> Value {
+    eval(
+        panel,
+        "['retention-days', 'read-dirs', 'max-read-mb'].map(id => document.getElementById(id).value)",
+    )
+}
+
+/// Each price row: model, input, output.
+fn price_rows(panel: &Panel) -> Value {
+    eval(
+        panel,
+        "[...document.querySelectorAll('#prices .price-row:not(.price-head)')].map(r => \
+           [r.querySelector('.price-model span').textContent, \
+            ...[...r.querySelectorAll('input')].map(i => i.value)])",
+    )
+}
+
 fn history_value(panel: &Panel, key: &str) -> String {
     panel.page.press_key(key).expect("key");
     eval(panel, "document.getElementById('prompt').value").as_str().unwrap_or_default().to_owned()
@@ -331,6 +349,71 @@ fn settings_status_prompt_box_findings_and_keyboard() {
         json!(["https://example.com", "https://shop.example.org"])
     );
 
+    // Files and prices: Rust fills them from the host (30 days and 25 MB are the defaults; both
+    // models run on this computer, so they are free until priced).
+    assert_eq!(host_file_fields(&panel), json!(["30", "", "25"]));
+    wait_js(
+        &panel,
+        "document.getElementById('price-1-input')?.name === 'prices.summary-model.input'",
+    );
+    assert_eq!(
+        price_rows(&panel),
+        json!([["scripted-model", "0", "0"], ["summary-model", "0", "0"]])
+    );
+    // A bad size is refused with its field marked.
+    set_value(&panel, "max-read-mb", "0");
+    click(&panel, "settings-save");
+    wait_js(&panel, "document.querySelectorAll('#settings-errors li').length === 1");
+    assert_eq!(
+        eval(&panel, "document.getElementById('max-read-mb').getAttribute('aria-invalid')"),
+        "true"
+    );
+    let errors = panel.text("settings-errors").expect("errors");
+    assert!(errors.starts_with("Largest file the host reads (MB): a size in MB"), "{errors}");
+    // Retention, a readable folder, a size and a price, saved to the host.
+    let docs = wm.work.path().join("docs");
+    std::fs::create_dir_all(&docs).expect("docs dir");
+    let docs = docs.display().to_string();
+    set_value(&panel, "retention-days", "7");
+    set_value(&panel, "read-dirs", &format!("{docs}\n"));
+    set_value(&panel, "max-read-mb", "0.5");
+    set_value(&panel, "price-1-input", "0.4");
+    set_value(&panel, "price-1-output", "1.6");
+    click(&panel, "settings-save");
+    panel.wait_text("settings-notice", "t === 'Saved.'").expect("saved");
+    assert_eq!(eval(&panel, "document.querySelectorAll('#settings [aria-invalid]').length"), 0);
+    let config = std::fs::read_to_string(wm.work.path().join("config/config.toml"))
+        .expect("the host wrote its config");
+    for line in [
+        "retention_days = 7",
+        "max_bytes = 524288",
+        docs.as_str(),
+        "[prices.summary-model]",
+        "input = 0.4",
+        "output = 1.6",
+    ] {
+        assert!(config.contains(line), "{line} in {config}");
+    }
+    assert!(!config.contains("scripted-model]"), "an unchanged price is not sent: {config}");
+    // A new host process reads the same settings back.
+    let fresh = eval(
+        &panel,
+        "chrome.runtime.sendNativeMessage('com.waymark.host', {v: 1, id: 1, type: 'config.get'})",
+    );
+    let fresh = &fresh["data"];
+    assert_eq!(fresh["transcripts"]["retention_days"], 7, "{fresh}");
+    assert_eq!(fresh["allowed_read_dirs"], json!([docs]));
+    assert_eq!(fresh["max_read_bytes"], 524_288);
+    assert_eq!(
+        fresh["prices"]["summary-model"],
+        json!({"input": 0.4, "output": 1.6, "source": "user"})
+    );
+    assert_eq!(host_file_fields(&panel), json!(["7", docs, "0.5"]));
+    assert_eq!(
+        price_rows(&panel),
+        json!([["scripted-model", "0", "0"], ["summary-model", "0.4", "1.6"]])
+    );
+
     // Check setup: the host's doctor checks, each shown.
     click(&panel, "check-setup");
     panel.wait_text("doctor-status", "t.includes('checks passed')").expect("doctor ran");
@@ -342,8 +425,19 @@ fn settings_status_prompt_box_findings_and_keyboard() {
     assert!(checks.iter().any(|c| c.starts_with("OK") && c.contains("is reachable")), "{checks:?}");
     assert!(checks.iter().any(|c| c.contains("the browser started this host")), "{checks:?}");
     shot(&panel, "settings");
+    eval(&panel, "document.getElementById('files-settings').scrollIntoView()");
+    shot(&panel, "settings-files-prices");
     eval(&panel, "document.getElementById('settings').scrollIntoView({block: 'end'})");
     shot(&panel, "settings-doctor");
+    // Both prices emptied: the user's price is dropped (later costs stay those of a local model).
+    set_value(&panel, "price-1-input", "");
+    set_value(&panel, "price-1-output", "");
+    click(&panel, "settings-save");
+    panel.wait_text("settings-notice", "t === 'Saved.'").expect("saved");
+    wait_js(&panel, "document.getElementById('price-1-input').value === '0'");
+    let config = std::fs::read_to_string(wm.work.path().join("config/config.toml"))
+        .expect("the host wrote its config");
+    assert!(!config.contains("prices"), "{config}");
     // Escape closes the settings and gives the focus back.
     panel.page.press_key("Escape").expect("escape");
     wait_js(&panel, "document.getElementById('settings').hidden");

@@ -2,7 +2,7 @@
 
 use std::path::PathBuf;
 
-use super::{ConfigFile, ProviderKind, ROLES, canonical_role};
+use super::{ConfigFile, PriceSection, ProviderKind, ROLES, canonical_role};
 
 /// Why a setting could not be changed.
 #[derive(Debug, thiserror::Error)]
@@ -19,7 +19,7 @@ pub const KEYS_HELP: &str = "llm.provider, llm.base_url, llm.model, llm.api_key,
 llm.retry_base_ms, llm.idle_timeout_secs, llm.request_timeout_secs, llm.max_concurrent, \
 roles.<planner|navigator|summariser|validator>.<provider|base_url|model|api_key>, export_dir, \
 data_dir, transcripts.enabled, transcripts.retention_days, transcripts.flush_every, \
-transcripts.redact (one secret per line), files.allowed_dirs (separated like PATH), \
+transcripts.redact (one secret per line), files.allowed_dirs (one per line, or separated like PATH), \
 files.max_bytes, prices.<model>.<input|output> (dollars per million tokens)";
 
 /// Sets (or with `None` removes) one setting by its dotted name.
@@ -75,8 +75,15 @@ pub fn set_key(file: &mut ConfigFile, key: &str, value: Option<String>) -> Resul
         "files.allowed_dirs" => {
             file.files.allowed_dirs = match value {
                 Some(v) => {
+                    // The panel sends one directory per line (a path may hold the PATH
+                    // separator, e.g. `C:\\` on Windows); the command line, a PATH-like list.
+                    let dirs: Vec<PathBuf> = if v.contains('\n') {
+                        v.lines().map(str::trim).map(PathBuf::from).collect()
+                    } else {
+                        std::env::split_paths(&v).collect()
+                    };
                     let dirs: Vec<PathBuf> =
-                        std::env::split_paths(&v).filter(|p| !p.as_os_str().is_empty()).collect();
+                        dirs.into_iter().filter(|p| !p.as_os_str().is_empty()).collect();
                     if let Some(rel) = dirs.iter().find(|d| !d.is_absolute()) {
                         return Err(KeyError(format!(
                             "{key}: {} is not an absolute path",
@@ -134,7 +141,12 @@ fn set_nested(file: &mut ConfigFile, key: &str, value: Option<String>) -> Result
             v.parse().ok().filter(|p: &f64| p.is_finite() && *p >= 0.0).ok_or_else(|| {
                 KeyError(format!("{key} needs dollars per million tokens, got {v:?}"))
             })?;
-        let entry = file.prices.entry(model.to_owned()).or_default();
+        // A model priced for the first time keeps its other price (built-in, or 0 when none
+        // is known), so setting only `input` does not make its output free.
+        let seed = crate::llm::price::price_of(model, &file.prices)
+            .map(|(input, output)| PriceSection { input, output })
+            .unwrap_or_default();
+        let entry = file.prices.entry(model.to_owned()).or_insert(seed);
         match field {
             "input" => entry.input = price,
             "output" => entry.output = price,
@@ -173,12 +185,19 @@ mod tests {
         assert!(set_key(&mut f, "roles.planner.colour", Some("m".into())).is_err());
         set_key(&mut f, "prices.gpt-4.1.input", Some("2.5".into())).expect("price");
         assert_eq!(f.prices["gpt-4.1"].input, 2.5);
+        assert_eq!(f.prices["gpt-4.1"].output, 8.0, "the built-in output price is kept");
+        set_key(&mut f, "prices.mystery.output", Some("3".into())).expect("price");
+        assert_eq!((f.prices["mystery"].input, f.prices["mystery"].output), (0.0, 3.0));
         assert!(set_key(&mut f, "prices.x.input", Some("-1".into())).is_err());
         set_key(&mut f, "transcripts.enabled", Some("on".into())).expect("bool");
         assert_eq!(f.transcripts.enabled, Some(true));
         set_key(&mut f, "transcripts.redact", Some("a1234\n\n b5678 ".into())).expect("list");
         assert_eq!(f.transcripts.redact, vec!["a1234", "b5678"]);
         assert!(set_key(&mut f, "files.allowed_dirs", Some("relative/dir".into())).is_err());
+        set_key(&mut f, "files.allowed_dirs", Some("/a:b\n\n /c \n".into())).expect("lines");
+        assert_eq!(f.files.allowed_dirs, [PathBuf::from("/a:b"), PathBuf::from("/c")]);
+        set_key(&mut f, "files.allowed_dirs", Some("/a:/d".into())).expect("PATH-like");
+        assert_eq!(f.files.allowed_dirs.len(), if cfg!(windows) { 1 } else { 2 });
         assert!(is_secret("roles.planner.api_key") && !is_secret("llm.model"));
     }
 }

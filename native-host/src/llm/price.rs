@@ -7,7 +7,7 @@
 
 use std::collections::BTreeMap;
 
-use waymark_core::protocol::{CallCost, TokenUsage};
+use waymark_core::protocol::{CallCost, ModelPrice, PriceSource, TokenUsage};
 
 use crate::config::PriceSection;
 
@@ -56,6 +56,27 @@ pub fn price_of(model: &str, overrides: &BTreeMap<String, PriceSection>) -> Opti
         .filter(|(prefix, _, _)| bare.starts_with(prefix))
         .max_by_key(|(prefix, _, _)| prefix.len())
         .map(|(_, i, o)| (*i, *o))
+}
+
+/// The price `model` is charged at and where it comes from, as [`cost`] applies it: what the
+/// side panel shows so the user can correct it. `local`: the model runs on this machine.
+pub fn model_price(
+    model: &str,
+    overrides: &BTreeMap<String, PriceSection>,
+    local: bool,
+) -> ModelPrice {
+    let bare = model.rsplit('/').next().unwrap_or(model).to_ascii_lowercase();
+    let source = if overrides.contains_key(model) || overrides.contains_key(bare.as_str()) {
+        PriceSource::User
+    } else if price_of(model, overrides).is_some() {
+        PriceSource::BuiltIn
+    } else if local {
+        PriceSource::Local
+    } else {
+        PriceSource::Unknown
+    };
+    let price = price_of(model, overrides).or_else(|| local.then_some((0.0, 0.0)));
+    ModelPrice { input: price.map(|p| p.0), output: price.map(|p| p.1), source }
 }
 
 /// The cost of one call with `usage`. Models on this machine cost nothing; unknown remote
@@ -107,5 +128,19 @@ mod tests {
         assert_eq!(cost("llama3.1", usage(10, 10), true, &o).map(|c| c.usd), Some(0.0));
         assert_eq!(cost("mystery", usage(10, 10), false, &o), None);
         assert_eq!(cost("gpt-4o", None, false, &o), None);
+    }
+
+    #[test]
+    fn model_prices_say_where_they_come_from() {
+        let mut o = BTreeMap::new();
+        o.insert("gpt-4o".to_owned(), PriceSection { input: 1.0, output: 2.0 });
+        let p = model_price("openai/gpt-4o", &o, false);
+        assert_eq!((p.input, p.output, p.source), (Some(1.0), Some(2.0), PriceSource::User));
+        let p = model_price("gpt-4.1-mini", &o, true);
+        assert_eq!((p.input, p.output, p.source), (Some(0.40), Some(1.60), PriceSource::BuiltIn));
+        let p = model_price("llama3.1", &o, true);
+        assert_eq!((p.input, p.output, p.source), (Some(0.0), Some(0.0), PriceSource::Local));
+        let p = model_price("mystery", &o, false);
+        assert_eq!((p.input, p.output, p.source), (None, None, PriceSource::Unknown));
     }
 }

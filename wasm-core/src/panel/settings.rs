@@ -7,6 +7,11 @@ use crate::safety::origin_of;
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 
+mod host_files;
+
+use host_files::files_and_prices_changes;
+pub use host_files::{HostFields, PriceForm, PriceRow, host_fields};
+
 /// The roles whose endpoint the user can choose, in the order the panel lists them.
 pub const ROLES: [&str; 4] = ["planner", "navigator", "validator", "summariser"];
 
@@ -44,6 +49,18 @@ pub struct SettingsForm {
     /// Sites the agent may act on besides the one it starts on, one per line.
     #[serde(default)]
     pub allowed_sites: String,
+    /// Days the host keeps transcripts (`0` keeps them forever).
+    #[serde(default)]
+    pub retention_days: String,
+    /// Directories the host may read attached files from, one per line.
+    #[serde(default)]
+    pub allowed_read_dirs: String,
+    /// Largest file the host reads, in MB (MiB, as the host's default of 25 MB is).
+    #[serde(default)]
+    pub max_read_mb: String,
+    /// One row per model the roles use.
+    #[serde(default)]
+    pub prices: Vec<PriceForm>,
 }
 
 /// The extension's own settings (stored in `chrome.storage`, used by the agent).
@@ -80,6 +97,18 @@ pub struct SettingsView {
     pub notice: Option<String>,
     /// The last "Check setup".
     pub doctor: Option<DoctorView>,
+    /// The host part of the form, filled from `host` (see [`SettingsView::show_host`]).
+    #[serde(default)]
+    pub fields: Option<HostFields>,
+}
+
+impl SettingsView {
+    /// Shows the host's settings: keeps them (the next save is compared with them) and fills
+    /// the form's host fields from them.
+    pub fn show_host(&mut self, host: HostSettings) {
+        self.fields = Some(host_fields(&host));
+        self.host = Some(host);
+    }
 }
 
 /// The doctor's checks as the panel shows them.
@@ -175,6 +204,7 @@ fn host_changes(
             host.insert("export_dir".into(), Some(dir.to_owned()));
         }
     }
+    files_and_prices_changes(form, current, host, errors);
 }
 
 /// The allowed sites, one per line, as origins.
@@ -209,8 +239,9 @@ fn is_absolute(path: &str) -> bool {
 
 #[cfg(test)]
 mod tests {
+    use super::host_files::MB;
     use super::*;
-    use crate::protocol::TranscriptSettings;
+    use crate::protocol::{ModelPrice, PriceSource, TranscriptSettings};
 
     fn status(model: &str) -> LlmStatus {
         LlmStatus {
@@ -221,7 +252,7 @@ mod tests {
         }
     }
 
-    fn current() -> HostSettings {
+    pub(super) fn current() -> HostSettings {
         HostSettings {
             llm: status("m"),
             roles: ROLES.iter().map(|r| ((*r).to_owned(), status("m"))).collect(),
@@ -233,15 +264,35 @@ mod tests {
                 flush_every: 1,
                 redact_count: 0,
             },
-            allowed_read_dirs: vec![],
-            max_read_bytes: 0,
+            allowed_read_dirs: vec!["/data/a".into()],
+            max_read_bytes: 25 * MB,
             config_path: String::new(),
             env_overrides: vec![],
             problems: vec![],
+            prices: [
+                ("m", price(Some(1.0), Some(2.0), PriceSource::BuiltIn)),
+                ("mine", price(Some(0.5), Some(1.5), PriceSource::User)),
+                ("odd", price(None, None, PriceSource::Unknown)),
+            ]
+            .into_iter()
+            .map(|(m, p)| (m.to_owned(), p))
+            .collect(),
         }
     }
 
-    fn form() -> SettingsForm {
+    pub(super) fn price(
+        input: Option<f64>,
+        output: Option<f64>,
+        source: PriceSource,
+    ) -> ModelPrice {
+        ModelPrice { input, output, source }
+    }
+
+    pub(super) fn price_row(model: &str, input: &str, output: &str) -> PriceForm {
+        PriceForm { model: model.into(), input: input.into(), output: output.into() }
+    }
+
+    pub(super) fn form() -> SettingsForm {
         SettingsForm {
             roles: ROLES
                 .iter()
@@ -256,6 +307,14 @@ mod tests {
             transcripts: false,
             export_dir: "/tmp/exports".into(),
             allowed_sites: String::new(),
+            retention_days: "30".into(),
+            allowed_read_dirs: "/data/a".into(),
+            max_read_mb: "25".into(),
+            prices: vec![
+                price_row("m", "1", "2"),
+                price_row("mine", "0.5", "1.5"),
+                price_row("odd", "", ""),
+            ],
         }
     }
 

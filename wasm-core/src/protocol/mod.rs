@@ -27,7 +27,7 @@ pub use llm::{
     CallCost, ChatMessage, ChatRole, ImageInput, LlmCompletion, LlmRequest, TokenUsage, ToolCall,
     ToolSpec,
 };
-pub use settings::{ConfigSet, HostSettings, TranscriptSettings};
+pub use settings::{ConfigSet, HostSettings, ModelPrice, PriceSource, TranscriptSettings};
 pub use transcript::{TranscriptEvent, TranscriptRecord, TranscriptRecorded};
 
 /// Protocol version carried in every frame; bumped only on incompatible changes.

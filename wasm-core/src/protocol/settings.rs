@@ -43,6 +43,10 @@ pub struct HostSettings {
     /// Configuration problems to show to the user.
     #[serde(default)]
     pub problems: Vec<String>,
+    /// The price the host charges each configured model at (every distinct model across the
+    /// roles), so the panel can show and correct it; absent from older hosts.
+    #[serde(default)]
+    pub prices: BTreeMap<String, ModelPrice>,
 }
 
 /// Transcript capture settings (the exact secrets to redact are never reported).
@@ -58,4 +62,29 @@ pub struct TranscriptSettings {
     pub flush_every: u32,
     /// How many exact secrets are configured for redaction.
     pub redact_count: u32,
+}
+
+/// What one model costs, as the host prices its calls (US dollars per million tokens).
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+pub struct ModelPrice {
+    /// Prompt tokens; `None` when no price is known (the cost then shows tokens only).
+    pub input: Option<f64>,
+    /// Completion tokens; `None` when no price is known.
+    pub output: Option<f64>,
+    /// Where the price comes from, so the user knows whether it is theirs to correct.
+    pub source: PriceSource,
+}
+
+/// Where a [`ModelPrice`] comes from.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum PriceSource {
+    /// The user's `prices.<model>` setting.
+    User,
+    /// The host's built-in list price.
+    BuiltIn,
+    /// No known price, but the model runs on this machine: calls cost nothing.
+    Local,
+    /// No known price: the cost of its calls is unknown.
+    Unknown,
 }

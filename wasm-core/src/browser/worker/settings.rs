@@ -41,7 +41,7 @@ pub(super) async fn open(w: Rc<Worker>) {
     state.settings.notice = None;
     match fetched {
         Ok(host) => {
-            state.settings.host = Some(host);
+            state.settings.show_host(host);
             state.settings.host_error = None;
         }
         Err(e) => state.settings.host_error = Some(e),
@@ -87,7 +87,7 @@ pub(super) async fn save(w: Rc<Worker>, form: SettingsForm) {
             }
             (_, Err(e)) => format!("Could not store the allowed sites: {e}"),
             (Some(Ok(settings)), Ok(())) => {
-                state.settings.host = Some(settings);
+                state.settings.show_host(settings);
                 state.settings.host_error = None;
                 "Saved.".to_owned()
             }

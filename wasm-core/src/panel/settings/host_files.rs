@@ -1,0 +1,332 @@
+//! The host part of the settings form beyond the endpoints: transcript retention, the
+//! folders attached files may come from, the largest readable file, and each model's prices.
+//! Rust fills these fields from the host's settings and turns the user's edits into
+//! `config.set` values, so the view only copies strings.
+
+use super::{FieldError, SettingsForm, is_absolute};
+use crate::protocol::{HostSettings, ModelPrice, PriceSource};
+use serde::{Deserialize, Serialize};
+use std::collections::BTreeMap;
+
+/// One model's prices as the user left them: US dollars per million tokens, as typed.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct PriceForm {
+    /// The model the row prices.
+    pub model: String,
+    /// Prompt tokens; empty together with `output` for "no price of mine".
+    #[serde(default)]
+    pub input: String,
+    /// Completion tokens.
+    #[serde(default)]
+    pub output: String,
+}
+
+/// The host part of the form as Rust fills it from [`HostSettings`] (the view only copies
+/// these strings into its fields, so conversions such as bytes to MB happen here).
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct HostFields {
+    /// Transcript retention in days.
+    pub retention_days: String,
+    /// Readable directories, one per line.
+    pub allowed_read_dirs: String,
+    /// Largest readable file in MB.
+    pub max_read_mb: String,
+    /// One row per model the roles use, in name order.
+    pub prices: Vec<PriceRow>,
+}
+
+/// One model's row in the prices part of the form.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct PriceRow {
+    /// The model.
+    pub model: String,
+    /// The input price as shown (empty when unknown).
+    pub input: String,
+    /// The output price as shown (empty when unknown).
+    pub output: String,
+    /// Where the price comes from, in words.
+    pub note: String,
+}
+/// Bytes in the panel's MB (a mebibyte, as the host's default limit of 25 MB counts them).
+pub(super) const MB: u64 = 1024 * 1024;
+
+/// The largest file size the form accepts, in MB (1 TiB): far beyond any attachment, and the
+/// conversion to bytes stays exact.
+const MAX_READ_MB: f64 = 1_048_576.0;
+
+/// The form's host fields for `host`.
+pub fn host_fields(host: &HostSettings) -> HostFields {
+    HostFields {
+        retention_days: host.transcripts.retention_days.to_string(),
+        allowed_read_dirs: host.allowed_read_dirs.join("\n"),
+        max_read_mb: format_mb(host.max_read_bytes),
+        prices: host
+            .prices
+            .iter()
+            .map(|(model, price)| PriceRow {
+                model: model.clone(),
+                input: price.input.map(|p| p.to_string()).unwrap_or_default(),
+                output: price.output.map(|p| p.to_string()).unwrap_or_default(),
+                note: price_note(price.source).to_owned(),
+            })
+            .collect(),
+    }
+}
+
+/// Where a price comes from, for the user deciding whether to correct it.
+fn price_note(source: PriceSource) -> &'static str {
+    match source {
+        PriceSource::User => "your price (empty both fields to drop it)",
+        PriceSource::BuiltIn => "built-in list price",
+        PriceSource::Local => "runs on this computer: free unless you set a price",
+        PriceSource::Unknown => "no known price: costs show tokens only until you set one",
+    }
+}
+
+/// `bytes` in MB, without trailing zeros (`25`, `0.5`).
+fn format_mb(bytes: u64) -> String {
+    if bytes.is_multiple_of(MB) {
+        return (bytes / MB).to_string();
+    }
+    #[allow(clippy::cast_precision_loss, reason = "a display value; sizes are far below 2^52")]
+    let mb = bytes as f64 / MB as f64;
+    let text = format!("{mb:.6}");
+    text.trim_end_matches('0').trim_end_matches('.').to_owned()
+}
+
+/// `mb` (positive, at most [`MAX_READ_MB`]) in bytes, at least one.
+fn mb_to_bytes(mb: f64) -> u64 {
+    #[allow(
+        clippy::cast_possible_truncation,
+        clippy::cast_sign_loss,
+        reason = "positive and at most 2^40 bytes, checked by the caller"
+    )]
+    let bytes = (mb * 1_048_576.0).round() as u64;
+    bytes.max(1)
+}
+
+/// The transcript, file and price settings of the form: only what differs from `current`.
+pub(super) fn files_and_prices_changes(
+    form: &SettingsForm,
+    current: &HostSettings,
+    host: &mut BTreeMap<String, Option<String>>,
+    errors: &mut Vec<FieldError>,
+) {
+    let mut err = |field: &str, message: String| {
+        errors.push(FieldError { field: field.to_owned(), message });
+    };
+    let days = form.retention_days.trim();
+    match days.parse::<u32>() {
+        Ok(d) if d != current.transcripts.retention_days => {
+            host.insert("transcripts.retention_days".into(), Some(d.to_string()));
+        }
+        Ok(_) => {}
+        Err(_) => err(
+            "transcripts.retention_days",
+            "a whole number of days, 0 to keep transcripts forever".into(),
+        ),
+    }
+
+    let mut dirs: Vec<&str> = Vec::new();
+    for line in form.allowed_read_dirs.lines().map(str::trim).filter(|l| !l.is_empty()) {
+        if !is_absolute(line) {
+            err("files.allowed_dirs", format!("{line:?} is not an absolute path"));
+        } else if !dirs.contains(&line) {
+            dirs.push(line);
+        }
+    }
+    if dirs != current.allowed_read_dirs {
+        // One per line, newline-terminated so that even one directory is read as a line
+        // (a PATH-like list would split `C:\\…` or a name holding `:`).
+        let value = (!dirs.is_empty()).then(|| dirs.iter().map(|d| format!("{d}\n")).collect());
+        host.insert("files.allowed_dirs".into(), value);
+    }
+
+    let mb = form.max_read_mb.trim();
+    if mb != format_mb(current.max_read_bytes) {
+        match mb.parse::<f64>().ok().filter(|m| m.is_finite() && *m > 0.0 && *m <= MAX_READ_MB) {
+            Some(m) => {
+                let bytes = mb_to_bytes(m);
+                if bytes != current.max_read_bytes {
+                    host.insert("files.max_bytes".into(), Some(bytes.to_string()));
+                }
+            }
+            None => err("files.max_bytes", "a size in MB above 0, e.g. 25 or 0.5".into()),
+        }
+    }
+
+    for row in &form.prices {
+        price_changes(row, current.prices.get(&row.model), host, errors);
+    }
+}
+
+/// One model's `prices.<model>.input|output` changes. Only changed values are sent (the host
+/// keeps the other price of a model priced for the first time); both emptied drops the
+/// user's price.
+fn price_changes(
+    row: &PriceForm,
+    current: Option<&ModelPrice>,
+    host: &mut BTreeMap<String, Option<String>>,
+    errors: &mut Vec<FieldError>,
+) {
+    let model = row.model.trim();
+    let key = |side: &str| format!("prices.{model}.{side}");
+    if model.is_empty() || model.chars().any(char::is_whitespace) {
+        errors.push(FieldError {
+            field: key("input"),
+            message: "a model name, without spaces".into(),
+        });
+        return;
+    }
+    let parse = |text: &str, side: &str, errors: &mut Vec<FieldError>| -> Result<Option<f64>, ()> {
+        let text = text.trim();
+        if text.is_empty() {
+            return Ok(None);
+        }
+        match text.parse::<f64>().ok().filter(|p| p.is_finite() && *p >= 0.0) {
+            Some(p) => Ok(Some(p)),
+            None => {
+                errors.push(FieldError {
+                    field: key(side),
+                    message: "US dollars per million tokens: a number, 0 or more (e.g. 2.5)".into(),
+                });
+                Err(())
+            }
+        }
+    };
+    let input = parse(&row.input, "input", errors);
+    let output = parse(&row.output, "output", errors);
+    let (Ok(input), Ok(output)) = (input, output) else { return };
+    let mine = current.is_some_and(|c| c.source == PriceSource::User);
+    match (input, output) {
+        (None, None) if mine => {
+            host.insert(key("input"), None);
+        }
+        (None, None) => {}
+        (Some(_), None) | (None, Some(_)) => {
+            let empty = if input.is_none() { "input" } else { "output" };
+            errors.push(FieldError {
+                field: key(empty),
+                message: "enter both prices, or leave both empty".into(),
+            });
+        }
+        (Some(i), Some(o)) => {
+            let was = current.map_or((None, None), |c| (c.input, c.output));
+            if was.0 != Some(i) {
+                host.insert(key("input"), Some(i.to_string()));
+            }
+            if was.1 != Some(o) {
+                host.insert(key("output"), Some(o.to_string()));
+            }
+        }
+    }
+}
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::panel::settings::tests::{current, form, price_row};
+    use crate::panel::settings::validate;
+
+    #[test]
+    fn the_host_fields_are_filled_from_the_host_settings() {
+        let fields = host_fields(&current());
+        assert_eq!(fields.retention_days, "30");
+        assert_eq!(fields.allowed_read_dirs, "/data/a");
+        assert_eq!(fields.max_read_mb, "25");
+        let rows: Vec<(&str, &str, &str)> = fields
+            .prices
+            .iter()
+            .map(|r| (r.model.as_str(), r.input.as_str(), r.output.as_str()))
+            .collect();
+        assert_eq!(rows, [("m", "1", "2"), ("mine", "0.5", "1.5"), ("odd", "", "")]);
+        assert_eq!(fields.prices[0].note, "built-in list price");
+        assert!(fields.prices[2].note.starts_with("no known price"));
+        // The form as filled is the form unchanged.
+        let mut f = form();
+        f.retention_days = fields.retention_days;
+        f.allowed_read_dirs = fields.allowed_read_dirs;
+        f.max_read_mb = fields.max_read_mb;
+        f.prices = fields.prices.iter().map(|r| price_row(&r.model, &r.input, &r.output)).collect();
+        assert_eq!(f, form());
+        assert_eq!((format_mb(MB * 3 / 2), format_mb(100)), ("1.5".into(), "0.000095".into()));
+    }
+
+    #[test]
+    fn files_and_prices_send_only_what_changed() {
+        let mut f = form();
+        f.retention_days = " 0 ".into();
+        f.allowed_read_dirs = "/data/a\n\n  /data/b \n/data/a".into();
+        f.max_read_mb = "0.5".into();
+        f.prices = vec![
+            price_row("m", "1.25", "2"),
+            price_row("mine", "", ""),
+            price_row("odd", "3", "4.5"),
+        ];
+        let changes = validate(&f, Some(&current())).expect("valid");
+        let host: Vec<(&str, Option<&str>)> =
+            changes.host.iter().map(|(k, v)| (k.as_str(), v.as_deref())).collect();
+        assert_eq!(
+            host,
+            [
+                ("files.allowed_dirs", Some("/data/a\n/data/b\n")),
+                ("files.max_bytes", Some("524288")),
+                ("prices.m.input", Some("1.25")),
+                ("prices.mine.input", None),
+                ("prices.odd.input", Some("3")),
+                ("prices.odd.output", Some("4.5")),
+                ("transcripts.retention_days", Some("0")),
+            ]
+        );
+        // No directory left: the setting is removed.
+        f = form();
+        f.allowed_read_dirs = " \n".into();
+        let changes = validate(&f, Some(&current())).expect("valid");
+        assert_eq!(changes.host.get("files.allowed_dirs"), Some(&None));
+    }
+
+    #[test]
+    fn a_size_shown_rounded_is_not_a_change() {
+        let mut host = current();
+        host.max_read_bytes = 100;
+        let mut f = form();
+        f.max_read_mb = host_fields(&host).max_read_mb;
+        assert!(validate(&f, Some(&host)).expect("valid").host.is_empty());
+        f.max_read_mb = "0.0000001".into();
+        let changes = validate(&f, Some(&host)).expect("valid");
+        assert_eq!(changes.host["files.max_bytes"].as_deref(), Some("1"), "at least one byte");
+    }
+
+    #[test]
+    fn bad_file_and_price_fields_are_all_reported() {
+        let mut f = form();
+        f.retention_days = "-1".into();
+        f.allowed_read_dirs = "/ok\nrelative/dir".into();
+        f.max_read_mb = "0".into();
+        f.prices = vec![
+            price_row("m", "abc", "-2"),
+            price_row("mine", "NaN", "1"),
+            price_row("odd", "3", ""),
+        ];
+        let errors = validate(&f, Some(&current())).expect_err("invalid");
+        let fields: Vec<&str> = errors.iter().map(|e| e.field.as_str()).collect();
+        assert_eq!(
+            fields,
+            [
+                "transcripts.retention_days",
+                "files.allowed_dirs",
+                "files.max_bytes",
+                "prices.m.input",
+                "prices.m.output",
+                "prices.mine.input",
+                "prices.odd.output",
+            ]
+        );
+        assert!(errors[1].message.contains("relative/dir"), "{errors:?}");
+        for too_big in ["inf", "2000000", "1e400"] {
+            f = form();
+            f.max_read_mb = too_big.into();
+            let errors = validate(&f, Some(&current())).expect_err(too_big);
+            assert_eq!(errors[0].field, "files.max_bytes");
+        }
+    }
+}
