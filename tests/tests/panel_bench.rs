@@ -124,6 +124,25 @@ fn open_once(wm: &Waymark) -> Opening {
     Opening { ready, own: ready - parts[0].as_f64().unwrap_or(0.0), live }
 }
 
+/// The browser's own part, under the same conditions: DOMContentLoaded of the extension's
+/// smallest page (`offscreen.html`: a line of HTML and two tiny modules).
+fn floor_once(wm: &Waymark) -> f64 {
+    let url = format!("chrome-extension://{EXTENSION_ID}/offscreen.html");
+    let created = wm.browser.call("Target.createTarget", json!({ "url": url })).expect("open");
+    let page = wm.browser.attach(created["targetId"].as_str().expect("id")).expect("attach");
+    let dcl = page
+        .wait_for(
+            "document.readyState === 'complete' && \
+             performance.getEntriesByType('navigation')[0].domContentLoadedEventEnd",
+            TASK_TIMEOUT,
+        )
+        .expect("floor page loaded");
+    wm.browser.close_target(page.target_id()).expect("close");
+    // Time for the extension's renderer to exit when this was its last page.
+    std::thread::sleep(std::time::Duration::from_millis(300));
+    dcl.as_f64().unwrap_or_default()
+}
+
 fn report(label: &str, samples: &mut [f64]) -> String {
     if samples.is_empty() {
         return format!("| {label} | 0 | | | | |");
@@ -157,7 +176,9 @@ fn bench_panel_startup_with_200_tasks() {
     wm.browser.stop_service_worker(&worker, TASK_TIMEOUT).expect("stop worker");
 
     let mut cold = Vec::new();
+    let mut cold_floor = Vec::new();
     for _ in 0..COLD_RUNS {
+        cold_floor.push(floor_once(&wm));
         cold.push(open_once(&wm));
         let worker = wm.browser.wait_for_extension_worker(TASK_TIMEOUT).expect("worker");
         if let Ok(sw) = wm.browser.attach(&worker.target_id) {
@@ -171,7 +192,9 @@ fn bench_panel_startup_with_200_tasks() {
     }
     open_once(&wm); // wakes the worker; not measured
     let mut warm = Vec::new();
+    let mut warm_floor = Vec::new();
     for _ in 0..WARM_RUNS {
+        warm_floor.push(floor_once(&wm));
         warm.push(open_once(&wm));
     }
     // First opening after the browser started again (the worker not running, the extension's
@@ -201,5 +224,10 @@ fn bench_panel_startup_with_200_tasks() {
         let live_label = format!("{label} (live state from the worker) | navigation start");
         let mut live: Vec<f64> = runs.iter().filter_map(|o| o.live).collect();
         println!("{}", report(&live_label, &mut live));
+    }
+    for (label, floor) in [("running", &mut warm_floor), ("stopped first", &mut cold_floor)] {
+        let floor_label =
+            format!("{label} (floor: offscreen.html, DOMContentLoaded) | navigation start");
+        println!("{}", report(&floor_label, floor));
     }
 }
