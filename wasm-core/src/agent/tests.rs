@@ -254,7 +254,8 @@ struct Run {
     journal: Vec<JournalEntry>,
 }
 
-fn run_spec(spec: TaskSpec, llm: &ScriptedLlm, page: &FakeForm, user: &ScriptedUser) -> Run {
+/// Runs one task to its end on `page`; what it emitted and journaled comes back with the outcome.
+fn run_spec<P: Page>(spec: TaskSpec, llm: &ScriptedLlm, page: &P, user: &ScriptedUser) -> Run {
     let env = TickingEnv::default();
     let events = Recorder::default();
     let journal = MemJournal::default();

@@ -48,27 +48,12 @@ impl Page for ClosingForm {
     }
 }
 
-fn run_closing(
-    page: &ClosingForm,
-    llm: &ScriptedLlm,
-    user: &ScriptedUser,
-) -> (TaskOutcome, Vec<TaskEvent>) {
-    let (env, events, journal) =
-        (TickingEnv::default(), Recorder::default(), MemJournal::default());
-    let agent = Agent { llm, page, env: &env, events: &events, operator: user, journal: &journal };
-    let outcome = block_on(async {
-        let mut ctx = agent.start(spec(6)).await.expect("journal");
-        agent.run(&mut ctx).await
-    });
-    (outcome, events.0.into_inner())
-}
-
 #[test]
 fn a_closed_tab_is_replaced_by_the_one_the_user_opens_and_the_task_goes_on() {
     let page = ClosingForm::new(1, Some("https://form.example/"));
     let llm = ScriptedLlm::new(vec![calls(&[FILL]), calls(&[SAVE]), calls(&[DONE])]);
     let user = ScriptedUser::new(vec![Reply::proceed()]);
-    let (outcome, events) = run_closing(&page, &llm, &user);
+    let Run { outcome, events, .. } = run_spec(spec(6), &llm, &page, &user);
     assert!(outcome.success, "{outcome:?}");
     assert_eq!(page.adopted.get(), 1);
     assert_eq!(page.form.acts.borrow().len(), 2, "typed, then saved in the new tab");
@@ -85,7 +70,7 @@ fn stopping_at_the_closed_tab_card_ends_the_task_with_what_was_done() {
     let page = ClosingForm::new(1, Some("https://form.example/"));
     let llm = ScriptedLlm::new(vec![calls(&[FILL]), calls(&[SAVE]), calls(&[DONE])]);
     let user = ScriptedUser::new(vec![Reply::stop()]);
-    let (outcome, _) = run_closing(&page, &llm, &user);
+    let outcome = run_spec(spec(6), &llm, &page, &user).outcome;
     assert!(!outcome.success);
     assert_eq!(
         outcome.answer,
@@ -100,7 +85,7 @@ fn with_no_page_open_the_task_ends_with_the_reason() {
     let page = ClosingForm::new(1, None);
     let llm = ScriptedLlm::new(vec![calls(&[FILL]), calls(&[SAVE]), calls(&[DONE])]);
     let user = ScriptedUser::new(vec![Reply::proceed()]);
-    let (outcome, _) = run_closing(&page, &llm, &user);
+    let outcome = run_spec(spec(6), &llm, &page, &user).outcome;
     assert!(!outcome.success);
     assert!(outcome.answer.contains("was closed"), "{}", outcome.answer);
     assert!(outcome.answer.contains("no web page is open"), "{}", outcome.answer);

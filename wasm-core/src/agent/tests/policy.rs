@@ -154,16 +154,8 @@ fn run_policy(
     navigator.push(calls(&[("done", r#"{"answer":"finished","success":true}"#)]));
     let llm = ScriptedLlm::new(navigator);
     let user = ScriptedUser::new(replies);
-    let (env, events, journal) =
-        (TickingEnv::default(), Recorder::default(), MemJournal::default());
-    let agent =
-        Agent { llm: &llm, page, env: &env, events: &events, operator: &user, journal: &journal };
-    let spec = TaskSpec { resources, validate: false, ..spec(6) };
-    let outcome = block_on(async {
-        let mut ctx = agent.start(spec).await.expect("journal");
-        agent.run(&mut ctx).await
-    });
-    PolicyRun { outcome, cards: user.cards.into_inner(), journal: journal.entries.into_inner() }
+    let run = run_spec(TaskSpec { resources, validate: false, ..spec(6) }, &llm, page, &user);
+    PolicyRun { outcome: run.outcome, cards: user.cards.into_inner(), journal: run.journal }
 }
 
 fn first_error(run: &PolicyRun) -> String {
@@ -325,20 +317,7 @@ fn typing_a_secret_from_another_site_is_refused() {
         calls(&[("done", r#"{"answer":"x","success":true}"#)]),
     ]);
     let user = ScriptedUser::new(vec![Reply::approve(), Reply::approve()]);
-    let (env, events, journal) =
-        (TickingEnv::default(), Recorder::default(), MemJournal::default());
-    let agent = Agent {
-        llm: &llm,
-        page: &pages,
-        env: &env,
-        events: &events,
-        operator: &user,
-        journal: &journal,
-    };
-    let outcome = block_on(async {
-        let mut ctx = agent.start(TaskSpec { validate: false, ..spec(6) }).await.expect("start");
-        agent.run(&mut ctx).await
-    });
+    let outcome = run_spec(TaskSpec { validate: false, ..spec(6) }, &llm, &pages, &user).outcome;
     let typed = outcome.steps.iter().find(|s| s.action.name() == "type").expect("type step");
     assert!(!typed.outcome.ok);
     assert!(typed.outcome.error.as_deref().unwrap_or("").contains("outbound"), "{typed:?}");
@@ -403,22 +382,9 @@ fn sites_allowed_in_settings_are_in_scope_from_the_start() {
         calls(&[("done", r#"{"answer":"finished","success":true}"#)]),
     ]);
     let user = ScriptedUser::new(vec![]);
-    let (env, events, journal) =
-        (TickingEnv::default(), Recorder::default(), MemJournal::default());
-    let agent = Agent {
-        llm: &llm,
-        page: &page,
-        env: &env,
-        events: &events,
-        operator: &user,
-        journal: &journal,
-    };
     let spec =
         TaskSpec { allowed_sites: vec!["https://docs.example".into()], validate: false, ..spec(6) };
-    block_on(async {
-        let mut ctx = agent.start(spec).await.expect("journal");
-        agent.run(&mut ctx).await
-    });
+    run_spec(spec, &llm, &page, &user);
     assert!(user.cards.into_inner().is_empty(), "no approval asked for an allowed site");
     assert_eq!(page.acted(), 1);
 }
