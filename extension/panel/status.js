@@ -22,9 +22,10 @@ export function renderStatus(state) {
   clearInterval(timer);
   if (lines.some((line) => line.retry_at_ms != null)) timer = setInterval(drawLlm, 1000);
   const task = state.task;
-  const session = state.session_usage_text;
-  $('usage').hidden = !task?.usage_text && !session;
-  text($('task-usage'), task?.usage_text ? `This task: ${task.usage_text}` : '');
+  const session = state.session_usage?.text;
+  const spent = task?.usage?.text;
+  $('usage').hidden = !spent && !session;
+  text($('task-usage'), spent ? `This task: ${spent}` : '');
   text($('session-usage'), session ? `Session: ${session}` : '');
   text($('live'), task?.announce ?? '');
 }

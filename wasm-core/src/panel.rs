@@ -181,9 +181,6 @@ pub struct PanelState {
     /// Tokens and cost of the current session (every call, summaries included).
     #[serde(default)]
     pub session_usage: Usage,
-    /// The session's usage line as the panel shows it.
-    #[serde(default)]
-    pub session_usage_text: String,
     /// The session `session_usage` belongs to.
     #[serde(default)]
     pub usage_session_id: String,
@@ -214,7 +211,6 @@ impl PanelState {
             sessions: self.sessions.clone(),
             toc: self.toc.clone(),
             session_usage: self.session_usage,
-            session_usage_text: self.session_usage_text.clone(),
             usage_session_id: self.usage_session_id.clone(),
             prompt_history: self.prompt_history.clone(),
             settings: SettingsView {
@@ -361,9 +357,6 @@ pub struct TaskView {
     /// Tokens and cost of this task's model calls.
     #[serde(default)]
     pub usage: Usage,
-    /// The usage line as the panel shows it.
-    #[serde(default)]
-    pub usage_text: String,
     /// The latest step, as one sentence for screen readers (the live region reads it).
     #[serde(default)]
     pub announce: String,
@@ -477,12 +470,6 @@ impl TaskView {
         } else {
             format!("Stopped after {}.", counted(outcome.step_count, "step"))
         };
-    }
-
-    /// Adds one model call's usage to this task.
-    pub fn add_usage(&mut self, completion: &crate::protocol::LlmCompletion) {
-        self.usage.add(completion);
-        self.usage_text = self.usage.describe();
     }
 }
 

@@ -1,10 +1,12 @@
 //! What the LLM costs: token and dollar totals of the current task and session.
 
 use crate::protocol::LlmCompletion;
-use serde::{Deserialize, Serialize};
+use serde::ser::SerializeStruct;
+use serde::{Deserialize, Serialize, Serializer};
 
-/// Tokens and dollars spent, summed over LLM calls.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Serialize, Deserialize)]
+/// Tokens and dollars spent, summed over LLM calls. Serialized with its line for the panel
+/// (`text`, empty before the first call), worked out from the totals, never stored apart.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Deserialize)]
 pub struct Usage {
     /// Completed calls.
     pub calls: u32,
@@ -16,6 +18,30 @@ pub struct Usage {
     pub usd: f64,
     /// Calls whose cost is unknown (the model has no price in the host config).
     pub unpriced_calls: u32,
+}
+
+impl Serialize for Usage {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        let mut s = serializer.serialize_struct("Usage", 6)?;
+        s.serialize_field("calls", &self.calls)?;
+        s.serialize_field("input_tokens", &self.input_tokens)?;
+        s.serialize_field("output_tokens", &self.output_tokens)?;
+        s.serialize_field("usd", &self.usd)?;
+        s.serialize_field("unpriced_calls", &self.unpriced_calls)?;
+        let text = if self.calls == 0 { String::new() } else { self.describe() };
+        s.serialize_field("text", &text)?;
+        s.end()
+    }
+}
+
+impl std::ops::AddAssign for Usage {
+    fn add_assign(&mut self, other: Self) {
+        self.calls += other.calls;
+        self.input_tokens += other.input_tokens;
+        self.output_tokens += other.output_tokens;
+        self.usd += other.usd;
+        self.unpriced_calls += other.unpriced_calls;
+    }
 }
 
 impl Usage {
@@ -109,6 +135,17 @@ mod tests {
         let mut unpriced = Usage::default();
         unpriced.add(&call(1, 1, None));
         assert!(unpriced.describe().ends_with("no price set for the model"));
+        // The panel's line travels with the totals; before the first call there is none, and
+        // stored totals (which carry an old line) read back as the same numbers.
+        let json = serde_json::to_value(u).expect("json");
+        assert_eq!(json["text"], u.describe());
+        let back: Usage = serde_json::from_value(json).expect("back");
+        assert_eq!(back, u);
+        assert_eq!(serde_json::to_value(Usage::default()).expect("json")["text"], "");
+        let mut sum = Usage::default();
+        sum += u;
+        sum += u;
+        assert_eq!((sum.calls, sum.unpriced_calls, sum.usd), (6, 2, 2.0 * u.usd));
         let mut local = Usage::default();
         local.add(&call(1, 1, Some(0.0)));
         assert!(local.describe().ends_with("· $0"), "{}", local.describe());

@@ -116,9 +116,8 @@ fn record(w: &Rc<Worker>, role: &str, result: &Result<LlmCompletion, ErrorBody>,
             Ok(completion) => {
                 state.llm.set(role, LlmState::after_success(completion));
                 state.session_usage.add(completion);
-                state.session_usage_text = state.session_usage.describe();
                 if for_task && let Some(task) = state.task.as_mut() {
-                    task.add_usage(completion);
+                    task.usage.add(completion);
                 }
             }
             Err(error) => match LlmState::after_error(error) {
@@ -144,7 +143,6 @@ pub(super) fn follow_session(w: &Rc<Worker>) {
         }
         state.usage_session_id = id.clone();
         state.session_usage = Usage::default();
-        state.session_usage_text = String::new();
     }
     let w = w.clone();
     spawn_local(async move {
@@ -153,14 +151,8 @@ pub(super) fn follow_session(w: &Rc<Worker>) {
         if state.usage_session_id == id {
             // Calls made while loading are added on top of what was stored.
             let live = state.session_usage;
-            let mut total = stored;
-            total.calls += live.calls;
-            total.input_tokens += live.input_tokens;
-            total.output_tokens += live.output_tokens;
-            total.usd += live.usd;
-            total.unpriced_calls += live.unpriced_calls;
-            state.session_usage = total;
-            state.session_usage_text = total.describe();
+            state.session_usage = stored;
+            state.session_usage += live;
             drop(state);
             w.broadcast();
         }
