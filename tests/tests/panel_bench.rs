@@ -78,15 +78,18 @@ struct Opening {
     live: Option<f64>,
 }
 
+/// Opens one of the extension's pages in a new tab straight on its URL and attaches afterwards,
+/// as Chrome opens the side panel: no DevTools session slows the page while it loads.
+fn open_extension_page(wm: &Waymark, page: &str) -> waymark_tests::chromium::Page {
+    let url = format!("chrome-extension://{EXTENSION_ID}/{page}");
+    let created = wm.browser.call("Target.createTarget", json!({ "url": url })).expect("open");
+    wm.browser.attach(created["targetId"].as_str().expect("target id")).expect("attach")
+}
+
 /// Opens the panel, waits until it is interactive with the whole session and has the worker's
 /// live state.
 fn open_once(wm: &Waymark) -> Opening {
-    // Opened straight on the panel's URL and attached afterwards, as Chrome opens the side
-    // panel: no DevTools session slows the page while it loads.
-    let url = format!("chrome-extension://{EXTENSION_ID}/sidepanel.html");
-    let created = wm.browser.call("Target.createTarget", json!({ "url": url })).expect("open");
-    let target = created["targetId"].as_str().expect("target id");
-    let panel = Panel { page: wm.browser.attach(target).expect("attach panel") };
+    let panel = Panel { page: open_extension_page(wm, "sidepanel.html") };
     let ready = panel
         .page
         .wait_for(
@@ -127,9 +130,7 @@ fn open_once(wm: &Waymark) -> Opening {
 /// The browser's own part, under the same conditions: DOMContentLoaded of the extension's
 /// smallest page (`offscreen.html`: a line of HTML and two tiny modules).
 fn floor_once(wm: &Waymark) -> f64 {
-    let url = format!("chrome-extension://{EXTENSION_ID}/offscreen.html");
-    let created = wm.browser.call("Target.createTarget", json!({ "url": url })).expect("open");
-    let page = wm.browser.attach(created["targetId"].as_str().expect("id")).expect("attach");
+    let page = open_extension_page(wm, "offscreen.html");
     let dcl = page
         .wait_for(
             "document.readyState === 'complete' && \

@@ -101,7 +101,7 @@ fn mb_to_bytes(mb: f64) -> u64 {
         clippy::cast_sign_loss,
         reason = "positive and at most 2^40 bytes, checked by the caller"
     )]
-    let bytes = (mb * 1_048_576.0).round() as u64;
+    let bytes = (mb * MB as f64).round() as u64;
     bytes.max(1)
 }
 
