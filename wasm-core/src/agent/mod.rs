@@ -43,7 +43,7 @@ pub use tools::navigator_tools;
 use crate::action::{Action, ActionOutcome};
 use crate::observation::{Observation, Ref};
 use crate::protocol::{ErrorBody, LlmCompletion, LlmRequest};
-use crate::safety::ActionTarget;
+use crate::safety::{ActionTarget, BlockedRequest, NetworkPermit};
 use serde::{Deserialize, Serialize};
 
 /// Steps before a task stops on its own; enough for a form or a search, small enough to cap
@@ -66,11 +66,17 @@ pub trait Llm {
 pub trait Page {
     /// A fresh observation (which also renews the refs).
     async fn observe(&self) -> Result<Observation, String>;
-    /// Performs one action on the latest observation's refs.
-    async fn act(&self, action: &Action) -> Result<ActionOutcome, String>;
+    /// Performs one action on the latest observation's refs; while it runs (and for a short
+    /// settle window after) the tab may reach only what `permit` allows.
+    async fn act(&self, action: &Action, permit: &NetworkPermit) -> Result<ActionOutcome, String>;
     /// The facts of the live element an action targets (`None`: the focused element of the
     /// top frame), for the safety policy: read from the page, never taken from the model.
     async fn describe(&self, target: Option<Ref>) -> Result<ActionTarget, String>;
+    /// Requests the network layer blocked since the last call (what a page tried to send
+    /// where the task did not allow), for the timeline and the model.
+    async fn blocked_requests(&self) -> Vec<BlockedRequest> {
+        Vec::new()
+    }
     /// Whether the task's tab is gone (the user closed it): the loop then asks the user for
     /// another instead of ending the task.
     async fn tab_closed(&self) -> bool {

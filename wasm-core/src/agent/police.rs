@@ -8,17 +8,18 @@ use super::runner::{Agent, Flow};
 use super::{Env, Journal, Llm, Page, TaskEvents};
 use crate::action::{Action, ActionOutcome};
 use crate::observation::Observation;
+use crate::safety::{ActionTarget, NetworkPermit};
 
 impl<L: Llm, P: Page, E: Env, V: TaskEvents, O: Operator, J: Journal> Agent<'_, L, P, E, V, O, J> {
-    /// The safety policy for one action, before its intent is journaled: `Ok(None)` to go on,
-    /// `Ok(Some(outcome))` when it is refused (by the policy or the user), `Err` when the user
-    /// stopped the task at a card.
+    /// The safety policy for one action, before its intent is journaled: `Ok(Ok(permit))` to go
+    /// on (the browser enforces `permit` while the action runs), `Ok(Err(outcome))` when it is
+    /// refused (by the policy or the user), `Err` when the user stopped the task at a card.
     pub(super) async fn police(
         &self,
         ctx: &mut TaskContext,
         observation: &Observation,
         action: &Action,
-    ) -> Result<Option<ActionOutcome>, Flow> {
+    ) -> Result<Result<NetworkPermit, ActionOutcome>, Flow> {
         let facts = if needs_facts(action) {
             let target = match action {
                 Action::PressKeys { ref_id, .. } => *ref_id,
@@ -30,7 +31,7 @@ impl<L: Llm, P: Page, E: Env, V: TaskEvents, O: Operator, J: Journal> Agent<'_, 
             match described {
                 Ok(facts) => Some(facts),
                 Err(e) => {
-                    return Ok(Some(ActionOutcome::failed(format!(
+                    return Ok(Err(ActionOutcome::failed(format!(
                         "the element could not be checked before acting ({e}); observe again"
                     ))));
                 }
@@ -47,8 +48,8 @@ impl<L: Llm, P: Page, E: Env, V: TaskEvents, O: Operator, J: Journal> Agent<'_, 
             &ctx.taint,
         );
         let (card, allow, refusal) = match decision {
-            Decision::Go => return Ok(None),
-            Decision::Refuse(reason) => return Ok(Some(ActionOutcome::failed(reason))),
+            Decision::Go => return Ok(Ok(NetworkPermit::within(&ctx.scope))),
+            Decision::Refuse(reason) => return Ok(Err(ActionOutcome::failed(reason))),
             Decision::Confirm { card, allow } => {
                 let what = card.message.lines().next().unwrap_or_default().to_owned();
                 (card, allow, format!("refused by the user: they did not approve “{what}”"))
@@ -62,7 +63,7 @@ impl<L: Llm, P: Page, E: Env, V: TaskEvents, O: Operator, J: Journal> Agent<'_, 
         let confirm = card.kind == super::InterventionKind::Confirm;
         let reply = self.ask_user(ctx, card).await?;
         if !(confirm && reply.approve) {
-            return Ok(Some(ActionOutcome::failed(refusal)));
+            return Ok(Err(ActionOutcome::failed(refusal)));
         }
         // The user approved what the card showed: the element must still be exactly that (a
         // page could rewrite a form's action while the card was open).
@@ -72,7 +73,7 @@ impl<L: Llm, P: Page, E: Env, V: TaskEvents, O: Operator, J: Journal> Agent<'_, 
                 other => other.target_ref(),
             };
             if self.page.describe(target).await.as_ref() != Ok(approved) {
-                return Ok(Some(ActionOutcome::failed(
+                return Ok(Err(ActionOutcome::failed(
                     "not done: the element changed while the user was deciding (what they \
                      approved is no longer what it would do); observe again",
                 )));
@@ -85,6 +86,22 @@ impl<L: Llm, P: Page, E: Env, V: TaskEvents, O: Operator, J: Journal> Agent<'_, 
             }
             ctx.apply(&entry);
         }
-        Ok(None)
+        Ok(Ok(NetworkPermit::approved(&ctx.scope, approved_destination(action, facts.as_ref()))))
+    }
+}
+
+/// Where an approved action sends: a submission's final action URL, a link's target, a
+/// navigation's URL; `None` for actions that send nowhere themselves.
+fn approved_destination<'a>(
+    action: &'a Action,
+    facts: Option<&'a ActionTarget>,
+) -> Option<&'a str> {
+    match (action, facts) {
+        (Action::Navigate { url } | Action::OpenTab { url }, _) => Some(url),
+        (_, Some(t)) if t.submits_form || matches!(action, Action::PressKeys { .. }) => {
+            t.form_action.as_deref().or(t.href.as_deref())
+        }
+        (_, Some(t)) => t.href.as_deref(),
+        _ => None,
     }
 }

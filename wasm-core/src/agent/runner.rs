@@ -18,6 +18,7 @@ use super::{
 use crate::action::{Action, ActionOutcome};
 use crate::observation::Observation;
 use crate::protocol::{ErrorBody, LlmCompletion, LlmRequest, ToolSpec};
+use crate::safety::BlockedRequest;
 use crate::text::counted;
 
 /// The planner revises the plan this often even when all goes well: long enough that the plan
@@ -251,6 +252,11 @@ impl<L: Llm, P: Page, E: Env, V: TaskEvents, O: Operator, J: Journal> Agent<'_, 
                     self.events.emit(TaskEvent::StepOverhead { step, ms, page_ms });
                 }
                 ctx.shared.observed(&obs.url, self.env.now_ms());
+                // What the page tried after the last action's report (a late submission in the
+                // settle window) is told before the model reads the page again.
+                for blocked in self.page.blocked_requests().await {
+                    self.note(ctx, blocked.describe()).await;
+                }
                 record_observation(&mut ctx.taint, &obs);
                 if ctx.scope.allowed().next().is_none()
                     && crate::safety::origin_of(&obs.url).is_some()
@@ -571,8 +577,8 @@ impl<L: Llm, P: Page, E: Env, V: TaskEvents, O: Operator, J: Journal> Agent<'_, 
                 )),
                 _ => match self.police(ctx, observation, &action).await {
                     Err(flow) => return flow,
-                    Ok(Some(refused)) => refused,
-                    Ok(None) => {
+                    Ok(Err(refused)) => refused,
+                    Ok(Ok(permit)) => {
                         let intent = JournalEntry::Intent {
                             step,
                             action: action.clone(),
@@ -583,9 +589,10 @@ impl<L: Llm, P: Page, E: Env, V: TaskEvents, O: Operator, J: Journal> Agent<'_, 
                         }
                         acted = true;
                         let started = self.env.precise_ms();
-                        let outcome = self.page.act(&action).await;
+                        let outcome = self.page.act(&action, &permit).await;
                         ctx.overhead_page_ms += self.env.precise_ms() - started;
-                        let outcome = outcome.unwrap_or_else(ActionOutcome::failed);
+                        let mut outcome = outcome.unwrap_or_else(ActionOutcome::failed);
+                        self.report_blocked(&mut outcome).await;
                         if let (Some(text), Action::Extract { .. }) = (&outcome.text, &action) {
                             ctx.taint.record_page_text(&observation.url, text);
                         }
@@ -658,6 +665,21 @@ impl<L: Llm, P: Page, E: Env, V: TaskEvents, O: Operator, J: Journal> Agent<'_, 
         self.note(ctx, format!("Your claim that the task is done was checked against the page and rejected: {reason}. Keep working."))
             .await;
         Flow::Go
+    }
+
+    /// What the network layer blocked while the action ran joins its outcome: the user sees it
+    /// in the timeline and the model learns the page tried to send somewhere it may not.
+    async fn report_blocked(&self, outcome: &mut ActionOutcome) {
+        let blocked = self.page.blocked_requests().await;
+        if blocked.is_empty() {
+            return;
+        }
+        let lines: Vec<String> = blocked.iter().map(BlockedRequest::describe).collect();
+        let text = lines.join("\n");
+        outcome.text = Some(match outcome.text.take() {
+            Some(before) => format!("{before}\n{text}"),
+            None => text,
+        });
     }
 
     async fn note(&self, ctx: &mut TaskContext, text: String) {

@@ -120,7 +120,7 @@ impl Page for FakeForm {
         })
     }
 
-    async fn act(&self, action: &Action) -> Result<ActionOutcome, String> {
+    async fn act(&self, action: &Action, _permit: &NetworkPermit) -> Result<ActionOutcome, String> {
         self.acts.borrow_mut().push(action.clone());
         match action {
             Action::Type {
@@ -699,8 +699,8 @@ impl Page for DyingPage {
     async fn observe(&self) -> Result<Observation, String> {
         self.inner.observe().await
     }
-    async fn act(&self, action: &Action) -> Result<ActionOutcome, String> {
-        let outcome = self.inner.act(action).await;
+    async fn act(&self, action: &Action, permit: &NetworkPermit) -> Result<ActionOutcome, String> {
+        let outcome = self.inner.act(action, permit).await;
         if self.inner.acts.borrow().len() == self.die_at {
             std::future::pending::<()>().await;
         }
@@ -843,7 +843,11 @@ fn bench_step_overhead() {
                 ..Observation::default()
             })
         }
-        async fn act(&self, _action: &Action) -> Result<ActionOutcome, String> {
+        async fn act(
+            &self,
+            _action: &Action,
+            _permit: &NetworkPermit,
+        ) -> Result<ActionOutcome, String> {
             *self.0.borrow_mut() += 1;
             Ok(ActionOutcome::done())
         }

@@ -10,7 +10,7 @@ use crate::action::{Action, ActionOutcome, ContentRequest, MAX_WAIT_SECONDS, Pro
 use crate::agent::Page;
 use crate::frames::{FrameObservation, merge};
 use crate::observation::{Observation, Ref, TabSummary};
-use crate::safety::ActionTarget;
+use crate::safety::{ActionTarget, NetworkPermit};
 use crate::tabs::{TabInfo, pick_target_tab};
 use serde::de::DeserializeOwned;
 use serde::{Deserialize, Serialize};
@@ -391,7 +391,7 @@ impl Page for TabPage {
         Ok(tab.url)
     }
 
-    async fn act(&self, action: &Action) -> Result<ActionOutcome, String> {
+    async fn act(&self, action: &Action, _permit: &NetworkPermit) -> Result<ActionOutcome, String> {
         match self.act_inner(action).await {
             Err(e) => Err(self.closed_reason(" during the action").await.unwrap_or(e)),
             ok => ok,

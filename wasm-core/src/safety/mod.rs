@@ -9,12 +9,14 @@
 //! * [`outbound`]: values that came from another origin or from sensitive fields may not leave
 //!   through a navigation, a submit, or typing on another origin, in any common encoding.
 
+pub mod network;
 pub mod outbound;
 pub mod risk;
 pub mod scope;
 pub mod surface;
 pub mod visibility;
 
+pub use network::{BlockedRequest, NetworkPermit};
 pub use outbound::{OutboundBlock, TaintLedger};
 pub use risk::{ActionKind, ActionTarget, Risk, classify};
 pub use scope::{ScopeError, SiteScope, origin_of};

@@ -27,8 +27,8 @@ impl Page for ClosingForm {
         }
         self.form.observe().await
     }
-    async fn act(&self, action: &Action) -> Result<ActionOutcome, String> {
-        let outcome = self.form.act(action).await;
+    async fn act(&self, action: &Action, permit: &NetworkPermit) -> Result<ActionOutcome, String> {
+        let outcome = self.form.act(action, permit).await;
         if self.form.acts.borrow().len() == self.close_after {
             self.closed.set(true);
         }

@@ -12,6 +12,8 @@ struct FactsPage {
     /// (ref index, name shown in the observation, live facts)
     elements: Vec<(u32, String, ActionTarget)>,
     acts: RefCell<Vec<Action>>,
+    /// The network permit each performed action ran under.
+    permits: RefCell<Vec<NetworkPermit>>,
     describe_fails: bool,
     /// The element with focus (what `press_keys` without a ref acts on).
     focused: Option<u32>,
@@ -29,6 +31,7 @@ impl FactsPage {
             text: text.into(),
             elements: vec![],
             acts: RefCell::default(),
+            permits: RefCell::default(),
             describe_fails: false,
             focused: None,
             tabs: vec![],
@@ -92,8 +95,9 @@ impl Page for FactsPage {
         })
     }
 
-    async fn act(&self, action: &Action) -> Result<ActionOutcome, String> {
+    async fn act(&self, action: &Action, permit: &NetworkPermit) -> Result<ActionOutcome, String> {
         self.acts.borrow_mut().push(action.clone());
+        self.permits.borrow_mut().push(permit.clone());
         Ok(ActionOutcome::done())
     }
 
@@ -181,6 +185,11 @@ fn free_actions_run_without_a_card() {
     let run = run_policy(&page, vec![calls(&[("click", r#"{"ref":1}"#)])], vec![], BTreeMap::new());
     assert!(run.cards.is_empty());
     assert_eq!(page.acted(), 1);
+    assert_eq!(
+        page.permits.borrow()[0],
+        NetworkPermit { origins: vec!["https://shop.example".into()], approved_destination: None },
+        "a free action may reach the task's scope only"
+    );
 }
 
 #[test]
@@ -194,6 +203,11 @@ fn a_risky_action_runs_only_after_an_explicit_approval() {
     assert!(card.message.contains("Place order"), "{}", card.message);
     assert!(card.message.contains("https://shop.example/checkout"), "{}", card.message);
     assert_eq!(intents(&approved), 1);
+    assert_eq!(
+        page.permits.borrow()[0].approved_destination.as_deref(),
+        Some("https://shop.example/checkout"),
+        "the browser lets the approved action send exactly where the card said"
+    );
 
     for reply in [Reply::default(), Reply { text: "yes go ahead".into(), ..Reply::default() }] {
         let page = order_page();
@@ -294,8 +308,8 @@ impl Page for TwoPages {
         self.seen.set(self.seen.get() + 1);
         if self.seen.get() == 1 { self.first.observe().await } else { self.then.observe().await }
     }
-    async fn act(&self, action: &Action) -> Result<ActionOutcome, String> {
-        self.then.act(action).await
+    async fn act(&self, action: &Action, permit: &NetworkPermit) -> Result<ActionOutcome, String> {
+        self.then.act(action, permit).await
     }
     async fn describe(&self, target: Option<Ref>) -> Result<ActionTarget, String> {
         self.then.describe(target).await

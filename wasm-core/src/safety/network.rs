@@ -1,0 +1,88 @@
+//! What the browser's network layer lets the agent's tab reach while one action runs: the policy
+//! judges an action, and the browser (declarativeNetRequest session rules scoped to the tab)
+//! enforces the result, so a page script that rewrites a form, swaps a button or submits late
+//! still cannot send anywhere the user did not allow.
+
+use super::scope::SiteScope;
+use serde::{Deserialize, Serialize};
+
+/// The destinations one action may reach, handed to the browser adapter with the action.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct NetworkPermit {
+    /// Origins (`scheme://host[:port]`, as [`super::origin_of`] writes them) the tab may load
+    /// documents from and send requests to: the task's scope.
+    pub origins: Vec<String>,
+    /// For an approved submission or navigation: exactly the URL the card showed (without its
+    /// fragment). State-changing requests (POST, PUT, PATCH, DELETE, beacons) may go only there;
+    /// documents may still load from `origins` (a redirect after a POST lands on the site).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub approved_destination: Option<String>,
+}
+
+impl NetworkPermit {
+    /// A free action: the task's scope, nothing more.
+    pub fn within(scope: &SiteScope) -> Self {
+        Self { origins: scope.allowed().map(str::to_owned).collect(), approved_destination: None }
+    }
+
+    /// An action the user approved on a card that named `destination`.
+    pub fn approved(scope: &SiteScope, destination: Option<&str>) -> Self {
+        let destination = destination.map(|d| d.split('#').next().unwrap_or(d).to_owned());
+        Self { approved_destination: destination, ..Self::within(scope) }
+    }
+}
+
+/// A request the network layer stopped while an action ran (or during its settle window).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct BlockedRequest {
+    /// Where the page tried to go or send.
+    pub url: String,
+    /// HTTP method, upper case.
+    pub method: String,
+    /// The browser's resource type (`main_frame`, `xmlhttprequest`, `ping`, …).
+    pub kind: String,
+}
+
+impl BlockedRequest {
+    /// In words, for the timeline and the model.
+    pub fn describe(&self) -> String {
+        let what = match self.kind.as_str() {
+            "main_frame" => "navigate to",
+            "sub_frame" => "load a frame from",
+            _ if self.method != "GET" => "send data to",
+            _ => "reach",
+        };
+        let shown: String = self.url.chars().take(160).collect();
+        format!(
+            "the page tried to {what} {shown} ({} {}); blocked by Waymark because the task did not \
+             allow that destination",
+            self.method, self.kind
+        )
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_permit_carries_the_scope_and_the_exact_approved_destination() {
+        let scope = SiteScope::starting_at("https://shop.example/cart");
+        assert_eq!(NetworkPermit::within(&scope).origins, vec!["https://shop.example".to_owned()]);
+        let approved = NetworkPermit::approved(&scope, Some("https://news.example/subscribe#x"));
+        assert_eq!(
+            approved.approved_destination.as_deref(),
+            Some("https://news.example/subscribe")
+        );
+    }
+
+    #[test]
+    fn a_blocked_request_says_what_the_page_tried() {
+        let b = BlockedRequest {
+            url: "https://evil.example/c".into(),
+            method: "POST".into(),
+            kind: "xmlhttprequest".into(),
+        };
+        assert!(b.describe().starts_with("the page tried to send data to https://evil.example/c"));
+    }
+}
