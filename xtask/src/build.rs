@@ -189,18 +189,30 @@ fn wasm2js(extension_dir: &Path) -> Result<PathBuf> {
     // glue's "is my view stale?" checks (`byteLength === 0`, `detached`) would keep writing to
     // the old one and corrupt the heap (seen as dlmalloc assertions on big pages).
     let bg_glue = out_dir.join(format!("{name}_bg.js"));
-    let patched = std::fs::read_to_string(&bg_glue)
-        .with_context(|| format!("reading {}", bg_glue.display()))?
-        .replace("Memory0.byteLength === 0", "Memory0.buffer !== wasm.memory.buffer")
-        .replace(
-            "cachedDataViewMemory0.buffer.detached === true",
-            "cachedDataViewMemory0.buffer !== wasm.memory.buffer",
-        );
-    std::fs::write(&bg_glue, patched).with_context(|| format!("writing {}", bg_glue.display()))?;
+    let glue = std::fs::read_to_string(&bg_glue)
+        .with_context(|| format!("reading {}", bg_glue.display()))?;
+    let glue = util::patch_required(
+        &glue,
+        "Memory0.byteLength === 0",
+        "Memory0.buffer !== wasm.memory.buffer",
+        &bg_glue,
+    )?;
+    let glue = util::patch_required(
+        &glue,
+        "cachedDataViewMemory0.buffer.detached === true",
+        "cachedDataViewMemory0.buffer !== wasm.memory.buffer",
+        &bg_glue,
+    )?;
+    std::fs::write(&bg_glue, glue).with_context(|| format!("writing {}", bg_glue.display()))?;
     let entry = out_dir.join(format!("{name}.js"));
-    let glue = std::fs::read_to_string(&entry)
-        .with_context(|| format!("reading {}", entry.display()))?
-        .replace(&format!("./{name}_bg.wasm\""), &format!("./{name}_bg.wasm.js\""));
+    let glue =
+        std::fs::read_to_string(&entry).with_context(|| format!("reading {}", entry.display()))?;
+    let glue = util::patch_required(
+        &glue,
+        &format!("./{name}_bg.wasm\""),
+        &format!("./{name}_bg.wasm.js\""),
+        &entry,
+    )?;
     std::fs::write(&entry, glue).with_context(|| format!("writing {}", entry.display()))?;
     Ok(js)
 }

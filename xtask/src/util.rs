@@ -4,10 +4,37 @@ use anyhow::{Context, Result, bail};
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-/// The workspace root (parent of `xtask/`).
+/// The workspace root (parent of `xtask/`), found when the command runs: `cargo run` sets
+/// `CARGO_MANIFEST_DIR` for the clone it was invoked in, whereas a path compiled into the
+/// binary would point at whichever clone last built it when clones share a target directory.
 pub fn root() -> PathBuf {
-    let here = PathBuf::from(env!("CARGO_MANIFEST_DIR"));
-    here.parent().map(Path::to_path_buf).unwrap_or(here)
+    let manifest_dir = std::env::var_os("CARGO_MANIFEST_DIR").map(PathBuf::from);
+    let start =
+        manifest_dir.or_else(|| std::env::current_dir().ok()).unwrap_or_else(|| PathBuf::from("."));
+    workspace_root_above(&start).unwrap_or(start)
+}
+
+/// The nearest folder at or above `from` whose `Cargo.toml` declares the workspace.
+fn workspace_root_above(from: &Path) -> Option<PathBuf> {
+    from.ancestors()
+        .find(|dir| {
+            std::fs::read_to_string(dir.join("Cargo.toml"))
+                .is_ok_and(|toml| toml.lines().any(|l| l.trim() == "[workspace]"))
+        })
+        .map(Path::to_path_buf)
+}
+
+/// Replaces `from` with `to` in generated code, failing when `from` is missing: a patch that
+/// silently does nothing after a tool upgrade would ship the bug it was written to fix.
+pub fn patch_required(text: &str, from: &str, to: &str, file: &Path) -> Result<String> {
+    if !text.contains(from) {
+        bail!(
+            "{}: the generated code no longer contains `{from}`; the build's patch must be \
+             updated for this tool version",
+            file.display()
+        );
+    }
+    Ok(text.replace(from, to))
 }
 
 /// Cargo's target directory, honouring `CARGO_TARGET_DIR` (CI points it at a cache).
