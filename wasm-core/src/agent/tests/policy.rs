@@ -3,6 +3,7 @@
 //! the live element's facts, never what the model or the observation claims.
 
 use super::*;
+use crate::safety::DocumentOrigin;
 use std::collections::BTreeMap;
 
 /// A page at `url` whose elements have the given live facts; records what was acted on.
@@ -483,7 +484,7 @@ fn a_sensitive_new_site_is_named_and_an_approval_grants_it_explicitly() {
 #[test]
 fn enter_without_a_ref_is_judged_on_the_focused_element() {
     let mut search = field("Search");
-    search.form_action = Some("https://shop.example/search".into());
+    search.form_action = Some("https://search.other.example/q".into());
     let mut page = FactsPage::new(SHOP, "Shop").with(1, search);
     page.focused = Some(1);
     let run = run_policy(
@@ -494,17 +495,17 @@ fn enter_without_a_ref_is_judged_on_the_focused_element() {
     );
     assert_eq!(page.acted(), 0);
     assert!(run.cards[0].title.contains("form submission"), "{}", run.cards[0].title);
-    // Other keys on it are free.
-    let mut page = FactsPage::new(SHOP, "Shop").with(1, field("Search"));
-    page.focused = Some(1);
-    let run = run_policy(
-        &page,
-        vec![calls(&[("press_keys", r#"{"keys":"ArrowDown"}"#)])],
-        vec![],
-        BTreeMap::new(),
-    );
-    assert!(run.cards.is_empty());
-    assert_eq!(page.acted(), 1);
+    // The same search on the page's own origin needs no card; other keys are free anyway.
+    for keys in ["Enter", "ArrowDown"] {
+        let mut search = field("Search");
+        search.form_action = Some("https://shop.example/search".into());
+        let mut page = FactsPage::new(SHOP, "Shop").with(1, search);
+        page.focused = Some(1);
+        let args = serde_json::json!({ "keys": keys }).to_string();
+        let run = run_policy(&page, vec![calls(&[("press_keys", &args)])], vec![], BTreeMap::new());
+        assert!(run.cards.is_empty(), "{keys}: {:?}", run.cards);
+        assert_eq!(page.acted(), 1);
+    }
 }
 
 #[test]
@@ -522,19 +523,108 @@ fn non_web_addresses_are_refused() {
 }
 
 #[test]
-fn a_frame_of_another_origin_inside_an_allowed_page_is_in_scope_unless_sensitive() {
-    let mut field_in_frame = field("Card holder");
-    field_in_frame.page_url = "https://forms.example/embed".into();
-    let mut page = FactsPage::new(SHOP, "Checkout").with(1, button("x"));
-    page.elements[0].2 = field_in_frame.clone();
+fn a_frame_of_another_origin_needs_a_card_naming_its_site_and_approval_adds_it() {
+    let mut in_frame = field("Card holder");
+    in_frame.page_url = "https://forms.example/embed".into();
+    in_frame.origin = DocumentOrigin::Web("https://forms.example".into());
+    let page = || {
+        let mut page = FactsPage::new(SHOP, "Checkout").with(1, button("x"));
+        page.elements[0].2 = in_frame.clone();
+        page
+    };
     let typed = || vec![calls(&[("type", r#"{"ref":1,"text":"Ada"}"#)])];
-    let run = run_policy(&page, typed(), vec![], BTreeMap::new());
+    let denied_page = page();
+    let run = run_policy(&denied_page, typed(), vec![], BTreeMap::new());
+    assert_eq!(
+        denied_page.acted(),
+        0,
+        "text typed into a third-party frame leaves with its script"
+    );
+    assert_eq!(
+        run.cards[0].message.lines().next(),
+        Some(
+            "Type “Ada” into “Card holder” in a frame from forms.example embedded in shop.example"
+        )
+    );
+    // Approved once: the frame's origin joins the scope, the next typing there is free.
+    let approved_page = page();
+    let twice = vec![typed().remove(0), typed().remove(0)];
+    let run = run_policy(&approved_page, twice, vec![Reply::approve()], BTreeMap::new());
+    assert_eq!(run.cards.len(), 1, "{:?}", run.cards);
+    assert_eq!(approved_page.acted(), 2);
+    assert!(run.journal.iter().any(|e| matches!(
+        e,
+        JournalEntry::SiteAllowed { origin, sensitive: false } if origin == "https://forms.example"
+    )));
+}
+
+#[test]
+fn a_frame_is_judged_on_the_origin_its_document_reports_not_its_url() {
+    // A srcdoc frame reports its parent's origin: it is the page itself.
+    let mut srcdoc = field("Name");
+    srcdoc.page_url = "about:srcdoc".into();
+    srcdoc.origin = DocumentOrigin::Web("https://shop.example".into());
+    let mut page = FactsPage::new(SHOP, "Form").with(1, button("x"));
+    page.elements[0].2 = srcdoc;
+    let run = run_policy(
+        &page,
+        vec![calls(&[("type", r#"{"ref":1,"text":"Ada"}"#)])],
+        vec![],
+        BTreeMap::new(),
+    );
     assert!(run.cards.is_empty(), "{:?}", run.cards);
     assert_eq!(page.acted(), 1);
-    field_in_frame.page_url = "https://js.stripe.example/frame".into();
+    // A frame whose URL looks like the shop but whose document is another origin.
+    let mut disguised = field("Name");
+    disguised.page_url = "https://shop.example/embed".into();
+    disguised.origin = DocumentOrigin::Web("https://ads.example".into());
+    let mut page = FactsPage::new(SHOP, "Form").with(1, button("x"));
+    page.elements[0].2 = disguised;
+    let run = run_policy(
+        &page,
+        vec![calls(&[("type", r#"{"ref":1,"text":"Ada"}"#)])],
+        vec![],
+        BTreeMap::new(),
+    );
+    assert_eq!(page.acted(), 0);
+    assert!(run.cards[0].message.contains("a frame from ads.example"), "{:?}", run.cards);
+}
+
+#[test]
+fn a_sandboxed_frame_is_never_in_scope_and_its_approval_adds_nothing() {
+    for action in [
+        ("type", r#"{"ref":1,"text":"Ada"}"#),
+        ("click", r#"{"ref":1}"#),
+        ("select_option", r#"{"ref":1,"option":"Red"}"#),
+        ("press_keys", r#"{"ref":1,"keys":"Enter"}"#),
+    ] {
+        let mut sandboxed = field("Colour");
+        sandboxed.page_url = "https://shop.example/widget".into();
+        sandboxed.origin = DocumentOrigin::Opaque;
+        let mut page = FactsPage::new(SHOP, "Widget").with(1, button("x"));
+        page.elements[0].2 = sandboxed;
+        let run =
+            run_policy(&page, vec![calls(&[action])], vec![Reply::approve()], BTreeMap::new());
+        assert_eq!(run.cards.len(), 1, "{action:?}");
+        assert!(run.cards[0].message.contains("a sandboxed frame"), "{:?}", run.cards[0]);
+        assert_eq!(page.acted(), 1, "approved: this one action");
+        let grants = run.journal.iter().filter(|e| matches!(e, JournalEntry::SiteAllowed { .. }));
+        assert_eq!(grants.count(), 1, "only the start tab's site: {:?}", run.journal);
+    }
+}
+
+#[test]
+fn a_sensitive_frame_inside_an_allowed_page_needs_an_explicit_grant() {
+    let mut in_frame = field("Card holder");
+    in_frame.page_url = "https://js.stripe.example/frame".into();
     let mut page = FactsPage::new(SHOP, "Checkout").with(1, button("x"));
-    page.elements[0].2 = field_in_frame;
-    let run = run_policy(&page, typed(), vec![], BTreeMap::new());
+    page.elements[0].2 = in_frame;
+    let run = run_policy(
+        &page,
+        vec![calls(&[("type", r#"{"ref":1,"text":"Ada"}"#)])],
+        vec![],
+        BTreeMap::new(),
+    );
     assert_eq!(page.acted(), 0);
     assert!(run.cards[0].message.contains("payments"), "{:?}", run.cards);
 }

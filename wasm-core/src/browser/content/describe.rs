@@ -5,19 +5,23 @@
 use super::act::resolve;
 use super::roles::{accessible_name, input_type, live_fingerprint};
 use crate::observation::Ref;
-use crate::safety::ActionTarget;
+use crate::safety::{ActionTarget, DocumentOrigin};
 use wasm_bindgen::JsCast;
 use web_sys::{Element, HtmlAnchorElement, HtmlFormElement};
 
 /// Facts of the element `target` names (the focused element when `None`).
 pub fn describe(target: Option<Ref>) -> Result<ActionTarget, String> {
-    let document = web_sys::window().and_then(|w| w.document()).ok_or("no document")?;
+    let window = web_sys::window().ok_or("no window")?;
+    let document = window.document().ok_or("no document")?;
     let page_url = document.url().unwrap_or_default();
+    // The frame's own origin as the browser holds it (`about:srcdoc` frames inherit their
+    // parent's, sandboxed ones report "null"): scope is judged on it, never on the URL.
+    let origin = DocumentOrigin::from(window.origin());
     let el = match target {
         Some(r) => resolve(r)?,
         None => match document.active_element() {
             Some(el) => el,
-            None => return Ok(ActionTarget { page_url, ..ActionTarget::default() }),
+            None => return Ok(ActionTarget { page_url, origin, ..ActionTarget::default() }),
         },
     };
     let tag = el.local_name();
@@ -51,6 +55,7 @@ pub fn describe(target: Option<Ref>) -> Result<ActionTarget, String> {
         form_action,
         tag,
         page_url,
+        origin,
     })
 }
 
