@@ -439,7 +439,14 @@ pub fn normalise(text: &str) -> String {
 /// Zero-width and direction controls, soft hyphens: they split a word for a matcher but not
 /// for a reader.
 fn is_invisible(c: char) -> bool {
-    matches!(c, '\u{ad}' | '\u{200b}'..='\u{200f}' | '\u{202a}'..='\u{202e}' | '\u{2060}'..='\u{2064}' | '\u{feff}')
+    matches!(
+        c,
+        '\u{ad}'
+            | '\u{200b}'..='\u{200f}'
+            | '\u{202a}'..='\u{202e}'
+            | '\u{2060}'..='\u{2064}'
+            | '\u{feff}'
+    )
 }
 
 /// Full-width ASCII forms (`Ｐａｙ`) to ASCII.

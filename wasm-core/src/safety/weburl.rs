@@ -21,7 +21,7 @@ pub enum UrlRefusal {
     NotWeb(String),
     /// A user name or password in the address: `https://shop.example@evil.example/` reads as one
     /// site and goes to another, so such addresses are never opened.
-    #[error("“{0}” carries a user name or password before its host; such addresses are not opened")]
+    #[error("“{0}” carries a user name or password before its host; it is not opened")]
     Credentials(String),
 }
 
