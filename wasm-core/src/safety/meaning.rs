@@ -332,14 +332,7 @@ fn by_name(t: &ActionTarget, name: &str) -> Option<ConfirmClass> {
 fn is_navigation_link(t: &ActionTarget) -> bool {
     let Some(href) = t.href.as_deref() else { return false };
     let Ok(to) = WebUrl::parse(href) else { return false };
-    match WebUrl::parse(&t.page_url) {
-        Ok(here) => strip_fragment(to.as_str()) != strip_fragment(here.as_str()),
-        Err(_) => true,
-    }
-}
-
-fn strip_fragment(url: &str) -> &str {
-    url.split('#').next().unwrap_or(url)
+    WebUrl::parse(&t.page_url).map_or(true, |here| !here.same_document(&to))
 }
 
 /// What the form around a submission says: its fields and where it posts.

@@ -3,7 +3,7 @@
 //! A hand-written parser disagreed with Chrome on `https://a.example\@b.example/` (Chrome goes to
 //! `a.example`); there must be no second opinion about where a URL goes.
 
-use url::{Host, Url};
+use url::{Host, Position, Url};
 
 /// A URL the agent may load or judge: `http` or `https`, parsed the WHATWG way, held in its
 /// canonical form (the string the browser is given is exactly the one the policy judged).
@@ -48,6 +48,12 @@ impl WebUrl {
     /// The canonical string: what the browser is sent after the policy judged it.
     pub fn as_str(&self) -> &str {
         self.0.as_str()
+    }
+
+    /// Whether both name the same document (they differ at most in the fragment): a link to
+    /// `#pay` on its own page loads nothing.
+    pub fn same_document(&self, other: &WebUrl) -> bool {
+        self.0[..Position::AfterQuery] == other.0[..Position::AfterQuery]
     }
 
     /// The origin's ASCII serialization (`https://xn--bcher-kva.example:8443`), as Chrome's

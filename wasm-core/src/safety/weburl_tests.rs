@@ -257,6 +257,13 @@ fn host_labels_are_ascii_and_unicode_without_the_trailing_dot() {
 }
 
 #[test]
+fn documents_differ_by_more_than_their_fragment() {
+    let page = WebUrl::parse("https://shop.example/a?b=1").expect("url");
+    assert!(page.same_document(&WebUrl::parse("https://SHOP.example/a?b=1#pay").expect("url")));
+    assert!(!page.same_document(&WebUrl::parse("https://shop.example/a?b=2").expect("url")));
+}
+
+#[test]
 fn paths_are_judged_decoded_and_lower_case() {
     let url = WebUrl::parse("https://shop.example/Setup%2EEXE?V=%41").expect("url");
     assert_eq!(url.path(), "/setup.exe");
