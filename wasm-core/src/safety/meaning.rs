@@ -185,8 +185,9 @@ const MONEY_FIELDS: &[&str] = &[
 ];
 
 /// Form field names (tokens) of a message to someone.
+/// (`to` alone is no message: a flight search has `from` and `to`.)
 const MESSAGE_FIELDS: &[&str] =
-    &["to", "recipient", "recipients", "bcc", "subject", "message", "msg", "comment", "reply"];
+    &["recipient", "recipients", "bcc", "subject", "message", "msg", "comment", "reply"];
 
 /// Path words (of the form's action) that pay, delete or send.
 const MONEY_PATH: &[&str] = &["pay", "payment", "payments", "purchase", "buy", "charge", "donate"];
@@ -292,7 +293,17 @@ pub fn meaning(t: &ActionTarget, how: Activation) -> Option<ConfirmClass> {
             if compose && t.input_type != "search" && t.role != "searchbox" {
                 return Some(ConfirmClass::Message);
             }
-            (t.form_action.is_some() && t.tag != "textarea").then(|| form_context(t)).flatten()
+            if t.form_action.is_none() || t.tag == "textarea" {
+                return None;
+            }
+            // Enter submits the form as its default button would: judged as that click.
+            let pressed = ActionTarget {
+                name: t.default_button.clone(),
+                submits_form: true,
+                href: None,
+                ..t.clone()
+            };
+            by_name(&pressed, &normalise(&pressed.name)).or_else(|| form_context(t))
         }
         Activation::Click => {
             if let Some(class) = by_name(t, &name) {
@@ -361,8 +372,9 @@ fn form_context(t: &ActionTarget) -> Option<ConfirmClass> {
     {
         return Some(ConfirmClass::Purchase);
     }
-    let searching = any_phrase(&action_path, &["search", "filter"]);
-    if field_has(MESSAGE_FIELDS) || (any_phrase(&action_path, MESSAGE_PATH) && !searching) {
+    let searching = any_phrase(&action_path, &["search", "filter"])
+        || any_phrase(&normalise(&t.name), &["search", "find", "filter"]);
+    if !searching && (field_has(MESSAGE_FIELDS) || any_phrase(&action_path, MESSAGE_PATH)) {
         return Some(ConfirmClass::Message);
     }
     None

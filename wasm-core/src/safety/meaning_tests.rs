@@ -133,6 +133,28 @@ fn editing_how_an_account_is_reached_is_an_account_change_on_account_pages_only(
 }
 
 #[test]
+fn enter_in_a_field_means_what_the_form_s_default_button_means() {
+    let mut coupon = el("textbox", "Coupon code");
+    coupon.tag = "input".into();
+    coupon.form_action = Some("https://shop.example/checkout/review".into());
+    coupon.default_button = "Place order".into();
+    assert_eq!(meaning(&coupon, Activation::Enter), Some(ConfirmClass::Purchase));
+    coupon.default_button = "Send".into();
+    assert_eq!(meaning(&coupon, Activation::Enter), Some(ConfirmClass::Message));
+    coupon.default_button = "Apply".into();
+    assert_eq!(meaning(&coupon, Activation::Enter), None);
+    let mut search = el("textbox", "Search");
+    search.tag = "input".into();
+    search.form_action = Some("https://shop.example/search".into());
+    search.default_button = "Search".into();
+    assert_eq!(meaning(&search, Activation::Enter), None);
+    let flights = submit("Search flights", "https://air.example/flights", "from=OSL&to=LHR");
+    assert_eq!(click(&flights), None, "`to` on a search is no recipient");
+    let find = submit("Go", "https://air.example/messages", "message=hello");
+    assert_eq!(click(&find), Some(ConfirmClass::Message));
+}
+
+#[test]
 fn enter_in_a_compose_box_sends_but_not_in_a_search_box() {
     let mut chat = el("textbox", "Message #general");
     chat.tag = "div".into();

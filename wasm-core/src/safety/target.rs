@@ -62,6 +62,9 @@ pub struct ActionTarget {
     pub form_action: Option<String>,
     /// Whether activating the element submits its form.
     pub submits_form: bool,
+    /// For a field in a form: the accessible name of the form's default button, which Enter in
+    /// the field presses (an Enter in the coupon field of an order page places the order).
+    pub default_button: String,
     /// URL of the element's document (a frame's own URL inside a frame; `about:srcdoc` for a
     /// srcdoc frame).
     pub page_url: String,

@@ -864,8 +864,18 @@ fn risky_tasks_keep_their_cards() {
     email.input_type = "email".into();
     let mut upload = field("Attach");
     upload.input_type = "file".into();
+    let mut coupon = in_form(field("Coupon"), "https://shop.example/checkout/review");
+    coupon.default_button = "Place order".into();
     let cases = vec![
         ("purchase", task("place order", order_page(), &[CLICK1])),
+        (
+            "purchase",
+            task(
+                "Enter in a field of the order form presses Place order",
+                FactsPage::new(SHOP, "Review your order").with(1, coupon),
+                &[ENTER1],
+            ),
+        ),
         (
             "purchase",
             task(
