@@ -265,7 +265,7 @@ fn frame_site(element: bool, t: &ActionTarget, top: Option<&str>) -> Option<Stri
 
 /// An origin as people read it: its host (and port), without the scheme.
 fn shown_site(origin: &str) -> String {
-    WebUrl::parse(origin).map(|u| u.host()).unwrap_or_else(|_| origin.to_owned())
+    WebUrl::parse(origin).map(|u| u.site()).unwrap_or_else(|_| origin.to_owned())
 }
 
 /// Data that would leave for another origin with this action, as the refusal's words.

@@ -80,6 +80,14 @@ impl WebUrl {
         self.0.host_str().unwrap_or_default().trim_end_matches('.').to_owned()
     }
 
+    /// The site as people read it: host and, when not the default, port (`shop.localhost:8080`).
+    pub fn site(&self) -> String {
+        match self.0.port() {
+            Some(port) => format!("{}:{port}", self.host()),
+            None => self.host(),
+        }
+    }
+
     /// The path, percent-decoded where it decodes to UTF-8, lower case: what path rules read
     /// (`/Setup%2Eexe` is `/setup.exe` to the server).
     pub fn path(&self) -> String {

@@ -212,6 +212,12 @@ fn the_backslash_userinfo_trick_goes_where_chrome_goes() {
     let url = WebUrl::parse("https://attacker.example\\@shop.example/?q=SECRET").expect("url");
     assert_eq!(url.origin(), "https://attacker.example");
     assert_eq!(url.host(), "attacker.example");
+    assert_eq!(url.site(), "attacker.example");
+    assert_eq!(
+        WebUrl::parse("http://shop.localhost:8080/x").expect("url").site(),
+        "shop.localhost:8080"
+    );
+    assert_eq!(WebUrl::parse("https://shop.example:443/").expect("url").site(), "shop.example");
 }
 
 #[test]
