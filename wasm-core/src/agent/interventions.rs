@@ -39,8 +39,9 @@ pub enum InterventionKind {
     SubGoalComplete,
     /// The agent is going round in circles.
     Stuck,
-    /// A risky action (purchase, send, delete, submit, new site, download, upload) waits for
-    /// the user's explicit approval; denying it refuses the action.
+    /// A risky action (money, a message, a deletion, an account change, a form sent to another
+    /// site, a new site or another site's frame, a download, an upload) waits for the user's
+    /// explicit approval; denying it refuses the action.
     Confirm,
     /// Something the agent never does itself (credentials, one-time codes, payment fields,
     /// CAPTCHAs, consent, recovery settings): the user does it, then continues.
