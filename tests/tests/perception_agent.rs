@@ -54,6 +54,10 @@ fn the_model_acts_inside_a_cross_origin_frame_with_qualified_refs() {
     let panel = wm.panel().expect("panel");
     panel.wait_text("host-status", "t.includes('connected')").expect("host connects");
     panel.send("Type far into the cross field and press the cross button").expect("send");
+    // The frame is another site than the page: acting in it needs the user's approval once,
+    // naming the frame's site; the approval adds that site to the task's scope.
+    let card = panel.approve_card().expect("card for the cross-origin frame");
+    assert!(card.contains("in a frame from") && card.contains("127.0.0.1"), "{card}");
     assert_eq!(panel.answer().expect("answer"), "Clicked in the frame.");
     let steps = panel.steps().expect("steps");
     assert_eq!(steps.len(), 2, "{steps:?}");

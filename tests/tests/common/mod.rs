@@ -177,6 +177,26 @@ impl Panel {
         Ok(v.as_str().unwrap_or_default().to_owned())
     }
 
+    /// Waits for a confirmation card, clicks Approve as the user would, waits until the card
+    /// is gone and returns its message.
+    pub fn approve_card(&self) -> Result<String> {
+        let message = self.page.wait_for(
+            "(() => { const c = document.getElementById('intervention'); \
+             return !c.hidden && c.dataset.kind === 'confirm' && \
+               document.getElementById('intervention-message').textContent; })()",
+            TASK_TIMEOUT,
+        )?;
+        let message = message.as_str().unwrap_or_default().to_owned();
+        self.page.eval("document.getElementById('intervention-approve').click()")?;
+        let gone = format!(
+            "(() => {{ const c = document.getElementById('intervention'); return c.hidden || \
+             document.getElementById('intervention-message').textContent !== {}; }})()",
+            serde_json::to_string(&message)?
+        );
+        self.page.wait_for(&gone, TASK_TIMEOUT)?;
+        Ok(message)
+    }
+
     /// The text of an element by id.
     pub fn text(&self, id: &str) -> Result<String> {
         let v = self.page.eval(&format!("document.getElementById('{id}').textContent"))?;
