@@ -3,7 +3,7 @@
 
 use super::context::{JournalEntry, TaskContext};
 use super::control::Operator;
-use super::policy::{Decision, decide, needs_facts};
+use super::policy::{Decision, decide, needs_facts, record_sends};
 use super::runner::{Agent, Flow};
 use super::{Env, Journal, Llm, Page, TaskEvents};
 use crate::action::{Action, ActionOutcome};
@@ -48,7 +48,10 @@ impl<L: Llm, P: Page, E: Env, V: TaskEvents, O: Operator, J: Journal> Agent<'_, 
             &ctx.taint,
         );
         let (card, allow, refusal) = match decision {
-            Decision::Go => return Ok(Ok(NetworkPermit::within(&ctx.scope))),
+            Decision::Go => {
+                record_sends(&mut ctx.taint, action, facts.as_ref(), observation);
+                return Ok(Ok(NetworkPermit::within(&ctx.scope)));
+            }
             Decision::Refuse(reason) => return Ok(Err(ActionOutcome::failed(reason))),
             Decision::Confirm { card, allow } => {
                 let what = card.message.lines().next().unwrap_or_default().to_owned();
@@ -86,6 +89,7 @@ impl<L: Llm, P: Page, E: Env, V: TaskEvents, O: Operator, J: Journal> Agent<'_, 
             }
             ctx.apply(&entry);
         }
+        record_sends(&mut ctx.taint, action, facts.as_ref(), observation);
         Ok(Ok(NetworkPermit::approved(&ctx.scope, approved_destination(action, facts.as_ref()))))
     }
 }

@@ -6,8 +6,9 @@
 //!   categories (banking, payments, crypto, health, government identity) need an explicit grant.
 //! * [`risk`]: every proposed action is classified from the element, its form's action URL,
 //!   the page and the URL — never from the model's own claim — into free, confirm, or never.
-//! * [`outbound`]: values that came from another origin or from sensitive fields may not leave
-//!   through a navigation, a submit, or typing on another origin, in any common encoding.
+//! * [`outbound`]: every value the task saw is tracked with its source (a page's origin, the
+//!   user's own words, an attached file, a session note); an action may not carry it where
+//!   that source does not allow, in any spelling, partly, or in pieces.
 
 pub mod network;
 pub mod outbound;
@@ -17,7 +18,7 @@ pub mod surface;
 pub mod visibility;
 
 pub use network::{BlockedRequest, NetworkPermit};
-pub use outbound::{OutboundBlock, TaintLedger};
+pub use outbound::{OutboundBlock, Provenance, Spelling, TaintLedger, TaintSource, UserText};
 pub use risk::{ActionKind, ActionTarget, Risk, classify};
 pub use scope::{ScopeError, SiteScope, origin_of};
 pub use surface::is_panel_port;
