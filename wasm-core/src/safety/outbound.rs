@@ -57,6 +57,8 @@ pub struct TaintLedger {
     user_sites: UserSites,
     /// Site → what was sent there during the task, oldest first.
     sent: BTreeMap<String, Vec<Payload>>,
+    /// The origins of the pages read.
+    read: BTreeSet<String>,
 }
 
 /// Why an outbound action was blocked.
@@ -97,6 +99,9 @@ impl TaintLedger {
     /// Records the values of page text read on `url` (an observation, extract or find output).
     pub fn record_page_text(&mut self, url: &str, text: &str) {
         let Some(origin) = crate::safety::origin_of(url) else { return };
+        if !self.read.contains(&origin) {
+            self.read.insert(origin.clone());
+        }
         for found in values(text, Speaker::Page) {
             let source = match found.link {
                 Some(target) if target != origin => {
@@ -167,6 +172,11 @@ impl TaintLedger {
     /// Whether nothing is tracked yet.
     pub fn is_empty(&self) -> bool {
         self.entries.is_empty()
+    }
+
+    /// The origins of the pages the task read.
+    pub fn page_origins(&self) -> Vec<String> {
+        self.read.iter().cloned().collect()
     }
 
     /// Where the user's own data may go.
