@@ -6,6 +6,7 @@
 
 mod context;
 mod export;
+mod inert;
 mod limiter;
 mod notes;
 mod search;

@@ -60,7 +60,7 @@ pub fn context_provenance(records: &[TaskRecord]) -> Provenance {
     out
 }
 
-fn redact_step(step: &StepRecord, cut: &impl Fn(&str) -> String) -> StepRecord {
+pub(super) fn redact_step(step: &StepRecord, cut: &impl Fn(&str) -> String) -> StepRecord {
     let mut outcome = step.outcome.clone();
     outcome.text = outcome.text.as_deref().map(cut);
     outcome.error = outcome.error.as_deref().map(cut);
@@ -74,7 +74,7 @@ fn redact_step(step: &StepRecord, cut: &impl Fn(&str) -> String) -> StepRecord {
 }
 
 /// The action with its free-text arguments redacted (what was typed, chosen, opened…).
-pub(super) fn redact_action(action: &Action, cut: &impl Fn(&str) -> String) -> Action {
+fn redact_action(action: &Action, cut: &impl Fn(&str) -> String) -> Action {
     let mut action = action.clone();
     match &mut action {
         Action::Type { text, .. } => *text = cut(text),
