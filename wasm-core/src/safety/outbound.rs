@@ -19,7 +19,7 @@ pub use redact::REDACTED;
 pub use source::{TaintSource, UserSites, UserText};
 pub use spelling::Spelling;
 
-use spelling::{Needle, Payload};
+use spelling::{Needle, Payload, Sent};
 use std::collections::{BTreeMap, BTreeSet};
 use values::{Speaker, named_hosts, values};
 
@@ -194,16 +194,18 @@ impl TaintLedger {
         }
         let payload = Payload::outbound(destination_url, outbound);
         let sites: BTreeSet<String> = destinations.iter().map(|d| site_key(d)).collect();
-        let history: Vec<&Payload> =
+        let mut history: Vec<&Payload> =
             sites.iter().filter_map(|s| self.sent.get(s)).flatten().collect();
+        let earlier = history.len();
+        history.push(&payload);
+        let sent = Sent::new(&history);
         for entry in &self.entries {
             let refused = destinations
                 .iter()
                 .find(|d| !entry.sources.iter().any(|s| s.allows(d, &self.user_sites)));
             let Some(destination) = refused else { continue };
             let form = entry.needle.find(&payload).or_else(|| {
-                let all = history.iter().copied().chain(std::iter::once(&payload));
-                (!history.is_empty() && entry.needle.in_pieces(all)).then_some(Spelling::Pieces)
+                (earlier > 0 && entry.needle.in_pieces(&sent)).then_some(Spelling::Pieces)
             });
             if let Some(form) = form {
                 return Err(OutboundBlock {

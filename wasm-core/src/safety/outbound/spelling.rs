@@ -78,16 +78,13 @@ struct Reading {
     how: Spelling,
     tokens: Vec<String>,
     squashed: String,
-    /// Every [`PARTIAL_MIN`]-byte window of `squashed`, packed (exact: 8 ASCII bytes).
-    windows: HashSet<u64>,
 }
 
 impl Reading {
     fn new(how: Spelling, text: &str) -> Self {
         let tokens = tokens(text);
         let squashed: String = tokens.concat();
-        let windows = squashed.as_bytes().windows(PARTIAL_MIN).map(pack).collect();
-        Self { how, tokens, squashed, windows }
+        Self { how, tokens, squashed }
     }
 }
 
@@ -97,13 +94,38 @@ pub struct Payload {
     readings: Vec<Reading>,
     /// The data's only token, when the data is a single token (a piece typed on its own).
     sole: Option<String>,
+    /// Every [`PARTIAL_MIN`]-byte window of every reading's squashed form, packed (exact: 8
+    /// ASCII bytes): a long value can match only if one of its windows is here.
+    windows: HashSet<u64>,
+    /// Every run of consecutive tokens and every part of a token that a short value (4 to 7
+    /// characters) could equal: it can match only if it is here.
+    shorts: HashSet<String>,
 }
 
 impl Payload {
     /// Decodes `text` every way a page or a model could have encoded a value in it.
     pub fn new(text: &str) -> Self {
-        let readings = decoded(text).iter().map(|(how, t)| Reading::new(*how, t)).collect();
-        Self { readings, sole: None }
+        let readings: Vec<Reading> =
+            decoded(text).iter().map(|(how, t)| Reading::new(*how, t)).collect();
+        let mut windows = HashSet::new();
+        let mut shorts = HashSet::new();
+        for reading in &readings {
+            windows.extend(reading.squashed.as_bytes().windows(PARTIAL_MIN).map(pack));
+            for (i, token) in reading.tokens.iter().enumerate() {
+                for len in 6..PARTIAL_MIN {
+                    shorts.extend(token.as_bytes().windows(len).map(|w| bytes_text(w)));
+                }
+                let mut joined = String::new();
+                for next in &reading.tokens[i..] {
+                    joined.push_str(next);
+                    if joined.len() >= PARTIAL_MIN {
+                        break;
+                    }
+                    shorts.insert(joined.clone());
+                }
+            }
+        }
+        Self { readings, sole: None, windows, shorts }
     }
 
     /// Data sent to a destination URL: both are read together.
@@ -170,6 +192,14 @@ impl Needle {
 
     /// How the value appears in `payload`, if it does.
     pub fn find(&self, payload: &Payload) -> Option<Spelling> {
+        let possible = if self.long() {
+            self.any_window_in(&payload.windows)
+        } else {
+            payload.shorts.contains(&self.distinctive) || payload.shorts.contains(&self.reversed)
+        };
+        if !possible {
+            return None;
+        }
         let mut partly = None;
         for reading in &payload.readings {
             if self.long() {
@@ -179,9 +209,7 @@ impl Needle {
                 if reading.squashed.contains(&self.reversed) {
                     return Some(Spelling::Reversed);
                 }
-                if partly.is_none() && self.any_window_in(&reading.windows) {
-                    partly = Some(Spelling::Partly);
-                }
+                partly = Some(Spelling::Partly);
             } else if let Some(how) = self.find_short(reading) {
                 return Some(how);
             }
@@ -220,14 +248,20 @@ impl Needle {
         None
     }
 
-    /// Whether `payloads` (everything sent to one site during the task, the current action
-    /// last) together carry the value: its fragments in order, or most of it covered by
-    /// pieces in any order.
-    pub fn in_pieces<'a>(&self, payloads: impl Iterator<Item = &'a Payload> + Clone) -> bool {
-        // Fragments that occur in the value, in the order sent.
-        let fragments: Vec<&str> = payloads
-            .clone()
-            .flat_map(Payload::fragments)
+    /// Whether what was sent to one site during the task (the current action last) together
+    /// carries the value: its fragments in order, or most of it covered by pieces in any order.
+    pub fn in_pieces(&self, sent: &Sent<'_>) -> bool {
+        let candidate = [&self.distinctive, &self.reversed].iter().any(|v| {
+            v.as_bytes().windows(3).any(|g| sent.grams.contains(g))
+                || sent.soles.iter().any(|s| v.contains(s))
+        });
+        if !candidate {
+            return false;
+        }
+        let fragments: Vec<&str> = sent
+            .fragments
+            .iter()
+            .copied()
             .filter(|t| self.distinctive.contains(t) || self.reversed.contains(t))
             .collect();
         let joined = fragments.concat();
@@ -245,21 +279,50 @@ impl Needle {
         } else {
             (3, self.distinctive.len())
         };
-        let pieces: HashSet<&str> = payloads
-            .flat_map(|p| p.readings.iter().flat_map(|r| r.tokens.iter()))
-            .map(String::as_str)
-            .filter(|t| t.len() >= min_piece && distinct_chars(t) >= 3.min(t.len()))
-            .collect();
-        [&self.distinctive, &self.reversed].iter().any(|v| covered(v, &pieces) >= needed)
+        [&self.distinctive, &self.reversed].iter().any(|v| covered(v, sent, min_piece) >= needed)
     }
 }
 
-/// How many positions of `value` the pieces cover.
-fn covered(value: &str, pieces: &HashSet<&str>) -> usize {
+/// What was sent to one site, indexed once per check.
+pub struct Sent<'a> {
+    /// Tokens of three characters or more as written, and tokens sent on their own, in order.
+    fragments: Vec<&'a str>,
+    /// Tokens of every reading that can be a piece (three characters or more, not one
+    /// character repeated).
+    pieces: HashSet<&'a str>,
+    /// Every 3-byte window of the fragments and pieces: a value none of whose 3-grams is here
+    /// cannot be in pieces.
+    grams: HashSet<&'a [u8]>,
+    /// Two-character tokens sent on their own.
+    soles: Vec<&'a str>,
+}
+
+impl<'a> Sent<'a> {
+    /// Indexes `payloads`, oldest first.
+    pub fn new(payloads: &[&'a Payload]) -> Self {
+        let fragments: Vec<&str> = payloads.iter().flat_map(|p| p.fragments()).collect();
+        let pieces: HashSet<&str> = payloads
+            .iter()
+            .flat_map(|p| p.readings.iter().flat_map(|r| r.tokens.iter()))
+            .map(String::as_str)
+            .filter(|t| t.len() >= 3 && distinct_chars(t) >= 3)
+            .collect();
+        let grams =
+            fragments.iter().chain(pieces.iter()).flat_map(|t| t.as_bytes().windows(3)).collect();
+        let soles = fragments.iter().copied().filter(|t| t.len() < 3).collect();
+        Self { fragments, pieces, grams, soles }
+    }
+}
+
+/// How many positions of `value` the pieces (of `min` characters or more) cover: every part
+/// of `value` that was sent as a whole token.
+fn covered(value: &str, sent: &Sent<'_>, min: usize) -> usize {
     let mut hit = vec![false; value.len()];
-    for piece in pieces {
-        for (at, _) in value.match_indices(piece) {
-            hit[at..at + piece.len()].iter_mut().for_each(|h| *h = true);
+    for start in 0..value.len() {
+        for end in (start + min)..=value.len() {
+            if sent.pieces.contains(&value[start..end]) {
+                hit[start..end].iter_mut().for_each(|h| *h = true);
+            }
         }
     }
     hit.iter().filter(|h| **h).count()
@@ -308,6 +371,10 @@ fn distinctive_part(value: &str) -> Option<String> {
     }
     let distinctive: String = tokens(rest).concat();
     (rest.len() < value.trim().len() && distinctive.len() >= PARTIAL_MIN).then_some(distinctive)
+}
+
+fn bytes_text(bytes: &[u8]) -> String {
+    String::from_utf8_lossy(bytes).into_owned()
 }
 
 fn pack(window: &[u8]) -> u64 {
