@@ -113,7 +113,7 @@ impl Payload {
             windows.extend(reading.squashed.as_bytes().windows(PARTIAL_MIN).map(pack));
             for (i, token) in reading.tokens.iter().enumerate() {
                 for len in 6..PARTIAL_MIN {
-                    shorts.extend(token.as_bytes().windows(len).map(|w| bytes_text(w)));
+                    shorts.extend(token.as_bytes().windows(len).map(bytes_text));
                 }
                 let mut joined = String::new();
                 for next in &reading.tokens[i..] {
