@@ -291,7 +291,15 @@ fn outbound(
 /// text typed, an option chosen, keys pressed or a file's name on the element's page (its
 /// scripts read them); a link's target; a submitted form's values to its final action URL.
 fn sends(action: &Action, kind: &ActionKind, t: &ActionTarget) -> Vec<(String, String)> {
-    let on_page = |data: &str| (t.page_url.clone(), data.to_owned());
+    // The element's own document receives what is typed or chosen: a frame's origin, not the
+    // top page's (an `about:srcdoc` frame inherits its parent's origin; a sandboxed frame's
+    // scripts may send anywhere, so nothing tracked may go there).
+    let page = match (&t.origin, document_origin(t)) {
+        (DocumentOrigin::Opaque, _) => "a sandboxed frame".to_owned(),
+        (_, Some(origin)) => format!("{origin}/"),
+        (_, None) => t.page_url.clone(),
+    };
+    let on_page = |data: &str| (page.clone(), data.to_owned());
     let mut out = Vec::new();
     match kind {
         ActionKind::Navigate { url } => out.push((url.clone(), String::new())),
@@ -399,5 +407,56 @@ fn record_items(taint: &mut TaintLedger, url: &str, items: &[Item]) {
                 record_items(taint, frame_url, &frame.items);
             }
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn field_in(page_url: &str, origin: DocumentOrigin) -> ActionTarget {
+        ActionTarget {
+            role: "textbox".into(),
+            name: "Note".into(),
+            tag: "input".into(),
+            page_url: page_url.into(),
+            origin,
+            ..ActionTarget::default()
+        }
+    }
+
+    #[test]
+    fn typed_text_goes_to_the_fields_own_document_origin() {
+        let typing = ActionKind::Type { text: "x".into() };
+        let action = Action::Type {
+            ref_id: crate::observation::Ref::top(1),
+            text: "x".into(),
+            append: false,
+        };
+        let srcdoc = field_in("about:srcdoc", DocumentOrigin::Web("https://shop.example".into()));
+        assert_eq!(sends(&action, &typing, &srcdoc)[0].0, "https://shop.example/");
+        let sandboxed = field_in("https://ads.example/frame", DocumentOrigin::Opaque);
+        assert_eq!(sends(&action, &typing, &sandboxed)[0].0, "a sandboxed frame");
+        let mut taint = TaintLedger::default();
+        taint.record_page_text("https://shop.example/account", "Token Zq8aX9canary42Lm9Tt77");
+        assert!(
+            outbound(
+                &action,
+                &ActionKind::Type { text: "Zq8aX9canary42Lm9Tt77".into() },
+                &srcdoc,
+                &taint
+            )
+            .is_none()
+        );
+        assert!(
+            outbound(
+                &action,
+                &ActionKind::Type { text: "Zq8aX9canary42Lm9Tt77".into() },
+                &sandboxed,
+                &taint
+            )
+            .is_some(),
+            "a sandboxed frame's scripts may send anywhere"
+        );
     }
 }
