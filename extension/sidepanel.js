@@ -3,7 +3,7 @@
 import { $ } from './panel/dom.js';
 import { renderHost } from './panel/host.js';
 import { renderTask, initTaskControls, taskOptions } from './panel/task.js';
-import { initExport, renderExport } from './panel/export.js';
+import { exportRequest, initExport, renderExport } from './panel/export.js';
 import { renderIntervention, initInterventions } from './panel/interventions.js';
 import { bindSessions, renderSessions } from './panel/sessions.js';
 import { initSettings, renderSettings, setSettingsOpen } from './panel/settings.js';
@@ -65,7 +65,7 @@ $('prompt-form').addEventListener('submit', (event) => {
   send({ type: 'start_task', prompt: $('prompt').value, ...taskOptions() });
   $('prompt').value = '';
 });
-$('export').addEventListener('click', () => send({ type: 'export' }));
+$('export').addEventListener('click', () => send(exportRequest('md')));
 initPrompt(send, () => $('prompt-form').requestSubmit());
 initSettings(send);
 
@@ -74,7 +74,7 @@ initSettings(send);
 document.addEventListener('keydown', (event) => {
   if ((event.ctrlKey || event.metaKey) && !event.altKey && event.key.toLowerCase() === 'e') {
     event.preventDefault();
-    send({ type: 'export' });
+    send(exportRequest('md'));
   } else if (event.key === 'Escape' && !event.isComposing) {
     if (!$('settings').hidden) setSettingsOpen(false, send);
     else if (!$('confirm-delete').hidden) send({ type: 'cancel_delete' });

@@ -10,6 +10,11 @@ export function renderExport(exp) {
   text($('export-status'), exp.state === 'written' ? `Exported to ${exp.path}` : `Export failed: ${exp.message}`);
 }
 
+// What the user chose for tracked values in exports (redacted unless ticked).
+export function exportRequest(format) {
+  return { type: 'export_session', format, values: $('export-values').checked ? 'include' : 'redact' };
+}
+
 export function initExport() {
   $('copy-prompt').addEventListener('click', () => copyText($('copy-prompt'), prompt));
 }

@@ -2,6 +2,7 @@
 // focused turn, the session list, cross-session search and deletion confirmation. It draws the
 // state the service worker sends and forwards clicks; every decision is taken in Rust.
 import { $, counted, el, text } from './dom.js';
+import { exportRequest } from './export.js';
 
 const shown = { toc: null, list: null };
 
@@ -17,7 +18,7 @@ const when = (ms) => {
 // Wires the controls once; `send` posts a request to the service worker.
 export function bindSessions(send) {
   $('new-session').addEventListener('click', () => send({ type: 'new_session' }));
-  $('export-json').addEventListener('click', () => send({ type: 'export_session', format: 'json' }));
+  $('export-json').addEventListener('click', () => send(exportRequest('json')));
   $('search-form').addEventListener('submit', (event) => {
     event.preventDefault();
     send({ type: 'search', query: $('search').value, current_only: $('search-current').checked });
