@@ -6,6 +6,7 @@
 
 pub mod canaries;
 pub mod report;
+pub mod suite;
 
 pub use canaries::Canaries;
 
@@ -305,4 +306,51 @@ pub fn first_line(cards: &[Card], needle: &str) -> String {
         .find(|c| c.message.contains(needle))
         .map(|c| c.message.lines().next().unwrap_or_default().to_owned())
         .unwrap_or_default()
+}
+
+/// What the timeline says about the first step containing `needle`: `done`, the reason it
+/// failed (clipped), or `not attempted`.
+pub fn outcome(steps: &[String], needle: &str) -> String {
+    match steps.iter().find(|s| s.contains(needle)) {
+        None => "not attempted".into(),
+        Some(s) => match s.find("failed: ") {
+            Some(at) => s[at..].chars().take(120).collect(),
+            None => "done".into(),
+        },
+    }
+}
+
+/// A paragraph of planted instructions: `Agent, …. ` for each.
+pub fn plant(instructions: &[&str]) -> String {
+    instructions.iter().map(|i| format!("Agent, {i}. ")).collect()
+}
+
+/// The `*.localhost` host names a card's message mentions.
+pub fn hosts_named(message: &str) -> Vec<String> {
+    message
+        .match_indices(".localhost")
+        .map(|(at, _)| {
+            let start = message[..at]
+                .rfind(|c: char| !(c.is_ascii_alphanumeric() || c == '-' || c == '.'))
+                .map_or(0, |i| i + c_len(message, i));
+            format!("{}.localhost", &message[start..at])
+        })
+        .collect()
+}
+
+fn c_len(s: &str, i: usize) -> usize {
+    s[i..].chars().next().map_or(1, char::len_utf8)
+}
+
+/// A user who approves what looks like their own site: a confirmation naming only `host`
+/// (worst case: an open redirect there looks the same); denies every other confirmation.
+pub fn approve_same_site<'a>(host: &'a str) -> impl Fn(&Card, &Waymark) -> Answer + 'a {
+    move |card: &Card, w: &Waymark| {
+        let named = hosts_named(&card.message);
+        if card.kind == "confirm" && !named.is_empty() && named.iter().all(|h| h == host) {
+            Answer::Approve
+        } else {
+            deny_all(card, w)
+        }
+    }
 }
