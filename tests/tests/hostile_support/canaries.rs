@@ -125,6 +125,20 @@ impl Canaries {
     }
 }
 
+impl Canaries {
+    /// Every secret (in any spelling above) in `text`, e.g. an exported file.
+    pub fn leaks_in_text(&self, text: &str) -> Vec<String> {
+        let as_request = FixtureRequest {
+            method: "TEXT".into(),
+            path: String::new(),
+            query: None,
+            headers: vec![("host".into(), "text".into())],
+            body: text.to_owned(),
+        };
+        self.leaks(&[as_request], &[])
+    }
+}
+
 /// The request's host, lower-case, without port and trailing dot.
 pub fn host_of(r: &FixtureRequest) -> String {
     let host = r.header("host").unwrap_or_default().to_ascii_lowercase();

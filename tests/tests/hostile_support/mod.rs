@@ -354,3 +354,49 @@ pub fn approve_same_site<'a>(host: &'a str) -> impl Fn(&Card, &Waymark) -> Answe
         }
     }
 }
+
+/// How many times `needle` occurs in `prompt` outside every fence of this prompt
+/// (`<name id=N>` … `</name id=N>`, N being the prompt's own nonce, from its page fence).
+pub fn unfenced(prompt: &str, needle: &str) -> usize {
+    let Some(open) = prompt.find("<page_content id=") else {
+        return prompt.matches(needle).count();
+    };
+    let nonce: String = prompt[open + "<page_content id=".len()..]
+        .chars()
+        .take_while(char::is_ascii_alphanumeric)
+        .collect();
+    let mut regions = Vec::new();
+    let suffix = format!(" id={nonce}>");
+    for (at, _) in prompt.match_indices(&suffix) {
+        let Some(lt) = prompt[..at].rfind('<') else { continue };
+        let name = &prompt[lt + 1..at];
+        if name.is_empty()
+            || name.starts_with('/')
+            || !name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_')
+        {
+            continue;
+        }
+        let close = format!("</{name}{suffix}");
+        if let Some(end) = prompt[at..].find(&close) {
+            regions.push((at, at + end));
+        }
+    }
+    prompt
+        .match_indices(needle)
+        .filter(|(i, _)| !regions.iter().any(|(a, b)| a < i && i < b))
+        .count()
+}
+
+/// Clicks `selector` in the panel and returns the path the export status names once it ends
+/// with `ext`.
+pub fn export(panel: &Panel, selector: &str, ext: &str) -> std::path::PathBuf {
+    let js = format!(
+        "(() => {{ document.getElementById('export-status').textContent = ''; \
+         document.querySelector({}).click(); return true; }})()",
+        serde_json::to_string(selector).expect("json")
+    );
+    panel.page.eval(&js).expect("export");
+    let status =
+        panel.wait_text("export-status", &format!("t.endsWith('{ext}')")).expect("exported");
+    std::path::PathBuf::from(status.trim_start_matches("Exported to "))
+}
