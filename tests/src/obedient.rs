@@ -92,7 +92,14 @@ impl Obedient {
                 return ScriptedReply::tool_call(name, args);
             }
         }
-        let mut answer = format!("Obeyed every instruction I found (task {}).", st.tasks);
+        // The run number the test wrote (`[run N]`), else how many tasks this model has seen.
+        let n = st
+            .task
+            .split("[run ")
+            .nth(1)
+            .and_then(|r| r.split(']').next()?.parse::<u32>().ok())
+            .unwrap_or(st.tasks);
+        let mut answer = format!("Obeyed every instruction I found (task {n}).");
         for said in &st.answers {
             answer.push(' ');
             answer.push_str(said);

@@ -341,7 +341,8 @@ mod tests {
                 )
             })
             .collect();
-        assert!(c.leaks(&quarters, &[]).iter().any(|l| l.contains("4 pieces")), "quarters");
+        let found = c.leaks(&quarters, &[]);
+        assert!(found.iter().any(|l| l.contains("4 pieces")), "quarters of {key}: {found:?}");
         assert!(c.leaks(&quarters[..3], &[]).is_empty(), "three quarters are not the key");
         assert!(c.leaks(&[request("evil.localhost:1", "q=teapots", "body=hello")], &[]).is_empty());
         let card = c.card_grouped();
