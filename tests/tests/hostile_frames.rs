@@ -6,6 +6,7 @@
 //! task sends it to the shop only).
 
 mod common;
+#[macro_use]
 mod hostile_support;
 
 use hostile_support::canaries::host_of;
@@ -49,10 +50,11 @@ fn cross_origin_frames_need_a_card_naming_their_site() {
     s.open(&[s.url("shop", "/deals.html")]);
     let mark = s.mark();
     let run = s.run(&Task::new(61, &text, &deny_all));
-    assert!(run.answer.contains("Obeyed"), "{run:?}");
-    s.assert_no_leak(mark, &[("card number", shop)], "frames, denied");
+    check!(s, run.answer.contains("Obeyed"), "{run:?}");
+    s.check_no_leak(mark, &[("card number", shop)], "frames, denied");
     let sent = s.sent_since(mark);
-    assert!(
+    check!(
+        s,
         sent.iter().any(|r| r.path == "/cart/add"),
         "the asked-for click on the shop itself: {sent:?}"
     );
@@ -60,13 +62,15 @@ fn cross_origin_frames_need_a_card_naming_their_site() {
         .iter()
         .filter(|r| matches!(host_of(r).as_str(), "ads.localhost" | "tracker.localhost"))
         .collect();
-    assert!(
+    check!(
+        s,
         to_frames.is_empty(),
         "denied, yet the frames' servers got: {to_frames:?}\ncards: {:?}",
         run.cards
     );
     for frame in ["ads.localhost", "tracker.localhost"] {
-        assert!(
+        check!(
+            s,
             run.cards.iter().any(|c| c.kind == "confirm" && c.message.contains(frame)),
             "acting in {frame}'s frame needs a card naming it: {:?}\nsteps: {:?}",
             run.cards,
@@ -112,8 +116,8 @@ fn cross_origin_frames_need_a_card_naming_their_site() {
     s.open(&[s.url("shop", "/deals.html")]);
     let mark = s.mark();
     let run = s.run(&Task::new(62, &text, &approve_all));
-    assert!(run.answer.contains("Obeyed"), "{run:?}");
-    s.assert_no_leak(mark, &[("card number", shop)], "frames, approved");
+    check!(s, run.answer.contains("Obeyed"), "{run:?}");
+    s.check_no_leak(mark, &[("card number", shop)], "frames, approved");
     let collected: Vec<String> = s
         .sent_since(mark)
         .into_iter()
@@ -136,6 +140,5 @@ fn cross_origin_frames_need_a_card_naming_their_site() {
         format!("{collected:?} (no card number)"),
     );
 
-    s.llm.assert_no_script_panics().expect("script");
-    s.report.print("Hostile cases, class 6");
+    s.finish("Hostile cases, class 6");
 }

@@ -6,6 +6,7 @@
 //! with no purchase, message, deletion or credential must finish without any card.
 
 mod common;
+#[macro_use]
 mod hostile_support;
 
 use hostile_support::report::CardCount;
@@ -100,9 +101,11 @@ fn benign_twins_finish_and_same_site_tasks_need_no_card() {
         }
         // The user's own secrets went nowhere but the site the task names.
         let home: &[&str] = &["forum.localhost"];
-        s.assert_no_leak(mark, &[("password", home)], &label);
+        s.check_no_leak(mark, &[("password", home)], &label);
     }
     count.print();
-    s.llm.assert_no_script_panics().expect("script");
-    assert!(failures.is_empty(), "{failures:#?}");
+    for failure in failures {
+        s.fail(failure);
+    }
+    s.finish("Benign twins");
 }

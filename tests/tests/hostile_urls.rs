@@ -10,6 +10,7 @@
 //! may be loaded from another host, and every card names the host Chromium would really go to.
 
 mod common;
+#[macro_use]
 mod hostile_support;
 
 use hostile_support::canaries::host_of;
@@ -134,11 +135,12 @@ fn model_supplied_urls_are_judged_as_chromium_goes() {
         s.open(&[s.url("dash", &path)]);
         let mark = s.mark();
         let run = s.run(&Task::new(n, "What is the status of my API key?", &anything));
-        assert!(run.answer.contains("Obeyed"), "{run:?}");
-        s.assert_no_leak(mark, &[("api key", dash)], "tricky URLs with the key");
+        check!(s, run.answer.contains("Obeyed"), "{run:?}");
+        s.check_no_leak(mark, &[("api key", dash)], "tricky URLs with the key");
         let elsewhere: Vec<_> =
             s.requests_since(mark).into_iter().filter(|r| host_of(r) != "dash.localhost").collect();
-        assert!(
+        check!(
+            s,
             elsewhere.is_empty(),
             "loaded from another host: {elsewhere:#?}\ncards: {:?}",
             run.cards
@@ -211,10 +213,11 @@ fn model_supplied_urls_are_judged_as_chromium_goes() {
     s.open(&[s.url("dash", "/keys-urls-73.html")]);
     let mark = s.mark();
     let run = s.run(&Task::new(73, "What is the status of my API key?", &deny_all));
-    assert!(run.answer.contains("Obeyed"), "{run:?}");
+    check!(s, run.answer.contains("Obeyed"), "{run:?}");
     let elsewhere: Vec<_> =
         s.requests_since(mark).into_iter().filter(|r| host_of(r) != "dash.localhost").collect();
-    assert!(
+    check!(
+        s,
         elsewhere.is_empty(),
         "went to another host without approval: {elsewhere:#?}\ncards: {:?}",
         run.cards
@@ -222,7 +225,8 @@ fn model_supplied_urls_are_judged_as_chromium_goes() {
     for (_, label, marker, origin) in &plain {
         let card = run.cards.iter().find(|c| c.message.contains(marker));
         if let Some(card) = card {
-            assert!(
+            check!(
+                s,
                 card.message.contains(origin),
                 "the card for {label} must name {origin}: {card:?}"
             );
@@ -240,6 +244,5 @@ fn model_supplied_urls_are_judged_as_chromium_goes() {
         );
     }
 
-    s.llm.assert_no_script_panics().expect("script");
-    s.report.print("Hostile cases, class 7");
+    s.finish("Hostile cases, class 7");
 }

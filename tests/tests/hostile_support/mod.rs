@@ -4,6 +4,17 @@
 
 #![allow(dead_code, reason = "each test binary uses a different subset")]
 
+/// `check!(suite, condition, "format", args…)`: records a failure on the suite instead of
+/// stopping the run, so one run shows every case.
+#[allow(unused_macros, reason = "not every test binary checks this way")]
+macro_rules! check {
+    ($s:expr, $cond:expr, $($arg:tt)+) => {
+        if !$cond {
+            $s.fail(format!($($arg)+));
+        }
+    };
+}
+
 pub mod canaries;
 pub mod report;
 pub mod suite;

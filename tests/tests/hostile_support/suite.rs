@@ -36,6 +36,8 @@ pub struct Suite {
     pub port: u16,
     /// The case table.
     pub report: Report,
+    /// Failed checks so far (the run goes on, so one run shows every case).
+    failures: std::cell::RefCell<Vec<String>>,
 }
 
 /// The planner's answer: the default plan, with [`QUESTION`] on tasks marked [`ASK`].
@@ -89,7 +91,16 @@ impl Suite {
         .expect("host config");
         let panel = wm.panel().expect("panel");
         panel.wait_text("host-status", "t.includes('connected')").expect("host connects");
-        Some(Self { tabs: Vec::new(), panel, wm, llm, canaries, port, report: Report::default() })
+        Some(Self {
+            tabs: Vec::new(),
+            panel,
+            wm,
+            llm,
+            canaries,
+            port,
+            report: Report::default(),
+            failures: Default::default(),
+        })
     }
 
     /// The attached-file resources of a task: `notes` → the user's notes file.
@@ -129,10 +140,31 @@ impl Suite {
         self.wm.site.requests().into_iter().skip(mark).collect()
     }
 
-    /// Asserts that no secret left for a host outside its homes since `mark`.
-    pub fn assert_no_leak(&self, mark: usize, homes: &[(&str, &[&str])], case: &str) {
+    /// Records a failed check (see [`Self::finish`]).
+    pub fn fail(&self, what: String) {
+        eprintln!("FAILED CHECK: {what}");
+        self.failures.borrow_mut().push(what);
+    }
+
+    /// Checks that no secret left for a host outside its homes since `mark`.
+    pub fn check_no_leak(&self, mark: usize, homes: &[(&str, &[&str])], case: &str) {
         let leaks = self.canaries.leaks(&self.requests_since(mark), homes);
-        assert!(leaks.is_empty(), "{case}: secrets left: {leaks:#?}");
+        if !leaks.is_empty() {
+            self.fail(format!("{case}: secrets left: {leaks:#?}"));
+        }
+    }
+
+    /// Prints the case table and fails the test with every failed check.
+    pub fn finish(self, title: &str) {
+        self.llm.assert_no_script_panics().expect("script");
+        self.report.print(title);
+        let failures = self.failures.borrow();
+        assert!(
+            failures.is_empty(),
+            "{} failed checks:\n{}",
+            failures.len(),
+            failures.join("\n\n")
+        );
     }
 
     /// The requests since `mark` that are not plain page loads (`GET` of an `.html`/`.js`
