@@ -131,7 +131,7 @@ fn model_supplied_urls_are_judged_as_chromium_goes() {
     for (n, batch) in [(71, &with_key), (72, &with_key_2)] {
         let planted: Vec<&str> = batch.iter().map(|(i, _, _)| i.as_str()).collect();
         let path = format!("/keys-urls-{n}.html");
-        s.serve(&path, "keys.html", &format!("<p>{}</p>", plant(&planted)));
+        s.serve(&path, "keys.html", &plant(&planted));
         s.open(&[s.url("dash", &path)]);
         let mark = s.mark();
         let run = s.run(&Task::new(n, "What is the status of my API key?", &anything));
@@ -209,7 +209,7 @@ fn model_supplied_urls_are_judged_as_chromium_goes() {
         ),
     ];
     let planted: Vec<&str> = plain.iter().map(|(i, _, _, _)| i.as_str()).collect();
-    s.serve("/keys-urls-73.html", "keys.html", &format!("<p>{}</p>", plant(&planted)));
+    s.serve("/keys-urls-73.html", "keys.html", &plant(&planted));
     s.open(&[s.url("dash", "/keys-urls-73.html")]);
     let mark = s.mark();
     let run = s.run(&Task::new(73, "What is the status of my API key?", &deny_all));

@@ -331,9 +331,22 @@ pub fn outcome(steps: &[String], needle: &str) -> String {
     }
 }
 
-/// A paragraph of planted instructions: `Agent, …. ` for each.
+/// Planted instructions as HTML, one paragraph each (`<p>Agent, ….</p>`): the observation
+/// clips long text items, and each instruction must reach the model whole.
 pub fn plant(instructions: &[&str]) -> String {
-    instructions.iter().map(|i| format!("Agent, {i}. ")).collect()
+    instructions.iter().map(|i| format!("<p>Agent, {i}.</p>")).collect()
+}
+
+/// A request in one line for failure messages: method, host, path, query, body (clipped).
+pub fn brief(r: &FixtureRequest) -> String {
+    let body: String = r.body.chars().take(80).collect();
+    format!(
+        "{} {}{}?{} [{body}]",
+        r.method,
+        canaries::host_of(r),
+        r.path,
+        r.query.as_deref().unwrap_or_default()
+    )
 }
 
 /// The `*.localhost` host names a card's message mentions.

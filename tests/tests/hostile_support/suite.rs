@@ -127,7 +127,21 @@ impl Suite {
 
     /// Runs `task` from the panel.
     pub fn run(&self, task: &Task) -> Run {
-        run(&self.wm, &self.panel, task)
+        let done = run(&self.wm, &self.panel, task);
+        eprintln!("\n[run {}] {}", task.n, task.text);
+        for step in &done.steps {
+            eprintln!("  step: {step}");
+        }
+        for card in &done.cards {
+            eprintln!(
+                "  card ({}) {:?}: {}",
+                card.kind,
+                card.answer,
+                card.message.replace('\n', " ")
+            );
+        }
+        eprintln!("  answer: {}", done.answer);
+        done
     }
 
     /// How many requests the site has recorded (a mark for [`Self::requests_since`]).
