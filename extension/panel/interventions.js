@@ -17,6 +17,9 @@ export function renderIntervention(task, settings) {
     $('intervention').dataset.kind = card.kind;
     $('intervention-approve').hidden = !confirm;
     $('intervention-deny').hidden = !confirm;
+    // Offered only where the policy put the button's words on the card.
+    $('intervention-similar').hidden = !card.allow_similar;
+    text($('intervention-similar'), card.allow_similar || '');
     $('intervention-send').hidden = confirm;
     text($('intervention-answer-label'), confirm ? 'Note for Waymark (optional)' : 'Your answer (empty = continue)');
     text($('intervention-title'), card.title);
@@ -37,9 +40,13 @@ export function initInterventions(send) {
   const row = $('intervention-send').parentElement;
   const approve = el('button', { id: 'intervention-approve', type: 'button', textContent: 'Approve', hidden: true });
   const deny = el('button', { id: 'intervention-deny', type: 'button', textContent: 'Deny', hidden: true });
-  row.prepend(approve, deny);
+  const similar = el('button', { id: 'intervention-similar', type: 'button', hidden: true });
+  row.prepend(approve, similar, deny);
   approve.addEventListener('click', () => {
     send({ type: 'answer_intervention', text: $('intervention-answer').value, stop: false, approve: true });
+  });
+  similar.addEventListener('click', () => {
+    send({ type: 'answer_intervention', text: $('intervention-answer').value, stop: false, approve: true, allow_similar: true });
   });
   deny.addEventListener('click', () => {
     send({ type: 'answer_intervention', text: $('intervention-answer').value, stop: false, approve: false });

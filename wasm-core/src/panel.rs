@@ -554,6 +554,20 @@ mod tests {
     }
 
     #[test]
+    fn the_allow_similar_button_s_answer_approves_and_allows() {
+        let similar: PanelRequest = serde_json::from_str(
+            r#"{"type":"answer_intervention","text":"","stop":false,"approve":true,"allow_similar":true}"#,
+        )
+        .expect("answer");
+        assert_eq!(similar, PanelRequest::AnswerIntervention { reply: Reply::approve_similar() });
+        let approve: PanelRequest = serde_json::from_str(
+            r#"{"type":"answer_intervention","text":"","stop":false,"approve":true}"#,
+        )
+        .expect("answer");
+        assert_eq!(approve, PanelRequest::AnswerIntervention { reply: Reply::approve() });
+    }
+
+    #[test]
     fn a_resumed_task_shows_its_steps_and_says_it_resumed() {
         use crate::agent::{JournalEntry, TaskContext, TaskSpec};
         let mut ctx = TaskContext::new(TaskSpec::new("save"));

@@ -27,6 +27,7 @@ impl<L: Llm, P: Page, E: Env, V: TaskEvents, O: Operator, J: Journal> Agent<'_, 
                       Continue. Stop ends the task; what was done so far stays listed."
                 .into(),
             questions: vec![],
+            allow_similar: None,
         };
         let stopped = format!(
             "Stopped by you after the tab closed; {} done before it, listed below.",

@@ -128,6 +128,14 @@ pub enum JournalEntry {
         #[serde(default)]
         sensitive: bool,
     },
+    /// The user chose "allow this kind of action on this site for the rest of the task" on a
+    /// card that offered it: later actions of `class` on `origin` go without a card.
+    SimilarAllowed {
+        /// The kind of action.
+        class: crate::safety::ConfirmClass,
+        /// The site (origin) it applies to.
+        origin: String,
+    },
 }
 
 /// Everything task-scoped. A new task gets a new one; nothing leaks into the next task.
@@ -201,6 +209,9 @@ impl TaskContext {
             JournalEntry::SiteAllowed { origin, sensitive: false } => self.scope.allow(origin),
             JournalEntry::SiteAllowed { origin, sensitive: true } => {
                 self.scope.grant_sensitive(origin)
+            }
+            JournalEntry::SimilarAllowed { class, origin } => {
+                self.scope.allow_similar(*class, origin)
             }
         }
     }

@@ -269,6 +269,7 @@ mod tests {
             title: "t".into(),
             message: "m".into(),
             questions: vec![],
+            allow_similar: None,
         };
         let mut ask = Box::pin(c.ask(card));
         assert!((&mut ask).now_or_never().is_none());

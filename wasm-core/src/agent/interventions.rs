@@ -39,8 +39,9 @@ pub enum InterventionKind {
     SubGoalComplete,
     /// The agent is going round in circles.
     Stuck,
-    /// A risky action (purchase, send, delete, submit, new site, download, upload) waits for
-    /// the user's explicit approval; denying it refuses the action.
+    /// A risky action (money, a message, a deletion, an account change, a form sent to another
+    /// site, a new site or another site's frame, a download, an upload) waits for the user's
+    /// explicit approval; denying it refuses the action.
     Confirm,
     /// Something the agent never does itself (credentials, one-time codes, payment fields,
     /// CAPTCHAs, consent, recovery settings): the user does it, then continues.
@@ -59,6 +60,12 @@ pub struct Intervention {
     /// Numbered questions (upfront questions only).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub questions: Vec<String>,
+    /// On a confirmation card that may offer it: the words of the panel's "allow this kind of
+    /// action on this site for the rest of the task" button (the policy decides; the panel only
+    /// shows the button when this is set). Never set for money, deletion, account settings,
+    /// downloads, uploads or take-overs.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub allow_similar: Option<String>,
 }
 
 /// The user's answer to a card.
@@ -74,6 +81,11 @@ pub struct Reply {
     /// button sets it: an empty or missing answer never approves.
     #[serde(default)]
     pub approve: bool,
+    /// With `approve`: also allow this kind of action on this site without a card for the rest
+    /// of the task. Only the panel's button for it sets it, and only a card that offered it
+    /// ([`Intervention::allow_similar`]) honours it.
+    #[serde(default)]
+    pub allow_similar: bool,
 }
 
 impl Reply {
@@ -84,12 +96,17 @@ impl Reply {
 
     /// Stop the task.
     pub fn stop() -> Self {
-        Self { text: String::new(), stop: true, approve: false }
+        Self { stop: true, ..Self::default() }
     }
 
     /// Approve the action on a confirmation card.
     pub fn approve() -> Self {
         Self { approve: true, ..Self::default() }
+    }
+
+    /// Approve, and allow this kind of action on this site for the rest of the task.
+    pub fn approve_similar() -> Self {
+        Self { approve: true, allow_similar: true, ..Self::default() }
     }
 }
 
@@ -245,6 +262,7 @@ mod tests {
             title: "Before I start".into(),
             message: "Some things are ambiguous:".into(),
             questions: vec!["Which date?".into()],
+            allow_similar: None,
         };
         let all = attention(&InterventionSettings::default(), Some(&card));
         assert_eq!(all.badge.as_deref(), Some("!"));
@@ -292,5 +310,9 @@ mod tests {
         assert!(!text.approve);
         assert!(!Reply::proceed().approve);
         assert!(Reply::approve().approve);
+        assert!(!empty.allow_similar && !Reply::approve().allow_similar);
+        let similar: Reply =
+            serde_json::from_str(r#"{"approve":true,"allow_similar":true}"#).expect("reply");
+        assert_eq!(similar, Reply::approve_similar());
     }
 }

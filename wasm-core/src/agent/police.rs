@@ -3,23 +3,30 @@
 
 use super::context::{JournalEntry, TaskContext};
 use super::control::Operator;
-use super::policy::{Decision, decide, needs_facts};
+use super::policy::{Decision, canonical, decide, needs_facts};
 use super::runner::{Agent, Flow};
 use super::{Env, Journal, Llm, Page, TaskEvents};
 use crate::action::{Action, ActionOutcome};
 use crate::observation::Observation;
-use crate::safety::{ActionTarget, NetworkPermit};
+use crate::safety::{ActionTarget, NetworkPermit, WebUrl};
 
 impl<L: Llm, P: Page, E: Env, V: TaskEvents, O: Operator, J: Journal> Agent<'_, L, P, E, V, O, J> {
     /// The safety policy for one action, before its intent is journaled: `Ok(Ok(permit))` to go
     /// on (the browser enforces `permit` while the action runs), `Ok(Err(outcome))` when it is
     /// refused (by the policy or the user), `Err` when the user stopped the task at a card.
+    /// A navigation's URL is rewritten in `action` to the canonical form the policy judged, so
+    /// the journal and the browser get exactly that string.
     pub(super) async fn police(
         &self,
         ctx: &mut TaskContext,
         observation: &Observation,
-        action: &Action,
+        action: &mut Action,
     ) -> Result<Result<NetworkPermit, ActionOutcome>, Flow> {
+        match canonical(action) {
+            Ok(judged) => *action = judged,
+            Err(refusal) => return Ok(Err(ActionOutcome::failed(refusal))),
+        }
+        let action = &*action;
         let facts = if needs_facts(action) {
             let target = match action {
                 Action::PressKeys { ref_id, .. } => *ref_id,
@@ -47,15 +54,25 @@ impl<L: Llm, P: Page, E: Env, V: TaskEvents, O: Operator, J: Journal> Agent<'_, 
             &ctx.scope,
             &ctx.taint,
         );
-        let (card, allow, refusal) = match decision {
+        let (card, allow, similar, refusal) = match decision {
             Decision::Go => return Ok(Ok(NetworkPermit::within(&ctx.scope))),
+            Decision::Remembered => {
+                let destination = approved_destination(action, facts.as_ref());
+                return Ok(Ok(NetworkPermit::approved(&ctx.scope, destination.as_deref())));
+            }
             Decision::Refuse(reason) => return Ok(Err(ActionOutcome::failed(reason))),
-            Decision::Confirm { card, allow } => {
+            Decision::Confirm { card, allow, similar } => {
                 let what = card.message.lines().next().unwrap_or_default().to_owned();
-                (card, allow, format!("refused by the user: they did not approve “{what}”"))
+                (
+                    card,
+                    allow,
+                    similar,
+                    format!("refused by the user: they did not approve “{what}”"),
+                )
             }
             Decision::TakeOver { card, reason } => (
                 card,
+                None,
                 None,
                 format!("{reason}; the user was asked to do it and may have changed the page"),
             ),
@@ -79,29 +96,33 @@ impl<L: Llm, P: Page, E: Env, V: TaskEvents, O: Operator, J: Journal> Agent<'_, 
                 )));
             }
         }
-        if let Some((origin, sensitive)) = allow {
-            let entry = JournalEntry::SiteAllowed { origin, sensitive };
+        let site = allow.map(|(origin, sensitive)| JournalEntry::SiteAllowed { origin, sensitive });
+        // "Allow this kind of action on this site" counts only where the card offered it.
+        let kind = similar
+            .filter(|_| reply.allow_similar)
+            .map(|(class, origin)| JournalEntry::SimilarAllowed { class, origin });
+        for entry in site.into_iter().chain(kind) {
             if let Err(e) = self.journal.write(&entry).await {
                 return Err(self.journal_failed(ctx, e).await);
             }
             ctx.apply(&entry);
         }
-        Ok(Ok(NetworkPermit::approved(&ctx.scope, approved_destination(action, facts.as_ref()))))
+        let destination = approved_destination(action, facts.as_ref());
+        Ok(Ok(NetworkPermit::approved(&ctx.scope, destination.as_deref())))
     }
 }
 
-/// Where an approved action sends: a submission's final action URL, a link's target, a
-/// navigation's URL; `None` for actions that send nowhere themselves.
-fn approved_destination<'a>(
-    action: &'a Action,
-    facts: Option<&'a ActionTarget>,
-) -> Option<&'a str> {
-    match (action, facts) {
-        (Action::Navigate { url } | Action::OpenTab { url }, _) => Some(url),
+/// Where an approved action sends, in the canonical form the policy judged: a submission's
+/// final action URL, a link's target, a navigation's URL; `None` for actions that send nowhere
+/// themselves.
+fn approved_destination(action: &Action, facts: Option<&ActionTarget>) -> Option<String> {
+    let raw = match (action, facts) {
+        (Action::Navigate { url } | Action::OpenTab { url }, _) => Some(url.as_str()),
         (_, Some(t)) if t.submits_form || matches!(action, Action::PressKeys { .. }) => {
             t.form_action.as_deref().or(t.href.as_deref())
         }
         (_, Some(t)) => t.href.as_deref(),
         _ => None,
-    }
+    }?;
+    WebUrl::parse(raw).ok().map(|u| u.as_str().to_owned())
 }

@@ -6,7 +6,10 @@ use super::interventions::{Intervention, InterventionKind};
 use crate::action::Action;
 use crate::observation::{Item, Observation};
 use crate::safety::scope::sensitive_category;
-use crate::safety::{ActionKind, ActionTarget, Risk, ScopeError, SiteScope, TaintLedger, classify};
+use crate::safety::{
+    ActionKind, ActionTarget, ConfirmClass, DocumentOrigin, Risk, ScopeError, SiteScope,
+    TaintLedger, WebUrl, classify, document_origin, origin_of,
+};
 use std::collections::BTreeMap;
 
 /// What the policy decided for one action.
@@ -14,13 +17,19 @@ use std::collections::BTreeMap;
 pub enum Decision {
     /// Done without asking.
     Go,
+    /// Done without a card because the user allowed this kind of action on this site earlier in
+    /// the task: the browser lets it send exactly where such a card would have named.
+    Remembered,
     /// Done only if the user approves the card with a click; on approval `allow` (a site and
-    /// whether it is an explicit sensitive grant) joins the task's scope.
+    /// whether it is an explicit sensitive grant) joins the task's scope, and `similar` (offered
+    /// on the card) is remembered when the user chose "allow this kind of action on this site".
     Confirm {
         /// The card, naming exactly the action and its target.
         card: Intervention,
         /// The site the approval adds to the scope.
         allow: Option<(String, bool)>,
+        /// The kind and site the card offers to allow for the rest of the task.
+        similar: Option<(ConfirmClass, String)>,
     },
     /// Never done by the agent: the user is asked to do it themselves.
     TakeOver {
@@ -67,8 +76,33 @@ pub fn needs_facts(action: &Action) -> bool {
     }
 }
 
+/// The action as the browser will receive it: a navigation's URL parsed the way Chrome parses
+/// it and rewritten to that canonical string, so what the policy judges (and the journal
+/// records) is exactly what is loaded; `Err` with the refusal for addresses never opened.
+pub fn canonical(action: &Action) -> Result<Action, String> {
+    let canonical_url = |url: &str| {
+        WebUrl::parse_for_navigation(url)
+            .map(|u| u.as_str().to_owned())
+            .map_err(|e| format!("refused: {e}"))
+    };
+    Ok(match action {
+        Action::Navigate { url } => Action::Navigate { url: canonical_url(url)? },
+        Action::OpenTab { url } => Action::OpenTab { url: canonical_url(url)? },
+        other => other.clone(),
+    })
+}
+
+/// Where an element action takes effect, for scope: the element's own document (a frame has its
+/// own origin, reported by the live document) inside the tab's page.
+enum Acting {
+    /// A web URL or origin: a navigation's destination, or the element's frame or page.
+    Origin(String),
+    /// A sandboxed or otherwise opaque frame: never part of a scope.
+    Sandboxed,
+}
+
 /// Decides one action. `target` is the live element's facts (from [`super::Page::describe`]);
-/// `resources` the files the user attached to the task.
+/// `resources` the files the user attached to the task. Navigations must be [`canonical`].
 pub fn decide(
     action: &Action,
     target: Option<&ActionTarget>,
@@ -89,11 +123,9 @@ pub fn decide(
         return Decision::Refuse(format!("refused: {e}"));
     }
     if let ActionKind::Navigate { url } = &kind
-        && crate::safety::origin_of(url).is_none()
+        && let Err(e) = WebUrl::parse_for_navigation(url)
     {
-        return Decision::Refuse(format!(
-            "refused: only http and https addresses can be opened, not “{url}”"
-        ));
+        return Decision::Refuse(format!("refused: {e}"));
     }
     let page_url = target.map_or(observation.url.as_str(), |t| t.page_url.as_str());
     let here = ActionTarget { page_url: page_url.to_owned(), ..ActionTarget::default() };
@@ -105,34 +137,50 @@ pub fn decide(
     if let Risk::Never { reason } = risk {
         return take_over(action, facts, &reason);
     }
-    // Where the action takes effect: the destination of a navigation, else the page.
+    // Where the action takes effect: the destination of a navigation, else the element's own
+    // document — a frame counts with its own origin, never as part of the page around it.
     let destination = match (&kind, &facts.href) {
         (ActionKind::Navigate { url }, _) => Some(url.clone()),
-        (ActionKind::Click, Some(href)) => Some(href.clone()),
+        (ActionKind::Click, Some(href)) if WebUrl::parse(href).is_ok() => Some(href.clone()),
         _ => None,
     };
-    let acting_on = destination.as_deref().unwrap_or(page_url);
-    let scope_issue = match scope.check(acting_on) {
-        // A frame embedded in an allowed page belongs to that page (a form or widget served
-        // from another origin), unless it is a sensitive site, which needs its own grant.
-        Err(ScopeError::NotAllowed(origin))
-            if destination.is_none()
-                && scope.check(&observation.url).is_ok()
-                && sensitive_category(&origin).is_none() =>
-        {
-            None
-        }
-        other => other.err(),
+    let top = origin_of(&observation.url);
+    let acting = match (&destination, &facts.origin, document_origin(facts)) {
+        (Some(url), _, _) => Ok(Acting::Origin(url.clone())),
+        (None, DocumentOrigin::Opaque, _) => Ok(Acting::Sandboxed),
+        (None, _, Some(origin)) => Ok(Acting::Origin(origin)),
+        (None, _, None) => Err(page_url.to_owned()),
     };
-    let (category, what) = match (risk, &scope_issue) {
-        (Risk::Confirm { category, what }, _) => (category, what),
-        (_, None) => return Decision::Go,
-        (_, Some(_)) => ("new site", describe_plainly(action, facts)),
+    let scope_issue = match &acting {
+        Err(url) => return Decision::Refuse(format!("refused: `{url}` is not a web page")),
+        Ok(Acting::Sandboxed) => None,
+        Ok(Acting::Origin(at)) => scope.check(at).err().or_else(|| {
+            // An element in a frame also needs the page around it in scope.
+            let in_frame = destination.is_none() && top.is_some() && origin_of(at) != top;
+            if in_frame { scope.check(&observation.url).err() } else { None }
+        }),
+    };
+    let sandboxed = matches!(acting, Ok(Acting::Sandboxed));
+    let frame = frame_site(destination.is_none(), facts, top.as_deref());
+    let (class, what) = match (risk, &scope_issue) {
+        (Risk::Confirm { class, what }, _) => (class, what),
+        (_, None) if !sandboxed => return Decision::Go,
+        _ => (
+            ConfirmClass::NewSite,
+            describe_plainly(action, facts, frame.as_deref(), top.as_deref()),
+        ),
         // `Never` returned above.
     };
     // A navigation to a site the user already allowed is not "a new site".
-    if category == "navigation to a new site" && scope_issue.is_none() {
+    if class == ConfirmClass::Navigation && scope_issue.is_none() {
         return Decision::Go;
+    }
+    let similar = similar_site(class, facts, &kind)
+        .filter(|_| class.may_allow_similar() && scope_issue.is_none() && !sandboxed);
+    if let Some(site) = &similar
+        && scope.similar_allowed(class, site)
+    {
+        return Decision::Remembered;
     }
     let (note, allow) = match &scope_issue {
         None => (String::new(), None),
@@ -162,13 +210,62 @@ pub fn decide(
             Some((origin.clone(), true)),
         ),
     };
+    let note = match (sandboxed, &frame) {
+        (true, _) => format!(
+            "{note}\nThe element is in a sandboxed frame (its origin is opaque): approving lets \
+             only this one action through."
+        ),
+        (false, Some(frame)) if class != ConfirmClass::NewSite => {
+            format!("{note}\nThe element is in {frame}.")
+        }
+        _ => note,
+    };
+    let title = match (&frame, class) {
+        (Some(_), ConfirmClass::NewSite) => "Approve this action in another site's frame?".into(),
+        _ => format!("Approve this {}?", class.label()),
+    };
     let card = Intervention {
         kind: InterventionKind::Confirm,
-        title: format!("Approve this {category}?"),
+        title,
         message: format!("{what}{note}"),
         questions: vec![],
+        allow_similar: similar
+            .as_deref()
+            .and_then(|site| class.allow_similar_words(&shown_site(site))),
     };
-    Decision::Confirm { card, allow }
+    Decision::Confirm { card, allow, similar: similar.map(|site| (class, site)) }
+}
+
+/// The origin an allowance of `class` is kept under: where the action sends (a form's action
+/// origin), else the element's own document.
+fn similar_site(class: ConfirmClass, t: &ActionTarget, kind: &ActionKind) -> Option<String> {
+    let submits = t.submits_form || matches!(kind, ActionKind::PressKey { .. });
+    match (class, t.form_action.as_deref()) {
+        (ConfirmClass::FormSubmission, Some(action)) => origin_of(action),
+        (ConfirmClass::Message, Some(action)) if submits => origin_of(action),
+        (ConfirmClass::Message, _) => document_origin(t),
+        _ => None,
+    }
+}
+
+/// For an element inside a frame of another origin than the page (or a sandboxed one): the
+/// frame in words ("a frame from ads.example"), for the card.
+fn frame_site(element: bool, t: &ActionTarget, top: Option<&str>) -> Option<String> {
+    if !element {
+        return None;
+    }
+    match (&t.origin, document_origin(t)) {
+        (DocumentOrigin::Opaque, _) => Some("a sandboxed frame".into()),
+        (_, Some(origin)) if Some(origin.as_str()) != top => {
+            Some(format!("a frame from {}", shown_site(&origin)))
+        }
+        _ => None,
+    }
+}
+
+/// An origin as people read it: its host (and port), without the scheme.
+fn shown_site(origin: &str) -> String {
+    WebUrl::parse(origin).map(|u| u.site()).unwrap_or_else(|_| origin.to_owned())
 }
 
 /// Data that would leave for another origin with this action, as the refusal's words.
@@ -206,6 +303,7 @@ fn take_over(action: &Action, facts: &ActionTarget, reason: &str) -> Decision {
             action.describe(Some(facts.name.as_str()).filter(|n| !n.is_empty()))
         ),
         questions: vec![],
+        allow_similar: None,
     };
     Decision::TakeOver {
         card,
@@ -213,14 +311,27 @@ fn take_over(action: &Action, facts: &ActionTarget, reason: &str) -> Decision {
     }
 }
 
-/// The action in plain words with its live target, for a card.
-fn describe_plainly(action: &Action, t: &ActionTarget) -> String {
+/// The action in plain words with its live target, for a card; `frame` names the frame when the
+/// element is in a frame of another origin than the page at `top` ("in a frame from ads.example
+/// embedded in shop.example").
+fn describe_plainly(
+    action: &Action,
+    t: &ActionTarget,
+    frame: Option<&str>,
+    top: Option<&str>,
+) -> String {
     let name = if t.name.is_empty() { t.tag.clone() } else { format!("“{}”", t.name) };
+    let place = match frame {
+        Some(frame) => {
+            format!("in {frame} embedded in {}", top.map_or("the page".into(), shown_site))
+        }
+        None => format!("on {}", t.page_url),
+    };
     match action {
         Action::Navigate { url } | Action::OpenTab { url } => format!("Open {url}"),
         Action::SwitchTab { tab } => format!("Switch to tab {tab}"),
-        Action::Type { text, .. } => format!("Type “{text}” into {name} on {}", t.page_url),
-        other => format!("{} {name} on {}", other.name().replace('_', " "), t.page_url),
+        Action::Type { text, .. } => format!("Type “{text}” into {name} {place}"),
+        other => format!("{} {name} {place}", other.name().replace('_', " ")),
     }
 }
 

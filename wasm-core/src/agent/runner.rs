@@ -172,6 +172,7 @@ impl<L: Llm, P: Page, E: Env, V: TaskEvents, O: Operator, J: Journal> Agent<'_, 
                         "I keep going round in circles: {why}. Tell me how to go on, or stop."
                     ),
                     questions: vec![],
+                    allow_similar: None,
                 };
                 if let Flow::End(o) = self.intervene(ctx, card).await {
                     return Flow::End(o);
@@ -377,6 +378,7 @@ impl<L: Llm, P: Page, E: Env, V: TaskEvents, O: Operator, J: Journal> Agent<'_, 
                 title: "Before I start".into(),
                 message: "A few things in the task are ambiguous:".into(),
                 questions,
+                allow_similar: None,
             };
             return self.intervene(ctx, card).await;
         }
@@ -496,6 +498,7 @@ impl<L: Llm, P: Page, E: Env, V: TaskEvents, O: Operator, J: Journal> Agent<'_, 
                 title: "Waymark is unsure".into(),
                 message: format!("{doubt}\nContinue, tell me what to do instead, or stop."),
                 questions: vec![],
+                allow_similar: None,
             };
             if let Flow::End(o) = self.intervene(ctx, card).await {
                 return Flow::End(o);
@@ -507,6 +510,7 @@ impl<L: Llm, P: Page, E: Env, V: TaskEvents, O: Operator, J: Journal> Agent<'_, 
                 title: "Sub-goal done".into(),
                 message: format!("{done}\nWhat next? Leave empty to continue with the plan."),
                 questions: vec![],
+                allow_similar: None,
             };
             if let Flow::End(o) = self.intervene(ctx, card).await {
                 return Flow::End(o);
@@ -526,6 +530,7 @@ impl<L: Llm, P: Page, E: Env, V: TaskEvents, O: Operator, J: Journal> Agent<'_, 
                         report.evaluation
                     ),
                     questions: vec![],
+                    allow_similar: None,
                 };
                 return self.intervene(ctx, card).await;
             }
@@ -559,6 +564,7 @@ impl<L: Llm, P: Page, E: Env, V: TaskEvents, O: Operator, J: Journal> Agent<'_, 
                 }
                 Call::Act(action) => action,
             };
+            let mut action = action;
             if let Action::Done { answer, success } = action {
                 let failed_now = ctx.steps.last().is_some_and(|s| s.step == step && !s.outcome.ok);
                 if failed_now {
@@ -570,15 +576,17 @@ impl<L: Llm, P: Page, E: Env, V: TaskEvents, O: Operator, J: Journal> Agent<'_, 
                 return self.validate(ctx, observation, answer, acted).await;
             }
             let target = action.target_ref().and_then(|r| observation.element(r));
-            let description = action.describe(target.map(|el| el.name.as_str()));
+            let mut description = action.describe(target.map(|el| el.name.as_str()));
             let outcome = match action.target_ref() {
                 Some(r) if target.is_none() => ActionOutcome::failed(format!(
                     "there is no element [{r}] on the current page; use a ref from it"
                 )),
-                _ => match self.police(ctx, observation, &action).await {
+                _ => match self.police(ctx, observation, &mut action).await {
                     Err(flow) => return flow,
                     Ok(Err(refused)) => refused,
                     Ok(Ok(permit)) => {
+                        // The policy may have rewritten a URL to the canonical form it judged.
+                        description = action.describe(target.map(|el| el.name.as_str()));
                         let intent = JournalEntry::Intent {
                             step,
                             action: action.clone(),

@@ -678,6 +678,7 @@ fn each_side_effect_is_journaled_before_and_after() {
             JournalEntry::Note { .. } => "note",
             JournalEntry::Finished { .. } => "finished",
             JournalEntry::SiteAllowed { .. } => "site",
+            JournalEntry::SimilarAllowed { .. } => "similar",
         })
         .collect();
     assert_eq!(

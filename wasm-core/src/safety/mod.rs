@@ -5,19 +5,28 @@
 //! * [`scope`]: the agent acts only on origins the user allowed for this task; sensitive
 //!   categories (banking, payments, crypto, health, government identity) need an explicit grant.
 //! * [`risk`]: every proposed action is classified from the element, its form's action URL,
-//!   the page and the URL — never from the model's own claim — into free, confirm, or never.
+//!   the page and the URL — never from the model's own claim — into free, confirm, or never;
+//!   [`meaning`] reads what a click means (money, message, deletion, account) from the live
+//!   name and the form, [`target`] holds the live element's facts.
+//! * [`weburl`]: the one URL parser (WHATWG, as Chrome parses): every URL judgement above goes
+//!   through it, and the browser is sent the canonical string that was judged.
 //! * [`outbound`]: values that came from another origin or from sensitive fields may not leave
 //!   through a navigation, a submit, or typing on another origin, in any common encoding.
 
+pub mod meaning;
 pub mod network;
 pub mod outbound;
 pub mod risk;
 pub mod scope;
 pub mod surface;
+pub mod target;
 pub mod visibility;
+pub mod weburl;
 
 pub use network::{BlockedRequest, NetworkPermit};
 pub use outbound::{OutboundBlock, TaintLedger};
-pub use risk::{ActionKind, ActionTarget, Risk, classify};
-pub use scope::{ScopeError, SiteScope, origin_of};
+pub use risk::{ActionKind, ConfirmClass, Risk, classify, document_origin};
+pub use scope::{ScopeError, SiteScope};
 pub use surface::is_panel_port;
+pub use target::{ActionTarget, DocumentOrigin};
+pub use weburl::{UrlRefusal, WebUrl, browser_origin, origin_of};

@@ -1,7 +1,10 @@
 //! Risk classes of proposed actions, decided from what the action touches — the element, its
 //! form's final action URL, the page and the URL — and never from the model's own claim.
 
-use super::scope::origin_of;
+use super::meaning::{Activation, contains_phrase, meaning, normalise};
+pub use super::target::{ActionTarget, DocumentOrigin};
+use super::weburl::{WebUrl, is_web_origin, origin_of};
+use serde::{Deserialize, Serialize};
 
 /// What the agent proposes to do, reduced to what matters for risk.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -34,34 +37,64 @@ pub enum ActionKind {
     },
 }
 
-/// The element an action targets and where it sits, as the content script reports it from the
-/// live element (never from the model's words).
-#[derive(Debug, Clone, Default, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
-#[serde(default)]
-pub struct ActionTarget {
-    /// ARIA role.
-    pub role: String,
-    /// Accessible name.
-    pub name: String,
-    /// Tag name, lower case.
-    pub tag: String,
-    /// `type` attribute of inputs and buttons, lower case.
-    pub input_type: String,
-    /// `autocomplete` attribute, lower case.
-    pub autocomplete: String,
-    /// `href` of links (absolute).
-    pub href: Option<String>,
-    /// Whether the link has a `download` attribute.
-    pub download: bool,
-    /// The final action URL of the element's form (absolute), when it is in one.
-    pub form_action: Option<String>,
-    /// Whether activating the element submits its form.
-    pub submits_form: bool,
-    /// URL of the page.
-    pub page_url: String,
-    /// The values of the element's form (`name=value` pairs, password fields left out): what a
-    /// submission would send, for the outbound check.
-    pub form_data: String,
+/// Which kind of confirmation a card asks for: its heading, whether "allow this kind of action on
+/// this site for the rest of the task" may be offered, and the key that allowance is kept under.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ConfirmClass {
+    /// Spending money (pay, buy, place an order, donate, transfer).
+    Purchase,
+    /// Deleting data or ending something (an account, an order, a subscription).
+    Delete,
+    /// Sending or publishing a message, a comment, an invitation.
+    Message,
+    /// Changing how the account is reached or shared (email, password, keys, roles).
+    AccountSettings,
+    /// A form sent to another origin than the page's.
+    FormSubmission,
+    /// Loading a page of a site outside the task's scope.
+    Navigation,
+    /// Downloading an executable or archive (or any `download` link).
+    Download,
+    /// Giving a page one of the user's files.
+    Upload,
+    /// Acting on a page or frame of a site outside the task's scope.
+    NewSite,
+}
+
+impl ConfirmClass {
+    /// The card heading's noun ("Approve this purchase?").
+    pub fn label(self) -> &'static str {
+        match self {
+            Self::Purchase => "purchase",
+            Self::Delete => "deletion",
+            Self::Message => "message",
+            Self::AccountSettings => "account settings change",
+            Self::FormSubmission => "form submission",
+            Self::Navigation => "navigation to a new site",
+            Self::Download => "download",
+            Self::Upload => "file upload",
+            Self::NewSite => "action on a new site",
+        }
+    }
+
+    /// Whether a card of this class may offer "allow this kind of action on this site for the
+    /// rest of the task". Never for money, deletion, account settings (credentials and take-over
+    /// live there), downloads or uploads; scope cards need no such offer (approving them adds
+    /// the site to the task).
+    pub fn may_allow_similar(self) -> bool {
+        matches!(self, Self::Message | Self::FormSubmission)
+    }
+
+    /// The words of the panel's button that allows this kind on `site`.
+    pub fn allow_similar_words(self, site: &str) -> Option<String> {
+        let what = match self {
+            Self::Message => "sending messages",
+            Self::FormSubmission => "sending forms",
+            _ => return None,
+        };
+        Some(format!("Allow {what} to {site} for the rest of this task"))
+    }
 }
 
 /// What the policy decides.
@@ -71,8 +104,8 @@ pub enum Risk {
     Free,
     /// Shown to the user exactly, and done only after a real click on Approve.
     Confirm {
-        /// Category for the card's heading.
-        category: &'static str,
+        /// The kind of confirmation.
+        class: ConfirmClass,
         /// Exactly what will happen, for the card.
         what: String,
     },
@@ -87,7 +120,7 @@ pub enum Risk {
 const NEVER_WORDS: &[(&str, &str)] = &[
     ("password", "a password field"),
     ("passcode", "a passcode field"),
-    ("one-time", "a one-time code"),
+    ("one time", "a one-time code"),
     ("otp", "a one-time code"),
     ("verification code", "a verification code"),
     ("security code", "a card security code"),
@@ -95,58 +128,15 @@ const NEVER_WORDS: &[(&str, &str)] = &[
     ("cvc", "a card security code"),
     ("card number", "a payment card field"),
     ("captcha", "a CAPTCHA"),
-    ("i'm not a robot", "a CAPTCHA"),
+    ("i m not a robot", "a CAPTCHA"),
     ("recovery email", "account recovery settings"),
-    ("recovery e-mail", "account recovery settings"),
+    ("recovery e mail", "account recovery settings"),
     ("recovery phone", "account recovery settings"),
     ("forwarding", "mail forwarding settings"),
-    ("two-factor", "two-factor settings"),
+    ("two factor", "two-factor settings"),
     ("2fa", "two-factor settings"),
     ("backup codes", "two-factor settings"),
     ("authenticator", "two-factor settings"),
-];
-
-/// Words in an element's name that need a confirmation, by category.
-const CONFIRM_WORDS: &[(&str, &[&str])] = &[
-    (
-        "purchase",
-        &[
-            "buy",
-            "purchase",
-            "checkout",
-            "check out",
-            "place order",
-            "pay",
-            "order now",
-            "subscribe",
-            "add to cart",
-            "book now",
-        ],
-    ),
-    (
-        "delete",
-        &["delete", "remove", "trash", "erase", "empty", "discard", "destroy", "unsubscribe"],
-    ),
-    (
-        "send",
-        &[
-            "send", "post", "publish", "reply", "comment", "tweet", "share", "submit", "invite",
-            "transfer",
-        ],
-    ),
-    (
-        "account settings",
-        &[
-            "change password",
-            "security",
-            "permissions",
-            "grant",
-            "authorize",
-            "allow access",
-            "api key",
-            "access token",
-        ],
-    ),
 ];
 
 /// File types a download of which needs a confirmation (executables and archives).
@@ -173,10 +163,6 @@ const RISKY_DOWNLOADS: &[&str] = &[
     ".vbs",
 ];
 
-/// URL paths of account and security settings.
-const SETTINGS_PATHS: &[&str] =
-    &["/settings", "/account", "/security", "/preferences/security", "/admin"];
-
 /// Classifies one proposed action.
 pub fn classify(kind: &ActionKind, target: Option<&ActionTarget>) -> Risk {
     if !matches!(kind, ActionKind::Read)
@@ -194,20 +180,42 @@ pub fn classify(kind: &ActionKind, target: Option<&ActionTarget>) -> Risk {
         ActionKind::Read => Risk::Free,
         ActionKind::Navigate { url } => navigation(url, target.map(|t| t.page_url.as_str())),
         ActionKind::Upload { file } => Risk::Confirm {
-            category: "file upload",
+            class: ConfirmClass::Upload,
             what: format!("Upload “{file}”{}", on(target)),
         },
-        ActionKind::Type { .. } | ActionKind::Choose => Risk::Free,
+        ActionKind::Type { text } => match target {
+            Some(t) if meaning(t, Activation::Edit).is_some() => Risk::Confirm {
+                class: ConfirmClass::AccountSettings,
+                what: format!("Type “{text}” into “{}” on {}", t.name, t.page_url),
+            },
+            _ => Risk::Free,
+        },
+        ActionKind::Choose => match target {
+            Some(t) if meaning(t, Activation::Edit).is_some() => Risk::Confirm {
+                class: ConfirmClass::AccountSettings,
+                what: format!("Change “{}” on {}", t.name, t.page_url),
+            },
+            _ => Risk::Free,
+        },
         ActionKind::PressKey { key } => match target {
-            Some(t) if presses_enter(key) && t.form_action.is_some() && t.tag != "textarea" => {
-                form_submission(t)
-            }
+            Some(t) if presses_enter(key) => enter(t),
             _ => Risk::Free,
         },
         ActionKind::Click => match target {
             Some(t) => click(t),
             None => Risk::Free,
         },
+    }
+}
+
+/// The origin of the element's own document: the live document's report when it is a well-formed
+/// web origin, `None` when it is opaque (a sandboxed frame) or malformed, and the page URL's
+/// origin when the content script did not report one.
+pub fn document_origin(t: &ActionTarget) -> Option<String> {
+    match &t.origin {
+        DocumentOrigin::Web(origin) => is_web_origin(origin).then(|| origin.clone()),
+        DocumentOrigin::Opaque => None,
+        DocumentOrigin::Unknown => origin_of(&t.page_url),
     }
 }
 
@@ -229,18 +237,23 @@ fn never_reason(t: &ActionTarget) -> Option<String> {
     {
         return Some(format!("“{}” is a credential or payment field", t.name));
     }
-    let name = t.name.to_lowercase();
+    let name = normalise(&t.name);
     NEVER_WORDS
         .iter()
         .find(|(word, _)| contains_phrase(&name, word))
         .map(|(_, what)| format!("“{}” is {what}", t.name))
 }
 
+/// An OAuth consent screen's approve button: the page's path or query names the flow.
 fn is_oauth_consent(t: &ActionTarget) -> bool {
-    let url = t.page_url.to_lowercase();
-    let consent_page =
-        url.contains("/oauth") || url.contains("/authorize") || url.contains("consent");
-    let name = t.name.to_lowercase();
+    let Ok(page) = WebUrl::parse(&t.page_url) else { return false };
+    let path = page.path();
+    let query = page.query();
+    let consent_page = path.contains("oauth")
+        || path.contains("authorize")
+        || path.contains("consent")
+        || (query.contains("client_id=") && query.contains("redirect_uri="));
+    let name = normalise(&t.name);
     consent_page
         && ["allow", "authorize", "accept", "continue", "grant"]
             .iter()
@@ -248,89 +261,88 @@ fn is_oauth_consent(t: &ActionTarget) -> bool {
 }
 
 fn navigation(url: &str, from: Option<&str>) -> Risk {
-    let to = origin_of(url);
-    let here = from.and_then(origin_of);
-    if let Some(download) = risky_download(url) {
+    let to = match WebUrl::parse(url) {
+        Ok(to) => to,
+        Err(e) => return Risk::Never { reason: e.to_string() },
+    };
+    if let Some(download) = risky_download(&to) {
         return Risk::Confirm {
-            category: "download",
-            what: format!("Download {download} from {url}"),
+            class: ConfirmClass::Download,
+            what: format!("Download {download} from {}", to.as_str()),
         };
     }
-    if to.is_none() {
-        return Risk::Never { reason: format!("`{url}` is not a web address") };
-    }
-    if here.is_some() && to == here {
+    if from.and_then(origin_of).is_some_and(|here| here == to.origin()) {
         return Risk::Free;
     }
-    Risk::Confirm { category: "navigation to a new site", what: format!("Open {url}") }
+    Risk::Confirm { class: ConfirmClass::Navigation, what: format!("Open {}", to.as_str()) }
 }
 
-fn risky_download(url: &str) -> Option<&'static str> {
-    let path = url.split(['?', '#']).next().unwrap_or(url).to_lowercase();
+/// The risky file type a URL's decoded path ends with.
+fn risky_download(url: &WebUrl) -> Option<&'static str> {
+    let path = url.path();
     RISKY_DOWNLOADS.iter().copied().find(|ext| path.ends_with(ext))
 }
 
 fn click(t: &ActionTarget) -> Risk {
-    if let Some(href) = &t.href {
-        if t.download || risky_download(href).is_some() {
-            return Risk::Confirm { category: "download", what: format!("Download {href}") };
-        }
-        if let Risk::Confirm { category, what } = navigation(href, Some(&t.page_url)) {
-            return Risk::Confirm { category, what: format!("Click “{}”: {what}", t.name) };
-        }
-    }
-    let name = t.name.to_lowercase();
-    for (category, words) in CONFIRM_WORDS {
-        if words.iter().any(|w| contains_phrase(&name, w)) {
-            let dest = t
-                .form_action
-                .as_deref()
-                .map(|a| format!(" (sends the form to {a})"))
-                .unwrap_or_default();
+    if let Some(href) = &t.href
+        && let Ok(to) = WebUrl::parse(href)
+    {
+        if t.download || risky_download(&to).is_some() {
             return Risk::Confirm {
-                category,
-                what: format!("Click “{}” on {}{dest}", t.name, t.page_url),
+                class: ConfirmClass::Download,
+                what: format!("Download {}", to.as_str()),
             };
         }
+        if let Risk::Confirm { class, what } = navigation(href, Some(&t.page_url)) {
+            return Risk::Confirm { class, what: format!("Click “{}”: {what}", t.name) };
+        }
     }
-    if t.submits_form {
-        return form_submission(t);
+    match meaning(t, Activation::Click) {
+        Some(class) => Risk::Confirm { class, what: clicked(t) },
+        None if t.submits_form => foreign_submission(t),
+        None => Risk::Free,
     }
-    if SETTINGS_PATHS.iter().any(|p| t.page_url.to_lowercase().contains(p)) && t.role == "button" {
-        return Risk::Confirm {
-            category: "account settings",
-            what: format!("Click “{}” on the settings page {}", t.name, t.page_url),
-        };
-    }
-    Risk::Free
 }
 
-fn form_submission(t: &ActionTarget) -> Risk {
+/// Enter in a field: a message sent from a compose box, or the field's form submitted.
+fn enter(t: &ActionTarget) -> Risk {
+    match meaning(t, Activation::Enter) {
+        Some(class) => Risk::Confirm {
+            class,
+            what: format!("Press Enter in “{}” on {}{}", t.name, t.page_url, sends_to(t)),
+        },
+        None if t.form_action.is_some() && t.tag != "textarea" => foreign_submission(t),
+        None => Risk::Free,
+    }
+}
+
+fn clicked(t: &ActionTarget) -> String {
+    format!("Click “{}” on {}{}", t.name, t.page_url, sends_to(t))
+}
+
+fn sends_to(t: &ActionTarget) -> String {
+    match (&t.form_action, t.submits_form || t.tag == "input" || t.tag == "textarea") {
+        (Some(action), true) => format!(" (sends the form to {action})"),
+        _ => String::new(),
+    }
+}
+
+/// A submission with no carded meaning: free when the form posts to its own document's origin
+/// (the browser holds the tab to the task's scope meanwhile), a card naming the destination
+/// otherwise.
+fn foreign_submission(t: &ActionTarget) -> Risk {
     let dest = t.form_action.clone().unwrap_or_else(|| t.page_url.clone());
+    let same_origin = match (origin_of(&dest), document_origin(t)) {
+        (Some(to), Some(here)) => to == here,
+        _ => false,
+    };
+    if same_origin {
+        return Risk::Free;
+    }
     Risk::Confirm {
-        category: "form submission",
+        class: ConfirmClass::FormSubmission,
         what: format!("Submit the form (“{}”) to {dest}", t.name),
     }
-}
-
-/// Whether `phrase` occurs in `text` at word boundaries.
-fn contains_phrase(text: &str, phrase: &str) -> bool {
-    let bytes = text.as_bytes();
-    let mut from = 0;
-    while let Some(pos) = text[from..].find(phrase) {
-        let start = from + pos;
-        let end = start + phrase.len();
-        let before_ok = start == 0 || !bytes[start - 1].is_ascii_alphanumeric();
-        let after_ok = end == bytes.len() || !bytes[end].is_ascii_alphanumeric();
-        if before_ok && after_ok {
-            return true;
-        }
-        from = start + 1;
-        while !text.is_char_boundary(from) {
-            from += 1;
-        }
-    }
-    false
 }
 
 #[cfg(test)]
@@ -349,7 +361,7 @@ mod tests {
 
     fn category(risk: &Risk) -> &str {
         match risk {
-            Risk::Confirm { category, .. } => category,
+            Risk::Confirm { class, .. } => class.label(),
             Risk::Free => "free",
             Risk::Never { .. } => "never",
         }
@@ -371,27 +383,48 @@ mod tests {
             category(&classify(&ActionKind::Click, Some(&button("Place order")))),
             "purchase"
         );
-        assert_eq!(category(&classify(&ActionKind::Click, Some(&button("Delete all")))), "delete");
-        assert_eq!(category(&classify(&ActionKind::Click, Some(&button("Post comment")))), "send");
+        assert_eq!(
+            category(&classify(&ActionKind::Click, Some(&button("Delete all")))),
+            "deletion"
+        );
+        assert_eq!(
+            category(&classify(&ActionKind::Click, Some(&button("Post comment")))),
+            "message"
+        );
         assert_eq!(category(&classify(&ActionKind::Click, Some(&button("Payday loans")))), "free");
     }
 
     #[test]
-    fn form_submission_names_the_final_action_url() {
+    fn form_submission_names_the_final_action_url_when_it_leaves_the_page_origin() {
         let mut save = button("Save");
         save.submits_form = true;
         save.form_action = Some("https://collector.evil/steal".into());
-        let Risk::Confirm { category: kind, what } = classify(&ActionKind::Click, Some(&save))
-        else {
+        let Risk::Confirm { class, what } = classify(&ActionKind::Click, Some(&save)) else {
             panic!("not confirmed")
         };
-        assert_eq!(kind, "form submission");
+        assert_eq!(class, ConfirmClass::FormSubmission);
         assert!(what.contains("https://collector.evil/steal"), "{what}");
         let mut field = button("Search");
         field.tag = "input".into();
         field.form_action = Some("https://shop.example/search".into());
-        let enter = classify(&ActionKind::PressKey { key: "Enter".into() }, Some(&field));
-        assert_eq!(category(&enter), "form submission");
+        let enter = ActionKind::PressKey { key: "Enter".into() };
+        assert_eq!(classify(&enter, Some(&field)), Risk::Free, "same-origin search");
+        field.form_action = Some("https://search.other.example/q".into());
+        assert_eq!(category(&classify(&enter, Some(&field))), "form submission");
+    }
+
+    #[test]
+    fn a_same_origin_form_is_judged_on_the_frame_s_own_origin() {
+        let mut save = button("Save");
+        save.submits_form = true;
+        save.form_action = Some("https://shop.example/save".into());
+        assert_eq!(classify(&ActionKind::Click, Some(&save)), Risk::Free);
+        save.origin = DocumentOrigin::Opaque;
+        assert_eq!(category(&classify(&ActionKind::Click, Some(&save))), "form submission");
+        save.origin = DocumentOrigin::Web("https://ads.example".into());
+        assert_eq!(category(&classify(&ActionKind::Click, Some(&save))), "form submission");
+        save.origin = DocumentOrigin::Web("https://shop.example".into());
+        assert_eq!(classify(&ActionKind::Click, Some(&save)), Risk::Free);
     }
 
     #[test]
@@ -416,8 +449,18 @@ mod tests {
             category(&classify(&ActionKind::Click, Some(&button("I'm not a robot")))),
             "never"
         );
+        assert_eq!(
+            category(&classify(
+                &ActionKind::Type { text: "x".into() },
+                Some(&button("Pass\u{200b}word"))
+            )),
+            "never",
+            "an invisible character does not hide a password field"
+        );
         let mut consent = button("Allow");
         consent.page_url = "https://accounts.example/oauth/authorize?client_id=x".into();
+        assert_eq!(category(&classify(&ActionKind::Click, Some(&consent))), "never");
+        consent.page_url = "https://accounts.example/o/%61uthorize".into();
         assert_eq!(category(&classify(&ActionKind::Click, Some(&consent))), "never");
     }
 
@@ -428,8 +471,13 @@ mod tests {
         assert_eq!(classify(&same, Some(&here)), Risk::Free);
         let away = ActionKind::Navigate { url: "https://elsewhere.example/".into() };
         assert_eq!(category(&classify(&away, Some(&here))), "navigation to a new site");
+        let tricked =
+            ActionKind::Navigate { url: "https://elsewhere.example\\@shop.example/".into() };
+        assert_eq!(category(&classify(&tricked, Some(&here))), "navigation to a new site");
         let exe = ActionKind::Navigate { url: "https://shop.example/setup.exe?v=2".into() };
         assert_eq!(category(&classify(&exe, Some(&here))), "download");
+        let encoded = ActionKind::Navigate { url: "https://shop.example/setup%2Eexe".into() };
+        assert_eq!(category(&classify(&encoded, Some(&here))), "download");
         let js = ActionKind::Navigate { url: "javascript:alert(1)".into() };
         assert_eq!(category(&classify(&js, Some(&here))), "never");
         let mut link = button("Get the installer");
@@ -445,10 +493,19 @@ mod tests {
     }
 
     #[test]
-    fn phrases_match_at_word_boundaries_only() {
-        assert!(contains_phrase("buy now", "buy"));
-        assert!(!contains_phrase("buyer guide", "buy"));
-        assert!(contains_phrase("post-comment", "post"));
-        assert!(!contains_phrase("compost", "post"));
+    fn only_messages_and_foreign_forms_may_be_allowed_for_the_rest_of_a_task() {
+        use ConfirmClass::*;
+        for class in [Purchase, Delete, AccountSettings, Download, Upload, Navigation, NewSite] {
+            assert!(!class.may_allow_similar(), "{class:?}");
+            assert_eq!(class.allow_similar_words("shop.example"), None);
+        }
+        for class in [Message, FormSubmission] {
+            assert!(class.may_allow_similar());
+            assert!(
+                class
+                    .allow_similar_words("mail.example")
+                    .is_some_and(|w| w.contains("mail.example"))
+            );
+        }
     }
 }

@@ -1,34 +1,11 @@
-//! Which origins the agent may act on during a task.
+//! Which origins the agent may act on during a task, and which kinds of confirmed action the
+//! user let go without a card on which site.
 
+use super::meaning::fold_lookalike;
+use super::risk::ConfirmClass;
+use super::weburl::WebUrl;
+pub use super::weburl::origin_of;
 use std::collections::BTreeSet;
-
-/// The origin (`scheme://host[:port]`) of a URL, lower-cased; `None` for URLs without one
-/// (`about:`, `data:`, `javascript:`), which the agent never acts on.
-pub fn origin_of(url: &str) -> Option<String> {
-    let (scheme, rest) = url.split_once("://")?;
-    let scheme = scheme.to_ascii_lowercase();
-    if !matches!(scheme.as_str(), "http" | "https") {
-        return None;
-    }
-    let authority = rest.split(['/', '?', '#']).next().unwrap_or("");
-    // Credentials in the authority (`user:pass@host`) never count as part of the origin.
-    let host_port = authority.rsplit('@').next().unwrap_or("").to_ascii_lowercase();
-    if host_port.is_empty() {
-        return None;
-    }
-    let default_port = if scheme == "https" { ":443" } else { ":80" };
-    let host_port = host_port.strip_suffix(default_port).unwrap_or(&host_port);
-    Some(format!("{scheme}://{host_port}"))
-}
-
-/// The host part of an origin.
-fn host_of(origin: &str) -> &str {
-    let rest = origin.split_once("://").map_or(origin, |(_, r)| r);
-    if let Some(stripped) = rest.strip_prefix('[') {
-        return stripped.split(']').next().unwrap_or("");
-    }
-    rest.split(':').next().unwrap_or(rest)
-}
 
 /// Sensitive categories: words that, as a label of the host, mark a site that needs an
 /// explicit per-site grant even when the user started the task there.
@@ -58,17 +35,29 @@ const SENSITIVE_LABELS: &[(&str, &[&str])] = &[
     ("government identity", &["gov", "irs", "ssa", "login.gov", "id.me", "passport", "tax"]),
 ];
 
-/// The sensitive category of an origin, if any.
+/// The sensitive category of an origin (or URL), if any: its host's labels — lower case,
+/// without a trailing dot, in ASCII and Unicode, with Latin look-alikes folded (`pаypal` with a
+/// Cyrillic `а` is `paypal`) — are compared whole, never as substrings.
 pub fn sensitive_category(origin: &str) -> Option<&'static str> {
-    let host = host_of(origin);
-    let labels: Vec<&str> = host.split(['.', '-']).collect();
+    let url = WebUrl::parse(origin).ok()?;
+    let host = url.host();
+    let labels: Vec<String> = url
+        .host_labels()
+        .iter()
+        .flat_map(|label| {
+            label
+                .split('-')
+                .map(|l| l.chars().map(fold_lookalike).collect::<String>())
+                .collect::<Vec<_>>()
+        })
+        .collect();
     for (category, words) in SENSITIVE_LABELS {
         for word in *words {
             if word.contains('.') {
                 if host == *word || host.ends_with(&format!(".{word}")) {
                     return Some(category);
                 }
-            } else if labels.contains(word) {
+            } else if labels.iter().any(|l| l == word) {
                 return Some(category);
             }
         }
@@ -81,6 +70,8 @@ pub fn sensitive_category(origin: &str) -> Option<&'static str> {
 pub struct SiteScope {
     allowed: BTreeSet<String>,
     granted_sensitive: BTreeSet<String>,
+    /// (kind of action, origin) pairs the user let go without a card for the rest of the task.
+    similar: BTreeSet<(ConfirmClass, String)>,
 }
 
 /// Why an origin is out of scope, in words for the side panel.
@@ -145,6 +136,22 @@ impl SiteScope {
         Ok(origin)
     }
 
+    /// The user chose "allow this kind of action on this site for the rest of the task" on a
+    /// card that offered it; kinds that never may ([`ConfirmClass::may_allow_similar`]) are
+    /// ignored, whatever a journal says.
+    pub fn allow_similar(&mut self, class: ConfirmClass, url_or_origin: &str) {
+        if let Some(origin) = origin_of(url_or_origin)
+            && class.may_allow_similar()
+        {
+            self.similar.insert((class, origin));
+        }
+    }
+
+    /// Whether actions of `class` on `origin` go without a card.
+    pub fn similar_allowed(&self, class: ConfirmClass, origin: &str) -> bool {
+        class.may_allow_similar() && self.similar.contains(&(class, origin.to_owned()))
+    }
+
     /// The allowed origins, for display.
     pub fn allowed(&self) -> impl Iterator<Item = &str> {
         self.allowed.iter().map(String::as_str)
@@ -199,5 +206,44 @@ mod tests {
         assert_eq!(sensitive_category("https://www.irs.gov"), Some("government identity"));
         assert_eq!(sensitive_category("https://bankruptcy-news.example"), None);
         assert_eq!(sensitive_category("https://payday.example"), None);
+    }
+
+    #[test]
+    fn categories_see_through_case_trailing_dots_idna_and_look_alikes() {
+        assert_eq!(sensitive_category("https://WWW.PAYPAL.COM./x"), Some("payments"));
+        assert_eq!(sensitive_category("https://xn--pypal-4ve.com/"), Some("payments"));
+        assert_eq!(sensitive_category("https://pаypal.com/"), Some("payments"));
+        assert_eq!(sensitive_category("https://my-bank.example"), Some("banking"));
+        assert_eq!(sensitive_category("https://www.irs.gov./"), Some("government identity"));
+        assert_eq!(sensitive_category("https://bank.example\\@shop.example/"), Some("banking"));
+        assert_eq!(sensitive_category("https://shop.example@bank.example/"), Some("banking"));
+        assert_eq!(sensitive_category("https://shop.example/bank"), None);
+        assert_eq!(sensitive_category("http://127.0.0.1:8080"), None);
+    }
+
+    #[test]
+    fn the_scope_judges_origins_the_way_chrome_does() {
+        let scope = SiteScope::starting_at("https://shop.example/");
+        assert!(scope.check("https://SHOP.example:443/x").is_ok());
+        assert!(scope.check("https://sh\top.example/").is_ok());
+        assert_eq!(
+            scope.check("https://evil.example\\@shop.example/"),
+            Err(ScopeError::NotAllowed("https://evil.example".into()))
+        );
+        assert!(scope.check("https://shop.example:8443/").is_err());
+        assert!(matches!(scope.check("blob:https://shop.example/x"), Err(ScopeError::NotWeb(_))));
+    }
+
+    #[test]
+    fn similar_actions_are_allowed_per_kind_and_site_never_for_money_or_deletion() {
+        let mut scope = SiteScope::starting_at("https://mail.example/");
+        scope.allow_similar(ConfirmClass::Message, "https://mail.example/inbox");
+        assert!(scope.similar_allowed(ConfirmClass::Message, "https://mail.example"));
+        assert!(!scope.similar_allowed(ConfirmClass::Message, "https://other.example"));
+        assert!(!scope.similar_allowed(ConfirmClass::FormSubmission, "https://mail.example"));
+        scope.allow_similar(ConfirmClass::Purchase, "https://mail.example");
+        scope.allow_similar(ConfirmClass::Delete, "https://mail.example");
+        assert!(!scope.similar_allowed(ConfirmClass::Purchase, "https://mail.example"));
+        assert!(!scope.similar_allowed(ConfirmClass::Delete, "https://mail.example"));
     }
 }

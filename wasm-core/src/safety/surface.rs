@@ -6,11 +6,16 @@
 /// A content script's port carries the page's URL as its sender, so it never passes, whatever
 /// name it picks.
 pub fn is_panel_port(port_name: &str, sender_url: &str, extension_id: &str) -> bool {
-    let own = format!("chrome-extension://{extension_id}/sidepanel.html");
-    let rest = sender_url.strip_prefix(&own);
+    // Parsed like every other URL the safety code judges (see `weburl`), never sliced by hand.
+    let Ok(sender) = url::Url::parse(sender_url) else { return false };
     port_name == "panel"
         && !extension_id.is_empty()
-        && rest.is_some_and(|r| r.is_empty() || r.starts_with('?') || r.starts_with('#'))
+        && sender.scheme() == "chrome-extension"
+        && sender.host_str() == Some(extension_id)
+        && sender.port().is_none()
+        && sender.username().is_empty()
+        && sender.password().is_none()
+        && sender.path() == "/sidepanel.html"
 }
 
 #[cfg(test)]
@@ -31,6 +36,13 @@ mod tests {
         assert!(!is_panel_port("panel", "chrome-extension://zzzz/sidepanel.html", ID));
         assert!(!is_panel_port("panel", &format!("chrome-extension://{ID}/other.html"), ID));
         assert!(!is_panel_port("panel", &format!("{panel}.evil.html"), ID));
+        assert!(!is_panel_port("panel", &format!("chrome-extension://x@{ID}/sidepanel.html"), ID));
+        assert!(!is_panel_port(
+            "panel",
+            &format!("chrome-extension://{ID}.evil/sidepanel.html"),
+            ID
+        ));
+        assert!(is_panel_port("panel", &format!("{panel}#x"), ID));
         assert!(!is_panel_port("other", &panel, ID));
         assert!(!is_panel_port("panel", &panel, ""));
     }

@@ -3,6 +3,7 @@
 //! the live element's facts, never what the model or the observation claims.
 
 use super::*;
+use crate::safety::{ConfirmClass, DocumentOrigin, SiteScope};
 use std::collections::BTreeMap;
 
 /// A page at `url` whose elements have the given live facts; records what was acted on.
@@ -483,7 +484,7 @@ fn a_sensitive_new_site_is_named_and_an_approval_grants_it_explicitly() {
 #[test]
 fn enter_without_a_ref_is_judged_on_the_focused_element() {
     let mut search = field("Search");
-    search.form_action = Some("https://shop.example/search".into());
+    search.form_action = Some("https://search.other.example/q".into());
     let mut page = FactsPage::new(SHOP, "Shop").with(1, search);
     page.focused = Some(1);
     let run = run_policy(
@@ -494,17 +495,17 @@ fn enter_without_a_ref_is_judged_on_the_focused_element() {
     );
     assert_eq!(page.acted(), 0);
     assert!(run.cards[0].title.contains("form submission"), "{}", run.cards[0].title);
-    // Other keys on it are free.
-    let mut page = FactsPage::new(SHOP, "Shop").with(1, field("Search"));
-    page.focused = Some(1);
-    let run = run_policy(
-        &page,
-        vec![calls(&[("press_keys", r#"{"keys":"ArrowDown"}"#)])],
-        vec![],
-        BTreeMap::new(),
-    );
-    assert!(run.cards.is_empty());
-    assert_eq!(page.acted(), 1);
+    // The same search on the page's own origin needs no card; other keys are free anyway.
+    for keys in ["Enter", "ArrowDown"] {
+        let mut search = field("Search");
+        search.form_action = Some("https://shop.example/search".into());
+        let mut page = FactsPage::new(SHOP, "Shop").with(1, search);
+        page.focused = Some(1);
+        let args = serde_json::json!({ "keys": keys }).to_string();
+        let run = run_policy(&page, vec![calls(&[("press_keys", &args)])], vec![], BTreeMap::new());
+        assert!(run.cards.is_empty(), "{keys}: {:?}", run.cards);
+        assert_eq!(page.acted(), 1);
+    }
 }
 
 #[test]
@@ -522,19 +523,108 @@ fn non_web_addresses_are_refused() {
 }
 
 #[test]
-fn a_frame_of_another_origin_inside_an_allowed_page_is_in_scope_unless_sensitive() {
-    let mut field_in_frame = field("Card holder");
-    field_in_frame.page_url = "https://forms.example/embed".into();
-    let mut page = FactsPage::new(SHOP, "Checkout").with(1, button("x"));
-    page.elements[0].2 = field_in_frame.clone();
+fn a_frame_of_another_origin_needs_a_card_naming_its_site_and_approval_adds_it() {
+    let mut in_frame = field("Card holder");
+    in_frame.page_url = "https://forms.example/embed".into();
+    in_frame.origin = DocumentOrigin::Web("https://forms.example".into());
+    let page = || {
+        let mut page = FactsPage::new(SHOP, "Checkout").with(1, button("x"));
+        page.elements[0].2 = in_frame.clone();
+        page
+    };
     let typed = || vec![calls(&[("type", r#"{"ref":1,"text":"Ada"}"#)])];
-    let run = run_policy(&page, typed(), vec![], BTreeMap::new());
+    let denied_page = page();
+    let run = run_policy(&denied_page, typed(), vec![], BTreeMap::new());
+    assert_eq!(
+        denied_page.acted(),
+        0,
+        "text typed into a third-party frame leaves with its script"
+    );
+    assert_eq!(
+        run.cards[0].message.lines().next(),
+        Some(
+            "Type “Ada” into “Card holder” in a frame from forms.example embedded in shop.example"
+        )
+    );
+    // Approved once: the frame's origin joins the scope, the next typing there is free.
+    let approved_page = page();
+    let twice = vec![typed().remove(0), typed().remove(0)];
+    let run = run_policy(&approved_page, twice, vec![Reply::approve()], BTreeMap::new());
+    assert_eq!(run.cards.len(), 1, "{:?}", run.cards);
+    assert_eq!(approved_page.acted(), 2);
+    assert!(run.journal.iter().any(|e| matches!(
+        e,
+        JournalEntry::SiteAllowed { origin, sensitive: false } if origin == "https://forms.example"
+    )));
+}
+
+#[test]
+fn a_frame_is_judged_on_the_origin_its_document_reports_not_its_url() {
+    // A srcdoc frame reports its parent's origin: it is the page itself.
+    let mut srcdoc = field("Name");
+    srcdoc.page_url = "about:srcdoc".into();
+    srcdoc.origin = DocumentOrigin::Web("https://shop.example".into());
+    let mut page = FactsPage::new(SHOP, "Form").with(1, button("x"));
+    page.elements[0].2 = srcdoc;
+    let run = run_policy(
+        &page,
+        vec![calls(&[("type", r#"{"ref":1,"text":"Ada"}"#)])],
+        vec![],
+        BTreeMap::new(),
+    );
     assert!(run.cards.is_empty(), "{:?}", run.cards);
     assert_eq!(page.acted(), 1);
-    field_in_frame.page_url = "https://js.stripe.example/frame".into();
+    // A frame whose URL looks like the shop but whose document is another origin.
+    let mut disguised = field("Name");
+    disguised.page_url = "https://shop.example/embed".into();
+    disguised.origin = DocumentOrigin::Web("https://ads.example".into());
+    let mut page = FactsPage::new(SHOP, "Form").with(1, button("x"));
+    page.elements[0].2 = disguised;
+    let run = run_policy(
+        &page,
+        vec![calls(&[("type", r#"{"ref":1,"text":"Ada"}"#)])],
+        vec![],
+        BTreeMap::new(),
+    );
+    assert_eq!(page.acted(), 0);
+    assert!(run.cards[0].message.contains("a frame from ads.example"), "{:?}", run.cards);
+}
+
+#[test]
+fn a_sandboxed_frame_is_never_in_scope_and_its_approval_adds_nothing() {
+    for action in [
+        ("type", r#"{"ref":1,"text":"Ada"}"#),
+        ("click", r#"{"ref":1}"#),
+        ("select_option", r#"{"ref":1,"option":"Red"}"#),
+        ("press_keys", r#"{"ref":1,"keys":"Enter"}"#),
+    ] {
+        let mut sandboxed = field("Colour");
+        sandboxed.page_url = "https://shop.example/widget".into();
+        sandboxed.origin = DocumentOrigin::Opaque;
+        let mut page = FactsPage::new(SHOP, "Widget").with(1, button("x"));
+        page.elements[0].2 = sandboxed;
+        let run =
+            run_policy(&page, vec![calls(&[action])], vec![Reply::approve()], BTreeMap::new());
+        assert_eq!(run.cards.len(), 1, "{action:?}");
+        assert!(run.cards[0].message.contains("a sandboxed frame"), "{:?}", run.cards[0]);
+        assert_eq!(page.acted(), 1, "approved: this one action");
+        let grants = run.journal.iter().filter(|e| matches!(e, JournalEntry::SiteAllowed { .. }));
+        assert_eq!(grants.count(), 1, "only the start tab's site: {:?}", run.journal);
+    }
+}
+
+#[test]
+fn a_sensitive_frame_inside_an_allowed_page_needs_an_explicit_grant() {
+    let mut in_frame = field("Card holder");
+    in_frame.page_url = "https://js.stripe.example/frame".into();
     let mut page = FactsPage::new(SHOP, "Checkout").with(1, button("x"));
-    page.elements[0].2 = field_in_frame;
-    let run = run_policy(&page, typed(), vec![], BTreeMap::new());
+    page.elements[0].2 = in_frame;
+    let run = run_policy(
+        &page,
+        vec![calls(&[("type", r#"{"ref":1,"text":"Ada"}"#)])],
+        vec![],
+        BTreeMap::new(),
+    );
     assert_eq!(page.acted(), 0);
     assert!(run.cards[0].message.contains("payments"), "{:?}", run.cards);
 }
@@ -556,4 +646,391 @@ fn an_element_rewritten_while_the_card_was_open_is_not_acted_on() {
         "{}",
         first_error(&run)
     );
+}
+
+#[test]
+fn navigations_are_judged_and_loaded_in_their_canonical_form() {
+    // Chrome reads the backslash as a path separator: the host is attacker.example.
+    let page = FactsPage::new(SHOP, "Shop");
+    let tricked = serde_json::json!({ "url": "https://attacker.example\\@shop.example/?q=x" });
+    let run = run_policy(
+        &page,
+        vec![calls(&[("navigate", &tricked.to_string())])],
+        vec![Reply::approve()],
+        BTreeMap::new(),
+    );
+    assert!(
+        run.cards[0].message.contains("https://attacker.example is not among"),
+        "{:?}",
+        run.cards
+    );
+    let loaded = Action::Navigate { url: "https://attacker.example/@shop.example/?q=x".into() };
+    let acted = page.acts.borrow().clone();
+    assert_eq!(acted, vec![loaded.clone()], "the browser gets what was judged");
+    assert!(
+        run.journal
+            .iter()
+            .any(|e| matches!(e, JournalEntry::Intent { action, .. } if *action == loaded))
+    );
+    // Same site, odd spelling: free, loaded canonical.
+    let page = FactsPage::new(SHOP, "Shop");
+    let odd = serde_json::json!({ "url": "HTTPS://SHOP.example:443/a b\t/c" });
+    let run =
+        run_policy(&page, vec![calls(&[("open_tab", &odd.to_string())])], vec![], BTreeMap::new());
+    assert!(run.cards.is_empty(), "{:?}", run.cards);
+    assert_eq!(
+        page.acts.borrow().as_slice(),
+        [Action::OpenTab { url: "https://shop.example/a%20b/c".into() }]
+    );
+    // Credentials before the host read as one site and go to another: refused, no card.
+    let page = FactsPage::new(SHOP, "Shop");
+    let run = run_policy(
+        &page,
+        vec![calls(&[("navigate", r#"{"url":"https://shop.example@evil.example/"}"#)])],
+        vec![Reply::approve()],
+        BTreeMap::new(),
+    );
+    assert!(run.cards.is_empty());
+    assert_eq!(page.acted(), 0);
+    assert!(first_error(&run).contains("user name or password"), "{}", first_error(&run));
+}
+
+/// One benign or risky task: a page and what the model does on it.
+struct Task {
+    what: &'static str,
+    page: FactsPage,
+    steps: Vec<(&'static str, String)>,
+}
+
+fn submit_button(name: &str, action: &str, data: &str) -> ActionTarget {
+    ActionTarget {
+        submits_form: true,
+        form_action: Some(action.into()),
+        form_data: data.into(),
+        input_type: "submit".into(),
+        ..button(name)
+    }
+}
+
+fn link(name: &str, href: &str) -> ActionTarget {
+    ActionTarget { role: "link".into(), tag: "a".into(), href: Some(href.into()), ..button(name) }
+}
+
+fn in_form(mut t: ActionTarget, action: &str) -> ActionTarget {
+    t.form_action = Some(action.into());
+    t
+}
+
+fn task(what: &'static str, page: FactsPage, steps: &[(&'static str, &str)]) -> Task {
+    Task { what, page, steps: steps.iter().map(|(t, a)| (*t, (*a).to_owned())).collect() }
+}
+
+/// Runs a task with a user who denies every card; returns the cards and how many actions ran.
+fn cards_of(task: &Task) -> (Vec<Intervention>, usize) {
+    let answers = task.steps.iter().map(|(tool, args)| calls(&[(tool, args)])).collect();
+    let run = run_policy(&task.page, answers, vec![], BTreeMap::new());
+    (run.cards, task.page.acted())
+}
+
+const TYPE1: (&str, &str) = ("type", r#"{"ref":1,"text":"ada@example.org"}"#);
+const CLICK1: (&str, &str) = ("click", r#"{"ref":1}"#);
+const CLICK2: (&str, &str) = ("click", r#"{"ref":2}"#);
+const ENTER1: (&str, &str) = ("press_keys", r#"{"ref":1,"keys":"Enter"}"#);
+
+fn benign_tasks() -> Vec<Task> {
+    let profile = "https://shop.example/settings/profile";
+    vec![
+        task(
+            "same-site search",
+            FactsPage::new(SHOP, "Shop")
+                .with(1, in_form(field("Search"), "https://shop.example/search")),
+            &[("type", r#"{"ref":1,"text":"teapot"}"#), ENTER1],
+        ),
+        task(
+            "search with a button",
+            FactsPage::new(SHOP, "Shop")
+                .with(1, in_form(field("Search"), "https://shop.example/search"))
+                .with(2, submit_button("Search", "https://shop.example/search", "q=teapot")),
+            &[("type", r#"{"ref":1,"text":"teapot"}"#), CLICK2],
+        ),
+        task(
+            "newsletter signup",
+            FactsPage::new("https://shop.example/", "News")
+                .with(1, in_form(field("Email"), "https://shop.example/newsletter/subscribe"))
+                .with(
+                    2,
+                    submit_button(
+                        "Subscribe",
+                        "https://shop.example/newsletter/subscribe",
+                        "email=ada@example.org",
+                    ),
+                ),
+            &[TYPE1, CLICK2],
+        ),
+        task(
+            "next page",
+            FactsPage::new(SHOP, "Results").with(1, link("Next", "https://shop.example/page/2")),
+            &[CLICK1],
+        ),
+        task(
+            "filter and sort",
+            FactsPage::new("https://shop.example/products", "Products")
+                .with(
+                    1,
+                    ActionTarget {
+                        role: "combobox".into(),
+                        tag: "select".into(),
+                        ..field("Sort by")
+                    },
+                )
+                .with(
+                    2,
+                    ActionTarget {
+                        role: "checkbox".into(),
+                        input_type: "checkbox".into(),
+                        ..field("Under $25")
+                    },
+                ),
+            &[("select_option", r#"{"ref":1,"option":"Price"}"#), ("check", r#"{"ref":2}"#)],
+        ),
+        task(
+            "apply the filters",
+            FactsPage::new("https://shop.example/products", "Products")
+                .with(1, submit_button("Apply", "https://shop.example/products", "colour=red")),
+            &[CLICK1],
+        ),
+        task(
+            "same-site form save",
+            FactsPage::new("https://shop.example/notes/new", "New note")
+                .with(1, in_form(field("Title"), "https://shop.example/notes"))
+                .with(2, submit_button("Save", "https://shop.example/notes", "title=Tea&text=Buy")),
+            &[("type", r#"{"ref":1,"text":"Tea"}"#), CLICK2],
+        ),
+        task(
+            "login-free profile edit",
+            FactsPage::new(profile, "Your profile").with(1, in_form(field("Bio"), profile)).with(
+                2,
+                submit_button("Save changes", profile, "name=Ada&bio=Tea&email=ada@example.org"),
+            ),
+            &[("type", r#"{"ref":1,"text":"Tea lover"}"#), CLICK2],
+        ),
+        task(
+            "add to cart",
+            FactsPage::new(SHOP, "Teapot")
+                .with(1, submit_button("Add to cart", "https://shop.example/cart/add", "id=3")),
+            &[CLICK1],
+        ),
+        task(
+            "continue through a wizard",
+            FactsPage::new("https://shop.example/signup/step1", "Step 1")
+                .with(1, button("Continue"))
+                .with(2, submit_button("Submit", "https://shop.example/signup/step2", "size=m")),
+            &[CLICK1, CLICK2],
+        ),
+        task(
+            "same-site redirect link",
+            FactsPage::new(SHOP, "Shop").with(1, link("Help", "https://shop.example/go?to=/help")),
+            &[CLICK1],
+        ),
+        task(
+            "navigate within the site",
+            FactsPage::new(SHOP, "Shop"),
+            &[("navigate", r#"{"url":"https://shop.example/cart"}"#)],
+        ),
+    ]
+}
+
+#[test]
+fn benign_same_site_tasks_raise_no_card() {
+    let tasks = benign_tasks();
+    let mut cards = 0;
+    let mut actions = 0;
+    for task in &tasks {
+        let (shown, acted) = cards_of(task);
+        assert!(shown.is_empty(), "{}: {shown:?}", task.what);
+        assert_eq!(acted, task.steps.len(), "{}", task.what);
+        cards += shown.len();
+        actions += acted;
+    }
+    assert_eq!(cards, 0, "{cards} cards over {} benign tasks ({actions} actions)", tasks.len());
+    assert!(tasks.len() >= 12 && actions >= 17);
+}
+
+#[test]
+fn risky_tasks_keep_their_cards() {
+    let settings = "https://shop.example/settings/account";
+    let mail = "https://mail.example/compose";
+    let mut email = in_form(field("Email"), settings);
+    email.input_type = "email".into();
+    let mut upload = field("Attach");
+    upload.input_type = "file".into();
+    let mut coupon = in_form(field("Coupon"), "https://shop.example/checkout/review");
+    coupon.default_button = "Place order".into();
+    let cases = vec![
+        ("purchase", task("place order", order_page(), &[CLICK1])),
+        (
+            "purchase",
+            task(
+                "Enter in a field of the order form presses Place order",
+                FactsPage::new(SHOP, "Review your order").with(1, coupon),
+                &[ENTER1],
+            ),
+        ),
+        (
+            "purchase",
+            task(
+                "a generic word on a payment form",
+                FactsPage::new(SHOP, "Pay")
+                    .with(1, submit_button("Continue", "https://shop.example/checkout/pay", "")),
+                &[CLICK1],
+            ),
+        ),
+        (
+            "deletion",
+            task("delete", FactsPage::new(SHOP, "x").with(1, button("Delete account")), &[CLICK1]),
+        ),
+        (
+            "message",
+            task(
+                "send mail",
+                FactsPage::new(mail, "Compose").with(
+                    1,
+                    submit_button("Send", "https://mail.example/send", "to=a@b.example&subject=Hi"),
+                ),
+                &[CLICK1],
+            ),
+        ),
+        (
+            "message",
+            task(
+                "contact form",
+                FactsPage::new(SHOP, "Contact").with(
+                    1,
+                    submit_button("Submit", "https://shop.example/contact", "name=A&message=Hi"),
+                ),
+                &[CLICK1],
+            ),
+        ),
+        (
+            "account settings change",
+            task("change email", FactsPage::new(settings, "Account").with(1, email), &[TYPE1]),
+        ),
+        (
+            "form submission",
+            task(
+                "a form to another site",
+                FactsPage::new(SHOP, "Subscribe").with(
+                    1,
+                    submit_button("Subscribe", "https://news.example/subscribe", "email=a@b"),
+                ),
+                &[CLICK1],
+            ),
+        ),
+        (
+            "download",
+            task(
+                "installer",
+                FactsPage::new(SHOP, "x").with(1, link("Get it", "https://shop.example/setup.exe")),
+                &[CLICK1],
+            ),
+        ),
+        (
+            "navigation to a new site",
+            task(
+                "new site",
+                FactsPage::new(SHOP, "x"),
+                &[("navigate", r#"{"url":"https://docs.example/"}"#)],
+            ),
+        ),
+    ];
+    for (label, task) in &cases {
+        let (shown, acted) = cards_of(task);
+        assert_eq!(shown.len(), 1, "{}: {shown:?}", task.what);
+        assert_eq!(shown[0].title, format!("Approve this {label}?"), "{}", task.what);
+        assert_eq!(acted, 0, "{}: denied, not done", task.what);
+    }
+    let page = FactsPage::new(SHOP, "Apply").with(1, upload);
+    let files = BTreeMap::from([("cv.pdf".to_owned(), "/home/u/cv.pdf".to_owned())]);
+    let run = run_policy(
+        &page,
+        vec![calls(&[("upload", r#"{"ref":1,"file":"cv.pdf"}"#)])],
+        vec![],
+        files,
+    );
+    assert_eq!(run.cards[0].title, "Approve this file upload?");
+    assert_eq!(run.cards[0].allow_similar, None);
+}
+
+fn send_page() -> FactsPage {
+    FactsPage::new("https://mail.example/inbox", "Inbox")
+        .with(1, submit_button("Send", "https://mail.example/send", "to=a@b.example&subject=Hi"))
+}
+
+#[test]
+fn allowing_similar_messages_spares_the_next_cards_on_that_site_only() {
+    let three = vec![calls(&[CLICK1]), calls(&[CLICK1]), calls(&[CLICK1])];
+    let page = send_page();
+    let run = run_policy(&page, three.clone(), vec![Reply::approve_similar()], BTreeMap::new());
+    assert_eq!(run.cards.len(), 1, "{:?}", run.cards);
+    assert_eq!(
+        run.cards[0].allow_similar.as_deref(),
+        Some("Allow sending messages to mail.example for the rest of this task")
+    );
+    assert_eq!(page.acted(), 3);
+    assert!(run.journal.iter().any(|e| matches!(
+        e,
+        JournalEntry::SimilarAllowed { class: ConfirmClass::Message, origin }
+            if origin == "https://mail.example"
+    )));
+    for permit in page.permits.borrow().iter() {
+        assert_eq!(permit.approved_destination.as_deref(), Some("https://mail.example/send"));
+    }
+    // A plain approval allows that one action only.
+    let page = send_page();
+    let run = run_policy(&page, three, vec![Reply::approve(), Reply::approve()], BTreeMap::new());
+    assert_eq!(run.cards.len(), 3, "{:?}", run.cards);
+    assert_eq!(page.acted(), 2);
+    // The allowance is for that site: a message form posting elsewhere is carded again.
+    let mut scope = SiteScope::starting_at("https://mail.example/");
+    scope.allow_similar(ConfirmClass::Message, "https://mail.example");
+    assert!(!scope.similar_allowed(ConfirmClass::Message, "https://chat.example"));
+}
+
+#[test]
+fn allow_similar_is_never_offered_for_money_or_deletion_and_a_forged_reply_changes_nothing() {
+    for page in [order_page(), FactsPage::new(SHOP, "x").with(1, button("Delete account"))] {
+        let twice = vec![calls(&[CLICK1]), calls(&[CLICK1])];
+        let run = run_policy(
+            &page,
+            twice,
+            vec![Reply::approve_similar(), Reply::approve_similar()],
+            BTreeMap::new(),
+        );
+        assert_eq!(run.cards.len(), 2, "asked again: {:?}", run.cards);
+        assert!(run.cards.iter().all(|c| c.allow_similar.is_none()));
+        assert!(!run.journal.iter().any(|e| matches!(e, JournalEntry::SimilarAllowed { .. })));
+    }
+    // Even a journal that says so does not make money free.
+    let mut ctx = TaskContext::new(TaskSpec::new("buy"));
+    ctx.apply(&JournalEntry::SimilarAllowed {
+        class: ConfirmClass::Purchase,
+        origin: "https://shop.example".into(),
+    });
+    assert!(!ctx.scope.similar_allowed(ConfirmClass::Purchase, "https://shop.example"));
+}
+
+#[test]
+fn a_resumed_task_keeps_what_the_user_allowed() {
+    let entries = vec![
+        JournalEntry::Started { spec: TaskSpec::new("reply to all") },
+        JournalEntry::SimilarAllowed {
+            class: ConfirmClass::Message,
+            origin: "https://mail.example".into(),
+        },
+    ];
+    let ctx = TaskContext::replay(&entries).expect("context");
+    assert!(ctx.scope.similar_allowed(ConfirmClass::Message, "https://mail.example"));
+    let json = serde_json::to_value(&entries[1]).expect("json");
+    assert_eq!(json["entry"], "similar_allowed");
+    assert_eq!(json["class"], "message");
 }

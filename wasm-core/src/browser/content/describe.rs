@@ -5,19 +5,23 @@
 use super::act::resolve;
 use super::roles::{accessible_name, input_type, live_fingerprint};
 use crate::observation::Ref;
-use crate::safety::ActionTarget;
+use crate::safety::{ActionTarget, DocumentOrigin};
 use wasm_bindgen::JsCast;
 use web_sys::{Element, HtmlAnchorElement, HtmlFormElement};
 
 /// Facts of the element `target` names (the focused element when `None`).
 pub fn describe(target: Option<Ref>) -> Result<ActionTarget, String> {
-    let document = web_sys::window().and_then(|w| w.document()).ok_or("no document")?;
+    let window = web_sys::window().ok_or("no window")?;
+    let document = window.document().ok_or("no document")?;
     let page_url = document.url().unwrap_or_default();
+    // The frame's own origin as the browser holds it (`about:srcdoc` frames inherit their
+    // parent's, sandboxed ones report "null"): scope is judged on it, never on the URL.
+    let origin = DocumentOrigin::from(window.origin());
     let el = match target {
         Some(r) => resolve(r)?,
         None => match document.active_element() {
             Some(el) => el,
-            None => return Ok(ActionTarget { page_url, ..ActionTarget::default() }),
+            None => return Ok(ActionTarget { page_url, origin, ..ActionTarget::default() }),
         },
     };
     let tag = el.local_name();
@@ -31,10 +35,17 @@ pub fn describe(target: Option<Ref>) -> Result<ActionTarget, String> {
         .and_then(|a| a.dyn_into::<HtmlAnchorElement>().ok());
     let form = form_of(&el);
     let submitter = is_submitter(&el, &tag);
-    let form_action = form.as_ref().map(|f| {
-        let own = submitter && el.has_attribute("formaction");
-        if own { string_prop(&el, "formAction") } else { f.action() }
+    // Enter in a field presses the form's default button: its words and its formaction are
+    // what that Enter means and where it sends.
+    let pressed = if submitter { Some(el.clone()) } else { form.as_ref().and_then(default_button) };
+    let form_action = form.as_ref().map(|f| match &pressed {
+        Some(button) if button.has_attribute("formaction") => string_prop(button, "formAction"),
+        _ => f.action(),
     });
+    let default_button = match (&pressed, submitter) {
+        (Some(button), false) => accessible_name(button, &button.local_name()),
+        _ => String::new(),
+    };
     Ok(ActionTarget {
         role,
         name: accessible_name(&el, &tag),
@@ -49,9 +60,20 @@ pub fn describe(target: Option<Ref>) -> Result<ActionTarget, String> {
         submits_form: submitter && form.is_some(),
         form_data: form.as_ref().map(form_data).unwrap_or_default(),
         form_action,
+        default_button,
         tag,
         page_url,
+        origin,
     })
+}
+
+/// The form's default button (HTML's implicit submission): its first submit button in tree
+/// order.
+fn default_button(form: &HtmlFormElement) -> Option<Element> {
+    let controls = form.elements();
+    (0..controls.length())
+        .filter_map(|i| controls.item(i))
+        .find(|control| is_submitter(control, &control.local_name()))
 }
 
 /// The element's form: its `form` property (which honours the `form=` attribute), else the
