@@ -71,6 +71,9 @@ pub enum PanelRequest {
     ExportSession {
         /// `md` or `json`.
         format: ExportFormat,
+        /// Tracked values are redacted unless the user chose to include them.
+        #[serde(default)]
+        values: crate::protocol::TrackedValues,
     },
     /// Start a new, empty session (the current one stays in the list).
     NewSession,

@@ -7,6 +7,7 @@ use super::shared::SharedContext;
 use super::stuck::StuckDetector;
 use super::{DEFAULT_MAX_STEPS, StepRecord, TaskOutcome};
 use crate::action::{Action, ActionOutcome};
+use crate::safety::{TaintLedger, UserText};
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 
@@ -37,6 +38,10 @@ pub struct TaskSpec {
     /// What earlier tasks of the session found (written by the session module).
     #[serde(default)]
     pub session_context: Option<String>,
+    /// Where the values of `session_context` were read (normalised value → origins or hosts),
+    /// so the task's ledger lets each go back only there.
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub session_provenance: crate::safety::outbound::Provenance,
     /// How the model returns actions.
     #[serde(default)]
     pub tool_mode: ToolMode,
@@ -176,16 +181,18 @@ pub struct TaskContext {
     pub(crate) pending: Option<(u32, Action, String)>,
     /// The sites the agent may act on during this task.
     pub scope: crate::safety::SiteScope,
-    /// Values seen on pages during this task and where they came from (not journaled: a
-    /// resumed task rebuilds it from the pages it reads next).
-    pub taint: crate::safety::TaintLedger,
+    /// Values seen during this task and where they came from: the user's task, answers and
+    /// attached files and the session notes (rebuilt from the journal on replay), and the
+    /// pages read (not journaled: a resumed task rebuilds those from the pages it reads next).
+    pub taint: TaintLedger,
 }
 
 impl TaskContext {
     /// A fresh context for `spec`.
     pub fn new(spec: TaskSpec) -> Self {
         let shared = SharedContext::new(&spec.task);
-        Self { spec, shared, ..Self::default() }
+        let taint = ledger_for(&spec);
+        Self { spec, shared, taint, ..Self::default() }
     }
 
     /// Folds one journal entry into the context (live and on replay alike).
@@ -193,7 +200,10 @@ impl TaskContext {
         match entry {
             JournalEntry::Started { spec } => *self = Self::new(spec.clone()),
             JournalEntry::Planned { plan } => self.plan = Some(plan.clone()),
-            JournalEntry::Guidance { text } => self.guidance.push(text.clone()),
+            JournalEntry::Guidance { text } => {
+                self.taint.record_user_text(text, UserText::Answer);
+                self.guidance.push(text.clone());
+            }
             JournalEntry::StepBegun { step } => self.step = self.step.max(*step),
             JournalEntry::Intent { step, action, description } => {
                 self.step = self.step.max(*step);
@@ -206,9 +216,17 @@ impl TaskContext {
             }
             JournalEntry::Note { text } => self.notes.push(text.clone()),
             JournalEntry::Finished { outcome } => self.finished = Some(outcome.clone()),
-            JournalEntry::SiteAllowed { origin, sensitive: false } => self.scope.allow(origin),
-            JournalEntry::SiteAllowed { origin, sensitive: true } => {
-                self.scope.grant_sensitive(origin)
+            JournalEntry::SiteAllowed { origin, sensitive } => {
+                // The first site is the tab the task started on: the user's data may go
+                // there. Sites approved later on a card do not widen where it may go.
+                if self.scope.allowed().next().is_none() {
+                    self.taint.allow_user_site(origin);
+                }
+                if *sensitive {
+                    self.scope.grant_sensitive(origin);
+                } else {
+                    self.scope.allow(origin);
+                }
             }
             JournalEntry::SimilarAllowed { class, origin } => {
                 self.scope.allow_similar(*class, origin)
@@ -248,6 +266,23 @@ impl TaskContext {
     pub fn interrupted_record(&self) -> Option<&StepRecord> {
         self.steps.last().filter(|s| s.outcome.error.as_deref() == Some(INTERRUPTED))
     }
+}
+
+/// The ledger a task starts with: the user's task (its values, and the sites it names), the
+/// sites allowed in Settings, the attached files, and the session notes with their provenance.
+fn ledger_for(spec: &TaskSpec) -> TaintLedger {
+    let mut taint = TaintLedger::default();
+    taint.record_user_text(&spec.task, UserText::Task);
+    for site in &spec.allowed_sites {
+        taint.allow_user_site(site);
+    }
+    for (name, path) in &spec.resources {
+        taint.record_file(name, path);
+    }
+    if let Some(notes) = &spec.session_context {
+        taint.record_session_notes(notes, &spec.session_provenance);
+    }
+    taint
 }
 
 /// What an action whose outcome was lost is reported as.

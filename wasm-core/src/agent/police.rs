@@ -3,7 +3,7 @@
 
 use super::context::{JournalEntry, TaskContext};
 use super::control::Operator;
-use super::policy::{Decision, canonical, decide, needs_facts};
+use super::policy::{Decision, canonical, decide, needs_facts, record_sends};
 use super::runner::{Agent, Flow};
 use super::{Env, Journal, Llm, Page, TaskEvents};
 use crate::action::{Action, ActionOutcome};
@@ -55,8 +55,12 @@ impl<L: Llm, P: Page, E: Env, V: TaskEvents, O: Operator, J: Journal> Agent<'_, 
             &ctx.taint,
         );
         let (card, allow, similar, refusal) = match decision {
-            Decision::Go => return Ok(Ok(NetworkPermit::within(&ctx.scope))),
+            Decision::Go => {
+                record_sends(&mut ctx.taint, action, facts.as_ref(), observation);
+                return Ok(Ok(NetworkPermit::within(&ctx.scope)));
+            }
             Decision::Remembered => {
+                record_sends(&mut ctx.taint, action, facts.as_ref(), observation);
                 let destination = approved_destination(action, facts.as_ref());
                 return Ok(Ok(NetworkPermit::approved(&ctx.scope, destination.as_deref())));
             }
@@ -107,6 +111,7 @@ impl<L: Llm, P: Page, E: Env, V: TaskEvents, O: Operator, J: Journal> Agent<'_, 
             }
             ctx.apply(&entry);
         }
+        record_sends(&mut ctx.taint, action, facts.as_ref(), observation);
         let destination = approved_destination(action, facts.as_ref());
         Ok(Ok(NetworkPermit::approved(&ctx.scope, destination.as_deref())))
     }

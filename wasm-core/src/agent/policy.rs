@@ -130,7 +130,7 @@ pub fn decide(
     let page_url = target.map_or(observation.url.as_str(), |t| t.page_url.as_str());
     let here = ActionTarget { page_url: page_url.to_owned(), ..ActionTarget::default() };
     let facts = target.unwrap_or(&here);
-    if let Some(block) = outbound(&kind, facts, taint) {
+    if let Some(block) = outbound(action, &kind, facts, taint) {
         return Decision::Refuse(block);
     }
     let risk = classify(&kind, Some(facts));
@@ -268,27 +268,70 @@ fn shown_site(origin: &str) -> String {
     WebUrl::parse(origin).map(|u| u.site()).unwrap_or_else(|_| origin.to_owned())
 }
 
-/// Data that would leave for another origin with this action, as the refusal's words.
-fn outbound(kind: &ActionKind, t: &ActionTarget, taint: &TaintLedger) -> Option<String> {
-    let checked = match kind {
-        ActionKind::Navigate { url } => taint.check(url, ""),
-        ActionKind::Type { text } => taint.check(&t.page_url, text),
-        ActionKind::Click | ActionKind::PressKey { .. } => {
-            let link = t.href.as_deref().map(|h| taint.check(h, "")).unwrap_or(Ok(()));
-            let submits = t.submits_form || matches!(kind, ActionKind::PressKey { .. });
-            match (&t.form_action, submits) {
-                (Some(action), true) if link.is_ok() => taint.check(action, &t.form_data),
-                _ => link,
-            }
-        }
-        ActionKind::Choose | ActionKind::Upload { .. } | ActionKind::Read => Ok(()),
-    };
-    checked.err().map(|b| {
+/// Data that would leave with this action for a destination its source does not allow, as
+/// the refusal's words.
+fn outbound(
+    action: &Action,
+    kind: &ActionKind,
+    t: &ActionTarget,
+    taint: &TaintLedger,
+) -> Option<String> {
+    let block =
+        sends(action, kind, t).into_iter().find_map(|(to, data)| taint.check(&to, &data).err());
+    block.map(|b| {
         format!(
-            "refused by the outbound data check: {b}. Data read on one site may not be sent to \
-             another; do the task without it"
+            "refused by the outbound data check: {b}. Data may go only back to where it came \
+             from (the user's own data: only to the sites of the user's task); do the task \
+             without it"
         )
     })
+}
+
+/// Everything an action can send and where, as (destination URL, data): a navigation's URL;
+/// text typed, an option chosen, keys pressed or a file's name on the element's page (its
+/// scripts read them); a link's target; a submitted form's values to its final action URL.
+fn sends(action: &Action, kind: &ActionKind, t: &ActionTarget) -> Vec<(String, String)> {
+    let on_page = |data: &str| (t.page_url.clone(), data.to_owned());
+    let mut out = Vec::new();
+    match kind {
+        ActionKind::Navigate { url } => out.push((url.clone(), String::new())),
+        ActionKind::Type { text } => out.push(on_page(text)),
+        ActionKind::Upload { file } => out.push(on_page(file)),
+        ActionKind::Choose => {
+            if let Action::SelectOption { option, .. } = action {
+                out.push(on_page(option));
+            }
+        }
+        ActionKind::Click | ActionKind::PressKey { .. } => {
+            if let ActionKind::PressKey { key } = kind {
+                out.push(on_page(key));
+            }
+            if let Some(href) = &t.href {
+                out.push((href.clone(), String::new()));
+            }
+            let submits = t.submits_form || matches!(kind, ActionKind::PressKey { .. });
+            if let (Some(form_action), true) = (&t.form_action, submits) {
+                out.push((form_action.clone(), t.form_data.clone()));
+            }
+        }
+        ActionKind::Read => {}
+    }
+    out
+}
+
+/// Remembers what an action that is about to run sends where, so that pieces of a value sent
+/// over several actions to one site are recognised ([`TaintLedger::record_sent`]).
+pub fn record_sends(
+    taint: &mut TaintLedger,
+    action: &Action,
+    target: Option<&ActionTarget>,
+    observation: &Observation,
+) {
+    let kind = kind_of(action, observation);
+    let here = ActionTarget { page_url: observation.url.clone(), ..ActionTarget::default() };
+    for (to, data) in sends(action, &kind, target.unwrap_or(&here)) {
+        taint.record_sent(&to, &data);
+    }
 }
 
 fn take_over(action: &Action, facts: &ActionTarget, reason: &str) -> Decision {

@@ -601,7 +601,11 @@ impl<L: Llm, P: Page, E: Env, V: TaskEvents, O: Operator, J: Journal> Agent<'_, 
                         ctx.overhead_page_ms += self.env.precise_ms() - started;
                         let mut outcome = outcome.unwrap_or_else(ActionOutcome::failed);
                         self.report_blocked(&mut outcome).await;
-                        if let (Some(text), Action::Extract { .. }) = (&outcome.text, &action) {
+                        // Extract and find output is page text the model reads: tracked
+                        // with the page's origin like the observation.
+                        if let (Some(text), Action::Extract { .. } | Action::Find { .. }) =
+                            (&outcome.text, &action)
+                        {
                             ctx.taint.record_page_text(&observation.url, text);
                         }
                         outcome

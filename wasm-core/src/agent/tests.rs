@@ -10,6 +10,7 @@ use std::collections::VecDeque;
 
 mod closed_tab;
 mod policy;
+mod taint;
 
 type Reply_ = Result<LlmCompletion, ErrorBody>;
 

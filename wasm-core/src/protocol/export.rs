@@ -25,6 +25,19 @@ impl ExportFormat {
     }
 }
 
+/// Whether an export keeps the values the session tracked (order numbers, references, any
+/// code-like token a page or the model wrote; secrets the tasks knew are already gone from
+/// storage): redacted unless the user chose to include them.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum TrackedValues {
+    /// Replace each with `[redacted]` (the default).
+    #[default]
+    Redact,
+    /// Keep them as stored (the user asked for it).
+    Include,
+}
+
 /// Payload of `export.write`.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct ExportWrite {

@@ -21,7 +21,7 @@ mod transcript;
 pub use doctor::{DoctorCheck, DoctorReport};
 pub use envelope::{EventFrame, HostEvent, HostFrame, Reply, ReplyFrame, Request, RequestBody};
 pub use error::{ErrorBody, ErrorCode};
-pub use export::{ExportFormat, ExportWrite, ExportWritten};
+pub use export::{ExportFormat, ExportWrite, ExportWritten, TrackedValues};
 pub use file::{FileInfo, FileRead, MAX_FILE_CHUNK_BYTES};
 pub use llm::{
     CallCost, ChatMessage, ChatRole, ImageInput, LlmCompletion, LlmRequest, TokenUsage, ToolCall,

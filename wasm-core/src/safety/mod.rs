@@ -10,8 +10,9 @@
 //!   name and the form, [`target`] holds the live element's facts.
 //! * [`weburl`]: the one URL parser (WHATWG, as Chrome parses): every URL judgement above goes
 //!   through it, and the browser is sent the canonical string that was judged.
-//! * [`outbound`]: values that came from another origin or from sensitive fields may not leave
-//!   through a navigation, a submit, or typing on another origin, in any common encoding.
+//! * [`outbound`]: every value the task saw is tracked with its source (a page's origin, the
+//!   user's own words, an attached file, a session note); an action may not carry it where
+//!   that source does not allow, in any spelling, partly, or in pieces.
 
 pub mod meaning;
 pub mod network;
@@ -24,7 +25,7 @@ pub mod visibility;
 pub mod weburl;
 
 pub use network::{BlockedRequest, NetworkPermit};
-pub use outbound::{OutboundBlock, TaintLedger};
+pub use outbound::{OutboundBlock, Provenance, Spelling, TaintLedger, TaintSource, UserText};
 pub use risk::{ActionKind, ConfirmClass, Risk, classify, document_origin};
 pub use scope::{ScopeError, SiteScope};
 pub use surface::is_panel_port;

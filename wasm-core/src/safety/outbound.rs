@@ -1,25 +1,64 @@
-//! The outbound data check: secrets seen on one origin (or in sensitive fields) must not leave
-//! for another origin — raw, URL-encoded, base64, hex, or spelled into a subdomain.
+//! The outbound data check: every value the task saw is tracked with where it came from
+//! ([`TaintSource`]: a page's origin, the user's own words, an attached file, a session note),
+//! and an action that would carry one somewhere its source does not allow is refused — in any
+//! spelling ([`Spelling`]), partly, or in pieces over several actions to one site. Every URL
+//! embedded in a destination (an open redirect's target) is a destination too, so a trusted
+//! site's redirector cannot forward a value elsewhere.
 
-use super::scope::origin_of;
+mod destinations;
+mod redact;
+mod source;
+mod spelling;
+mod values;
 
-/// Shortest token worth tracking: shorter strings match by accident.
-const MIN_SECRET_LEN: usize = 6;
+#[cfg(test)]
+mod tests;
 
-/// A value that must not leave for another origin.
+pub use destinations::destinations;
+pub use redact::REDACTED;
+pub use source::{TaintSource, UserSites, UserText};
+pub use spelling::Spelling;
+
+use spelling::{Needle, Payload};
+use std::collections::{BTreeMap, BTreeSet};
+use values::{Speaker, named_hosts, values};
+
+/// Shortest value tracked from a page by its shape alone.
+const MIN_PAGE_VALUE: usize = 6;
+
+/// Shortest value tracked when a secret's name or a sensitive field says what it is.
+const MIN_NAMED_VALUE: usize = 4;
+
+/// What is remembered per site of what was sent there: enough for a task's pieces.
+const MAX_SENT_PER_SITE: usize = 64;
+
+/// Where a value was found in session notes: normalised value → origins or hosts it was read
+/// on (or, for the user's own values, the sites the user's task named).
+pub type Provenance = BTreeMap<String, Vec<String>>;
+
+/// One tracked value.
 #[derive(Debug, Clone, PartialEq, Eq)]
 struct Tainted {
     value: String,
-    source: String,
-    /// The origin of the link the value was part of: it may go there (the link goes there).
-    link: Option<String>,
-    sensitive: bool,
+    needle: Needle,
+    /// Every source it was seen in: it may go where any of them allows.
+    sources: Vec<TaintSource>,
+    /// A credential, code, key or card number: cut from anything stored.
+    secret: bool,
 }
 
-/// Values seen during a task and where they came from.
+/// Values seen during a task, where they came from, and what was sent where.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct TaintLedger {
     entries: Vec<Tainted>,
+    /// Normalised value → index in `entries`.
+    index: BTreeMap<String, usize>,
+    /// Where the user's own data may go.
+    user_sites: UserSites,
+    /// Site → what was sent there during the task, oldest first.
+    sent: BTreeMap<String, Vec<Payload>>,
+    /// The origins of the pages read.
+    read: BTreeSet<String>,
 }
 
 /// Why an outbound action was blocked.
@@ -27,44 +66,101 @@ pub struct TaintLedger {
 #[error("blocked: this would send data from {from} ({form}) to {destination}")]
 pub struct OutboundBlock {
     /// Where the value came from.
-    pub from: String,
-    /// Where it would go.
+    pub from: TaintSource,
+    /// Where it would go (an origin).
     pub destination: String,
-    /// How it was spelled (raw, base64…).
-    pub form: &'static str,
+    /// How it was spelled.
+    pub form: Spelling,
 }
 
 impl TaintLedger {
-    /// Records secret-looking tokens of page text read on `url`.
-    pub fn record_page_text(&mut self, url: &str, text: &str) {
-        let Some(source) = origin_of(url) else { return };
-        for word in text.split(|c: char| c.is_whitespace() || "\"'<>()[]{},;".contains(c)) {
-            let link = word.contains("://").then(|| origin_of(word)).flatten();
-            for token in url_pieces(word) {
-                let token = token.trim_matches(|c: char| matches!(c, '.' | ':' | '!' | '?'));
-                if looks_secret(token)
-                    && !looks_like_host(token)
-                    && !self.entries.iter().any(|e| e.value == token)
-                {
-                    self.entries.push(Tainted {
-                        value: token.to_owned(),
-                        source: source.clone(),
-                        link: link.clone(),
-                        sensitive: false,
-                    });
+    fn add(&mut self, value: &str, source: TaintSource, secret: bool, min: usize) {
+        let Some(needle) = Needle::new(value, min) else { return };
+        match self.index.get(&needle.full) {
+            Some(&i) => {
+                let entry = &mut self.entries[i];
+                entry.secret |= secret;
+                if !entry.sources.contains(&source) {
+                    entry.sources.push(source);
                 }
+            }
+            None => {
+                self.index.insert(needle.full.clone(), self.entries.len());
+                self.entries.push(Tainted {
+                    value: value.to_owned(),
+                    needle,
+                    sources: vec![source],
+                    secret,
+                });
             }
         }
     }
 
-    /// Records secret-looking tokens of page text whose origin is no longer known (what earlier
-    /// steps extracted, after the service worker restarted): they may leave for no origin.
+    /// Records the values of page text read on `url` (an observation, extract or find output).
+    pub fn record_page_text(&mut self, url: &str, text: &str) {
+        let Some(origin) = crate::safety::origin_of(url) else { return };
+        if !self.read.contains(&origin) {
+            self.read.insert(origin.clone());
+        }
+        for found in values(text, Speaker::Page) {
+            let source = match found.link {
+                Some(target) if target != origin => {
+                    TaintSource::Link { origin: origin.clone(), target }
+                }
+                _ => TaintSource::Page { origin: origin.clone() },
+            };
+            self.add(&found.value, source, found.secret, MIN_PAGE_VALUE);
+        }
+    }
+
+    /// Records the values of page text whose origin is no longer known (what earlier steps
+    /// extracted, after the service worker restarted): they may leave for no origin.
     pub fn record_unattributed(&mut self, text: &str) {
-        let before = self.entries.len();
-        self.record_page_text("http://an-earlier-page.invalid/", text);
-        for entry in &mut self.entries[before..] {
-            entry.source = "an earlier page of this task".into();
-            entry.sensitive = true;
+        for found in values(text, Speaker::Page) {
+            self.add(&found.value, TaintSource::Unattributed, found.secret, MIN_PAGE_VALUE);
+        }
+    }
+
+    /// Records a value from a sensitive field: it may leave for no origin at all.
+    pub fn record_sensitive(&mut self, url: &str, value: &str) {
+        let origin = crate::safety::origin_of(url).unwrap_or_else(|| url.to_owned());
+        self.add(value, TaintSource::SensitiveField { origin }, true, MIN_NAMED_VALUE);
+    }
+
+    /// Records the user's own words (the task, a card answer): their values may go only to
+    /// the user's sites, and the sites they name join those.
+    pub fn record_user_text(&mut self, text: &str, said: UserText) {
+        for host in named_hosts(text) {
+            self.user_sites.add_named(&host);
+        }
+        for found in values(text, Speaker::User) {
+            self.add(&found.value, TaintSource::User { said }, found.secret, MIN_NAMED_VALUE);
+        }
+    }
+
+    /// A site of the task's scope at its start (the start tab, a site allowed in Settings):
+    /// the user's data may go there.
+    pub fn allow_user_site(&mut self, url: &str) {
+        self.user_sites.add_origin(url);
+    }
+
+    /// Records an attached file's name and path: they reach the model (the resource list) and
+    /// a page only by an upload, so they may go only where the user's data may.
+    pub fn record_file(&mut self, name: &str, path: &str) {
+        let source = TaintSource::File { name: name.to_owned() };
+        for found in values(&format!("{name} {path}"), Speaker::User) {
+            self.add(&found.value, source.clone(), found.secret, MIN_NAMED_VALUE);
+        }
+    }
+
+    /// Records what the session notes of earlier tasks hold: each value may go back only to
+    /// where it was read (`provenance`), and nowhere when that is unknown.
+    pub fn record_session_notes(&mut self, text: &str, provenance: &Provenance) {
+        for found in values(text, Speaker::Page) {
+            let Some(needle) = Needle::new(&found.value, MIN_PAGE_VALUE) else { continue };
+            let from = provenance.get(&needle.full).cloned().unwrap_or_default();
+            let source = TaintSource::SessionNote { from };
+            self.add(&found.value, source, found.secret, MIN_PAGE_VALUE);
         }
     }
 
@@ -78,235 +174,124 @@ impl TaintLedger {
         self.entries.is_empty()
     }
 
-    /// Records a value from a sensitive field: it may leave for no origin at all.
-    pub fn record_sensitive(&mut self, url: &str, value: &str) {
-        if value.len() >= 4 {
-            let source = origin_of(url).unwrap_or_else(|| "a sensitive field".into());
-            self.entries.push(Tainted {
-                value: value.to_owned(),
-                source,
-                link: None,
-                sensitive: true,
-            });
-        }
+    /// The origins of the pages the task read.
+    pub fn page_origins(&self) -> Vec<String> {
+        self.read.iter().cloned().collect()
+    }
+
+    /// Where the user's own data may go.
+    pub fn user_sites(&self) -> &UserSites {
+        &self.user_sites
     }
 
     /// Checks data about to be sent to `destination_url` (a URL to open, text to type into a
-    /// field of that page, or a form's serialized values).
+    /// field of that page, a form's serialized values, an option to choose) together with what
+    /// was sent to the same sites earlier in the task.
     pub fn check(&self, destination_url: &str, outbound: &str) -> Result<(), OutboundBlock> {
-        let destination = origin_of(destination_url).unwrap_or_else(|| destination_url.to_owned());
-        // The destination URL itself is outbound data too (query, path, subdomain).
-        let haystack = format!("{destination_url} {outbound}").to_lowercase();
-        let decoded = percent_decode(&haystack);
+        let mut destinations = destinations(destination_url);
+        if destinations.is_empty() {
+            destinations.push(destination_url.to_owned());
+        }
+        let payload = Payload::outbound(destination_url, outbound);
+        let sites: BTreeSet<String> = destinations.iter().map(|d| site_key(d)).collect();
+        let history: Vec<&Payload> =
+            sites.iter().filter_map(|s| self.sent.get(s)).flatten().collect();
         for entry in &self.entries {
-            let home = entry.source == destination || entry.link.as_ref() == Some(&destination);
-            if !entry.sensitive && home {
-                continue;
-            }
-            if let Some(form) = spelled_in(&entry.value, &haystack, &decoded) {
-                return Err(OutboundBlock { from: entry.source.clone(), destination, form });
+            let refused = destinations
+                .iter()
+                .find(|d| !entry.sources.iter().any(|s| s.allows(d, &self.user_sites)));
+            let Some(destination) = refused else { continue };
+            let form = entry.needle.find(&payload).or_else(|| {
+                let all = history.iter().copied().chain(std::iter::once(&payload));
+                (!history.is_empty() && entry.needle.in_pieces(all)).then_some(Spelling::Pieces)
+            });
+            if let Some(form) = form {
+                return Err(OutboundBlock {
+                    from: entry.sources[0].clone(),
+                    destination: destination.clone(),
+                    form,
+                });
             }
         }
         Ok(())
     }
-}
 
-/// A URL shown as text is split into its path, query and fragment pieces, without its scheme
-/// and host: a link to another site is not a secret, but a token in its query may be.
-fn url_pieces(word: &str) -> Vec<&str> {
-    match word.split_once("://") {
-        Some((_, rest)) => rest.split(['/', '?', '&', '=', '#']).skip(1).collect(),
-        None => vec![word],
-    }
-}
-
-/// `shop.example`, `shop.localhost:8080`: host names (with a port) name places, not secrets.
-fn looks_like_host(token: &str) -> bool {
-    let host = token.rsplit_once(':').filter(|(_, p)| p.chars().all(|c| c.is_ascii_digit()));
-    let host = host.map_or(token, |(h, _)| h);
-    let labels: Vec<&str> = host.split('.').collect();
-    labels.len() >= 2
-        && labels
-            .iter()
-            .all(|l| !l.is_empty() && l.chars().all(|c| c.is_ascii_alphanumeric() || c == '-'))
-        && labels.last().is_some_and(|tld| tld.chars().all(|c| c.is_ascii_alphabetic()))
-}
-
-/// Tokens that look like codes, keys or identifiers rather than words.
-fn looks_secret(token: &str) -> bool {
-    let len = token.chars().count();
-    if !(MIN_SECRET_LEN..=512).contains(&len) {
-        return false;
-    }
-    let digits = token.chars().filter(char::is_ascii_digit).count();
-    let alpha = token.chars().filter(|c| c.is_alphabetic()).count();
-    (digits >= 4 && digits * 2 >= len) || (len >= 16 && digits > 0 && alpha > 0) || len >= 24
-}
-
-fn spelled_in(value: &str, haystack: &str, decoded: &str) -> Option<&'static str> {
-    let lower = value.to_lowercase();
-    if haystack.contains(&lower) {
-        return Some("as is");
-    }
-    if decoded.contains(&lower) {
-        return Some("URL-encoded");
-    }
-    let squashed: String = haystack.chars().filter(|c| c.is_ascii_alphanumeric()).collect();
-    let value_squashed: String = lower.chars().filter(|c| c.is_ascii_alphanumeric()).collect();
-    if value_squashed.len() >= MIN_SECRET_LEN && squashed.contains(&value_squashed) {
-        return Some("split up (e.g. in a subdomain)");
-    }
-    let hex: String = value.bytes().map(|b| format!("{b:02x}")).collect();
-    if haystack.contains(&hex) {
-        return Some("hex-encoded");
-    }
-    // The haystack is lower-cased, so base64 is compared case-insensitively.
-    for variant in base64_variants(value.as_bytes()) {
-        if haystack.contains(&variant) || decoded.contains(&variant) {
-            return Some("base64-encoded");
+    /// Remembers data that went to `destination_url` (after the check let it go), so pieces
+    /// sent over several actions are recognised.
+    pub fn record_sent(&mut self, destination_url: &str, outbound: &str) {
+        let payload = Payload::outbound(destination_url, outbound);
+        let mut sites: BTreeSet<String> =
+            destinations(destination_url).iter().map(|d| site_key(d)).collect();
+        if sites.is_empty() {
+            sites.insert(destination_url.to_owned());
+        }
+        for site in sites {
+            let sent = self.sent.entry(site).or_default();
+            if sent.len() >= MAX_SENT_PER_SITE {
+                sent.remove(0);
+            }
+            sent.push(payload.clone());
         }
     }
-    None
-}
 
-/// The stable middle of the value's base64 at each of the three byte alignments, in both
-/// alphabets, lower-cased to match the lower-cased haystack.
-fn base64_variants(value: &[u8]) -> Vec<String> {
-    let mut out = Vec::new();
-    for shift in 0..3usize {
-        let mut padded = vec![0u8; shift];
-        padded.extend_from_slice(value);
-        let encoded = base64(&padded);
-        // Drop the characters that depend on unknown neighbouring bytes.
-        let skip = if shift == 0 { 0 } else { (shift * 4).div_ceil(3) + 1 };
-        let keep_end = (padded.len() / 3) * 4;
-        if keep_end > skip + 4 {
-            let middle = &encoded[skip..keep_end];
-            out.push(middle.to_lowercase());
-            out.push(middle.replace('+', "-").replace('/', "_").to_lowercase());
-        }
+    /// `text` with every secret this task knows cut out (credentials, codes, keys, card
+    /// numbers, sensitive fields' values), before it is stored in the session.
+    pub fn redact_secrets(&self, text: &str) -> String {
+        let needles: Vec<&Needle> =
+            self.entries.iter().filter(|e| e.secret).map(|e| &e.needle).collect();
+        redact::redact(text, &needles)
     }
-    out
-}
 
-fn base64(bytes: &[u8]) -> String {
-    const TABLE: &[u8; 64] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
-    let mut out = String::with_capacity(bytes.len().div_ceil(3) * 4);
-    for chunk in bytes.chunks(3) {
-        let b = [chunk[0], *chunk.get(1).unwrap_or(&0), *chunk.get(2).unwrap_or(&0)];
-        let n = (u32::from(b[0]) << 16) | (u32::from(b[1]) << 8) | u32::from(b[2]);
-        for i in 0..4 {
-            if i <= chunk.len() {
-                out.push(TABLE[((n >> (18 - 6 * i)) & 63) as usize] as char);
-            } else {
-                out.push('=');
+    /// `text` with every tracked value cut out (an export without the user's consent to
+    /// include them).
+    pub fn redact_all(&self, text: &str) -> String {
+        let needles: Vec<&Needle> = self.entries.iter().map(|e| &e.needle).collect();
+        redact::redact(text, &needles)
+    }
+
+    /// Where the tracked values of `text` came from, for the session notes: page values keep
+    /// their origins, the user's their task's sites; values of unknown origin are left out
+    /// (a later task may send them nowhere).
+    pub fn provenance(&self, text: &str) -> Provenance {
+        let mut out = Provenance::new();
+        for found in values(text, Speaker::Page) {
+            let Some(needle) = Needle::new(&found.value, MIN_PAGE_VALUE) else { continue };
+            let Some(&i) = self.index.get(&needle.full) else { continue };
+            let mut from: Vec<String> = Vec::new();
+            for source in &self.entries[i].sources {
+                match source {
+                    TaintSource::Page { origin } => from.push(origin.clone()),
+                    TaintSource::Link { origin, target } => {
+                        from.extend([origin.clone(), target.clone()]);
+                    }
+                    TaintSource::User { .. } | TaintSource::File { .. } => {
+                        from.extend(self.user_sites.list());
+                    }
+                    TaintSource::SessionNote { from: earlier } => from.extend(earlier.clone()),
+                    TaintSource::SensitiveField { .. } | TaintSource::Unattributed => {}
+                }
+            }
+            from.sort();
+            from.dedup();
+            if !from.is_empty() {
+                out.insert(needle.full, from);
             }
         }
+        out
     }
-    out
 }
 
-fn percent_decode(text: &str) -> String {
-    let bytes = text.as_bytes();
-    let mut out = Vec::with_capacity(bytes.len());
-    let mut i = 0;
-    while i < bytes.len() {
-        if bytes[i] == b'%'
-            && i + 2 < bytes.len()
-            && let Ok(b) = u8::from_str_radix(&text[i + 1..i + 3], 16)
-        {
-            out.push(b);
-            i += 3;
-            continue;
-        }
-        out.push(if bytes[i] == b'+' { b' ' } else { bytes[i] });
-        i += 1;
+/// The site an origin belongs to for pieces: its host's last two labels (`a.evil.example` and
+/// `b.evil.example` are one attacker), the whole host for IP addresses.
+fn site_key(origin: &str) -> String {
+    let host_port = origin.split_once("://").map_or(origin, |(_, r)| r);
+    let host = match host_port.strip_prefix('[') {
+        Some(v6) => v6.split(']').next().unwrap_or(v6),
+        None => host_port.split(':').next().unwrap_or(host_port),
+    };
+    if host.parse::<std::net::IpAddr>().is_ok() {
+        return host.to_owned();
     }
-    String::from_utf8_lossy(&out).to_lowercase()
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    const OTP: &str = "Your code is 493817. It expires soon.";
-    const KEY: &str = "sk-live-Zq8aXcanary42Lm9Tt";
-
-    fn ledger() -> TaintLedger {
-        let mut l = TaintLedger::default();
-        l.record_page_text("https://mail.example/inbox", OTP);
-        l.record_page_text("https://dash.example/keys", &format!("API key: {KEY}"));
-        l
-    }
-
-    #[test]
-    fn secrets_may_return_to_their_own_origin() {
-        assert!(ledger().check("https://mail.example/reply", "code 493817").is_ok());
-    }
-
-    #[test]
-    fn secrets_may_not_leave_in_any_spelling() {
-        let l = ledger();
-        let dest = "https://forum.example/post";
-        assert_eq!(l.check(dest, "my code: 493817").map_err(|e| e.form), Err("as is"));
-        assert_eq!(
-            l.check(dest, "https://forum.example/?k=sk%2Dlive%2DZq8aXcanary42Lm9Tt")
-                .map_err(|e| e.form),
-            Err("URL-encoded")
-        );
-        let hex: String = KEY.bytes().map(|b| format!("{b:02X}")).collect();
-        assert_eq!(l.check(dest, &hex).map_err(|e| e.form), Err("hex-encoded"));
-        for prefix in ["", "a", "ab"] {
-            let b64 = base64(format!("{prefix}{KEY}!").as_bytes());
-            assert_eq!(
-                l.check(dest, &format!("q={b64}")).map_err(|e| e.form),
-                Err("base64-encoded"),
-                "{prefix}"
-            );
-        }
-        assert!(l.check("https://493-817.evil.example/", "").is_err(), "split into a subdomain");
-    }
-
-    #[test]
-    fn ordinary_words_and_short_numbers_are_not_tracked() {
-        let mut l = TaintLedger::default();
-        l.record_page_text("https://a.example/", "Welcome back, please review 3 items in 2024");
-        assert!(l.check("https://b.example/", "welcome review items 2024").is_ok());
-    }
-
-    #[test]
-    fn sensitive_field_values_may_go_nowhere() {
-        let mut l = TaintLedger::default();
-        l.record_sensitive("https://bank.example/login", "hunter2pw");
-        assert!(l.check("https://bank.example/search", "hunter2pw").is_err());
-    }
-
-    #[test]
-    fn links_shown_as_text_are_not_secrets_but_their_tokens_are() {
-        let mut l = TaintLedger::default();
-        l.record_page_text(
-            "https://a.example/",
-            "See https://shop.localhost:41234/checkout/confirmation-page-2024 or \
-             shop.localhost:41234, reset at https://b.example/r?token=Zq8aX9canary42Lm9Tt77",
-        );
-        assert!(
-            l.check("https://shop.localhost:41234/checkout/confirmation-page-2024", "").is_ok()
-        );
-        assert!(l.check("https://b.example/?t=Zq8aX9canary42Lm9Tt77", "").is_ok());
-        assert!(l.check("https://c.example/?t=Zq8aX9canary42Lm9Tt77", "").is_err());
-    }
-
-    #[test]
-    fn text_of_unknown_origin_may_go_nowhere() {
-        let mut l = TaintLedger::default();
-        l.record_unattributed("Your code is 493817.");
-        let err = l.check("https://mail.example/", "493817").expect_err("blocked");
-        assert_eq!(err.from, "an earlier page of this task");
-    }
-
-    #[test]
-    fn base64_matches_the_reference_encoding() {
-        assert_eq!(base64(b"foobar"), "Zm9vYmFy");
-        assert_eq!(base64(b"fo"), "Zm8=");
-    }
+    let labels: Vec<&str> = host.split('.').filter(|l| !l.is_empty()).collect();
+    labels[labels.len().saturating_sub(2)..].join(".")
 }

@@ -71,6 +71,9 @@ fn one_line(out: &mut String, r: &TaskRecord) {
 fn full(out: &mut String, r: &TaskRecord) {
     let status = if r.success { "done" } else { "not finished" };
     let _ = writeln!(out, "Turn {} ({status}): {}", r.turn, flatten(&r.task));
+    if !r.read_from.is_empty() {
+        let _ = writeln!(out, "  Read on: {}", r.read_from.join(", "));
+    }
     let _ = writeln!(out, "  Findings: {}", flatten(&r.summary));
     if !r.structured_data.is_empty() {
         out.push_str("  Data:");

@@ -1,20 +1,27 @@
 //! Exports of a session: self-contained markdown written to be pasted into another agent such as
 //! Claude Code, and JSON with the same content for programs.
 
+use super::inert::{fence_for, inert};
+use super::notes::redact_step;
 use super::{Session, TitleChange, TocEntry, toc};
-use crate::protocol::ExportFormat;
+use crate::protocol::{ExportFormat, TrackedValues};
+use crate::safety::TaintLedger;
 use crate::text::counted;
 use serde::Serialize;
+use std::borrow::Cow;
 use std::fmt::Write;
 
 /// Version of the JSON export's shape; bumped on incompatible changes.
 pub const JSON_EXPORT_VERSION: u32 = 1;
 
-/// The session as self-contained markdown: every task with its summary, data and actions, and a
-/// follow-up prompt for a coding agent.
-pub fn to_markdown(session: &Session, now_ms: f64) -> String {
+/// The session as self-contained, inert markdown (no image is ever loaded, links show their
+/// URL as code, page and model text cannot inject markdown): every task with its summary, data
+/// and actions, and a follow-up prompt for a coding agent. Tracked values are redacted unless
+/// `values` includes them.
+pub fn to_markdown(session: &Session, now_ms: f64, values: TrackedValues) -> String {
+    let session = &*prepared(session, values);
     let mut out = String::new();
-    let title = session.display_title();
+    let title = inert(&session.display_title());
     let _ = writeln!(out, "# {title}\n");
     let _ = writeln!(
         out,
@@ -25,13 +32,13 @@ pub fn to_markdown(session: &Session, now_ms: f64) -> String {
     if session.records.len() > 1 {
         out.push_str("## Contents\n\n");
         for entry in toc(session) {
-            let _ = writeln!(out, "{}. {}", entry.turn, entry.line);
+            let _ = writeln!(out, "{}. {}", entry.turn, inert(&entry.line));
         }
         out.push('\n');
     }
     for record in &session.records {
         let status = if record.success { "done" } else { "not finished" };
-        let _ = writeln!(out, "## Task {}: {}\n", record.turn, one_line(&record.task));
+        let _ = writeln!(out, "## Task {}: {}\n", record.turn, inert(&record.task));
         let _ = writeln!(
             out,
             "- Status: {status}, {}, {:.1} s, {}",
@@ -39,12 +46,16 @@ pub fn to_markdown(session: &Session, now_ms: f64) -> String {
             record.elapsed_ms / 1000.0,
             timestamp(record.created_ms, true)
         );
-        let _ = writeln!(out, "- Summary: {}", one_line(&record.summary));
-        let _ = writeln!(out, "- Result: {}\n", one_line(&record.answer));
+        if !record.read_from.is_empty() {
+            let sites: Vec<String> = record.read_from.iter().map(|s| inert(s)).collect();
+            let _ = writeln!(out, "- Read on: {}", sites.join(", "));
+        }
+        let _ = writeln!(out, "- Summary: {}", inert(&record.summary));
+        let _ = writeln!(out, "- Result: {}\n", inert(&record.answer));
         if !record.structured_data.is_empty() {
             out.push_str("Findings:\n\n");
             for (k, v) in &record.structured_data {
-                let _ = writeln!(out, "- **{}**: {}", one_line(k), one_line(v));
+                let _ = writeln!(out, "- **{}**: {}", inert(k), inert(v));
             }
             out.push('\n');
         }
@@ -53,17 +64,54 @@ pub fn to_markdown(session: &Session, now_ms: f64) -> String {
             for (i, action) in record.actions.iter().enumerate() {
                 let result = match &action.outcome.error {
                     None => "ok".to_owned(),
-                    Some(e) => format!("failed: {}", one_line(e)),
+                    Some(e) => format!("failed: {}", inert(e)),
                 };
-                let _ = writeln!(out, "{}. {} → {result}", i + 1, action.description);
+                let _ = writeln!(out, "{}. {} → {result}", i + 1, inert(&action.description));
             }
             out.push('\n');
         }
     }
-    out.push_str("## Suggested follow-up\n\nPaste this into Claude Code (or another agent) together with this file:\n\n```text\n");
-    out.push_str(&follow_up_prompt(session));
-    out.push_str("\n```\n");
+    let prompt = follow_up_prompt(session);
+    let fence = fence_for(&prompt);
+    out.push_str("## Suggested follow-up\n\nPaste this into Claude Code (or another agent) together with this file:\n\n");
+    let _ = write!(out, "{fence}text\n{prompt}\n{fence}\n");
     out
+}
+
+/// The session as exported: as stored, or with every tracked value cut out of every text
+/// (values the notes hold, and any code-like token a page or the model wrote), provenance
+/// dropped (it names the values).
+fn prepared(session: &Session, values: TrackedValues) -> Cow<'_, Session> {
+    if values == TrackedValues::Include {
+        return Cow::Borrowed(session);
+    }
+    let mut ledger = TaintLedger::default();
+    for record in &session.records {
+        ledger.record_session_notes(&record.searchable_text(), &record.provenance);
+    }
+    for title in
+        std::iter::once(&session.title).chain(session.title_history.iter().map(|t| &t.title))
+    {
+        ledger.record_session_notes(title, &Default::default());
+    }
+    let cut = |text: &str| ledger.redact_all(text);
+    let mut out = session.clone();
+    out.title = cut(&out.title);
+    for change in &mut out.title_history {
+        change.title = cut(&change.title);
+    }
+    for record in &mut out.records {
+        record.task = cut(&record.task);
+        record.answer = cut(&record.answer);
+        record.summary = cut(&record.summary);
+        record.toc_line = cut(&record.toc_line);
+        for value in record.structured_data.values_mut() {
+            *value = cut(value);
+        }
+        record.actions = record.actions.iter().map(|s| redact_step(s, &cut)).collect();
+        record.provenance.clear();
+    }
+    Cow::Owned(out)
 }
 
 /// A prompt a coding agent can act on, built from the session's state, to paste together with
@@ -119,8 +167,14 @@ struct JsonExport<'a> {
     follow_up_prompt: String,
 }
 
-/// The session as one JSON document with the same content as the markdown.
-pub fn to_json(session: &Session, now_ms: f64) -> Result<String, serde_json::Error> {
+/// The session as one JSON document with the same content as the markdown (tracked values
+/// redacted unless `values` includes them).
+pub fn to_json(
+    session: &Session,
+    now_ms: f64,
+    values: TrackedValues,
+) -> Result<String, serde_json::Error> {
+    let session = &*prepared(session, values);
     serde_json::to_string_pretty(&JsonExport {
         format: "waymark-session",
         version: JSON_EXPORT_VERSION,

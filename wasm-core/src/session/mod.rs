@@ -6,7 +6,9 @@
 
 mod context;
 mod export;
+mod inert;
 mod limiter;
+mod notes;
 mod search;
 mod summary;
 mod title;
@@ -16,6 +18,7 @@ mod transcript;
 pub use context::{FULL_RECENT, ONE_LINE_FROM, build_context, task_with_context};
 pub use export::{export_name_hint, portable_prompt, to_json, to_markdown};
 pub use limiter::{Limiter, Permit};
+pub use notes::context_provenance;
 pub use search::{SearchHit, SearchIndex};
 pub use summary::{Summary, extractive_summary, parse_summary, summary_request};
 pub use title::{MAX_TITLE_CHARS, MAX_TITLE_HISTORY, extractive_title, title_change};
@@ -57,6 +60,13 @@ pub struct TaskRecord {
     pub elapsed_ms: f64,
     /// When it finished (ms since the epoch).
     pub created_ms: f64,
+    /// Where each tracked value still in the record was read (normalised value → origins or
+    /// hosts): a later task may send it back only there. Secrets are redacted before storing.
+    #[serde(default, skip_serializing_if = "std::collections::BTreeMap::is_empty")]
+    pub provenance: crate::safety::Provenance,
+    /// The origins of the pages the task read.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub read_from: Vec<String>,
 }
 
 impl TaskRecord {
@@ -76,6 +86,8 @@ impl TaskRecord {
             steps_taken: outcome.step_count,
             elapsed_ms: outcome.elapsed_ms,
             created_ms: now_ms,
+            provenance: Default::default(),
+            read_from: Vec::new(),
         };
         record.apply_summary(extractive_summary(task, &outcome.answer), false);
         record

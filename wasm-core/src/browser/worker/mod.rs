@@ -15,7 +15,7 @@ mod task;
 use super::chrome::{self, Port};
 use super::host_port::{HostClient, to_js};
 use crate::panel::{PanelRequest, PanelState, TaskView};
-use crate::protocol::ExportFormat;
+use crate::protocol::{ExportFormat, TrackedValues};
 use crate::session::{Limiter, SearchIndex, Session, SessionMeta};
 use std::cell::RefCell;
 use std::rc::Rc;
@@ -197,8 +197,12 @@ pub fn sw_panel_message(port: Port, msg: JsValue) {
                 let _ = storage::save_intervention_settings(&settings).await;
             });
         }
-        PanelRequest::Export => spawn_local(export::export(w, ExportFormat::Md)),
-        PanelRequest::ExportSession { format } => spawn_local(export::export(w, format)),
+        PanelRequest::Export => {
+            spawn_local(export::export(w, ExportFormat::Md, TrackedValues::default()))
+        }
+        PanelRequest::ExportSession { format, values } => {
+            spawn_local(export::export(w, format, values))
+        }
         PanelRequest::NewSession | PanelRequest::ClearSession => sessions::new_session(&w),
         PanelRequest::ContinueSession { id } => spawn_local(async move {
             sessions::continue_session(w, id).await;

@@ -37,10 +37,21 @@ pub(super) fn context_for_next_task(w: &Rc<Worker>) -> Option<String> {
     (!context.is_empty()).then_some(context)
 }
 
+/// Where the values of the next task's session context were read (its ledger's provenance).
+pub(super) fn provenance_for_next_task(w: &Rc<Worker>) -> crate::safety::Provenance {
+    session::context_provenance(&w.session.borrow().records)
+}
+
 /// Records a finished task as the next turn (with an extractive summary at once, so nothing is
-/// ever missing), stores it, and starts its summary call in the background.
-pub(super) async fn record_task(w: &Rc<Worker>, prompt: &str, outcome: &TaskOutcome) {
-    let record = TaskRecord::from_outcome(0, prompt, outcome, BrowserEnv.now_ms());
+/// ever missing; the secrets `taint` knows cut out first), stores it, and starts its summary
+/// call in the background.
+pub(super) async fn record_task(
+    w: &Rc<Worker>,
+    prompt: &str,
+    outcome: &TaskOutcome,
+    taint: &crate::safety::TaintLedger,
+) {
+    let record = TaskRecord::noted(0, prompt, outcome, BrowserEnv.now_ms(), taint);
     let turn = w.session.borrow_mut().push(record);
     let snapshot = w.session.borrow().clone();
     save(w, &snapshot, turn).await;

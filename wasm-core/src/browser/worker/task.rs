@@ -76,6 +76,7 @@ pub(super) async fn run(w: Rc<Worker>, opts: StartOptions) {
         resources: opts.resources,
         max_steps: opts.max_steps.unwrap_or(agent::DEFAULT_MAX_STEPS),
         session_context: session_context(&w),
+        session_provenance: sessions::provenance_for_next_task(&w),
         output: opts.mode,
         allowed_sites: opts.allowed_sites,
         ..TaskSpec::new(opts.prompt)
@@ -103,7 +104,8 @@ pub(super) async fn run(w: Rc<Worker>, opts: StartOptions) {
             // The attempt is still a turn of the session (kept in memory, stored when storage
             // accepts writes again), so the user sees what happened and loses nothing.
             *w.controls.borrow_mut() = None;
-            sessions::record_task(&w, &spec.task, &outcome).await;
+            let taint = TaskContext::new(spec.clone()).taint;
+            sessions::record_task(&w, &spec.task, &outcome, &taint).await;
             return;
         }
     };
@@ -217,7 +219,7 @@ async fn finish(
         ));
     }
     w.broadcast();
-    sessions::record_task(w, &ctx.spec.task, &outcome).await;
+    sessions::record_task(w, &ctx.spec.task, &outcome, &ctx.taint).await;
     super::status::save_session_usage(w).await;
     journal.clear().await;
 }

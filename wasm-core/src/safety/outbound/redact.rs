@@ -1,0 +1,157 @@
+//! Cutting tracked values out of text before it is stored or exported: every occurrence,
+//! also split by separators, in another case, reversed, partly (long values), and words that
+//! decode to one (base64, hex, percent-encoding, entities).
+
+use super::spelling::{Needle, PARTIAL_MIN, Payload, tokens};
+
+/// What replaces a redacted value.
+pub const REDACTED: &str = "[redacted]";
+
+/// `text` with every occurrence of the `needles` replaced by [`REDACTED`].
+pub fn redact(text: &str, needles: &[&Needle]) -> String {
+    if needles.is_empty() || text.is_empty() {
+        return text.to_owned();
+    }
+    let mut marked = mark_plain(text, needles);
+    mark_encoded_words(text, needles, &mut marked);
+    let mut out = String::with_capacity(text.len());
+    let mut in_redaction = false;
+    for (i, c) in text.char_indices() {
+        if marked.get(i).copied().unwrap_or(false) {
+            if !in_redaction {
+                out.push_str(REDACTED);
+                in_redaction = true;
+            }
+        } else if in_redaction && !c.is_alphanumeric() && next_marked(&marked, text, i) {
+            // A separator inside a redacted value (`4111 1111 …`) goes with it.
+        } else {
+            in_redaction = false;
+            out.push(c);
+        }
+    }
+    out
+}
+
+/// Whether the next letter or digit after byte `i` is marked (the separator at `i` sits
+/// inside one value).
+fn next_marked(marked: &[bool], text: &str, i: usize) -> bool {
+    text[i..]
+        .char_indices()
+        .skip(1)
+        .find(|(_, c)| c.is_alphanumeric())
+        .is_some_and(|(j, c)| c.len_utf8() > 0 && marked.get(i + j).copied().unwrap_or(false))
+}
+
+/// Marks (per byte) the letters and digits that spell a needle in the normalised text.
+fn mark_plain(text: &str, needles: &[&Needle]) -> Vec<bool> {
+    let mut marked = vec![false; text.len()];
+    // The normalised characters, each with its byte range and whether it starts or ends a
+    // token (a short value must be whole tokens, so `4821` stays inside `148210`).
+    let mut chars: Vec<(u8, usize, usize)> = Vec::new();
+    let mut starts = Vec::new();
+    let mut ends = Vec::new();
+    let mut previous_alnum = false;
+    for (at, c) in text.char_indices() {
+        let folded = tokens(&c.to_string()).concat();
+        if folded.len() == 1 {
+            if !previous_alnum {
+                starts.push(chars.len());
+                if let Some(last) = chars.len().checked_sub(1) {
+                    ends.push(last);
+                }
+            }
+            chars.push((folded.as_bytes()[0], at, at + c.len_utf8()));
+            previous_alnum = true;
+        } else {
+            previous_alnum = false;
+        }
+    }
+    if let Some(last) = chars.len().checked_sub(1) {
+        ends.push(last);
+    }
+    let squashed: Vec<u8> = chars.iter().map(|(b, _, _)| *b).collect();
+    let squashed = String::from_utf8_lossy(&squashed).into_owned();
+    let mut hit = |from: usize, len: usize| {
+        for &(_, start, end) in &chars[from..from + len] {
+            marked[start..end].iter_mut().for_each(|m| *m = true);
+        }
+    };
+    for needle in needles {
+        let values = needle.spellings();
+        for value in &values {
+            for (at, _) in squashed.match_indices(value.as_str()) {
+                let whole = starts.contains(&at) && ends.contains(&(at + value.len() - 1));
+                if value.len() >= PARTIAL_MIN || whole {
+                    hit(at, value.len());
+                }
+            }
+            if value.len() > PARTIAL_MIN {
+                for start in 0..=value.len() - PARTIAL_MIN {
+                    let window = &value[start..start + PARTIAL_MIN];
+                    for (at, _) in squashed.match_indices(window) {
+                        hit(at, PARTIAL_MIN);
+                    }
+                }
+            }
+        }
+    }
+    marked
+}
+
+/// Marks whole words that decode to a needle (base64, hex, percent-encoded, entities).
+fn mark_encoded_words(text: &str, needles: &[&Needle], marked: &mut [bool]) {
+    let mut offset = 0;
+    for word in text.split_inclusive(char::is_whitespace) {
+        let start = word.len() - word.trim_start_matches(|c: char| !c.is_alphanumeric()).len();
+        let trimmed = word
+            .trim_start_matches(|c: char| !c.is_alphanumeric())
+            .trim_end_matches(|c: char| !c.is_alphanumeric() && !matches!(c, '=' | '%' | ';'));
+        let already = marked[offset..offset + word.len()].iter().any(|m| *m);
+        if trimmed.len() >= PARTIAL_MIN && !already {
+            let payload = Payload::new(trimmed);
+            if needles.iter().any(|n| n.find(&payload).is_some()) {
+                let from = offset + start;
+                marked[from..from + trimmed.len()].iter_mut().for_each(|m| *m = true);
+            }
+        }
+        offset += word.len();
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn redacted(text: &str, values: &[&str]) -> String {
+        let needles: Vec<Needle> = values.iter().filter_map(|v| Needle::new(v, 4)).collect();
+        redact(text, &needles.iter().collect::<Vec<_>>())
+    }
+
+    #[test]
+    fn values_are_cut_in_every_spelling() {
+        assert_eq!(
+            redacted("key sk-live-Zq8aXcanary42Lm9Tt ok", &["sk-live-Zq8aXcanary42Lm9Tt"]),
+            "key [redacted] ok"
+        );
+        assert_eq!(
+            redacted("card 4111 1111 1111 1111, thanks", &["4111111111111111"]),
+            "card [redacted], thanks"
+        );
+        assert_eq!(redacted("code 493817.", &["493817"]), "code [redacted].");
+        assert_eq!(redacted("pin 4821 not 148210", &["4821"]), "pin [redacted] not 148210");
+        let b64 = "c2stbGl2ZS1acThhWGNhbmFyeTQyTG05VHQ=";
+        assert_eq!(
+            redacted(&format!("see {b64}"), &["sk-live-Zq8aXcanary42Lm9Tt"]),
+            "see [redacted]"
+        );
+        assert_eq!(redacted("tT9mL24yranacXa8qZ", &["Zq8aXcanary42Lm9Tt"]), "[redacted]");
+    }
+
+    #[test]
+    fn text_without_values_is_unchanged() {
+        assert_eq!(
+            redacted("Order 12345678 costs $12.50", &["4821"]),
+            "Order 12345678 costs $12.50"
+        );
+    }
+}

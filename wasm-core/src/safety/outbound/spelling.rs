@@ -1,0 +1,605 @@
+//! Every reading of outbound text a secret could hide in, and how a tracked value is found in
+//! it: as is, in any case, percent-encoded (also twice, `+` as space), with HTML numeric
+//! entities, JavaScript `\x`/`\u` escapes, base64 (both alphabets, any alignment), hex (with or
+//! without separators), with look-alike or full-width characters, split by separators,
+//! reversed, partly (a run of [`PARTIAL_MIN`] characters of its distinctive part), and in
+//! pieces spread over several actions.
+//!
+//! Each reading is normalised once into tokens (maximal runs of letters and digits, folded to
+//! lower-case ASCII) and a squashed string (the tokens joined), so one comparison covers case,
+//! separators, dots, whitespace and look-alikes.
+
+use base64::Engine;
+use base64::engine::{DecodePaddingMode, GeneralPurpose, GeneralPurposeConfig};
+use std::collections::HashSet;
+use std::fmt;
+
+/// Shortest run of a long value's distinctive part that counts as sending the value: shorter
+/// runs match ordinary text by accident, longer ones let a secret leave a few characters short.
+pub const PARTIAL_MIN: usize = 8;
+
+/// Decoding rounds applied on top of each other (base64 of percent-encoding of hex, …).
+const MAX_DEPTH: usize = 3;
+
+/// Readings kept per text: the decoders fan out, and outbound texts are small.
+const MAX_READINGS: usize = 24;
+
+/// Shortest base64 run worth decoding (6 bytes).
+const MIN_BASE64_RUN: usize = 8;
+
+/// Shortest hex run worth decoding (4 bytes).
+const MIN_HEX_RUN: usize = 8;
+
+/// How a value was spelled where the check found it (the refusal names it).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Spelling {
+    /// Verbatim (in any case).
+    AsIs,
+    /// Percent-encoded, once or more.
+    UrlEncoded,
+    /// With HTML numeric character references.
+    HtmlEntities,
+    /// With JavaScript `\x41` / `\u0041` escapes.
+    Escaped,
+    /// Base64, either alphabet, any alignment.
+    Base64,
+    /// Hex digits, with or without separators.
+    Hex,
+    /// Split by separators, dots, whitespace, or spelled with look-alike characters.
+    SplitUp,
+    /// Backwards.
+    Reversed,
+    /// A run of at least [`PARTIAL_MIN`] characters of it.
+    Partly,
+    /// In pieces over this and earlier actions to the same site.
+    Pieces,
+}
+
+impl fmt::Display for Spelling {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            Self::AsIs => "as is",
+            Self::UrlEncoded => "URL-encoded",
+            Self::HtmlEntities => "as HTML entities",
+            Self::Escaped => "as escape sequences",
+            Self::Base64 => "base64-encoded",
+            Self::Hex => "hex-encoded",
+            Self::SplitUp => "split up or disguised",
+            Self::Reversed => "reversed",
+            Self::Partly => "in part",
+            Self::Pieces => "in pieces over several actions",
+        })
+    }
+}
+
+/// One decoded reading of a text, normalised for matching.
+#[derive(Debug, Clone, PartialEq, Eq)]
+struct Reading {
+    how: Spelling,
+    tokens: Vec<String>,
+    squashed: String,
+    /// Every [`PARTIAL_MIN`]-byte window of `squashed`, packed (exact: 8 ASCII bytes).
+    windows: HashSet<u64>,
+}
+
+impl Reading {
+    fn new(how: Spelling, text: &str) -> Self {
+        let tokens = tokens(text);
+        let squashed: String = tokens.concat();
+        let windows = squashed.as_bytes().windows(PARTIAL_MIN).map(pack).collect();
+        Self { how, tokens, squashed, windows }
+    }
+}
+
+/// Outbound text (a destination URL and the data sent there) in all its readings.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Payload {
+    readings: Vec<Reading>,
+    /// The data's only token, when the data is a single token (a piece typed on its own).
+    sole: Option<String>,
+}
+
+impl Payload {
+    /// Decodes `text` every way a page or a model could have encoded a value in it.
+    pub fn new(text: &str) -> Self {
+        let readings = decoded(text).iter().map(|(how, t)| Reading::new(*how, t)).collect();
+        Self { readings, sole: None }
+    }
+
+    /// Data sent to a destination URL: both are read together.
+    pub fn outbound(destination_url: &str, data: &str) -> Self {
+        let data_tokens = tokens(data);
+        let sole = match data_tokens.as_slice() {
+            [only] => Some(only.clone()),
+            _ => None,
+        };
+        Self { sole, ..Self::new(&format!("{destination_url} {data}")) }
+    }
+
+    /// The decoded texts of `text` (itself first), before normalisation: where embedded URLs
+    /// are looked for.
+    pub fn texts(text: &str) -> Vec<String> {
+        decoded(text).into_iter().map(|(_, t)| t).collect()
+    }
+
+    /// Candidate fragments of a value, in order: tokens of three characters or more as
+    /// written, and a two-character token sent on its own (`49`, then `38`, then `17`); a
+    /// two-digit number inside ordinary text is too common to count.
+    fn fragments(&self) -> impl Iterator<Item = &str> {
+        let plain = self.readings.first().map_or(&[][..], |r| r.tokens.as_slice());
+        plain.iter().map(String::as_str).filter(|t| t.len() >= 3).chain(self.sole.as_deref())
+    }
+}
+
+/// A tracked value, normalised like the readings it is looked for in.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Needle {
+    /// The whole value, normalised.
+    pub full: String,
+    /// The part that identifies it (without a common prefix such as `sk-live-`), normalised.
+    distinctive: String,
+    reversed: String,
+}
+
+impl Needle {
+    /// `None` when the value has fewer than `min` letters and digits.
+    pub fn new(value: &str, min: usize) -> Option<Self> {
+        let full: String = tokens(value).concat();
+        if full.len() < min {
+            return None;
+        }
+        let distinctive = distinctive_part(value).unwrap_or_else(|| full.clone());
+        let reversed = distinctive.chars().rev().collect();
+        Some(Self { full, distinctive, reversed })
+    }
+
+    /// The normalised forms to cut out of stored text: whole, distinctive part, reversed.
+    pub fn spellings(&self) -> Vec<String> {
+        let mut out = vec![self.full.clone()];
+        if self.distinctive != self.full {
+            out.push(self.distinctive.clone());
+        }
+        out.push(self.reversed.clone());
+        out
+    }
+
+    /// Whether a partial run is enough (long values) or the whole value must appear.
+    fn long(&self) -> bool {
+        self.distinctive.len() >= PARTIAL_MIN
+    }
+
+    /// How the value appears in `payload`, if it does.
+    pub fn find(&self, payload: &Payload) -> Option<Spelling> {
+        let mut partly = None;
+        for reading in &payload.readings {
+            if self.long() {
+                if reading.squashed.contains(&self.distinctive) {
+                    return Some(label(reading, &self.distinctive));
+                }
+                if reading.squashed.contains(&self.reversed) {
+                    return Some(Spelling::Reversed);
+                }
+                if partly.is_none() && self.any_window_in(&reading.windows) {
+                    partly = Some(Spelling::Partly);
+                }
+            } else if let Some(how) = self.find_short(reading) {
+                return Some(how);
+            }
+        }
+        partly
+    }
+
+    fn any_window_in(&self, windows: &HashSet<u64>) -> bool {
+        [&self.distinctive, &self.reversed]
+            .iter()
+            .any(|v| v.as_bytes().windows(PARTIAL_MIN).any(|w| windows.contains(&pack(w))))
+    }
+
+    /// A short value (a code, a PIN) must appear whole: inside one token (six characters or
+    /// more; shorter ones only as a whole token, so `4821` is not found in `148210`), or as
+    /// consecutive tokens split by separators.
+    fn find_short(&self, reading: &Reading) -> Option<Spelling> {
+        let inside = |t: &String, v: &str| {
+            if v.len() >= 6 { t.contains(v) } else { t == v }
+        };
+        if reading.tokens.iter().any(|t| inside(t, &self.distinctive)) {
+            return Some(reading.how);
+        }
+        if reading.tokens.iter().any(|t| inside(t, &self.reversed)) {
+            return Some(Spelling::Reversed);
+        }
+        for value in [&self.distinctive, &self.reversed] {
+            if joins_to(&reading.tokens, value) {
+                return Some(if reading.how == Spelling::AsIs {
+                    Spelling::SplitUp
+                } else {
+                    reading.how
+                });
+            }
+        }
+        None
+    }
+
+    /// Whether `payloads` (everything sent to one site during the task, the current action
+    /// last) together carry the value: its fragments in order, or most of it covered by
+    /// pieces in any order.
+    pub fn in_pieces<'a>(&self, payloads: impl Iterator<Item = &'a Payload> + Clone) -> bool {
+        // Fragments that occur in the value, in the order sent.
+        let fragments: Vec<&str> = payloads
+            .clone()
+            .flat_map(Payload::fragments)
+            .filter(|t| self.distinctive.contains(t) || self.reversed.contains(t))
+            .collect();
+        let joined = fragments.concat();
+        if self.long() {
+            let windows: HashSet<u64> = joined.as_bytes().windows(PARTIAL_MIN).map(pack).collect();
+            if self.any_window_in(&windows) {
+                return true;
+            }
+        } else if joined.contains(&self.distinctive) || joined.contains(&self.reversed) {
+            return true;
+        }
+        // Coverage in any order, by pieces of every reading.
+        let (min_piece, needed) = if self.long() {
+            (4, (self.distinctive.len() * 3).div_ceil(5))
+        } else {
+            (3, self.distinctive.len())
+        };
+        let pieces: HashSet<&str> = payloads
+            .flat_map(|p| p.readings.iter().flat_map(|r| r.tokens.iter()))
+            .map(String::as_str)
+            .filter(|t| t.len() >= min_piece && distinct_chars(t) >= 3.min(t.len()))
+            .collect();
+        [&self.distinctive, &self.reversed].iter().any(|v| covered(v, &pieces) >= needed)
+    }
+}
+
+/// How many positions of `value` the pieces cover.
+fn covered(value: &str, pieces: &HashSet<&str>) -> usize {
+    let mut hit = vec![false; value.len()];
+    for piece in pieces {
+        for (at, _) in value.match_indices(piece) {
+            hit[at..at + piece.len()].iter_mut().for_each(|h| *h = true);
+        }
+    }
+    hit.iter().filter(|h| **h).count()
+}
+
+fn distinct_chars(t: &str) -> usize {
+    t.bytes().collect::<HashSet<u8>>().len()
+}
+
+/// Whether a run of consecutive tokens joins to exactly `value`.
+fn joins_to(tokens: &[String], value: &str) -> bool {
+    for start in 0..tokens.len() {
+        let mut joined = String::new();
+        for t in &tokens[start..] {
+            joined.push_str(t);
+            if joined.len() >= value.len() {
+                break;
+            }
+        }
+        if joined == value {
+            return true;
+        }
+    }
+    false
+}
+
+/// The spelling to report for a value found in a reading's squashed form.
+fn label(reading: &Reading, value: &str) -> Spelling {
+    match reading.how {
+        Spelling::AsIs if reading.tokens.iter().any(|t| t.contains(value)) => Spelling::AsIs,
+        Spelling::AsIs => Spelling::SplitUp,
+        other => other,
+    }
+}
+
+/// A value's part without a common prefix (`sk-live-`, `ghp_`, `pk_test_`): leading
+/// letter-only segments of up to five characters, when at least [`PARTIAL_MIN`] characters
+/// remain. A partial match on `sk-live-` alone would flag every key of the same service.
+fn distinctive_part(value: &str) -> Option<String> {
+    let mut rest = value.trim();
+    while let Some((head, tail)) = rest.split_once(['-', '_']) {
+        if head.is_empty() || head.len() > 5 || !head.chars().all(|c| c.is_ascii_alphabetic()) {
+            break;
+        }
+        rest = tail;
+    }
+    let distinctive: String = tokens(rest).concat();
+    (rest.len() < value.trim().len() && distinctive.len() >= PARTIAL_MIN).then_some(distinctive)
+}
+
+fn pack(window: &[u8]) -> u64 {
+    window.iter().fold(0u64, |acc, b| (acc << 8) | u64::from(*b))
+}
+
+/// Maximal runs of letters and digits, look-alikes folded, lower-case ASCII.
+pub fn tokens(text: &str) -> Vec<String> {
+    let mut out = Vec::new();
+    let mut current = String::new();
+    for c in text.chars().map(fold) {
+        if c.is_ascii_alphanumeric() {
+            current.push(c.to_ascii_lowercase());
+        } else if !current.is_empty() {
+            out.push(std::mem::take(&mut current));
+        }
+    }
+    if !current.is_empty() {
+        out.push(current);
+    }
+    out
+}
+
+/// Full-width forms, mathematical letters and digits, other scripts' decimal digits,
+/// super- and subscripts and the Cyrillic and Greek letters that look Latin, as ASCII. A
+/// full confusables table (or NFKC) would weigh more in the wasm than everything else here;
+/// these are the spellings that keep a value readable to a person or a script.
+fn fold(c: char) -> char {
+    let n = c as u32;
+    let digit = |d: u32| char::from_digit(d % 10, 10).unwrap_or(c);
+    let mapped = match n {
+        0x00..=0x7F => return c,
+        0xFF01..=0xFF5E => char::from_u32(n - 0xFEE0),
+        0x1D400..=0x1D6A3 => {
+            let i = ((n - 0x1D400) % 52) as u8;
+            Some(if i < 26 { (b'A' + i) as char } else { (b'a' + i - 26) as char })
+        }
+        0x1D7CE..=0x1D7FF => Some(digit(n - 0x1D7CE)),
+        0x0660..=0x0669 => Some(digit(n - 0x0660)),
+        0x06F0..=0x06F9 => Some(digit(n - 0x06F0)),
+        0x0966..=0x096F => Some(digit(n - 0x0966)),
+        0x09E6..=0x09EF => Some(digit(n - 0x09E6)),
+        0x2080..=0x2089 => Some(digit(n - 0x2080)),
+        0x2074..=0x2079 => Some(digit(n - 0x2070)),
+        0x2070 => Some('0'),
+        0x00B9 => Some('1'),
+        0x00B2 => Some('2'),
+        0x00B3 => Some('3'),
+        0x2460..=0x2468 => Some(digit(n - 0x245F)),
+        _ => None,
+    };
+    mapped.unwrap_or_else(|| look_alike(c))
+}
+
+fn look_alike(c: char) -> char {
+    match c {
+        'а' | 'α' => 'a',
+        'в' | 'β' => 'b',
+        'с' | 'ϲ' => 'c',
+        'ԁ' => 'd',
+        'е' | 'ε' => 'e',
+        'һ' => 'h',
+        'і' | 'ι' | 'ı' => 'i',
+        'ј' => 'j',
+        'к' | 'κ' => 'k',
+        'м' => 'm',
+        'п' | 'η' => 'n',
+        'о' | 'ο' | 'σ' => 'o',
+        'р' | 'ρ' => 'p',
+        'ԛ' => 'q',
+        'ѕ' => 's',
+        'т' | 'τ' => 't',
+        'υ' | 'ս' => 'u',
+        'ν' => 'v',
+        'ԝ' | 'ω' => 'w',
+        'х' | 'χ' => 'x',
+        'у' | 'γ' => 'y',
+        'А' | 'Α' => 'A',
+        'В' | 'Β' => 'B',
+        'С' => 'C',
+        'Е' | 'Ε' => 'E',
+        'Н' | 'Η' => 'H',
+        'І' | 'Ι' => 'I',
+        'К' | 'Κ' => 'K',
+        'М' | 'Μ' => 'M',
+        'Ν' => 'N',
+        'О' | 'Ο' => 'O',
+        'Р' | 'Ρ' => 'P',
+        'Ѕ' => 'S',
+        'Т' | 'Τ' => 'T',
+        'Х' | 'Χ' => 'X',
+        'У' | 'Υ' => 'Y',
+        'Ζ' => 'Z',
+        other => other,
+    }
+}
+
+/// `text` and everything it decodes to, up to [`MAX_DEPTH`] decodings deep, labelled with
+/// the outermost encoding.
+fn decoded(text: &str) -> Vec<(Spelling, String)> {
+    let mut raw: Vec<(Spelling, String)> = vec![(Spelling::AsIs, text.to_owned())];
+    let mut seen: HashSet<String> = HashSet::from([text.to_owned()]);
+    let mut frontier = 0;
+    for _ in 0..MAX_DEPTH {
+        let end = raw.len();
+        for i in frontier..end {
+            let (how, current) = raw[i].clone();
+            for (decoded_how, decoded) in decodings(&current) {
+                if raw.len() >= MAX_READINGS {
+                    break;
+                }
+                if decoded.trim().is_empty() || !seen.insert(decoded.clone()) {
+                    continue;
+                }
+                let how = if how == Spelling::AsIs { decoded_how } else { how };
+                raw.push((how, decoded));
+            }
+        }
+        frontier = end;
+    }
+    raw
+}
+
+/// One round of decoding: each decoder whose syntax appears in `text`.
+fn decodings(text: &str) -> Vec<(Spelling, String)> {
+    let mut out = Vec::new();
+    if text.contains(['%', '+']) {
+        let spaced = text.replace('+', " ");
+        let decoded = percent_encoding::percent_decode_str(&spaced).decode_utf8_lossy();
+        if decoded != text {
+            out.push((Spelling::UrlEncoded, decoded.into_owned()));
+        }
+    }
+    if text.contains("&#") {
+        out.push((Spelling::HtmlEntities, html_numeric_entities(text)));
+    }
+    if text.contains("\\x") || text.contains("\\u") {
+        out.push((Spelling::Escaped, js_escapes(text)));
+    }
+    let base64 = base64_runs(text);
+    if !base64.is_empty() {
+        out.push((Spelling::Base64, base64));
+    }
+    let squashed: String = text.chars().filter(char::is_ascii_alphanumeric).collect();
+    let hex = [hex_runs(text), hex_runs(&squashed)].join(" ");
+    if !hex.trim().is_empty() {
+        out.push((Spelling::Hex, hex));
+    }
+    out
+}
+
+/// `&#52;`, `&#x34;` (the semicolon is optional for browsers too). Named references are left
+/// alone: none of them spells a letter or a digit, so they cannot hide a value's characters.
+fn html_numeric_entities(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    let mut rest = text;
+    while let Some(at) = rest.find("&#") {
+        out.push_str(&rest[..at]);
+        let after = &rest[at + 2..];
+        let (radix, digits_from) = match after.as_bytes().first() {
+            Some(b'x' | b'X') => (16, 1),
+            _ => (10, 0),
+        };
+        let body = &after[digits_from..];
+        let len = body.find(|c: char| !c.is_digit(radix)).unwrap_or(body.len());
+        match u32::from_str_radix(&body[..len], radix).ok().and_then(char::from_u32) {
+            Some(c) if len > 0 => {
+                out.push(c);
+                let consumed = digits_from + len;
+                rest = after[consumed..].strip_prefix(';').unwrap_or(&after[consumed..]);
+            }
+            _ => {
+                out.push_str("&#");
+                rest = after;
+            }
+        }
+    }
+    out.push_str(rest);
+    out
+}
+
+/// `\x41`, `\u0041`, `\u{41}`.
+fn js_escapes(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    let mut rest = text;
+    while let Some(at) = rest.find('\\') {
+        out.push_str(&rest[..at]);
+        let after = &rest[at + 1..];
+        let (body, len, skip) = if let Some(h) = after.strip_prefix('x') {
+            (h.get(..2), 2, 1)
+        } else if let Some(braced) = after.strip_prefix("u{") {
+            let end = braced.find('}').unwrap_or(0);
+            (braced.get(..end), end, 3)
+        } else if let Some(h) = after.strip_prefix('u') {
+            (h.get(..4), 4, 1)
+        } else {
+            (None, 0, 0)
+        };
+        match body.and_then(|b| u32::from_str_radix(b, 16).ok()).and_then(char::from_u32) {
+            Some(c) if len > 0 => {
+                out.push(c);
+                rest = &after[skip + len..];
+            }
+            _ => {
+                out.push('\\');
+                rest = after;
+            }
+        }
+    }
+    out.push_str(rest);
+    out
+}
+
+/// Every run of base64 characters (either alphabet), decoded at each of the four character
+/// alignments (a value encoded after 1–3 other bytes starts mid-group), joined by spaces.
+fn base64_runs(text: &str) -> String {
+    const ENGINE: GeneralPurpose = GeneralPurpose::new(
+        &base64::alphabet::STANDARD,
+        GeneralPurposeConfig::new()
+            .with_decode_allow_trailing_bits(true)
+            .with_decode_padding_mode(DecodePaddingMode::Indifferent),
+    );
+    let mut out = Vec::new();
+    let is_b64 = |c: char| c.is_ascii_alphanumeric() || matches!(c, '+' | '/' | '-' | '_');
+    for run in text.split(|c: char| !is_b64(c)).filter(|r| r.len() >= MIN_BASE64_RUN) {
+        let standard = run.replace('-', "+").replace('_', "/");
+        for offset in 0..4 {
+            // A last group of one character cannot be decoded; two or three can (no padding).
+            let rest = standard.len() - offset;
+            let usable = if rest % 4 == 1 { rest - 1 } else { rest };
+            if usable < 4 {
+                continue;
+            }
+            if let Ok(bytes) = ENGINE.decode(&standard[offset..offset + usable]) {
+                out.push(String::from_utf8_lossy(&bytes).into_owned());
+            }
+        }
+    }
+    out.join(" ")
+}
+
+/// Every run of hex digits, decoded at both nibble alignments, joined by spaces.
+fn hex_runs(text: &str) -> String {
+    let mut out = Vec::new();
+    for run in text.split(|c: char| !c.is_ascii_hexdigit()).filter(|r| r.len() >= MIN_HEX_RUN) {
+        for offset in 0..2 {
+            let bytes: Vec<u8> = run.as_bytes()[offset..]
+                .chunks_exact(2)
+                .filter_map(|pair| std::str::from_utf8(pair).ok())
+                .filter_map(|pair| u8::from_str_radix(pair, 16).ok())
+                .collect();
+            out.push(String::from_utf8_lossy(&bytes).into_owned());
+        }
+    }
+    out.join(" ")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn found(value: &str, text: &str) -> Option<Spelling> {
+        Needle::new(value, 4).expect("needle").find(&Payload::new(text))
+    }
+
+    #[test]
+    fn decoders_undo_each_encoding() {
+        assert_eq!(html_numeric_entities("&#52;&#x39;3&#56"), "4938");
+        assert_eq!(js_escapes("\\x34\\u0039\\u{33}8"), "4938");
+        assert!(base64_runs("Zm9vYmFyYmF6").contains("foobarbaz"));
+        assert!(hex_runs("xx666f6f626172").contains("foobar"));
+        assert_eq!(tokens("Ｓｋ-LIVE_ѕk１"), vec!["sk", "live", "sk1"]);
+    }
+
+    #[test]
+    fn long_values_match_in_every_spelling() {
+        let key = "Zq8aX9canary42Lm9Tt77";
+        assert_eq!(found(key, &format!("k={key}")), Some(Spelling::AsIs));
+        assert_eq!(found(key, &key.to_uppercase()), Some(Spelling::AsIs));
+        assert_eq!(found(key, "zq8ax9-cana.ry42 lm9tt77"), Some(Spelling::SplitUp));
+        let reversed: String = key.chars().rev().collect();
+        assert_eq!(found(key, &reversed), Some(Spelling::Reversed));
+        assert_eq!(found(key, "x=canary42Lm"), Some(Spelling::Partly));
+        assert_eq!(found(key, "only canary here"), None);
+    }
+
+    #[test]
+    fn short_values_match_whole_or_split_never_inside_other_numbers() {
+        assert_eq!(found("493817", "code 493817"), Some(Spelling::AsIs));
+        assert_eq!(found("493817", "4-9-3 8.1.7"), Some(Spelling::SplitUp));
+        assert_eq!(found("493817", "718394"), Some(Spelling::Reversed));
+        assert_eq!(found("4821", "order 148210"), None);
+        assert_eq!(found("4821", "pin 4821"), Some(Spelling::AsIs));
+    }
+}
