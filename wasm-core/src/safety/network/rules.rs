@@ -101,7 +101,7 @@ pub struct Condition {
 
 /// Chrome's resource types (`declarativeNetRequest.ResourceType`, also what `webRequest`
 /// reports as `type`).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 #[allow(missing_docs, reason = "Chrome's own names")]
 pub enum ResourceType {
@@ -119,6 +119,7 @@ pub enum ResourceType {
     Websocket,
     Webtransport,
     Webbundle,
+    #[default]
     #[serde(other)]
     Other,
 }
