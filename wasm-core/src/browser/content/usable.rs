@@ -74,14 +74,11 @@ fn hit_at(el: &Element, x: f64, y: f64) -> Option<Element> {
     el.owner_document().and_then(|d| d.element_from_point(x as f32, y as f32))
 }
 
-/// Whether `hit` is the field (or inside it), or (inside) one of its labels.
+/// Whether `hit` is what a person sees at that point: the field or its content, or (for a
+/// visually-hidden toggle) the label standing for it. A text field whose centre hits its own
+/// wrapping label is not painted there (`clip-path`, a mask), so that does not count.
 fn own(hit: &Element, field: &Element, shown: &Element) -> bool {
-    if field.contains(Some(hit)) || shown.contains(Some(hit)) {
-        return true;
-    }
-    let label = hit.closest("label").ok().flatten();
-    let control = label.and_then(|l| js_sys::Reflect::get(&l, &"control".into()).ok());
-    control.is_some_and(|c| c == JsValue::from(field.clone()))
+    field.contains(Some(hit)) || shown.contains(Some(hit))
 }
 
 /// Measures `shown` (the field, or the label standing for it) where it is now; `opacity`

@@ -171,6 +171,31 @@ const CHANNELS: [ResourceType; 4] = [
     ResourceType::Webtransport,
 ];
 
+/// Every resource type. Chrome's rules match every type *but* `main_frame` when neither
+/// `resourceTypes` nor `excludedResourceTypes` is given, so every rule here names its types.
+const ALL: [ResourceType; 15] = [
+    ResourceType::MainFrame,
+    ResourceType::SubFrame,
+    ResourceType::Stylesheet,
+    ResourceType::Script,
+    ResourceType::Image,
+    ResourceType::Font,
+    ResourceType::Object,
+    ResourceType::Xmlhttprequest,
+    ResourceType::Ping,
+    ResourceType::CspReport,
+    ResourceType::Media,
+    ResourceType::Websocket,
+    ResourceType::Webtransport,
+    ResourceType::Webbundle,
+    ResourceType::Other,
+];
+
+/// `ALL` without `except`.
+fn all_but(except: &[ResourceType]) -> Vec<ResourceType> {
+    ALL.iter().copied().filter(|t| !except.contains(t)).collect()
+}
+
 /// The rules for one permit and tab set, ready to install.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct RuleSet {
@@ -215,7 +240,11 @@ impl RuleSet {
             (
                 BLOCK,
                 Verdict::Block,
-                Condition { excluded_request_methods: Some(READS.into()), ..Default::default() },
+                Condition {
+                    resource_types: Some(ALL.into()),
+                    excluded_request_methods: Some(READS.into()),
+                    ..Default::default()
+                },
             ),
             (
                 BLOCK,
@@ -229,7 +258,7 @@ impl RuleSet {
             None => {
                 for origin in &origins {
                     for prefix in origin_prefixes(origin) {
-                        rules.push((ALLOW, Verdict::Allow, filter(format!("|{prefix}"))));
+                        rules.push((ALLOW, Verdict::Allow, filter(format!("|{prefix}"), &ALL)));
                     }
                 }
             }
@@ -237,8 +266,7 @@ impl RuleSet {
             Some(destination) => {
                 let reads = |prefix: String| Condition {
                     request_methods: Some(READS.into()),
-                    excluded_resource_types: Some(CHANNELS.into()),
-                    ..filter(format!("|{prefix}"))
+                    ..filter(format!("|{prefix}"), &all_but(&CHANNELS))
                 };
                 for origin in &origins {
                     rules.push((ALLOW, Verdict::Allow, reads(http_prefix(origin))));
@@ -258,12 +286,11 @@ impl RuleSet {
                     path.set_query(None);
                     let gets = |f: String| Condition {
                         request_methods: Some(vec![Method::Get]),
-                        resource_types: Some(DOCUMENTS.into()),
-                        ..filter(f)
+                        ..filter(f, &DOCUMENTS)
                     };
                     rules.push((ALLOW, Verdict::Allow, gets(format!("|{path}|"))));
                     rules.push((ALLOW, Verdict::Allow, gets(format!("|{path}?"))));
-                    rules.push((ALLOW, Verdict::Allow, filter(format!("|{d}|"))));
+                    rules.push((ALLOW, Verdict::Allow, filter(format!("|{d}|"), &ALL)));
                 }
             }
         }
@@ -329,10 +356,12 @@ fn is_literal(url: &str) -> bool {
     url.is_ascii() && !url.contains(['*', '^', '|'])
 }
 
-fn filter(url_filter: String) -> Condition {
+/// A case-sensitive `urlFilter` over the resource types `types`.
+fn filter(url_filter: String, types: &[ResourceType]) -> Condition {
     Condition {
         url_filter: Some(url_filter),
         is_url_filter_case_sensitive: Some(true),
+        resource_types: Some(types.to_vec()),
         ..Default::default()
     }
 }
@@ -350,7 +379,10 @@ fn matches(condition: &Condition, r: RequestFacts<'_>) -> bool {
             None => r.url.contains(f),
         },
     };
+    // Chrome: with no type list at all, a rule never matches a main frame.
+    let untyped = condition.resource_types.is_none() && condition.excluded_resource_types.is_none();
     url_ok
+        && !(untyped && r.kind == ResourceType::MainFrame)
         && within(&condition.resource_types, &r.kind)
         && outside(&condition.excluded_resource_types, &r.kind)
         && within(&condition.request_methods, &r.method)

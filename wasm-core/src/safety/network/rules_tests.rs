@@ -125,6 +125,26 @@ fn rules_cover_the_right_tabs_and_have_fresh_ids() {
 }
 
 #[test]
+fn every_rule_names_its_resource_types() {
+    // Chrome skips main frames for a rule without a type list: a POST navigation to another
+    // site or an allow for the scope's documents would silently not apply.
+    for destination in [None, Some("http://news.localhost:8080/s")] {
+        let set = RuleSet::build(&permit(destination), &Guarded::AllBut(vec![]), 1);
+        assert!(set.rules.iter().all(|r| r.condition.resource_types.is_some()), "{set:?}");
+    }
+    let untyped = RuleSet {
+        rules: vec![Rule {
+            id: 1,
+            priority: 1,
+            action: RuleAction { kind: Block },
+            condition: Condition::default(),
+        }],
+    };
+    assert_eq!(verdict(&untyped, "POST", MainFrame, "http://evil.localhost/"), Allow);
+    assert_eq!(verdict(&untyped, "POST", Xmlhttprequest, "http://evil.localhost/"), Block);
+}
+
+#[test]
 fn rules_serialize_as_chrome_reads_them() {
     let set =
         RuleSet::build(&permit(Some("http://news.localhost:8080/s")), &Guarded::AllBut(vec![3]), 5);
