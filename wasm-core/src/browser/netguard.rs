@@ -61,6 +61,8 @@ struct Inner {
     /// beaconing every second is told once per destination).
     blocked: RefCell<Vec<BlockedRequest>>,
     reported: RefCell<HashSet<String>>,
+    /// Main-frame navigations blocked since the last action began: `(tab, url)`.
+    navigations: RefCell<Vec<(i32, String)>>,
 }
 
 /// One page's network guard (shared by clones).
@@ -80,6 +82,7 @@ impl NetGuard {
             keep_between_actions,
             blocked: RefCell::new(Vec::new()),
             reported: RefCell::new(HashSet::new()),
+            navigations: RefCell::new(Vec::new()),
         });
         GUARDS.with(|g| {
             let mut guards = g.borrow_mut();
@@ -93,6 +96,7 @@ impl NetGuard {
     /// an error means the action must not run.
     pub async fn arm(&self, permit: &NetworkPermit, others: Vec<i32>) -> Result<(), String> {
         self.0.bump();
+        self.0.navigations.borrow_mut().clear();
         self.install(permit.clone(), Guarded::AllBut(others)).await
     }
 
@@ -134,6 +138,21 @@ impl NetGuard {
     /// Blocked requests not yet reported (each destination once per guard).
     pub fn take_blocked(&self) -> Vec<BlockedRequest> {
         std::mem::take(&mut *self.0.blocked.borrow_mut())
+    }
+
+    /// Whether `tab` now shows the browser's error page for a navigation the rules blocked:
+    /// its address is one the rules would not load, or one a blocked navigation went to.
+    pub fn on_blocked_page(&self, tab: i32, url: &str) -> bool {
+        let blocked_by_rules = self.0.current.borrow().as_ref().is_some_and(|c| {
+            c.guarded.covers(tab)
+                && c.rules.verdict(RequestFacts {
+                    url,
+                    method: Method::Get,
+                    kind: ResourceType::MainFrame,
+                    tab_id: tab,
+                }) == Verdict::Block
+        });
+        blocked_by_rules || self.0.navigations.borrow().iter().any(|(t, u)| *t == tab && u == url)
     }
 
     async fn after_settle(&self, generation: u64, tab: i32) {
@@ -205,6 +224,9 @@ impl Inner {
                 || self.previous.borrow().as_ref().is_some_and(|r| covered(r, None));
         if !ours {
             return;
+        }
+        if error.kind == ResourceType::MainFrame {
+            self.navigations.borrow_mut().push((error.tab_id, error.url.clone()));
         }
         let key = format!(
             "{} {:?} {}",

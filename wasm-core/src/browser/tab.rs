@@ -132,9 +132,31 @@ impl TabPage {
         let me = self.tab_id();
         let others = tabs.iter().filter(|t| t.id != me).map(|t| t.id).collect();
         self.guard.arm(permit, others).await?;
-        let outcome = self.act_inner(action, tabs).await;
+        let mut outcome = self.act_inner(action, tabs).await;
+        if let Ok(outcome) = outcome.as_mut() {
+            self.leave_blocked_page(outcome).await;
+        }
         self.guard.settle(self.tab_id());
         outcome
+    }
+
+    /// A blocked navigation leaves the browser's error page in the tab, which no content
+    /// script can read: the tab goes back to the page the action started on.
+    async fn leave_blocked_page(&self, outcome: &mut ActionOutcome) {
+        let Ok(tab) = self.tab(self.tab_id()).await else { return };
+        if !self.guard.on_blocked_page(tab.id, &tab.url) {
+            return;
+        }
+        if promise(chrome::tabs_go_back(tab.id)).await.is_ok() {
+            sleep(50).await;
+            self.settle(LOAD_WAIT_MS).await;
+            outcome.navigated = true;
+            let note = "the blocked navigation left an error page; went back to the page before";
+            outcome.text = Some(match outcome.text.take() {
+                Some(before) => format!("{before}\n{note}"),
+                None => note.to_owned(),
+            });
+        }
     }
 
     /// The tab the agent currently works on.
