@@ -66,7 +66,8 @@ struct Shared {
     root: PathBuf,
     headers: Vec<ExtraHeader>,
     pages: Mutex<HashMap<String, Vec<u8>>>,
-    redirects: HashMap<String, u16>,
+    /// Paths that redirect (any method) to their `to` query parameter, with this status.
+    redirects: Mutex<HashMap<String, u16>>,
     log: Mutex<Vec<FixtureRequest>>,
 }
 
@@ -77,7 +78,6 @@ pub struct FixtureServerBuilder {
     root: PathBuf,
     headers: Vec<(String, String, String)>,
     pages: HashMap<String, Vec<u8>>,
-    redirects: HashMap<String, u16>,
 }
 
 impl FixtureServerBuilder {
@@ -100,13 +100,6 @@ impl FixtureServerBuilder {
         self
     }
 
-    /// Makes `path` an open redirect: any request to it is answered with `status` (a 3xx) and
-    /// `Location:` the request's `to` query parameter, as a site's `/go?to=…` does.
-    pub fn with_redirect(mut self, path: impl Into<String>, status: u16) -> Self {
-        self.redirects.insert(path.into(), status);
-        self
-    }
-
     /// Binds a free 127.0.0.1 port and starts serving.
     pub fn start(self) -> Result<FixtureServer> {
         let mut headers = Vec::new();
@@ -123,7 +116,7 @@ impl FixtureServerBuilder {
             root: self.root,
             headers,
             pages: Mutex::new(self.pages),
-            redirects: self.redirects,
+            redirects: Mutex::new(HashMap::new()),
             log: Mutex::new(Vec::new()),
         });
         let app = Router::new()
@@ -154,12 +147,7 @@ impl FixtureServer {
     /// A builder for a server of the files under `root` (which need not exist if every page is
     /// added with [`FixtureServerBuilder::with_page`]).
     pub fn builder(root: impl Into<PathBuf>) -> FixtureServerBuilder {
-        FixtureServerBuilder {
-            root: root.into(),
-            headers: Vec::new(),
-            pages: HashMap::new(),
-            redirects: HashMap::new(),
-        }
+        FixtureServerBuilder { root: root.into(), headers: Vec::new(), pages: HashMap::new() }
     }
 
     /// `http://127.0.0.1:PORT`, no trailing slash.
@@ -184,6 +172,16 @@ impl FixtureServer {
             .lock()
             .unwrap_or_else(PoisonError::into_inner)
             .insert(path.into(), body.into());
+    }
+
+    /// Makes `path` redirect (any method, status `status`, e.g. 302 or 303) to the URL in its
+    /// `to` query parameter: an open redirect, or the redirect after a form post.
+    pub fn add_redirect(&self, path: impl Into<String>, status: u16) {
+        self.shared
+            .redirects
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .insert(path.into(), status);
     }
 
     /// Every request so far, in order.
@@ -288,9 +286,19 @@ async fn handle(State(shared): State<Arc<Shared>>, request: Request) -> Response
         body: String::from_utf8_lossy(&body).into_owned(),
     });
 
-    let redirect = shared.redirects.get(&path).and_then(|s| StatusCode::from_u16(*s).ok());
-    let mut resp = if let Some(status) = redirect {
-        redirect_response(status, parts.uri.query().unwrap_or_default())
+    let redirect =
+        shared.redirects.lock().unwrap_or_else(PoisonError::into_inner).get(&path).copied();
+    let target = parts
+        .uri
+        .query()
+        .and_then(|q| q.split('&').find_map(|p| p.strip_prefix("to=")).and_then(percent_decode));
+    let mut resp = if let (Some(status), Some(to)) = (redirect, target) {
+        let mut resp = Response::new(Body::empty());
+        *resp.status_mut() = StatusCode::from_u16(status).unwrap_or(StatusCode::FOUND);
+        if let Ok(location) = HeaderValue::from_str(&to) {
+            resp.headers_mut().insert(header::LOCATION, location);
+        }
+        resp
     } else if parts.method == Method::GET || parts.method == Method::HEAD {
         let page = shared.pages.lock().unwrap_or_else(PoisonError::into_inner).get(&path).cloned();
         match page {
@@ -320,20 +328,6 @@ fn file_response(name: &str, bytes: Vec<u8>) -> Response {
     resp.headers_mut()
         .insert(header::CONTENT_TYPE, HeaderValue::from_static(content_type_for(name)));
     resp.headers_mut().insert(header::CACHE_CONTROL, HeaderValue::from_static("no-store"));
-    resp
-}
-
-/// `status` with `Location:` the `to` parameter of `query` (percent-decoded).
-fn redirect_response(status: StatusCode, query: &str) -> Response {
-    let to = query
-        .split('&')
-        .find_map(|p| p.strip_prefix("to="))
-        .and_then(|v| percent_decode(&v.replace('+', " ")))
-        .unwrap_or_default();
-    let mut resp = status_response(status, "redirect");
-    if let Ok(value) = HeaderValue::from_str(&to) {
-        resp.headers_mut().insert(header::LOCATION, value);
-    }
     resp
 }
 

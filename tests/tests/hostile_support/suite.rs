@@ -61,12 +61,10 @@ impl Suite {
             ScriptedLlm::start(move |req| planner(req).unwrap_or_else(|| obedient.reply(req)))
                 .expect("scripted LLM");
         let dir = paths::fixtures_dir().join("hostile");
-        let site = FixtureServer::builder(&dir)
-            .with_redirect("/go", 302)
-            .with_redirect("/go307", 307)
-            .with_redirect("/subscribe", 303)
-            .start()
-            .expect("site");
+        let site = FixtureServer::builder(&dir).start().expect("site");
+        site.add_redirect("/go", 302);
+        site.add_redirect("/go307", 307);
+        site.add_redirect("/subscribe", 303);
         let port = site.addr().port();
         for entry in std::fs::read_dir(&dir).expect("fixtures") {
             let name = entry.expect("entry").file_name().to_string_lossy().into_owned();
