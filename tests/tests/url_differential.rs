@@ -6,8 +6,10 @@
 //! Agreement: the same origin; or no origin on both sides (Chromium's `"null"` or a URL it
 //! cannot parse ↔ `None`); or `None` from Waymark for a URL whose own scheme is not `http:` or
 //! `https:` (`blob:`, `filesystem:`, `ws:`, `ftp:`, `file:`, `chrome:`…), which the agent never
-//! acts on whatever Chromium's origin for it — refusing is never a leak. Anything else, in
-//! either direction, fails, with the whole table printed.
+//! acts on whatever Chromium's origin for it; or `None` for a URL the WHATWG parser rejects and
+//! Chromium (laxer) accepts — refusing is never a leak. Anything else, in either direction,
+//! fails, with the whole table printed. The parser underneath (`safety::browser_origin`, any
+//! scheme) is compared too.
 
 use serde_json::Value;
 use std::path::Path;
@@ -67,7 +69,8 @@ fn waymark_and_chromium_agree_on_every_tricky_urls_origin() {
     let mut rows = Vec::new();
     let mut disagreements = Vec::new();
     for url in &urls {
-        let ours = waymark_core::safety::origin_of(url).map(|o| o.to_string());
+        let ours = waymark_core::safety::origin_of(url);
+        let whatwg = waymark_core::safety::browser_origin(url);
         let (chrome, protocol, href) = chromium_view(&page, url);
         let chrome_none = chrome == "null" || chrome == "invalid";
         let web = protocol == "http:" || protocol == "https:";
@@ -75,19 +78,35 @@ fn waymark_and_chromium_agree_on_every_tricky_urls_origin() {
             Some(o) if *o == chrome => "agree",
             None if chrome_none => "agree (no origin)",
             None if !web => "agree (not a web page: refused)",
+            // The WHATWG parser rejects what Chromium (laxer) accepts: refused, the safe side.
+            None if whatwg.is_none() => "stricter (invalid under WHATWG: refused)",
             _ => "DISAGREE",
         };
         if verdict == "DISAGREE" {
-            disagreements.push(format!("{url:?}: Waymark {ours:?}, Chromium {chrome} ({href})"));
+            disagreements.push(format!("{url:?}: origin_of {ours:?}, Chromium {chrome} ({href})"));
+        }
+        // The parser underneath, for every scheme: WHATWG's origin is Chromium's, except where
+        // Chromium keeps a tuple origin WHATWG calls opaque (file:, filesystem:, chrome:…) or
+        // accepts what WHATWG rejects; origin_of refuses both (checked above).
+        let parser = match &whatwg {
+            Some(o) if *o == chrome => "same",
+            None if chrome == "invalid" => "same (invalid)",
+            Some(o) if o == "null" && !web => "known: Chromium keeps a tuple origin",
+            None => "known: Chromium is laxer",
+            Some(_) => "DIFFERENT",
+        };
+        if parser == "DIFFERENT" {
+            disagreements
+                .push(format!("{url:?}: browser_origin {whatwg:?}, Chromium {chrome} ({href})"));
         }
         rows.push(format!(
-            "| `{}` | {} | {chrome} | {verdict} |",
+            "| `{}` | {} | {chrome} | {verdict} | {parser} |",
             url.escape_debug(),
             ours.as_deref().unwrap_or("none")
         ));
     }
     eprintln!(
-        "\n{} URLs ({policy_list} from the policy's list)\n\n| URL | Waymark | Chromium | |\n|---|---|---|---|",
+        "\n{} URLs ({policy_list} from the policy's list)\n\n| URL | origin_of | Chromium | verdict | WHATWG parser |\n|---|---|---|---|---|",
         urls.len()
     );
     for row in &rows {
