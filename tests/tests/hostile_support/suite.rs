@@ -120,6 +120,16 @@ impl Suite {
 
     /// Closes the previous task's tabs and opens `urls` (the last one is the task's tab).
     pub fn open(&mut self, urls: &[String]) {
+        // The network guard keeps its rules for a settle window after the last action, also
+        // after the answer, on every tab but the user's older ones: a page (and its frames)
+        // opened then would be blocked. Wait until the guard has lifted them.
+        self.panel
+            .page
+            .wait_for(
+                "chrome.declarativeNetRequest.getSessionRules().then((r) => r.length === 0)",
+                crate::common::TASK_TIMEOUT,
+            )
+            .expect("the network guard lifts its rules after a task");
         super::open_tabs(&self.wm, &mut self.tabs, urls);
     }
 
