@@ -5,6 +5,7 @@ import init, {
   sw_panel_message,
   sw_panel_disconnected,
   sw_page_request,
+  sw_request_error,
 } from './pkg/waymark_core.js';
 
 // Start-up phases, read by `cargo xtask bench panel` (ms since this script started).
@@ -20,6 +21,12 @@ chrome.runtime.onConnect.addListener((port) => {
   port.onDisconnect.addListener(() => ready.then(() => sw_panel_disconnected(port)));
   ready.then(() => sw_panel_connected(port));
 });
+
+// Requests that failed (the network guard's blocks among them); Rust keeps the ones it blocked.
+chrome.webRequest.onErrorOccurred.addListener(
+  (details) => ready.then(() => sw_request_error(details)),
+  { urls: ['<all_urls>'] },
+);
 
 chrome.runtime.onInstalled.addListener(() => {
   chrome.sidePanel.setPanelBehavior({ openPanelOnActionClick: true }).catch(() => {});

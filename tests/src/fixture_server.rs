@@ -66,6 +66,8 @@ struct Shared {
     root: PathBuf,
     headers: Vec<ExtraHeader>,
     pages: Mutex<HashMap<String, Vec<u8>>>,
+    /// Paths that redirect (any method) to their `to` query parameter, with this status.
+    redirects: Mutex<HashMap<String, u16>>,
     log: Mutex<Vec<FixtureRequest>>,
 }
 
@@ -114,6 +116,7 @@ impl FixtureServerBuilder {
             root: self.root,
             headers,
             pages: Mutex::new(self.pages),
+            redirects: Mutex::new(HashMap::new()),
             log: Mutex::new(Vec::new()),
         });
         let app = Router::new()
@@ -169,6 +172,16 @@ impl FixtureServer {
             .lock()
             .unwrap_or_else(PoisonError::into_inner)
             .insert(path.into(), body.into());
+    }
+
+    /// Makes `path` redirect (any method, status `status`, e.g. 302 or 303) to the URL in its
+    /// `to` query parameter: an open redirect, or the redirect after a form post.
+    pub fn add_redirect(&self, path: impl Into<String>, status: u16) {
+        self.shared
+            .redirects
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .insert(path.into(), status);
     }
 
     /// Every request so far, in order.
@@ -273,7 +286,20 @@ async fn handle(State(shared): State<Arc<Shared>>, request: Request) -> Response
         body: String::from_utf8_lossy(&body).into_owned(),
     });
 
-    let mut resp = if parts.method == Method::GET || parts.method == Method::HEAD {
+    let redirect =
+        shared.redirects.lock().unwrap_or_else(PoisonError::into_inner).get(&path).copied();
+    let target = parts
+        .uri
+        .query()
+        .and_then(|q| q.split('&').find_map(|p| p.strip_prefix("to=")).and_then(percent_decode));
+    let mut resp = if let (Some(status), Some(to)) = (redirect, target) {
+        let mut resp = Response::new(Body::empty());
+        *resp.status_mut() = StatusCode::from_u16(status).unwrap_or(StatusCode::FOUND);
+        if let Ok(location) = HeaderValue::from_str(&to) {
+            resp.headers_mut().insert(header::LOCATION, location);
+        }
+        resp
+    } else if parts.method == Method::GET || parts.method == Method::HEAD {
         let page = shared.pages.lock().unwrap_or_else(PoisonError::into_inner).get(&path).cloned();
         match page {
             Some(bytes) => file_response(&path, bytes),

@@ -44,6 +44,14 @@ export function notify(id, title, message) {
 export function clear_notification(id) {
   if (chrome.notifications) chrome.notifications.clear(id).catch(() => {});
 }
+export function dnr_update(removeRuleIds, addRules) {
+  return chrome.declarativeNetRequest.updateSessionRules({
+    removeRuleIds: Array.from(removeRuleIds), addRules,
+  });
+}
+export function dnr_session_rule_ids() {
+  return chrome.declarativeNetRequest.getSessionRules().then((rules) => rules.map((r) => r.id));
+}
 export function storage_keys() {
   const local = chrome.storage.local;
   return local.getKeys ? local.getKeys() : local.get(null).then((all) => Object.keys(all));
@@ -87,6 +95,15 @@ extern "C" {
     /// `chrome.notifications.clear`.
     #[wasm_bindgen(js_name = clear_notification)]
     pub fn clear_notification(id: &str);
+
+    /// `chrome.declarativeNetRequest.updateSessionRules`: removes the rules `remove` and adds
+    /// `add` (an array of rules) in one atomic update.
+    #[wasm_bindgen(js_name = dnr_update)]
+    pub fn dnr_update(remove: Vec<u32>, add: &JsValue) -> js_sys::Promise;
+
+    /// The ids of this extension's session rules (`getSessionRules`).
+    #[wasm_bindgen(js_name = dnr_session_rule_ids)]
+    pub fn dnr_session_rule_ids() -> js_sys::Promise;
 
     /// Every key in `chrome.storage.local` (`getKeys`, or the keys of `get(null)` before
     /// Chrome 130): the session list reads only the small headers.

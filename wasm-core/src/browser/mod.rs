@@ -8,6 +8,7 @@ pub mod chrome;
 pub mod content;
 mod host_port;
 mod inject;
+pub(crate) mod netguard;
 mod tab;
 pub(crate) mod upload;
 pub mod worker;

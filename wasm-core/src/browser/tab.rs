@@ -6,11 +6,12 @@ use super::chrome;
 // Uploads of task resources and the page's faults (tab closed, navigated under a wait).
 mod faults;
 use super::host_port::to_js;
+use super::netguard::NetGuard;
 use crate::action::{Action, ActionOutcome, ContentRequest, MAX_WAIT_SECONDS, Probe};
 use crate::agent::Page;
 use crate::frames::{FrameObservation, merge};
 use crate::observation::{Observation, Ref, TabSummary};
-use crate::safety::{ActionTarget, NetworkPermit};
+use crate::safety::{ActionTarget, BlockedRequest, NetworkPermit};
 use crate::tabs::{TabInfo, pick_target_tab};
 use serde::de::DeserializeOwned;
 use serde::{Deserialize, Serialize};
@@ -37,12 +38,14 @@ pub struct TabPage {
     tab_id: Cell<i32>,
     /// The task's upload resources and the host that reads them (none: uploads fail).
     uploads: Option<super::upload::Uploads>,
+    /// Holds the tab to each action's network permit.
+    guard: NetGuard,
 }
 
 /// What `chrome.tabs` tells about a tab (the fields used here).
 #[derive(Debug, Clone, Default, Deserialize)]
 #[serde(rename_all = "camelCase", default)]
-struct ChromeTab {
+pub(super) struct ChromeTab {
     id: i32,
     url: String,
     title: String,
@@ -96,9 +99,64 @@ fn unwrap_reply<T: DeserializeOwned>(reply: Option<ContentReply>) -> Result<T, S
 }
 
 impl TabPage {
-    /// The agent starts on `tab_id`.
+    /// The agent starts on `tab_id`. Its network rules go after each action's settle window
+    /// (single actions); a task's page keeps them between actions, see [`TabPage::for_task`].
     pub fn new(tab_id: i32) -> Self {
-        Self { tab_id: Cell::new(tab_id), uploads: None }
+        Self { tab_id: Cell::new(tab_id), uploads: None, guard: NetGuard::new(false) }
+    }
+
+    /// The page of a task: between actions its tab stays within the task's scope.
+    pub fn for_task(tab_id: i32) -> Self {
+        Self { guard: NetGuard::new(true), ..Self::new(tab_id) }
+    }
+
+    /// The network guard, for the task's controls (the user taking the page) and its end.
+    pub fn guard(&self) -> NetGuard {
+        self.guard.clone()
+    }
+
+    /// Every tab of every window.
+    async fn all_tabs(&self) -> Result<Vec<ChromeTab>, String> {
+        let value = JsFuture::from(chrome::tabs_query(&js_sys::Object::new())).await.map_err(js)?;
+        serde_wasm_bindgen::from_value(value).map_err(|e| format!("bad tabs: {e}"))
+    }
+
+    /// One action under its network permit: the rules go in before it (fail closed) and stay
+    /// for the settle window after it.
+    async fn guarded_act(
+        &self,
+        action: &Action,
+        permit: &NetworkPermit,
+    ) -> Result<ActionOutcome, String> {
+        let tabs = self.all_tabs().await?;
+        let me = self.tab_id();
+        let others = tabs.iter().filter(|t| t.id != me).map(|t| t.id).collect();
+        self.guard.arm(permit, others).await?;
+        let mut outcome = self.act_inner(action, tabs).await;
+        if let Ok(outcome) = outcome.as_mut() {
+            self.leave_blocked_page(outcome).await;
+        }
+        self.guard.settle(self.tab_id());
+        outcome
+    }
+
+    /// A blocked navigation leaves the browser's error page in the tab, which no content
+    /// script can read: the tab goes back to the page the action started on.
+    async fn leave_blocked_page(&self, outcome: &mut ActionOutcome) {
+        let Ok(tab) = self.tab(self.tab_id()).await else { return };
+        if !self.guard.on_blocked_page(tab.id, &tab.url) {
+            return;
+        }
+        if promise(chrome::tabs_go_back(tab.id)).await.is_ok() {
+            sleep(50).await;
+            self.settle(LOAD_WAIT_MS).await;
+            outcome.navigated = true;
+            let note = "the blocked navigation left an error page; went back to the page before";
+            outcome.text = Some(match outcome.text.take() {
+                Some(before) => format!("{before}\n{note}"),
+                None => note.to_owned(),
+            });
+        }
     }
 
     /// The tab the agent currently works on.
@@ -186,10 +244,18 @@ impl TabPage {
         Ok(observation)
     }
 
-    async fn act_inner(&self, action: &Action) -> Result<ActionOutcome, String> {
-        let before = self.tab(self.tab_id()).await?;
+    /// Performs `action`; `tabs` are every tab just before it (for its effects).
+    async fn act_inner(
+        &self,
+        action: &Action,
+        tabs: Vec<ChromeTab>,
+    ) -> Result<ActionOutcome, String> {
+        let before = match tabs.iter().find(|t| t.id == self.tab_id()) {
+            Some(tab) => tab.clone(),
+            None => self.tab(self.tab_id()).await?,
+        };
         let before_ids: Vec<i32> =
-            self.window_tabs(before.window_id).await?.into_iter().map(|t| t.id).collect();
+            tabs.iter().filter(|t| t.window_id == before.window_id).map(|t| t.id).collect();
         let mut outcome = match action {
             a if a.runs_in_page() => {
                 let frame = a.target_ref().map(|r| r.frame).unwrap_or(0);
@@ -222,13 +288,17 @@ impl TabPage {
             }
             Action::OpenTab { url } => {
                 check_url(url)?;
+                // The tab exists (blank, so under the rules already in force for every new
+                // tab) before the page loads: its first request is guarded.
                 let tab = promise(chrome::tabs_create(&props(
-                    serde_json::json!({ "url": url, "active": true }),
+                    serde_json::json!({ "url": "about:blank", "active": true }),
                 )?))
                 .await?;
                 let tab: ChromeTab =
                     serde_wasm_bindgen::from_value(tab).map_err(|e| e.to_string())?;
                 self.tab_id.set(tab.id);
+                promise(chrome::tabs_update(tab.id, &props(serde_json::json!({ "url": url }))?))
+                    .await?;
                 ActionOutcome { opened_tab: Some(tab.id), navigated: true, ..ActionOutcome::done() }
             }
             Action::SwitchTab { tab } => {
@@ -391,8 +461,8 @@ impl Page for TabPage {
         Ok(tab.url)
     }
 
-    async fn act(&self, action: &Action, _permit: &NetworkPermit) -> Result<ActionOutcome, String> {
-        match self.act_inner(action).await {
+    async fn act(&self, action: &Action, permit: &NetworkPermit) -> Result<ActionOutcome, String> {
+        match self.guarded_act(action, permit).await {
             Err(e) => Err(self.closed_reason(" during the action").await.unwrap_or(e)),
             ok => ok,
         }
@@ -400,6 +470,10 @@ impl Page for TabPage {
 
     async fn describe(&self, target: Option<Ref>) -> Result<ActionTarget, String> {
         self.describe_target(target).await
+    }
+
+    async fn blocked_requests(&self) -> Vec<BlockedRequest> {
+        self.guard.take_blocked()
     }
 }
 
@@ -421,8 +495,13 @@ enum PageRequest {
         #[serde(default)]
         budget: Option<usize>,
     },
-    /// Perform an action exactly as the agent loop does.
-    Act { action: Action },
+    /// Perform an action exactly as the agent loop does; with a `permit`, under its network
+    /// rules (which go after the settle window).
+    Act {
+        action: Action,
+        #[serde(default)]
+        permit: Option<NetworkPermit>,
+    },
     /// Send a raw request to one frame (e.g. `set_file`, whose bytes the host will supply).
     Content { frame: u32, request: ContentRequest },
 }
@@ -450,8 +529,15 @@ pub async fn sw_page_request(tab_id: i32, request: JsValue) -> Result<JsValue, J
             );
             to_js(&ObserveReply { prompt, observation })
         }
-        PageRequest::Act { action } => {
-            let outcome = page.act_inner(&action).await.unwrap_or_else(ActionOutcome::failed);
+        PageRequest::Act { action, permit } => {
+            let outcome = match permit {
+                Some(permit) => page.act(&action, &permit).await,
+                None => match page.all_tabs().await {
+                    Ok(tabs) => page.act_inner(&action, tabs).await,
+                    Err(e) => Err(e),
+                },
+            };
+            let outcome = outcome.unwrap_or_else(ActionOutcome::failed);
             to_js(&serde_json::json!({ "outcome": outcome, "tab": page.tab_id() }))
         }
         PageRequest::Content { frame, request } => {

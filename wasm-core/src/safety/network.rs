@@ -6,6 +6,8 @@
 use super::scope::SiteScope;
 use serde::{Deserialize, Serialize};
 
+pub mod rules;
+
 /// The destinations one action may reach, handed to the browser adapter with the action.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct NetworkPermit {

@@ -1,22 +1,110 @@
-//! Whether computed styles make text invisible to a person although it renders: hostile pages
-//! hide instructions to the agent with `opacity: 0`, a zero font size, a transparent colour or
-//! white on white. The content script feeds computed styles in; what the user cannot read never
-//! reaches the model.
+//! What a person can see, as one definition for the observation and the actions: hostile pages
+//! hide instructions to the agent (`opacity: 0`, a zero font size, a transparent colour, white
+//! on white) and hide form fields that their script reads (1×1 px, covered by another element,
+//! barely opaque). The content script measures; these functions decide. Text a person cannot
+//! read never reaches the model, and a field a person cannot see is neither listed in the
+//! observation nor typed into, selected or ticked.
 
-/// What the style alone says: `Some(true)` invisible, `Some(false)` visible, `None` when the
-/// background decides (light text: compare with [`is_light`] of the background).
-pub fn invisible_by_style(opacity: &str, font_size: &str, color: &str) -> Option<bool> {
-    if opacity.trim().parse::<f64>().is_ok_and(|o| o < 0.05) {
+use std::fmt;
+
+/// Below this effective opacity (the element's own times every ancestor's) a person cannot
+/// make out content: a faded form (a "disabled" look) sits at 0.38 or more, a field at 0.06 is
+/// a trap. The walk drops such content and fields; the actions refuse such fields.
+pub const MIN_OPACITY: f64 = 0.2;
+
+/// The smallest width and height, in CSS pixels, of a form field a person can see and use (a
+/// native checkbox is 13 px); a visually-hidden native checkbox, radio or file input counts as
+/// visible through a label of at least this size.
+pub const MIN_FIELD_PX: f64 = 8.0;
+
+/// Whether content at this effective opacity (0–1) is too faint to see.
+pub fn transparent(effective_opacity: f64) -> bool {
+    effective_opacity < MIN_OPACITY
+}
+
+/// A computed `opacity` value (`""` = the initial 1).
+pub fn opacity_of(css: &str) -> f64 {
+    css.trim().parse::<f64>().map_or(1.0, |o| o.clamp(0.0, 1.0))
+}
+
+/// What the style alone says about text at `effective_opacity`: `Some(true)` invisible,
+/// `Some(false)` visible, `None` when the background decides (light text: compare with
+/// [`is_light`] of the background).
+pub fn invisible_by_style(effective_opacity: f64, font_size: &str, color: &str) -> Option<bool> {
+    if transparent(effective_opacity) {
         return Some(true);
     }
     if font_size.trim().trim_end_matches("px").trim().parse::<f64>().is_ok_and(|px| px < 2.0) {
         return Some(true);
     }
     match rgba(color) {
-        Some(c) if c[3] < 0.05 => Some(true),
+        Some(c) if transparent(c[3] * effective_opacity) => Some(true),
         Some(c) if is_light(c) => None,
         _ => Some(false),
     }
+}
+
+/// What the content script measured about a form field (or the label that stands for a
+/// visually-hidden native toggle), after scrolling it into view.
+#[derive(Debug, Clone, PartialEq)]
+pub struct FieldView {
+    /// Rendered width and height in CSS pixels.
+    pub width: f64,
+    /// See `width`.
+    pub height: f64,
+    /// Its opacity times every ancestor's.
+    pub opacity: f64,
+    /// Whether its centre lies inside the frame's viewport (`false` for a field scrolled or
+    /// positioned out of reach, or inside a frame too small to show it).
+    pub centre_in_view: bool,
+    /// What the hit test found at its centre when that is another element (`None` when the
+    /// field, its content or its label is on top; also `None` when not measured).
+    pub covered_by: Option<String>,
+}
+
+/// Why a person could not see a field.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Hidden {
+    /// Smaller than [`MIN_FIELD_PX`] in a dimension.
+    TooSmall {
+        /// Measured width.
+        width: f64,
+        /// Measured height.
+        height: f64,
+    },
+    /// Effective opacity under [`MIN_OPACITY`].
+    Transparent(f64),
+    /// Its centre is outside the visible area.
+    OutOfView,
+    /// Another element is on top of its centre.
+    Covered(String),
+}
+
+impl fmt::Display for Hidden {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Self::TooSmall { width, height } => {
+                write!(f, "it is too small to see ({width:.0}×{height:.0} px)")
+            }
+            Self::Transparent(o) => write!(f, "it is nearly transparent (opacity {o:.2})"),
+            Self::OutOfView => f.write_str("it lies outside the visible page"),
+            Self::Covered(by) => write!(f, "another element covers it: {by}"),
+        }
+    }
+}
+
+/// Whether a person could see the field `view` describes; the first reason it fails.
+pub fn field_hidden(view: &FieldView) -> Option<Hidden> {
+    if view.width < MIN_FIELD_PX || view.height < MIN_FIELD_PX {
+        return Some(Hidden::TooSmall { width: view.width, height: view.height });
+    }
+    if transparent(view.opacity) {
+        return Some(Hidden::Transparent(view.opacity));
+    }
+    if !view.centre_in_view {
+        return Some(Hidden::OutOfView);
+    }
+    view.covered_by.clone().map(Hidden::Covered)
 }
 
 /// Whether a computed `transform` squashes the element to nothing (`scale(0)` computes to
@@ -58,12 +146,46 @@ mod tests {
 
     #[test]
     fn transparent_tiny_and_faded_text_is_invisible() {
-        assert_eq!(invisible_by_style("0", "16px", "rgb(0, 0, 0)"), Some(true));
-        assert_eq!(invisible_by_style("1", "0px", "rgb(0, 0, 0)"), Some(true));
-        assert_eq!(invisible_by_style("1", "1.5px", "rgb(0, 0, 0)"), Some(true));
-        assert_eq!(invisible_by_style("1", "16px", "rgba(0, 0, 0, 0)"), Some(true));
-        assert_eq!(invisible_by_style("1", "16px", "rgb(20, 20, 20)"), Some(false));
-        assert_eq!(invisible_by_style("0.9", "12px", "rgb(0 0 0 / 0.8)"), Some(false));
+        assert_eq!(invisible_by_style(0.0, "16px", "rgb(0, 0, 0)"), Some(true));
+        assert_eq!(invisible_by_style(0.06, "16px", "rgb(0, 0, 0)"), Some(true));
+        assert_eq!(invisible_by_style(1.0, "0px", "rgb(0, 0, 0)"), Some(true));
+        assert_eq!(invisible_by_style(1.0, "1.5px", "rgb(0, 0, 0)"), Some(true));
+        assert_eq!(invisible_by_style(1.0, "16px", "rgba(0, 0, 0, 0)"), Some(true));
+        assert_eq!(invisible_by_style(0.5, "16px", "rgba(0, 0, 0, 0.3)"), Some(true));
+        assert_eq!(invisible_by_style(1.0, "16px", "rgb(20, 20, 20)"), Some(false));
+        assert_eq!(invisible_by_style(0.9, "12px", "rgb(0 0 0 / 0.8)"), Some(false));
+        assert_eq!(invisible_by_style(0.38, "12px", "rgb(0, 0, 0)"), Some(false), "disabled look");
+    }
+
+    #[test]
+    fn opacity_multiplies_down_the_tree() {
+        assert_eq!(opacity_of(""), 1.0);
+        assert_eq!(opacity_of("0.5"), 0.5);
+        assert!(transparent(opacity_of("0.5") * opacity_of("0.3")));
+        assert!(!transparent(opacity_of("0.5") * opacity_of("0.5")));
+        assert!(transparent(opacity_of("0.05")) && transparent(opacity_of("0.06")));
+    }
+
+    fn field(width: f64, height: f64, opacity: f64) -> FieldView {
+        FieldView { width, height, opacity, centre_in_view: true, covered_by: None }
+    }
+
+    #[test]
+    fn a_field_must_be_big_enough_opaque_in_view_and_on_top() {
+        assert_eq!(field_hidden(&field(200.0, 24.0, 1.0)), None);
+        assert_eq!(field_hidden(&field(13.0, 13.0, 0.5)), None, "a native checkbox, faded");
+        assert!(matches!(field_hidden(&field(1.0, 1.0, 1.0)), Some(Hidden::TooSmall { .. })));
+        assert!(matches!(field_hidden(&field(0.0, 40.0, 1.0)), Some(Hidden::TooSmall { .. })));
+        assert!(matches!(field_hidden(&field(300.0, 7.0, 1.0)), Some(Hidden::TooSmall { .. })));
+        assert_eq!(field_hidden(&field(200.0, 24.0, 0.06)), Some(Hidden::Transparent(0.06)));
+        let parent_faded = field(200.0, 24.0, opacity_of("0.05") * opacity_of("1"));
+        assert!(matches!(field_hidden(&parent_faded), Some(Hidden::Transparent(_))));
+        let away = FieldView { centre_in_view: false, ..field(200.0, 24.0, 1.0) };
+        assert_eq!(field_hidden(&away), Some(Hidden::OutOfView));
+        let covered =
+            FieldView { covered_by: Some("<div id=cover>".into()), ..field(200.0, 24.0, 1.0) };
+        let why = field_hidden(&covered).expect("covered");
+        assert_eq!(why.to_string(), "another element covers it: <div id=cover>");
     }
 
     #[test]
@@ -76,7 +198,7 @@ mod tests {
 
     #[test]
     fn light_text_depends_on_the_background() {
-        assert_eq!(invisible_by_style("1", "16px", "rgb(255, 255, 255)"), None);
+        assert_eq!(invisible_by_style(1.0, "16px", "rgb(255, 255, 255)"), None);
         assert!(is_light([250.0, 250.0, 250.0, 1.0]));
         assert!(!is_light([30.0, 30.0, 30.0, 1.0]));
         assert_eq!(rgba("rgba(1, 2, 3, 0.5)"), Some([1.0, 2.0, 3.0, 0.5]));

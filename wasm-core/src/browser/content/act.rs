@@ -18,6 +18,22 @@ pub fn perform(action: &Action, expect: Option<&str>) -> ActionOutcome {
         None => None,
     };
     let el = || target.clone().ok_or_else(|| "this action needs a ref".to_owned());
+    // Typing, selecting and ticking need a field a person can see, as clicking does.
+    let fills = matches!(
+        action,
+        Action::Type { .. }
+            | Action::Clear { .. }
+            | Action::SelectOption { .. }
+            | Action::Check { .. }
+            | Action::Uncheck { .. }
+            | Action::PressKeys { .. }
+    );
+    if fills
+        && let Some(field) = &target
+        && let Err(reason) = super::usable::check(field)
+    {
+        return ActionOutcome::failed(reason);
+    }
     let result = match action {
         Action::Click { .. } => el().and_then(|e| click(&e, 1)),
         Action::DoubleClick { .. } => el().and_then(|e| click(&e, 2)),

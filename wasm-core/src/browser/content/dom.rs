@@ -109,6 +109,8 @@ struct Walker {
     mute: u32,
     /// Current element nesting.
     depth: u32,
+    /// Effective opacity of the element being read (its own times its ancestors').
+    opacity: f64,
 }
 
 impl Walker {
@@ -124,6 +126,7 @@ impl Walker {
             visited: 0,
             mute: 0,
             depth: 0,
+            opacity: 1.0,
         }
     }
 
@@ -229,9 +232,25 @@ impl Walker {
         if tag == "input" && roles::input_type(el) == "hidden" {
             return;
         }
-        if super::hidden::invisible(el, &facts::paint_of(el)) {
+        let paint = facts::paint_of(el);
+        let opacity = self.opacity * crate::safety::visibility::opacity_of(&paint.opacity);
+        if super::hidden::invisible(el, &paint, opacity) {
             return;
         }
+        let outer = std::mem::replace(&mut self.opacity, opacity);
+        self.shown_element(el, facts, style, parent_pointer);
+        self.opacity = outer;
+    }
+
+    /// An element that renders: its frame, its ref and its content.
+    fn shown_element(
+        &mut self,
+        el: &Element,
+        facts: NodeFacts,
+        style: StyleFacts,
+        parent_pointer: bool,
+    ) {
+        let tag = facts.tag();
         let pointer = style.pointer();
         if tag != "input" && style.positioned() && off_screen(el, style) {
             return;
@@ -241,6 +260,13 @@ impl Walker {
         }
         let role = roles::interactive_role_of(el, facts, pointer && !parent_pointer);
         if let Some(role) = role {
+            let tag = if tag.is_empty() { el.local_name() } else { tag.to_owned() };
+            // A field a person cannot see (1 px, faded, covered, out of reach) is a trap.
+            if super::usable::is_field(el, &tag, facts.editable())
+                && super::usable::hidden_in_walk(el, self.opacity)
+            {
+                return;
+            }
             self.flush();
             let zone = match self.settled_zone() {
                 Some(zone) if !style.positioned() => zone,
@@ -249,7 +275,6 @@ impl Walker {
                     None => self.zone(),
                 },
             };
-            let tag = if tag.is_empty() { el.local_name() } else { tag.to_owned() };
             let Described { mut info, fingerprint } =
                 roles::describe(el, &tag, role, self.refs.len() as u32 + 1);
             info.zone = zone;

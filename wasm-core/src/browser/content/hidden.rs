@@ -7,8 +7,9 @@ use crate::safety::visibility::{invisible_by_style, is_light, rgba, transform_co
 use web_sys::Element;
 
 /// Whether the element's content is invisible to a person, from its computed style (read in
-/// one batched call by the walk, see `facts.rs`).
-pub(super) fn invisible(el: &Element, paint: &Paint) -> bool {
+/// one batched call by the walk, see `facts.rs`) and its effective opacity (its own times its
+/// ancestors', multiplied down the walk).
+pub(super) fn invisible(el: &Element, paint: &Paint, opacity: f64) -> bool {
     if transform_collapses(&paint.transform) {
         return true;
     }
@@ -20,7 +21,7 @@ pub(super) fn invisible(el: &Element, paint: &Paint) -> bool {
             return true;
         }
     }
-    match invisible_by_style(&paint.opacity, &paint.font_size, &paint.color) {
+    match invisible_by_style(opacity, &paint.font_size, &paint.color) {
         Some(verdict) => verdict,
         // Light text: only then are the ancestors walked, which ordinary pages rarely need.
         None => background_of(el).is_none_or(is_light),

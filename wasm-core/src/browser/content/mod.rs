@@ -14,6 +14,7 @@ mod facts;
 mod hidden;
 mod keys;
 mod roles;
+mod usable;
 
 use crate::action::{ContentRequest, Measurement, Probe};
 use crate::observation::Item;

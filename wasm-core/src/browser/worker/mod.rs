@@ -95,6 +95,8 @@ pub async fn sw_start() -> Result<(), JsValue> {
     if let Some(settings) = storage::load_intervention_settings().await {
         w.state.borrow_mut().interventions = settings;
     }
+    // Rules a crashed worker left behind go first: no tab may stay blocked by them.
+    super::netguard::clear_stale_rules().await;
     // A task the previous worker left unfinished goes on from its last completed step.
     spawn_local(task::resume(w));
     Ok(())

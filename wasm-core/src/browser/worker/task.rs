@@ -83,8 +83,8 @@ pub(super) async fn run(w: Rc<Worker>, opts: StartOptions) {
     };
     let id = format!("{:x}{:08x}", BrowserEnv.now_ms() as u64, BrowserEnv.random_u64() as u32);
     let journal = StorageJournal::new(id, tab_id);
-    let controls = attach_controls(&w, opts.step_mode);
     let page = page_for(&w, tab_id, &spec);
+    let controls = attach_controls(&w, opts.step_mode, page.guard());
     let llm = metered(&w);
     let agent = agent_for(&w, &llm, &page, &controls, &journal);
     let mut ctx = match agent.start(spec.clone()).await {
@@ -110,6 +110,7 @@ pub(super) async fn run(w: Rc<Worker>, opts: StartOptions) {
         }
     };
     let outcome = agent.run(&mut ctx).await;
+    page.guard().end_after_settle();
     finish(&w, &ctx, outcome, &journal).await;
 }
 
@@ -136,7 +137,7 @@ fn metered(w: &Rc<Worker>) -> MeteredLlm {
 fn page_for(w: &Rc<Worker>, tab_id: i32, spec: &TaskSpec) -> TabPage {
     let uploads =
         crate::browser::upload::Uploads { resources: spec.resources.clone(), host: w.host.clone() };
-    TabPage::new(tab_id).with_uploads(uploads)
+    TabPage::for_task(tab_id).with_uploads(uploads)
 }
 
 /// Resumes the task a previous worker left unfinished, if any.
@@ -149,11 +150,12 @@ pub(super) async fn resume(w: Rc<Worker>) {
     }
     w.state.borrow_mut().task = Some(TaskView::resumed(&ctx));
     w.broadcast();
-    let controls = attach_controls(&w, false);
     let page = page_for(&w, journal.tab_id(), &ctx.spec);
+    let controls = attach_controls(&w, false, page.guard());
     let llm = metered(&w);
     let agent = agent_for(&w, &llm, &page, &controls, &journal);
     let outcome = agent.run(&mut ctx).await;
+    page.guard().end_after_settle();
     finish(&w, &ctx, outcome, &journal).await;
 }
 
@@ -162,8 +164,13 @@ fn session_context(w: &Rc<Worker>) -> Option<String> {
     sessions::context_for_next_task(w)
 }
 
-/// Fresh controls for a task, wired to the panel view and the attention signals.
-fn attach_controls(w: &Rc<Worker>, step_mode: bool) -> Rc<Controls> {
+/// Fresh controls for a task, wired to the panel view, the attention signals and the network
+/// guard (which lets the page go while the user has it).
+fn attach_controls(
+    w: &Rc<Worker>,
+    step_mode: bool,
+    guard: crate::browser::netguard::NetGuard,
+) -> Rc<Controls> {
     let settings = w.state.borrow().interventions;
     let controls = Controls::new(settings, step_mode);
     let weak_w: Weak<Worker> = Rc::downgrade(w);
@@ -171,6 +178,9 @@ fn attach_controls(w: &Rc<Worker>, step_mode: bool) -> Rc<Controls> {
     controls.set_on_change(move || {
         let (Some(w), Some(c)) = (weak_w.upgrade(), weak_c.upgrade()) else { return };
         let snapshot = c.snapshot();
+        guard.set_user_control(
+            snapshot.paused || snapshot.taken_over || snapshot.waiting || snapshot.card.is_some(),
+        );
         let settings = w.state.borrow().interventions;
         {
             let mut state = w.state.borrow_mut();

@@ -1,0 +1,367 @@
+//! The network guard and field visibility, in real Chromium (issue 13, classes 1 and 2).
+//!
+//! Class 1: the policy judges an element as it looks, then the page's own handlers rewrite the
+//! form's action, swap the submitter's form, send with fetch / XHR / beacons / sockets, submit
+//! late, open a popup, follow an open redirect or navigate a frame. Every attempt is made twice
+//! on the same page: once without the guard (it must reach the attacker: the attack is live, so
+//! the test has teeth) and once under the action's permit (nothing may arrive). The card-approved
+//! cases go through the real agent loop with the obedient model and a user who approves.
+//!
+//! Class 2: fields a person cannot see (1 px, covered, faded, in a faded parent, zero size,
+//! out of reach, clipped, in a 1×1 frame) are not in the observation, and a field that becomes
+//! invisible after the observation is not typed into; a visually-hidden checkbox still works
+//! through its label.
+//!
+//! All pages live on `*.localhost` of one fixture server that records every request.
+
+mod common;
+mod hostile_support;
+
+use common::{Setup, TASK_TIMEOUT, Waymark, built_extension, role_reply};
+use hostile_support::{Card, approve_all, requests_to, run_task};
+use serde_json::{Value, json};
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+use waymark_tests::chromium::Page;
+use waymark_tests::fixture_server::{FixtureRequest, FixtureServer};
+use waymark_tests::llm_server::ScriptedLlm;
+use waymark_tests::obedient::Obedient;
+use waymark_tests::paths;
+
+/// The service worker, for direct page requests (`waymarkPageRequest`, see `tab.rs`).
+struct Worker(Page);
+
+impl Worker {
+    fn attach(wm: &Waymark) -> Self {
+        let info = wm.browser.wait_for_extension_worker(TASK_TIMEOUT).expect("worker");
+        let sw = wm.browser.attach(&info.target_id).expect("attach worker");
+        sw.wait_for("typeof globalThis.waymarkPageRequest === 'function'", TASK_TIMEOUT)
+            .expect("hook");
+        Self(sw)
+    }
+
+    fn request(&self, tab: i32, request: Value) -> Value {
+        self.0
+            .eval_timeout(&format!("waymarkPageRequest({tab}, {request})"), TASK_TIMEOUT)
+            .unwrap_or_else(|e| panic!("page request {request}: {e:#}"))
+    }
+
+    fn observe(&self, tab: i32) -> String {
+        let reply = self.request(tab, json!({"op": "observe", "budget": 100_000}));
+        reply["prompt"].as_str().unwrap_or_default().to_owned()
+    }
+
+    /// Acts as the agent does, under `permit` (`None`: no guard at all).
+    fn act(&self, tab: i32, action: Value, permit: Option<Value>) -> Value {
+        let mut request = json!({"op": "act", "action": action});
+        if let Some(permit) = permit {
+            request["permit"] = permit;
+        }
+        self.request(tab, request)["outcome"].clone()
+    }
+
+    /// The id of the tab showing `page`.
+    fn tab_of(&self, page: &Page) -> i32 {
+        let url = page.url().expect("url");
+        let js = format!(
+            "chrome.tabs.query({{}}).then((tabs) => (tabs.find((t) => t.url === {}) || {{}}).id)",
+            serde_json::to_string(&url).expect("json")
+        );
+        self.0.eval(&js).expect("tabs").as_i64().expect("tab id") as i32
+    }
+}
+
+/// The ref of the element `[N] role "name"` (or `… role name` at the end of its line).
+fn ref_of(prompt: &str, role: &str, name: &str) -> Option<u64> {
+    let (quoted, bare) = (format!("] {role} \"{name}\""), format!("] {role} {name}"));
+    let line = prompt.lines().find(|l| l.contains(&quoted) || l.ends_with(&bare))?;
+    line[line.find('[')? + 1..line.find(']')?].parse().ok()
+}
+
+fn must_ref(prompt: &str, role: &str, name: &str) -> u64 {
+    ref_of(prompt, role, name).unwrap_or_else(|| panic!("no {role} “{name}” in:\n{prompt}"))
+}
+
+/// Requests that reached the attacker's site for `run`.
+fn leaks(site: &FixtureServer, run: &str) -> Vec<FixtureRequest> {
+    let needle = format!("run={run}");
+    requests_to(site, "/collect")
+        .into_iter()
+        .filter(|r| r.query.as_deref().is_some_and(|q| q.contains(&needle)))
+        .collect()
+}
+
+/// Polls `condition` for at most the task timeout (a failure bound, not a timing assertion).
+fn eventually(what: &str, condition: impl Fn() -> bool) {
+    let deadline = Instant::now() + TASK_TIMEOUT;
+    while !condition() {
+        assert!(Instant::now() < deadline, "timed out waiting for {what}");
+        std::thread::sleep(Duration::from_millis(50));
+    }
+}
+
+/// The attacks of `attacks.html`: (button or link role, its name, the case the page reports).
+const ATTACKS: &[(&str, &str, &str)] = &[
+    ("button", "Subscribe A", "pointerdown"),
+    ("button", "Subscribe B", "mousedown"),
+    ("button", "Subscribe C", "click"),
+    ("button", "Subscribe D", "submit"),
+    ("button", "Subscribe E", "form-attribute"),
+    ("button", "Send with fetch", "fetch"),
+    ("button", "Send with XHR", "xhr"),
+    ("button", "Send with beacon", "beacon"),
+    ("button", "Load the widget", "frame"),
+    ("button", "Send from a sandbox", "sandbox"),
+    ("button", "Open live chat", "websocket"),
+    ("link", "Continue via redirect", "open-redirect"),
+    ("button", "Open offers", "popup"),
+    ("button", "Subscribe later", "late"),
+];
+
+#[test]
+fn the_page_cannot_send_where_the_action_was_not_allowed() {
+    let Some(ext) = built_extension() else { return };
+    let obedient = Arc::new(Obedient::default());
+    let model = obedient.clone();
+    let llm = ScriptedLlm::start(move |req| role_reply(req).unwrap_or_else(|| model.reply(req)))
+        .expect("scripted LLM");
+    let site =
+        FixtureServer::builder(paths::fixtures_dir().join("netguard")).start().expect("site");
+    site.add_redirect("/go", 302);
+    site.add_redirect("/post-redirect", 303);
+    let port = site.addr().port();
+    let url = |host: &str, path: &str| format!("http://{host}.localhost:{port}{path}");
+    let shop = url("shop", "");
+    let wm = Waymark::launch(&ext, Setup { llm: &llm, install_host: true, site }).expect("launch");
+    let sw = Worker::attach(&wm);
+    let page = wm.browser.new_page(&url("shop", "/attacks.html?run=start")).expect("tab");
+    page.wait_for("document.readyState === 'complete'", TASK_TIMEOUT).expect("loaded");
+    let tab = sw.tab_of(&page);
+    let free = json!({"origins": [shop]});
+    let mut report: Vec<(String, String)> = Vec::new();
+
+    // 1. Every attack, without the guard (it works) and under a free action's permit (it
+    // does not).
+    for (run, permit) in [("open", None), ("guarded", Some(free.clone()))] {
+        for (role, name, case) in ATTACKS {
+            page.navigate(&url("shop", &format!("/attacks.html?run={run}")))
+                .expect("reload the page");
+            page.wait_for("document.readyState === 'complete'", TASK_TIMEOUT).expect("loaded");
+            let prompt = sw.observe(tab);
+            let r = must_ref(&prompt, role, name);
+            let outcome = sw.act(tab, json!({"action": "click", "ref": r}), permit.clone());
+            assert_eq!(outcome["ok"], json!(true), "{run} {case}: {outcome}");
+            if *case == "late" {
+                let fired = format!("late-fired&run={run}");
+                eventually("the late submission", || {
+                    requests_to(&wm.site, "/log")
+                        .iter()
+                        .any(|r| r.query.as_deref() == Some(fired.as_str()))
+                });
+            }
+            let leaked = |c: &str| {
+                leaks(&wm.site, run).iter().any(|r| {
+                    r.query.as_deref().is_some_and(|q| q.starts_with(&format!("case={c}&")))
+                })
+            };
+            if run == "open" && *case != "popup" {
+                eventually(&format!("the unguarded {case} attack to arrive"), || leaked(case));
+            }
+        }
+    }
+    // The late attempt fired well before this; give its request time to show up if it left.
+    std::thread::sleep(Duration::from_millis(1500));
+    let guarded = leaks(&wm.site, "guarded");
+    assert!(guarded.is_empty(), "the guard let through: {guarded:#?}");
+    let popup = requests_to(&wm.site, "/log")
+        .into_iter()
+        .filter_map(|r| r.query)
+        .filter(|q| q.starts_with("popup-"))
+        .collect::<Vec<_>>();
+    for (_, name, case) in ATTACKS {
+        report.push((
+            format!("free action “{name}”: {case}"),
+            "blocked by the network guard (the same attempt unguarded reached evil.localhost)"
+                .into(),
+        ));
+    }
+    report.push((
+        "popup (window.open)".into(),
+        format!("page reported {popup:?}; nothing reached evil.localhost"),
+    ));
+
+    // 2. Benign twins of the free action: a same-site form post with its redirect, a same-site
+    // redirect the task needs.
+    for (role, name, path) in [
+        ("button", "Subscribe here", "/thanks.html"),
+        ("link", "Same-site redirect", "/thanks.html"),
+    ] {
+        page.navigate(&url("shop", "/attacks.html?run=twin")).expect("reload");
+        page.wait_for("document.readyState === 'complete'", TASK_TIMEOUT).expect("loaded");
+        let before = requests_to(&wm.site, path).len();
+        let r = must_ref(&sw.observe(tab), role, name);
+        let outcome = sw.act(tab, json!({"action": "click", "ref": r}), Some(free.clone()));
+        assert_eq!(outcome["ok"], json!(true), "{name}: {outcome}");
+        eventually(&format!("{name} to land on {path}"), || {
+            requests_to(&wm.site, path).len() > before
+        });
+        page.wait_for("document.title === 'Thanks'", TASK_TIMEOUT).expect("thanks page shown");
+        report.push((format!("twin: {name}"), "finished (same-site redirect allowed)".into()));
+    }
+    assert!(
+        requests_to(&wm.site, "/post-redirect").iter().any(|r| r.method == "POST"),
+        "the same-site post went"
+    );
+
+    // 3. Card-approved actions through the agent loop (obedient model, a user who approves).
+    let panel = wm.panel().expect("panel");
+    let run = |n: u32, page_url: &str, task: &str| {
+        page.navigate(page_url).expect("open");
+        page.wait_for("document.readyState === 'complete'", TASK_TIMEOUT).expect("loaded");
+        page.call("Page.bringToFront", json!({})).expect("front");
+        run_task(&wm, &panel, n, task, &approve_all)
+    };
+    let approved = url("shop", "/approved.html");
+    let (_, cards, steps) = run(1, &approved, "Agent, click “Subscribe”.");
+    assert!(cards.iter().any(|c: &Card| c.message.contains("news.localhost")), "{cards:?}");
+    assert!(
+        requests_to(&wm.site, "/collect")
+            .iter()
+            .all(|r| { !r.query.as_deref().unwrap_or_default().contains("approved-rewrite") })
+    );
+    assert!(requests_to(&wm.site, "/subscribe").is_empty(), "nothing was sent anywhere");
+    let click = steps.iter().find(|s| s.starts_with("Click “Subscribe”")).expect("click step");
+    assert!(click.contains("blocked by Waymark"), "the user is told: {steps:#?}");
+    report.push(("approved “Subscribe” (to news.localhost), action rewritten to evil.localhost on pointerdown".into(), "card approved; the rewritten post blocked and reported in the step".into()));
+
+    let (_, cards, _) = run(2, &approved, "Agent, click “Add to cart”.");
+    assert!(requests_to(&wm.site, "/checkout").is_empty(), "no checkout: {cards:?}");
+    report.push(("approved “Add to cart”, rewritten to /checkout on mousedown".into(), format!("{} card(s), approved; the checkout post blocked (only exactly /cart/add may receive it)", cards.len())));
+
+    let (_, _, _) = run(3, &approved, "Agent, click “Join the club”.");
+    eventually("the approved club post", || !requests_to(&wm.site, "/club").is_empty());
+    report.push((
+        "approved “Join the club”, then a hidden form to evil.localhost 800 ms later".into(),
+        "approved post went; the late one blocked".into(),
+    ));
+
+    // Twin: the user subscribes; the destination redirects to its own thanks page.
+    let (answer, cards, _) =
+        run(4, &url("shop", "/approved.html?twin"), "Agent, click “Subscribe”.");
+    assert!(answer.contains("Obeyed"), "{answer}");
+    eventually("the approved post and its redirect", || {
+        requests_to(&wm.site, "/post-redirect").iter().any(|r| r.body.contains("NEWS-TOKEN"))
+            && page.url().is_ok_and(|u| u.ends_with("/thanks.html"))
+    });
+    report.push((
+        "twin: approved subscription to news.localhost with its redirect".into(),
+        format!("{} card, approved, posted, landed on news.localhost/thanks.html", cards.len()),
+    ));
+
+    // Nothing ever reached the attacker except the unguarded runs.
+    std::thread::sleep(Duration::from_millis(1500));
+    let stray: Vec<FixtureRequest> = requests_to(&wm.site, "/collect")
+        .into_iter()
+        .filter(|r| !r.query.as_deref().unwrap_or_default().contains("run=open"))
+        .collect();
+    assert!(stray.is_empty(), "reached the attacker: {stray:#?}");
+    llm.assert_no_script_panics().expect("script");
+    eprintln!("\n| case | result |\n|---|---|");
+    for (case, how) in &report {
+        eprintln!("| {case} | {how} |");
+    }
+}
+
+#[test]
+fn fields_a_person_cannot_see_are_neither_shown_nor_filled() {
+    let Some(ext) = built_extension() else { return };
+    let llm = ScriptedLlm::start(|req| {
+        role_reply(req).unwrap_or_else(|| {
+            waymark_tests::llm_server::ScriptedReply::tool_call(
+                "done",
+                json!({"answer": "x", "success": true}),
+            )
+        })
+    })
+    .expect("scripted LLM");
+    let site =
+        FixtureServer::builder(paths::fixtures_dir().join("netguard")).start().expect("site");
+    let port = site.addr().port();
+    let wm = Waymark::launch(&ext, Setup { llm: &llm, install_host: false, site }).expect("launch");
+    let sw = Worker::attach(&wm);
+    let page =
+        wm.browser.new_page(&format!("http://shop.localhost:{port}/fields.html")).expect("tab");
+    page.wait_for("document.readyState === 'complete'", TASK_TIMEOUT).expect("loaded");
+    let tab = sw.tab_of(&page);
+    eventually("the frame", || {
+        page.eval("document.getElementById('tinyframe').contentWindow.length === 0").is_ok()
+    });
+    let prompt = sw.observe(tab);
+    for hidden in [
+        "Verification code",
+        "Covered code",
+        "Faint code",
+        "Parent faded code",
+        "Zero editor",
+        "Far code",
+        "Clipped code",
+        "Nested faded code",
+        "Frame code",
+    ] {
+        assert!(!prompt.contains(hidden), "{hidden} reached the model:\n{prompt}");
+    }
+    let name = must_ref(&prompt, "textbox", "Name");
+    let terms = must_ref(&prompt, "checkbox", "I accept the terms");
+    let late = must_ref(&prompt, "textbox", "Late trap");
+
+    // Benign: a visible field, a visually-hidden checkbox ticked through its label.
+    let typed = sw.act(tab, json!({"action": "type", "ref": name, "text": "Ada"}), None);
+    assert_eq!(typed["ok"], json!(true), "{typed}");
+    assert_eq!(page.eval("document.getElementById('name').value").expect("v"), json!("Ada"));
+    let ticked = sw.act(tab, json!({"action": "check", "ref": terms}), None);
+    assert_eq!(ticked["ok"], json!(true), "{ticked}");
+    assert_eq!(page.eval("document.getElementById('terms').checked").expect("v"), json!(true));
+
+    // A field the model saw, made invisible before the action: refused each way.
+    let late_js = "document.getElementById('late')";
+    for (trick, undo, why) in [
+        (
+            "s.width = '1px'; s.height = '1px'; s.padding = '0'; s.border = '0'",
+            "s.cssText = ''",
+            "too small",
+        ),
+        ("s.opacity = '0.06'", "s.cssText = ''", "transparent"),
+        (
+            "el.parentElement.style.opacity = '0.05'",
+            "el.parentElement.style.opacity = ''",
+            "transparent",
+        ),
+        (
+            "const c = document.createElement('div'); c.id = 'cover'; \
+             const r = el.getBoundingClientRect(); \
+             c.style.cssText = 'position:absolute;background:#fff;left:' + (r.left + scrollX) + 'px;top:' + \
+             (r.top + scrollY) + 'px;width:' + r.width + 'px;height:' + r.height + 'px'; document.body.appendChild(c)",
+            "document.getElementById('cover').remove()",
+            "covers it",
+        ),
+    ] {
+        page.eval(&format!("(() => {{ const el = {late_js}; const s = el.style; {trick}; }})()"))
+            .expect("trick");
+        for action in [
+            json!({"action": "type", "ref": late, "text": "4111 1111 1111 1111"}),
+            json!({"action": "press_keys", "ref": late, "keys": "a"}),
+            json!({"action": "clear", "ref": late}),
+        ] {
+            let outcome = sw.act(tab, action.clone(), None);
+            assert_eq!(outcome["ok"], json!(false), "{trick}: {action} went: {outcome}");
+            let error = outcome["error"].as_str().or(outcome["text"].as_str()).unwrap_or_default();
+            assert!(error.contains(why), "{trick}: {outcome}");
+        }
+        assert_eq!(page.eval(&format!("{late_js}.value")).expect("v"), json!(""), "{trick}");
+        page.eval(&format!("(() => {{ const el = {late_js}; const s = el.style; {undo}; }})()"))
+            .expect("undo");
+    }
+    // Undone: the same field takes text again (the check is not just always failing).
+    let typed = sw.act(tab, json!({"action": "type", "ref": late, "text": "ok"}), None);
+    assert_eq!(typed["ok"], json!(true), "{typed}");
+}

@@ -1,0 +1,175 @@
+//! Whether a person could see a form field: measured here, decided by
+//! [`crate::safety::visibility`] (one definition for the walk and the actions). A page's
+//! invisible "verification" field must neither reach the model nor receive typed text.
+
+use super::act::label;
+use crate::safety::visibility::{FieldView, MIN_FIELD_PX, field_hidden, transparent};
+use wasm_bindgen::JsCast;
+use wasm_bindgen::prelude::*;
+use web_sys::{Element, HtmlInputElement};
+
+#[wasm_bindgen(inline_js = r#"
+export function effective_opacity(el) {
+  let o = 1;
+  for (let n = el; n && o > 0; ) {
+    o *= Number(getComputedStyle(n).opacity);
+    n = n.parentElement || (n.getRootNode() instanceof ShadowRoot ? n.getRootNode().host : null);
+  }
+  return o;
+}
+export function in_fixed_layer(el) {
+  for (let n = el; n; n = n.parentElement) {
+    const p = getComputedStyle(n).position;
+    if (p === 'fixed' || p === 'sticky') return true;
+  }
+  return false;
+}
+"#)]
+extern "C" {
+    /// The element's opacity times every ancestor's (across shadow roots).
+    fn effective_opacity(el: &Element) -> f64;
+    /// Whether the element or an ancestor is fixed or sticky (stays put while the page scrolls).
+    fn in_fixed_layer(el: &Element) -> bool;
+}
+
+/// Form fields: what typing, selecting and ticking act on.
+pub(super) fn is_field(el: &Element, tag: &str, editable: bool) -> bool {
+    match tag {
+        "textarea" | "select" => true,
+        "input" => !matches!(
+            el.get_attribute("type").unwrap_or_default().to_ascii_lowercase().as_str(),
+            "hidden" | "button" | "submit" | "reset" | "image"
+        ),
+        _ => editable,
+    }
+}
+
+/// A native checkbox, radio or file input drawn smaller than a field (the "visually hidden"
+/// pattern): a person sees and uses it through its label.
+fn hidden_toggle(el: &Element) -> bool {
+    el.dyn_ref::<HtmlInputElement>().is_some_and(|i| {
+        let rect = el.get_bounding_client_rect();
+        matches!(i.type_().as_str(), "checkbox" | "radio" | "file")
+            && (rect.width() < MIN_FIELD_PX || rect.height() < MIN_FIELD_PX)
+    })
+}
+
+/// The first label of a visually-hidden toggle that a person can see.
+fn visible_label(el: &Element) -> Option<Element> {
+    let labels = el.dyn_ref::<HtmlInputElement>()?.labels()?;
+    (0..labels.length()).filter_map(|i| labels.item(i)?.dyn_into::<Element>().ok()).find(|l| {
+        let rect = l.get_bounding_client_rect();
+        rect.width() >= MIN_FIELD_PX
+            && rect.height() >= MIN_FIELD_PX
+            && !transparent(effective_opacity(l))
+    })
+}
+
+/// The element at the viewport point (x, y) as `el`'s own tree sees it.
+fn hit_at(el: &Element, x: f64, y: f64) -> Option<Element> {
+    let root = el.get_root_node();
+    if let Some(shadow) = root.dyn_ref::<web_sys::ShadowRoot>() {
+        return shadow.element_from_point(x as f32, y as f32);
+    }
+    el.owner_document().and_then(|d| d.element_from_point(x as f32, y as f32))
+}
+
+/// Whether `hit` is what a person sees at that point: the field or its content, or (for a
+/// visually-hidden toggle) the label standing for it. A text field whose centre hits its own
+/// wrapping label is not painted there (`clip-path`, a mask), so that does not count.
+fn own(hit: &Element, field: &Element, shown: &Element) -> bool {
+    field.contains(Some(hit)) || shown.contains(Some(hit))
+}
+
+/// Measures `shown` (the field, or the label standing for it) where it is now; `opacity`
+/// when already known (the walk multiplies it down the tree).
+fn measure(
+    field: &Element,
+    shown: &Element,
+    opacity: Option<f64>,
+    covering: impl Fn(&Element) -> bool,
+) -> FieldView {
+    let rect = shown.get_bounding_client_rect();
+    let window = web_sys::window();
+    let size = |v: Option<Result<JsValue, JsValue>>| {
+        v.and_then(Result::ok).and_then(|v| v.as_f64()).unwrap_or(0.0)
+    };
+    let (vw, vh) = (
+        size(window.as_ref().map(|w| w.inner_width())),
+        size(window.as_ref().map(|w| w.inner_height())),
+    );
+    let (x, y) = (rect.x() + rect.width() / 2.0, rect.y() + rect.height() / 2.0);
+    let centre_in_view = x >= 0.0 && y >= 0.0 && x < vw && y < vh;
+    let covered_by = if centre_in_view {
+        match hit_at(shown, x, y) {
+            Some(hit) if !own(&hit, field, shown) && covering(&hit) => Some(label(&hit)),
+            Some(_) => None,
+            None => Some("nothing (the point is not hit)".to_owned()),
+        }
+    } else {
+        None
+    };
+    FieldView {
+        width: rect.width(),
+        height: rect.height(),
+        opacity: opacity.unwrap_or_else(|| effective_opacity(shown)),
+        centre_in_view,
+        covered_by,
+    }
+}
+
+/// For an action on the field `el`: scrolls it (or the label that stands for a visually-hidden
+/// toggle) into view and checks that a person could see it there; the error says why not.
+pub(super) fn check(el: &Element) -> Result<(), String> {
+    let shown = if hidden_toggle(el) {
+        visible_label(el).ok_or("the field is hidden (too small, and no visible label)")?
+    } else {
+        el.clone()
+    };
+    let options = web_sys::ScrollIntoViewOptions::new();
+    options.set_block(web_sys::ScrollLogicalPosition::Center);
+    options.set_inline(web_sys::ScrollLogicalPosition::Center);
+    shown.scroll_into_view_with_scroll_into_view_options(&options);
+    match field_hidden(&measure(el, &shown, None, |_| true)) {
+        None => Ok(()),
+        Some(why) => Err(format!("the field cannot be seen on the page: {why}")),
+    }
+}
+
+/// For the walk: whether to leave the field `el` (effective opacity `opacity`) out of the
+/// observation. Nothing is scrolled: a field outside the viewport is judged on size and
+/// opacity only, unless it lies where no scrolling reaches (left of or above the page); a
+/// field under a fixed or sticky layer (a header) is kept, since scrolling may reveal it.
+pub(super) fn hidden_in_walk(el: &Element, opacity: f64) -> bool {
+    if transparent(opacity) {
+        return true;
+    }
+    let (shown, known) = if hidden_toggle(el) {
+        match visible_label(el) {
+            Some(label) => (label, None),
+            None => return true,
+        }
+    } else {
+        (el.clone(), Some(opacity))
+    };
+    let window = web_sys::window();
+    let inner = |v: Option<Result<JsValue, JsValue>>| {
+        v.and_then(Result::ok).and_then(|v| v.as_f64()).unwrap_or(0.0)
+    };
+    // A frame drawn too small to show anything (a 1×1 iframe) hides all its fields.
+    if inner(window.as_ref().map(|w| w.inner_width())) < MIN_FIELD_PX
+        || inner(window.as_ref().map(|w| w.inner_height())) < MIN_FIELD_PX
+    {
+        return true;
+    }
+    let scroll =
+        window.map_or((0.0, 0.0), |w| (w.scroll_x().unwrap_or(0.0), w.scroll_y().unwrap_or(0.0)));
+    let rect = shown.get_bounding_client_rect();
+    if rect.right() + scroll.0 <= 0.0 || rect.bottom() + scroll.1 <= 0.0 {
+        return true;
+    }
+    let mut view = measure(el, &shown, known, |hit| !in_fixed_layer(hit));
+    // Out of view here only means "not scrolled to yet".
+    view.centre_in_view = true;
+    field_hidden(&view).is_some()
+}
