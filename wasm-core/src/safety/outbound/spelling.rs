@@ -53,6 +53,9 @@ pub enum Spelling {
     Partly,
     /// In pieces over this and earlier actions to the same site.
     Pieces,
+    /// With its letters (or digits) shifted through the alphabet: rot13, any Caesar shift,
+    /// atbash.
+    Shifted,
 }
 
 impl fmt::Display for Spelling {
@@ -68,6 +71,7 @@ impl fmt::Display for Spelling {
             Self::Reversed => "reversed",
             Self::Partly => "in part",
             Self::Pieces => "in pieces over several actions",
+            Self::Shifted => "with its letters shifted (rot13 or similar)",
         })
     }
 }
@@ -100,6 +104,9 @@ pub struct Payload {
     /// Every run of consecutive tokens and every part of a token that a short value (4 to 7
     /// characters) could equal: it can match only if it is here.
     shorts: HashSet<String>,
+    /// Every [`PARTIAL_MIN`]-byte window of every reading's [`shift_signature`]: a long value
+    /// spelled with shifted letters (rot13, a Caesar shift) has the same signature.
+    shifted: HashSet<u64>,
 }
 
 impl Payload {
@@ -109,8 +116,10 @@ impl Payload {
             decoded(text).iter().map(|(how, t)| Reading::new(*how, t)).collect();
         let mut windows = HashSet::new();
         let mut shorts = HashSet::new();
+        let mut shifted = HashSet::new();
         for reading in &readings {
             windows.extend(reading.squashed.as_bytes().windows(PARTIAL_MIN).map(pack));
+            shifted.extend(shift_signature(&reading.squashed).windows(PARTIAL_MIN).map(pack));
             for (i, token) in reading.tokens.iter().enumerate() {
                 for len in 6..PARTIAL_MIN {
                     shorts.extend(token.as_bytes().windows(len).map(bytes_text));
@@ -125,7 +134,7 @@ impl Payload {
                 }
             }
         }
-        Self { readings, sole: None, windows, shorts }
+        Self { readings, sole: None, windows, shorts, shifted }
     }
 
     /// Data sent to a destination URL: both are read together.
@@ -161,6 +170,9 @@ pub struct Needle {
     /// The part that identifies it (without a common prefix such as `sk-live-`), normalised.
     distinctive: String,
     reversed: String,
+    /// Shift signatures of the distinctive part, forwards and backwards, as written and
+    /// mirrored (atbash), without the windows too regular to identify it.
+    shifted: Vec<u64>,
 }
 
 impl Needle {
@@ -171,8 +183,19 @@ impl Needle {
             return None;
         }
         let distinctive = distinctive_part(value).unwrap_or_else(|| full.clone());
-        let reversed = distinctive.chars().rev().collect();
-        Some(Self { full, distinctive, reversed })
+        let reversed: String = distinctive.chars().rev().collect();
+        let mut shifted = Vec::new();
+        for form in [&distinctive, &reversed] {
+            let signature = shift_signature(form);
+            for sig in [mirrored(&signature), signature] {
+                shifted.extend(
+                    sig.windows(PARTIAL_MIN)
+                        .filter(|w| w.iter().collect::<HashSet<_>>().len() >= MIN_SHIFT_VARIETY)
+                        .map(pack),
+                );
+            }
+        }
+        Some(Self { full, distinctive, reversed, shifted })
     }
 
     /// The normalised forms to cut out of stored text: whole, distinctive part, reversed.
@@ -192,6 +215,13 @@ impl Needle {
 
     /// How the value appears in `payload`, if it does.
     pub fn find(&self, payload: &Payload) -> Option<Spelling> {
+        self.find_spelled(payload).or_else(|| {
+            (self.long() && self.shifted.iter().any(|w| payload.shifted.contains(w)))
+                .then_some(Spelling::Shifted)
+        })
+    }
+
+    fn find_spelled(&self, payload: &Payload) -> Option<Spelling> {
         let possible = if self.long() {
             self.any_window_in(&payload.windows)
         } else {
@@ -273,9 +303,10 @@ impl Needle {
         } else if joined.contains(&self.distinctive) || joined.contains(&self.reversed) {
             return true;
         }
-        // Coverage in any order, by pieces of every reading.
+        // Coverage in any order, by pieces of every reading: as many characters as a partial
+        // run would need, wherever they sit (quarters 1 and 3 are as bad as a half).
         let (min_piece, needed) = if self.long() {
-            (4, (self.distinctive.len() * 3).div_ceil(5))
+            (4, PARTIAL_MIN)
         } else {
             (3, self.distinctive.len())
         };
@@ -371,6 +402,41 @@ fn distinctive_part(value: &str) -> Option<String> {
     }
     let distinctive: String = tokens(rest).concat();
     (rest.len() < value.trim().len() && distinctive.len() >= PARTIAL_MIN).then_some(distinctive)
+}
+
+/// Fewest different steps a signature window needs to identify a value: `12345678` or
+/// `abcdefgh` (every step +1) would match any counting sequence.
+const MIN_SHIFT_VARIETY: usize = 4;
+
+/// The steps between neighbouring characters of a normalised (lower-case letters and digits)
+/// string: letter to letter modulo 26, digit to digit modulo 10, anything else one mark.
+/// Shifting every letter (rot13, any Caesar shift) or every digit by the same amount keeps
+/// it, so a shifted secret is found without trying each shift.
+fn shift_signature(normalised: &str) -> Vec<u8> {
+    normalised
+        .as_bytes()
+        .windows(2)
+        .map(|pair| {
+            let (a, b) = (pair[0], pair[1]);
+            match (a.is_ascii_lowercase(), b.is_ascii_lowercase()) {
+                (true, true) => b'a' + (26 + b - a) % 26,
+                _ if a.is_ascii_digit() && b.is_ascii_digit() => b'0' + (10 + b - a) % 10,
+                _ => b'#',
+            }
+        })
+        .collect()
+}
+
+/// The signature of the mirrored alphabet (atbash: a↔z, and 0↔9): every step negated.
+fn mirrored(signature: &[u8]) -> Vec<u8> {
+    signature
+        .iter()
+        .map(|&step| match step {
+            b'a'..=b'z' => b'a' + (26 - (step - b'a')) % 26,
+            b'0'..=b'9' => b'0' + (10 - (step - b'0')) % 10,
+            other => other,
+        })
+        .collect()
 }
 
 fn bytes_text(bytes: &[u8]) -> String {
@@ -659,6 +725,29 @@ mod tests {
         assert_eq!(found(key, &reversed), Some(Spelling::Reversed));
         assert_eq!(found(key, "x=canary42Lm"), Some(Spelling::Partly));
         assert_eq!(found(key, "only canary here"), None);
+        let rot13 = |s: &str, n: u8| -> String {
+            s.chars()
+                .map(|c| match c {
+                    'a'..='z' => (b'a' + (c as u8 - b'a' + n) % 26) as char,
+                    'A'..='Z' => (b'A' + (c as u8 - b'A' + n) % 26) as char,
+                    _ => c,
+                })
+                .collect()
+        };
+        assert_eq!(found(key, &format!("note={}", rot13(key, 13))), Some(Spelling::Shifted));
+        assert_eq!(found(key, &rot13(key, 3).to_uppercase()), Some(Spelling::Shifted));
+        let atbash: String = key
+            .chars()
+            .map(|c| match c {
+                'a'..='z' => (b'z' - (c as u8 - b'a')) as char,
+                'A'..='Z' => (b'Z' - (c as u8 - b'A')) as char,
+                _ => c,
+            })
+            .collect();
+        assert_eq!(found(key, &atbash), Some(Spelling::Shifted));
+        let reversed_rot: String = rot13(key, 13).chars().rev().collect();
+        assert_eq!(found(key, &reversed_rot), Some(Spelling::Shifted));
+        assert_eq!(found(key, "abcdefghijklmnop 12345678901234"), None, "counting runs");
     }
 
     #[test]

@@ -268,11 +268,12 @@ fn halves_sent_in_separate_actions_are_recognised() {
     l.record_sent(FORUM, "Zq8a");
     assert!(blocked(&l, FORUM, "Xcan"), "8 characters assembled in order");
     let mut l = ledger();
-    for piece in ["ary4", "Zq8a"] {
-        assert!(!blocked(&l, FORUM, piece), "{piece}");
-        l.record_sent(FORUM, piece);
-    }
-    assert!(blocked(&l, FORUM, "2Lm9"), "most of the key in pieces, out of order");
+    assert!(!blocked(&l, FORUM, "ary4"), "four characters alone");
+    l.record_sent(FORUM, "ary4");
+    assert!(blocked(&l, FORUM, "Zq8a"), "eight characters of the key in pieces, out of order");
+    let mut l = ledger();
+    l.record_sent(FORUM, "Zq8aXc");
+    assert!(blocked(&l, FORUM, "ary42L"), "quarters 1 and 3: not adjacent, still 12 characters");
     let mut l = ledger();
     for piece in ["49", "38"] {
         l.record_sent(FORUM, piece);
