@@ -103,11 +103,10 @@ impl TaintLedger {
             self.read.insert(origin.clone());
         }
         for found in values(text, Speaker::Page) {
-            let source = match found.link {
-                Some(target) if target != origin => {
-                    TaintSource::Link { origin: origin.clone(), target }
-                }
-                _ => TaintSource::Page { origin: origin.clone() },
+            let source = if found.link.iter().any(|target| *target != origin) {
+                TaintSource::Link { origin: origin.clone(), targets: found.link }
+            } else {
+                TaintSource::Page { origin: origin.clone() }
             };
             self.add(&found.value, source, found.secret, MIN_PAGE_VALUE);
         }
@@ -263,8 +262,9 @@ impl TaintLedger {
             for source in &self.entries[i].sources {
                 match source {
                     TaintSource::Page { origin } => from.push(origin.clone()),
-                    TaintSource::Link { origin, target } => {
-                        from.extend([origin.clone(), target.clone()]);
+                    TaintSource::Link { origin, targets } => {
+                        from.push(origin.clone());
+                        from.extend(targets.iter().cloned());
                     }
                     TaintSource::User { .. } | TaintSource::File { .. } => {
                         from.extend(self.user_sites.list());

@@ -26,8 +26,9 @@ pub enum TaintSource {
     Link {
         /// The page's origin.
         origin: String,
-        /// The origin the link points to.
-        target: String,
+        /// The origins the link sends to (its own, and any an open redirect in it forwards
+        /// to): clicking it sends them its own tokens anyway.
+        targets: Vec<String>,
     },
     /// The value of a sensitive field (password, one-time code): it may go nowhere.
     SensitiveField {
@@ -63,7 +64,9 @@ impl TaintSource {
     pub fn allows(&self, destination: &str, user: &UserSites) -> bool {
         match self {
             Self::Page { origin } => origin == destination,
-            Self::Link { origin, target } => origin == destination || target == destination,
+            Self::Link { origin, targets } => {
+                origin == destination || targets.iter().any(|t| t == destination)
+            }
             Self::User { .. } | Self::File { .. } => user.allows(destination),
             Self::SessionNote { from } => from.iter().any(|site| same_site(site, destination)),
             Self::SensitiveField { .. } | Self::Unattributed => false,

@@ -305,11 +305,8 @@ impl Needle {
         }
         // Coverage in any order, by pieces of every reading: as many characters as a partial
         // run would need, wherever they sit (quarters 1 and 3 are as bad as a half).
-        let (min_piece, needed) = if self.long() {
-            (4, PARTIAL_MIN)
-        } else {
-            (3, self.distinctive.len())
-        };
+        let (min_piece, needed) =
+            if self.long() { (4, PARTIAL_MIN) } else { (3, self.distinctive.len()) };
         [&self.distinctive, &self.reversed].iter().any(|v| covered(v, sent, min_piece) >= needed)
     }
 }

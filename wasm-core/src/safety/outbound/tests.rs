@@ -299,3 +299,14 @@ fn site_keys_group_subdomains() {
     assert_eq!(site_key("http://shop.localhost:41234"), "shop.localhost");
     assert_eq!(site_key("http://127.0.0.1:8080"), "127.0.0.1");
 }
+
+#[test]
+fn a_redirect_links_own_tokens_may_follow_it_but_nothing_else_rides_along() {
+    let mut l = TaintLedger::default();
+    let link = "https://shop.example/go?to=https://news.example/welcome&ref=Cmp7Hq2Lw9Xt4Rz8Pk3Vn";
+    l.record_page_text("https://shop.example/deals", &format!("Weekly news: {link}"));
+    l.record_page_text("https://shop.example/account", &format!("Your key {KEY}"));
+    assert!(!blocked(&l, link, ""), "clicking the page's own redirect link sends what it carries");
+    let smuggled = format!("https://shop.example/go?to=https://news.example/?k={KEY}");
+    assert!(blocked(&l, &smuggled, ""), "the shop's key may not ride the redirect to news");
+}

@@ -6,6 +6,7 @@
 //! from session notes; identifiers (order numbers, SKUs) stay in the notes with their
 //! provenance.
 
+use super::destinations::destinations;
 use crate::safety::origin_of;
 
 /// Shortest token tracked without a secret's name before it: shorter ones match by accident.
@@ -117,8 +118,9 @@ pub struct Found {
     /// A credential, code, key or card number (redacted from session notes), rather than an
     /// identifier.
     pub secret: bool,
-    /// For a token inside a link: the link's origin.
-    pub link: Option<String>,
+    /// For a token inside a link: every origin the link sends to (its own, and the ones an
+    /// open redirect in it forwards to); empty elsewhere.
+    pub link: Vec<String>,
 }
 
 /// Whose text it is: the user's words are trusted to name their secrets with plain words.
@@ -157,7 +159,7 @@ pub fn values(text: &str, speaker: Speaker) -> Vec<Found> {
             Some((_, value)) if !word.contains("://") => value,
             _ => word,
         };
-        let link = word.contains("://").then(|| origin_of(word)).flatten();
+        let link = if word.contains("://") { destinations(word) } else { Vec::new() };
         for token in url_pieces(word) {
             let token = token.trim_matches(|c: char| matches!(c, '.' | ':' | '!' | '?'));
             if looks_tracked(token) && !looks_like_host(token) && !looks_like_date_or_amount(token)
@@ -211,7 +213,7 @@ fn grouped_numbers(words: &[&str]) -> Vec<Found> {
             let alnum: String = joined.chars().filter(char::is_ascii_alphanumeric).collect();
             let digits = alnum.chars().filter(char::is_ascii_digit).count();
             if alnum.len() >= 12 && digits * 2 >= alnum.len() {
-                out.push(Found { value: joined, secret: true, link: None });
+                out.push(Found { value: joined, secret: true, link: Vec::new() });
             }
         }
         i += run.max(1);
@@ -260,7 +262,7 @@ fn named_secrets(words: &[&str], speaker: Speaker) -> Vec<Found> {
                 if let Some(end) = inner.find(closing) {
                     let value = inner[..end].trim();
                     if value.chars().filter(|c| c.is_alphanumeric()).count() >= MIN_NAMED_LEN {
-                        out.push(Found { value: value.to_owned(), secret: true, link: None });
+                        out.push(Found { value: value.to_owned(), secret: true, link: Vec::new() });
                     }
                 }
             } else if let Some(found) = accept(first, strong) {
@@ -288,7 +290,7 @@ fn accept(word: &str, strong: bool) -> Option<Found> {
     }
     let shaped = value.chars().any(|c| c.is_ascii_digit() || c.is_uppercase())
         || value.chars().any(|c| !c.is_alphanumeric());
-    (strong || shaped).then(|| Found { value: value.to_owned(), secret: true, link: None })
+    (strong || shaped).then(|| Found { value: value.to_owned(), secret: true, link: Vec::new() })
 }
 
 /// A URL shown as text is split into its path, query and fragment pieces, without its scheme
