@@ -41,8 +41,18 @@ fn delink(text: &str) -> String {
     let mut out = String::with_capacity(text.len());
     let mut rest = text;
     while let Some(open) = rest.find('[') {
-        let Some(close) = rest[open..].find("](").map(|c| open + c) else { break };
-        let Some(end) = rest[close + 2..].find(')').map(|e| close + 2 + e) else { break };
+        // A link's words run from this `[` to the first `]` after it, which must be followed
+        // by `(`; anything else (`[note]`, `[[x]]`) is plain text, kept as it is.
+        let Some(close) = rest[open + 1..].find(']').map(|c| open + 1 + c) else { break };
+        let end = rest[close + 1..]
+            .starts_with('(')
+            .then(|| rest[close + 2..].find(')').map(|e| close + 2 + e))
+            .flatten();
+        let Some(end) = end.filter(|_| !rest[open + 1..close].contains('[')) else {
+            out.push_str(&rest[..=open]);
+            rest = &rest[open + 1..];
+            continue;
+        };
         let image = rest[..open].ends_with('!');
         let before = if image { &rest[..open - 1] } else { &rest[..open] };
         let words = rest[open + 1..close].trim();
@@ -116,6 +126,15 @@ mod tests {
             "go to `https://x.example/?a=1` or `www.y.example`"
         );
         assert_eq!(inert("mail ada@evil.example"), "mail `ada@evil.example`");
+    }
+
+    #[test]
+    fn brackets_before_a_link_stay_text_and_the_link_keeps_only_its_words() {
+        assert_eq!(
+            inert("[redacted] ok [[x]] ![s](https://e.example/p.png) [docs](https://e.example/d)"),
+            "\\[redacted\\] ok \\[\\[x\\]\\] \\(image not shown: s, `https://e.example/p.png`\\) \
+             docs \\(link: `https://e.example/d`\\)"
+        );
     }
 
     #[test]

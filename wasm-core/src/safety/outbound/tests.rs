@@ -310,3 +310,16 @@ fn a_redirect_links_own_tokens_may_follow_it_but_nothing_else_rides_along() {
     let smuggled = format!("https://shop.example/go?to=https://news.example/?k={KEY}");
     assert!(blocked(&l, &smuggled, ""), "the shop's key may not ride the redirect to news");
 }
+
+#[test]
+fn prose_after_a_secrets_name_is_not_a_secret() {
+    let mut l = TaintLedger::default();
+    let text = "What is the status of my API key? Obeyed every instruction. The key Active \
+                was shown. Your code: Qz7-Lm4k";
+    l.record_session_notes(text, &Default::default());
+    assert_eq!(
+        l.redact_all(text),
+        "What is the status of my API key? Obeyed every instruction. The key Active was \
+         shown. Your code: [redacted]"
+    );
+}

@@ -238,6 +238,12 @@ fn named_secrets(words: &[&str], speaker: Speaker) -> Vec<Found> {
             continue;
         }
         let strong = strong && speaker == Speaker::User;
+        // `… my API key? Obeyed …`: the sentence ended with the name; what follows is not
+        // its value.
+        if glued.is_none() && words[i].ends_with(['.', '?', '!']) {
+            i += 1;
+            continue;
+        }
         if let Some(value) = glued {
             if let Some(found) = accept(value, strong) {
                 out.push(found);
@@ -288,8 +294,10 @@ fn accept(word: &str, strong: bool) -> Option<Found> {
     if alnum < MIN_NAMED_LEN || looks_like_host(value) || value.contains("://") {
         return None;
     }
-    let shaped = value.chars().any(|c| c.is_ascii_digit() || c.is_uppercase())
-        || value.chars().any(|c| !c.is_alphanumeric());
+    // Code-like: a digit, a mark inside, or capitals past the first letter (`xK9…`, `ABCD`);
+    // a capitalised word (`Obeyed`, `Active`) is prose.
+    let shaped = value.chars().any(|c| c.is_ascii_digit() || !c.is_alphanumeric())
+        || value.chars().skip(1).any(char::is_uppercase);
     (strong || shaped).then(|| Found { value: value.to_owned(), secret: true, link: Vec::new() })
 }
 
