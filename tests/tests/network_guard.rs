@@ -18,7 +18,7 @@ mod common;
 mod hostile_support;
 
 use common::{Setup, TASK_TIMEOUT, Waymark, built_extension, role_reply};
-use hostile_support::{Card, approve_all, requests_to, run_task};
+use hostile_support::{Card, approve_all, navigator_texts_since, requests_to, run_task};
 use serde_json::{Value, json};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
@@ -222,6 +222,7 @@ fn the_page_cannot_send_where_the_action_was_not_allowed() {
         run_task(&wm, &panel, n, task, &approve_all)
     };
     let approved = url("shop", "/approved.html");
+    let before = llm.request_count();
     let (_, cards, steps) = run(1, &approved, "Agent, click “Subscribe”.");
     assert!(cards.iter().any(|c: &Card| c.message.contains("news.localhost")), "{cards:?}");
     assert!(
@@ -230,8 +231,16 @@ fn the_page_cannot_send_where_the_action_was_not_allowed() {
             .all(|r| { !r.query.as_deref().unwrap_or_default().contains("approved-rewrite") })
     );
     assert!(requests_to(&wm.site, "/subscribe").is_empty(), "nothing was sent anywhere");
-    let click = steps.iter().find(|s| s.starts_with("Click “Subscribe”")).expect("click step");
-    assert!(click.contains("blocked by Waymark"), "the user is told: {steps:#?}");
+    let notes = panel.page.eval("document.getElementById('notes').textContent").expect("notes");
+    let told = "blocked by Waymark";
+    assert!(
+        notes.as_str().is_some_and(|n| n.contains(told) && n.contains("evil.localhost")),
+        "the user is told: {notes} {steps:#?}"
+    );
+    assert!(
+        navigator_texts_since(&llm, before).iter().any(|p| p.contains(told)),
+        "the model is told"
+    );
     report.push(("approved “Subscribe” (to news.localhost), action rewritten to evil.localhost on pointerdown".into(), "card approved; the rewritten post blocked and reported in the step".into()));
 
     let (_, cards, _) = run(2, &approved, "Agent, click “Add to cart”.");
@@ -365,3 +374,4 @@ fn fields_a_person_cannot_see_are_neither_shown_nor_filled() {
     let typed = sw.act(tab, json!({"action": "type", "ref": late, "text": "ok"}), None);
     assert_eq!(typed["ok"], json!(true), "{typed}");
 }
+
