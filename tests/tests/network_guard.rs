@@ -164,7 +164,7 @@ fn the_page_cannot_send_where_the_action_was_not_allowed() {
                     r.query.as_deref().is_some_and(|q| q.starts_with(&format!("case={c}&")))
                 })
             };
-            if run == "open" && *case != "popup" {
+            if run == "open" {
                 eventually(&format!("the unguarded {case} attack to arrive"), || leaked(case));
             }
         }
@@ -241,7 +241,7 @@ fn the_page_cannot_send_where_the_action_was_not_allowed() {
         navigator_texts_since(&llm, before).iter().any(|p| p.contains(told)),
         "the model is told"
     );
-    report.push(("approved “Subscribe” (to news.localhost), action rewritten to evil.localhost on pointerdown".into(), "card approved; the rewritten post blocked and reported in the step".into()));
+    report.push(("approved “Subscribe” (to news.localhost), action rewritten to evil.localhost on pointerdown".into(), "card approved; the rewritten post blocked; the user (timeline notes) and the model told".into()));
 
     let (_, cards, _) = run(2, &approved, "Agent, click “Add to cart”.");
     assert!(requests_to(&wm.site, "/checkout").is_empty(), "no checkout: {cards:?}");
@@ -374,4 +374,3 @@ fn fields_a_person_cannot_see_are_neither_shown_nor_filled() {
     let typed = sw.act(tab, json!({"action": "type", "ref": late, "text": "ok"}), None);
     assert_eq!(typed["ok"], json!(true), "{typed}");
 }
-
