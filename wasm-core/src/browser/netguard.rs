@@ -25,6 +25,9 @@ use wasm_bindgen_futures::JsFuture;
 /// (hundreds of milliseconds is common) is still held to the action's permit.
 pub const SETTLE_MS: u32 = 2_500;
 
+/// `chrome.tabs.TAB_ID_NONE`: requests of no tab (service and shared workers).
+const TAB_ID_NONE: i32 = -1;
+
 /// What `net::ERR_BLOCKED_BY_CLIENT` looks like in `webRequest.onErrorOccurred`.
 const BLOCKED_ERROR: &str = "net::ERR_BLOCKED_BY_CLIENT";
 
@@ -83,6 +86,8 @@ struct Inner {
     reported: RefCell<HashSet<String>>,
     /// Main-frame navigations blocked since the last action began: `(tab, url)`.
     navigations: RefCell<Vec<(i32, String)>>,
+    /// The user's other tabs when the last action began.
+    others: RefCell<Vec<i32>>,
 }
 
 /// One page's network guard (shared by clones).
@@ -99,6 +104,7 @@ impl NetGuard {
             blocked: RefCell::new(Vec::new()),
             reported: RefCell::new(HashSet::new()),
             navigations: RefCell::new(Vec::new()),
+            others: RefCell::new(Vec::new()),
         }))
     }
 
@@ -107,16 +113,29 @@ impl NetGuard {
     pub async fn arm(&self, permit: &NetworkPermit, others: Vec<i32>) -> Result<(), String> {
         bump();
         self.0.navigations.borrow_mut().clear();
+        *self.0.others.borrow_mut() = others.clone();
         self.install(permit.clone(), Guarded::AllBut(others)).await
     }
 
     /// The action is over: its rules stay for the settle window, then the tab falls back to
-    /// its scope (or nothing, see [`NetGuard::new`]).
-    pub fn settle(&self, tab: i32) {
+    /// its scope (or nothing, see [`NetGuard::new`]). For the settle window they narrow to
+    /// the tab, the tabs opened during the action (a popup) and requests of no tab (workers):
+    /// a tab the user opens now is not theirs. `tabs` are every tab now.
+    pub fn settle(&self, tab: i32, tabs: Vec<i32>) {
         STATE.with(|s| s.borrow_mut().settle_until = js_sys::Date::now() + f64::from(SETTLE_MS));
         let generation = bump();
+        let others = self.0.others.borrow().clone();
+        let mut covered: Vec<i32> = tabs.into_iter().filter(|t| !others.contains(t)).collect();
+        covered.extend([tab, TAB_ID_NONE]);
+        covered.sort_unstable();
+        covered.dedup();
+        let permit = STATE.with(|s| s.borrow().current.as_ref().map(|c| c.permit.clone()));
         let guard = self.clone();
         wasm_bindgen_futures::spawn_local(async move {
+            if let Some(permit) = permit {
+                // A failure leaves the wider rules of the action.
+                let _ = guard.install(permit, Guarded::Tabs(covered)).await;
+            }
             let _ = JsFuture::from(chrome::sleep_ms(SETTLE_MS)).await;
             guard.after_settle(generation, tab).await;
         });

@@ -136,7 +136,8 @@ impl TabPage {
         if let Ok(outcome) = outcome.as_mut() {
             self.leave_blocked_page(outcome).await;
         }
-        self.guard.settle(self.tab_id());
+        let now = self.all_tabs().await.unwrap_or_default();
+        self.guard.settle(self.tab_id(), now.into_iter().map(|t| t.id).collect());
         outcome
     }
 
