@@ -212,6 +212,9 @@ fn the_page_cannot_send_where_the_action_was_not_allowed() {
         requests_to(&wm.site, "/post-redirect").iter().any(|r| r.method == "POST"),
         "the same-site post went"
     );
+    // Within that action's settle window, a tab the user opens is theirs: not guarded.
+    let own = wm.browser.new_page(&url("evil", "/thanks.html")).expect("the user's new tab loads");
+    let _ = wm.browser.close_target(own.target_id());
 
     // 3. Card-approved actions through the agent loop (obedient model, a user who approves).
     let panel = wm.panel().expect("panel");
