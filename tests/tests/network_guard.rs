@@ -377,3 +377,49 @@ fn fields_a_person_cannot_see_are_neither_shown_nor_filled() {
     let typed = sw.act(tab, json!({"action": "type", "ref": late, "text": "ok"}), None);
     assert_eq!(typed["ok"], json!(true), "{typed}");
 }
+
+/// Benchmark (ignored in normal runs): what one rule update costs in the service worker —
+/// `updateSessionRules` replacing an action's rule set by another, as each action does when
+/// the previous one's rules have narrowed — and one `tabs.query({})`.
+#[test]
+#[ignore = "benchmark: cargo test -p waymark-tests --test network_guard -- --ignored --nocapture"]
+fn bench_rule_update() {
+    let Some(ext) = built_extension() else { return };
+    let llm = ScriptedLlm::start(|_| {
+        waymark_tests::llm_server::ScriptedReply::tool_call("done", json!({"answer": "x"}))
+    })
+    .expect("scripted LLM");
+    let site =
+        FixtureServer::builder(paths::fixtures_dir().join("netguard")).start().expect("site");
+    let wm = Waymark::launch(&ext, Setup { llm: &llm, install_host: false, site }).expect("launch");
+    let sw = Worker::attach(&wm);
+    let js = r#"(async () => {
+      const d = chrome.declarativeNetRequest;
+      const rule = (id, type, c) => ({ id, priority: type === 'allow' ? 2 : 1, action: { type }, condition: c });
+      const set = (base, tabs) => [
+        rule(base, 'block', { resourceTypes: ['main_frame', 'sub_frame'], ...tabs }),
+        rule(base + 1, 'block', { resourceTypes: ['main_frame', 'xmlhttprequest', 'ping', 'other'], excludedRequestMethods: ['get', 'head', 'options'], ...tabs }),
+        rule(base + 2, 'block', { resourceTypes: ['ping', 'websocket'], ...tabs }),
+        rule(base + 3, 'allow', { urlFilter: '|http://shop.localhost:1/', resourceTypes: ['main_frame', 'xmlhttprequest'], ...tabs }),
+        rule(base + 4, 'allow', { urlFilter: '|ws://shop.localhost:1/', resourceTypes: ['websocket'], ...tabs }),
+      ];
+      const update = [], query = [];
+      let ids = [];
+      for (let i = 0; i < 60; i++) {
+        const base = 1000 + i * 10;
+        const tabs = i % 2 ? { tabIds: [1, -1] } : { excludedTabIds: [2, 3] };
+        const t0 = performance.now();
+        await d.updateSessionRules({ removeRuleIds: ids, addRules: set(base, tabs) });
+        update.push(performance.now() - t0);
+        ids = [base, base + 1, base + 2, base + 3, base + 4];
+        const t1 = performance.now();
+        await chrome.tabs.query({});
+        query.push(performance.now() - t1);
+      }
+      await d.updateSessionRules({ removeRuleIds: ids });
+      const med = (a) => a.sort((x, y) => x - y)[a.length >> 1];
+      return { update_median_ms: med(update), update_p90_ms: update[Math.floor(update.length * 0.9)], tabs_query_median_ms: med(query) };
+    })()"#;
+    let v = sw.0.eval_timeout(js, TASK_TIMEOUT).expect("bench");
+    println!("BENCH rule update: {v}");
+}

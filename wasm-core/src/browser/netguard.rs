@@ -25,6 +25,10 @@ use wasm_bindgen_futures::JsFuture;
 /// (hundreds of milliseconds is common) is still held to the action's permit.
 pub const SETTLE_MS: u32 = 2_500;
 
+/// When the settle window's rules narrow to the action's own tabs: a tab the user opens this
+/// soon after an action is guarded with it until the window ends.
+const NARROW_AFTER_MS: u32 = 300;
+
 /// `chrome.tabs.TAB_ID_NONE`: requests of no tab (service and shared workers).
 const TAB_ID_NONE: i32 = -1;
 
@@ -120,23 +124,33 @@ impl NetGuard {
     /// The action is over: its rules stay for the settle window, then the tab falls back to
     /// its scope (or nothing, see [`NetGuard::new`]). For the settle window they narrow to
     /// the tab, the tabs opened during the action (a popup) and requests of no tab (workers):
-    /// a tab the user opens now is not theirs. `tabs` are every tab now.
-    pub fn settle(&self, tab: i32, tabs: Vec<i32>) {
+    /// a tab the user opens then is not theirs. Done off the action's critical path, and only
+    /// after [`NARROW_AFTER_MS`] without a new action.
+    pub fn settle(&self, tab: i32) {
         STATE.with(|s| s.borrow_mut().settle_until = js_sys::Date::now() + f64::from(SETTLE_MS));
         let generation = bump();
         let others = self.0.others.borrow().clone();
-        let mut covered: Vec<i32> = tabs.into_iter().filter(|t| !others.contains(t)).collect();
-        covered.extend([tab, TAB_ID_NONE]);
-        covered.sort_unstable();
-        covered.dedup();
         let permit = STATE.with(|s| s.borrow().current.as_ref().map(|c| c.permit.clone()));
         let guard = self.clone();
         wasm_bindgen_futures::spawn_local(async move {
-            if let Some(permit) = permit {
-                // A failure leaves the wider rules of the action.
-                let _ = guard.install(permit, Guarded::Tabs(covered)).await;
+            // Actions in quick succession keep the same rules and pay no update.
+            let _ = JsFuture::from(chrome::sleep_ms(NARROW_AFTER_MS)).await;
+            if self::generation() != generation {
+                return;
             }
-            let _ = JsFuture::from(chrome::sleep_ms(SETTLE_MS)).await;
+            if let (Some(permit), Some(tabs)) = (permit, all_tab_ids().await) {
+                let mut covered: Vec<i32> =
+                    tabs.into_iter().filter(|t| !others.contains(t)).collect();
+                covered.extend([tab, TAB_ID_NONE]);
+                covered.sort_unstable();
+                covered.dedup();
+                // Only if no newer action took over meanwhile; a failure leaves the wider
+                // rules of the action.
+                if self::generation() == generation {
+                    let _ = guard.install(permit, Guarded::Tabs(covered)).await;
+                }
+            }
+            let _ = JsFuture::from(chrome::sleep_ms(SETTLE_MS - NARROW_AFTER_MS)).await;
             guard.after_settle(generation, tab).await;
         });
     }
@@ -162,6 +176,11 @@ impl NetGuard {
                 remove().await;
             }
         });
+    }
+
+    /// Whether a navigation of a guarded tab was blocked since the action began.
+    pub fn blocked_a_navigation(&self) -> bool {
+        !self.0.navigations.borrow().is_empty()
     }
 
     /// Blocked requests not yet reported (each destination once per guard).
@@ -227,6 +246,17 @@ impl NetGuard {
             format!("the network guard could not be set up: {}", super::js_message(&e))
         })
     }
+}
+
+/// The ids of every tab.
+async fn all_tab_ids() -> Option<Vec<i32>> {
+    #[derive(Deserialize)]
+    struct Tab {
+        id: i32,
+    }
+    let tabs = JsFuture::from(chrome::tabs_query(&js_sys::Object::new())).await.ok()?;
+    let tabs: Vec<Tab> = serde_wasm_bindgen::from_value(tabs).ok()?;
+    Some(tabs.into_iter().map(|t| t.id).collect())
 }
 
 /// Removes the installed rules.
