@@ -90,8 +90,9 @@ struct Inner {
     reported: RefCell<HashSet<String>>,
     /// Main-frame navigations blocked since the last action began: `(tab, url)`.
     navigations: RefCell<Vec<(i32, String)>>,
-    /// The user's other tabs when the last action began.
+    /// The user's other tabs when the last action began, and the tab it ran on.
     others: RefCell<Vec<i32>>,
+    tab: Cell<i32>,
 }
 
 /// One page's network guard (shared by clones).
@@ -109,6 +110,7 @@ impl NetGuard {
             reported: RefCell::new(HashSet::new()),
             navigations: RefCell::new(Vec::new()),
             others: RefCell::new(Vec::new()),
+            tab: Cell::new(TAB_ID_NONE),
         }))
     }
 
@@ -127,6 +129,7 @@ impl NetGuard {
     /// a tab the user opens then is not theirs. Done off the action's critical path, and only
     /// after [`NARROW_AFTER_MS`] without a new action.
     pub fn settle(&self, tab: i32) {
+        self.0.tab.set(tab);
         STATE.with(|s| s.borrow_mut().settle_until = js_sys::Date::now() + f64::from(SETTLE_MS));
         let generation = bump();
         let others = self.0.others.borrow().clone();
@@ -138,21 +141,26 @@ impl NetGuard {
             if self::generation() != generation {
                 return;
             }
-            if let (Some(permit), Some(tabs)) = (permit, all_tab_ids().await) {
-                let mut covered: Vec<i32> =
-                    tabs.into_iter().filter(|t| !others.contains(t)).collect();
-                covered.extend([tab, TAB_ID_NONE]);
-                covered.sort_unstable();
-                covered.dedup();
-                // Only if no newer action took over meanwhile; a failure leaves the wider
-                // rules of the action.
-                if self::generation() == generation {
-                    let _ = guard.install(permit, Guarded::Tabs(covered)).await;
-                }
+            if let Some(permit) = permit {
+                guard.narrow(permit, tab, &others, generation).await;
             }
             let _ = JsFuture::from(chrome::sleep_ms(SETTLE_MS - NARROW_AFTER_MS)).await;
             guard.after_settle(generation, tab).await;
         });
+    }
+
+    /// Narrows the rules in force to `tab`, the tabs opened since the action began (not in
+    /// `others`) and requests of no tab, if no newer change (`generation`) came meanwhile; a
+    /// failure leaves the wider rules of the action.
+    async fn narrow(&self, permit: NetworkPermit, tab: i32, others: &[i32], generation: u64) {
+        let Some(tabs) = all_tab_ids().await else { return };
+        let mut covered: Vec<i32> = tabs.into_iter().filter(|t| !others.contains(t)).collect();
+        covered.extend([tab, TAB_ID_NONE]);
+        covered.sort_unstable();
+        covered.dedup();
+        if self::generation() == generation {
+            let _ = self.install(permit, Guarded::Tabs(covered)).await;
+        }
     }
 
     /// The user has the page (`true`: a card, a pause, a take-over) or gave it back.
@@ -164,11 +172,24 @@ impl NetGuard {
     }
 
     /// The task ended: the rules go once the last action's settle window is over.
+    /// Until then the rules narrow at once to the task's tab and its popups: the user may be
+    /// about to open a tab of their own.
     pub fn end_after_settle(&self) {
         let generation = bump();
         let until = STATE.with(|s| s.borrow().settle_until);
         let wait = (until - js_sys::Date::now()).max(0.0) as u32;
+        let action = STATE.with(|s| {
+            s.borrow().current.as_ref().and_then(|c| match &c.guarded {
+                Guarded::AllBut(_) => Some(c.permit.clone()),
+                Guarded::Tabs(_) => None,
+            })
+        });
+        let (tab, others) = (self.0.tab.get(), self.0.others.borrow().clone());
+        let guard = self.clone();
         wasm_bindgen_futures::spawn_local(async move {
+            if let Some(permit) = action {
+                guard.narrow(permit, tab, &others, generation).await;
+            }
             if wait > 0 {
                 let _ = JsFuture::from(chrome::sleep_ms(wait)).await;
             }
