@@ -25,10 +25,6 @@ use wasm_bindgen_futures::JsFuture;
 /// (hundreds of milliseconds is common) is still held to the action's permit.
 pub const SETTLE_MS: u32 = 2_500;
 
-/// When the settle window's rules narrow to the action's own tabs: a tab the user opens this
-/// soon after an action is guarded with it until the window ends.
-const NARROW_AFTER_MS: u32 = 300;
-
 /// `chrome.tabs.TAB_ID_NONE`: requests of no tab (service and shared workers).
 const TAB_ID_NONE: i32 = -1;
 
@@ -126,8 +122,8 @@ impl NetGuard {
     /// The action is over: its rules stay for the settle window, then the tab falls back to
     /// its scope (or nothing, see [`NetGuard::new`]). For the settle window they narrow to
     /// the tab, the tabs opened during the action (a popup) and requests of no tab (workers):
-    /// a tab the user opens then is not theirs. Done off the action's critical path, and only
-    /// after [`NARROW_AFTER_MS`] without a new action.
+    /// a tab the user opens then is not theirs. Done off the action's critical path; the next
+    /// action pays one rule update to widen them again.
     pub fn settle(&self, tab: i32) {
         self.0.tab.set(tab);
         STATE.with(|s| s.borrow_mut().settle_until = js_sys::Date::now() + f64::from(SETTLE_MS));
@@ -136,15 +132,10 @@ impl NetGuard {
         let permit = STATE.with(|s| s.borrow().current.as_ref().map(|c| c.permit.clone()));
         let guard = self.clone();
         wasm_bindgen_futures::spawn_local(async move {
-            // Actions in quick succession keep the same rules and pay no update.
-            let _ = JsFuture::from(chrome::sleep_ms(NARROW_AFTER_MS)).await;
-            if self::generation() != generation {
-                return;
-            }
             if let Some(permit) = permit {
                 guard.narrow(permit, tab, &others, generation).await;
             }
-            let _ = JsFuture::from(chrome::sleep_ms(SETTLE_MS - NARROW_AFTER_MS)).await;
+            let _ = JsFuture::from(chrome::sleep_ms(SETTLE_MS)).await;
             guard.after_settle(generation, tab).await;
         });
     }
