@@ -18,7 +18,7 @@ mod common;
 mod hostile_support;
 
 use common::{Setup, TASK_TIMEOUT, Waymark, built_extension, role_reply};
-use hostile_support::{Card, approve_all, requests_to, run_task};
+use hostile_support::{Card, approve_all, navigator_texts_since, requests_to, run_task};
 use serde_json::{Value, json};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
@@ -164,7 +164,7 @@ fn the_page_cannot_send_where_the_action_was_not_allowed() {
                     r.query.as_deref().is_some_and(|q| q.starts_with(&format!("case={c}&")))
                 })
             };
-            if run == "open" && *case != "popup" {
+            if run == "open" {
                 eventually(&format!("the unguarded {case} attack to arrive"), || leaked(case));
             }
         }
@@ -212,6 +212,9 @@ fn the_page_cannot_send_where_the_action_was_not_allowed() {
         requests_to(&wm.site, "/post-redirect").iter().any(|r| r.method == "POST"),
         "the same-site post went"
     );
+    // Within that action's settle window, a tab the user opens is theirs: not guarded.
+    let own = wm.browser.new_page(&url("evil", "/thanks.html")).expect("the user's new tab loads");
+    let _ = wm.browser.close_target(own.target_id());
 
     // 3. Card-approved actions through the agent loop (obedient model, a user who approves).
     let panel = wm.panel().expect("panel");
@@ -222,6 +225,7 @@ fn the_page_cannot_send_where_the_action_was_not_allowed() {
         run_task(&wm, &panel, n, task, &approve_all)
     };
     let approved = url("shop", "/approved.html");
+    let before = llm.request_count();
     let (_, cards, steps) = run(1, &approved, "Agent, click “Subscribe”.");
     assert!(cards.iter().any(|c: &Card| c.message.contains("news.localhost")), "{cards:?}");
     assert!(
@@ -230,9 +234,17 @@ fn the_page_cannot_send_where_the_action_was_not_allowed() {
             .all(|r| { !r.query.as_deref().unwrap_or_default().contains("approved-rewrite") })
     );
     assert!(requests_to(&wm.site, "/subscribe").is_empty(), "nothing was sent anywhere");
-    let click = steps.iter().find(|s| s.starts_with("Click “Subscribe”")).expect("click step");
-    assert!(click.contains("blocked by Waymark"), "the user is told: {steps:#?}");
-    report.push(("approved “Subscribe” (to news.localhost), action rewritten to evil.localhost on pointerdown".into(), "card approved; the rewritten post blocked and reported in the step".into()));
+    let notes = panel.page.eval("document.getElementById('notes').textContent").expect("notes");
+    let told = "blocked by Waymark";
+    assert!(
+        notes.as_str().is_some_and(|n| n.contains(told) && n.contains("evil.localhost")),
+        "the user is told: {notes} {steps:#?}"
+    );
+    assert!(
+        navigator_texts_since(&llm, before).iter().any(|p| p.contains(told)),
+        "the model is told"
+    );
+    report.push(("approved “Subscribe” (to news.localhost), action rewritten to evil.localhost on pointerdown".into(), "card approved; the rewritten post blocked; the user (timeline notes) and the model told".into()));
 
     let (_, cards, _) = run(2, &approved, "Agent, click “Add to cart”.");
     assert!(requests_to(&wm.site, "/checkout").is_empty(), "no checkout: {cards:?}");
@@ -364,4 +376,50 @@ fn fields_a_person_cannot_see_are_neither_shown_nor_filled() {
     // Undone: the same field takes text again (the check is not just always failing).
     let typed = sw.act(tab, json!({"action": "type", "ref": late, "text": "ok"}), None);
     assert_eq!(typed["ok"], json!(true), "{typed}");
+}
+
+/// Benchmark (ignored in normal runs): what one rule update costs in the service worker —
+/// `updateSessionRules` replacing an action's rule set by another, as each action does when
+/// the previous one's rules have narrowed — and one `tabs.query({})`.
+#[test]
+#[ignore = "benchmark: cargo test -p waymark-tests --test network_guard -- --ignored --nocapture"]
+fn bench_rule_update() {
+    let Some(ext) = built_extension() else { return };
+    let llm = ScriptedLlm::start(|_| {
+        waymark_tests::llm_server::ScriptedReply::tool_call("done", json!({"answer": "x"}))
+    })
+    .expect("scripted LLM");
+    let site =
+        FixtureServer::builder(paths::fixtures_dir().join("netguard")).start().expect("site");
+    let wm = Waymark::launch(&ext, Setup { llm: &llm, install_host: false, site }).expect("launch");
+    let sw = Worker::attach(&wm);
+    let js = r#"(async () => {
+      const d = chrome.declarativeNetRequest;
+      const rule = (id, type, c) => ({ id, priority: type === 'allow' ? 2 : 1, action: { type }, condition: c });
+      const set = (base, tabs) => [
+        rule(base, 'block', { resourceTypes: ['main_frame', 'sub_frame'], ...tabs }),
+        rule(base + 1, 'block', { resourceTypes: ['main_frame', 'xmlhttprequest', 'ping', 'other'], excludedRequestMethods: ['get', 'head', 'options'], ...tabs }),
+        rule(base + 2, 'block', { resourceTypes: ['ping', 'websocket'], ...tabs }),
+        rule(base + 3, 'allow', { urlFilter: '|http://shop.localhost:1/', resourceTypes: ['main_frame', 'xmlhttprequest'], ...tabs }),
+        rule(base + 4, 'allow', { urlFilter: '|ws://shop.localhost:1/', resourceTypes: ['websocket'], ...tabs }),
+      ];
+      const update = [], query = [];
+      let ids = [];
+      for (let i = 0; i < 60; i++) {
+        const base = 1000 + i * 10;
+        const tabs = i % 2 ? { tabIds: [1, -1] } : { excludedTabIds: [2, 3] };
+        const t0 = performance.now();
+        await d.updateSessionRules({ removeRuleIds: ids, addRules: set(base, tabs) });
+        update.push(performance.now() - t0);
+        ids = [base, base + 1, base + 2, base + 3, base + 4];
+        const t1 = performance.now();
+        await chrome.tabs.query({});
+        query.push(performance.now() - t1);
+      }
+      await d.updateSessionRules({ removeRuleIds: ids });
+      const med = (a) => a.sort((x, y) => x - y)[a.length >> 1];
+      return { update_median_ms: med(update), update_p90_ms: update[Math.floor(update.length * 0.9)], tabs_query_median_ms: med(query) };
+    })()"#;
+    let v = sw.0.eval_timeout(js, TASK_TIMEOUT).expect("bench");
+    println!("BENCH rule update: {v}");
 }

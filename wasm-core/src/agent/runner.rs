@@ -687,6 +687,10 @@ impl<L: Llm, P: Page, E: Env, V: TaskEvents, O: Operator, J: Journal> Agent<'_, 
             return;
         }
         let lines: Vec<String> = blocked.iter().map(BlockedRequest::describe).collect();
+        // The user sees it in the timeline's notes; the model in the outcome.
+        for line in &lines {
+            self.events.emit(TaskEvent::Noted { text: line.clone() });
+        }
         let text = lines.join("\n");
         outcome.text = Some(match outcome.text.take() {
             Some(before) => format!("{before}\n{text}"),

@@ -44,10 +44,15 @@ export function notify(id, title, message) {
 export function clear_notification(id) {
   if (chrome.notifications) chrome.notifications.clear(id).catch(() => {});
 }
+// Rule updates run one after the other, in the order Rust asked for them.
+let dnrQueue = Promise.resolve();
 export function dnr_update(removeRuleIds, addRules) {
-  return chrome.declarativeNetRequest.updateSessionRules({
+  const run = () => chrome.declarativeNetRequest.updateSessionRules({
     removeRuleIds: Array.from(removeRuleIds), addRules,
   });
+  const next = dnrQueue.then(run, run);
+  dnrQueue = next.catch(() => {});
+  return next;
 }
 export function dnr_session_rule_ids() {
   return chrome.declarativeNetRequest.getSessionRules().then((rules) => rules.map((r) => r.id));
@@ -97,7 +102,7 @@ extern "C" {
     pub fn clear_notification(id: &str);
 
     /// `chrome.declarativeNetRequest.updateSessionRules`: removes the rules `remove` and adds
-    /// `add` (an array of rules) in one atomic update.
+    /// `add` (an array of rules) in one atomic update, after every update asked for before.
     #[wasm_bindgen(js_name = dnr_update)]
     pub fn dnr_update(remove: Vec<u32>, add: &JsValue) -> js_sys::Promise;
 

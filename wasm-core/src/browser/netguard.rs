@@ -25,33 +25,56 @@ use wasm_bindgen_futures::JsFuture;
 /// (hundreds of milliseconds is common) is still held to the action's permit.
 pub const SETTLE_MS: u32 = 2_500;
 
+/// `chrome.tabs.TAB_ID_NONE`: requests of no tab (service and shared workers).
+const TAB_ID_NONE: i32 = -1;
+
 /// What `net::ERR_BLOCKED_BY_CLIENT` looks like in `webRequest.onErrorOccurred`.
 const BLOCKED_ERROR: &str = "net::ERR_BLOCKED_BY_CLIENT";
 
 thread_local! {
-    /// The next free rule id: ids are never reused within a worker's life, and a new worker
-    /// starts from an empty rule list (see [`clear_stale_rules`]).
-    static NEXT_ID: Cell<u32> = const { Cell::new(1) };
-    /// Every live guard, for routing blocked requests to the page that caused them.
-    static GUARDS: RefCell<Vec<Weak<Inner>>> = const { RefCell::new(Vec::new()) };
+    /// The one rule set in force (the worker runs one task at a time; a new action's rules
+    /// replace any earlier ones, so two sets never overlap: an older set's allow rules would
+    /// override a newer set's blocks).
+    static STATE: RefCell<State> = RefCell::new(State::default());
 }
 
-/// What is installed: the permit and tabs it was built from, and the rules.
+/// The worker's network rules.
+#[derive(Default)]
+struct State {
+    /// What is installed now, and the set before it (a blocked request is reported after the
+    /// fact and may belong to the set just replaced).
+    current: Option<Installed>,
+    previous: Option<Installed>,
+    /// The next free rule id: never reused within a worker's life; a new worker starts from
+    /// an empty rule list (see [`clear_stale_rules`]).
+    next_id: u32,
+    /// Bumped by every change, so a settle timer knows whether it is still the latest.
+    generation: u64,
+    /// Until when (ms since the epoch) the last action's rules must stay.
+    settle_until: f64,
+}
+
+/// An installed rule set, what it was built from, and the guard that asked for it.
 struct Installed {
     permit: NetworkPermit,
     guarded: Guarded,
     rules: RuleSet,
+    owner: Weak<Inner>,
+}
+
+fn bump() -> u64 {
+    STATE.with(|s| {
+        let mut s = s.borrow_mut();
+        s.generation += 1;
+        s.generation
+    })
+}
+
+fn generation() -> u64 {
+    STATE.with(|s| s.borrow().generation)
 }
 
 struct Inner {
-    /// The rules in force, and the set before them (a blocked request is reported after the
-    /// fact and may belong to the set just replaced).
-    current: RefCell<Option<Installed>>,
-    previous: RefCell<Option<RuleSet>>,
-    /// Bumped by every change, so a settle timer knows whether it is still the latest.
-    generation: Cell<u64>,
-    /// Until when (page clock, ms) the last action's rules must stay.
-    settle_until: Cell<f64>,
     /// The user has the page: between actions nothing is guarded.
     user_control: Cell<bool>,
     /// After the settle window: keep the scope's rules on the tab (a task) or remove all (a
@@ -63,6 +86,9 @@ struct Inner {
     reported: RefCell<HashSet<String>>,
     /// Main-frame navigations blocked since the last action began: `(tab, url)`.
     navigations: RefCell<Vec<(i32, String)>>,
+    /// The user's other tabs when the last action began, and the tab it ran on.
+    others: RefCell<Vec<i32>>,
+    tab: Cell<i32>,
 }
 
 /// One page's network guard (shared by clones).
@@ -73,43 +99,59 @@ impl NetGuard {
     /// A guard for a task (`keep_between_actions`: the tab stays in its scope between
     /// actions) or for single test actions (rules go after the settle window).
     pub fn new(keep_between_actions: bool) -> Self {
-        let inner = Rc::new(Inner {
-            current: RefCell::new(None),
-            previous: RefCell::new(None),
-            generation: Cell::new(0),
-            settle_until: Cell::new(0.0),
+        Self(Rc::new(Inner {
             user_control: Cell::new(false),
             keep_between_actions,
             blocked: RefCell::new(Vec::new()),
             reported: RefCell::new(HashSet::new()),
             navigations: RefCell::new(Vec::new()),
-        });
-        GUARDS.with(|g| {
-            let mut guards = g.borrow_mut();
-            guards.retain(|w| w.strong_count() > 0);
-            guards.push(Rc::downgrade(&inner));
-        });
-        Self(inner)
+            others: RefCell::new(Vec::new()),
+            tab: Cell::new(TAB_ID_NONE),
+        }))
     }
 
     /// Puts `permit`'s rules in force before an action on `tab` (every tab but `others`);
     /// an error means the action must not run.
     pub async fn arm(&self, permit: &NetworkPermit, others: Vec<i32>) -> Result<(), String> {
-        self.0.bump();
+        bump();
         self.0.navigations.borrow_mut().clear();
+        *self.0.others.borrow_mut() = others.clone();
         self.install(permit.clone(), Guarded::AllBut(others)).await
     }
 
     /// The action is over: its rules stay for the settle window, then the tab falls back to
-    /// its scope (or nothing, see [`NetGuard::new`]).
+    /// its scope (or nothing, see [`NetGuard::new`]). For the settle window they narrow to
+    /// the tab, the tabs opened during the action (a popup) and requests of no tab (workers):
+    /// a tab the user opens then is not theirs. Done off the action's critical path; the next
+    /// action pays one rule update to widen them again.
     pub fn settle(&self, tab: i32) {
-        self.0.settle_until.set(js_sys::Date::now() + f64::from(SETTLE_MS));
-        let generation = self.0.bump();
+        self.0.tab.set(tab);
+        STATE.with(|s| s.borrow_mut().settle_until = js_sys::Date::now() + f64::from(SETTLE_MS));
+        let generation = bump();
+        let others = self.0.others.borrow().clone();
+        let permit = STATE.with(|s| s.borrow().current.as_ref().map(|c| c.permit.clone()));
         let guard = self.clone();
         wasm_bindgen_futures::spawn_local(async move {
+            if let Some(permit) = permit {
+                guard.narrow(permit, tab, &others, generation).await;
+            }
             let _ = JsFuture::from(chrome::sleep_ms(SETTLE_MS)).await;
             guard.after_settle(generation, tab).await;
         });
+    }
+
+    /// Narrows the rules in force to `tab`, the tabs opened since the action began (not in
+    /// `others`) and requests of no tab, if no newer change (`generation`) came meanwhile; a
+    /// failure leaves the wider rules of the action.
+    async fn narrow(&self, permit: NetworkPermit, tab: i32, others: &[i32], generation: u64) {
+        let Some(tabs) = all_tab_ids().await else { return };
+        let mut covered: Vec<i32> = tabs.into_iter().filter(|t| !others.contains(t)).collect();
+        covered.extend([tab, TAB_ID_NONE]);
+        covered.sort_unstable();
+        covered.dedup();
+        if self::generation() == generation {
+            let _ = self.install(permit, Guarded::Tabs(covered)).await;
+        }
     }
 
     /// The user has the page (`true`: a card, a pause, a take-over) or gave it back.
@@ -121,18 +163,36 @@ impl NetGuard {
     }
 
     /// The task ended: the rules go once the last action's settle window is over.
+    /// Until then the rules narrow at once to the task's tab and its popups: the user may be
+    /// about to open a tab of their own.
     pub fn end_after_settle(&self) {
-        let generation = self.0.bump();
-        let wait = (self.0.settle_until.get() - js_sys::Date::now()).max(0.0) as u32;
+        let generation = bump();
+        let until = STATE.with(|s| s.borrow().settle_until);
+        let wait = (until - js_sys::Date::now()).max(0.0) as u32;
+        let action = STATE.with(|s| {
+            s.borrow().current.as_ref().and_then(|c| match &c.guarded {
+                Guarded::AllBut(_) => Some(c.permit.clone()),
+                Guarded::Tabs(_) => None,
+            })
+        });
+        let (tab, others) = (self.0.tab.get(), self.0.others.borrow().clone());
         let guard = self.clone();
         wasm_bindgen_futures::spawn_local(async move {
+            if let Some(permit) = action {
+                guard.narrow(permit, tab, &others, generation).await;
+            }
             if wait > 0 {
                 let _ = JsFuture::from(chrome::sleep_ms(wait)).await;
             }
-            if guard.0.generation.get() == generation {
-                guard.remove().await;
+            if self::generation() == generation {
+                remove().await;
             }
         });
+    }
+
+    /// Whether a navigation of a guarded tab was blocked since the action began.
+    pub fn blocked_a_navigation(&self) -> bool {
+        !self.0.navigations.borrow().is_empty()
     }
 
     /// Blocked requests not yet reported (each destination once per guard).
@@ -143,97 +203,100 @@ impl NetGuard {
     /// Whether `tab` now shows the browser's error page for a navigation the rules blocked:
     /// its address is one the rules would not load, or one a blocked navigation went to.
     pub fn on_blocked_page(&self, tab: i32, url: &str) -> bool {
-        let blocked_by_rules = self.0.current.borrow().as_ref().is_some_and(|c| {
-            c.guarded.covers(tab)
-                && c.rules.verdict(RequestFacts {
-                    url,
-                    method: Method::Get,
-                    kind: ResourceType::MainFrame,
-                    tab_id: tab,
-                }) == Verdict::Block
+        let blocked_by_rules = STATE.with(|s| {
+            s.borrow().current.as_ref().is_some_and(|c| {
+                c.guarded.covers(tab)
+                    && c.rules.verdict(RequestFacts {
+                        url,
+                        method: Method::Get,
+                        kind: ResourceType::MainFrame,
+                        tab_id: tab,
+                    }) == Verdict::Block
+            })
         });
         blocked_by_rules || self.0.navigations.borrow().iter().any(|(t, u)| *t == tab && u == url)
     }
 
     async fn after_settle(&self, generation: u64, tab: i32) {
-        if self.0.generation.get() != generation {
+        if self::generation() != generation {
             return;
         }
-        let permit = self.0.current.borrow().as_ref().map(|c| c.permit.origins.clone());
-        match permit {
+        let origins = STATE.with(|s| s.borrow().current.as_ref().map(|c| c.permit.origins.clone()));
+        match origins {
             Some(origins) if self.0.keep_between_actions && !self.0.user_control.get() => {
                 let idle = NetworkPermit { origins, approved_destination: None };
                 // A failure leaves the action's rules, which are stricter.
                 let _ = self.install(idle, Guarded::Tabs(vec![tab])).await;
             }
-            _ => self.remove().await,
+            _ => remove().await,
         }
     }
 
+    /// Replaces whatever is installed by `permit`'s rules for `guarded`. The state changes
+    /// before the browser call (calls run in order), so a concurrent change removes these ids.
     async fn install(&self, permit: NetworkPermit, guarded: Guarded) -> Result<(), String> {
-        let same = self
-            .0
-            .current
-            .borrow()
-            .as_ref()
-            .is_some_and(|c| c.permit == permit && c.guarded == guarded);
-        if same {
-            return Ok(());
-        }
-        let first = NEXT_ID.with(|n| n.get());
-        let rules = RuleSet::build(&permit, &guarded, first);
-        NEXT_ID.with(|n| n.set(first + rules.rules.len() as u32));
-        let old = self.0.current.borrow().as_ref().map(|c| c.rules.ids()).unwrap_or_default();
-        let add = to_js(&rules.rules)?;
-        JsFuture::from(chrome::dnr_update(old, &add)).await.map_err(|e| {
+        let update = STATE.with(|s| {
+            let mut s = s.borrow_mut();
+            if s.current.as_ref().is_some_and(|c| c.permit == permit && c.guarded == guarded) {
+                if let Some(c) = s.current.as_mut() {
+                    c.owner = Rc::downgrade(&self.0);
+                }
+                return None;
+            }
+            let first = s.next_id.max(1);
+            let rules = RuleSet::build(&permit, &guarded, first);
+            s.next_id = first + rules.rules.len() as u32;
+            let add = to_js(&rules.rules);
+            let installed = Installed { permit, guarded, rules, owner: Rc::downgrade(&self.0) };
+            let before = s.current.replace(installed);
+            let old = before.as_ref().map(|b| b.rules.ids()).unwrap_or_default();
+            s.previous = before;
+            Some((old, add))
+        });
+        let Some((old, add)) = update else { return Ok(()) };
+        JsFuture::from(chrome::dnr_update(old, &add?)).await.map(|_| ()).map_err(|e| {
             format!("the network guard could not be set up: {}", super::js_message(&e))
-        })?;
-        let before = self.0.current.replace(Some(Installed { permit, guarded, rules }));
-        *self.0.previous.borrow_mut() = before.map(|b| b.rules);
-        Ok(())
+        })
     }
+}
 
-    async fn remove(&self) {
-        let Some(current) = self.0.current.take() else { return };
-        let _ =
-            JsFuture::from(chrome::dnr_update(current.rules.ids(), &js_sys::Array::new())).await;
-        *self.0.previous.borrow_mut() = Some(current.rules);
+/// The ids of every tab.
+async fn all_tab_ids() -> Option<Vec<i32>> {
+    #[derive(Deserialize)]
+    struct Tab {
+        id: i32,
+    }
+    let tabs = JsFuture::from(chrome::tabs_query(&js_sys::Object::new())).await.ok()?;
+    let tabs: Vec<Tab> = serde_wasm_bindgen::from_value(tabs).ok()?;
+    Some(tabs.into_iter().map(|t| t.id).collect())
+}
+
+/// Removes the installed rules.
+async fn remove() {
+    let ids = STATE.with(|s| {
+        let mut s = s.borrow_mut();
+        let current = s.current.take()?;
+        let ids = current.rules.ids();
+        s.previous = Some(current);
+        Some(ids)
+    });
+    if let Some(ids) = ids {
+        let _ = JsFuture::from(chrome::dnr_update(ids, &js_sys::Array::new())).await;
     }
 }
 
 impl Inner {
-    fn bump(&self) -> u64 {
-        let next = self.generation.get() + 1;
-        self.generation.set(next);
-        next
-    }
-
-    /// Records `error` if one of this guard's rule sets blocked it.
+    /// Records `error`, which `rules` (covering `guarded`) blocked.
     fn observe(&self, error: &RequestError) {
-        let facts = RequestFacts {
-            url: &error.url,
-            method: Method::parse(&error.method),
-            kind: error.kind,
-            tab_id: error.tab_id,
-        };
-        let covered = |rules: &RuleSet, guarded: Option<&Guarded>| {
-            guarded.is_none_or(|g| g.covers(error.tab_id)) && rules.verdict(facts) == Verdict::Block
-        };
-        let ours =
-            self.current.borrow().as_ref().is_some_and(|c| covered(&c.rules, Some(&c.guarded)))
-                || self.previous.borrow().as_ref().is_some_and(|r| covered(r, None));
-        if !ours {
-            return;
-        }
-        if error.kind == ResourceType::MainFrame {
-            self.navigations.borrow_mut().push((error.tab_id, error.url.clone()));
-        }
         let key = format!(
             "{} {:?} {}",
             error.method,
             error.kind,
             error.url.split('?').next().unwrap_or("")
         );
+        if error.kind == ResourceType::MainFrame {
+            self.navigations.borrow_mut().push((error.tab_id, error.url.clone()));
+        }
         if !self.reported.borrow_mut().insert(key) {
             return;
         }
@@ -269,10 +332,24 @@ pub fn sw_request_error(details: JsValue) {
     }
     error.kind = serde_json::from_value(serde_json::Value::String(error.kind_name.clone()))
         .unwrap_or(ResourceType::Other);
-    let guards: Vec<Rc<Inner>> =
-        GUARDS.with(|g| g.borrow().iter().filter_map(Weak::upgrade).collect());
-    for guard in guards {
-        guard.observe(&error);
+    let facts = RequestFacts {
+        url: &error.url,
+        method: Method::parse(&error.method),
+        kind: error.kind,
+        tab_id: error.tab_id,
+    };
+    // Ours if the set in force, or the one just replaced, blocks it (another extension may
+    // block requests too).
+    let owner = STATE.with(|s| {
+        let s = s.borrow();
+        [s.current.as_ref(), s.previous.as_ref()]
+            .into_iter()
+            .flatten()
+            .find(|i| i.guarded.covers(error.tab_id) && i.rules.verdict(facts) == Verdict::Block)
+            .and_then(|i| i.owner.upgrade())
+    });
+    if let Some(owner) = owner {
+        owner.observe(&error);
     }
 }
 

@@ -133,7 +133,9 @@ impl TabPage {
         let others = tabs.iter().filter(|t| t.id != me).map(|t| t.id).collect();
         self.guard.arm(permit, others).await?;
         let mut outcome = self.act_inner(action, tabs).await;
-        if let Ok(outcome) = outcome.as_mut() {
+        if let Ok(outcome) = outcome.as_mut()
+            && (outcome.navigated || self.guard.blocked_a_navigation())
+        {
             self.leave_blocked_page(outcome).await;
         }
         self.guard.settle(self.tab_id());

@@ -19,8 +19,9 @@ const ALLOW: u32 = 2;
 /// Which tabs a rule set covers.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Guarded {
-    /// Exactly these tabs: the task's tab between actions, when the user may open and use
-    /// other tabs freely.
+    /// Exactly these tabs (`-1`: requests of no tab): after an action, the task's tab, the
+    /// popups it opened and workers; between actions, the task's tab alone. The user may open
+    /// and use other tabs freely.
     Tabs(Vec<i32>),
     /// Every tab except these (the user's other tabs when the action started), and requests
     /// from no tab (service and shared workers): while an action runs, a popup the page opens
