@@ -57,7 +57,10 @@ impl<L: Llm, P: Page, E: Env, V: TaskEvents, O: Operator, J: Journal> Agent<'_, 
         let (card, allow, similar, refusal) = match decision {
             Decision::Go => {
                 record_sends(&mut ctx.taint, action, facts.as_ref(), observation);
-                return Ok(Ok(NetworkPermit::within(&ctx.scope)));
+                return Ok(Ok(match submitted_to(action, facts.as_ref()) {
+                    Some(form_action) => NetworkPermit::submitting(&ctx.scope, &form_action),
+                    None => NetworkPermit::within(&ctx.scope),
+                }));
             }
             Decision::Remembered => {
                 record_sends(&mut ctx.taint, action, facts.as_ref(), observation);
@@ -115,6 +118,15 @@ impl<L: Llm, P: Page, E: Env, V: TaskEvents, O: Operator, J: Journal> Agent<'_, 
         let destination = approved_destination(action, facts.as_ref());
         Ok(Ok(NetworkPermit::approved(&ctx.scope, destination.as_deref())))
     }
+}
+
+/// Where a free action submits a form, as judged: the browser lets a document be POSTed only
+/// there while the action runs.
+fn submitted_to(action: &Action, facts: Option<&ActionTarget>) -> Option<String> {
+    let t = facts?;
+    let submits = t.submits_form || matches!(action, Action::PressKeys { .. });
+    let form_action = t.form_action.as_deref().filter(|_| submits)?;
+    WebUrl::parse(form_action).ok().map(|u| u.as_str().to_owned())
 }
 
 /// Where an approved action sends, in the canonical form the policy judged: a submission's

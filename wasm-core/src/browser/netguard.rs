@@ -224,7 +224,7 @@ impl NetGuard {
         let origins = STATE.with(|s| s.borrow().current.as_ref().map(|c| c.permit.origins.clone()));
         match origins {
             Some(origins) if self.0.keep_between_actions && !self.0.user_control.get() => {
-                let idle = NetworkPermit { origins, approved_destination: None };
+                let idle = NetworkPermit { origins, ..NetworkPermit::default() };
                 // A failure leaves the action's rules, which are stricter.
                 let _ = self.install(idle, Guarded::Tabs(vec![tab])).await;
             }

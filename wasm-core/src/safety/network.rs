@@ -19,12 +19,28 @@ pub struct NetworkPermit {
     /// documents may still load from `origins` (a redirect after a POST lands on the site).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub approved_destination: Option<String>,
+    /// For a form submission the policy let go without a card: the form's final action URL it
+    /// judged. A document may be POSTed only there (a page that rewrites the form's action on
+    /// the click, making "Add to cart" a checkout, is stopped); the page's own fetches and
+    /// GET navigations stay within `origins`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub form_submission: Option<String>,
 }
 
 impl NetworkPermit {
     /// A free action: the task's scope, nothing more.
     pub fn within(scope: &SiteScope) -> Self {
-        Self { origins: scope.allowed().map(str::to_owned).collect(), approved_destination: None }
+        Self {
+            origins: scope.allowed().map(str::to_owned).collect(),
+            approved_destination: None,
+            form_submission: None,
+        }
+    }
+
+    /// A free action that submits a form to `form_action` (as judged).
+    pub fn submitting(scope: &SiteScope, form_action: &str) -> Self {
+        let form_action = form_action.split('#').next().unwrap_or(form_action).to_owned();
+        Self { form_submission: Some(form_action), ..Self::within(scope) }
     }
 
     /// An action the user approved on a card that named `destination`.

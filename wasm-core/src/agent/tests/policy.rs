@@ -188,7 +188,7 @@ fn free_actions_run_without_a_card() {
     assert_eq!(page.acted(), 1);
     assert_eq!(
         page.permits.borrow()[0],
-        NetworkPermit { origins: vec!["https://shop.example".into()], approved_destination: None },
+        NetworkPermit { origins: vec!["https://shop.example".into()], ..NetworkPermit::default() },
         "a free action may reach the task's scope only"
     );
 }
@@ -1033,4 +1033,18 @@ fn a_resumed_task_keeps_what_the_user_allowed() {
     let json = serde_json::to_value(&entries[1]).expect("json");
     assert_eq!(json["entry"], "similar_allowed");
     assert_eq!(json["class"], "message");
+}
+
+#[test]
+fn a_free_form_submission_may_post_only_to_the_action_it_was_judged_on() {
+    let mut add = button("Add to cart");
+    add.input_type = "submit".into();
+    add.submits_form = true;
+    add.form_action = Some("https://shop.example/cart/add#top".into());
+    let page = FactsPage::new(SHOP, "A fine teapot").with(1, add);
+    let run = run_policy(&page, vec![calls(&[("click", r#"{"ref":1}"#)])], vec![], BTreeMap::new());
+    assert!(run.cards.is_empty(), "{:?}", run.cards);
+    let permit = page.permits.borrow()[0].clone();
+    assert_eq!(permit.form_submission.as_deref(), Some("https://shop.example/cart/add"));
+    assert_eq!(permit.approved_destination, None);
 }

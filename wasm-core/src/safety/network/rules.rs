@@ -255,16 +255,35 @@ impl RuleSet {
         ];
         let origins: Vec<Url> = permit.origins.iter().filter_map(|o| web_url(o)).collect();
         let destination = permit.approved_destination.as_deref().map(web_url);
-        match destination {
-            None => {
+        let submission = permit.form_submission.as_deref().map(web_url);
+        match (destination, submission) {
+            (None, None) => {
                 for origin in &origins {
                     for prefix in origin_prefixes(origin) {
                         rules.push((ALLOW, Verdict::Allow, filter(format!("|{prefix}"), &ALL)));
                     }
                 }
             }
+            // A free form submission: the scope for everything but documents, which may only
+            // be read (GET navigations, the redirect after the POST) — except the judged
+            // action URL, which the form may POST to. A form rewritten on the click to post
+            // elsewhere, on the same site too, is blocked.
+            (None, Some(submission)) => {
+                for origin in &origins {
+                    for prefix in origin_prefixes(origin) {
+                        let mut others = filter(format!("|{prefix}"), &all_but(&DOCUMENTS));
+                        rules.push((ALLOW, Verdict::Allow, others.clone()));
+                        others.resource_types = Some(DOCUMENTS.into());
+                        others.request_methods = Some(READS.into());
+                        rules.push((ALLOW, Verdict::Allow, others));
+                    }
+                }
+                if let Some(s) = submission.filter(|s| is_literal(s.as_str())) {
+                    rules.push((ALLOW, Verdict::Allow, filter(format!("|{s}|"), &DOCUMENTS)));
+                }
+            }
             // An approved destination that does not parse allows nothing beyond reads.
-            Some(destination) => {
+            (Some(destination), _) => {
                 let reads = |prefix: String| Condition {
                     request_methods: Some(READS.into()),
                     ..filter(format!("|{prefix}"), &all_but(&CHANNELS))

@@ -7,6 +7,7 @@ fn permit(destination: Option<&str>) -> NetworkPermit {
     NetworkPermit {
         origins: vec![SHOP.to_owned()],
         approved_destination: destination.map(str::to_owned),
+        form_submission: None,
     }
 }
 
@@ -163,4 +164,21 @@ fn rules_serialize_as_chrome_reads_them() {
     assert_eq!(last["priority"], 2);
     assert_eq!(last["condition"]["urlFilter"], "|http://news.localhost:8080/s|");
     assert_eq!(last["condition"]["isUrlFilterCaseSensitive"], true);
+}
+
+#[test]
+fn a_free_form_submission_posts_only_to_the_judged_action() {
+    let judged =
+        NetworkPermit { form_submission: Some(format!("{SHOP}/cart/add")), ..permit(None) };
+    let set = RuleSet::build(&judged, &Guarded::Tabs(vec![TAB]), 1);
+    let v = |m, k, u| verdict(&set, m, k, u);
+    assert_eq!(v("POST", MainFrame, "http://shop.localhost:8080/cart/add"), Allow);
+    // The page rewrote the form's action on the click: "Add to cart" became a checkout.
+    assert_eq!(v("POST", MainFrame, "http://shop.localhost:8080/checkout"), Block);
+    assert_eq!(v("POST", SubFrame, "http://shop.localhost:8080/checkout"), Block);
+    // The redirect after the POST, the page's own fetches and reads stay free.
+    assert_eq!(v("GET", MainFrame, "http://shop.localhost:8080/cart"), Allow);
+    assert_eq!(v("POST", Xmlhttprequest, "http://shop.localhost:8080/api/cart"), Allow);
+    assert_eq!(v("GET", Websocket, "ws://shop.localhost:8080/live"), Allow);
+    assert_eq!(v("POST", MainFrame, "http://evil.localhost:8080/cart/add"), Block);
 }
