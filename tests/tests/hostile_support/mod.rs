@@ -172,7 +172,14 @@ pub fn run(wm: &Waymark, panel: &Panel, task: &Task) -> Run {
             m = serde_json::to_string(&marker).expect("json")
         );
         let v = panel.page.wait_for(&js, TASK_TIMEOUT).unwrap_or_else(|e| {
-            panic!("run {n}: neither a card nor the answer: {e:#}\ncards so far: {cards:?}")
+            let progress = panel.text("task-progress").unwrap_or_default();
+            let steps = panel.steps().unwrap_or_default();
+            let notes = panel.text("notes").unwrap_or_default();
+            let answer = panel.text("answer").unwrap_or_default();
+            panic!(
+                "run {n}: neither a card nor the answer: {e:#}\ncards so far: {cards:?}\n\
+                 progress: {progress}\nsteps: {steps:#?}\nnotes: {notes}\nanswer: {answer}"
+            )
         });
         if let Some(answer) = v.get("answer").and_then(Value::as_str) {
             let steps = panel.steps().expect("steps");

@@ -130,21 +130,24 @@ impl TabPage {
     ) -> Result<ActionOutcome, String> {
         let tabs = self.all_tabs().await?;
         let me = self.tab_id();
+        let started_on = tabs.iter().find(|t| t.id == me).map(|t| t.url.clone());
         let others = tabs.iter().filter(|t| t.id != me).map(|t| t.id).collect();
         self.guard.arm(permit, others).await?;
         let mut outcome = self.act_inner(action, tabs).await;
         if let Ok(outcome) = outcome.as_mut()
             && (outcome.navigated || self.guard.blocked_a_navigation())
         {
-            self.leave_blocked_page(outcome).await;
+            self.leave_blocked_page(outcome, started_on.as_deref()).await;
         }
         self.guard.settle(self.tab_id());
         outcome
     }
 
     /// A blocked navigation leaves the browser's error page in the tab, which no content
-    /// script can read: the tab goes back to the page the action started on.
-    async fn leave_blocked_page(&self, outcome: &mut ActionOutcome) {
+    /// script can read: the tab goes back to the page the action started on. History first
+    /// (the page keeps its state); when the error page took no entry of its own (a blocked
+    /// redirect hop), going back lands elsewhere, and the page is loaded again instead.
+    async fn leave_blocked_page(&self, outcome: &mut ActionOutcome, started_on: Option<&str>) {
         let Ok(tab) = self.tab(self.tab_id()).await else { return };
         if !self.guard.on_blocked_page(tab.id, &tab.url) {
             return;
@@ -152,6 +155,16 @@ impl TabPage {
         if promise(chrome::tabs_go_back(tab.id)).await.is_ok() {
             sleep(50).await;
             self.settle(LOAD_WAIT_MS).await;
+            let landed = self.tab(tab.id).await.map(|t| t.url).unwrap_or_default();
+            if let Some(page) = started_on.filter(|p| *p != landed && check_url(p).is_ok()) {
+                let load = props(serde_json::json!({ "url": page }));
+                if let Ok(load) = load
+                    && promise(chrome::tabs_update(tab.id, &load)).await.is_ok()
+                {
+                    sleep(50).await;
+                    self.settle(LOAD_WAIT_MS).await;
+                }
+            }
             outcome.navigated = true;
             let note = "the blocked navigation left an error page; went back to the page before";
             outcome.text = Some(match outcome.text.take() {
