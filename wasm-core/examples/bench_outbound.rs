@@ -6,8 +6,10 @@
 //! A harness of ours (median and p95 of repeated runs), like `bench_sessions`.
 
 use std::hint::black_box;
-use std::time::{Duration, Instant};
 use waymark_core::safety::{TaintLedger, UserText};
+
+mod timing;
+use timing::{ms, time};
 
 fn main() {
     if cfg!(debug_assertions) {
@@ -42,20 +44,4 @@ fn main() {
         let (median, p95) = time(200, || black_box(ledger.check(url, data)).is_ok());
         println!("{what}: median {} p95 {}", ms(median), ms(p95));
     }
-}
-
-fn time(runs: usize, mut f: impl FnMut() -> bool) -> (Duration, Duration) {
-    let mut samples: Vec<Duration> = (0..runs)
-        .map(|_| {
-            let start = Instant::now();
-            black_box(f());
-            start.elapsed()
-        })
-        .collect();
-    samples.sort();
-    (samples[runs / 2], samples[runs * 95 / 100])
-}
-
-fn ms(d: Duration) -> String {
-    format!("{:.3} ms", d.as_secs_f64() * 1000.0)
 }

@@ -9,9 +9,12 @@
 //! plots, and no extra dependency tree in every xtask build.
 
 use std::hint::black_box;
-use std::time::{Duration, Instant};
+use std::time::Instant;
 use waymark_core::agent::TaskOutcome;
 use waymark_core::session::{SearchIndex, Session, TaskRecord, build_context};
+
+mod timing;
+use timing::{ms, time};
 
 type Result<T> = std::result::Result<T, Box<dyn std::error::Error>>;
 
@@ -125,24 +128,4 @@ fn session(id: &str, tasks: u32) -> Session {
     }
     s.title = "Trip planning".into();
     s
-}
-
-/// Median and 95th percentile of `runs` calls.
-fn time(runs: usize, mut f: impl FnMut() -> usize) -> (Duration, Duration) {
-    for _ in 0..runs / 10 {
-        black_box(f());
-    }
-    let mut samples: Vec<Duration> = (0..runs)
-        .map(|_| {
-            let start = Instant::now();
-            black_box(f());
-            start.elapsed()
-        })
-        .collect();
-    samples.sort();
-    (samples[runs / 2], samples[runs * 95 / 100])
-}
-
-fn ms(d: Duration) -> String {
-    format!("{:.3} ms", d.as_secs_f64() * 1000.0)
 }

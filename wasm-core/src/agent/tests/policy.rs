@@ -47,6 +47,13 @@ impl FactsPage {
         self
     }
 
+    /// An element whose live facts are exactly `facts` (its own page URL and origin: an
+    /// element inside a frame).
+    fn with_live(mut self, index: u32, facts: ActionTarget) -> Self {
+        self.elements.push((index, facts.name.clone(), facts));
+        self
+    }
+
     /// The observation names the element `shown`, whatever the live element is.
     fn showing(mut self, shown: &str) -> Self {
         if let Some(last) = self.elements.last_mut() {
@@ -528,8 +535,7 @@ fn a_frame_of_another_origin_needs_a_card_naming_its_site_and_approval_adds_it()
     in_frame.page_url = "https://forms.example/embed".into();
     in_frame.origin = DocumentOrigin::Web("https://forms.example".into());
     let page = || {
-        let mut page = FactsPage::new(SHOP, "Checkout").with(1, button("x"));
-        page.elements[0].2 = in_frame.clone();
+        let page = FactsPage::new(SHOP, "Checkout").with_live(1, in_frame.clone());
         page
     };
     let typed = || vec![calls(&[("type", r#"{"ref":1,"text":"Ada"}"#)])];
@@ -564,28 +570,16 @@ fn a_frame_is_judged_on_the_origin_its_document_reports_not_its_url() {
     let mut srcdoc = field("Name");
     srcdoc.page_url = "about:srcdoc".into();
     srcdoc.origin = DocumentOrigin::Web("https://shop.example".into());
-    let mut page = FactsPage::new(SHOP, "Form").with(1, button("x"));
-    page.elements[0].2 = srcdoc;
-    let run = run_policy(
-        &page,
-        vec![calls(&[("type", r#"{"ref":1,"text":"Ada"}"#)])],
-        vec![],
-        BTreeMap::new(),
-    );
+    let page = FactsPage::new(SHOP, "Form").with_live(1, srcdoc);
+    let run = type_ada(&page);
     assert!(run.cards.is_empty(), "{:?}", run.cards);
     assert_eq!(page.acted(), 1);
     // A frame whose URL looks like the shop but whose document is another origin.
     let mut disguised = field("Name");
     disguised.page_url = "https://shop.example/embed".into();
     disguised.origin = DocumentOrigin::Web("https://ads.example".into());
-    let mut page = FactsPage::new(SHOP, "Form").with(1, button("x"));
-    page.elements[0].2 = disguised;
-    let run = run_policy(
-        &page,
-        vec![calls(&[("type", r#"{"ref":1,"text":"Ada"}"#)])],
-        vec![],
-        BTreeMap::new(),
-    );
+    let page = FactsPage::new(SHOP, "Form").with_live(1, disguised);
+    let run = type_ada(&page);
     assert_eq!(page.acted(), 0);
     assert!(run.cards[0].message.contains("a frame from ads.example"), "{:?}", run.cards);
 }
@@ -601,8 +595,7 @@ fn a_sandboxed_frame_is_never_in_scope_and_its_approval_adds_nothing() {
         let mut sandboxed = field("Colour");
         sandboxed.page_url = "https://shop.example/widget".into();
         sandboxed.origin = DocumentOrigin::Opaque;
-        let mut page = FactsPage::new(SHOP, "Widget").with(1, button("x"));
-        page.elements[0].2 = sandboxed;
+        let page = FactsPage::new(SHOP, "Widget").with_live(1, sandboxed);
         let run =
             run_policy(&page, vec![calls(&[action])], vec![Reply::approve()], BTreeMap::new());
         assert_eq!(run.cards.len(), 1, "{action:?}");
@@ -617,14 +610,8 @@ fn a_sandboxed_frame_is_never_in_scope_and_its_approval_adds_nothing() {
 fn a_sensitive_frame_inside_an_allowed_page_needs_an_explicit_grant() {
     let mut in_frame = field("Card holder");
     in_frame.page_url = "https://js.stripe.example/frame".into();
-    let mut page = FactsPage::new(SHOP, "Checkout").with(1, button("x"));
-    page.elements[0].2 = in_frame;
-    let run = run_policy(
-        &page,
-        vec![calls(&[("type", r#"{"ref":1,"text":"Ada"}"#)])],
-        vec![],
-        BTreeMap::new(),
-    );
+    let page = FactsPage::new(SHOP, "Checkout").with_live(1, in_frame);
+    let run = type_ada(&page);
     assert_eq!(page.acted(), 0);
     assert!(run.cards[0].message.contains("payments"), "{:?}", run.cards);
 }
@@ -1047,4 +1034,9 @@ fn a_free_form_submission_may_post_only_to_the_action_it_was_judged_on() {
     let permit = page.permits.borrow()[0].clone();
     assert_eq!(permit.form_submission.as_deref(), Some("https://shop.example/cart/add"));
     assert_eq!(permit.approved_destination, None);
+}
+
+/// The model types “Ada” into element 1; every card is left unanswered.
+fn type_ada(page: &FactsPage) -> PolicyRun {
+    run_policy(page, vec![calls(&[("type", r#"{"ref":1,"text":"Ada"}"#)])], vec![], BTreeMap::new())
 }
