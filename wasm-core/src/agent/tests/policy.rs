@@ -534,10 +534,7 @@ fn a_frame_of_another_origin_needs_a_card_naming_its_site_and_approval_adds_it()
     let mut in_frame = field("Card holder");
     in_frame.page_url = "https://forms.example/embed".into();
     in_frame.origin = DocumentOrigin::Web("https://forms.example".into());
-    let page = || {
-        let page = FactsPage::new(SHOP, "Checkout").with_live(1, in_frame.clone());
-        page
-    };
+    let page = || FactsPage::new(SHOP, "Checkout").with_live(1, in_frame.clone());
     let typed = || vec![calls(&[("type", r#"{"ref":1,"text":"Ada"}"#)])];
     let denied_page = page();
     let run = run_policy(&denied_page, typed(), vec![], BTreeMap::new());
