@@ -40,7 +40,7 @@ export function initInterventions(send) {
   const row = $('intervention-send').parentElement;
   const approve = el('button', { id: 'intervention-approve', type: 'button', textContent: 'Approve', hidden: true });
   const deny = el('button', { id: 'intervention-deny', type: 'button', textContent: 'Deny', hidden: true });
-  const similar = el('button', { id: 'intervention-similar', type: 'button', hidden: true });
+  const similar = el('button', { id: 'intervention-similar', type: 'button', textContent: 'Allow this kind of action on this site', hidden: true });
   row.prepend(approve, similar, deny);
   approve.addEventListener('click', () => {
     send({ type: 'answer_intervention', text: $('intervention-answer').value, stop: false, approve: true });
