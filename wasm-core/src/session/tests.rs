@@ -425,7 +425,7 @@ fn markdown_has_every_task_summary_data_and_a_follow_up_prompt() {
     assert!(md.contains("## Task 1: Fill the name field"), "{md}");
     assert!(md.contains("- Summary: Found item 1."), "{md}");
     assert!(md.contains("- Result: Found item 1. More detail follows here."), "{md}");
-    assert!(md.contains("- **finding\\_2**: Found item 2"), "{md}");
+    assert!(md.contains("- **finding_2**: Found item 2"), "{md}");
     assert!(md.contains("## Suggested follow-up"), "{md}");
     assert!(md.contains("```text\nI used the Waymark browser agent"), "{md}");
     assert!(md.contains("session titled \"Items\""), "{md}");
