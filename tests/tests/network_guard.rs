@@ -192,6 +192,8 @@ fn the_page_cannot_send_where_the_action_was_not_allowed() {
 
     // 2. Benign twins of the free action: a same-site form post with its redirect, a same-site
     // redirect the task needs.
+    // One of the user's own tabs, open before the actions (the guard never covers it).
+    let own = wm.browser.new_page("about:blank").expect("the user's tab");
     for (role, name, path) in [
         ("button", "Subscribe here", "/thanks.html"),
         ("link", "Same-site redirect", "/thanks.html"),
@@ -212,8 +214,10 @@ fn the_page_cannot_send_where_the_action_was_not_allowed() {
         requests_to(&wm.site, "/post-redirect").iter().any(|r| r.method == "POST"),
         "the same-site post went"
     );
-    // Within that action's settle window, a tab the user opens is theirs: not guarded.
-    let own = wm.browser.new_page(&url("evil", "/thanks.html")).expect("the user's new tab loads");
+    // Within that action's settle window the user's own tab (open before the action) is
+    // theirs: not guarded.
+    own.navigate(&url("evil", "/thanks.html")).expect("the user's tab navigates");
+    own.wait_for("document.title === 'Thanks'", TASK_TIMEOUT).expect("the user's tab loads");
     let _ = wm.browser.close_target(own.target_id());
 
     // 3. Card-approved actions through the agent loop (obedient model, a user who approves).

@@ -119,22 +119,18 @@ impl NetGuard {
         self.install(permit.clone(), Guarded::AllBut(others)).await
     }
 
-    /// The action is over: its rules stay for the settle window, then the tab falls back to
-    /// its scope (or nothing, see [`NetGuard::new`]). For the settle window they narrow to
-    /// the tab, the tabs opened during the action (a popup) and requests of no tab (workers):
-    /// a tab the user opens then is not theirs. Done off the action's critical path; the next
-    /// action pays one rule update to widen them again.
+    /// The action is over: its rules stay as they are for the settle window (every tab but
+    /// the user's tabs that were open when it began: a popup the page opens late is covered
+    /// too, and so is a tab the user opens in those seconds), then the tab falls back to its
+    /// scope (or nothing, see [`NetGuard::new`]). Nothing changes at the end of the action
+    /// itself, so the next action with the same permit installs nothing: no rule update on
+    /// the critical path of consecutive actions.
     pub fn settle(&self, tab: i32) {
         self.0.tab.set(tab);
         STATE.with(|s| s.borrow_mut().settle_until = js_sys::Date::now() + f64::from(SETTLE_MS));
         let generation = bump();
-        let others = self.0.others.borrow().clone();
-        let permit = STATE.with(|s| s.borrow().current.as_ref().map(|c| c.permit.clone()));
         let guard = self.clone();
         wasm_bindgen_futures::spawn_local(async move {
-            if let Some(permit) = permit {
-                guard.narrow(permit, tab, &others, generation).await;
-            }
             let _ = JsFuture::from(chrome::sleep_ms(SETTLE_MS)).await;
             guard.after_settle(generation, tab).await;
         });
