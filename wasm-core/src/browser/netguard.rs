@@ -326,8 +326,12 @@ pub fn sw_request_error(details: JsValue) {
     if error.error != BLOCKED_ERROR {
         return;
     }
-    error.kind = serde_json::from_value(serde_json::Value::String(error.kind_name.clone()))
-        .unwrap_or(ResourceType::Other);
+    error.kind = ResourceType::deserialize(
+        serde::de::IntoDeserializer::<serde::de::value::Error>::into_deserializer(
+            error.kind_name.as_str(),
+        ),
+    )
+    .unwrap_or(ResourceType::Other);
     let facts = RequestFacts {
         url: &error.url,
         method: Method::parse(&error.method),

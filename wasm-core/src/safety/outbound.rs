@@ -286,14 +286,12 @@ impl TaintLedger {
 /// The site an origin belongs to for pieces: its host's last two labels (`a.evil.example` and
 /// `b.evil.example` are one attacker), the whole host for IP addresses.
 fn site_key(origin: &str) -> String {
-    let host_port = origin.split_once("://").map_or(origin, |(_, r)| r);
-    let host = match host_port.strip_prefix('[') {
-        Some(v6) => v6.split(']').next().unwrap_or(v6),
-        None => host_port.split(':').next().unwrap_or(host_port),
-    };
-    if host.parse::<std::net::IpAddr>().is_ok() {
-        return host.to_owned();
+    match url::Url::parse(origin).ok().as_ref().and_then(url::Url::host) {
+        Some(url::Host::Domain(host)) => {
+            let labels: Vec<&str> = host.split('.').filter(|l| !l.is_empty()).collect();
+            labels[labels.len().saturating_sub(2)..].join(".")
+        }
+        Some(ip) => ip.to_string(),
+        None => origin.to_owned(),
     }
-    let labels: Vec<&str> = host.split('.').filter(|l| !l.is_empty()).collect();
-    labels[labels.len().saturating_sub(2)..].join(".")
 }

@@ -136,14 +136,16 @@ impl UserSites {
         if self.origins.contains(destination) {
             return true;
         }
-        let host_port = destination.split_once("://").map_or(destination, |(_, r)| r);
-        let host = host_port.split(':').next().unwrap_or(host_port);
+        let Ok(url) = url::Url::parse(destination) else { return false };
+        let (Some(host), Some(port)) = (url.host_str(), url.port_or_known_default()) else {
+            return false;
+        };
         self.named.iter().any(|named| {
-            let (named_host, port) = match named.split_once(':') {
-                Some((h, p)) => (h, Some(p)),
+            let (named_host, named_port) = match named.rsplit_once(':') {
+                Some((h, p)) => (h, p.parse::<u16>().ok()),
                 None => (named.as_str(), None),
             };
-            let same_port = port.is_none_or(|p| host_port.ends_with(&format!(":{p}")));
+            let same_port = named_port.is_none_or(|p| p == port);
             let same_site = host == named_host || host.ends_with(&format!(".{named_host}"));
             same_site && same_port
         })

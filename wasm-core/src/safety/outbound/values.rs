@@ -183,7 +183,14 @@ pub fn named_hosts(text: &str) -> Vec<String> {
         let word = word.trim_matches(|c: char| matches!(c, '.' | ':' | '!' | '?'));
         let word = word.strip_suffix("'s").unwrap_or(word);
         let host = if word.contains("://") {
-            origin_of(word).and_then(|o| o.split_once("://").map(|(_, h)| h.to_owned()))
+            origin_of(word).and_then(|o| {
+                let url = url::Url::parse(&o).ok()?;
+                let host = url.host_str()?.to_owned();
+                Some(match url.port() {
+                    Some(port) => format!("{host}:{port}"),
+                    None => host,
+                })
+            })
         } else {
             let host = word.split(['/', '?', '#']).next().unwrap_or("");
             looks_like_host(host).then(|| host.to_owned())
@@ -303,11 +310,21 @@ fn accept(word: &str, strong: bool) -> Option<Found> {
 
 /// A URL shown as text is split into its path, query and fragment pieces, without its scheme
 /// and host: a link to another site is not a secret, but a token in its query may be.
-fn url_pieces(word: &str) -> Vec<&str> {
-    match word.split_once("://") {
-        Some((_, rest)) => rest.split(['/', '?', '&', '=', '#']).skip(1).collect(),
-        None => vec![word],
-    }
+fn url_pieces(word: &str) -> Vec<String> {
+    let Some(at) = word.find("://") else { return vec![word.to_owned()] };
+    // The URL starts at its scheme (`src=https://…`: what precedes it is no part of it).
+    let start = word[..at]
+        .rfind(|c: char| !(c.is_ascii_alphanumeric() || "+-.".contains(c)))
+        .map_or(0, |i| i + 1);
+    let Ok(url) = url::Url::parse(&word[start..]) else {
+        // Not a URL the parser takes: its pieces after the authority, as written.
+        let rest = &word[at + 3..];
+        return rest.split(['/', '?', '&', '=', '#']).skip(1).map(str::to_owned).collect();
+    };
+    let path = url.path_segments().into_iter().flatten();
+    let query = url.query().into_iter().flat_map(|q| q.split(['&', '=']));
+    let fragment = url.fragment().into_iter().flat_map(|f| f.split(['/', '?', '&', '=']));
+    path.chain(query).chain(fragment).map(str::to_owned).collect()
 }
 
 /// `shop.example`, `shop.localhost:8080`, `user@evil.example`: host names (with a port) name
