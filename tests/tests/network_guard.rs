@@ -322,6 +322,9 @@ fn fields_a_person_cannot_see_are_neither_shown_nor_filled() {
         "Far code",
         "Clipped code",
         "Nested faded code",
+        "Ghost code",
+        "Ghost fill code",
+        "Speck code",
         "Frame code",
     ] {
         assert!(!prompt.contains(hidden), "{hidden} reached the model:\n{prompt}");

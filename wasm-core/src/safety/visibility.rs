@@ -60,6 +60,19 @@ pub struct FieldView {
     /// What the hit test found at its centre when that is another element (`None` when the
     /// field, its content or its label is on top; also `None` when not measured).
     pub covered_by: Option<String>,
+    /// How the text typed into it would look (fields that take text; `None` for toggles).
+    pub text: Option<TextLook>,
+}
+
+/// The computed styles that decide whether a person sees what is typed into a field.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct TextLook {
+    /// `color`.
+    pub color: String,
+    /// `-webkit-text-fill-color` (it paints the text when set, whatever `color` says).
+    pub fill: String,
+    /// `font-size`.
+    pub font_size: String,
 }
 
 /// Why a person could not see a field.
@@ -78,6 +91,9 @@ pub enum Hidden {
     OutOfView,
     /// Another element is on top of its centre.
     Covered(String),
+    /// What is typed into it would not show: transparent text or fill colour, or a font
+    /// under 2 px (a field drawn visible whose contents the person cannot read).
+    TextInvisible,
 }
 
 impl fmt::Display for Hidden {
@@ -89,6 +105,7 @@ impl fmt::Display for Hidden {
             Self::Transparent(o) => write!(f, "it is nearly transparent (opacity {o:.2})"),
             Self::OutOfView => f.write_str("it lies outside the visible page"),
             Self::Covered(by) => write!(f, "another element covers it: {by}"),
+            Self::TextInvisible => f.write_str("what is typed into it would be invisible"),
         }
     }
 }
@@ -101,10 +118,23 @@ pub fn field_hidden(view: &FieldView) -> Option<Hidden> {
     if transparent(view.opacity) {
         return Some(Hidden::Transparent(view.opacity));
     }
+    if let Some(look) = &view.text
+        && text_invisible(view.opacity, look)
+    {
+        return Some(Hidden::TextInvisible);
+    }
     if !view.centre_in_view {
         return Some(Hidden::OutOfView);
     }
     view.covered_by.clone().map(Hidden::Covered)
+}
+
+/// Whether text in `look` at `effective_opacity` cannot be seen (light text is left to its
+/// background: a dark field with white text is fine).
+fn text_invisible(effective_opacity: f64, look: &TextLook) -> bool {
+    let fill_transparent = rgba(&look.fill).is_some_and(|c| transparent(c[3] * effective_opacity));
+    fill_transparent
+        || invisible_by_style(effective_opacity, &look.font_size, &look.color) == Some(true)
 }
 
 /// Whether a computed `transform` squashes the element to nothing (`scale(0)` computes to
@@ -167,7 +197,7 @@ mod tests {
     }
 
     fn field(width: f64, height: f64, opacity: f64) -> FieldView {
-        FieldView { width, height, opacity, centre_in_view: true, covered_by: None }
+        FieldView { width, height, opacity, centre_in_view: true, covered_by: None, text: None }
     }
 
     #[test]
@@ -203,5 +233,24 @@ mod tests {
         assert!(!is_light([30.0, 30.0, 30.0, 1.0]));
         assert_eq!(rgba("rgba(1, 2, 3, 0.5)"), Some([1.0, 2.0, 3.0, 0.5]));
         assert_eq!(rgba("transparent"), None);
+    }
+
+    #[test]
+    fn a_field_whose_typed_text_would_not_show_is_hidden() {
+        let look = |color: &str, fill: &str, size: &str| FieldView {
+            text: Some(TextLook { color: color.into(), fill: fill.into(), font_size: size.into() }),
+            ..field(200.0, 24.0, 1.0)
+        };
+        let black = "rgb(0, 0, 0)";
+        assert_eq!(field_hidden(&look(black, black, "16px")), None);
+        assert_eq!(field_hidden(&look("rgb(255, 255, 255)", "rgb(255, 255, 255)", "16px")), None);
+        for hidden in [
+            look("rgba(0, 0, 0, 0)", "rgba(0, 0, 0, 0)", "16px"),
+            look(black, "rgba(0, 0, 0, 0)", "16px"),
+            look("rgba(0, 0, 0, 0.1)", "rgba(0, 0, 0, 0.1)", "16px"),
+            look(black, black, "1px"),
+        ] {
+            assert_eq!(field_hidden(&hidden), Some(Hidden::TextInvisible), "{hidden:?}");
+        }
     }
 }

@@ -3,7 +3,7 @@
 //! invisible "verification" field must neither reach the model nor receive typed text.
 
 use super::act::label;
-use crate::safety::visibility::{FieldView, MIN_FIELD_PX, field_hidden, transparent};
+use crate::safety::visibility::{FieldView, MIN_FIELD_PX, TextLook, field_hidden, transparent};
 use wasm_bindgen::JsCast;
 use wasm_bindgen::prelude::*;
 use web_sys::{Element, HtmlInputElement};
@@ -115,7 +115,24 @@ fn measure(
         opacity: opacity.unwrap_or_else(|| effective_opacity(shown)),
         centre_in_view,
         covered_by,
+        text: text_look(field),
     }
+}
+
+/// The look of the text typed into `field`, for text inputs. Textareas and editable regions
+/// are left out: code editors draw their text on a layer above a transparent textarea.
+fn text_look(field: &Element) -> Option<TextLook> {
+    let input = field.dyn_ref::<HtmlInputElement>()?;
+    if matches!(input.type_().as_str(), "checkbox" | "radio" | "file" | "range" | "color") {
+        return None;
+    }
+    let style = web_sys::window()?.get_computed_style(field).ok()??;
+    let value = |name: &str| style.get_property_value(name).unwrap_or_default();
+    Some(TextLook {
+        color: value("color"),
+        fill: value("-webkit-text-fill-color"),
+        font_size: value("font-size"),
+    })
 }
 
 /// For an action on the field `el`: scrolls it (or the label that stands for a visually-hidden
