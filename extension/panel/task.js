@@ -1,5 +1,5 @@
 // The current task: prompt, progress, controls, plan, step timeline, notes and result.
-import { $, copyText, counted, el, text } from './dom.js';
+import { $, copyText, el, text } from './dom.js';
 
 let output = '';
 
@@ -21,7 +21,7 @@ export function renderTask(task) {
     : c.stopping ? 'Stopping after this action…' : 'Working…';
   text($('task-progress'), task.running
     ? `${state} · step ${task.step}${where}${engine}`
-    : `Finished in ${counted(task.step, 'step')}, ${((task.elapsed_ms ?? 0) / 1000).toFixed(1)} s${where}${engine}`);
+    : `${task.heading}${where}${engine}`);
   $('task-controls').hidden = !task.running;
   const held = c.paused || c.taken_over;
   $('pause').hidden = held;

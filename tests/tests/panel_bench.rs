@@ -48,6 +48,7 @@ fn seeded_items() -> Map<String, Value> {
             steps: vec![],
             step_count: 4,
             elapsed_ms: 8_000.0,
+            ending: Default::default(),
         };
         let task = format!("Find the cheapest plan on offer page {i} and note its storage");
         let mut record = TaskRecord::from_outcome(0, &task, &outcome, now + f64::from(i));

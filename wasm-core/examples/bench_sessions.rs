@@ -119,6 +119,7 @@ fn session(id: &str, tasks: u32) -> Session {
             steps: Vec::new(),
             step_count: 4,
             elapsed_ms: 12_000.0,
+            ending: Default::default(),
         };
         let mut record =
             TaskRecord::from_outcome(t, &format!("Look up {topic} (#{t})"), &outcome, f64::from(t));

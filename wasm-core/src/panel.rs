@@ -7,7 +7,6 @@ use crate::agent::{
 };
 use crate::protocol::{ExportFormat, LlmStatus};
 use crate::session::{SearchHit, SessionMeta, TitleChange, TocEntry, TurnWithNeighbours};
-use crate::text::counted;
 use serde::{Deserialize, Serialize};
 
 pub mod live;
@@ -333,6 +332,9 @@ pub struct TaskView {
     pub error: Option<String>,
     /// Time taken once finished.
     pub elapsed_ms: Option<f64>,
+    /// Once it ended, how: `Stopped after 2 steps, 1.3 s` (its real outcome, not "finished").
+    #[serde(default)]
+    pub heading: String,
     /// The plan, one line per step.
     #[serde(default)]
     pub plan: Vec<String>,
@@ -468,11 +470,9 @@ impl TaskView {
         self.success = outcome.success;
         self.error = outcome.error.clone();
         self.elapsed_ms = Some(outcome.elapsed_ms);
-        self.announce = if outcome.success {
-            format!("Done in {}.", counted(outcome.step_count, "step"))
-        } else {
-            format!("Stopped after {}.", counted(outcome.step_count, "step"))
-        };
+        let heading = outcome.ending.heading(outcome.step_count);
+        self.heading = format!("{heading}, {:.1} s", outcome.elapsed_ms / 1000.0);
+        self.announce = format!("{heading}.");
     }
 }
 

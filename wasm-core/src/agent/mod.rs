@@ -184,6 +184,37 @@ pub struct TaskOutcome {
     pub step_count: u32,
     /// Wall time from start to end.
     pub elapsed_ms: f64,
+    /// How it ended (the panel heads the task with it).
+    #[serde(default)]
+    pub ending: Ending,
+}
+
+/// How a task ended: typed where it ends, never read back from the answer's words.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Ending {
+    /// The model said the task is done.
+    #[default]
+    Finished,
+    /// The model gave up, or the page did not confirm its claim.
+    NotFinished,
+    /// The user stopped it.
+    Stopped,
+    /// Something failed: the model endpoint, storage, the page, the step budget.
+    Failed,
+}
+
+impl Ending {
+    /// The task's heading once it ended: `Finished in 3 steps`, `Stopped after 1 step`.
+    pub fn heading(self, steps: u32) -> String {
+        let steps = crate::text::counted(steps as usize, "step");
+        match self {
+            Self::Finished => format!("Finished in {steps}"),
+            Self::NotFinished => format!("Not finished after {steps}"),
+            Self::Stopped => format!("Stopped after {steps}"),
+            Self::Failed => format!("Failed after {steps}"),
+        }
+    }
 }
 
 /// Words for the side panel for each host error.

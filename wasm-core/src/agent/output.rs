@@ -68,6 +68,7 @@ mod tests {
             }],
             step_count: 2,
             elapsed_ms: 1500.0,
+            ending: Default::default(),
         }
     }
 

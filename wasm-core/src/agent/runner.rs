@@ -12,8 +12,8 @@ use super::roles::{Plan, parse_plan, parse_verdict, planner_messages, validator_
 use super::shared::{Role, RoleState};
 use super::stuck::{StuckLevel, fingerprint};
 use super::{
-    Env, Journal, Llm, MAX_ACTIONS_PER_STEP, Page, StepRecord, TaskEvent, TaskEvents, TaskOutcome,
-    explain_llm_error, navigator_tools,
+    Ending, Env, Journal, Llm, MAX_ACTIONS_PER_STEP, Page, StepRecord, TaskEvent, TaskEvents,
+    TaskOutcome, explain_llm_error, navigator_tools,
 };
 use crate::action::{Action, ActionOutcome};
 use crate::observation::Observation;
@@ -125,7 +125,7 @@ impl<L: Llm, P: Page, E: Env, V: TaskEvents, O: Operator, J: Journal> Agent<'_, 
         if ctx.step >= ctx.spec.max_steps {
             let msg =
                 format!("Stopped after {} steps without finishing the task.", ctx.spec.max_steps);
-            return self.finish(ctx, msg.clone(), false, Some(msg)).await;
+            return self.end(ctx, msg.clone(), Ending::NotFinished, Some(msg)).await;
         }
         if let Flow::End(o) = self.gate(ctx).await {
             return Flow::End(o);
@@ -205,7 +205,7 @@ impl<L: Llm, P: Page, E: Env, V: TaskEvents, O: Operator, J: Journal> Agent<'_, 
                      listed.",
                     counted(ctx.step, "step")
                 );
-                match self.finish(ctx, msg, false, Some("stopped by the user".into())).await {
+                match self.finish_stopped(ctx, msg).await {
                     Flow::End(o) => Err(o),
                     Flow::Go => Ok(false),
                 }
@@ -421,7 +421,7 @@ impl<L: Llm, P: Page, E: Env, V: TaskEvents, O: Operator, J: Journal> Agent<'_, 
         ctx.overhead_from = None;
         let reply = self.operator.ask(card).await;
         if reply.stop {
-            return Err(self.finish(ctx, stopped, false, Some("stopped by the user".into())).await);
+            return Err(self.finish_stopped(ctx, stopped).await);
         }
         let text = reply.text.trim();
         if !text.is_empty() {
@@ -670,9 +670,8 @@ impl<L: Llm, P: Page, E: Env, V: TaskEvents, O: Operator, J: Journal> Agent<'_, 
         };
         if ctx.rejections >= MAX_REJECTED_CLAIMS {
             let msg = format!("{answer}\n(Not confirmed by the page: {reason})");
-            return self
-                .finish(ctx, msg, false, Some("the page does not confirm the answer".into()))
-                .await;
+            let why = Some("the page does not confirm the answer".into());
+            return self.end(ctx, msg, Ending::NotFinished, why).await;
         }
         self.note(ctx, format!("Your claim that the task is done was checked against the page and rejected: {reason}. Keep working."))
             .await;
@@ -721,13 +720,34 @@ impl<L: Llm, P: Page, E: Env, V: TaskEvents, O: Operator, J: Journal> Agent<'_, 
         success: bool,
         error: Option<String>,
     ) -> Flow {
+        let ending = match (success, &error) {
+            (true, _) => Ending::Finished,
+            (false, None) => Ending::NotFinished,
+            (false, Some(_)) => Ending::Failed,
+        };
+        self.end(ctx, answer, ending, error).await
+    }
+
+    /// The user stopped the task.
+    pub(super) async fn finish_stopped(&self, ctx: &mut TaskContext, answer: String) -> Flow {
+        self.end(ctx, answer, Ending::Stopped, Some("stopped by the user".into())).await
+    }
+
+    async fn end(
+        &self,
+        ctx: &mut TaskContext,
+        answer: String,
+        ending: Ending,
+        error: Option<String>,
+    ) -> Flow {
         let outcome = TaskOutcome {
             answer,
-            success,
+            success: ending == Ending::Finished,
             error,
             steps: ctx.steps.clone(),
             step_count: ctx.step,
             elapsed_ms: self.env.now_ms() - ctx.spec.started_ms,
+            ending,
         };
         let entry = JournalEntry::Finished { outcome: outcome.clone() };
         let _ = self.journal.write(&entry).await;

@@ -609,6 +609,10 @@ fn stop_between_two_actions_reports_the_finished_one() {
     assert_eq!(r.outcome.steps.len(), 1, "the finished action is reported");
     assert!(r.outcome.steps[0].outcome.ok);
     assert!(r.outcome.answer.starts_with("Stopped by you after 1 step"), "{}", r.outcome.answer);
+    assert_eq!(r.outcome.ending, Ending::Stopped, "headed by how it really ended");
+    let mut view = crate::panel::TaskView::started("fill");
+    view.apply(&TaskEvent::Finished(r.outcome.clone()));
+    assert!(view.heading.starts_with("Stopped after 1 step, "), "{}", view.heading);
 }
 
 #[test]

@@ -157,6 +157,7 @@ mod tests {
             steps: vec![],
             step_count: 1,
             elapsed_ms: 5.0,
+            ending: Default::default(),
         };
         view.apply(&TaskEvent::Finished(outcome));
         assert_eq!(view.live_text, "");

@@ -140,6 +140,7 @@ mod tests {
             steps: vec![],
             step_count: 1,
             elapsed_ms: 1.0,
+            ending: Default::default(),
         };
         let mut record = TaskRecord::from_outcome(2, "t", &outcome, 0.0);
         record.structured_data.insert("cheapest_plan".into(), "Basic".into());

@@ -138,6 +138,7 @@ mod tests {
             }],
             step_count: 1,
             elapsed_ms: 10.0,
+            ending: Default::default(),
         };
         let record = TaskRecord::noted(
             1,

@@ -13,6 +13,7 @@ pub(crate) fn record(turn: u32, task: &str, finding: &str) -> TaskRecord {
         steps: vec![],
         step_count: 1,
         elapsed_ms: 1000.0,
+        ending: Default::default(),
     };
     let mut r = TaskRecord::from_outcome(turn, task, &outcome, 1_000.0 * f64::from(turn));
     r.structured_data.insert(format!("finding_{turn}"), finding.to_owned());

@@ -65,6 +65,7 @@ pub(super) async fn run(w: Rc<Worker>, opts: StartOptions) {
             steps: vec![],
             step_count: 0,
             elapsed_ms: 0.0,
+            ending: agent::Ending::Failed,
         };
         w.emit(TaskEvent::Finished(outcome));
         return;
@@ -99,6 +100,7 @@ pub(super) async fn run(w: Rc<Worker>, opts: StartOptions) {
                 steps: vec![],
                 step_count: 0,
                 elapsed_ms: 0.0,
+                ending: agent::Ending::Failed,
             };
             w.emit(TaskEvent::Finished(outcome.clone()));
             // The attempt is still a turn of the session (kept in memory, stored when storage
