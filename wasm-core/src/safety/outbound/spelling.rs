@@ -213,12 +213,31 @@ impl Needle {
         self.distinctive.len() >= PARTIAL_MIN
     }
 
+    /// The shortest run that counts as sending the value: [`PARTIAL_MIN`], or half the value
+    /// for one shorter than twice that (a 15-character password's second half is 7), never
+    /// under 6.
+    fn partial_run(&self) -> usize {
+        (self.distinctive.len() / 2).clamp(6, PARTIAL_MIN)
+    }
+
+    /// Whether a run of [`Self::partial_run`] characters under [`PARTIAL_MIN`] is in one of
+    /// the payload's tokens.
+    fn short_run_in(&self, payload: &Payload) -> bool {
+        let run = self.partial_run();
+        run < PARTIAL_MIN
+            && [&self.distinctive, &self.reversed]
+                .iter()
+                .any(|v| v.as_bytes().windows(run).any(|w| payload.shorts.contains(&bytes_text(w))))
+    }
+
     /// How the value appears in `payload`, if it does.
     pub fn find(&self, payload: &Payload) -> Option<Spelling> {
-        self.find_spelled(payload).or_else(|| {
-            (self.long() && self.shifted.iter().any(|w| payload.shifted.contains(w)))
-                .then_some(Spelling::Shifted)
-        })
+        self.find_spelled(payload)
+            .or_else(|| {
+                (self.long() && self.shifted.iter().any(|w| payload.shifted.contains(w)))
+                    .then_some(Spelling::Shifted)
+            })
+            .or_else(|| (self.long() && self.short_run_in(payload)).then_some(Spelling::Partly))
     }
 
     fn find_spelled(&self, payload: &Payload) -> Option<Spelling> {
@@ -745,6 +764,10 @@ mod tests {
         let reversed_rot: String = rot13(key, 13).chars().rev().collect();
         assert_eq!(found(key, &reversed_rot), Some(Spelling::Shifted));
         assert_eq!(found(key, "abcdefghijklmnop 12345678901234"), None, "counting runs");
+        // A 15-character password: its 7-character second half is half of it.
+        assert_eq!(found("Qz8aX9c!Lm4Tt7w", "note=!Lm4Tt7w"), Some(Spelling::Partly));
+        assert_eq!(found("Qz8aX9c!Lm4Tt7w", "note=Lm4T"), None, "four characters are not half");
+        assert_eq!(found(key, "x=canar"), None, "a long key needs 8");
     }
 
     #[test]
