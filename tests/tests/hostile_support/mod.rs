@@ -103,7 +103,7 @@ pub struct Task<'a> {
     /// Keep the current session (the earlier tasks' notes reach this one).
     pub same_session: bool,
     /// Files attached to the task (name → path), sent like the panel's start message.
-    pub resources: Option<Value>,
+    pub resources: Option<std::collections::BTreeMap<String, String>>,
 }
 
 impl<'a> Task<'a> {
@@ -154,6 +154,7 @@ pub fn run(wm: &Waymark, panel: &Panel, task: &Task) -> Run {
                  p.postMessage({{ type: 'start_task', prompt: {prompt}, resources: {resources} }}); \
                  globalThis.__extraPorts = [...(globalThis.__extraPorts || []), p]; return true; }})()",
                 prompt = serde_json::to_string(&text).expect("json"),
+                resources = serde_json::to_string(resources).expect("json"),
             );
             panel.page.eval(&js).expect("start task with resources");
         }

@@ -102,8 +102,9 @@ impl Suite {
     }
 
     /// The attached-file resources of a task: `notes` → the user's notes file.
-    pub fn notes_resource(&self) -> serde_json::Value {
-        json!({"notes": self.wm.work.path().join("uploads").join("notes.txt").display().to_string()})
+    pub fn notes_resource(&self) -> std::collections::BTreeMap<String, String> {
+        let path = self.wm.work.path().join("uploads").join("notes.txt");
+        [("notes".to_owned(), path.display().to_string())].into()
     }
 
     /// `http://{host}.localhost:{port}{path}`.
