@@ -252,7 +252,7 @@ fn sessions_cmd(action: SessionsAction) -> anyhow::Result<ExitCode> {
 
 fn export_cmd(id: &str, format: ExportFmt, stdout: bool) -> anyhow::Result<ExitCode> {
     use crate::transcript::read;
-    use waymark_core::protocol::{ExportFormat, ExportWrite};
+    use waymark_protocol::{ExportFormat, ExportWrite};
     let events = read::read_session(&sessions_dir()?, id)?;
     let (content, fmt) = match format {
         ExportFmt::Md => (read::to_markdown(id, &events), ExportFormat::Md),
@@ -303,7 +303,7 @@ fn install_cmd(args: &TargetArgs) -> anyhow::Result<ExitCode> {
             .with_context(|| format!("installing for {}", t.label()))?;
         println!(
             "installed {} for {} at {}",
-            waymark_core::protocol::HOST_NAME,
+            waymark_protocol::HOST_NAME,
             t.label(),
             path.display()
         );

@@ -7,7 +7,7 @@ use std::time::Duration;
 use serde_json::Value;
 use tokio::sync::oneshot;
 use tokio::task::JoinSet;
-use waymark_core::protocol::{
+use waymark_protocol::{
     ConfigSet, DoctorReport, ErrorCode, EventFrame, FileRead, HelloData, HostEvent, HostFrame,
     LlmRequest, LlmStatus, PROTOCOL_VERSION, ReplyFrame, Request, RequestBody, TranscriptRecord,
     TranscriptRecorded,
@@ -393,7 +393,7 @@ pub fn parse_request(text: &str) -> Result<Request, ReplyFrame> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use waymark_core::protocol::Reply;
+    use waymark_protocol::Reply;
 
     fn code(r: Result<Request, ReplyFrame>) -> (u64, ErrorCode) {
         let frame = r.expect_err("must be rejected");

@@ -5,9 +5,7 @@ use std::path::Path;
 use std::time::Duration;
 
 use serde_json::Value;
-use waymark_core::protocol::{
-    ChatMessage, ChatRole, EXTENSION_ID, ErrorCode, HOST_NAME, LlmRequest,
-};
+use waymark_protocol::{ChatMessage, ChatRole, EXTENSION_ID, ErrorCode, HOST_NAME, LlmRequest};
 
 use crate::config::{self, Config, Env, LlmConfig};
 use crate::llm::{EventSink, Gateway};
@@ -17,7 +15,7 @@ const DOCTOR_TIMEOUT: Duration = Duration::from_secs(15);
 use crate::install::{ALL_BROWSERS, Target, current_exe, origin_for};
 
 /// One check's outcome: the protocol's type, so the side panel shows exactly these lines.
-pub use waymark_core::protocol::DoctorCheck as Check;
+pub use waymark_protocol::DoctorCheck as Check;
 
 /// What to check.
 #[derive(Debug, Clone, Default)]

@@ -5,7 +5,7 @@ use std::io::Read;
 use std::path::{Component, Path, PathBuf};
 
 use base64::Engine;
-use waymark_core::protocol::{ErrorCode, FileInfo, MAX_FILE_CHUNK_BYTES};
+use waymark_protocol::{ErrorCode, FileInfo, MAX_FILE_CHUNK_BYTES};
 
 use crate::config::FilesConfig;
 

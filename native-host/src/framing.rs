@@ -13,7 +13,7 @@
 use std::io::{self, Read};
 
 use native_messaging::host::{NmError, decode_message_opt, encode_message};
-use waymark_core::protocol::{ErrorCode, HostFrame, MAX_BROWSER_TO_HOST, ReplyFrame};
+use waymark_protocol::{ErrorCode, HostFrame, MAX_BROWSER_TO_HOST, ReplyFrame};
 
 /// One item read from the browser.
 #[derive(Debug, PartialEq)]

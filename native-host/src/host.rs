@@ -10,7 +10,7 @@ use std::io::{Read, Write};
 use std::sync::Arc;
 
 use tokio::sync::mpsc;
-use waymark_core::protocol::HostFrame;
+use waymark_protocol::HostFrame;
 
 use crate::config::Config;
 use crate::dispatch::Dispatcher;

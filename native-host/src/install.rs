@@ -11,7 +11,7 @@ use std::io::Write;
 use std::path::{Path, PathBuf};
 
 use native_messaging::Scope;
-use waymark_core::protocol::{EXTENSION_ID, HOST_NAME};
+use waymark_protocol::{EXTENSION_ID, HOST_NAME};
 
 /// The Chromium-family manifest template, with `{{HOST_NAME}}`, `{{HOST_PATH}}` and
 /// `{{EXTENSION_ID}}` placeholders.

@@ -5,7 +5,7 @@
 
 use std::collections::BTreeMap;
 
-use waymark_core::protocol::{HostSettings, LlmStatus, ModelPrice, TranscriptSettings};
+use waymark_protocol::{HostSettings, LlmStatus, ModelPrice, TranscriptSettings};
 
 use crate::config::{self, Config, ConfigError, Env, ROLES, load_file, save_file, set_key};
 use crate::llm::{is_loopback, price::model_price};

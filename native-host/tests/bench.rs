@@ -8,10 +8,10 @@ use std::time::{Duration, Instant};
 
 use common::Host;
 use serde_json::json;
-use waymark_core::protocol::{EventFrame, HostEvent, HostFrame, PROTOCOL_VERSION};
 use waymark_host::framing::encode_frame;
 use waymark_host::llm::Provider;
 use waymark_host::llm::openai::OpenAi;
+use waymark_protocol::{EventFrame, HostEvent, HostFrame, PROTOCOL_VERSION};
 use waymark_tests::llm_server::{LlmServerOptions, ScriptedLlm};
 
 fn median(mut v: Vec<Duration>) -> Duration {

@@ -8,7 +8,7 @@ use std::process::{Command, Output};
 
 use common::BIN;
 use serde_json::Value;
-use waymark_core::protocol::{EXTENSION_ID, HOST_NAME};
+use waymark_protocol::{EXTENSION_ID, HOST_NAME};
 use waymark_tests::llm_server::{ScriptedLlm, ScriptedReply};
 
 /// Runs the binary with a private HOME, config and export dir under `home`.

@@ -7,7 +7,7 @@ use std::io::{Read, Write};
 use std::process::{Command, Stdio};
 
 use common::{BIN, frame_bytes};
-use waymark_core::protocol::{EXTENSION_ID, HostFrame};
+use waymark_protocol::{EXTENSION_ID, HostFrame};
 
 /// xorshift64*: tiny, deterministic, good enough to shake a parser.
 struct Rng(u64);

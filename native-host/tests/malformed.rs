@@ -145,7 +145,7 @@ fn a_thousand_malformed_frames_get_clean_errors_and_hello_still_works() {
         }
         // One frame above the 64 MiB cap, in the middle: skipped, answered, stream in sync.
         if i == FRAMES / 2 {
-            let len = waymark_core::protocol::MAX_BROWSER_TO_HOST + 1;
+            let len = waymark_protocol::MAX_BROWSER_TO_HOST + 1;
             stream.extend(u32::try_from(len).expect("len").to_ne_bytes());
             stream.resize(stream.len() + len, b' ');
             anonymous.push(&["frame_too_large"]);

@@ -98,7 +98,7 @@ fn envelope_errors_get_replies_and_the_host_keeps_going() {
 #[test]
 fn oversize_frame_is_skipped_and_the_next_frame_answered() {
     let mut h = Host::spawn();
-    let len = waymark_core::protocol::MAX_BROWSER_TO_HOST + 1;
+    let len = waymark_protocol::MAX_BROWSER_TO_HOST + 1;
     let mut bytes = u32::try_from(len).expect("len").to_ne_bytes().to_vec();
     bytes.resize(4 + len, b' ');
     h.write_raw(&bytes);

@@ -4,13 +4,13 @@
 //! Only [`browser`] (wasm only) touches `wasm_bindgen`/`web_sys`; it holds adapters, not
 //! decisions.
 
-pub mod action;
+pub use waymark_page::action;
 pub mod agent;
 pub mod frames;
 pub mod host_retry;
-pub mod observation;
+pub use waymark_page::observation;
 pub mod panel;
-pub mod protocol;
+pub use waymark_protocol as protocol;
 pub mod safety;
 pub mod session;
 pub mod tabs;

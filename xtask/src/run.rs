@@ -13,7 +13,16 @@ pub fn test() -> Result<()> {
     sh(util::cargo().args(["fmt", "--all", "--check"]))?;
     sh(util::cargo().args(["clippy", "--workspace", "--all-targets", "--", "-D", "warnings"]))?;
     sh(util::cargo()
-        .args(["clippy", "-p", "waymark-core", "-p", "waymark-content", "--lib"])
+        .args([
+            "clippy",
+            "-p",
+            "waymark-page",
+            "-p",
+            "waymark-core",
+            "-p",
+            "waymark-content",
+            "--lib",
+        ])
         .args(["--target", "wasm32-unknown-unknown", "--", "-D", "warnings"]))?;
     sh(util::cargo().args(["test", "--workspace"]).env("WAYMARK_REQUIRE_BROWSER", "1"))
 }

@@ -19,7 +19,7 @@ pub use file::{
 pub use keys::{KEYS_HELP, KeyError, is_secret, set_key};
 pub use resolve::{Env, ProcessEnv, resolve};
 
-use waymark_core::protocol::LlmStatus;
+use waymark_protocol::LlmStatus;
 
 /// Environment variable naming the config directory (tests and portable installs).
 pub const ENV_CONFIG_DIR: &str = "WAYMARK_CONFIG_DIR";

@@ -5,7 +5,7 @@ pub mod name;
 use std::io::Write;
 use std::path::{Path, PathBuf};
 
-use waymark_core::protocol::{ExportWrite, ExportWritten};
+use waymark_protocol::{ExportWrite, ExportWritten};
 
 /// Most numbered variants tried before giving up (`name-1` … `name-999`).
 const MAX_COLLISIONS: u32 = 1000;
@@ -87,7 +87,7 @@ fn sync_dir(dir: &Path) {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use waymark_core::protocol::ExportFormat;
+    use waymark_protocol::ExportFormat;
 
     fn req(hint: Option<&str>, content: &str) -> ExportWrite {
         ExportWrite {

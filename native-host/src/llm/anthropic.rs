@@ -5,9 +5,7 @@ use std::collections::BTreeMap;
 
 use reqwest::header::{HeaderMap, HeaderName, HeaderValue};
 use serde_json::{Value, json};
-use waymark_core::protocol::{
-    ChatRole, ImageInput, LlmCompletion, LlmRequest, TokenUsage, ToolCall,
-};
+use waymark_protocol::{ChatRole, ImageInput, LlmCompletion, LlmRequest, TokenUsage, ToolCall};
 
 use super::LlmError;
 use super::openai::preview;

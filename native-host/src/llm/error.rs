@@ -2,7 +2,7 @@
 
 use std::time::Duration;
 
-use waymark_core::protocol::ErrorCode;
+use waymark_protocol::ErrorCode;
 
 /// Why an `llm.complete` failed. Messages never contain the API key.
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]

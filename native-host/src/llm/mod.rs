@@ -15,7 +15,7 @@ use backon::{ExponentialBuilder, Retryable};
 use eventsource_stream::Eventsource;
 use futures_util::StreamExt;
 use tokio::sync::Semaphore;
-use waymark_core::protocol::{LlmCompletion, LlmRequest, MAX_DELTA_BYTES};
+use waymark_protocol::{LlmCompletion, LlmRequest, MAX_DELTA_BYTES};
 
 pub use error::{LlmError, error_detail, hint, parse_retry_after, transport_detail};
 pub use provider::{Provider, Step, StreamState};

@@ -6,9 +6,7 @@ use std::collections::BTreeMap;
 use reqwest::header::{AUTHORIZATION, HeaderMap, HeaderValue};
 use serde::Deserialize;
 use serde_json::{Value, json};
-use waymark_core::protocol::{
-    ChatMessage, ChatRole, LlmCompletion, LlmRequest, TokenUsage, ToolCall,
-};
+use waymark_protocol::{ChatMessage, ChatRole, LlmCompletion, LlmRequest, TokenUsage, ToolCall};
 
 use super::LlmError;
 use super::provider::{Provider, Step, StreamState, arguments_text};

@@ -7,7 +7,7 @@
 
 use std::collections::BTreeMap;
 
-use waymark_core::protocol::{CallCost, ModelPrice, PriceSource, TokenUsage};
+use waymark_protocol::{CallCost, ModelPrice, PriceSource, TokenUsage};
 
 use crate::config::PriceSection;
 

@@ -5,7 +5,7 @@
 
 use reqwest::header::HeaderMap;
 use serde_json::Value;
-use waymark_core::protocol::{LlmCompletion, LlmRequest};
+use waymark_protocol::{LlmCompletion, LlmRequest};
 
 use super::LlmError;
 

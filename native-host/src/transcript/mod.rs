@@ -16,7 +16,7 @@ use std::path::{Path, PathBuf};
 use std::time::{Duration, SystemTime};
 
 use serde_json::{Value, json};
-use waymark_core::protocol::TranscriptEvent;
+use waymark_protocol::TranscriptEvent;
 
 use crate::config::TranscriptConfig;
 use redact::Redactor;

@@ -1,5 +1,5 @@
 use serde_json::json;
-use waymark_core::protocol::TranscriptEvent;
+use waymark_protocol::TranscriptEvent;
 
 use super::read::{list_sessions, read_session, search, to_markdown, toc};
 use super::*;

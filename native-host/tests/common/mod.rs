@@ -10,7 +10,7 @@ use std::sync::mpsc::{Receiver, RecvTimeoutError, channel};
 use std::time::{Duration, Instant};
 
 use serde_json::{Value, json};
-use waymark_core::protocol::{EXTENSION_ID, HostFrame};
+use waymark_protocol::{EXTENSION_ID, HostFrame};
 
 /// Path of the binary under test.
 pub const BIN: &str = env!("CARGO_BIN_EXE_waymark-host");

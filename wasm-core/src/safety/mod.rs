@@ -20,8 +20,7 @@ pub mod outbound;
 pub mod risk;
 pub mod scope;
 pub mod surface;
-pub mod target;
-pub mod visibility;
+pub use waymark_page::{target, visibility};
 pub mod weburl;
 
 pub use network::{BlockedRequest, NetworkPermit};

@@ -1,5 +1,5 @@
 use serde_json::json;
-use waymark_core::protocol::{ChatMessage, ChatRole, LlmRequest, ToolCall, ToolSpec};
+use waymark_protocol::{ChatMessage, ChatRole, LlmRequest, ToolCall, ToolSpec};
 
 use super::*;
 

@@ -1,5 +1,5 @@
 use serde_json::json;
-use waymark_core::protocol::{ChatMessage, ChatRole, LlmRequest, ToolCall, ToolSpec};
+use waymark_protocol::{ChatMessage, ChatRole, LlmRequest, ToolCall, ToolSpec};
 
 use super::*;
 
@@ -82,7 +82,7 @@ fn non_streamed_response_parses_text_tools_and_usage() {
 fn garbage_bodies_are_bad_responses() {
     for body in ["<html>oops</html>", "{}", "{\"choices\":[]}", "{\"error\":{\"message\":\"x\"}}"] {
         let err = OpenAi.parse_response(body.as_bytes()).expect_err(body);
-        assert_eq!(err.code(), waymark_core::protocol::ErrorCode::LlmBadResponse, "{body}");
+        assert_eq!(err.code(), waymark_protocol::ErrorCode::LlmBadResponse, "{body}");
     }
 }
 
@@ -146,10 +146,7 @@ fn whole_calls_without_index_are_kept_apart() {
 #[test]
 fn cut_or_garbage_streams_fail() {
     let (_, s) = feed_all(&[json!({"choices": [{"delta": {"content": "Hi"}}]})]);
-    assert_eq!(
-        s.finish().expect_err("cut").code(),
-        waymark_core::protocol::ErrorCode::LlmBadResponse
-    );
+    assert_eq!(s.finish().expect_err("cut").code(), waymark_protocol::ErrorCode::LlmBadResponse);
     let mut s = OpenAi.stream();
     assert!(s.feed("", "not json").is_err());
     assert!(s.feed("", "{\"error\":{\"message\":\"boom\"}}").is_err());

@@ -1,6 +1,6 @@
 //! The wire protocol between the extension and the native host.
 //!
-//! This module is the one definition of every message: the service worker (compiled to wasm)
+//! This crate is the one definition of every message: the service worker (compiled to wasm)
 //! and `waymark-host` (native) both use these types, so the two sides cannot drift apart.
 //! Frames carry UTF-8 JSON; the envelope is:
 //!

@@ -1,9 +1,9 @@
-//! Text a person cannot see although the element renders (see [`crate::safety::visibility`]);
+//! Text a person cannot see although the element renders (see [`crate::visibility`]);
 //! `display: none`, `visibility: hidden`, off-screen and clipped content are handled by the
 //! walker itself.
 
 use super::facts::{self, Paint};
-use crate::safety::visibility::{invisible_by_style, is_light, rgba, transform_collapses};
+use crate::visibility::{invisible_by_style, is_light, rgba, transform_collapses};
 use web_sys::Element;
 
 /// Whether the element's content is invisible to a person, from its computed style (read in

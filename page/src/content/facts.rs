@@ -358,7 +358,7 @@ pub(super) fn of_style(el: &Element) -> StyleFacts {
 }
 
 /// What the computed style says about whether a person can see an element's text (the
-/// decision is [`crate::safety::visibility`]'s, in `hidden.rs`).
+/// decision is [`crate::visibility`]'s, in `hidden.rs`).
 pub(super) struct Paint {
     pub transform: String,
     pub overflow: String,

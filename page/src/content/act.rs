@@ -221,7 +221,7 @@ pub(super) fn set_value(el: &Element, proto: &str, value: &str) -> Result<(), St
     let setter: js_sys::Function = setter.dyn_into().map_err(|_| "no value setter")?;
     setter
         .call1(el, &JsValue::from_str(value))
-        .map_err(|e| format!("setting the value failed: {}", crate::browser::js_message(&e)))?;
+        .map_err(|e| format!("setting the value failed: {}", crate::js::js_message(&e)))?;
     Ok(())
 }
 
@@ -419,9 +419,9 @@ pub fn set_file(r: Ref, name: &str, mime: &str, base64: &str) -> ActionOutcome {
         let bag = web_sys::FilePropertyBag::new();
         bag.set_type(mime);
         let file = web_sys::File::new_with_u8_array_sequence_and_options(&array, name, &bag)
-            .map_err(|e| crate::browser::js_message(&e))?;
-        let transfer = web_sys::DataTransfer::new().map_err(|e| crate::browser::js_message(&e))?;
-        transfer.items().add_with_file(&file).map_err(|e| crate::browser::js_message(&e))?;
+            .map_err(|e| crate::js::js_message(&e))?;
+        let transfer = web_sys::DataTransfer::new().map_err(|e| crate::js::js_message(&e))?;
+        transfer.items().add_with_file(&file).map_err(|e| crate::js::js_message(&e))?;
         input.set_files(transfer.files().as_ref());
         fire(&el, "input")?;
         fire(&el, "change")?;

@@ -3,7 +3,7 @@
 //! `extension/content.js` loads this crate (real wasm, or the wasm2js build when the page's CSP
 //! blocks WebAssembly) in every frame of the tab and forwards each request from the service
 //! worker to [`content_handle`]. Each frame keeps its own refs; the service worker merges the
-//! frames' observations ([`crate::frames`]) and addresses a ref's frame by id.
+//! frames' observations (`waymark_core::frames`) and addresses a ref's frame by id.
 
 mod act;
 mod describe;
@@ -31,14 +31,14 @@ pub fn content_handle(msg: JsValue, engine: String) -> Result<JsValue, JsValue> 
         }))
     });
     let request: ContentRequest = serde_wasm_bindgen::from_value(msg)
-        .map_err(|e| super::js_error(format!("bad request to the content script: {e}")))?;
+        .map_err(|e| crate::js::js_error(format!("bad request to the content script: {e}")))?;
     let reply = match request {
-        ContentRequest::Observe => super::host_port::to_js(&dom::observe(engine)?),
+        ContentRequest::Observe => crate::js::to_js(&dom::observe(engine)?),
         ContentRequest::Act { action, expect } => {
-            super::host_port::to_js(&act::perform(&action, expect.as_deref()))
+            crate::js::to_js(&act::perform(&action, expect.as_deref()))
         }
         ContentRequest::SetFile { ref_id, name, mime, base64 } => {
-            super::host_port::to_js(&act::set_file(ref_id, &name, &mime, &base64))
+            crate::js::to_js(&act::set_file(ref_id, &name, &mime, &base64))
         }
         ContentRequest::Probe { text } => {
             let document = web_sys::window().and_then(|w| w.document());
@@ -47,19 +47,19 @@ pub fn content_handle(msg: JsValue, engine: String) -> Result<JsValue, JsValue> 
                 found: text.as_deref().is_some_and(dom::has_text),
                 url: document.and_then(|d| d.url().ok()).unwrap_or_default(),
             };
-            super::host_port::to_js(&probe)
+            crate::js::to_js(&probe)
         }
-        ContentRequest::Measure { runs } => super::host_port::to_js(&measure(runs, engine)?),
+        ContentRequest::Measure { runs } => crate::js::to_js(&measure(runs, engine)?),
         ContentRequest::Describe { ref_id } => {
-            super::host_port::to_js(&describe::describe(ref_id).map_err(super::js_error)?)
+            crate::js::to_js(&describe::describe(ref_id).map_err(crate::js::js_error)?)
         }
     };
-    reply.map_err(super::js_error)
+    reply.map_err(crate::js::js_error)
 }
 
 /// Observes and serialises the whole frame `runs` times (benchmark).
 fn measure(runs: u32, engine: String) -> Result<Measurement, JsValue> {
-    let window = web_sys::window().ok_or_else(|| super::js_error("no window"))?;
+    let window = web_sys::window().ok_or_else(|| crate::js::js_error("no window"))?;
     let mut out = Measurement::default();
     for _ in 0..runs.max(1) {
         let started = dom::now(&window);

@@ -1,7 +1,7 @@
 //! What the model reads about a page, and how it is written for the model.
 //!
 //! The content script of every frame produces an [`Observation`]; the service worker merges the
-//! frames ([`crate::frames`]), adds the open tabs and writes it with [`Observation::to_prompt`].
+//! frames (`waymark_core::frames`), adds the open tabs and writes it with [`Observation::to_prompt`].
 //! Format (one line per item, compact because every character costs the user money), one example
 //! per kind of line. An element's name is quoted only when something follows it on its line
 //! (a value, states, options) or when it could be misread (quotes, `=`, a trailing state word):

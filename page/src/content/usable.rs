@@ -1,9 +1,9 @@
 //! Whether a person could see a form field: measured here, decided by
-//! [`crate::safety::visibility`] (one definition for the walk and the actions). A page's
+//! [`crate::visibility`] (one definition for the walk and the actions). A page's
 //! invisible "verification" field must neither reach the model nor receive typed text.
 
 use super::act::label;
-use crate::safety::visibility::{FieldView, MIN_FIELD_PX, TextLook, field_hidden, transparent};
+use crate::visibility::{FieldView, MIN_FIELD_PX, TextLook, field_hidden, transparent};
 use wasm_bindgen::JsCast;
 use wasm_bindgen::prelude::*;
 use web_sys::{Element, HtmlInputElement};

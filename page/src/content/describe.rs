@@ -5,7 +5,7 @@
 use super::act::resolve;
 use super::roles::{accessible_name, input_type, live_fingerprint};
 use crate::observation::Ref;
-use crate::safety::{ActionTarget, DocumentOrigin};
+use crate::target::{ActionTarget, DocumentOrigin};
 use wasm_bindgen::JsCast;
 use web_sys::{Element, HtmlAnchorElement, HtmlFormElement};
 

@@ -74,7 +74,7 @@ fn default_action(
                 && text_field(el).is_some()
             {
                 if let Some(form) = input.form() {
-                    form.request_submit().map_err(|e| crate::browser::js_message(&e))?;
+                    form.request_submit().map_err(|e| crate::js::js_message(&e))?;
                 }
                 return Ok(false);
             }

@@ -4,7 +4,7 @@ use wasm_bindgen::JsCast;
 use web_sys::Element;
 
 fn js(e: wasm_bindgen::JsValue) -> String {
-    crate::browser::js_message(&e)
+    crate::js::js_message(&e)
 }
 
 /// Fires a bubbling event of `kind` (`change`, `input`, …).

@@ -450,7 +450,7 @@ pub enum ContentRequest {
         runs: u32,
     },
     /// The live facts of a ref's element (or the focused element) for the safety policy
-    /// ([`crate::safety::ActionTarget`]).
+    /// ([`crate::target::ActionTarget`]).
     Describe {
         /// The element's ref (index in this frame); the focused element when absent.
         #[serde(rename = "ref", default, skip_serializing_if = "Option::is_none")]

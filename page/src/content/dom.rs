@@ -35,8 +35,8 @@ const MAX_TEXT: usize = 500;
 
 /// Reads this frame's document and renews its refs.
 pub fn observe(engine: String) -> Result<Observation, JsValue> {
-    let window = web_sys::window().ok_or_else(|| crate::browser::js_error("no window"))?;
-    let document = window.document().ok_or_else(|| crate::browser::js_error("no document"))?;
+    let window = web_sys::window().ok_or_else(|| crate::js::js_error("no window"))?;
+    let document = window.document().ok_or_else(|| crate::js::js_error("no document"))?;
     let started = now(&window);
     let viewport = viewport(&window, &document);
     facts::init();
@@ -233,7 +233,7 @@ impl Walker {
             return;
         }
         let paint = facts::paint_of(el);
-        let opacity = self.opacity * crate::safety::visibility::opacity_of(&paint.opacity);
+        let opacity = self.opacity * crate::visibility::opacity_of(&paint.opacity);
         if super::hidden::invisible(el, &paint, opacity) {
             return;
         }
