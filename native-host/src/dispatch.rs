@@ -8,9 +8,9 @@ use serde_json::Value;
 use tokio::sync::oneshot;
 use tokio::task::JoinSet;
 use waymark_protocol::{
-    ConfigSet, DoctorReport, ErrorCode, EventFrame, FileRead, HelloData, HostEvent, HostFrame,
-    LlmRequest, LlmStatus, PROTOCOL_VERSION, ReplyFrame, Request, RequestBody, TranscriptRecord,
-    TranscriptRecorded,
+    ConfigSet, DoctorReport, ErrorCode, EventFrame, FileRead, HelloData, HostEvent, LlmCancelled,
+    LlmCompletion, LlmRequest, LlmStatus, PROTOCOL_VERSION, ReplyFrame, Request, RequestBody,
+    RequestType, TranscriptRecord, TranscriptRecorded,
 };
 
 use crate::config::{Config, ProcessEnv};
@@ -20,19 +20,9 @@ use crate::host::Outbox;
 use crate::llm::{EventSink, Gateway};
 use crate::transcript::TranscriptStore;
 
-/// Request types this host serves, announced in `hello`.
-pub const CAPABILITIES: &[&str] = &[
-    "hello",
-    "echo",
-    "llm.complete",
-    "llm.cancel",
-    "export.write",
-    "config.get",
-    "config.set",
-    "transcript.record",
-    "file.read",
-    "doctor",
-];
+/// Request types this host serves, announced in `hello`: every type the protocol defines
+/// (the dispatch match below is exhaustive, so a new type cannot be left unserved).
+pub const CAPABILITIES: &[RequestType] = RequestType::ALL;
 
 /// LLM requests still running, by id; whoever removes an entry owns the reply.
 type InFlight = Arc<Mutex<HashMap<u64, oneshot::Sender<()>>>>;
@@ -78,33 +68,37 @@ impl Dispatcher {
         let request = match item {
             Inbound::Frame(text) => match parse_request(&text) {
                 Ok(r) => r,
-                Err(reply) => return self.reply(reply),
+                Err(reply) => return self.reply::<()>(reply),
             },
             Inbound::NotUtf8 => {
-                return self.reply(ReplyFrame::err(0, ErrorCode::BadJson, "frame is not UTF-8"));
+                return self.reply::<()>(ReplyFrame::err(
+                    0,
+                    ErrorCode::BadJson,
+                    "frame is not UTF-8",
+                ));
             }
             Inbound::TooLarge { len } => {
                 let msg = format!("frame of {len} bytes exceeds the limit and was skipped");
-                return self.reply(ReplyFrame::err(0, ErrorCode::FrameTooLarge, msg));
+                return self.reply::<()>(ReplyFrame::err(0, ErrorCode::FrameTooLarge, msg));
             }
             Inbound::End(_) => return,
         };
         let id = request.id;
-        tracing::debug!(id, kind = request.body.type_name(), "request");
+        tracing::debug!(id, kind = %request.body.request_type(), "request");
         match request.body {
-            RequestBody::Hello { extension_version } => {
-                tracing::info!(%extension_version, "hello");
-                self.reply(ReplyFrame::ok(id, to_value(&self.hello())));
+            RequestBody::Hello(hello) => {
+                tracing::info!(extension_version = %hello.extension_version, "hello");
+                self.reply(ReplyFrame::ok(id, self.hello()));
             }
-            RequestBody::Echo { payload } => self.reply(ReplyFrame::ok(id, payload)),
+            RequestBody::Echo(echo) => self.reply(ReplyFrame::ok(id, echo)),
             RequestBody::LlmComplete(req) => self.start_llm(id, req),
-            RequestBody::LlmCancel { target } => self.cancel(id, target),
+            RequestBody::LlmCancel(cancel) => self.cancel(id, cancel.target),
             RequestBody::ExportWrite(req) => {
                 let reply = match self.config.as_ref() {
                     Ok(cfg) => {
                         let dir = cfg.export_dir.clone();
                         match tokio::task::spawn_blocking(move || write_export(&dir, &req)).await {
-                            Ok(Ok(written)) => ReplyFrame::ok(id, to_value(&written)),
+                            Ok(Ok(written)) => ReplyFrame::ok(id, written),
                             Ok(Err(e)) => {
                                 ReplyFrame::err(id, ErrorCode::ExportFailed, e.to_string())
                             }
@@ -115,13 +109,13 @@ impl Dispatcher {
                 };
                 self.reply(reply);
             }
-            RequestBody::ConfigGet {} => {
-                self.reply(ReplyFrame::ok(id, to_value(&crate::settings::view(&self.config))));
+            RequestBody::ConfigGet(_) => {
+                self.reply(ReplyFrame::ok(id, crate::settings::view(&self.config)));
             }
             RequestBody::ConfigSet(req) => self.config_set(id, &req).await,
             RequestBody::TranscriptRecord(req) => self.transcript(id, req),
             RequestBody::FileRead(req) => self.file_read(id, req),
-            RequestBody::Doctor {} => self.doctor(id),
+            RequestBody::Doctor(_) => self.doctor(id),
         }
     }
 
@@ -143,9 +137,15 @@ impl Dispatcher {
         let cfg = match result {
             Ok(Ok(cfg)) => cfg,
             Ok(Err(e)) => {
-                return self.reply(ReplyFrame::err(id, ErrorCode::ConfigInvalid, e.to_string()));
+                return self.reply::<()>(ReplyFrame::err(
+                    id,
+                    ErrorCode::ConfigInvalid,
+                    e.to_string(),
+                ));
             }
-            Err(e) => return self.reply(ReplyFrame::err(id, ErrorCode::Internal, e.to_string())),
+            Err(e) => {
+                return self.reply::<()>(ReplyFrame::err(id, ErrorCode::Internal, e.to_string()));
+            }
         };
         tracing::info!(keys = ?req.values.keys().collect::<Vec<_>>(), "settings changed by the extension");
         // Calls in flight keep the old gateway; the next one uses the new settings.
@@ -153,7 +153,7 @@ impl Dispatcher {
         self.transcripts = Some(TranscriptStore::new(cfg.transcripts.clone()));
         self.gateway = None;
         self.config = Arc::new(Ok(cfg));
-        self.reply(ReplyFrame::ok(id, to_value(&crate::settings::view(&self.config))));
+        self.reply(ReplyFrame::ok(id, crate::settings::view(&self.config)));
     }
 
     fn transcript(&mut self, id: u64, req: TranscriptRecord) {
@@ -166,9 +166,7 @@ impl Dispatcher {
             Some(store) => {
                 let enabled = store.enabled();
                 match store.record(&req.session_id, req.events) {
-                    Ok(accepted) => {
-                        ReplyFrame::ok(id, to_value(&TranscriptRecorded { enabled, accepted }))
-                    }
+                    Ok(accepted) => ReplyFrame::ok(id, TranscriptRecorded { enabled, accepted }),
                     Err(e) => ReplyFrame::err(id, ErrorCode::TranscriptFailed, e.to_string()),
                 }
             }
@@ -179,7 +177,9 @@ impl Dispatcher {
     fn file_read(&mut self, id: u64, req: FileRead) {
         let files = match self.config.as_ref() {
             Ok(cfg) => cfg.files.clone(),
-            Err(e) => return self.reply(ReplyFrame::err(id, ErrorCode::NotConfigured, e.clone())),
+            Err(e) => {
+                return self.reply::<()>(ReplyFrame::err(id, ErrorCode::NotConfigured, e.clone()));
+            }
         };
         let outbox = self.outbox.clone();
         // Its own task so a large file does not hold up other requests; the chunks and then
@@ -188,20 +188,16 @@ impl Dispatcher {
             let out = outbox.clone();
             let result = tokio::task::spawn_blocking(move || {
                 crate::files::read_chunked(&req.path, &files, |seq, data| {
-                    out.send(&HostFrame::Event(EventFrame {
-                        v: PROTOCOL_VERSION,
-                        id,
-                        event: HostEvent::FileChunk { seq, data },
-                    }));
+                    out.event(EventFrame::new(id, HostEvent::FileChunk { seq, data }));
                 })
             })
             .await;
             let reply = match result {
-                Ok(Ok(info)) => ReplyFrame::ok(id, to_value(&info)),
+                Ok(Ok(info)) => ReplyFrame::ok(id, info),
                 Ok(Err(e)) => ReplyFrame::err(id, e.code(), e.to_string()),
                 Err(e) => ReplyFrame::err(id, ErrorCode::Internal, e.to_string()),
             };
-            outbox.send(&HostFrame::Reply(reply));
+            outbox.reply(reply);
         });
     }
 
@@ -226,20 +222,20 @@ impl Dispatcher {
             let _ = tx.send(report);
         });
         if let Err(e) = started {
-            return self.reply(ReplyFrame::err(id, ErrorCode::Internal, e.to_string()));
+            return self.reply::<()>(ReplyFrame::err(id, ErrorCode::Internal, e.to_string()));
         }
         self.tasks.spawn(async move {
             let reply = match rx.await {
-                Ok(Ok(report)) => ReplyFrame::ok(id, to_value(&report)),
+                Ok(Ok(report)) => ReplyFrame::ok(id, report),
                 Ok(Err(e)) => ReplyFrame::err(id, ErrorCode::Internal, e.to_string()),
                 Err(e) => ReplyFrame::err(id, ErrorCode::Internal, e.to_string()),
             };
-            outbox.send(&HostFrame::Reply(reply));
+            outbox.reply(reply);
         });
     }
 
-    fn reply(&self, reply: ReplyFrame) {
-        self.outbox.send(&HostFrame::Reply(reply));
+    fn reply<T: serde::Serialize>(&self, reply: ReplyFrame<T>) {
+        self.outbox.reply(reply);
     }
 
     fn hello(&self) -> HelloData {
@@ -255,7 +251,7 @@ impl Dispatcher {
         HelloData {
             host_version: crate::HOST_VERSION.into(),
             protocol: PROTOCOL_VERSION,
-            capabilities: CAPABILITIES.iter().map(|c| (*c).to_owned()).collect(),
+            capabilities: CAPABILITIES.to_vec(),
             llm,
             problems: crate::settings::problems(&self.config),
         }
@@ -274,7 +270,7 @@ impl Dispatcher {
     fn start_llm(&mut self, id: u64, req: LlmRequest) {
         let gateway = match self.gateway() {
             Ok(g) => g,
-            Err(e) => return self.reply(ReplyFrame::err(id, ErrorCode::NotConfigured, e)),
+            Err(e) => return self.reply::<()>(ReplyFrame::err(id, ErrorCode::NotConfigured, e)),
         };
         let (cancel_tx, cancel_rx) = oneshot::channel();
         {
@@ -282,7 +278,7 @@ impl Dispatcher {
             if map.contains_key(&id) {
                 drop(map);
                 let msg = format!("request id {id} is already in flight");
-                return self.reply(ReplyFrame::err(id, ErrorCode::BadRequest, msg));
+                return self.reply::<()>(ReplyFrame::err(id, ErrorCode::BadRequest, msg));
             }
             // Registered before the task starts, so a fast task always finds itself.
             map.insert(id, cancel_tx);
@@ -295,8 +291,8 @@ impl Dispatcher {
                 _ = cancel_rx => return,
             };
             let reply = match result {
-                Ok(done) => ReplyFrame::ok(id, to_value(&done)),
-                Err(e) => ReplyFrame::err(id, e.code(), e.to_string()),
+                Ok(done) => ReplyFrame::ok(id, done),
+                Err(e) => ReplyFrame::<LlmCompletion>::error(id, e.body()),
             };
             ctx.finish(reply);
         });
@@ -308,12 +304,12 @@ impl Dispatcher {
             Some(stop) => {
                 let _ = stop.send(());
                 let msg = format!("request {target} was cancelled by the extension");
-                self.reply(ReplyFrame::err(target, ErrorCode::Cancelled, msg));
+                self.reply::<()>(ReplyFrame::err(target, ErrorCode::Cancelled, msg));
                 true
             }
             None => false,
         };
-        self.reply(ReplyFrame::ok(id, serde_json::json!({ "cancelled": cancelled })));
+        self.reply(ReplyFrame::ok(id, LlmCancelled { cancelled }));
     }
 }
 
@@ -330,18 +326,14 @@ impl RequestCtx {
         // The lock is held while queueing so a concurrent cancel cannot slip in between.
         let map = self.in_flight.lock().unwrap_or_else(PoisonError::into_inner);
         if map.contains_key(&self.id) {
-            self.outbox.send(&HostFrame::Event(EventFrame {
-                v: PROTOCOL_VERSION,
-                id: self.id,
-                event,
-            }));
+            self.outbox.event(EventFrame::new(self.id, event));
         }
     }
 
-    fn finish(self, reply: ReplyFrame) {
+    fn finish(self, reply: ReplyFrame<LlmCompletion>) {
         let mut map = self.in_flight.lock().unwrap_or_else(PoisonError::into_inner);
         if map.remove(&self.id).is_some() {
-            self.outbox.send(&HostFrame::Reply(reply));
+            self.outbox.reply(reply);
         }
     }
 }
@@ -351,21 +343,17 @@ impl EventSink for RequestCtx {
         self.event(HostEvent::LlmDelta { text: text.to_owned() });
     }
 
-    fn retry(&self, attempt: u32, delay: Duration, reason: &str) {
+    fn retry(&self, attempt: u32, delay: Duration, code: ErrorCode, reason: &str) {
         let delay_ms = u64::try_from(delay.as_millis()).unwrap_or(u64::MAX);
-        self.event(HostEvent::LlmRetry { attempt, delay_ms, reason: reason.to_owned() });
+        self.event(HostEvent::LlmRetry { attempt, delay_ms, code, reason: reason.to_owned() });
     }
-}
-
-fn to_value<T: serde::Serialize>(value: &T) -> Value {
-    serde_json::to_value(value).unwrap_or(Value::Null)
 }
 
 /// Checks the envelope and decodes a request, or builds the error reply for it.
 ///
 /// The id is recovered from the raw JSON whenever possible so even a rejected request gets an
 /// answer the extension can correlate; 0 means the id itself was unreadable.
-pub fn parse_request(text: &str) -> Result<Request, ReplyFrame> {
+pub fn parse_request(text: &str) -> Result<Request, ReplyFrame<()>> {
     let value: Value = serde_json::from_str(text).map_err(|e| {
         ReplyFrame::err(0, ErrorCode::BadJson, format!("frame is not valid JSON: {e}"))
     })?;
@@ -395,7 +383,7 @@ mod tests {
     use super::*;
     use waymark_protocol::Reply;
 
-    fn code(r: Result<Request, ReplyFrame>) -> (u64, ErrorCode) {
+    fn code(r: Result<Request, ReplyFrame<()>>) -> (u64, ErrorCode) {
         let frame = r.expect_err("must be rejected");
         match frame.reply {
             Reply::Err { error, .. } => (frame.id, error.code),
@@ -421,11 +409,11 @@ mod tests {
 
     #[test]
     fn valid_request_parses() {
-        let r = parse_request(r#"{"v":1,"id":3,"type":"echo","payload":[1,2]}"#).expect("ok");
+        let r = parse_request(r#"{"v":1,"id":3,"type":"echo","payload":"12"}"#).expect("ok");
         assert_eq!(r.id, 3);
-        assert_eq!(r.body.type_name(), "echo");
+        assert_eq!(r.body.request_type(), RequestType::Echo);
         let doctor = parse_request(r#"{"v":1,"id":9,"type":"doctor"}"#).expect("doctor");
-        assert_eq!(doctor.body, RequestBody::Doctor {});
-        assert!(CAPABILITIES.contains(&doctor.body.type_name()), "doctor is announced");
+        assert_eq!(doctor.body, RequestBody::Doctor(waymark_protocol::Doctor {}));
+        assert!(CAPABILITIES.contains(&doctor.body.request_type()), "doctor is announced");
     }
 }

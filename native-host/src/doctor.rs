@@ -263,7 +263,7 @@ struct NoSink;
 
 impl EventSink for NoSink {
     fn delta(&self, _text: &str) {}
-    fn retry(&self, _attempt: u32, _delay: Duration, _reason: &str) {}
+    fn retry(&self, _attempt: u32, _delay: Duration, _code: ErrorCode, _reason: &str) {}
 }
 
 async fn one_token_call(label: &str, l: &LlmConfig) -> Check {
@@ -309,8 +309,9 @@ async fn one_token_call(label: &str, l: &LlmConfig) -> Check {
                 ),
                 ErrorCode::LlmUnreachable => {
                     return Check::fix(format!(
-                        "LLM {label}: endpoint {} is unreachable: {e}",
-                        l.base_url
+                        "LLM {label}: endpoint {} is unreachable: {}",
+                        l.base_url,
+                        e.body().with_advice()
                     ));
                 }
                 _ => "check the endpoint, then run `waymark-host doctor` again".to_owned(),

@@ -15,6 +15,8 @@ use std::io::{self, Read};
 use native_messaging::host::{NmError, decode_message_opt, encode_message};
 use waymark_protocol::{ErrorCode, HostFrame, MAX_BROWSER_TO_HOST, ReplyFrame};
 
+use serde::Serialize;
+
 /// One item read from the browser.
 #[derive(Debug, PartialEq)]
 pub enum Inbound {
@@ -76,8 +78,9 @@ fn drain<R: Read>(reader: &mut R, len: usize) -> io::Result<()> {
 pub const INBOUND_CAP: usize = MAX_BROWSER_TO_HOST;
 
 /// Encodes a frame for stdout. A reply above the 1 MiB browser cap is replaced by a
-/// `reply_too_large` error for the same id, because Chrome would otherwise close the port.
-pub fn encode_frame(frame: &HostFrame) -> Vec<u8> {
+/// `reply_too_large` error for the same id, because Chrome would otherwise close the port;
+/// a reply that cannot be serialised becomes an `internal` error for its id, never `null`.
+pub fn encode_frame<T: Serialize>(frame: &HostFrame<T>) -> Vec<u8> {
     match encode_message(frame) {
         Ok(bytes) => bytes,
         Err(err) => {
@@ -92,7 +95,7 @@ pub fn encode_frame(frame: &HostFrame) -> Vec<u8> {
                 ),
                 other => (ErrorCode::Internal, format!("cannot encode the reply: {other}")),
             };
-            let fallback = HostFrame::Reply(ReplyFrame::err(id, code, message));
+            let fallback = HostFrame::<()>::Reply(ReplyFrame::err(id, code, message));
             // A short error always encodes; an empty frame would only happen on a serde bug.
             encode_message(&fallback).unwrap_or_default()
         }
@@ -102,7 +105,6 @@ pub fn encode_frame(frame: &HostFrame) -> Vec<u8> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use serde_json::json;
     use std::io::Cursor;
 
     fn frame(payload: &[u8]) -> Vec<u8> {
@@ -141,10 +143,30 @@ mod tests {
         assert_eq!(read_inbound(&mut r, 100), Inbound::Frame("1".into()));
     }
 
+    /// Data whose serialisation fails, as a bug in a reply type would.
+    struct Unserialisable;
+
+    impl Serialize for Unserialisable {
+        fn serialize<S: serde::Serializer>(&self, _: S) -> Result<S::Ok, S::Error> {
+            Err(serde::ser::Error::custom("no encoding for this"))
+        }
+    }
+
+    #[test]
+    fn a_reply_that_cannot_be_encoded_is_an_internal_error_not_null() {
+        let bytes = encode_frame(&HostFrame::Reply(ReplyFrame::ok(8, Unserialisable)));
+        let text = std::str::from_utf8(&bytes[4..]).expect("utf8");
+        let frame: ReplyFrame<String> = serde_json::from_str(text).expect("a reply frame");
+        assert_eq!(frame.id, 8);
+        let error = frame.error_body().expect("an error reply");
+        assert_eq!(error.code, ErrorCode::Internal);
+        assert!(error.message.contains("no encoding for this"), "{text}");
+    }
+
     #[test]
     fn oversize_reply_becomes_an_error() {
         let big = "x".repeat(2 * 1024 * 1024);
-        let bytes = encode_frame(&HostFrame::Reply(ReplyFrame::ok(5, json!(big))));
+        let bytes = encode_frame(&HostFrame::Reply(ReplyFrame::ok(5, big)));
         assert!(bytes.len() < 1024);
         let text = std::str::from_utf8(&bytes[4..]).expect("utf8");
         assert!(text.contains("reply_too_large") && text.contains("\"id\":5"), "{text}");

@@ -10,7 +10,7 @@ use std::io::{Read, Write};
 use std::sync::Arc;
 
 use tokio::sync::mpsc;
-use waymark_protocol::HostFrame;
+use waymark_protocol::{EventFrame, HostFrame, ReplyFrame};
 
 use crate::config::Config;
 use crate::dispatch::Dispatcher;
@@ -31,8 +31,18 @@ impl Outbox {
     ///
     /// Unbounded so it can be called from synchronous code (retry notifications) and never
     /// blocks a request on a slow reader; frames are small and the browser drains them.
-    pub fn send(&self, frame: &HostFrame) -> bool {
+    pub fn send<T: serde::Serialize>(&self, frame: &HostFrame<T>) -> bool {
         self.tx.send(encode_frame(frame)).is_ok()
+    }
+
+    /// Queues the reply to a request (see [`Self::send`]).
+    pub fn reply<T: serde::Serialize>(&self, frame: ReplyFrame<T>) -> bool {
+        self.send(&HostFrame::Reply(frame))
+    }
+
+    /// Queues a stream event (see [`Self::send`]).
+    pub fn event(&self, frame: EventFrame) -> bool {
+        self.send(&HostFrame::<()>::Event(frame))
     }
 }
 

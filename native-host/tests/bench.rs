@@ -60,7 +60,7 @@ fn bench_host() {
     let mut warm = Vec::new();
     for id in 1000..6000 {
         let start = Instant::now();
-        h.request(id, "echo", json!({"payload": {"small": "message", "n": id}}));
+        h.request(id, "echo", json!({"payload": format!("small message {id}")}));
         h.reply(id);
         warm.push(start.elapsed());
     }
@@ -81,7 +81,7 @@ fn bench_host() {
     let mut bytes = 0usize;
     for _ in 0..n {
         if let Ok(waymark_host::llm::Step::Text(t)) = state.feed("", &chunk) {
-            let frame = HostFrame::Event(EventFrame {
+            let frame = HostFrame::<()>::Event(EventFrame {
                 v: PROTOCOL_VERSION,
                 id: 7,
                 event: HostEvent::LlmDelta { text: t },

@@ -126,7 +126,7 @@ fn transcripts_are_opt_in_redacted_private_and_flushed_on_exit() {
         .env("WAYMARK_LLM_API_KEY", "configured-key-123456")
         .spawn();
     let data = h.dir.path().join("data");
-    h.request(0, "echo", json!({"payload": 0}));
+    h.request(0, "echo", json!({"payload": "0"}));
     h.reply(0);
     let turn = json!({"kind": "turn", "role": "user", "text": "hello"});
 

@@ -395,7 +395,7 @@ fn requests_run_concurrently_and_cancel_stops_one() {
     let cancelled = frames.iter().find(|f| f["id"] == 1).expect("reply to the cancelled request");
     assert_eq!(err_code(cancelled), "cancelled");
     assert_eq!(frames.last().expect("cancel reply")["data"]["cancelled"], true);
-    h.request(4, "echo", json!({"payload": 4}));
+    h.request(4, "echo", json!({"payload": "4"}));
     assert_eq!(h.next()["id"], 4, "nothing more for request 1");
 }
 

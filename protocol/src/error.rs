@@ -9,6 +9,31 @@ pub struct ErrorBody {
     pub code: ErrorCode,
     /// Human-readable detail, safe to show (never contains secrets).
     pub message: String,
+    /// What the user can do about it on the host's side (a setting, a command), kept apart
+    /// from the message so each view can give its own advice instead.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub hint: Option<String>,
+}
+
+impl ErrorBody {
+    /// An error without a hint.
+    pub fn new(code: ErrorCode, message: impl Into<String>) -> Self {
+        Self { code, message: message.into(), hint: None }
+    }
+
+    /// This error with the host's advice.
+    pub fn with_hint(mut self, hint: impl Into<String>) -> Self {
+        self.hint = Some(hint.into());
+        self
+    }
+
+    /// The message followed by the hint, for views that show the host's advice as is.
+    pub fn with_advice(&self) -> String {
+        match &self.hint {
+            Some(hint) => format!("{}; {hint}", self.message),
+            None => self.message.clone(),
+        }
+    }
 }
 
 /// Every failure the host can report. Unknown codes from a newer host decode as `Other`.
@@ -57,6 +82,9 @@ pub enum ErrorCode {
     ConfigInvalid,
     /// Writing a transcript failed (permissions, disk full, bad session id).
     TranscriptFailed,
+    /// A reply arrived but its data is not what the request's reply type says (a host and an
+    /// extension of different releases, or a bug).
+    BadReply,
     /// A code this build does not know (sent by a newer peer).
     #[serde(other)]
     Other,
@@ -88,6 +116,7 @@ impl ErrorCode {
             Self::FileFailed => "file_failed",
             Self::ConfigInvalid => "config_invalid",
             Self::TranscriptFailed => "transcript_failed",
+            Self::BadReply => "bad_reply",
         }
     }
 }

@@ -19,7 +19,10 @@ mod settings;
 mod transcript;
 
 pub use doctor::{DoctorCheck, DoctorReport};
-pub use envelope::{EventFrame, HostEvent, HostFrame, Reply, ReplyFrame, Request, RequestBody};
+pub use envelope::{
+    ConfigGet, Doctor, Echo, EventFrame, Hello, HostEvent, HostFrame, HostRequest, LlmCancel,
+    LlmCancelled, Reply, ReplyFrame, Request, RequestBody, RequestType,
+};
 pub use error::{ErrorBody, ErrorCode};
 pub use export::{ExportFormat, ExportWrite, ExportWritten, TrackedValues};
 pub use file::{FileInfo, FileRead, MAX_FILE_CHUNK_BYTES};
@@ -55,8 +58,8 @@ pub struct HelloData {
     pub host_version: String,
     /// Protocol version the host speaks.
     pub protocol: u32,
-    /// Request types the host understands, e.g. `llm.complete`.
-    pub capabilities: Vec<String>,
+    /// Request types the host understands (types from a newer host read as `Unknown`).
+    pub capabilities: Vec<RequestType>,
     /// Whether an LLM endpoint is configured, and which, without secrets.
     pub llm: LlmStatus,
     /// Configuration problems the side panel should show (empty when all is well).

@@ -3,7 +3,7 @@ use serde_json::json;
 
 #[test]
 fn request_round_trips_with_flat_type_tag() {
-    let req = Request::new(7, RequestBody::Hello { extension_version: "0.1.0".into() });
+    let req = Request::new(7, Hello { extension_version: "0.1.0".into() });
     let text = serde_json::to_string(&req).expect("serialise");
     assert_eq!(text, r#"{"v":1,"id":7,"type":"hello","extension_version":"0.1.0"}"#);
     let back: Request = serde_json::from_str(&text).expect("parse");
@@ -31,17 +31,19 @@ fn unknown_request_type_is_an_error() {
 
 #[test]
 fn host_frames_are_told_apart_by_shape() {
-    let ok: HostFrame =
-        serde_json::from_str(r#"{"v":1,"id":3,"ok":true,"data":{"a":1}}"#).expect("ok");
-    assert_eq!(ok, HostFrame::Reply(ReplyFrame::ok(3, json!({"a":1}))));
+    let ok: HostFrame<ExportWritten> =
+        serde_json::from_str(r#"{"v":1,"id":3,"ok":true,"data":{"path":"/a","bytes":1}}"#)
+            .expect("ok");
+    let written = ExportWritten { path: "/a".into(), bytes: 1 };
+    assert_eq!(ok, HostFrame::Reply(ReplyFrame::ok(3, written)));
 
-    let err: HostFrame = serde_json::from_str(
+    let err: HostFrame<ExportWritten> = serde_json::from_str(
         r#"{"v":1,"id":3,"ok":false,"error":{"code":"llm_auth","message":"bad key"}}"#,
     )
     .expect("err");
     assert_eq!(err, HostFrame::Reply(ReplyFrame::err(3, ErrorCode::LlmAuth, "bad key")));
 
-    let ev: HostFrame =
+    let ev: HostFrame<ExportWritten> =
         serde_json::from_str(r#"{"v":1,"id":3,"event":"llm.delta","text":"he"}"#).expect("event");
     assert_eq!(
         ev,
@@ -55,8 +57,19 @@ fn host_frames_are_told_apart_by_shape() {
 
 #[test]
 fn replies_serialise_to_the_documented_envelope() {
-    let text = serde_json::to_string(&ReplyFrame::err(9, ErrorCode::BadJson, "x")).expect("ser");
+    let frame = ReplyFrame::<HelloData>::err(9, ErrorCode::BadJson, "x");
+    let text = serde_json::to_string(&frame).expect("ser");
     assert_eq!(text, r#"{"v":1,"id":9,"ok":false,"error":{"code":"bad_json","message":"x"}}"#);
+    let cancelled = ReplyFrame::ok(4, LlmCancelled { cancelled: true });
+    let text = serde_json::to_string(&cancelled).expect("ser");
+    assert_eq!(text, r#"{"v":1,"id":4,"ok":true,"data":{"cancelled":true}}"#);
+    let hinted =
+        ReplyFrame::<Echo>::error(5, ErrorBody::new(ErrorCode::LlmAuth, "no").with_hint("set it"));
+    let text = serde_json::to_string(&hinted).expect("ser");
+    assert_eq!(
+        text,
+        r#"{"v":1,"id":5,"ok":false,"error":{"code":"llm_auth","message":"no","hint":"set it"}}"#
+    );
 }
 
 #[test]
@@ -101,7 +114,7 @@ fn new_request_types_parse() {
         ),
     ] {
         let r: Request = serde_json::from_str(text).unwrap_or_else(|e| panic!("{text}: {e}"));
-        assert_eq!(r.body.type_name(), kind);
+        assert_eq!(r.body.request_type().as_str(), kind);
     }
 }
 
@@ -124,4 +137,44 @@ fn new_error_codes_round_trip_and_hello_problems_default() {
     }))
     .expect("old hosts omit problems");
     assert!(hello.problems.is_empty());
+}
+
+#[test]
+fn a_reply_is_read_as_its_request_type_says_and_says_why_not() {
+    let text = r#"{"v":1,"id":2,"ok":true,"data":{"path":"/x"}}"#;
+    let err = serde_json::from_str::<ReplyFrame<ExportWritten>>(text).expect_err("no bytes");
+    assert!(err.to_string().contains("bytes"), "{err}");
+    let text = r#"{"v":1,"id":2,"ok":true}"#;
+    assert!(serde_json::from_str::<ReplyFrame<ExportWritten>>(text).is_err(), "ok needs data");
+    let text = r#"{"v":1,"id":2,"ok":false}"#;
+    assert!(serde_json::from_str::<ReplyFrame<ExportWritten>>(text).is_err(), "needs error");
+    let text = r#"{"v":1,"id":2,"ok":false,"error":{"code":"cancelled","message":"m"}}"#;
+    let frame: ReplyFrame<ExportWritten> = serde_json::from_str(text).expect("error reply");
+    assert_eq!(frame.error_body().map(|e| e.code), Some(ErrorCode::Cancelled));
+}
+
+#[test]
+fn request_types_are_one_list_with_their_wire_names() {
+    for kind in RequestType::ALL {
+        let wire = serde_json::to_value(kind).expect("ser");
+        assert_eq!(wire, json!(kind.as_str()));
+        assert_eq!(serde_json::from_value::<RequestType>(wire).expect("de"), *kind);
+    }
+    let newer: RequestType = serde_json::from_value(json!("tabs.list")).expect("unknown");
+    assert_eq!(newer, RequestType::Unknown);
+    assert_eq!(<LlmRequest as HostRequest>::TYPE, RequestType::LlmComplete);
+    let body: RequestBody = Doctor {}.into();
+    assert_eq!(body.request_type(), RequestType::Doctor);
+    let text = serde_json::to_string(&Request::new(3, ConfigGet {})).expect("ser");
+    assert_eq!(text, r#"{"v":1,"id":3,"type":"config.get"}"#);
+}
+
+#[test]
+fn retry_events_carry_the_failure_code() {
+    let ev: EventFrame = serde_json::from_str(
+        r#"{"v":1,"id":3,"event":"llm.retry","attempt":2,"delay_ms":5,"code":"llm_rate_limited","reason":"r"}"#,
+    )
+    .expect("retry");
+    let HostEvent::LlmRetry { code, .. } = ev.event else { panic!("not a retry") };
+    assert_eq!(code, ErrorCode::LlmRateLimited);
 }

@@ -79,7 +79,7 @@ mod tests {
     }
 
     fn err(code: ErrorCode) -> ErrorBody {
-        ErrorBody { code, message: "Native host has exited.".into() }
+        ErrorBody::new(code, "Native host has exited.")
     }
 
     /// A call that fails with `failures` in order, then succeeds.

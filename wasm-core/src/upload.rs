@@ -292,10 +292,8 @@ mod tests {
     #[test]
     fn host_refusals_are_passed_on_with_their_code() {
         let a = FileAssembler::new("cv", 100);
-        let refused = ErrorBody {
-            code: ErrorCode::FileRefused,
-            message: "/x/cv.pdf is outside the allowed directories".into(),
-        };
+        let refused =
+            ErrorBody::new(ErrorCode::FileRefused, "/x/cv.pdf is outside the allowed directories");
         let e = a.finish(Err(refused)).expect_err("refused");
         let text = e.to_string();
         assert!(text.contains("file_refused") && text.contains("outside the allowed"), "{text}");

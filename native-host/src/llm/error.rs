@@ -2,13 +2,13 @@
 
 use std::time::Duration;
 
-use waymark_protocol::ErrorCode;
+use waymark_protocol::{ErrorBody, ErrorCode};
 
 /// Why an `llm.complete` failed. Messages never contain the API key.
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]
 pub enum LlmError {
     /// Connection refused, DNS failure, TLS failure: nothing answered.
-    #[error("cannot reach the LLM endpoint {base_url} ({detail}); {hint}")]
+    #[error("cannot reach the LLM endpoint {base_url} ({detail})")]
     Unreachable {
         /// The configured base URL.
         base_url: String,
@@ -18,9 +18,7 @@ pub enum LlmError {
         hint: String,
     },
     /// The endpoint accepted the connection but went silent.
-    #[error(
-        "the LLM endpoint {base_url} sent nothing for {secs} s ({stage}); check that it is not overloaded, or raise llm.idle_timeout_secs"
-    )]
+    #[error("the LLM endpoint {base_url} sent nothing for {secs} s ({stage})")]
     Timeout {
         /// The configured base URL.
         base_url: String,
@@ -30,9 +28,7 @@ pub enum LlmError {
         stage: &'static str,
     },
     /// 401 or 403.
-    #[error(
-        "the LLM endpoint {base_url} rejected the API key (HTTP {status}: {detail}); set WAYMARK_LLM_API_KEY (or OPENAI_API_KEY / ANTHROPIC_API_KEY), or llm.api_key in the host's config.toml"
-    )]
+    #[error("the LLM endpoint {base_url} rejected the API key (HTTP {status}: {detail})")]
     Auth {
         /// The configured base URL.
         base_url: String,
@@ -42,9 +38,7 @@ pub enum LlmError {
         detail: String,
     },
     /// 404: unknown model (or a base URL without the right path).
-    #[error(
-        "model {model:?} was not found at {base_url} (HTTP 404: {detail}); set WAYMARK_LLM_MODEL to a model the endpoint serves (for Ollama: `ollama pull {model}`), and check that the base URL ends in /v1"
-    )]
+    #[error("model {model:?} was not found at {base_url} (HTTP 404: {detail})")]
     ModelNotFound {
         /// The configured model.
         model: String,
@@ -54,7 +48,7 @@ pub enum LlmError {
         detail: String,
     },
     /// 429, possibly with a `Retry-After`.
-    #[error("rate limited by the LLM endpoint (HTTP 429: {detail}){}", retry_after_text(.retry_after))]
+    #[error("rate limited by the LLM endpoint (HTTP 429: {detail})")]
     RateLimited {
         /// The server's requested wait.
         retry_after: Option<Duration>,
@@ -94,14 +88,39 @@ pub enum LlmError {
     Internal(String),
 }
 
-fn retry_after_text(d: &Option<Duration>) -> String {
-    match d {
-        Some(d) => format!("; the endpoint asks to wait {} s", d.as_secs()),
-        None => "; wait a moment and try again".into(),
-    }
-}
-
 impl LlmError {
+    /// What the user can do about it on the host's side, kept out of the message (which says
+    /// what happened) so the side panel can give its own advice instead.
+    pub fn hint(&self) -> Option<String> {
+        match self {
+            Self::Unreachable { hint, .. } => Some(hint.clone()),
+            Self::Timeout { .. } => {
+                Some("check that it is not overloaded, or raise llm.idle_timeout_secs".to_owned())
+            }
+            Self::Auth { .. } => Some(
+                "set WAYMARK_LLM_API_KEY (or OPENAI_API_KEY / ANTHROPIC_API_KEY), or llm.api_key \
+                 in the host's config.toml"
+                    .to_owned(),
+            ),
+            Self::ModelNotFound { model, .. } => Some(format!(
+                "set WAYMARK_LLM_MODEL to a model the endpoint serves (for Ollama: `ollama pull \
+                 {model}`), and check that the base URL ends in /v1"
+            )),
+            Self::RateLimited { retry_after: Some(d), .. } => {
+                Some(format!("the endpoint asks to wait {} s", d.as_secs()))
+            }
+            Self::RateLimited { retry_after: None, .. } => {
+                Some("wait a moment and try again".to_owned())
+            }
+            _ => None,
+        }
+    }
+
+    /// The error reply's body: code, what happened, and the hint apart.
+    pub fn body(&self) -> ErrorBody {
+        ErrorBody { code: self.code(), message: self.to_string(), hint: self.hint() }
+    }
+
     /// The wire code the side panel explains.
     pub fn code(&self) -> ErrorCode {
         match self {
@@ -291,17 +310,26 @@ mod tests {
     }
 
     #[test]
-    fn messages_say_what_to_do() {
+    fn replies_say_what_happened_and_apart_what_to_do() {
         let e = LlmError::Unreachable {
             base_url: crate::config::DEFAULT_BASE_URL.into(),
             detail: "Connection refused".into(),
             hint: hint(crate::config::DEFAULT_BASE_URL),
         };
-        let text = e.to_string();
-        assert!(text.contains("127.0.0.1:11434") && text.contains("ollama serve"));
-        assert!(text.contains("WAYMARK_LLM_BASE_URL"));
-        assert!(map(404).to_string().contains("WAYMARK_LLM_MODEL"));
-        assert!(map(401).to_string().contains("WAYMARK_LLM_API_KEY"));
+        let body = e.body();
+        assert_eq!(body.code, ErrorCode::LlmUnreachable);
+        assert!(body.message.contains("127.0.0.1:11434") && !body.message.contains("; "));
+        let advice = body.hint.unwrap_or_default();
+        assert!(advice.contains("ollama serve") && advice.contains("WAYMARK_LLM_BASE_URL"));
+        assert!(map(404).body().hint.unwrap_or_default().contains("WAYMARK_LLM_MODEL"));
+        assert!(map(401).body().hint.unwrap_or_default().contains("WAYMARK_LLM_API_KEY"));
+        let limited = LlmError::RateLimited { retry_after: None, detail: "slow down".into() };
+        assert_eq!(limited.body().code, ErrorCode::LlmRateLimited);
+        assert_eq!(
+            limited.body().message,
+            "rate limited by the LLM endpoint (HTTP 429: slow down)"
+        );
+        assert!(map(400).body().hint.is_none(), "nothing the user can set fixes a refused request");
     }
 
     #[test]

@@ -15,7 +15,7 @@ use backon::{ExponentialBuilder, Retryable};
 use eventsource_stream::Eventsource;
 use futures_util::StreamExt;
 use tokio::sync::Semaphore;
-use waymark_protocol::{LlmCompletion, LlmRequest, MAX_DELTA_BYTES};
+use waymark_protocol::{ErrorCode, LlmCompletion, LlmRequest, MAX_DELTA_BYTES};
 
 pub use error::{LlmError, error_detail, hint, parse_retry_after, transport_detail};
 pub use provider::{Provider, Step, StreamState};
@@ -34,7 +34,7 @@ pub trait EventSink: Send + Sync {
     /// A piece of streamed text, at most [`MAX_DELTA_BYTES`].
     fn delta(&self, text: &str);
     /// The gateway waits `delay` before attempt number `attempt` because of `reason`.
-    fn retry(&self, attempt: u32, delay: Duration, reason: &str);
+    fn retry(&self, attempt: u32, delay: Duration, code: ErrorCode, reason: &str);
 }
 
 /// One configured endpoint: its settings, HTTP client and wire format.
@@ -137,7 +137,7 @@ impl Gateway {
             .notify(|e: &LlmError, delay: Duration| {
                 let next = attempt.fetch_add(1, Ordering::SeqCst) + 1;
                 tracing::info!(next, ?delay, reason = %e.reason(), "retrying LLM call");
-                sink.retry(next, delay, &e.reason());
+                sink.retry(next, delay, e.code(), &e.reason());
             })
             .await?;
         if done.model.is_empty() {

@@ -162,7 +162,7 @@ impl Host {
                 let text = String::from_utf8(bytes).map_err(|e| format!("frame not UTF-8: {e}"))?;
                 let v: Value =
                     serde_json::from_str(&text).map_err(|e| format!("frame not JSON: {e}"))?;
-                serde_json::from_value::<HostFrame>(v.clone())
+                serde_json::from_value::<HostFrame<Value>>(v.clone())
                     .map_err(|e| format!("not a host frame ({e}): {text}"))?;
                 Ok(v)
             }
@@ -240,9 +240,14 @@ pub fn err_code(reply: &Value) -> &str {
     reply["error"]["code"].as_str().expect("code")
 }
 
-/// The error message of a reply.
-pub fn err_message(reply: &Value) -> &str {
-    reply["error"]["message"].as_str().unwrap_or_default()
+/// The error message of a reply, with the host's hint after "; " as a person reads both.
+pub fn err_message(reply: &Value) -> String {
+    let error = &reply["error"];
+    let message = error["message"].as_str().unwrap_or_default();
+    match error["hint"].as_str() {
+        Some(hint) => format!("{message}; {hint}"),
+        None => message.to_owned(),
+    }
 }
 
 /// Whether `p` lies directly in `dir`.

@@ -231,7 +231,7 @@ pub fn explain_llm_error(error: &ErrorBody) -> String {
         C::Cancelled => "The model call was cancelled",
         _ => "The model call failed",
     };
-    format!("{what} ({}): {}", error.code, error.message)
+    format!("{what} ({}): {}", error.code, error.with_advice())
 }
 
 #[cfg(test)]

@@ -376,10 +376,10 @@ fn unknown_refs_and_tools_are_refused_and_reported_back() {
 
 #[test]
 fn host_errors_end_the_task_with_an_explanation() {
-    let llm = ScriptedLlm::new(vec![]).planner(vec![Err(ErrorBody {
-        code: ErrorCode::LlmUnreachable,
-        message: "connection refused at http://127.0.0.1:1/v1".into(),
-    })]);
+    let llm = ScriptedLlm::new(vec![]).planner(vec![Err(ErrorBody::new(
+        ErrorCode::LlmUnreachable,
+        "connection refused at http://127.0.0.1:1/v1",
+    ))]);
     let r = run(&llm, &FakeForm::default());
     assert!(r.outcome.answer.starts_with("The model endpoint could not be reached"));
     assert!(r.outcome.error.is_some());

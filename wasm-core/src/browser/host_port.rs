@@ -6,10 +6,9 @@ use crate::agent::Llm;
 use crate::host_retry::{Reconnect, with_reconnect};
 use crate::panel::{HostStatus, host_missing};
 use crate::protocol::{
-    ErrorBody, ErrorCode, EventFrame, HOST_NAME, HelloData, HostEvent, HostFrame, LlmCompletion,
-    LlmRequest, Request, RequestBody,
+    ErrorBody, ErrorCode, EventFrame, HOST_NAME, Hello, HelloData, HostEvent, HostRequest,
+    LlmCompletion, LlmRequest, ReplyFrame, Request, RequestBody,
 };
-use serde::Serialize;
 use std::cell::{Cell, RefCell};
 use std::collections::HashMap;
 use std::rc::Rc;
@@ -85,13 +84,8 @@ impl HostClient {
 
     /// Connects if needed and exchanges `hello`; updates the status either way.
     pub async fn hello(self: &Rc<Self>) -> Result<HelloData, ErrorBody> {
-        let data = self
-            .request(RequestBody::Hello { extension_version: chrome::extension_version() })
-            .await?;
-        let hello: HelloData = serde_json::from_value(data).map_err(|e| ErrorBody {
-            code: ErrorCode::BadJson,
-            message: format!("unexpected hello reply: {e}"),
-        })?;
+        let hello: HelloData =
+            self.request(Hello { extension_version: chrome::extension_version() }).await?;
         self.set_status(HostStatus::Connected {
             version: hello.host_version.clone(),
             llm: hello.llm.clone(),
@@ -99,28 +93,28 @@ impl HostClient {
         Ok(hello)
     }
 
-    /// Sends one request and waits for its reply.
-    pub async fn request(
+    /// Sends one request and waits for its reply, read as the type that request answers.
+    pub async fn request<R: HostRequest>(
         self: &Rc<Self>,
-        body: RequestBody,
-    ) -> Result<serde_json::Value, ErrorBody> {
-        self.request_inner(body, None).await
+        request: R,
+    ) -> Result<R::Reply, ErrorBody> {
+        self.request_inner::<R>(request.into(), None).await
     }
 
     /// Sends one request whose stream events go to `on_event` (in order) until its reply.
-    pub async fn request_with_events(
+    pub async fn request_with_events<R: HostRequest>(
         self: &Rc<Self>,
-        body: RequestBody,
+        request: R,
         on_event: impl FnMut(HostEvent) + 'static,
-    ) -> Result<serde_json::Value, ErrorBody> {
-        self.request_inner(body, Some(Rc::new(RefCell::new(on_event)))).await
+    ) -> Result<R::Reply, ErrorBody> {
+        self.request_inner::<R>(request.into(), Some(Rc::new(RefCell::new(on_event)))).await
     }
 
-    async fn request_inner(
+    async fn request_inner<R: HostRequest>(
         self: &Rc<Self>,
         body: RequestBody,
         listener: Option<EventListener>,
-    ) -> Result<serde_json::Value, ErrorBody> {
+    ) -> Result<R::Reply, ErrorBody> {
         let id = self.next_id.get();
         self.next_id.set(id + 1);
         if let Some(listener) = listener {
@@ -128,14 +122,23 @@ impl HostClient {
         }
         let reply = self.send_and_wait(id, body).await;
         self.listeners.borrow_mut().remove(&id);
-        reply
+        let frame =
+            serde_wasm_bindgen::from_value::<ReplyFrame<R::Reply>>(reply?).map_err(|e| {
+                ErrorBody::new(
+                    ErrorCode::BadReply,
+                    format!("the host's reply to {} did not decode: {e}", R::TYPE),
+                )
+            })?;
+        frame.reply.into_result()
     }
 
+    /// Sends a request and waits for the frame that answers it, undecoded (its type is the
+    /// caller's to know).
     async fn send_and_wait(
         self: &Rc<Self>,
         id: u64,
         body: RequestBody,
-    ) -> Result<serde_json::Value, ErrorBody> {
+    ) -> Result<JsValue, ErrorBody> {
         let frame = to_js(&Request::new(id, body)).map_err(unavailable)?;
         let mut resolve_slot = None;
         let promise = js_sys::Promise::new(&mut |resolve, _reject| resolve_slot = Some(resolve));
@@ -152,11 +155,7 @@ impl HostClient {
         if let Some(message) = reply.as_string() {
             return Err(unavailable(message));
         }
-        match serde_wasm_bindgen::from_value::<HostFrame>(reply) {
-            Ok(HostFrame::Reply(frame)) => frame.reply.into_result(),
-            Ok(HostFrame::Event(_)) => Err(unavailable("event routed as a reply")),
-            Err(e) => Err(ErrorBody { code: ErrorCode::BadJson, message: e.to_string() }),
-        }
+        Ok(reply)
     }
 
     fn ensure_connected(self: &Rc<Self>) -> Result<Port, JsValue> {
@@ -230,14 +229,11 @@ impl HostClient {
         request: LlmRequest,
         on_event: Rc<dyn Fn(HostEvent)>,
     ) -> Result<LlmCompletion, ErrorBody> {
-        let data = with_reconnect(self, "a model call", || {
+        with_reconnect(self, "a model call", || {
             let on_event = on_event.clone();
-            self.request_with_events(RequestBody::LlmComplete(request.clone()), move |event| {
-                on_event(event)
-            })
+            self.request_with_events(request.clone(), move |event| on_event(event))
         })
-        .await?;
-        parse_completion(data)
+        .await
     }
 }
 
@@ -245,19 +241,8 @@ impl Llm for Rc<HostClient> {
     /// One completion, sent again on a new host process when the host goes away mid-call
     /// (see [`crate::host_retry`]).
     async fn complete(&self, request: LlmRequest) -> Result<LlmCompletion, ErrorBody> {
-        let data = with_reconnect(self, "a model call", || {
-            self.request(RequestBody::LlmComplete(request.clone()))
-        })
-        .await?;
-        parse_completion(data)
+        with_reconnect(self, "a model call", || self.request(request.clone())).await
     }
-}
-
-fn parse_completion(data: serde_json::Value) -> Result<LlmCompletion, ErrorBody> {
-    serde_json::from_value(data).map_err(|e| ErrorBody {
-        code: ErrorCode::LlmBadResponse,
-        message: format!("the host's completion did not parse: {e}"),
-    })
 }
 
 impl Reconnect for Rc<HostClient> {
@@ -287,10 +272,7 @@ fn host_stopped(browser_error: &str) -> HostStatus {
 }
 
 fn unavailable(message: impl Into<String>) -> ErrorBody {
-    ErrorBody { code: ErrorCode::HostUnavailable, message: message.into() }
+    ErrorBody::new(ErrorCode::HostUnavailable, message)
 }
 
-/// Plain-object serialisation (maps as objects, u64 as numbers) for `postMessage`.
-pub fn to_js<T: Serialize>(value: &T) -> Result<JsValue, String> {
-    value.serialize(&serde_wasm_bindgen::Serializer::json_compatible()).map_err(|e| e.to_string())
-}
+pub(crate) use waymark_page::js::to_js;

@@ -3,7 +3,7 @@
 
 use super::host_port::HostClient;
 use crate::host_retry::with_reconnect;
-use crate::protocol::{ErrorBody, ErrorCode, FileInfo, FileRead, HostEvent, RequestBody};
+use crate::protocol::{ErrorBody, FileInfo, FileRead, HostEvent};
 use crate::upload::{FileAssembler, MAX_UPLOAD_BYTES, PreparedFile, UploadError, resolve_resource};
 use std::cell::RefCell;
 use std::collections::BTreeMap;
@@ -38,21 +38,14 @@ impl Uploads {
     ) -> Result<(FileAssembler, FileInfo), ErrorBody> {
         let assembler = Rc::new(RefCell::new(FileAssembler::new(name, MAX_UPLOAD_BYTES)));
         let sink = assembler.clone();
-        let data = self
+        let info: FileInfo = self
             .host
-            .request_with_events(
-                RequestBody::FileRead(FileRead { path: path.to_owned() }),
-                move |event| {
-                    if let HostEvent::FileChunk { seq, data } = event {
-                        sink.borrow_mut().push(seq, &data);
-                    }
-                },
-            )
+            .request_with_events(FileRead { path: path.to_owned() }, move |event| {
+                if let HostEvent::FileChunk { seq, data } = event {
+                    sink.borrow_mut().push(seq, &data);
+                }
+            })
             .await?;
-        let info = serde_json::from_value::<FileInfo>(data).map_err(|e| ErrorBody {
-            code: ErrorCode::BadJson,
-            message: format!("unexpected file.read reply: {e}"),
-        })?;
         Ok((assembler.replace(FileAssembler::new(name, 0)), info))
     }
 }

@@ -43,10 +43,9 @@ pub enum LlmState {
 
 impl LlmState {
     /// The state after the host announced a retry; `None` when the retry is not about rate
-    /// limits (the state then stays as it was).
-    pub fn after_retry(reason: &str, delay_ms: u64, now_ms: f64) -> Option<Self> {
-        let lower = reason.to_ascii_lowercase();
-        (lower.contains("429") || lower.contains("rate limit")).then(|| Self::RateLimited {
+    /// limits (the state then stays as it was). The failure's code says which it is.
+    pub fn after_retry(code: ErrorCode, reason: &str, delay_ms: u64, now_ms: f64) -> Option<Self> {
+        (code == ErrorCode::LlmRateLimited).then(|| Self::RateLimited {
             retry_at_ms: Some(now_ms + delay_ms as f64),
             message: reason.to_owned(),
         })
@@ -55,8 +54,8 @@ impl LlmState {
     /// The state after a failed call; `None` for failures that say nothing about the LLM
     /// (cancelled calls, a missing host, which the host status line explains).
     pub fn after_error(error: &ErrorBody) -> Option<Self> {
-        // The host appends its own command-line advice after "; "; the panel gives its own fix.
-        let message = error.message.split("; ").next().unwrap_or_default().to_owned();
+        // The host's command-line advice travels apart (`hint`); the panel gives its own fix.
+        let message = error.message.clone();
         Some(match error.code {
             ErrorCode::LlmRateLimited => Self::RateLimited { retry_at_ms: None, message },
             ErrorCode::LlmAuth => Self::KeyInvalid {
@@ -239,7 +238,8 @@ mod tests {
 
     #[test]
     fn llm_state_follows_retries_errors_and_successes() {
-        let limited = LlmState::after_retry("rate limited (HTTP 429)", 2000, 1000.0);
+        let rate_limited = ErrorCode::LlmRateLimited;
+        let limited = LlmState::after_retry(rate_limited, "rate limited (HTTP 429)", 2000, 1000.0);
         assert_eq!(
             limited,
             Some(LlmState::RateLimited {
@@ -247,19 +247,21 @@ mod tests {
                 message: "rate limited (HTTP 429)".into()
             })
         );
-        assert_eq!(LlmState::after_retry("HTTP 500", 100, 0.0), None);
-        let auth = ErrorBody {
-            code: ErrorCode::LlmAuth,
-            message: "the endpoint rejected the API key (HTTP 401); set WAYMARK_LLM_API_KEY".into(),
-        };
+        assert_eq!(LlmState::after_retry(ErrorCode::LlmHttp, "HTTP 500", 100, 0.0), None);
+        let no_words = LlmState::after_retry(rate_limited, "slow down", 100, 0.0);
+        assert!(no_words.is_some(), "the code decides, not the wording");
+        assert_eq!(LlmState::after_retry(ErrorCode::LlmUnreachable, "HTTP 429?", 100, 0.0), None);
+        let auth =
+            ErrorBody::new(ErrorCode::LlmAuth, "the endpoint rejected the API key (HTTP 401)")
+                .with_hint("set WAYMARK_LLM_API_KEY");
         let Some(LlmState::KeyInvalid { message, fix }) = LlmState::after_error(&auth) else {
             panic!("not key invalid")
         };
         assert_eq!(message, "the endpoint rejected the API key (HTTP 401)");
         assert!(fix.contains("Settings"));
-        let gone = ErrorBody { code: ErrorCode::HostUnavailable, message: "x".into() };
+        let gone = ErrorBody::new(ErrorCode::HostUnavailable, "x");
         assert_eq!(LlmState::after_error(&gone), None);
-        let cancelled = ErrorBody { code: ErrorCode::Cancelled, message: "x".into() };
+        let cancelled = ErrorBody::new(ErrorCode::Cancelled, "x");
         assert_eq!(LlmState::after_error(&cancelled), None);
         assert_eq!(LlmState::after_success(&call("m")), LlmState::Ready { model: "m".into() });
     }
@@ -277,7 +279,7 @@ mod tests {
             texts(&states),
             ["LLM ready · gpt-nav (navigator, summariser) · claude-plan (planner)"]
         );
-        let auth = ErrorBody { code: ErrorCode::LlmAuth, message: "HTTP 401".into() };
+        let auth = ErrorBody::new(ErrorCode::LlmAuth, "HTTP 401");
         states.set("summariser", LlmState::after_error(&auth).expect("key invalid"));
         let lines = states.lines();
         assert_eq!(lines.len(), 2, "{lines:?}");
@@ -295,7 +297,11 @@ mod tests {
     #[test]
     fn a_rate_limit_counts_down_and_travels_with_its_lines() {
         let mut states = LlmStates::default();
-        states.set("navigator", LlmState::after_retry("HTTP 429", 2000, 1000.0).expect("limit"));
+        states.set(
+            "navigator",
+            LlmState::after_retry(ErrorCode::LlmRateLimited, "HTTP 429", 2000, 1000.0)
+                .expect("limit"),
+        );
         let lines = states.lines();
         assert_eq!(lines[0].text, "LLM rate limited · retrying in");
         assert_eq!(lines[0].retry_at_ms, Some(3000.0));

@@ -4,7 +4,7 @@ use super::Worker;
 use super::env::BrowserEnv;
 use crate::agent::Env;
 use crate::panel::ExportView;
-use crate::protocol::{ExportFormat, ExportWrite, ExportWritten, RequestBody, TrackedValues};
+use crate::protocol::{ExportFormat, ExportWrite, TrackedValues};
 use crate::session;
 use std::rc::Rc;
 
@@ -27,21 +27,15 @@ pub(super) async fn export(w: Rc<Worker>, format: ExportFormat, values: TrackedV
     let view = match content {
         Err(message) => ExportView::Failed { message },
         Ok(content) => {
-            let body = RequestBody::ExportWrite(ExportWrite {
-                name_hint: Some(session::export_name_hint(now)),
-                format,
-                content,
-            });
-            match w.host.request(body).await {
-                Ok(data) => match serde_json::from_value::<ExportWritten>(data) {
-                    Ok(written) => {
-                        let session = w.session.borrow();
-                        let prompt = session::portable_prompt(&session, &written.path, format);
-                        ExportView::Written { path: written.path, prompt }
-                    }
-                    Err(e) => ExportView::Failed { message: format!("unexpected reply: {e}") },
-                },
-                Err(e) => ExportView::Failed { message: e.to_string() },
+            let request =
+                ExportWrite { name_hint: Some(session::export_name_hint(now)), format, content };
+            match w.host.request(request).await {
+                Ok(written) => {
+                    let session = w.session.borrow();
+                    let prompt = session::portable_prompt(&session, &written.path, format);
+                    ExportView::Written { path: written.path, prompt }
+                }
+                Err(e) => ExportView::Failed { message: e.with_advice() },
             }
         }
     };

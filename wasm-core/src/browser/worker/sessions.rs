@@ -6,7 +6,6 @@ use super::env::BrowserEnv;
 use super::{Worker, storage};
 use crate::agent::{Env, Llm, TaskOutcome};
 use crate::panel::{SearchView, SessionView, session_list};
-use crate::protocol::RequestBody;
 use crate::session::{
     self, SearchIndex, Session, SessionMeta, Summary, TaskRecord, extractive_summary,
     parse_summary, summary_request, title_change, transcript_record,
@@ -115,8 +114,7 @@ async fn apply_summary(w: &Rc<Worker>, id: &str, turn: u32, summary: Summary, by
 /// and a missing host must not disturb the session).
 async fn send_transcript(w: &Rc<Worker>, session: &Session, turn: u32) {
     if let Some(record) = session.turn(turn) {
-        let body = RequestBody::TranscriptRecord(transcript_record(session, record));
-        let _ = w.host.request(body).await;
+        let _ = w.host.request(transcript_record(session, record)).await;
     }
 }
 

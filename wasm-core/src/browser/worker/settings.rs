@@ -7,7 +7,7 @@ use super::{Worker, storage};
 use crate::panel::prompt::{attach, push_history};
 use crate::panel::settings::validate;
 use crate::panel::{AgentSettings, DoctorView, SettingsForm};
-use crate::protocol::{ConfigSet, DoctorReport, ErrorBody, ErrorCode, HostSettings, RequestBody};
+use crate::protocol::{ConfigGet, ConfigSet, Doctor, ErrorBody, ErrorCode, HostSettings};
 use std::rc::Rc;
 
 const AGENT_SETTINGS_KEY: &str = "settings:agent";
@@ -28,14 +28,13 @@ pub(super) async fn load(w: &Rc<Worker>) {
     }
 }
 
-fn parse_settings(data: Result<serde_json::Value, ErrorBody>) -> Result<HostSettings, String> {
-    let data = data.map_err(|e| e.message)?;
-    serde_json::from_value(data).map_err(|e| format!("unexpected reply from the host: {e}"))
+fn parse_settings(reply: Result<HostSettings, ErrorBody>) -> Result<HostSettings, String> {
+    reply.map_err(|e| e.message)
 }
 
 /// Fetches the host's settings for the settings view.
 pub(super) async fn open(w: Rc<Worker>) {
-    let fetched = parse_settings(w.host.request(RequestBody::ConfigGet {}).await);
+    let fetched = parse_settings(w.host.request(ConfigGet {}).await);
     let mut state = w.state.borrow_mut();
     state.settings.errors.clear();
     state.settings.notice = None;
@@ -75,8 +74,7 @@ pub(super) async fn save(w: Rc<Worker>, form: SettingsForm) {
     let host = if changes.host.is_empty() {
         None
     } else {
-        let body = RequestBody::ConfigSet(ConfigSet { values: changes.host });
-        Some(parse_settings(w.host.request(body).await))
+        Some(parse_settings(w.host.request(ConfigSet { values: changes.host }).await))
     };
     {
         let mut state = w.state.borrow_mut();
@@ -109,21 +107,16 @@ pub(super) async fn check_setup(w: Rc<Worker>) {
     w.state.borrow_mut().settings.doctor =
         Some(DoctorView { running: true, ..DoctorView::default() });
     w.broadcast();
-    let reply = w.host.request(RequestBody::Doctor {}).await;
-    let view = match reply
-        .map_err(|e| match e.code {
-            ErrorCode::HostUnavailable => {
-                format!(
-                    "{} The checks run in the host: install it first (the command is above).",
-                    e.message
-                )
-            }
-            _ => e.message,
-        })
-        .and_then(|data| {
-            serde_json::from_value::<DoctorReport>(data)
-                .map_err(|e| format!("unexpected reply: {e}"))
-        }) {
+    let reply = w.host.request(Doctor {}).await;
+    let view = match reply.map_err(|e| match e.code {
+        ErrorCode::HostUnavailable => {
+            format!(
+                "{} The checks run in the host: install it first (the command is above).",
+                e.message
+            )
+        }
+        _ => e.message,
+    }) {
         Ok(report) => DoctorView { running: false, checks: report.checks, error: None },
         Err(e) => DoctorView { running: false, checks: Vec::new(), error: Some(e) },
     };

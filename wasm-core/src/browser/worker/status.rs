@@ -58,7 +58,7 @@ impl CallContext {
         let Some(w) = self.worker.upgrade() else { return };
         match event {
             HostEvent::LlmDelta { text } if self.live => on_delta(&w, &text),
-            HostEvent::LlmRetry { delay_ms, reason, .. } => {
+            HostEvent::LlmRetry { delay_ms, code, reason, .. } => {
                 {
                     let mut state = w.state.borrow_mut();
                     if self.live
@@ -66,8 +66,8 @@ impl CallContext {
                     {
                         task.live_text.clear();
                     }
-                    if let Some(llm) = LlmState::after_retry(&reason, delay_ms, BrowserEnv.now_ms())
-                    {
+                    let now = BrowserEnv.now_ms();
+                    if let Some(llm) = LlmState::after_retry(code, &reason, delay_ms, now) {
                         state.llm.set(&self.role, llm);
                     }
                 }
