@@ -298,10 +298,14 @@ impl Dispatcher {
         });
     }
 
+    /// Ends an in-flight `llm.complete`: its task drops the call's future (and with it the
+    /// upstream HTTP request or stream, so the endpoint stops generating), and the call is
+    /// answered `cancelled` here, at once.
     fn cancel(&self, id: u64, target: u64) {
         let entry = self.in_flight.lock().unwrap_or_else(PoisonError::into_inner).remove(&target);
         let cancelled = match entry {
             Some(stop) => {
+                tracing::info!(request = target, "llm call cancelled by the extension");
                 let _ = stop.send(());
                 let msg = format!("request {target} was cancelled by the extension");
                 self.reply::<()>(ReplyFrame::err(target, ErrorCode::Cancelled, msg));

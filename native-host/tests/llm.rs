@@ -400,6 +400,53 @@ fn requests_run_concurrently_and_cancel_stops_one() {
 }
 
 #[test]
+fn cancel_drops_the_upstream_request_while_the_endpoint_holds_the_reply() {
+    both(|format| {
+        let llm = ScriptedLlm::start(|_| ScriptedReply::text("late").delayed(20_000)).expect("llm");
+        let mut h = host_for(&llm, format);
+        h.request(1, "llm.complete", user("slow"));
+        llm.wait_for_requests(1, Duration::from_secs(10)).expect("the call reached the endpoint");
+        h.request(2, "llm.cancel", json!({"target": 1}));
+        let frames = h.until_reply(2);
+        let cancelled = frames.iter().find(|f| f["id"] == 1).expect("reply to the cancelled call");
+        assert_eq!(err_code(cancelled), "cancelled", "{format:?}");
+        // Far less than the 20 s the endpoint holds the reply: the host closed the connection.
+        llm.wait_for_close(0, Duration::from_secs(10)).expect("the upstream request was dropped");
+        assert_eq!(llm.request_count(), 1, "{format:?}: a cancelled call is not retried");
+    });
+}
+
+#[test]
+fn cancel_drops_a_stream_in_the_middle() {
+    both(|format| {
+        // Forty words 300 ms apart: the stream lasts longer than the wait for its close below.
+        let options = LlmServerOptions { chunk_delay: Duration::from_millis(300) };
+        let llm = ScriptedLlm::start_with(options, |_| ScriptedReply::text("word ".repeat(40)))
+            .expect("llm");
+        let mut h = host_for(&llm, format);
+        h.request(1, "llm.complete", with(user("hi"), json!({"stream": true})));
+        let first = h.next();
+        assert_eq!((first["id"].as_u64(), first["event"].as_str()), (Some(1), Some("llm.delta")));
+        h.request(2, "llm.cancel", json!({"target": 1}));
+        let frames = h.until_reply(2);
+        let cancelled = frames.iter().find(|f| f["id"] == 1 && f.get("ok").is_some());
+        assert_eq!(err_code(cancelled.expect("reply to the cancelled call")), "cancelled");
+        llm.wait_for_close(0, Duration::from_secs(10)).expect("the stream was dropped");
+    });
+}
+
+#[test]
+fn a_completed_call_is_not_counted_as_closed_early() {
+    let llm = ScriptedLlm::always_text("whole answer").expect("llm");
+    let mut h = host_for(&llm, WireFormat::OpenAi);
+    h.request(1, "llm.complete", with(user("hi"), json!({"stream": true})));
+    assert_eq!(h.until_reply(1).last().expect("reply")["ok"], true);
+    h.request(2, "llm.complete", user("hi"));
+    assert_eq!(h.reply(2)["ok"], true);
+    assert!(llm.closed_early().is_empty(), "{:?}", llm.closed_early());
+}
+
+#[test]
 fn concurrency_cap_holds_extra_calls_until_one_ends() {
     let config = tempfile::tempdir().expect("tempdir");
     std::fs::write(config.path().join("config.toml"), "[llm]\nmax_concurrent = 2\n").expect("w");

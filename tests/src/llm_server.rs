@@ -368,6 +368,34 @@ struct Log {
     completions: Vec<RecordedRequest>,
     others: Vec<RecordedRequest>,
     script_panics: Vec<String>,
+    /// Completion indices whose client went away before the whole reply was sent.
+    closed_early: Vec<usize>,
+}
+
+/// Held while one completion is answered (the delay, then a streamed body to its end); dropped
+/// unfinished, it records that the client closed the connection first: hyper drops the handler
+/// and the body when it sees the client's EOF.
+struct ReplyWatch {
+    shared: Arc<Shared>,
+    index: usize,
+    finished: bool,
+}
+
+impl ReplyWatch {
+    fn finished(mut self) {
+        self.finished = true;
+    }
+}
+
+impl Drop for ReplyWatch {
+    fn drop(&mut self) {
+        if self.finished {
+            return;
+        }
+        let mut log = self.shared.log.lock().unwrap_or_else(std::sync::PoisonError::into_inner);
+        log.closed_early.push(self.index);
+        self.shared.changed.notify_all();
+    }
 }
 
 /// Options for [`ScriptedLlm::start_with`].
@@ -484,6 +512,39 @@ impl ScriptedLlm {
         }
     }
 
+    /// Completion requests (by index) whose client closed the connection before the whole
+    /// reply was sent: a held ([`ScriptedReply::delayed`]) or streamed reply the client gave up
+    /// on, as when the host cancels a call.
+    pub fn closed_early(&self) -> Vec<usize> {
+        self.lock_log().closed_early.clone()
+    }
+
+    /// Waits until the client of completion request `index` has closed the connection before
+    /// the reply was complete; fails after `timeout` (a failure bound, not a timing assertion).
+    pub fn wait_for_close(&self, index: usize, timeout: Duration) -> Result<()> {
+        let deadline = Instant::now() + timeout;
+        let mut log = self.lock_log();
+        loop {
+            if log.closed_early.contains(&index) {
+                return Ok(());
+            }
+            let now = Instant::now();
+            if now >= deadline {
+                bail!(
+                    "scripted LLM: waited {timeout:?} for the client of request {index} to close \
+                     the connection; closed early so far: {:?}",
+                    log.closed_early
+                );
+            }
+            log = self
+                .shared
+                .changed
+                .wait_timeout(log, deadline - now)
+                .map(|(g, _)| g)
+                .unwrap_or_else(|p| p.into_inner().0);
+        }
+    }
+
     /// Messages of script panics so far (a panicking script answers HTTP 500 instead of hanging).
     pub fn script_panics(&self) -> Vec<String> {
         self.lock_log().script_panics.clone()
@@ -588,6 +649,7 @@ async fn handle(State(shared): State<Arc<Shared>>, request: Request) -> Response
         log.completions.push(recorded.clone());
         shared.changed.notify_all();
     }
+    let watch = ReplyWatch { shared: shared.clone(), index: recorded.index, finished: false };
     let reply = match catch_unwind(AssertUnwindSafe(|| (shared.script)(&recorded))) {
         Ok(reply) => reply,
         Err(panic) => {
@@ -606,7 +668,34 @@ async fn handle(State(shared): State<Arc<Shared>>, request: Request) -> Response
             ScriptedReply::error(500, format!("scripted LLM script panicked: {msg}"))
         }
     };
-    render(&shared, &recorded, reply).await
+    let response = render(&shared, &recorded, reply).await;
+    watch_body(response, watch)
+}
+
+/// Keeps `watch` until a streamed body has been sent to its end (a sized body goes out whole:
+/// the reply is complete once it is handed to hyper).
+fn watch_body(response: Response, watch: ReplyWatch) -> Response {
+    use axum::body::HttpBody as _;
+    use futures_util::StreamExt;
+    if response.body().size_hint().exact().is_some() {
+        watch.finished();
+        return response;
+    }
+    let (parts, body) = response.into_parts();
+    let stream = futures_util::stream::unfold(
+        (body.into_data_stream(), Some(watch)),
+        |(mut data, mut watch)| async move {
+            let item = data.next().await;
+            // The end, or an error the script chose (CutStream): the server ended the reply.
+            if !matches!(item, Some(Ok(_)))
+                && let Some(w) = watch.take()
+            {
+                w.finished();
+            }
+            item.map(|item| (item, (data, watch)))
+        },
+    );
+    Response::from_parts(parts, Body::from_stream(stream))
 }
 
 fn record_other(shared: &Shared, mut recorded: RecordedRequest) {

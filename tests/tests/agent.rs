@@ -365,6 +365,69 @@ fn step_mode_take_over_pause_and_stop_from_the_side_panel() {
     assert_eq!(page_seen(&page), r#"[{"inputs":3,"changes":3,"clicks":0},"Not saved yet."]"#);
 }
 
+/// How long the model "thinks" in the Stop test: far longer than Stop may take.
+const SLOW_MODEL_MS: u64 = 20_000;
+
+/// Failure bound for the task to end once Stop is clicked during a model call (not a
+/// benchmark: the call is dropped at once, so anything near this bound means it was not).
+const STOP_BOUND: std::time::Duration = std::time::Duration::from_secs(1);
+
+#[test]
+fn stop_during_a_slow_model_call_ends_the_task_at_once_and_cancels_the_call() {
+    if built_extension().is_none() {
+        return;
+    }
+    let llm = ScriptedLlm::start(move |req| {
+        if let Some(r) = role_reply(req) {
+            return r;
+        }
+        let (name, _) = refs(req);
+        ScriptedReply::tool_call("type", json!({"ref": name, "text": "Ada"})).delayed(SLOW_MODEL_MS)
+    })
+    .expect("scripted LLM");
+    let wm = launch(&llm);
+    let page = wm.open("/form.html").expect("open fixture");
+    let panel = wm.panel().expect("panel");
+    panel.send(TASK).expect("send");
+
+    // The planner answered; the navigator's call is now held by the "slow" model.
+    let navigator = (1..)
+        .find_map(|n| {
+            let requests = llm.wait_for_requests(n, TASK_TIMEOUT).expect("model calls");
+            requests.iter().find(|r| role_of(r) == "navigator").map(|r| r.index)
+        })
+        .expect("the navigator's call arrived");
+    panel.wait_text("task-progress", "t.startsWith('Working')").expect("the task is running");
+
+    let clicked = std::time::Instant::now();
+    click(&panel, "stop");
+    let heading = panel
+        .page
+        .wait_for(
+            "(() => { const t = document.getElementById('task-progress').textContent; \
+             return document.getElementById('task').dataset.running === 'false' && t; })()",
+            STOP_BOUND,
+        )
+        .unwrap_or_else(|e| panic!("the task did not end within {STOP_BOUND:?} of Stop: {e:#}"));
+    let took = clicked.elapsed();
+    let heading = heading.as_str().unwrap_or_default().to_owned();
+    assert!(heading.starts_with("Stopped after 1 step"), "{heading}");
+    let answer = panel.answer().expect("answer");
+    assert!(
+        answer.starts_with("Stopped by you after 1 step while the model was answering"),
+        "{answer}"
+    );
+    assert!(panel.steps().expect("steps").is_empty(), "nothing of the held answer ran");
+
+    // The host dropped the upstream request (the extension sent llm.cancel): the model's
+    // server saw the connection closed long before it would have answered.
+    llm.wait_for_close(navigator, TASK_TIMEOUT).expect("the held call's connection was closed");
+    let navigator_calls = llm.requests().iter().filter(|r| role_of(r) == "navigator").count();
+    assert_eq!(navigator_calls, 1, "the cancelled call was not sent again");
+    assert_eq!(page_seen(&page), r#"[{"inputs":0,"changes":0,"clicks":0},"Not saved yet."]"#);
+    eprintln!("Stop to Stopped: {took:?}");
+}
+
 #[test]
 fn a_worker_killed_mid_task_resumes_from_the_last_completed_step() {
     if built_extension().is_none() {

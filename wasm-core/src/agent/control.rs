@@ -33,6 +33,10 @@ pub trait Operator {
     async fn ask(&self, card: Intervention) -> Reply;
     /// Which interventions are on.
     fn settings(&self) -> InterventionSettings;
+    /// Resolves once the user asked to stop (never, for an operator that cannot stop). The loop
+    /// races every model call against it: a call can take minutes (timeouts, retries) and spend
+    /// tokens nobody will read, so Stop must not wait for it.
+    async fn stop_requested(&self);
 }
 
 /// The state of the controls, as the side panel shows it.
@@ -108,7 +112,8 @@ impl Controls {
         });
     }
 
-    /// Stop at the next safe point (an action in flight finishes and is reported first).
+    /// Stop at the next safe point (an action in flight finishes and is reported first); a
+    /// model call in flight is abandoned at once (see [`Operator::stop_requested`]).
     pub fn stop(&self) {
         self.update(|s| {
             s.stopping = true;
@@ -169,7 +174,11 @@ impl<T, F: FnMut(&mut ControlState) -> Option<T> + Unpin> Future for Until<'_, T
         match got {
             Some(v) => Poll::Ready(v),
             None => {
-                controls.wakers.borrow_mut().push(cx.waker().clone());
+                let mut wakers = controls.wakers.borrow_mut();
+                // Polled again and again while raced against a model call: one entry per task.
+                if !wakers.iter().any(|w| w.will_wake(cx.waker())) {
+                    wakers.push(cx.waker().clone());
+                }
                 Poll::Pending
             }
         }
@@ -218,6 +227,10 @@ impl Operator for Rc<Controls> {
 
     fn settings(&self) -> InterventionSettings {
         *self.settings.borrow()
+    }
+
+    async fn stop_requested(&self) {
+        self.until(|s| s.stopping.then_some(())).await;
     }
 }
 
@@ -278,5 +291,20 @@ mod tests {
         assert_eq!(ask.now_or_never(), Some(Reply::stop()));
         assert!(c.snapshot().card.is_none());
         assert_eq!(Box::pin(c.gate()).now_or_never(), Some(Gate::Stop));
+    }
+
+    #[test]
+    fn stop_requested_resolves_on_stop_only() {
+        let c = Controls::new(InterventionSettings::default(), false);
+        let mut stopped = Box::pin(c.stop_requested());
+        assert!((&mut stopped).now_or_never().is_none(), "running: no stop yet");
+        assert!((&mut stopped).now_or_never().is_none(), "polled again: still waiting");
+        assert_eq!(c.wakers.borrow().len(), 1, "one waker per waiting task, however often polled");
+        c.pause();
+        c.take_over();
+        assert!((&mut stopped).now_or_never().is_none(), "pause and take-over are not a stop");
+        c.stop();
+        assert_eq!(stopped.now_or_never(), Some(()));
+        assert_eq!(Box::pin(c.stop_requested()).now_or_never(), Some(()), "stays stopped");
     }
 }

@@ -77,6 +77,36 @@ impl Operator for AutoOperator {
     fn settings(&self) -> InterventionSettings {
         self.0
     }
+    async fn stop_requested(&self) {
+        std::future::pending::<()>().await;
+    }
+}
+
+/// Why a model call gave no completion.
+enum CallFailed {
+    /// The model (or the host) answered with an error.
+    Llm(ErrorBody),
+    /// The user stopped the task while the call was in flight; the call was dropped (which
+    /// cancels it at the host) and nothing of it reached the page.
+    Stopped,
+}
+
+/// Runs `call` until it ends or `stop` resolves first; `None` when stopped (`call` is then
+/// dropped unfinished). Stop is polled first, so a call never starts after a stop.
+async fn unless_stopped<T>(
+    call: impl std::future::Future<Output = T>,
+    stop: impl std::future::Future<Output = ()>,
+) -> Option<T> {
+    use std::task::Poll;
+    let mut call = std::pin::pin!(call);
+    let mut stop = std::pin::pin!(stop);
+    std::future::poll_fn(|cx| {
+        if stop.as_mut().poll(cx).is_ready() {
+            return Poll::Ready(None);
+        }
+        call.as_mut().poll(cx).map(Some)
+    })
+    .await
 }
 
 /// Whether the loop goes on after a part of a step.
@@ -313,13 +343,15 @@ impl<L: Llm, P: Page, E: Env, V: TaskEvents, O: Operator, J: Journal> Agent<'_, 
         }
     }
 
+    /// One model call for `role`, raced against the user's Stop: a stopped call is dropped at
+    /// once (the host cancels the upstream request) instead of running out its timeout.
     async fn call(
         &self,
         ctx: &mut TaskContext,
         role: Role,
         messages: Vec<crate::protocol::ChatMessage>,
         tools: Vec<ToolSpec>,
-    ) -> Result<LlmCompletion, ErrorBody> {
+    ) -> Result<LlmCompletion, CallFailed> {
         ctx.shared.set_role(role, RoleState::Working);
         ctx.overhead_from = None;
         let tools = if ctx.spec.tool_mode == ToolMode::Native { tools } else { Vec::new() };
@@ -330,7 +362,12 @@ impl<L: Llm, P: Page, E: Env, V: TaskEvents, O: Operator, J: Journal> Agent<'_, 
             stream: true,
             max_tokens: Some(1024),
         };
-        let reply = self.llm.complete(request).await;
+        let Some(reply) =
+            unless_stopped(self.llm.complete(request), self.operator.stop_requested()).await
+        else {
+            ctx.shared.set_role(role, RoleState::Idle);
+            return Err(CallFailed::Stopped);
+        };
         if role == Role::Navigator {
             ctx.overhead_from = Some((ctx.step, self.env.precise_ms()));
             ctx.overhead_page_ms = 0.0;
@@ -340,7 +377,19 @@ impl<L: Llm, P: Page, E: Env, V: TaskEvents, O: Operator, J: Journal> Agent<'_, 
         if let Err(e) = &reply {
             ctx.shared.last_error = Some(e.message.clone());
         }
-        reply
+        reply.map_err(CallFailed::Llm)
+    }
+
+    /// Ends the task after the user stopped it during a model call of `role`.
+    async fn stopped_in_call(&self, ctx: &mut TaskContext, role: Role) -> Flow {
+        let msg = format!(
+            "Stopped by you after {} while the model was answering (as {}); that call was \
+             cancelled and nothing of it was done. Every action that started was finished and \
+             is listed.",
+            counted(ctx.step, "step"),
+            role.name()
+        );
+        self.finish_stopped(ctx, msg).await
     }
 
     async fn plan(
@@ -355,7 +404,8 @@ impl<L: Llm, P: Page, E: Env, V: TaskEvents, O: Operator, J: Journal> Agent<'_, 
         let messages = planner_messages(&context, revise_because);
         let reply = match self.call(ctx, Role::Planner, messages, vec![plan_tool()]).await {
             Ok(c) => c,
-            Err(e) => {
+            Err(CallFailed::Stopped) => return self.stopped_in_call(ctx, Role::Planner).await,
+            Err(CallFailed::Llm(e)) => {
                 let msg = explain_llm_error(&e);
                 return self.finish(ctx, msg.clone(), false, Some(msg)).await;
             }
@@ -451,7 +501,8 @@ impl<L: Llm, P: Page, E: Env, V: TaskEvents, O: Operator, J: Journal> Agent<'_, 
         let messages = parts.messages();
         let reply = match self.call(ctx, Role::Navigator, messages, tools.clone()).await {
             Ok(c) => c,
-            Err(e) => {
+            Err(CallFailed::Stopped) => return self.stopped_in_call(ctx, Role::Navigator).await,
+            Err(CallFailed::Llm(e)) => {
                 let msg = explain_llm_error(&e);
                 return self.finish(ctx, msg.clone(), false, Some(msg)).await;
             }
@@ -656,7 +707,15 @@ impl<L: Llm, P: Page, E: Env, V: TaskEvents, O: Operator, J: Journal> Agent<'_, 
         let messages = validator_messages(&context, &answer);
         let verdict = match self.call(ctx, Role::Validator, messages, vec![verdict_tool()]).await {
             Ok(reply) => parse_verdict(&reply).ok(),
-            Err(_) => None,
+            Err(CallFailed::Stopped) => {
+                let msg = format!(
+                    "Stopped by you after {} while the answer was being checked against the \
+                     page; it is not confirmed: {answer}",
+                    counted(ctx.step, "step")
+                );
+                return self.finish_stopped(ctx, msg).await;
+            }
+            Err(CallFailed::Llm(_)) => None,
         };
         // A validator that cannot answer does not block the answer: it only advises.
         let Some(verdict) = verdict.filter(|v| !v.confirmed) else {

@@ -10,6 +10,7 @@ use std::collections::VecDeque;
 
 mod closed_tab;
 mod policy;
+mod stop;
 mod taint;
 
 type Reply_ = Result<LlmCompletion, ErrorBody>;
@@ -223,6 +224,9 @@ impl Operator for ScriptedUser {
     }
     fn settings(&self) -> InterventionSettings {
         self.settings
+    }
+    async fn stop_requested(&self) {
+        std::future::pending::<()>().await;
     }
 }
 
@@ -775,6 +779,9 @@ fn taking_over_between_two_actions_drops_the_rest_of_the_answer() {
         }
         fn settings(&self) -> InterventionSettings {
             InterventionSettings::default()
+        }
+        async fn stop_requested(&self) {
+            std::future::pending::<()>().await;
         }
     }
     let llm = ScriptedLlm::new(vec![calls(&[FILL, SAVE]), calls(&[SAVE]), calls(&[DONE])]);

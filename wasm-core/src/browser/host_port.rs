@@ -7,7 +7,7 @@ use crate::host_retry::{Reconnect, with_reconnect};
 use crate::panel::{HostStatus, host_missing};
 use crate::protocol::{
     ErrorBody, ErrorCode, EventFrame, HOST_NAME, Hello, HelloData, HostEvent, HostRequest,
-    LlmCompletion, LlmRequest, ReplyFrame, Request, RequestBody,
+    LlmCancel, LlmCompletion, LlmRequest, ReplyFrame, Request, RequestBody, RequestType,
 };
 use std::cell::{Cell, RefCell};
 use std::collections::HashMap;
@@ -115,21 +115,39 @@ impl HostClient {
         body: RequestBody,
         listener: Option<EventListener>,
     ) -> Result<R::Reply, ErrorBody> {
-        let id = self.next_id.get();
-        self.next_id.set(id + 1);
+        let id = self.next_id();
+        // Whatever ends this future (its reply, or being dropped unfinished) forgets the request.
+        let _in_flight =
+            InFlight { client: self, id, cancel_at_host: R::TYPE == RequestType::LlmComplete };
         if let Some(listener) = listener {
             self.listeners.borrow_mut().insert(id, listener);
         }
-        let reply = self.send_and_wait(id, body).await;
-        self.listeners.borrow_mut().remove(&id);
-        let frame =
-            serde_wasm_bindgen::from_value::<ReplyFrame<R::Reply>>(reply?).map_err(|e| {
-                ErrorBody::new(
-                    ErrorCode::BadReply,
-                    format!("the host's reply to {} did not decode: {e}", R::TYPE),
-                )
-            })?;
+        let reply = self.send_and_wait(id, body).await?;
+        let frame = serde_wasm_bindgen::from_value::<ReplyFrame<R::Reply>>(reply).map_err(|e| {
+            ErrorBody::new(
+                ErrorCode::BadReply,
+                format!("the host's reply to {} did not decode: {e}", R::TYPE),
+            )
+        })?;
         frame.reply.into_result()
+    }
+
+    fn next_id(&self) -> u64 {
+        let id = self.next_id.get();
+        self.next_id.set(id + 1);
+        id
+    }
+
+    /// Tells the host to abandon the model call `target` (its upstream HTTP request ends, no
+    /// more tokens are spent). The host's replies to both requests find no one waiting and are
+    /// dropped. Without a port there is nothing to cancel: the host process is gone.
+    fn cancel_at_host(&self, target: u64) {
+        let Some(port) = self.port.borrow().as_ref().map(|c| c.port.clone()) else { return };
+        let id = self.next_id();
+        // A port that fails to post is closing: the host sees EOF and drops every call anyway.
+        if let Ok(frame) = to_js(&Request::new(id, LlmCancel { target })) {
+            let _ = port.post_message(&frame);
+        }
     }
 
     /// Sends a request and waits for the frame that answers it, undecoded (its type is the
@@ -255,6 +273,28 @@ impl Reconnect for Rc<HostClient> {
     fn note(&self, text: String) {
         if let Some(note) = &*self.on_retry.borrow() {
             note(text);
+        }
+    }
+}
+
+/// A request waiting for its reply. Dropped before the reply came (the caller gave up: the user
+/// stopped the task, the worker moved on), it forgets the request and, for a model call, has the
+/// host cancel it, so the upstream request stops spending time and tokens. A Drop guard rather
+/// than a call at each place that gives up: any drop cancels.
+struct InFlight<'a> {
+    client: &'a HostClient,
+    id: u64,
+    /// The request is an `llm.complete` the host can cancel.
+    cancel_at_host: bool,
+}
+
+impl Drop for InFlight<'_> {
+    fn drop(&mut self) {
+        self.client.listeners.borrow_mut().remove(&self.id);
+        // Still pending: no reply came and the port did not go away (both remove the entry).
+        let unanswered = self.client.pending.borrow_mut().remove(&self.id).is_some();
+        if unanswered && self.cancel_at_host {
+            self.client.cancel_at_host(self.id);
         }
     }
 }
