@@ -779,8 +779,10 @@ impl<L: Llm, P: Page, E: Env, V: TaskEvents, O: Operator, J: Journal> Agent<'_, 
         success: bool,
         error: Option<String>,
     ) -> Flow {
+        let last_refused = ctx.steps.last().is_some_and(|s| s.outcome.refused_by.is_some());
         let ending = match (success, &error) {
             (true, _) => Ending::Finished,
+            (false, None) if last_refused => Ending::Refused,
             (false, None) => Ending::NotFinished,
             (false, Some(_)) => Ending::Failed,
         };
