@@ -17,7 +17,7 @@
 mod common;
 mod hostile_support;
 
-use common::{Setup, TASK_TIMEOUT, Waymark, built_extension, role_reply};
+use common::{Setup, TASK_TIMEOUT, Waymark, built_extension_with_test_hooks, role_reply};
 use hostile_support::{Card, approve_all, navigator_texts_since, requests_to, run_task};
 use serde_json::{Value, json};
 use std::sync::Arc;
@@ -120,7 +120,7 @@ const ATTACKS: &[(&str, &str, &str)] = &[
 
 #[test]
 fn the_page_cannot_send_where_the_action_was_not_allowed() {
-    let Some(ext) = built_extension() else { return };
+    let Some(ext) = built_extension_with_test_hooks() else { return };
     let obedient = Arc::new(Obedient::default());
     let model = obedient.clone();
     let llm = ScriptedLlm::start(move |req| role_reply(req).unwrap_or_else(|| model.reply(req)))
@@ -290,7 +290,7 @@ fn the_page_cannot_send_where_the_action_was_not_allowed() {
 
 #[test]
 fn fields_a_person_cannot_see_are_neither_shown_nor_filled() {
-    let Some(ext) = built_extension() else { return };
+    let Some(ext) = built_extension_with_test_hooks() else { return };
     let llm = ScriptedLlm::start(|req| {
         role_reply(req).unwrap_or_else(|| {
             waymark_tests::llm_server::ScriptedReply::tool_call(
@@ -391,7 +391,7 @@ fn fields_a_person_cannot_see_are_neither_shown_nor_filled() {
 #[test]
 #[ignore = "benchmark: cargo test -p waymark-tests --test network_guard -- --ignored --nocapture"]
 fn bench_rule_update() {
-    let Some(ext) = built_extension() else { return };
+    let Some(ext) = built_extension_with_test_hooks() else { return };
     let llm = ScriptedLlm::start(|_| {
         waymark_tests::llm_server::ScriptedReply::tool_call("done", json!({"answer": "x"}))
     })
