@@ -19,3 +19,9 @@ pub mod upload;
 
 #[cfg(target_arch = "wasm32")]
 pub mod browser;
+
+// The browser adapter's reading of Chrome's error messages is plain Rust: compiled natively too,
+// so its unit tests run under `cargo test` (the rest of `browser` needs wasm).
+#[cfg(all(test, not(target_arch = "wasm32")))]
+#[path = "browser/chrome_error.rs"]
+mod chrome_error;

@@ -5,6 +5,7 @@
 //! * [`chrome`] is the one module that names `chrome.*` APIs.
 
 pub mod chrome;
+pub(crate) mod chrome_error;
 pub mod content;
 mod host_port;
 mod inject;
