@@ -331,8 +331,10 @@ impl Browser {
         entries
             .filter_map(|e| e.ok()?.file_name().to_str()?.parse::<u32>().ok())
             .filter(|pid| {
+                // Chromium rewrites its child processes' titles: the arguments may be one
+                // space-separated string rather than NUL-separated ones.
                 std::fs::read(format!("/proc/{pid}/cmdline")).is_ok_and(|cmd| {
-                    cmd.split(|b| *b == 0).any(|arg| arg == b"--extension-process")
+                    cmd.split(|b| *b == 0 || *b == b' ').any(|arg| arg == b"--extension-process")
                 })
             })
             .filter(|pid| below_browser(*pid))
