@@ -234,7 +234,11 @@ impl HostClient {
         for (_, resolve) in pending {
             let _ = resolve.call1(&JsValue::NULL, &JsValue::from_str(&reason));
         }
-        self.set_status(if answered { host_stopped(&reason) } else { host_missing(&reason) });
+        self.set_status(if answered {
+            host_stopped(&reason)
+        } else {
+            host_missing(super::chrome_error::native_host_error(&reason), &reason)
+        });
     }
 }
 

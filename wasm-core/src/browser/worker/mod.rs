@@ -83,6 +83,8 @@ fn worker() -> Rc<Worker> {
 /// Starts the worker: loads the current session from storage.
 #[wasm_bindgen]
 pub async fn sw_start() -> Result<(), JsValue> {
+    #[cfg(feature = "test-hooks")]
+    let wasm_ms = super::tab::test_hooks::worker_now();
     let w = worker();
     // The extension's settings and the prompt history load alongside the session (the panel's
     // first state needs only the session; they follow in the next one).
@@ -99,6 +101,8 @@ pub async fn sw_start() -> Result<(), JsValue> {
     super::netguard::clear_stale_rules().await;
     // A task the previous worker left unfinished goes on from its last completed step.
     spawn_local(task::resume(w));
+    #[cfg(feature = "test-hooks")]
+    super::tab::test_hooks::register(wasm_ms);
     Ok(())
 }
 
@@ -235,7 +239,7 @@ fn is_own_panel(port: &Port) -> bool {
         .ok()
         .and_then(|u| u.as_string())
         .unwrap_or_default();
-    crate::safety::is_panel_port(&port.name(), &url, &chrome::extension_id())
+    crate::safety::is_panel_port(&port.name(), &url, &chrome::extension_url("sidepanel.html"))
 }
 
 impl Worker {
