@@ -205,6 +205,17 @@ pub(super) const PRICE_EXPECTS: &str =
     "US dollars per million tokens: a number, 0 or more (e.g. 2.5)";
 
 impl SettingKey {
+    /// `prices.<model>.<side>`, checking the model name (not blank, without spaces).
+    pub fn price(model: &str, side: PriceSide) -> Result<Self, SettingError> {
+        if model.is_empty() || model.contains(char::is_whitespace) {
+            return Err(SettingError::UnknownName {
+                name: format!("prices.{model}.{side}"),
+                problem: "a price names a model, without spaces".to_owned(),
+            });
+        }
+        Ok(Self::Price(model.to_owned(), side))
+    }
+
     /// Whether the setting holds a secret: the extension may set it but never reads it back,
     /// and its value appears in no message or log.
     pub fn is_secret(&self) -> bool {
@@ -302,10 +313,7 @@ impl FromStr for SettingKey {
             let (model, side) = rest.rsplit_once('.').ok_or_else(no_such)?;
             let side =
                 PriceSide::ALL.into_iter().find(|s| s.as_str() == side).ok_or_else(no_such)?;
-            if model.is_empty() || model.contains(char::is_whitespace) {
-                return Err(unknown("a price names a model, without spaces".to_owned()));
-            }
-            return Ok(Self::Price(model.to_owned(), side));
+            return Self::price(model, side);
         }
         Err(no_such())
     }

@@ -323,13 +323,7 @@ impl<L: Llm, P: Page, E: Env, V: TaskEvents, O: Operator, J: Journal> Agent<'_, 
         ctx.shared.set_role(role, RoleState::Working);
         ctx.overhead_from = None;
         let tools = if ctx.spec.tool_mode == ToolMode::Native { tools } else { Vec::new() };
-        let request = LlmRequest {
-            role: role.name().into(),
-            messages,
-            tools,
-            stream: true,
-            max_tokens: Some(1024),
-        };
+        let request = LlmRequest { role, messages, tools, stream: true, max_tokens: Some(1024) };
         let reply = self.llm.complete(request).await;
         if role == Role::Navigator {
             ctx.overhead_from = Some((ctx.step, self.env.precise_ms()));
