@@ -42,7 +42,9 @@ impl LlmRole {
     /// with surrounding spaces ignored; `None` for anything else.
     pub fn parse(text: &str) -> Option<Self> {
         let name = text.trim().to_ascii_lowercase();
-        let name = if name == "summarizer" { "summariser" } else { name.as_str() };
+        if name == "summarizer" {
+            return Some(Self::Summariser);
+        }
         Self::ALL.into_iter().find(|r| r.as_str() == name)
     }
 
