@@ -596,7 +596,7 @@ mod tests {
     #[test]
     fn a_snapshot_keeps_the_session_and_drops_the_task_dialogs_and_live_status() {
         let mut llm = LlmStates::default();
-        llm.set("navigator", LlmState::Ready { model: "m".into() });
+        llm.set(crate::protocol::LlmRole::Navigator, LlmState::Ready { model: "m".into() });
         let state = PanelState {
             host: host_missing(HostUnreachable::Other, "gone"),
             llm,
