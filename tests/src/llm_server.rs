@@ -490,26 +490,13 @@ impl ScriptedLlm {
     /// Waits until at least `n` completion requests have arrived and returns them all; fails with
     /// the count seen after `timeout` (a failure bound, not a timing assertion).
     pub fn wait_for_requests(&self, n: usize, timeout: Duration) -> Result<Vec<RecordedRequest>> {
-        let deadline = Instant::now() + timeout;
-        let mut log = self.lock_log();
-        loop {
+        self.wait_until(timeout, |log| {
             if log.completions.len() >= n {
-                return Ok(log.completions.clone());
+                Ok(log.completions.clone())
+            } else {
+                Err(format!("{n} completion request(s), got {}", log.completions.len()))
             }
-            let now = Instant::now();
-            if now >= deadline {
-                bail!(
-                    "scripted LLM: waited {timeout:?} for {n} completion request(s), got {}",
-                    log.completions.len()
-                );
-            }
-            log = self
-                .shared
-                .changed
-                .wait_timeout(log, deadline - now)
-                .map(|(g, _)| g)
-                .unwrap_or_else(|p| p.into_inner().0);
-        }
+        })
     }
 
     /// Completion requests (by index) whose client closed the connection before the whole
@@ -522,19 +509,36 @@ impl ScriptedLlm {
     /// Waits until the client of completion request `index` has closed the connection before
     /// the reply was complete; fails after `timeout` (a failure bound, not a timing assertion).
     pub fn wait_for_close(&self, index: usize, timeout: Duration) -> Result<()> {
+        self.wait_until(timeout, |log| {
+            if log.closed_early.contains(&index) {
+                Ok(())
+            } else {
+                Err(format!(
+                    "the client of request {index} to close the connection; closed early so \
+                     far: {:?}",
+                    log.closed_early
+                ))
+            }
+        })
+    }
+
+    /// Waits on the log's change signal until `ready` returns `Ok`; its `Err` says what was
+    /// awaited and what was seen, for the failure after `timeout`.
+    fn wait_until<T>(
+        &self,
+        timeout: Duration,
+        ready: impl Fn(&Log) -> std::result::Result<T, String>,
+    ) -> Result<T> {
         let deadline = Instant::now() + timeout;
         let mut log = self.lock_log();
         loop {
-            if log.closed_early.contains(&index) {
-                return Ok(());
-            }
+            let waited_for = match ready(&log) {
+                Ok(value) => return Ok(value),
+                Err(what) => what,
+            };
             let now = Instant::now();
             if now >= deadline {
-                bail!(
-                    "scripted LLM: waited {timeout:?} for the client of request {index} to close \
-                     the connection; closed early so far: {:?}",
-                    log.closed_early
-                );
+                bail!("scripted LLM: waited {timeout:?} for {waited_for}");
             }
             log = self
                 .shared
