@@ -406,6 +406,24 @@ impl TaskView {
         view
     }
 
+    /// The view of an interrupted task whose journal could not be fully read: not resumed,
+    /// shown as failed with what was recovered (its actions, and the notice as its answer).
+    pub fn unrestored(report: &crate::agent::DamageReport, now_ms: f64) -> Self {
+        let ctx = &report.recovered;
+        let mut view = Self::started(report.task());
+        view.mode = ctx.spec.output;
+        view.step = ctx.step;
+        if let Some(plan) = &ctx.plan {
+            view.apply(&TaskEvent::Planned(plan.clone()));
+        }
+        for record in &ctx.steps {
+            view.apply(&TaskEvent::Acted(record.clone()));
+        }
+        view.notes = ctx.notes.clone();
+        view.apply(&TaskEvent::Finished(report.outcome(now_ms)));
+        view
+    }
+
     /// Adds a streamed piece of the model's text to the live view (its last
     /// [`live::LIVE_TEXT_MAX_CHARS`] characters are kept), while the task runs.
     pub fn stream_text(&mut self, delta: &str) {

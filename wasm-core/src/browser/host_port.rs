@@ -93,6 +93,14 @@ impl HostClient {
         Ok(hello)
     }
 
+    /// [`Self::hello`] where the caller only needs the status updated: a failure is already
+    /// in the status the panel shows (or in the caller's next request), and is logged.
+    pub async fn refresh(self: &Rc<Self>) {
+        if let Err(e) = self.hello().await {
+            tracing::warn!(code = %e.code, message = %e.message, "the host did not answer hello");
+        }
+    }
+
     /// Sends one request and waits for its reply, read as the type that request answers.
     pub async fn request<R: HostRequest>(
         self: &Rc<Self>,

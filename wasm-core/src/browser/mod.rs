@@ -12,4 +12,4 @@ mod tab;
 pub(crate) mod upload;
 pub mod worker;
 
-pub(crate) use waymark_page::js::{js_error, js_message};
+pub(crate) use waymark_page::js::{js_error, js_message, named_error};
