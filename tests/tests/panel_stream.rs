@@ -80,6 +80,10 @@ fn streamed_model_text_shows_in_the_live_view_before_the_step_runs() {
             seen_before_steps.push(live.to_owned());
             if !shot_taken && live.len() > 40 {
                 let dir = paths::target_dir().join("screenshots").join("panel");
+                #[allow(
+                    clippy::let_underscore_must_use,
+                    reason = "a screenshot is for people; the test does not depend on it"
+                )]
                 let _ = panel.page.screenshot(dir.join("live-text.png"));
                 shot_taken = true;
             }

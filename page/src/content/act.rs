@@ -5,6 +5,7 @@ use super::events::{fire, fire_input, mouse, point_of};
 use super::roles::live_fingerprint;
 use crate::action::{Action, ActionOutcome, ScrollDirection};
 use crate::error::ContentError;
+use crate::js::best_effort;
 use crate::observation::{Ref, clean, shorten};
 use wasm_bindgen::{JsCast, JsValue};
 use web_sys::{Element, HtmlElement, HtmlInputElement, HtmlSelectElement, HtmlTextAreaElement};
@@ -161,7 +162,7 @@ fn click(el: &Element, count: u32) -> Result<ActionOutcome, String> {
     for i in 1..=count {
         mouse(el, "pointerdown", x, y, i)?;
         mouse(el, "mousedown", x, y, i)?;
-        let _ = html.focus();
+        best_effort(html.focus(), "focus on click");
         mouse(el, "pointerup", x, y, i)?;
         mouse(el, "mouseup", x, y, i)?;
         html.click();
@@ -199,7 +200,7 @@ fn type_text(el: &Element, text: &str, append: bool) -> Result<ActionOutcome, St
     {
         return Err("the field is disabled or read-only".to_owned());
     }
-    let _ = html.focus();
+    best_effort(html.focus(), "focus before typing");
     let (proto, old) = if let Some(input) = el.dyn_ref::<HtmlInputElement>() {
         ("HTMLInputElement", input.value())
     } else if let Some(area) = el.dyn_ref::<HtmlTextAreaElement>() {
@@ -239,12 +240,12 @@ fn type_editable(el: &HtmlElement, text: &str, append: bool) -> Result<ActionOut
     if let Some(selection) = document.get_selection().ok().flatten()
         && let Ok(range) = document.create_range()
     {
-        let _ = range.select_node_contents(el);
+        best_effort(range.select_node_contents(el), "select the editor's text");
         if append {
             range.collapse_with_to_start(false);
         }
-        let _ = selection.remove_all_ranges();
-        let _ = selection.add_range(&range);
+        best_effort(selection.remove_all_ranges(), "clear the selection");
+        best_effort(selection.add_range(&range), "select the editor's text");
     }
     let command = if text.is_empty() { "delete" } else { "insertText" };
     let inserted = js_sys::Reflect::get(&document, &"execCommand".into())

@@ -303,6 +303,10 @@ pub fn content_script_tries_to_approve(
 /// Closes the tabs of the previous run and opens `urls` (the last one is the task's tab).
 pub fn open_tabs(wm: &Waymark, open: &mut Vec<waymark_tests::chromium::Page>, urls: &[String]) {
     for page in open.drain(..) {
+        #[allow(
+            clippy::let_underscore_must_use,
+            reason = "a tab of the previous run may be gone already"
+        )]
         let _ = wm.browser.close_target(page.target_id());
     }
     for url in urls {
