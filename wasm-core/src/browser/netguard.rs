@@ -327,7 +327,14 @@ struct RequestError {
 /// for the page that caused it; every other failure is none of Waymark's business.
 #[wasm_bindgen]
 pub fn sw_request_error(details: JsValue) {
-    let Ok(mut error) = serde_wasm_bindgen::from_value::<RequestError>(details) else { return };
+    let mut error = match serde_wasm_bindgen::from_value::<RequestError>(details) {
+        Ok(error) => error,
+        Err(e) => {
+            // Not one the guard could have blocked (those carry every field); logged for bugs.
+            tracing::debug!(error = %e, "a request error without the expected fields");
+            return;
+        }
+    };
     if error.error != BLOCKED_ERROR {
         return;
     }

@@ -10,6 +10,7 @@ use super::netguard::NetGuard;
 use crate::action::{Action, ActionOutcome, ContentRequest, MAX_WAIT_SECONDS, Probe};
 use crate::agent::{Page, PageError};
 use crate::frames::{FrameObservation, merge};
+use crate::glue::ExportError;
 use crate::observation::{Observation, Ref, TabSummary};
 use crate::safety::{ActionTarget, BlockedRequest, NetworkPermit};
 use crate::tabs::{TabInfo, pick_target_tab};
@@ -571,12 +572,16 @@ struct ObserveReply {
 /// action without scripting an LLM conversation per action, and it helps debugging.
 #[wasm_bindgen]
 pub async fn sw_page_request(tab_id: i32, request: JsValue) -> Result<JsValue, JsValue> {
+    page_request(tab_id, request).await.map_err(|e| super::named_error(&e))
+}
+
+async fn page_request(tab_id: i32, request: JsValue) -> Result<JsValue, ExportError> {
     let request: PageRequest = serde_wasm_bindgen::from_value(request)
-        .map_err(|e| super::js_error(format!("bad page request: {e}")))?;
+        .map_err(|e| ExportError::BadRequest(format!("bad page request: {e}")))?;
     let page = TabPage::new(tab_id);
     let reply = match request {
         PageRequest::Observe { budget } => {
-            let observation = page.observe_frames().await.map_err(|e| super::named_error(&e))?;
+            let observation = page.observe_frames().await?;
             let prompt = observation.to_prompt_with_budget(
                 "test",
                 budget.unwrap_or(crate::observation::DEFAULT_TOKEN_BUDGET),
@@ -595,10 +600,9 @@ pub async fn sw_page_request(tab_id: i32, request: JsValue) -> Result<JsValue, J
             to_js(&serde_json::json!({ "outcome": outcome, "tab": page.tab_id() }))
         }
         PageRequest::Content { frame, request } => {
-            let value: serde_json::Value =
-                page.content(frame, &request).await.map_err(|e| super::named_error(&e))?;
+            let value: serde_json::Value = page.content(frame, &request).await?;
             to_js(&value)
         }
     };
-    reply.map_err(super::js_error)
+    reply.map_err(ExportError::EncodeFailed)
 }
