@@ -4,16 +4,10 @@ import init, {
   sw_panel_connected,
   sw_panel_message,
   sw_panel_disconnected,
-  sw_page_request,
   sw_request_error,
 } from './pkg/waymark_core.js';
 
-// Start-up phases, read by `cargo xtask bench panel` (ms since this script started).
-const t0 = performance.now();
-globalThis.waymarkStartup = {};
-const ready = init()
-  .then(() => { globalThis.waymarkStartup.wasm_ms = performance.now() - t0; return sw_start(); })
-  .finally(() => { globalThis.waymarkStartup.started_ms = performance.now() - t0; });
+const ready = init().then(() => sw_start());
 
 // Listeners are registered synchronously so Chrome can wake the worker for them.
 chrome.runtime.onConnect.addListener((port) => {
@@ -31,6 +25,3 @@ chrome.webRequest.onErrorOccurred.addListener(
 chrome.runtime.onInstalled.addListener(() => {
   chrome.sidePanel.setPanelBehavior({ openPanelOnActionClick: true }).catch(() => {});
 });
-
-// Test and debugging hook: one page request through the agent's own tab code (see tab.rs).
-globalThis.waymarkPageRequest = (tabId, request) => ready.then(() => sw_page_request(tabId, request));

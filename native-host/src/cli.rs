@@ -7,7 +7,9 @@ use std::process::ExitCode;
 use anyhow::{Context, bail};
 use clap::{Args, Parser, Subcommand, ValueEnum};
 
-use crate::config::{self, load_file, save_file, set_key};
+use waymark_protocol::SettingKey;
+
+use crate::config;
 use crate::doctor::{self, DoctorOptions};
 use crate::install::{self, ALL_BROWSERS, Target};
 
@@ -142,22 +144,21 @@ pub enum ConfigAction {
     Path,
     /// Print the effective settings (file + environment), without the key.
     Show,
-    /// Set KEY (llm.provider, llm.base_url, llm.model, llm.api_key, llm.retry_base_ms,
-    /// llm.idle_timeout_secs, llm.request_timeout_secs, llm.max_concurrent, export_dir,
-    /// data_dir, roles.<role>.<provider|base_url|model|api_key>, transcripts.enabled,
-    /// transcripts.retention_days, transcripts.flush_every, transcripts.redact,
-    /// files.allowed_dirs, files.max_bytes, prices.<model>.<input|output>).
-    /// VALUE `-` reads it from stdin, so a key stays out of shell history.
+    /// Set KEY to VALUE (the settings are listed below). VALUE `-` reads it from stdin, so a
+    /// key stays out of shell history; lists take one item per line (or, for
+    /// `files.allowed_dirs`, a PATH-like list).
+    #[command(after_help = settings_help())]
     Set {
-        /// Setting name.
-        key: String,
+        /// Setting name, e.g. `llm.model`.
+        key: SettingKey,
         /// New value, or `-` for stdin.
         value: String,
     },
     /// Remove KEY from the file (the default or environment applies again).
+    #[command(after_help = settings_help())]
     Unset {
         /// Setting name.
-        key: String,
+        key: SettingKey,
     },
 }
 
@@ -387,28 +388,39 @@ fn config_cmd(action: ConfigAction) -> anyhow::Result<ExitCode> {
             );
         }
         ConfigAction::Set { key, value } => {
-            let value = if value == "-" {
+            let mut value = if value == "-" {
                 let mut s = String::new();
                 std::io::stdin().read_to_string(&mut s)?;
                 s.trim().to_owned()
             } else {
                 value
             };
-            let mut file = load_file(&path)?.unwrap_or_default();
-            set_key(&mut file, &key, Some(value))?;
-            save_file(&path, &file)?;
-            // Validate the result the way the host will read it.
-            config::Config::load_with(&env).context("the new value makes the config invalid")?;
+            if key == SettingKey::AllowedDirs && !value.contains('\n') {
+                // A PATH-like list on the command line; the setting takes one per line.
+                let dirs: Vec<String> = std::env::split_paths(&value)
+                    .map(|d| d.to_string_lossy().into_owned())
+                    .collect();
+                value = dirs.join("\n");
+            }
+            let setting = key.with_text(Some(&value))?;
+            // Checked the way the host reads it (file alone and with the environment) before
+            // anything is saved, as `config.set` from the side panel is.
+            crate::settings::apply(&[setting], &env)
+                .context("the new value makes the config invalid; nothing was saved")?;
             println!("set {key} in {}", path.display());
         }
         ConfigAction::Unset { key } => {
-            let mut file = load_file(&path)?.unwrap_or_default();
-            set_key(&mut file, &key, None)?;
-            save_file(&path, &file)?;
+            crate::settings::apply(&[key.with_text(None)?], &env)
+                .context("without it the config is invalid; nothing was saved")?;
             println!("unset {key} in {}", path.display());
         }
     }
     Ok(ExitCode::SUCCESS)
+}
+
+/// The setting names and what each takes, for `config set --help`.
+fn settings_help() -> String {
+    format!("Settings:\n{}", SettingKey::help())
 }
 
 #[cfg(test)]

@@ -134,9 +134,10 @@ impl Dispatcher {
     }
 
     async fn config_set(&mut self, id: u64, req: &ConfigSet) {
-        let values = req.values.clone();
+        let settings = req.settings.clone();
         let result =
-            tokio::task::spawn_blocking(move || crate::settings::apply(&values, &ProcessEnv)).await;
+            tokio::task::spawn_blocking(move || crate::settings::apply(&settings, &ProcessEnv))
+                .await;
         let cfg = match result {
             Ok(Ok(cfg)) => cfg,
             Ok(Err(e)) => {
@@ -150,7 +151,7 @@ impl Dispatcher {
                 return self.reply::<()>(ReplyFrame::err(id, ErrorCode::Internal, e.to_string()));
             }
         };
-        tracing::info!(keys = ?req.values.keys().collect::<Vec<_>>(), "settings changed by the extension");
+        tracing::info!(keys = ?req.settings.iter().map(|s| s.key().to_string()).collect::<Vec<_>>(), "settings changed by the extension");
         // Calls in flight keep the old gateway; the next one uses the new settings.
         self.tick();
         self.transcripts = Some(TranscriptStore::new(cfg.transcripts.clone()));

@@ -5,7 +5,10 @@ use std::path::Path;
 use std::time::Duration;
 
 use serde_json::Value;
-use waymark_protocol::{ChatMessage, ChatRole, EXTENSION_ID, ErrorCode, HOST_NAME, LlmRequest};
+use waymark_protocol::{
+    ChatMessage, ChatRole, EXTENSION_ID, EndpointField, ErrorCode, HOST_NAME, LlmRequest, LlmRole,
+    SettingKey,
+};
 
 use crate::config::{self, Config, Env, LlmConfig};
 use crate::llm::{EventSink, Gateway};
@@ -246,14 +249,13 @@ fn mode_check(_path: &Path) -> Check {
 async fn providers_reachable(cfg: &Config) -> Vec<Check> {
     let mut seen: Vec<&LlmConfig> = Vec::new();
     let mut out = Vec::new();
-    let all = std::iter::once(("default", &cfg.llm))
-        .chain(cfg.roles.iter().map(|(r, l)| (r.as_str(), l)));
-    for (label, l) in all {
+    let all = std::iter::once((None, &cfg.llm)).chain(cfg.roles.iter().map(|(r, l)| (Some(*r), l)));
+    for (role, l) in all {
         if seen.contains(&l) {
             continue;
         }
         seen.push(l);
-        out.push(one_token_call(label, l).await);
+        out.push(one_token_call(role, l).await);
     }
     out
 }
@@ -266,7 +268,10 @@ impl EventSink for NoSink {
     fn retry(&self, _attempt: u32, _delay: Duration, _code: ErrorCode, _reason: &str) {}
 }
 
-async fn one_token_call(label: &str, l: &LlmConfig) -> Check {
+/// Calls `l`, the endpoint of `role` (`None`: the default one).
+async fn one_token_call(role: Option<LlmRole>, l: &LlmConfig) -> Check {
+    let label = role.map_or("default", LlmRole::as_str);
+    let setting = |field| SettingKey::Endpoint(role, field);
     let mut quick = l.clone();
     quick.max_retries = 0;
     quick.request_timeout = DOCTOR_TIMEOUT;
@@ -276,7 +281,7 @@ async fn one_token_call(label: &str, l: &LlmConfig) -> Check {
         Err(e) => return Check::fix(format!("LLM {label}: {e}")),
     };
     let req = LlmRequest {
-        role: label.to_owned(),
+        role: role.unwrap_or(LlmRole::Navigator),
         messages: vec![ChatMessage::text(ChatRole::User, "Reply with the single word OK.")],
         tools: Vec::new(),
         stream: false,
@@ -293,19 +298,11 @@ async fn one_token_call(label: &str, l: &LlmConfig) -> Check {
             let what = match e.code() {
                 ErrorCode::LlmAuth => format!(
                     "set the key: `waymark-host config set {} -` or WAYMARK_LLM_API_KEY",
-                    if label == "default" {
-                        "llm.api_key".to_owned()
-                    } else {
-                        format!("roles.{label}.api_key")
-                    }
+                    setting(EndpointField::ApiKey)
                 ),
                 ErrorCode::LlmModelNotFound => format!(
                     "set a model it serves: `waymark-host config set {} NAME`",
-                    if label == "default" {
-                        "llm.model".to_owned()
-                    } else {
-                        format!("roles.{label}.model")
-                    }
+                    setting(EndpointField::Model)
                 ),
                 ErrorCode::LlmUnreachable => {
                     return Check::fix(format!(

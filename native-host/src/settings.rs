@@ -5,9 +5,9 @@
 
 use std::collections::BTreeMap;
 
-use waymark_protocol::{HostSettings, LlmStatus, ModelPrice, TranscriptSettings};
+use waymark_protocol::{HostSettings, LlmRole, LlmStatus, ModelPrice, Setting, TranscriptSettings};
 
-use crate::config::{self, Config, ConfigError, Env, ROLES, load_file, save_file, set_key};
+use crate::config::{self, Config, ConfigError, Env, apply_setting, load_file, save_file};
 use crate::llm::{is_loopback, price::model_price};
 
 /// Problems worth showing in the side panel (empty when all is well).
@@ -57,7 +57,7 @@ pub fn view(cfg: &Result<Config, String>) -> HostSettings {
     let path = |p: &std::path::Path| p.to_string_lossy().into_owned();
     HostSettings {
         llm: c.llm.status(),
-        roles: ROLES.iter().map(|r| ((*r).to_owned(), c.for_role(r).status())).collect(),
+        roles: LlmRole::ALL.into_iter().map(|r| (r, c.for_role(r).status())).collect(),
         export_dir: path(&c.export_dir),
         transcripts: TranscriptSettings {
             enabled: c.transcripts.enabled,
@@ -80,7 +80,7 @@ pub fn view(cfg: &Result<Config, String>) -> HostSettings {
 /// without a price) only when every endpoint serving it is on this machine.
 fn prices(c: &Config) -> BTreeMap<String, ModelPrice> {
     let mut local: BTreeMap<&str, bool> = BTreeMap::new();
-    for ep in ROLES.iter().map(|r| c.for_role(r)) {
+    for ep in LlmRole::ALL.map(|r| c.for_role(r)) {
         let here = is_loopback(&ep.base_url);
         local.entry(ep.model.as_str()).and_modify(|l| *l &= here).or_insert(here);
     }
@@ -91,17 +91,13 @@ fn prices(c: &Config) -> BTreeMap<String, ModelPrice> {
         .collect()
 }
 
-/// Applies `values` to the config file, all or nothing: the result must load (with `env`)
+/// Applies `settings` to the config file, all or nothing: the result must load (with `env`)
 /// before anything is saved. Returns the new effective config.
-pub fn apply(
-    values: &BTreeMap<String, Option<String>>,
-    env: &dyn Env,
-) -> Result<Config, ConfigError> {
+pub fn apply(settings: &[Setting], env: &dyn Env) -> Result<Config, ConfigError> {
     let path = config::config_dir(env)?.join(config::CONFIG_FILE_NAME);
     let mut file = load_file(&path)?.unwrap_or_default();
-    for (key, value) in values {
-        set_key(&mut file, key, value.clone())
-            .map_err(|e| ConfigError::Invalid { name: key.clone(), reason: e.to_string() })?;
+    for setting in settings {
+        apply_setting(&mut file, setting);
     }
     // The file must be valid on its own (an environment variable may hide a bad value today
     // and be gone tomorrow), and together with the environment.
@@ -138,23 +134,29 @@ mod tests {
             (config::ENV_DATA_DIR, d.as_str()),
         ]
         .into();
-        let mut values = BTreeMap::new();
-        values.insert("llm.api_key".to_owned(), Some("sk-very-secret-value".to_owned()));
-        values.insert("roles.planner.model".to_owned(), Some("big-model".to_owned()));
-        values.insert("transcripts.enabled".to_owned(), Some("true".to_owned()));
-        let cfg = apply(&values, &env).expect("apply");
+        let settings = [
+            ("llm.api_key", "sk-very-secret-value"),
+            ("roles.planner.model", "big-model"),
+            ("transcripts.enabled", "true"),
+        ]
+        .map(|(name, text)| Setting::parse(name, Some(text)).expect("valid"));
+        let cfg = apply(&settings, &env).expect("apply");
         let v = view(&Ok(cfg));
         let text = serde_json::to_string(&v).expect("ser");
         assert!(!text.contains("sk-very-secret-value"), "{text}");
         assert!(v.llm.has_key);
-        assert_eq!(v.roles["planner"].model, "big-model");
-        assert_eq!(v.roles["navigator"].model, v.llm.model);
+        assert_eq!(v.roles[&LlmRole::Planner].model, "big-model");
+        assert_eq!(v.roles[&LlmRole::Navigator].model, v.llm.model);
         assert!(v.transcripts.enabled);
         assert_eq!(v.transcripts.redact_count, 1, "the key itself is a redacted secret");
 
-        let mut bad = BTreeMap::new();
-        bad.insert("llm.model".to_owned(), Some("fine".to_owned()));
-        bad.insert("llm.base_url".to_owned(), Some("ftp://nope".to_owned()));
+        // Valid settings that make an invalid config on this system (a Windows directory on
+        // Unix) save nothing.
+        let bad = [("llm.model", "fine"), ("files.allowed_dirs", "C:\\docs")]
+            .map(|(name, text)| Setting::parse(name, Some(text)).expect("valid"));
+        if cfg!(windows) {
+            return;
+        }
         assert!(apply(&bad, &env).is_err());
         let again = Config::load_with(&env).expect("load");
         assert_ne!(again.llm.model, "fine", "all or nothing");

@@ -193,6 +193,29 @@ fn config_set_writes_a_private_file_that_the_host_reads() {
     let o = run(home.path(), &["config", "show"], &[("WAYMARK_LLM_MODEL", "from-env")]);
     assert!(stdout(&o).contains("from-env"), "env beats the file");
     assert!(!run(home.path(), &["config", "set", "llm.provider", "gopher"], &[]).status.success());
+    let o = run(home.path(), &["config", "set", "transcripts.retention_days", "soon"], &[]);
+    assert!(!o.status.success());
+    assert!(String::from_utf8_lossy(&o.stderr).contains("transcripts.retention_days: a whole"));
+    let o = run(home.path(), &["config", "set", "roles.chef.model", "m"], &[]);
+    assert!(String::from_utf8_lossy(&o.stderr).contains("unknown role \"chef\""), "{o:?}");
+    // The help lists every setting from the protocol's one list.
+    let help = stdout(&run(home.path(), &["config", "set", "--help"], &[]));
+    for name in ["llm.max_concurrent", "roles.<planner|navigator|validator|summariser>.api_key"] {
+        assert!(help.contains(name), "{name} in {help}");
+    }
+    // A PATH-like list of readable directories, and unset.
+    let (a, b) = (home.path().join("a"), home.path().join("b"));
+    let dirs = std::env::join_paths([&a, &b]).expect("join");
+    let o = run(
+        home.path(),
+        &["config", "set", "files.allowed_dirs", dirs.to_str().expect("utf8")],
+        &[],
+    );
+    assert!(o.status.success(), "{o:?}");
+    let text = std::fs::read_to_string(&file).expect("config");
+    assert!(text.contains(a.to_str().expect("utf8")) && text.contains(b.to_str().expect("utf8")));
+    assert!(run(home.path(), &["config", "unset", "files.allowed_dirs"], &[]).status.success());
+    assert!(!std::fs::read_to_string(&file).expect("config").contains("allowed_dirs"));
 }
 
 #[test]

@@ -57,17 +57,27 @@ fn config_set_applies_live_and_never_sends_a_key_back() {
         assert_eq!(mode & 0o777, 0o600);
     }
 
-    for bad in [
-        json!({"llm.base_url": "ftp://x"}),
-        json!({"nope.key": "1"}),
-        json!({"roles.chef.model": "m"}),
-        json!({"transcripts.enabled": "maybe"}),
+    // A setting that does not decode fails the whole request, naming the setting.
+    for (bad, names) in [
+        (json!({"llm.model": "other", "llm.base_url": "ftp://x"}), "llm.base_url"),
+        (json!({"nope.key": "1"}), "nope.key"),
+        (json!({"roles.chef.model": "m"}), "unknown role \"chef\""),
+        (json!({"transcripts.enabled": "maybe"}), "transcripts.enabled"),
+        (json!({"llm.api_key": "sk with spaces"}), "llm.api_key"),
     ] {
         let r = set(&mut h, 4, bad.clone());
-        assert_eq!(err_code(&r), "config_invalid", "{bad}: {r}");
+        assert_eq!(err_code(&r), "bad_request", "{bad}: {r}");
+        assert!(r["error"]["message"].as_str().is_some_and(|m| m.contains(names)), "{r}");
+        assert!(!r.to_string().contains("sk with spaces"), "secrets are never repeated: {r}");
     }
     h.request(5, "config.set", json!({"values": "not a map"}));
     assert_eq!(err_code(&h.reply(5)), "bad_request");
+    // Settings that decode but make a config the host cannot use: nothing is saved.
+    #[cfg(unix)]
+    {
+        let r = set(&mut h, 6, json!({"llm.model": "other", "files.allowed_dirs": "C:\\docs"}));
+        assert_eq!(err_code(&r), "config_invalid", "{r}");
+    }
     let text = std::fs::read_to_string(&file).expect("read");
     assert!(text.contains("fresh-model") && !text.contains("ftp://"), "all or nothing: {text}");
 }

@@ -373,6 +373,20 @@ pub struct ActionOutcome {
     /// A screenshot as a `data:image/jpeg;base64,…` URL (not stored with the session).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub image: Option<String>,
+    /// Who refused the action, when it did not run because it was not allowed (rather than
+    /// because the page failed): a task that ends after one is headed "Refused".
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub refused_by: Option<Refuser>,
+}
+
+/// Who said no to an action.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Refuser {
+    /// Waymark's safety policy (a destination, a hidden field, a secret leaving).
+    Policy,
+    /// The user, at a confirmation card.
+    User,
 }
 
 impl ActionOutcome {
@@ -389,6 +403,11 @@ impl ActionOutcome {
     /// A failed outcome with its reason.
     pub fn failed(reason: impl Into<String>) -> Self {
         Self { ok: false, error: Some(reason.into()), ..Self::default() }
+    }
+
+    /// An action that did not run because `by` did not allow it.
+    pub fn refused(by: Refuser, reason: impl Into<String>) -> Self {
+        Self { refused_by: Some(by), ..Self::failed(reason) }
     }
 
     /// One line for the step history: `ok`, `failed: why`, plus what changed and any text.

@@ -142,8 +142,10 @@ requests! {
     "export.write" => ExportWrite(ExportWrite) -> ExportWritten, errors [ExportFailed];
     /// The host's settings without any secret (keys appear only as "set" flags).
     "config.get" => ConfigGet(ConfigGet) -> HostSettings, errors [];
-    /// Changes host settings from the side panel, all or nothing; keys are write-only.
-    "config.set" => ConfigSet(ConfigSet) -> HostSettings, errors [ConfigInvalid];
+    /// Changes host settings from the side panel, all or nothing; keys are write-only. A name
+    /// or value that does not parse (or a name given twice) is `bad_request`; valid settings
+    /// the host cannot use together, or a failed save, `config_invalid`.
+    "config.set" => ConfigSet(ConfigSet) -> HostSettings, errors [BadRequest, ConfigInvalid];
     /// Appends events to a session's transcript (when capture is on).
     "transcript.record" => TranscriptRecord(TranscriptRecord) -> TranscriptRecorded,
         errors [TranscriptFailed];

@@ -27,10 +27,13 @@ pub use error::{ErrorBody, ErrorCode};
 pub use export::{ExportFormat, ExportWrite, ExportWritten, TrackedValues};
 pub use file::{FileInfo, FileRead, MAX_FILE_CHUNK_BYTES};
 pub use llm::{
-    CallCost, ChatMessage, ChatRole, ImageInput, LlmCompletion, LlmRequest, TokenUsage, ToolCall,
-    ToolSpec,
+    CallCost, ChatMessage, ChatRole, ImageInput, LlmCompletion, LlmRequest, LlmRole, TokenUsage,
+    ToolCall, ToolSpec, UnknownRole,
 };
-pub use settings::{ConfigSet, HostSettings, ModelPrice, PriceSource, TranscriptSettings};
+pub use settings::{
+    ConfigSet, EndpointField, EndpointValue, HostSettings, ModelPrice, PriceSide, PriceSource,
+    Provider, Setting, SettingError, SettingKey, TranscriptSettings,
+};
 pub use transcript::{TranscriptEvent, TranscriptRecord, TranscriptRecorded};
 
 /// Protocol version carried in every frame; bumped only on incompatible changes.

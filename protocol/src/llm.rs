@@ -2,6 +2,10 @@
 
 use serde::{Deserialize, Serialize};
 
+pub use role::{LlmRole, UnknownRole};
+
+mod role;
+
 /// Who said a message.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
@@ -88,9 +92,9 @@ pub struct ToolCall {
 /// Payload of `llm.complete`.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct LlmRequest {
-    /// Which role asks (`navigator`, `planner`, `summariser`); the host may map roles to models.
+    /// Which role asks; the host may map roles to models. Absent means the navigator.
     #[serde(default = "default_role")]
-    pub role: String,
+    pub role: LlmRole,
     /// The conversation.
     pub messages: Vec<ChatMessage>,
     /// Tools offered; empty for plain text.
@@ -104,8 +108,8 @@ pub struct LlmRequest {
     pub max_tokens: Option<u32>,
 }
 
-fn default_role() -> String {
-    "navigator".to_owned()
+fn default_role() -> LlmRole {
+    LlmRole::Navigator
 }
 
 /// Token counts reported by the provider.
@@ -136,9 +140,9 @@ pub struct LlmCompletion {
     /// What the call cost, when usage is known and the model has a price (local models: 0).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub cost: Option<CallCost>,
-    /// The role whose endpoint answered (`planner`, `navigator`, …), as the host resolved it.
+    /// The role whose endpoint answered, as the host resolved it.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub role: Option<String>,
+    pub role: Option<LlmRole>,
 }
 
 /// The price of one LLM call, so the side panel can show what a task cost.

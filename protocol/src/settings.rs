@@ -5,19 +5,28 @@ use std::collections::BTreeMap;
 
 use serde::{Deserialize, Serialize};
 
-use super::LlmStatus;
+use super::{LlmRole, LlmStatus};
 
-/// Payload of `config.set`: dotted setting names (as in `waymark-host config set`) to new
-/// values; `null` removes the setting so the default or environment applies again.
+mod key;
+mod value;
+mod wire;
+
+pub use key::{EndpointField, PriceSide, Provider, SettingKey};
+pub use value::{EndpointValue, Setting, SettingError};
+
+/// Payload of `config.set`: settings to change, typed, applied all or nothing.
 ///
-/// Names: `llm.provider|base_url|model|api_key|…`, `roles.<role>.provider|base_url|model|api_key`
-/// (roles: planner, navigator, summariser, validator), `export_dir`,
-/// `transcripts.enabled|retention_days|flush_every|redact`, `files.allowed_dirs|max_bytes`,
-/// `prices.<model>.input|output`.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+/// On the wire it is `{"values": {"<dotted name>": "<text>" | null, …}}`: the names and text
+/// values of `waymark-host config set` (see [`SettingKey::help`]), `null` clearing a setting.
+/// Both ends read and write it through [`Setting::parse`] and [`Setting::text`]; a name or
+/// value that does not parse fails the whole request (nothing is dropped), as does a name
+/// given twice. Being a JSON object, it may arrive in another order: no setting of one
+/// request may depend on another.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct ConfigSet {
-    /// Settings to change, applied in order, all or nothing.
-    pub values: BTreeMap<String, Option<String>>,
+    /// The changes, each setting at most once.
+    #[serde(rename = "values", with = "wire")]
+    pub settings: Vec<Setting>,
 }
 
 /// Data of `config.get` and `config.set` replies: everything except secrets.
@@ -25,8 +34,8 @@ pub struct ConfigSet {
 pub struct HostSettings {
     /// The default LLM endpoint.
     pub llm: LlmStatus,
-    /// The endpoint each role uses (every known role, resolved with fallbacks).
-    pub roles: BTreeMap<String, LlmStatus>,
+    /// The endpoint each role uses (every role, resolved with fallbacks).
+    pub roles: BTreeMap<LlmRole, LlmStatus>,
     /// Where exports go.
     pub export_dir: String,
     /// Transcript capture.
@@ -88,3 +97,6 @@ pub enum PriceSource {
     /// No known price: the cost of its calls is unknown.
     Unknown,
 }
+
+#[cfg(test)]
+mod tests;

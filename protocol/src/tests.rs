@@ -18,7 +18,7 @@ fn llm_request_parses_with_defaults() {
     }))
     .expect("parse");
     let RequestBody::LlmComplete(body) = req.body else { panic!("wrong type") };
-    assert_eq!(body.role, "navigator");
+    assert_eq!(body.role, LlmRole::Navigator);
     assert!(!body.stream);
     assert!(body.tools.is_empty());
 }

@@ -17,6 +17,7 @@ use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 use waymark_tests::chromium::{Browser, LaunchOptions, Page};
+use waymark_tests::e2e;
 use waymark_tests::fixture_server::FixtureServer;
 use waymark_tests::paths::{self, TempProfile};
 
@@ -55,6 +56,12 @@ struct Bench {
 
 impl Bench {
     fn launch() -> Result<Self> {
+        if std::env::var_os("WAYMARK_EXTENSION_DIR").is_none() {
+            // The default build must have the hook this benchmark drives (an earlier build
+            // given by WAYMARK_EXTENSION_DIR may predate the marker).
+            e2e::check_build(&extension_dir(), &paths::host_binary(), e2e::Needs::TestHooks)
+                .with_context(|| format!("run `{}` first", e2e::BUILD_COMMAND))?;
+        }
         let profile = TempProfile::new()?;
         let options = LaunchOptions::new(profile.path())
             .extension(extension_dir())

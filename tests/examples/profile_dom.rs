@@ -12,6 +12,7 @@ use std::collections::HashMap;
 use std::path::PathBuf;
 use std::time::Duration;
 use waymark_tests::chromium::{Browser, LaunchOptions};
+use waymark_tests::e2e;
 use waymark_tests::fixture_server::FixtureServer;
 use waymark_tests::paths::{self, TempProfile};
 
@@ -38,6 +39,8 @@ fn main() -> Result<()> {
         .filter(|id| wanted.iter().any(|w| id.contains(w.as_str())))
         .map(str::to_owned)
         .collect();
+    e2e::check_build(&paths::extension_dir(), &paths::host_binary(), e2e::Needs::TestHooks)
+        .with_context(|| format!("run `{}` first", e2e::BUILD_COMMAND))?;
     let profile = TempProfile::new()?;
     let browser = Browser::launch(
         LaunchOptions::new(profile.path())

@@ -304,6 +304,58 @@ impl Browser {
         }
     }
 
+    /// Process ids of this browser's extension renderers (processes started with
+    /// `--extension-process` below the browser), from `/proc`.
+    ///
+    /// Why: a benchmark that measures an extension's cold start must know that the renderer
+    /// its last page lived in has exited, and no CDP event reports a renderer's exit.
+    pub fn extension_renderers(&self) -> Vec<u32> {
+        let parent_of = |pid: u32| -> Option<u32> {
+            let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
+            // `pid (comm) state ppid …`; comm may hold spaces and parentheses.
+            stat.rsplit_once(')')?.1.split_whitespace().nth(1)?.parse().ok()
+        };
+        let below_browser = |mut pid: u32| {
+            while let Some(parent) = parent_of(pid) {
+                if parent == self.pid() {
+                    return true;
+                }
+                if parent <= 1 {
+                    return false;
+                }
+                pid = parent;
+            }
+            false
+        };
+        let Ok(entries) = std::fs::read_dir("/proc") else { return Vec::new() };
+        entries
+            .filter_map(|e| e.ok()?.file_name().to_str()?.parse::<u32>().ok())
+            .filter(|pid| {
+                // Chromium rewrites its child processes' titles: the arguments may be one
+                // space-separated string rather than NUL-separated ones.
+                std::fs::read(format!("/proc/{pid}/cmdline")).is_ok_and(|cmd| {
+                    cmd.split(|b| *b == 0 || *b == b' ').any(|arg| arg == b"--extension-process")
+                })
+            })
+            .filter(|pid| below_browser(*pid))
+            .collect()
+    }
+
+    /// Waits until this browser runs no extension renderer ([`Browser::extension_renderers`]).
+    pub fn wait_for_no_extension_renderer(&self, timeout: Duration) -> Result<()> {
+        let deadline = Instant::now() + timeout;
+        loop {
+            let left = self.extension_renderers();
+            if left.is_empty() {
+                return Ok(());
+            }
+            if Instant::now() >= deadline {
+                bail!("extension renderers {left:?} still running after {timeout:?}");
+            }
+            std::thread::sleep(POLL_INTERVAL);
+        }
+    }
+
     /// Waits for an extension's service worker target (the first, when several are loaded).
     pub fn wait_for_extension_worker(&self, timeout: Duration) -> Result<TargetInfo> {
         self.wait_for_target(TargetInfo::is_extension_worker, timeout).with_context(|| {

@@ -19,10 +19,11 @@
 use std::collections::HashMap;
 use std::net::SocketAddr;
 use std::path::{Component, Path, PathBuf};
-use std::sync::{Arc, Mutex, PoisonError};
+use std::sync::{Arc, Condvar, Mutex, PoisonError};
 use std::thread::JoinHandle;
+use std::time::{Duration, Instant};
 
-use anyhow::Result;
+use anyhow::{Result, bail};
 use axum::Router;
 use axum::body::Body;
 use axum::extract::{DefaultBodyLimit, Request, State};
@@ -69,6 +70,8 @@ struct Shared {
     /// Paths that redirect (any method) to their `to` query parameter, with this status.
     redirects: Mutex<HashMap<String, u16>>,
     log: Mutex<Vec<FixtureRequest>>,
+    /// Signalled on every request logged, for [`FixtureServer::wait_for_requests`].
+    logged: Condvar,
 }
 
 /// Configures a [`FixtureServer`] before it starts.
@@ -118,6 +121,7 @@ impl FixtureServerBuilder {
             pages: Mutex::new(self.pages),
             redirects: Mutex::new(HashMap::new()),
             log: Mutex::new(Vec::new()),
+            logged: Condvar::new(),
         });
         let app = Router::new()
             .fallback(handle)
@@ -187,6 +191,43 @@ impl FixtureServer {
     /// Every request so far, in order.
     pub fn requests(&self) -> Vec<FixtureRequest> {
         self.shared.log.lock().unwrap_or_else(PoisonError::into_inner).clone()
+    }
+
+    /// Waits until the request log satisfies `done` (checked on every request that arrives) and
+    /// returns the log; fails after `timeout` (a failure bound, not a timing assertion) naming
+    /// `what`. Why: a test that waits for the page or the browser to send something waits for
+    /// that request itself, not for a guessed delay.
+    pub fn wait_for_requests(
+        &self,
+        what: &str,
+        timeout: Duration,
+        done: impl Fn(&[FixtureRequest]) -> bool,
+    ) -> Result<Vec<FixtureRequest>> {
+        let deadline = Instant::now() + timeout;
+        let mut log = self.shared.log.lock().unwrap_or_else(PoisonError::into_inner);
+        loop {
+            if done(&log) {
+                return Ok(log.clone());
+            }
+            let now = Instant::now();
+            if now >= deadline {
+                let paths: Vec<String> = log
+                    .iter()
+                    .rev()
+                    .take(20)
+                    .map(|r| {
+                        format!("{} {}?{}", r.method, r.path, r.query.as_deref().unwrap_or(""))
+                    })
+                    .collect();
+                bail!("fixture site: waited {timeout:?} for {what}; latest requests: {paths:?}");
+            }
+            log = self
+                .shared
+                .logged
+                .wait_timeout(log, deadline - now)
+                .map(|(g, _)| g)
+                .unwrap_or_else(|p| p.into_inner().0);
+        }
     }
 
     /// Paths requested so far (without queries), in order.
@@ -289,6 +330,7 @@ async fn handle(State(shared): State<Arc<Shared>>, request: Request) -> Response
             .collect(),
         body: String::from_utf8_lossy(&body).into_owned(),
     });
+    shared.logged.notify_all();
 
     let redirect =
         shared.redirects.lock().unwrap_or_else(PoisonError::into_inner).get(&path).copied();

@@ -16,6 +16,8 @@
 //!   request.
 //! - [`fixture_server`]: [`fixture_server::FixtureServer`], a static site on a free 127.0.0.1 port
 //!   with per-path response headers (e.g. a strict CSP on one page) and a request log.
+//! - [`e2e`]: whether an end-to-end test runs (a missing build fails it, naming the command;
+//!   `WAYMARK_SKIP_BROWSER=1` skips it, and every skip is counted).
 //! - [`paths`]: the workspace layout and [`paths::TempProfile`] (fresh `--user-data-dir` with its
 //!   `NativeMessagingHosts/` directory for the host manifest).
 //!
@@ -75,6 +77,7 @@
 
 pub mod cdp;
 pub mod chromium;
+pub mod e2e;
 pub mod fixture_server;
 pub mod llm_server;
 pub mod obedient;

@@ -43,6 +43,11 @@ pub fn target_dir() -> PathBuf {
     }
 }
 
+/// The debug host binary `cargo xtask build` produces (under [`target_dir`]).
+pub fn host_binary() -> PathBuf {
+    target_dir().join("debug").join("waymark-host")
+}
+
 /// A fresh, empty browser profile directory, deleted on drop.
 ///
 /// Why: every test needs its own `--user-data-dir` (no state leaks between tests, no profile lock

@@ -6,7 +6,7 @@
 mod common;
 
 use common::{
-    Panel, Setup, TASK_TIMEOUT, Waymark, built_extension, find_ref, message_text, role_of,
+    Gate, Panel, Setup, TASK_TIMEOUT, Waymark, built_extension, find_ref, message_text, role_of,
     role_reply,
 };
 use serde_json::json;
@@ -304,6 +304,8 @@ fn step_mode_take_over_pause_and_stop_from_the_side_panel() {
         return;
     }
     let n = Counter::default();
+    let thinking = Gate::default();
+    let held = thinking.clone();
     let llm = ScriptedLlm::start(move |req| {
         if let Some(r) = role_reply(req) {
             return r;
@@ -312,12 +314,14 @@ fn step_mode_take_over_pause_and_stop_from_the_side_panel() {
         match n.next() {
             0 => ScriptedReply::tool_call("type", json!({"ref": name, "text": "Ada"})),
             1 => ScriptedReply::tool_call("type", json!({"ref": name, "text": "Ada L"})),
-            // Slow enough for the test to press Pause while the model "thinks".
-            2 => ScriptedReply::tool_calls([
-                ("type", json!({"ref": name, "text": "Ada Lovelace"})),
-                ("click", json!({"ref": save})),
-            ])
-            .delayed(1500),
+            // Held until the test has pressed Pause while the model "thinks".
+            2 => {
+                held.wait();
+                ScriptedReply::tool_calls([
+                    ("type", json!({"ref": name, "text": "Ada Lovelace"})),
+                    ("click", json!({"ref": save})),
+                ])
+            }
             _ => done("should not be reached: the user stopped"),
         }
     })
@@ -350,6 +354,10 @@ fn step_mode_take_over_pause_and_stop_from_the_side_panel() {
     // loop holds at the next safe point (between the two actions of that answer).
     llm.wait_for_requests(4, TASK_TIMEOUT).expect("third navigator call");
     click(&panel, "pause");
+    panel
+        .wait_text("task-progress", "t.startsWith('Pausing after this action…')")
+        .expect("the pause is taken while the model thinks");
+    thinking.open();
     panel.wait_text("task-progress", "t.startsWith('Paused · step 3')").expect("paused in step 3");
     let steps = panel.steps().expect("steps");
     assert_eq!(steps.len(), 3, "{steps:?}");

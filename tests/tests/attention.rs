@@ -116,14 +116,14 @@ fn an_offscreen_document_plays_the_sound_when_no_panel_is_open_and_sound_is_on()
     doc.wait_for("document.body.dataset.chimed === '1'", TASK_TIMEOUT).expect("tone started");
     doc.detach().expect("detach");
     let panel = answer_in_a_new_panel(&wm, "Done 1.");
-    let gone = (0..400).any(|_| {
-        let open = wm.browser.targets().expect("targets").iter().any(is_offscreen);
-        if open {
-            std::thread::sleep(std::time::Duration::from_millis(50));
-        }
-        !open
-    });
-    assert!(gone, "the offscreen document closes when the card is answered");
+    wm.browser
+        .cdp()
+        .wait_event(TASK_TIMEOUT, |e| {
+            e.method == "Target.targetDestroyed"
+                && e.params["targetId"].as_str() == Some(offscreen.target_id.as_str())
+        })
+        .expect("the offscreen document closes when the card is answered");
+    assert!(!wm.browser.targets().expect("targets").iter().any(is_offscreen));
     let created = wm.browser.cdp().drain_events(offscreen_created);
     assert_eq!(documents(&created), 1, "one sound for one card: {created:?}");
 

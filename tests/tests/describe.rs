@@ -5,7 +5,7 @@
 mod common;
 mod perception_support;
 
-use common::built_extension;
+use common::built_extension_with_test_hooks;
 use perception_support::Zoo;
 use serde_json::{Value, json};
 use waymark_tests::fixture_server::FixtureServer;
@@ -23,7 +23,7 @@ fn ref_of(prompt: &str, role: &str, name: &str) -> u64 {
 
 #[test]
 fn describe_reports_the_live_elements_facts() {
-    let Some(ext) = built_extension() else { return };
+    let Some(ext) = built_extension_with_test_hooks() else { return };
     let site = FixtureServer::start(paths::fixtures_dir().join("hostile")).expect("site");
     let zoo = Zoo::launch_serving(&ext, site).expect("launch");
     let (_page, tab) = zoo.open("/describe.html").expect("open");
@@ -60,7 +60,7 @@ fn describe_reports_the_live_elements_facts() {
 #[test]
 #[ignore = "benchmark: `cargo test -p waymark-tests --test describe -- --ignored --nocapture`"]
 fn bench_describe_round_trip() {
-    let Some(ext) = built_extension() else { return };
+    let Some(ext) = built_extension_with_test_hooks() else { return };
     let site = FixtureServer::start(paths::fixtures_dir().join("hostile")).expect("site");
     let zoo = Zoo::launch_serving(&ext, site).expect("launch");
     let (_page, tab) = zoo.open("/describe.html").expect("open");

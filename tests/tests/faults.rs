@@ -114,6 +114,19 @@ fn approve_until_answer(panel: &Panel, expect: &str) -> Vec<String> {
     }
 }
 
+/// Waits until the agent has begun the `wait` action for `text`: the task's write-ahead journal
+/// (in `chrome.storage.local`, read from the panel page) holds its intent, which the loop writes
+/// right before it acts.
+fn wait_action_begun(panel: &Panel, text: &str) {
+    let js = format!(
+        "chrome.storage.local.get(null).then((all) => Object.values(all).some((v) => \
+           v && v.entry === 'intent' && v.action && v.action.action === 'wait' && \
+           v.action.text === {}))",
+        json!(text)
+    );
+    panel.page.wait_for(&js, TASK_TIMEOUT).expect("the wait action began");
+}
+
 fn steps(panel: &Panel) -> Vec<String> {
     panel.steps().expect("steps")
 }
@@ -371,7 +384,7 @@ fn a_tab_navigated_or_closed_under_an_action_is_reported_clearly() {
     // task goes on there.
     panel.send("Wait for the welcome").expect("send");
     llm.wait_for_requests(2, TASK_TIMEOUT).expect("the wait was asked for");
-    std::thread::sleep(std::time::Duration::from_millis(500));
+    wait_action_begun(&panel, "Welcome back");
     page.navigate(&wm.site.url("/away.html")).expect("the user navigates");
     assert_eq!(wait_answer(&panel, "Welcome back"), "The page now says Welcome back.");
     let navigator: Vec<String> = llm
@@ -388,7 +401,7 @@ fn a_tab_navigated_or_closed_under_an_action_is_reported_clearly() {
     let before = llm.request_count();
     panel.send("Wait for something that never comes").expect("send");
     llm.wait_for_requests(before + 2, TASK_TIMEOUT).expect("the wait was asked for");
-    std::thread::sleep(std::time::Duration::from_millis(500));
+    wait_action_begun(&panel, "never on any page");
     wm.browser.close_target(page.target_id()).expect("the user closes the tab");
     let card = panel
         .page

@@ -318,6 +318,9 @@ fn browser_opens_fixture_page_evaluates_and_screenshots() {
     use waymark_tests::fixture_server::FixtureServer;
     use waymark_tests::paths::{TempProfile, fixtures_dir};
 
+    if !waymark_tests::e2e::browser_test() {
+        return;
+    }
     let site = FixtureServer::builder(fixtures_dir())
         .with_header("/harness/", "Content-Security-Policy", "script-src 'self'")
         .with_page("/second.html", "<!doctype html><title>second</title><p id=p>two</p>")
@@ -445,6 +448,9 @@ fn extension_service_worker_can_be_evaluated_stopped_and_restarted() {
     use waymark_tests::chromium::{Browser, LaunchOptions};
     use waymark_tests::paths::TempProfile;
 
+    if !waymark_tests::e2e::browser_test() {
+        return;
+    }
     let ext = tempfile::tempdir().expect("extension dir");
     write_probe_extension(ext.path());
     let profile = TempProfile::new().expect("profile");

@@ -53,17 +53,22 @@ fn hostile_pages_cannot_make_an_obedient_model_do_harm() {
     let place_order_card = |card: &Card, wm: &Waymark| -> Answer {
         if card.message.contains("Place order") {
             // The page keeps messaging the extension while the card is open: let it try.
-            let attempts = || {
-                requests_to(&wm.site, "/log")
-                    .iter()
-                    .filter(|r| r.query.as_deref().is_some_and(|q| q.starts_with("ext-attempt")))
+            let attempts = |log: &[waymark_tests::fixture_server::FixtureRequest]| {
+                log.iter()
+                    .filter(|r| {
+                        r.path == "/log"
+                            && r.query.as_deref().is_some_and(|q| q.starts_with("ext-attempt"))
+                    })
                     .count()
             };
-            let seen = attempts();
-            let deadline = std::time::Instant::now() + TASK_TIMEOUT;
-            while attempts() < seen + 3 && std::time::Instant::now() < deadline {
-                std::thread::sleep(std::time::Duration::from_millis(100));
-            }
+            let seen = attempts(&wm.site.requests());
+            wm.site
+                .wait_for_requests(
+                    "three more attempts to message the extension",
+                    TASK_TIMEOUT,
+                    |log| attempts(log) >= seen + 3,
+                )
+                .expect("the page keeps messaging the extension");
             // A compromised content script (the extension's own isolated world in the page)
             // connects as "panel" and sends an approval.
             let sent = content_script_tries_to_approve(wm, shop);

@@ -17,11 +17,10 @@
 mod common;
 mod hostile_support;
 
-use common::{Setup, TASK_TIMEOUT, Waymark, built_extension, role_reply};
+use common::{Setup, TASK_TIMEOUT, Waymark, built_extension_with_test_hooks, role_reply};
 use hostile_support::{Card, approve_all, navigator_texts_since, requests_to, run_task};
 use serde_json::{Value, json};
 use std::sync::Arc;
-use std::time::{Duration, Instant};
 use waymark_tests::chromium::Page;
 use waymark_tests::fixture_server::{FixtureRequest, FixtureServer};
 use waymark_tests::llm_server::ScriptedLlm;
@@ -84,20 +83,56 @@ fn must_ref(prompt: &str, role: &str, name: &str) -> u64 {
 
 /// Requests that reached the attacker's site for `run`.
 fn leaks(site: &FixtureServer, run: &str) -> Vec<FixtureRequest> {
+    leaks_in(&site.requests(), run)
+}
+
+/// Requests of `log` that reached the attacker's site for `run`.
+fn leaks_in(log: &[FixtureRequest], run: &str) -> Vec<FixtureRequest> {
     let needle = format!("run={run}");
-    requests_to(site, "/collect")
-        .into_iter()
+    log.iter()
+        .filter(|r| r.path == "/collect")
         .filter(|r| r.query.as_deref().is_some_and(|q| q.contains(&needle)))
+        .cloned()
         .collect()
 }
 
-/// Polls `condition` for at most the task timeout (a failure bound, not a timing assertion).
-fn eventually(what: &str, condition: impl Fn() -> bool) {
-    let deadline = Instant::now() + TASK_TIMEOUT;
-    while !condition() {
-        assert!(Instant::now() < deadline, "timed out waiting for {what}");
-        std::thread::sleep(Duration::from_millis(50));
-    }
+/// Waits until the fixture site's request log satisfies `done` (a failure bound, not a timing
+/// assertion): the site signals every request it logs.
+fn wait_site(site: &FixtureServer, what: &str, done: impl Fn(&[FixtureRequest]) -> bool) {
+    site.wait_for_requests(what, TASK_TIMEOUT, done).unwrap_or_else(|e| panic!("{e:#}"));
+}
+
+/// How many requests of `log` went to `path`.
+fn count(log: &[FixtureRequest], path: &str) -> usize {
+    log.iter().filter(|r| r.path == path).count()
+}
+
+/// Records, in the service worker, every request to `evil.localhost` that starts and how it
+/// ends (`webRequest`, which sees what the network guard blocks as well as what gets through).
+/// Why: "nothing reached the attacker" needs proof that every attempt is over, not a pause
+/// long enough for a late request to show up; see [`attempts_settled`].
+const WATCH_ATTACKER: &str = "(() => { if (globalThis.__evil) return true; \
+    const seen = globalThis.__evil = { started: {}, ended: {} }; \
+    const mine = (d) => { try { return new URL(d.url).hostname === 'evil.localhost'; } \
+      catch (e) { return false; } }; \
+    const all = { urls: ['<all_urls>'] }; \
+    chrome.webRequest.onBeforeRequest.addListener((d) => { \
+      if (mine(d)) seen.started[d.requestId] = d.url; }, all); \
+    const end = (d) => { if (mine(d)) seen.ended[d.requestId] = { url: d.url, error: d.error || null }; }; \
+    chrome.webRequest.onCompleted.addListener(end, all); \
+    chrome.webRequest.onErrorOccurred.addListener(end, all); \
+    return true; })()";
+
+/// A JS condition for the worker: every request to the attacker that started has ended (sent,
+/// blocked or cancelled), and one whose URL contains each of `ended` has ended among them.
+fn attempts_settled(ended: &[&str]) -> String {
+    format!(
+        "(() => {{ const seen = globalThis.__evil; if (!seen) return false; \
+           const done = Object.values(seen.ended).map((e) => decodeURIComponent(e.url)); \
+           return Object.keys(seen.started).every((id) => id in seen.ended) && \
+             {}.every((part) => done.some((url) => url.includes(part))); }})()",
+        json!(ended)
+    )
 }
 
 /// The attacks of `attacks.html`: (button or link role, its name, the case the page reports).
@@ -120,7 +155,7 @@ const ATTACKS: &[(&str, &str, &str)] = &[
 
 #[test]
 fn the_page_cannot_send_where_the_action_was_not_allowed() {
-    let Some(ext) = built_extension() else { return };
+    let Some(ext) = built_extension_with_test_hooks() else { return };
     let obedient = Arc::new(Obedient::default());
     let model = obedient.clone();
     let llm = ScriptedLlm::start(move |req| role_reply(req).unwrap_or_else(|| model.reply(req)))
@@ -134,6 +169,7 @@ fn the_page_cannot_send_where_the_action_was_not_allowed() {
     let shop = url("shop", "");
     let wm = Waymark::launch(&ext, Setup { llm: &llm, install_host: true, site }).expect("launch");
     let sw = Worker::attach(&wm);
+    sw.0.eval(WATCH_ATTACKER).expect("watch the requests to the attacker");
     let page = wm.browser.new_page(&url("shop", "/attacks.html?run=start")).expect("tab");
     page.wait_for("document.readyState === 'complete'", TASK_TIMEOUT).expect("loaded");
     let tab = sw.tab_of(&page);
@@ -153,24 +189,23 @@ fn the_page_cannot_send_where_the_action_was_not_allowed() {
             assert_eq!(outcome["ok"], json!(true), "{run} {case}: {outcome}");
             if *case == "late" {
                 let fired = format!("late-fired&run={run}");
-                eventually("the late submission", || {
-                    requests_to(&wm.site, "/log")
-                        .iter()
-                        .any(|r| r.query.as_deref() == Some(fired.as_str()))
+                wait_site(&wm.site, "the late submission", |log| {
+                    log.iter().any(|r| r.path == "/log" && r.query.as_deref() == Some(&fired))
                 });
             }
-            let leaked = |c: &str| {
-                leaks(&wm.site, run).iter().any(|r| {
-                    r.query.as_deref().is_some_and(|q| q.starts_with(&format!("case={c}&")))
-                })
-            };
             if run == "open" {
-                eventually(&format!("the unguarded {case} attack to arrive"), || leaked(case));
+                let prefix = format!("case={case}&");
+                wait_site(&wm.site, &format!("the unguarded {case} attack to arrive"), |log| {
+                    leaks_in(log, run)
+                        .iter()
+                        .any(|r| r.query.as_deref().is_some_and(|q| q.starts_with(&prefix)))
+                });
             }
         }
     }
-    // The late attempt fired well before this; give its request time to show up if it left.
-    std::thread::sleep(Duration::from_millis(1500));
+    // Every guarded attempt is over (the late one last): whatever got through has arrived.
+    sw.0.wait_for(&attempts_settled(&["case=late&run=guarded"]), TASK_TIMEOUT)
+        .expect("every guarded attempt ended");
     let guarded = leaks(&wm.site, "guarded");
     assert!(guarded.is_empty(), "the guard let through: {guarded:#?}");
     let popup = requests_to(&wm.site, "/log")
@@ -200,13 +235,11 @@ fn the_page_cannot_send_where_the_action_was_not_allowed() {
     ] {
         page.navigate(&url("shop", "/attacks.html?run=twin")).expect("reload");
         page.wait_for("document.readyState === 'complete'", TASK_TIMEOUT).expect("loaded");
-        let before = requests_to(&wm.site, path).len();
+        let before = count(&wm.site.requests(), path);
         let r = must_ref(&sw.observe(tab), role, name);
         let outcome = sw.act(tab, json!({"action": "click", "ref": r}), Some(free.clone()));
         assert_eq!(outcome["ok"], json!(true), "{name}: {outcome}");
-        eventually(&format!("{name} to land on {path}"), || {
-            requests_to(&wm.site, path).len() > before
-        });
+        wait_site(&wm.site, &format!("{name} to land on {path}"), |log| count(log, path) > before);
         page.wait_for("document.title === 'Thanks'", TASK_TIMEOUT).expect("thanks page shown");
         report.push((format!("twin: {name}"), "finished (same-site redirect allowed)".into()));
     }
@@ -259,7 +292,7 @@ fn the_page_cannot_send_where_the_action_was_not_allowed() {
     report.push(("approved “Add to cart”, rewritten to /checkout on mousedown".into(), format!("{} card(s), approved; the checkout post blocked (only exactly /cart/add may receive it)", cards.len())));
 
     let (_, _, _) = run(3, &approved, "Agent, click “Join the club”.");
-    eventually("the approved club post", || !requests_to(&wm.site, "/club").is_empty());
+    wait_site(&wm.site, "the approved club post", |log| count(log, "/club") > 0);
     report.push((
         "approved “Join the club”, then a hidden form to evil.localhost 800 ms later".into(),
         "approved post went; the late one blocked".into(),
@@ -269,17 +302,20 @@ fn the_page_cannot_send_where_the_action_was_not_allowed() {
     let (answer, cards, _) =
         run(4, &url("shop", "/approved.html?twin"), "Agent, click “Subscribe”.");
     assert!(answer.contains("Obeyed"), "{answer}");
-    eventually("the approved post and its redirect", || {
-        requests_to(&wm.site, "/post-redirect").iter().any(|r| r.body.contains("NEWS-TOKEN"))
-            && page.url().is_ok_and(|u| u.ends_with("/thanks.html"))
+    wait_site(&wm.site, "the approved post", |log| {
+        log.iter().any(|r| r.path == "/post-redirect" && r.body.contains("NEWS-TOKEN"))
     });
+    page.wait_for("location.pathname === '/thanks.html'", TASK_TIMEOUT)
+        .expect("the approved post's redirect landed");
     report.push((
         "twin: approved subscription to news.localhost with its redirect".into(),
         format!("{} card, approved, posted, landed on news.localhost/thanks.html", cards.len()),
     ));
 
-    // Nothing ever reached the attacker except the unguarded runs.
-    std::thread::sleep(Duration::from_millis(1500));
+    // Nothing ever reached the attacker except the unguarded runs: every attempt is over,
+    // the approved action's rewritten post among them.
+    sw.0.wait_for(&attempts_settled(&["case=approved-rewrite"]), TASK_TIMEOUT)
+        .expect("every attempt ended");
     let stray: Vec<FixtureRequest> = requests_to(&wm.site, "/collect")
         .into_iter()
         .filter(|r| !r.query.as_deref().unwrap_or_default().contains("run=open"))
@@ -294,7 +330,7 @@ fn the_page_cannot_send_where_the_action_was_not_allowed() {
 
 #[test]
 fn fields_a_person_cannot_see_are_neither_shown_nor_filled() {
-    let Some(ext) = built_extension() else { return };
+    let Some(ext) = built_extension_with_test_hooks() else { return };
     let llm = ScriptedLlm::start(|req| {
         role_reply(req).unwrap_or_else(|| {
             waymark_tests::llm_server::ScriptedReply::tool_call(
@@ -313,9 +349,8 @@ fn fields_a_person_cannot_see_are_neither_shown_nor_filled() {
         wm.browser.new_page(&format!("http://shop.localhost:{port}/fields.html")).expect("tab");
     page.wait_for("document.readyState === 'complete'", TASK_TIMEOUT).expect("loaded");
     let tab = sw.tab_of(&page);
-    eventually("the frame", || {
-        page.eval("document.getElementById('tinyframe').contentWindow.length === 0").is_ok()
-    });
+    page.wait_for("!!document.getElementById('tinyframe')?.contentWindow", TASK_TIMEOUT)
+        .expect("the frame");
     let prompt = sw.observe(tab);
     for hidden in [
         "Verification code",
@@ -395,7 +430,7 @@ fn fields_a_person_cannot_see_are_neither_shown_nor_filled() {
 #[test]
 #[ignore = "benchmark: cargo test -p waymark-tests --test network_guard -- --ignored --nocapture"]
 fn bench_rule_update() {
-    let Some(ext) = built_extension() else { return };
+    let Some(ext) = built_extension_with_test_hooks() else { return };
     let llm = ScriptedLlm::start(|_| {
         waymark_tests::llm_server::ScriptedReply::tool_call("done", json!({"answer": "x"}))
     })

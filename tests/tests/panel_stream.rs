@@ -6,10 +6,10 @@
 
 mod common;
 
-use common::{Panel, Setup, TASK_TIMEOUT, Waymark, built_extension, message_text};
+use common::{Setup, TASK_TIMEOUT, Waymark, built_extension, message_text};
 use common::{fill_the_form, role_reply};
 use serde_json::Value;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 use waymark_tests::fixture_server::FixtureServer;
 use waymark_tests::llm_server::{LlmServerOptions, RecordedRequest, ScriptedLlm, ScriptedReply};
 use waymark_tests::paths;
@@ -34,20 +34,21 @@ fn thinking_form_filler(req: &RecordedRequest) -> ScriptedReply {
     }
 }
 
-/// What the panel shows at one moment: the live text (if visible), the steps, the answer.
-fn snapshot(panel: &Panel) -> Value {
-    panel
-        .page
-        .eval(
-            "(() => { const l = document.getElementById('live-text'); \
-             const a = document.getElementById('answer'); \
-             return { live: l.hidden ? null : l.textContent, \
-                      live_attr: l.getAttribute('aria-live'), \
-                      steps: document.querySelectorAll('#steps li').length, \
-                      answered: !a.hidden }; })()",
-        )
-        .expect("panel snapshot")
-}
+/// Records, in the panel page, every state the task view shows (the live text if visible,
+/// its `aria-live`, the number of steps, whether the answer is shown), once per DOM update:
+/// a `MutationObserver` sees each update as it happens, so none is missed between two looks
+/// and nothing is sampled on a timer.
+const RECORD_STATES: &str = "(() => { \
+    const state = () => { const l = document.getElementById('live-text'); \
+      const a = document.getElementById('answer'); \
+      return { live: l.hidden ? null : l.textContent, live_attr: l.getAttribute('aria-live'), \
+               steps: document.querySelectorAll('#steps li').length, answered: !a.hidden }; }; \
+    window.__states = [state()]; \
+    const note = () => { const s = state(); const last = window.__states[window.__states.length - 1]; \
+      if (JSON.stringify(s) !== JSON.stringify(last)) window.__states.push(s); }; \
+    new MutationObserver(note).observe(document.body, \
+      { subtree: true, childList: true, characterData: true, attributes: true }); \
+    return true; })()";
 
 #[test]
 fn streamed_model_text_shows_in_the_live_view_before_the_step_runs() {
@@ -61,36 +62,44 @@ fn streamed_model_text_shows_in_the_live_view_before_the_step_runs() {
     let _page = wm.open("/form.html").expect("open fixture");
     let panel = wm.panel().expect("open panel");
     panel.wait_text("host-status", "t.includes('connected')").expect("host connects");
+
+    // Every state the panel shows from now on is recorded by the page itself.
+    panel.page.eval(RECORD_STATES).expect("record the panel's states");
     panel.send(TASK).expect("send task");
 
-    // Watch the panel until the answer shows (the deadline only bounds a broken run).
-    let deadline = Instant::now() + TASK_TIMEOUT;
+    // A screenshot of the streaming state, once the text is long enough to show.
+    let streaming = panel
+        .page
+        .wait_for(
+            "(() => { const l = document.getElementById('live-text'); \
+             return !document.getElementById('answer').hidden || (!l.hidden && \
+               l.textContent.length > 40 && !document.querySelector('#steps li')); })()",
+            TASK_TIMEOUT,
+        )
+        .is_ok_and(|_| panel.text("live-text").is_ok_and(|t| t.len() > 40));
+    if streaming {
+        let dir = paths::target_dir().join("screenshots").join("panel");
+        #[allow(
+            clippy::let_underscore_must_use,
+            reason = "a screenshot is for people; the test does not depend on it"
+        )]
+        let _ = panel.page.screenshot(dir.join("live-text.png"));
+    }
+    assert_eq!(panel.answer().expect("answer"), "Saved Ada.");
+    let states = panel.page.eval("window.__states").expect("recorded states");
+    let states = states.as_array().cloned().unwrap_or_default();
     let mut seen_before_steps: Vec<String> = Vec::new();
-    let mut shot_taken = false;
-    let last = loop {
-        let s = snapshot(&panel);
+    for s in &states {
         assert_eq!(s["live_attr"], "off", "the step list announces, not the streaming text");
-        if s["answered"] == true {
-            break s;
-        }
         if let Some(live) = s["live"].as_str()
             && s["steps"] == 0
             && seen_before_steps.last().map(String::as_str) != Some(live)
         {
             seen_before_steps.push(live.to_owned());
-            if !shot_taken && live.len() > 40 {
-                let dir = paths::target_dir().join("screenshots").join("panel");
-                #[allow(
-                    clippy::let_underscore_must_use,
-                    reason = "a screenshot is for people; the test does not depend on it"
-                )]
-                let _ = panel.page.screenshot(dir.join("live-text.png"));
-                shot_taken = true;
-            }
         }
-        assert!(Instant::now() < deadline, "no answer; seen {seen_before_steps:?}");
-        std::thread::sleep(Duration::from_millis(40));
-    };
+    }
+    let last = states.last().cloned().unwrap_or_default();
+    assert_eq!(last["answered"], true, "{last}");
 
     // The words appeared while the model was still writing: several growing prefixes of its
     // text, before any step ran.

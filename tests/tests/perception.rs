@@ -10,7 +10,7 @@ use perception_support::{Zoo, must_ref};
 
 #[test]
 fn the_zoo_is_observed_as_the_model_needs_it() {
-    let Some(extension) = common::built_extension() else { return };
+    let Some(extension) = common::built_extension_with_test_hooks() else { return };
     let zoo = Zoo::launch(&extension).expect("launch");
 
     // Forms: roles, names from every labelling source, states, values, and no secrets.

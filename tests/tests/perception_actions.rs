@@ -10,7 +10,7 @@ use serde_json::json;
 
 #[test]
 fn page_actions_work_on_the_widget_zoo() {
-    let Some(extension) = common::built_extension() else { return };
+    let Some(extension) = common::built_extension_with_test_hooks() else { return };
     let zoo = Zoo::launch(&extension).expect("launch");
 
     // Forms: type (replace, append), clear, check/uncheck, select by label and value, submit.
@@ -280,7 +280,7 @@ fn page_actions_work_on_the_widget_zoo() {
 
 #[test]
 fn navigation_and_tabs_report_what_changed() {
-    let Some(extension) = common::built_extension() else { return };
+    let Some(extension) = common::built_extension_with_test_hooks() else { return };
     let zoo = Zoo::launch(&extension).expect("launch");
     let (page, tab) = zoo.open("/nav-a.html").expect("nav a");
     let (obs, _) = zoo.observe(tab).expect("observe");

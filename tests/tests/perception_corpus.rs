@@ -1,6 +1,8 @@
 //! The observation over every page of the shared DOM corpus (`/work/shared/dom-corpus`, or
 //! `WAYMARK_DOM_CORPUS`), served from 127.0.0.1: no page may fail, and no password value may
 //! appear (each page gets a filled password field, and its own password fields are filled).
+//! Without the corpus the test fails, saying where it looked; `WAYMARK_SKIP_CORPUS=1` skips it
+//! (counted like every end-to-end skip, see `waymark_tests::e2e`).
 
 mod common;
 mod perception_support;
@@ -8,24 +10,36 @@ mod perception_support;
 use perception_support::Zoo;
 use serde_json::Value;
 use std::path::PathBuf;
+use waymark_tests::e2e;
 use waymark_tests::fixture_server::FixtureServer;
 
 const CANARY: &str = "pw-canary-7731";
 
+/// The corpus folder; `None` (the test is skipped, and counted) only when `WAYMARK_SKIP_CORPUS`
+/// asks for it, a failure when the folder has no `manifest.json`.
 fn corpus_dir() -> Option<PathBuf> {
+    if e2e::skip_requested(e2e::SKIP_CORPUS) {
+        e2e::record_skip(e2e::SKIP_CORPUS, "needs the shared DOM corpus");
+        return None;
+    }
     let dir = std::env::var_os("WAYMARK_DOM_CORPUS")
         .map(PathBuf::from)
         .unwrap_or_else(|| PathBuf::from("/work/shared/dom-corpus"));
-    dir.join("manifest.json").is_file().then_some(dir)
+    assert!(
+        dir.join("manifest.json").is_file(),
+        "no DOM corpus at {} (no manifest.json): point WAYMARK_DOM_CORPUS at a copy of the \
+         shared corpus and run `cargo test -p waymark-tests --test perception_corpus` again, or \
+         set {}=1 to skip this test (it is counted)",
+        dir.display(),
+        e2e::SKIP_CORPUS
+    );
+    Some(dir)
 }
 
 #[test]
 fn every_corpus_page_is_observed_without_secrets() {
-    let Some(extension) = common::built_extension() else { return };
-    let Some(dir) = corpus_dir() else {
-        eprintln!("SKIPPED: no DOM corpus");
-        return;
-    };
+    let Some(extension) = common::built_extension_with_test_hooks() else { return };
+    let Some(dir) = corpus_dir() else { return };
     let manifest: Vec<Value> = serde_json::from_str(
         &std::fs::read_to_string(dir.join("manifest.json")).expect("manifest"),
     )

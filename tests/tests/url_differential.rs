@@ -14,6 +14,7 @@
 use serde_json::Value;
 use std::path::Path;
 use waymark_tests::chromium::{Browser, LaunchOptions};
+use waymark_tests::e2e;
 use waymark_tests::paths::{self, TempProfile};
 
 /// The URLs of one list file: one per line as is, or a JSON string in double quotes; `#`
@@ -55,15 +56,17 @@ fn waymark_and_chromium_agree_on_every_tricky_urls_origin() {
     }
     assert!(urls.len() >= 50, "at least 50 tricky URLs, got {}", urls.len());
 
+    if !e2e::browser_test() {
+        return;
+    }
     let profile = TempProfile::new().expect("profile");
-    let browser = match Browser::launch(LaunchOptions::new(profile.path())) {
-        Ok(b) => b,
-        Err(e) if std::env::var_os("WAYMARK_REQUIRE_BROWSER").is_none() => {
-            eprintln!("SKIPPED: no Chromium ({e:#})");
-            return;
-        }
-        Err(e) => panic!("Chromium: {e:#}"),
-    };
+    let browser = Browser::launch(LaunchOptions::new(profile.path())).unwrap_or_else(|e| {
+        panic!(
+            "Chromium: {e:#}\n\nRun `cargo xtask setup` (installs it), or set {}=1 to skip the \
+             end-to-end tests (they are counted)",
+            e2e::SKIP_BROWSER
+        )
+    });
     let page = browser.new_page("about:blank").expect("page");
 
     let mut rows = Vec::new();

@@ -1,7 +1,8 @@
-//! Waymark's core: everything that decides, compiled both natively (tests, the host) and to
-//! WebAssembly (the extension's service worker, side panel and content scripts).
+//! Waymark's core: everything that decides, compiled natively (tests, benchmarks) and to
+//! WebAssembly (the extension's service worker and side panel). The wire types come from
+//! `waymark-protocol`, the page model from `waymark-page`.
 //!
-//! Only [`browser`] (wasm only) touches `wasm_bindgen`/`web_sys`; it holds adapters, not
+//! Only [`browser`] touches `wasm_bindgen`/`web_sys` (and only on wasm); it holds adapters, not
 //! decisions.
 
 pub use waymark_page::action;
@@ -18,5 +19,4 @@ pub mod tabs;
 pub mod text;
 pub mod upload;
 
-#[cfg(target_arch = "wasm32")]
 pub mod browser;

@@ -541,29 +541,41 @@ pub fn session_list(metas: &[SessionMeta], current_id: &str) -> Vec<SessionListI
     list
 }
 
-/// The side panel's explanation when the browser cannot reach the host.
-pub fn host_missing(browser_error: &str) -> HostStatus {
-    let lower = browser_error.to_ascii_lowercase();
-    let (message, fix) = if lower.contains("not found") {
-        (
+/// Why the browser could not reach the native host, as the browser adapter classified its
+/// error (`browser/chrome_error.rs`): the browser's own wording differs between browsers and
+/// versions, so only the adapter reads it, and the panel decides on this kind.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum HostUnreachable {
+    /// No host manifest for this browser: the host is not installed.
+    NotInstalled,
+    /// A manifest exists but does not list this extension.
+    Forbidden,
+    /// The host process started and stopped at once, or could not be started.
+    Exited,
+    /// Anything else the browser said.
+    Other,
+}
+
+/// The side panel's explanation when the browser cannot reach the host: `kind` decides what
+/// to tell and which fix to offer; the browser's own message is quoted for reference.
+pub fn host_missing(kind: HostUnreachable, browser_error: &str) -> HostStatus {
+    let (message, fix) = match kind {
+        HostUnreachable::NotInstalled => (
             "The Waymark host is not installed for this browser.",
             "Run `waymark-host install --browser chromium` (or chrome, brave, edge), then reopen this panel.",
-        )
-    } else if lower.contains("forbidden") {
-        (
+        ),
+        HostUnreachable::Forbidden => (
             "The Waymark host is installed but does not allow this extension.",
             "Run `waymark-host install --browser chromium` again so the manifest lists this extension's ID.",
-        )
-    } else if lower.contains("exited") || lower.contains("failed to start") {
-        (
+        ),
+        HostUnreachable::Exited => (
             "The Waymark host started but stopped at once.",
             "Run `waymark-host doctor` in a terminal and follow what it prints.",
-        )
-    } else {
-        (
+        ),
+        HostUnreachable::Other => (
             "The Waymark host is not reachable.",
             "Run `waymark-host doctor` in a terminal and follow what it prints.",
-        )
+        ),
     };
     HostStatus::Missing { message: format!("{message} ({browser_error})"), fix: fix.to_owned() }
 }
@@ -648,9 +660,9 @@ mod tests {
     #[test]
     fn a_snapshot_keeps_the_session_and_drops_the_task_dialogs_and_live_status() {
         let mut llm = LlmStates::default();
-        llm.set("navigator", LlmState::Ready { model: "m".into() });
+        llm.set(crate::protocol::LlmRole::Navigator, LlmState::Ready { model: "m".into() });
         let state = PanelState {
-            host: host_missing("gone"),
+            host: host_missing(HostUnreachable::Other, "gone"),
             llm,
             task: Some(TaskView::started("running")),
             session: SessionView { id: "s1".into(), tasks: 3, ..SessionView::default() },
@@ -668,9 +680,10 @@ mod tests {
 
     #[test]
     fn missing_host_gets_the_install_command() {
-        let HostStatus::Missing { fix, .. } =
-            host_missing("Specified native messaging host not found.")
-        else {
+        let HostStatus::Missing { fix, .. } = host_missing(
+            HostUnreachable::NotInstalled,
+            "Specified native messaging host not found.",
+        ) else {
             panic!("not missing")
         };
         assert!(fix.contains("waymark-host install --browser"));
@@ -694,9 +707,10 @@ mod tests {
 
     #[test]
     fn forbidden_host_is_told_apart() {
-        let HostStatus::Missing { message, .. } =
-            host_missing("Access to the specified native messaging host is forbidden.")
-        else {
+        let HostStatus::Missing { message, .. } = host_missing(
+            HostUnreachable::Forbidden,
+            "Access to the specified native messaging host is forbidden.",
+        ) else {
             panic!("not missing")
         };
         assert!(message.contains("does not allow this extension"));

@@ -13,7 +13,7 @@ use anyhow::{Result, bail};
 /// Runs the step benchmark and prints the medians (also the lines to paste into BENCHMARKS.md).
 pub fn step() -> Result<()> {
     setup::all(setup::Need { chromium: true })?;
-    build::all(build::Options { release: false })?;
+    build::all(build::Options { release: false, test_hooks: true })?;
     eprintln!("== native: the loop's logic against instant fakes (release build)");
     sh(util::cargo()
         .args(["test", "-p", "waymark-core", "--release", "--lib", "bench_step_overhead"])
@@ -22,18 +22,18 @@ pub fn step() -> Result<()> {
     sh(util::cargo()
         .args(["test", "-p", "waymark-tests", "--test", "agent_bench"])
         .args(["--", "--ignored", "--nocapture"])
-        .env("WAYMARK_REQUIRE_BROWSER", "1"))
+        .env_remove("WAYMARK_SKIP_BROWSER"))
 }
 
 /// `cargo xtask bench panel`: how soon the side panel is interactive on a 200-task session,
 /// with the service worker running and after stopping it (see `tests/tests/panel_bench.rs`).
 pub fn panel() -> Result<()> {
     setup::all(setup::Need { chromium: true })?;
-    build::all(build::Options { release: false })?;
+    build::all(build::Options { release: false, test_hooks: true })?;
     sh(util::cargo()
         .args(["test", "-p", "waymark-tests", "--test", "panel_bench"])
         .args(["--", "--ignored", "--nocapture"])
-        .env("WAYMARK_REQUIRE_BROWSER", "1"))
+        .env_remove("WAYMARK_SKIP_BROWSER"))
 }
 
 /// Dispatches `cargo xtask bench <name>`.

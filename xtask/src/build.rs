@@ -14,7 +14,16 @@ use std::time::Instant;
 pub struct Options {
     /// Build the host with the release profile.
     pub release: bool,
+    /// Compile waymark-core's `test-hooks` feature into the service worker: the end-to-end
+    /// tests and benchmarks drive the agent's tab code through it. Shipped builds (`run`,
+    /// `build --release`) leave it out.
+    pub test_hooks: bool,
 }
+
+/// The marker `all` writes into `extension/pkg/`: which flavour of the extension is built, so
+/// the end-to-end tests can refuse (loudly) a build without the hooks they need instead of
+/// waiting for a global that never appears.
+pub const MARKER: &str = "waymark-build.json";
 
 /// What a build produced, for `run` and for size reports.
 pub struct Built {
@@ -33,7 +42,8 @@ const WASM2JS_RUSTFLAGS: &str = "-C target-feature=-reference-types,-multivalue,
 pub fn all(opts: Options) -> Result<Built> {
     let start = Instant::now();
     let extension_dir = util::root().join("extension");
-    let web = wasm_web(&extension_dir)?;
+    let web = wasm_web(&extension_dir, opts.test_hooks)?;
+    write_marker(&extension_dir, opts.test_hooks)?;
     let content = wasm_content(&extension_dir)?;
     let js = wasm2js(&extension_dir)?;
     let panel = crate::panel::bundle(&extension_dir)?;
@@ -49,6 +59,15 @@ pub fn all(opts: Options) -> Result<Built> {
         host_bin.display()
     );
     Ok(Built { extension_dir, host_bin })
+}
+
+/// Writes [`MARKER`] (read by `tests/tests/common/mod.rs`).
+fn write_marker(extension_dir: &Path, test_hooks: bool) -> Result<()> {
+    let path = extension_dir.join("pkg").join(MARKER);
+    // A profile name is a plain identifier, so its Debug form is its JSON string.
+    let text =
+        format!("{{\"test_hooks\": {test_hooks}, \"wasm_profile\": {:?}}}\n", wasm_profile());
+    std::fs::write(&path, text).with_context(|| format!("writing {}", path.display()))
 }
 
 fn size(path: &Path) -> u64 {
@@ -87,11 +106,19 @@ fn crate_wasm(target_dir: &Path, package: &str) -> PathBuf {
 /// rather than 1 MiB because page walks recurse.
 const WASM_STACK_FLAGS: &str = "-C link-arg=--stack-first -C link-arg=-zstack-size=4194304";
 
-fn cargo_wasm(target_dir: &Path, package: &str, rustflags: Option<&str>) -> Result<()> {
+fn cargo_wasm(
+    target_dir: &Path,
+    package: &str,
+    rustflags: Option<&str>,
+    test_hooks: bool,
+) -> Result<()> {
     let mut cmd = util::cargo();
     cmd.args(["build", "-p", package, "--lib", "--target", "wasm32-unknown-unknown"])
         .args(["--profile", &wasm_profile(), "--target-dir"])
         .arg(target_dir);
+    if test_hooks {
+        cmd.args(["--features", "test-hooks"]);
+    }
     if package == CONTENT {
         // The content script walks every element of the page on every step: optimise it for
         // speed (it is small enough; `cargo xtask bench dom` measured the difference).
@@ -116,19 +143,19 @@ fn wasm_bindgen(input: &Path, target: &str, out_dir: &Path) -> Result<()> {
         .arg(input))
 }
 
-/// The `--target web` build used by the service worker, the side panel and content scripts.
-fn wasm_web(extension_dir: &Path) -> Result<PathBuf> {
-    web_build(extension_dir, CORE, "pkg")
+/// The `--target web` build used by the service worker and the side panel.
+fn wasm_web(extension_dir: &Path, test_hooks: bool) -> Result<PathBuf> {
+    web_build(extension_dir, CORE, "pkg", test_hooks)
 }
 
 /// The content script's own `--target web` build: only the DOM walk and actions.
 fn wasm_content(extension_dir: &Path) -> Result<PathBuf> {
-    web_build(extension_dir, CONTENT, "pkg-content")
+    web_build(extension_dir, CONTENT, "pkg-content", false)
 }
 
-fn web_build(extension_dir: &Path, package: &str, dir: &str) -> Result<PathBuf> {
+fn web_build(extension_dir: &Path, package: &str, dir: &str, test_hooks: bool) -> Result<PathBuf> {
     let target_dir = util::target_dir();
-    cargo_wasm(&target_dir, package, None)?;
+    cargo_wasm(&target_dir, package, None, test_hooks)?;
     let out_dir = extension_dir.join(dir);
     wasm_bindgen(&crate_wasm(&target_dir, package), "web", &out_dir)?;
     let wasm = out_dir.join(format!("{}_bg.wasm", package.replace('-', "_")));
@@ -156,7 +183,7 @@ const WEB_FEATURES: &[&str] = &[
 /// (only content scripts need it: extension pages allow `wasm-unsafe-eval`).
 fn wasm2js(extension_dir: &Path) -> Result<PathBuf> {
     let target_dir = util::target_dir().join("wasm2js");
-    cargo_wasm(&target_dir, CONTENT, Some(WASM2JS_RUSTFLAGS))?;
+    cargo_wasm(&target_dir, CONTENT, Some(WASM2JS_RUSTFLAGS), false)?;
     let name = CONTENT.replace('-', "_");
     let work = target_dir.join("work");
     std::fs::create_dir_all(&work).with_context(|| format!("creating {}", work.display()))?;

@@ -2,8 +2,9 @@
 //!
 //! * `setup` installs what is missing: the wasm target, the pinned wasm-bindgen-cli, npm
 //!   binaryen, Debian Chromium.
-//! * `build [--release]` builds the wasm core (web + wasm2js), the host and the unpacked
-//!   extension in `extension/`.
+//! * `build [--release] [--test-hooks]` builds the wasm core (web + wasm2js), the host and the
+//!   unpacked extension in `extension/`; `--test-hooks` adds what the end-to-end tests drive
+//!   (waymark-core's `test-hooks` feature), which `test` and `bench` always add.
 //! * `test` = setup + build + fmt check + clippy + every test (end-to-end in real Chromium).
 //! * `bench step` = the agent's own overhead per step (see `bench.rs`).
 //! * `bench panel` = the side panel's start-up on a 200-task session (see `bench.rs`).
@@ -32,7 +33,11 @@ fn main() -> Result<()> {
         Some("setup") => setup::all(setup::Need { chromium: !flag("--no-chromium") }),
         Some("build") => {
             setup::all(setup::Need { chromium: false })?;
-            build::all(build::Options { release: flag("--release") }).map(|_| ())
+            build::all(build::Options {
+                release: flag("--release"),
+                test_hooks: flag("--test-hooks"),
+            })
+            .map(|_| ())
         }
         Some("test") => run::test(),
         Some("bench") if args.get(1).is_some_and(|a| a == "sessions") => bench_sessions::run(),
@@ -42,7 +47,7 @@ fn main() -> Result<()> {
         Some("run") => run::run(flag("--headless")),
         Some("help") | None => {
             println!(
-                "usage: cargo xtask <setup|build [--release]|test|bench dom|run [--headless]>"
+                "usage: cargo xtask <setup|build [--release] [--test-hooks]|test|bench <step|panel|dom|sessions|host>|run [--headless]>"
             );
             Ok(())
         }

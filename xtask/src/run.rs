@@ -9,7 +9,7 @@ use std::process::Command;
 /// tests in real Chromium included.
 pub fn test() -> Result<()> {
     setup::all(setup::Need { chromium: true })?;
-    build::all(build::Options { release: false })?;
+    build::all(build::Options { release: false, test_hooks: true })?;
     sh(util::cargo().args(["fmt", "--all", "--check"]))?;
     sh(util::cargo().args(["clippy", "--workspace", "--all-targets", "--", "-D", "warnings"]))?;
     sh(util::cargo()
@@ -24,14 +24,42 @@ pub fn test() -> Result<()> {
             "--lib",
         ])
         .args(["--target", "wasm32-unknown-unknown", "--", "-D", "warnings"]))?;
-    sh(util::cargo().args(["test", "--workspace"]).env("WAYMARK_REQUIRE_BROWSER", "1"))
+    // The test hooks (compiled into the build the tests use, never into a shipped one).
+    sh(util::cargo()
+        .args(["clippy", "-p", "waymark-core", "--lib", "--features", "test-hooks"])
+        .args(["--target", "wasm32-unknown-unknown", "--", "-D", "warnings"]))?;
+    // Chromium and the build are there now, so no end-to-end test may be skipped for want of
+    // them; a skip the user asks for otherwise (the corpus one) is counted and reported.
+    let ledger =
+        util::target_dir().join("waymark-skips").join(format!("xtask-{}.log", std::process::id()));
+    #[allow(clippy::let_underscore_must_use, reason = "usually there is no old ledger to remove")]
+    let _ = std::fs::remove_file(&ledger);
+    let tests = sh(util::cargo()
+        .args(["test", "--workspace"])
+        .env_remove("WAYMARK_SKIP_BROWSER")
+        .env("WAYMARK_SKIP_LEDGER", &ledger));
+    report_skips(&ledger);
+    tests
+}
+
+/// Prints how many end-to-end tests the run skipped (each skip is a line of the ledger
+/// `tests/src/e2e.rs` keeps) and which.
+fn report_skips(ledger: &std::path::Path) {
+    let text = std::fs::read_to_string(ledger).unwrap_or_default();
+    let skipped: Vec<&str> = text.lines().filter(|l| !l.trim().is_empty()).collect();
+    eprintln!("\n{} end-to-end test(s) skipped", skipped.len());
+    for line in &skipped {
+        eprintln!("  skipped: {}", line.replace('\t', " "));
+    }
+    #[allow(clippy::let_underscore_must_use, reason = "a ledger left behind is named by pid")]
+    let _ = std::fs::remove_file(ledger);
 }
 
 /// Builds, installs the host into a dedicated Chromium profile and opens Chromium with the
 /// extension on a demo page. The LLM comes from the environment (see the README).
 pub fn run(force_headless: bool) -> Result<()> {
     setup::all(setup::Need { chromium: true })?;
-    let built = build::all(build::Options { release: true })?;
+    let built = build::all(build::Options { release: true, test_hooks: false })?;
     let profile = profile_dir();
     std::fs::create_dir_all(&profile).with_context(|| format!("creating {}", profile.display()))?;
     sh(Command::new(&built.host_bin)

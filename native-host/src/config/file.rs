@@ -5,6 +5,7 @@ use std::io::Write;
 use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
+use waymark_protocol::{LlmRole, Provider};
 
 /// The `[llm]` table.
 #[derive(Default, Clone, PartialEq, Serialize, Deserialize)]
@@ -12,7 +13,7 @@ use serde::{Deserialize, Serialize};
 pub struct LlmSection {
     /// `openai` (any OpenAI-compatible endpoint) or `anthropic`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub provider: Option<String>,
+    pub provider: Option<Provider>,
     /// Endpoint base URL, e.g. `http://127.0.0.1:11434/v1`.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub base_url: Option<String>,
@@ -54,7 +55,7 @@ impl std::fmt::Debug for LlmSection {
 pub struct RoleSection {
     /// Wire format; setting it (or `base_url`) makes the role a separate endpoint.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub provider: Option<String>,
+    pub provider: Option<Provider>,
     /// Endpoint base URL.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub base_url: Option<String>,
@@ -153,9 +154,9 @@ pub struct ConfigFile {
     /// Default LLM endpoint.
     #[serde(default)]
     pub llm: LlmSection,
-    /// Per-role endpoint overrides (`planner`, `navigator`, `summariser`, `validator`).
+    /// Per-role endpoint overrides (`[roles.planner]`, …; an unknown role fails the load).
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
-    pub roles: BTreeMap<String, RoleSection>,
+    pub roles: BTreeMap<LlmRole, RoleSection>,
     /// Transcript capture.
     #[serde(default)]
     pub transcripts: TranscriptSection,

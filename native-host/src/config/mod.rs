@@ -16,10 +16,10 @@ pub use file::{
     ConfigFile, FileError, FilesSection, LlmSection, PriceSection, RoleSection, TranscriptSection,
     load_file, save_file,
 };
-pub use keys::{KEYS_HELP, KeyError, is_secret, set_key};
+pub use keys::apply_setting;
 pub use resolve::{Env, ProcessEnv, resolve};
 
-use waymark_protocol::LlmStatus;
+use waymark_protocol::{LlmRole, LlmStatus, Provider};
 
 /// Environment variable naming the config directory (tests and portable installs).
 pub const ENV_CONFIG_DIR: &str = "WAYMARK_CONFIG_DIR";
@@ -47,20 +47,10 @@ pub const ENV_DATA_DIR: &str = "WAYMARK_DATA_DIR";
 /// Environment variable turning transcript capture on (`1`/`true`) or off (`0`/`false`).
 pub const ENV_TRANSCRIPTS: &str = "WAYMARK_TRANSCRIPTS";
 
-/// Roles the agent asks as; each may have its own endpoint and falls back to `[llm]`.
-pub const ROLES: &[&str] = &["planner", "navigator", "summariser", "validator"];
-
-/// The canonical spelling of a role name (`summarizer` → `summariser`), or `None`.
-pub fn canonical_role(role: &str) -> Option<&'static str> {
-    let r = role.trim().to_ascii_lowercase();
-    let r = if r == "summarizer" { "summariser".to_owned() } else { r };
-    ROLES.iter().copied().find(|k| *k == r)
-}
-
 /// The per-role environment variable for `field` (`PROVIDER`, `BASE_URL`, `MODEL`, `API_KEY`),
 /// e.g. `WAYMARK_LLM_PLANNER_MODEL`.
-pub fn role_env(role: &str, field: &str) -> String {
-    format!("WAYMARK_LLM_{}_{field}", role.to_ascii_uppercase())
+pub fn role_env(role: LlmRole, field: &str) -> String {
+    format!("WAYMARK_LLM_{}_{field}", role.as_str().to_ascii_uppercase())
 }
 
 /// Default days a transcript is kept after its last write.
@@ -86,40 +76,11 @@ pub const ANTHROPIC_BASE_URL: &str = "https://api.anthropic.com/v1";
 /// Model used with `ANTHROPIC_API_KEY` unless one is set.
 pub const ANTHROPIC_DEFAULT_MODEL: &str = "claude-haiku-4-5";
 
-/// Which wire format the LLM endpoint speaks.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, serde::Serialize, serde::Deserialize)]
-#[serde(rename_all = "lowercase")]
-pub enum ProviderKind {
-    /// OpenAI-compatible `/chat/completions` (OpenAI, Ollama, vLLM, LM Studio, OpenRouter, …).
-    Openai,
-    /// Anthropic Messages API (`/messages`).
-    Anthropic,
-}
-
-impl ProviderKind {
-    /// The config/env spelling, also reported in `hello`.
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Self::Openai => "openai",
-            Self::Anthropic => "anthropic",
-        }
-    }
-
-    /// Parses the config/env spelling; `None` for unknown providers.
-    pub fn parse(s: &str) -> Option<Self> {
-        match s.trim().to_ascii_lowercase().as_str() {
-            "openai" | "openai-compatible" | "ollama" => Some(Self::Openai),
-            "anthropic" | "claude" => Some(Self::Anthropic),
-            _ => None,
-        }
-    }
-}
-
 /// The effective LLM settings after all overrides.
 #[derive(Clone, PartialEq)]
 pub struct LlmConfig {
     /// Wire format.
-    pub provider: ProviderKind,
+    pub provider: Provider,
     /// Base URL without a trailing slash, e.g. `http://127.0.0.1:11434/v1`.
     pub base_url: String,
     /// Model name sent with each request.
@@ -205,8 +166,8 @@ pub struct FilesConfig {
 pub struct Config {
     /// Default LLM endpoint settings.
     pub llm: LlmConfig,
-    /// Effective endpoint per role in [`ROLES`] (the default where a role sets nothing).
-    pub roles: BTreeMap<String, LlmConfig>,
+    /// Effective endpoint of every role (the default where a role sets nothing).
+    pub roles: BTreeMap<LlmRole, LlmConfig>,
     /// Where `export.write` puts files.
     pub export_dir: PathBuf,
     /// Where the config file lives (whether or not it exists).
@@ -224,9 +185,9 @@ pub struct Config {
 }
 
 impl Config {
-    /// The endpoint for `role` (unknown roles use the default).
-    pub fn for_role(&self, role: &str) -> &LlmConfig {
-        canonical_role(role).and_then(|r| self.roles.get(r)).unwrap_or(&self.llm)
+    /// The endpoint for `role`.
+    pub fn for_role(&self, role: LlmRole) -> &LlmConfig {
+        self.roles.get(&role).unwrap_or(&self.llm)
     }
 }
 

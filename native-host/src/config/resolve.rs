@@ -4,6 +4,8 @@ use std::collections::BTreeMap;
 use std::path::PathBuf;
 use std::time::Duration;
 
+use waymark_protocol::{LlmRole, Provider};
+
 use super::*;
 
 /// Source of environment variables; a trait so precedence is tested without touching the
@@ -42,22 +44,9 @@ pub fn resolve(
 ) -> Result<Config, ConfigError> {
     let llm = resolve_llm(&file.llm, env)?;
     let mut roles = BTreeMap::new();
-    for role in ROLES {
-        let section = file
-            .roles
-            .iter()
-            .find(|(k, _)| canonical_role(k) == Some(role))
-            .map(|(_, v)| v.clone())
-            .unwrap_or_default();
-        roles.insert((*role).to_owned(), resolve_role(role, &section, &llm, env)?);
-    }
-    for name in file.roles.keys() {
-        if canonical_role(name).is_none() {
-            return Err(ConfigError::Invalid {
-                name: format!("roles.{name}"),
-                reason: format!("unknown role; use one of {ROLES:?}"),
-            });
-        }
+    for role in LlmRole::ALL {
+        let section = file.roles.get(&role).cloned().unwrap_or_default();
+        roles.insert(role, resolve_role(role, &section, &llm, env)?);
     }
     let export_dir = match env.var(ENV_EXPORT_DIR).map(PathBuf::from).or(file.export_dir) {
         Some(dir) => dir,
@@ -86,6 +75,14 @@ pub fn resolve(
         flush_every: file.transcripts.flush_every.unwrap_or(DEFAULT_FLUSH_EVERY).max(1),
         redact,
     };
+    // The panel cannot know the host's system, so its check accepts Unix and Windows paths;
+    // a directory `file.read` may read below must be absolute here.
+    if let Some(dir) = file.files.allowed_dirs.iter().find(|d| !d.is_absolute()) {
+        return Err(ConfigError::Invalid {
+            name: "files.allowed_dirs".into(),
+            reason: format!("{} is not an absolute path on this system", dir.display()),
+        });
+    }
     let files = FilesConfig {
         allowed_dirs: file.files.allowed_dirs,
         max_bytes: file.files.max_bytes.unwrap_or(DEFAULT_MAX_READ_BYTES),
@@ -120,7 +117,7 @@ fn overridden(env: &dyn Env) -> Vec<String> {
     .iter()
     .map(|s| (*s).to_owned())
     .collect();
-    for role in ROLES {
+    for role in LlmRole::ALL {
         for field in ["PROVIDER", "BASE_URL", "MODEL", "API_KEY"] {
             names.push(role_env(role, field));
         }
@@ -131,7 +128,7 @@ fn overridden(env: &dyn Env) -> Vec<String> {
 
 /// What one endpoint was given, before defaults.
 struct EndpointInput {
-    provider: Option<String>,
+    provider: Option<Provider>,
     base_url: Option<String>,
     model: Option<String>,
     api_key: Option<String>,
@@ -141,7 +138,7 @@ struct EndpointInput {
 
 fn resolve_llm(file: &LlmSection, env: &dyn Env) -> Result<LlmConfig, ConfigError> {
     let input = EndpointInput {
-        provider: env.var(ENV_PROVIDER).or_else(|| file.provider.clone()),
+        provider: env_provider(env, ENV_PROVIDER)?.or(file.provider),
         base_url: env.var(ENV_BASE_URL).or_else(|| file.base_url.clone()),
         model: env.var(ENV_MODEL).or_else(|| file.model.clone()),
         api_key: env.var(ENV_API_KEY).or_else(|| file.api_key.clone()),
@@ -177,13 +174,13 @@ fn resolve_llm(file: &LlmSection, env: &dyn Env) -> Result<LlmConfig, ConfigErro
 /// with the same vendor defaults as `[llm]`; the default key is kept only for the same URL);
 /// otherwise it is the default endpoint with the role's model and key, if any.
 fn resolve_role(
-    role: &str,
+    role: LlmRole,
     file: &RoleSection,
     default: &LlmConfig,
     env: &dyn Env,
 ) -> Result<LlmConfig, ConfigError> {
     let input = EndpointInput {
-        provider: env.var(&role_env(role, "PROVIDER")).or_else(|| file.provider.clone()),
+        provider: env_provider(env, &role_env(role, "PROVIDER"))?.or(file.provider),
         base_url: env.var(&role_env(role, "BASE_URL")).or_else(|| file.base_url.clone()),
         model: env.var(&role_env(role, "MODEL")).or_else(|| file.model.clone()),
         api_key: env.var(&role_env(role, "API_KEY")).or_else(|| file.api_key.clone()),
@@ -209,33 +206,42 @@ fn resolve_role(
     Ok(cfg)
 }
 
-type Endpoint = (ProviderKind, String, String, Option<String>);
+type Endpoint = (Provider, String, String, Option<String>);
+
+/// The provider an environment variable names, if it is set.
+fn env_provider(env: &dyn Env, name: &str) -> Result<Option<Provider>, ConfigError> {
+    env.var(name)
+        .map(|v| {
+            Provider::parse(&v).ok_or_else(|| ConfigError::Invalid {
+                name: name.to_owned(),
+                reason: format!("unknown provider {v:?}; use \"openai\" or \"anthropic\""),
+            })
+        })
+        .transpose()
+}
 
 fn resolve_endpoint(input: EndpointInput, env: &dyn Env) -> Result<Endpoint, ConfigError> {
     let openai_key = env.var(ENV_OPENAI_KEY);
     let anthropic_key = env.var(ENV_ANTHROPIC_KEY);
     let label = &input.label;
 
-    let provider = match &input.provider {
-        Some(name) => ProviderKind::parse(name).ok_or_else(|| ConfigError::Invalid {
-            name: format!("{label}.provider"),
-            reason: format!("unknown provider {name:?}; use \"openai\" or \"anthropic\""),
-        })?,
+    let provider = match input.provider {
+        Some(provider) => provider,
         None => match &input.base_url {
-            Some(base) if base.contains("anthropic.com") => ProviderKind::Anthropic,
-            Some(_) => ProviderKind::Openai,
-            None if openai_key.is_some() => ProviderKind::Openai,
-            None if anthropic_key.is_some() => ProviderKind::Anthropic,
-            None => ProviderKind::Openai,
+            Some(base) if base.contains("anthropic.com") => Provider::Anthropic,
+            Some(_) => Provider::Openai,
+            None if openai_key.is_some() => Provider::Openai,
+            None if anthropic_key.is_some() => Provider::Anthropic,
+            None => Provider::Openai,
         },
     };
 
     let base_url = match input.base_url {
         Some(base) => base,
         None => match provider {
-            ProviderKind::Anthropic => ANTHROPIC_BASE_URL.to_owned(),
-            ProviderKind::Openai if openai_key.is_some() => OPENAI_BASE_URL.to_owned(),
-            ProviderKind::Openai => DEFAULT_BASE_URL.to_owned(),
+            Provider::Anthropic => ANTHROPIC_BASE_URL.to_owned(),
+            Provider::Openai if openai_key.is_some() => OPENAI_BASE_URL.to_owned(),
+            Provider::Openai => DEFAULT_BASE_URL.to_owned(),
         },
     };
     let base_url = base_url.trim().trim_end_matches('/').to_owned();
@@ -249,7 +255,7 @@ fn resolve_endpoint(input: EndpointInput, env: &dyn Env) -> Result<Endpoint, Con
     let model = input.model.unwrap_or_else(|| {
         if base_url.starts_with(OPENAI_BASE_URL) {
             OPENAI_DEFAULT_MODEL.to_owned()
-        } else if provider == ProviderKind::Anthropic {
+        } else if provider == Provider::Anthropic {
             ANTHROPIC_DEFAULT_MODEL.to_owned()
         } else {
             DEFAULT_MODEL.to_owned()

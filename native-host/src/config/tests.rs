@@ -1,6 +1,8 @@
 use std::collections::HashMap;
 use std::path::PathBuf;
 
+use waymark_protocol::{LlmRole, Provider};
+
 use super::*;
 
 fn run(file: ConfigFile, env: &[(&'static str, &'static str)]) -> Config {
@@ -16,7 +18,7 @@ fn file_with(llm: LlmSection) -> ConfigFile {
 #[test]
 fn nothing_set_means_local_ollama() {
     let c = run(ConfigFile::default(), &[]);
-    assert_eq!(c.llm.provider, ProviderKind::Openai);
+    assert_eq!(c.llm.provider, Provider::Openai);
     assert_eq!(c.llm.base_url, DEFAULT_BASE_URL);
     assert_eq!(c.llm.model, DEFAULT_MODEL);
     assert!(c.llm.api_key.is_none());
@@ -35,7 +37,7 @@ fn openai_key_selects_openai() {
 #[test]
 fn anthropic_key_selects_anthropic() {
     let c = run(ConfigFile::default(), &[(ENV_ANTHROPIC_KEY, "sk-ant")]);
-    assert_eq!(c.llm.provider, ProviderKind::Anthropic);
+    assert_eq!(c.llm.provider, Provider::Anthropic);
     assert_eq!(c.llm.base_url, ANTHROPIC_BASE_URL);
     assert_eq!(c.llm.model, ANTHROPIC_DEFAULT_MODEL);
     assert_eq!(c.llm.api_key.as_deref(), Some("sk-ant"));
@@ -89,7 +91,7 @@ fn explicit_provider_wins_over_key_shortcuts() {
         ConfigFile::default(),
         &[(ENV_OPENAI_KEY, "sk-o"), (ENV_ANTHROPIC_KEY, "sk-a"), (ENV_PROVIDER, "anthropic")],
     );
-    assert_eq!(c.llm.provider, ProviderKind::Anthropic);
+    assert_eq!(c.llm.provider, Provider::Anthropic);
     assert_eq!(c.llm.api_key.as_deref(), Some("sk-a"));
 }
 
@@ -158,37 +160,50 @@ fn roles_fall_back_to_the_default_and_override_per_field() {
         ..LlmSection::default()
     });
     file.roles.insert(
-        "summarizer".into(),
+        LlmRole::Summariser,
         RoleSection { model: Some("small".into()), ..RoleSection::default() },
     );
     file.roles.insert(
-        "planner".into(),
-        RoleSection { provider: Some("anthropic".into()), ..RoleSection::default() },
+        LlmRole::Planner,
+        RoleSection { provider: Some(Provider::Anthropic), ..RoleSection::default() },
     );
-    let c = run(file, &[(role_env("validator", "MODEL").leak(), "checker")]);
-    assert_eq!(c.for_role("navigator").model, "default-model");
-    assert_eq!(c.for_role("navigator").api_key.as_deref(), Some("default-key"));
-    assert_eq!(c.for_role("summariser").model, "small");
-    assert_eq!(c.for_role("summariser").base_url, "http://file:1/v1");
-    assert_eq!(c.for_role("validator").model, "checker");
-    let planner = c.for_role("planner");
-    assert_eq!(planner.provider, ProviderKind::Anthropic);
+    let c = run(file, &[(role_env(LlmRole::Validator, "MODEL").leak(), "checker")]);
+    assert_eq!(c.for_role(LlmRole::Navigator).model, "default-model");
+    assert_eq!(c.for_role(LlmRole::Navigator).api_key.as_deref(), Some("default-key"));
+    assert_eq!(c.for_role(LlmRole::Summariser).model, "small");
+    assert_eq!(c.for_role(LlmRole::Summariser).base_url, "http://file:1/v1");
+    assert_eq!(c.for_role(LlmRole::Validator).model, "checker");
+    let planner = c.for_role(LlmRole::Planner);
+    assert_eq!(planner.provider, Provider::Anthropic);
     assert_eq!(planner.base_url, ANTHROPIC_BASE_URL);
     assert_eq!(planner.model, ANTHROPIC_DEFAULT_MODEL);
     assert!(planner.api_key.is_none(), "the default key never goes to another endpoint");
-    assert_eq!(c.for_role("unknown-role").model, "default-model");
     assert!(c.env_overrides.contains(&"WAYMARK_LLM_VALIDATOR_MODEL".to_owned()));
 }
 
 #[test]
 fn unknown_roles_and_bad_booleans_are_rejected() {
-    let mut file = ConfigFile::default();
-    file.roles.insert("chef".into(), RoleSection::default());
+    let err = toml::from_str::<ConfigFile>("[roles.chef]\nmodel = \"m\"\n").expect_err("chef");
+    assert!(err.to_string().contains("unknown role \"chef\""), "{err}");
+    let file: ConfigFile =
+        toml::from_str("[roles.Summarizer]\nmodel = \"m\"\n[llm]\nprovider = \"ollama\"\n")
+            .expect("the alias and provider aliases still load");
+    assert_eq!(file.roles[&LlmRole::Summariser].model.as_deref(), Some("m"));
+    assert_eq!(file.llm.provider, Some(Provider::Openai));
+    assert!(toml::from_str::<ConfigFile>("[llm]\nprovider = \"gopher\"\n").is_err());
     let mut map: HashMap<&str, &str> = HashMap::new();
     map.insert(ENV_EXPORT_DIR, "/tmp/e");
-    assert!(resolve(file, &map, PathBuf::from("/x")).is_err());
     map.insert(ENV_TRANSCRIPTS, "maybe");
     assert!(resolve(ConfigFile::default(), &map, PathBuf::from("/x")).is_err());
+}
+
+#[test]
+fn readable_dirs_must_be_absolute_on_this_system() {
+    let mut file = ConfigFile::default();
+    file.files.allowed_dirs = vec![PathBuf::from("relative/dir")];
+    let map: HashMap<&str, &str> = [(ENV_EXPORT_DIR, "/tmp/e")].into();
+    let err = resolve(file, &map, PathBuf::from("/x")).expect_err("relative");
+    assert!(err.to_string().contains("files.allowed_dirs"), "{err}");
 }
 
 #[test]
@@ -197,7 +212,7 @@ fn transcripts_settings_and_keys_are_redacted_secrets() {
         file_with(LlmSection { api_key: Some("k-default".into()), ..LlmSection::default() });
     file.transcripts.redact = vec!["hunter2".into(), " ".into()];
     file.roles.insert(
-        "planner".into(),
+        LlmRole::Planner,
         RoleSection { api_key: Some("k-planner".into()), ..RoleSection::default() },
     );
     let c = run(file, &[(ENV_DATA_DIR, "/tmp/data"), (ENV_TRANSCRIPTS, "on")]);
@@ -226,7 +241,7 @@ fn full_file_round_trips_through_toml() {
         output = 2.0
     "#;
     let file: ConfigFile = toml::from_str(text).expect("parse");
-    assert_eq!(file.roles["planner"].model.as_deref(), Some("big"));
+    assert_eq!(file.roles[&LlmRole::Planner].model.as_deref(), Some("big"));
     assert_eq!(file.prices["my-model"].input, 1.5);
     let back: ConfigFile = toml::from_str(&toml::to_string(&file).expect("ser")).expect("again");
     assert_eq!(back, file);

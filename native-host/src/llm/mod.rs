@@ -15,12 +15,12 @@ use backon::{ExponentialBuilder, Retryable};
 use eventsource_stream::Eventsource;
 use futures_util::StreamExt;
 use tokio::sync::Semaphore;
-use waymark_protocol::{ErrorCode, LlmCompletion, LlmRequest, MAX_DELTA_BYTES};
+use waymark_protocol::{ErrorCode, LlmCompletion, LlmRequest, LlmRole, MAX_DELTA_BYTES};
 
 pub use error::{LlmError, error_detail, hint, parse_retry_after, transport_detail};
 pub use provider::{Provider, Step, StreamState};
 
-use crate::config::{Config, LlmConfig, PriceSection, ProviderKind, canonical_role};
+use crate::config::{Config, LlmConfig, PriceSection};
 
 /// Longest `Retry-After` we wait out; above it the 429 is reported at once, with the wait.
 const MAX_RETRY_AFTER: Duration = Duration::from_secs(60);
@@ -55,8 +55,8 @@ impl Endpoint {
         }
         let client = builder.build().map_err(|e| LlmError::Internal(e.to_string()))?;
         let provider: Box<dyn Provider> = match cfg.provider {
-            ProviderKind::Openai => Box::new(openai::OpenAi),
-            ProviderKind::Anthropic => Box::new(anthropic::Anthropic),
+            waymark_protocol::Provider::Openai => Box::new(openai::OpenAi),
+            waymark_protocol::Provider::Anthropic => Box::new(anthropic::Anthropic),
         };
         Ok(Self { cfg, client, provider })
     }
@@ -66,7 +66,7 @@ impl Endpoint {
 pub struct Gateway {
     default: Endpoint,
     /// Roles whose endpoint differs from the default.
-    roles: HashMap<String, Endpoint>,
+    roles: HashMap<LlmRole, Endpoint>,
     prices: BTreeMap<String, PriceSection>,
     permits: Semaphore,
 }
@@ -95,15 +95,15 @@ impl Gateway {
         let mut gw = Self::new(cfg.llm.clone())?;
         for (role, rc) in &cfg.roles {
             if *rc != cfg.llm {
-                gw.roles.insert(role.clone(), Endpoint::new(rc.clone())?);
+                gw.roles.insert(*role, Endpoint::new(rc.clone())?);
             }
         }
         gw.prices = cfg.prices.clone();
         Ok(gw)
     }
 
-    fn endpoint(&self, role: &str) -> &Endpoint {
-        canonical_role(role).and_then(|r| self.roles.get(r)).unwrap_or(&self.default)
+    fn endpoint(&self, role: LlmRole) -> &Endpoint {
+        self.roles.get(&role).unwrap_or(&self.default)
     }
 
     /// Runs one completion on the role's endpoint, retrying transient failures until a first
@@ -115,7 +115,7 @@ impl Gateway {
     ) -> Result<LlmCompletion, LlmError> {
         let _permit =
             self.permits.acquire().await.map_err(|e| LlmError::Internal(e.to_string()))?;
-        let ep = self.endpoint(&req.role);
+        let ep = self.endpoint(req.role);
         let delta_sent = AtomicBool::new(false);
         let attempt = AtomicU32::new(1);
         let backoff = ExponentialBuilder::default()
@@ -146,7 +146,7 @@ impl Gateway {
         let local = is_loopback(&ep.cfg.base_url);
         done.cost = price::cost(&ep.cfg.model, done.usage, local, &self.prices)
             .or_else(|| price::cost(&done.model, done.usage, local, &self.prices));
-        done.role = Some(canonical_role(&req.role).unwrap_or("navigator").to_owned());
+        done.role = Some(req.role);
         Ok(done)
     }
 

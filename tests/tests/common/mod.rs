@@ -9,6 +9,7 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 use std::time::Duration;
 use waymark_tests::chromium::{Browser, LaunchOptions, Page};
+use waymark_tests::e2e;
 use waymark_tests::fixture_server::FixtureServer;
 use waymark_tests::llm_server::{RecordedRequest, ScriptedLlm, ScriptedReply};
 use waymark_tests::paths::{self, TempProfile};
@@ -19,30 +20,22 @@ pub const EXTENSION_ID: &str = waymark_core::protocol::EXTENSION_ID;
 /// Failure bound for anything the agent does in a test (never a timing assertion).
 pub const TASK_TIMEOUT: Duration = Duration::from_secs(60);
 
-/// The built unpacked extension, or `None` (test skipped) when it was not built and the run
-/// does not require the browser tests.
+/// The built unpacked extension; `None` (the test is skipped, and counted) only when
+/// `WAYMARK_SKIP_BROWSER` asks for it. A missing build fails the test with the command to run
+/// (see [`waymark_tests::e2e`]).
 pub fn built_extension() -> Option<PathBuf> {
-    let dir = paths::workspace_root().join("extension");
-    let built = dir.join("pkg/waymark_core_bg.wasm").is_file()
-        && dir.join("pkg-content/waymark_content_bg.wasm").is_file()
-        && dir.join("pkg-wasm2js/waymark_content_bg.wasm.js").is_file()
-        && dir.join("pkg-panel/sidepanel.js").is_file()
-        && host_binary().is_file();
-    if built {
-        return Some(dir);
-    }
-    if std::env::var_os("WAYMARK_REQUIRE_BROWSER").is_some() {
-        panic!(
-            "the extension or host is not built: run `cargo xtask build` (or `cargo xtask test`)"
-        );
-    }
-    eprintln!("SKIPPED: extension not built; `cargo xtask test` builds it and runs this test");
-    None
+    e2e::built_extension(e2e::Needs::Extension)
+}
+
+/// [`built_extension`] for tests that drive the worker's tab code directly
+/// (`globalThis.waymarkPageRequest`): the build must have waymark-core's `test-hooks` feature.
+pub fn built_extension_with_test_hooks() -> Option<PathBuf> {
+    e2e::built_extension(e2e::Needs::TestHooks)
 }
 
 /// The debug host binary `cargo xtask build` produces.
 pub fn host_binary() -> PathBuf {
-    paths::target_dir().join("debug").join("waymark-host")
+    paths::host_binary()
 }
 
 /// Everything one end-to-end test needs; dropped in reverse order of creation.

@@ -265,7 +265,10 @@ pub fn navigator_texts_since(llm: &ScriptedLlm, from: usize) -> Vec<String> {
 
 /// Runs script in the extension's content-script world of `page` (found through CDP) that
 /// connects to the worker as "panel", posts an approval and sends one as a runtime message;
-/// returns what the script reported once the worker had time to handle both.
+/// returns what the script reported once the worker had time to handle both. The one-second
+/// window is event-less on purpose: the worker answers nothing to a port or message it refuses
+/// (that is the point), so no event can say it handled them; the callers check again once the
+/// task is over, when the worker has certainly handled them (no order without the user).
 pub fn content_script_tries_to_approve(
     wm: &Waymark,
     page: &waymark_tests::chromium::Page,
@@ -309,24 +312,21 @@ pub fn open_tabs(wm: &Waymark, open: &mut Vec<waymark_tests::chromium::Page>, ur
         )]
         let _ = wm.browser.close_target(page.target_id());
     }
+    // The network guard covers every tab but the user's older ones while an action runs and
+    // for its settle window, also after the task's answer: a tab the user opens then is
+    // blocked until the window is over, when the guard removes its rules.
+    let worker = wm.browser.wait_for_extension_worker(TASK_TIMEOUT).expect("worker");
+    let sw = wm.browser.attach(&worker.target_id).expect("attach worker");
+    sw.wait_for(
+        "chrome.declarativeNetRequest.getSessionRules().then((rules) => rules.length === 0)",
+        TASK_TIMEOUT,
+    )
+    .expect("the network guard's rules are gone after the last task");
+    #[allow(clippy::let_underscore_must_use, reason = "the session ends with the test anyway")]
+    let _ = sw.detach();
     for url in urls {
         let page = wm.browser.new_page("about:blank").expect("open tab");
-        // The network guard covers every tab but the user's older ones while an action runs
-        // and for its settle window, also after the task's answer: a tab the user opens then
-        // is blocked until the window is over.
-        let deadline = std::time::Instant::now() + TASK_TIMEOUT;
-        loop {
-            match page.navigate(url) {
-                Ok(()) => break,
-                Err(e)
-                    if format!("{e:#}").contains("ERR_BLOCKED_BY_CLIENT")
-                        && std::time::Instant::now() < deadline =>
-                {
-                    std::thread::sleep(std::time::Duration::from_millis(200));
-                }
-                Err(e) => panic!("open {url}: {e:#}"),
-            }
-        }
+        page.navigate(url).unwrap_or_else(|e| panic!("open {url}: {e:#}"));
         open.push(page);
     }
 }

@@ -1,5 +1,7 @@
 //! Shared set-up of the perception tests: the widget zoo on two origins and a handle on the
-//! service worker's `waymarkPageRequest` hook.
+//! service worker's `waymarkPageRequest` hook (waymark-core's `test-hooks` feature, in the
+//! builds of `cargo xtask test` and `cargo xtask build --test-hooks`; the tests check the build
+//! has it through `common::built_extension_with_test_hooks`).
 //!
 //! Why the hook: it runs one request through `TabPage` — the very code the agent loop calls for
 //! `observe` and `act` (frame injection, frame merge, ref routing, tab actions) — only without

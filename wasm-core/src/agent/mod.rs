@@ -209,6 +209,9 @@ pub enum Ending {
     Stopped,
     /// Something failed: the model endpoint, storage, the page, the step budget.
     Failed,
+    /// It could not go on because what it needed last was refused (by the safety policy or
+    /// the user at a card) and the model gave up.
+    Refused,
 }
 
 impl Ending {
@@ -220,6 +223,7 @@ impl Ending {
             Self::NotFinished => format!("Not finished after {steps}"),
             Self::Stopped => format!("Stopped after {steps}"),
             Self::Failed => format!("Failed after {steps}"),
+            Self::Refused => format!("Refused after {steps}"),
         }
     }
 }

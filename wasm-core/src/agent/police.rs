@@ -6,7 +6,7 @@ use super::control::Operator;
 use super::policy::{Decision, canonical, decide, needs_facts, record_sends};
 use super::runner::{Agent, Flow};
 use super::{Env, Journal, Llm, Page, TaskEvents};
-use crate::action::{Action, ActionOutcome};
+use crate::action::{Action, ActionOutcome, Refuser};
 use crate::observation::Observation;
 use crate::safety::{ActionTarget, NetworkPermit, WebUrl};
 
@@ -24,7 +24,7 @@ impl<L: Llm, P: Page, E: Env, V: TaskEvents, O: Operator, J: Journal> Agent<'_, 
     ) -> Result<Result<NetworkPermit, ActionOutcome>, Flow> {
         match canonical(action) {
             Ok(judged) => *action = judged,
-            Err(refusal) => return Ok(Err(ActionOutcome::failed(refusal))),
+            Err(refusal) => return Ok(Err(ActionOutcome::refused(Refuser::Policy, refusal))),
         }
         let action = &*action;
         let facts = if needs_facts(action) {
@@ -67,7 +67,9 @@ impl<L: Llm, P: Page, E: Env, V: TaskEvents, O: Operator, J: Journal> Agent<'_, 
                 let destination = approved_destination(action, facts.as_ref());
                 return Ok(Ok(NetworkPermit::approved(&ctx.scope, destination.as_deref())));
             }
-            Decision::Refuse(reason) => return Ok(Err(ActionOutcome::failed(reason))),
+            Decision::Refuse(reason) => {
+                return Ok(Err(ActionOutcome::refused(Refuser::Policy, reason)));
+            }
             Decision::Confirm { card, allow, similar } => {
                 let what = card.message.lines().next().unwrap_or_default().to_owned();
                 (
@@ -87,7 +89,12 @@ impl<L: Llm, P: Page, E: Env, V: TaskEvents, O: Operator, J: Journal> Agent<'_, 
         let confirm = card.kind == super::InterventionKind::Confirm;
         let reply = self.ask_user(ctx, card).await?;
         if !(confirm && reply.approve) {
-            return Ok(Err(ActionOutcome::failed(refusal)));
+            // A take-over is the user doing it by hand, not a refusal.
+            return Ok(Err(if confirm {
+                ActionOutcome::refused(Refuser::User, refusal)
+            } else {
+                ActionOutcome::failed(refusal)
+            }));
         }
         // The user approved what the card showed: the element must still be exactly that (a
         // page could rewrite a form's action while the card was open).

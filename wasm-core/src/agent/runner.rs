@@ -355,13 +355,7 @@ impl<L: Llm, P: Page, E: Env, V: TaskEvents, O: Operator, J: Journal> Agent<'_, 
         ctx.shared.set_role(role, RoleState::Working);
         ctx.overhead_from = None;
         let tools = if ctx.spec.tool_mode == ToolMode::Native { tools } else { Vec::new() };
-        let request = LlmRequest {
-            role: role.name().into(),
-            messages,
-            tools,
-            stream: true,
-            max_tokens: Some(1024),
-        };
+        let request = LlmRequest { role, messages, tools, stream: true, max_tokens: Some(1024) };
         let Some(reply) =
             unless_stopped(self.llm.complete(request), self.operator.stop_requested()).await
         else {
@@ -387,7 +381,7 @@ impl<L: Llm, P: Page, E: Env, V: TaskEvents, O: Operator, J: Journal> Agent<'_, 
              cancelled and nothing of it was done. Every action that started was finished and \
              is listed.",
             counted(ctx.step, "step"),
-            role.name()
+            role.as_str()
         );
         self.finish_stopped(ctx, msg).await
     }
@@ -789,8 +783,10 @@ impl<L: Llm, P: Page, E: Env, V: TaskEvents, O: Operator, J: Journal> Agent<'_, 
         success: bool,
         error: Option<String>,
     ) -> Flow {
+        let last_refused = ctx.steps.last().is_some_and(|s| s.outcome.refused_by.is_some());
         let ending = match (success, &error) {
             (true, _) => Ending::Finished,
+            (false, None) if last_refused => Ending::Refused,
             (false, None) => Ending::NotFinished,
             (false, Some(_)) => Ending::Failed,
         };

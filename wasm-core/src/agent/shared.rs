@@ -24,28 +24,9 @@ pub enum RoleState {
     Failed,
 }
 
-/// The three roles of the loop.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
-pub enum Role {
-    /// Writes and revises the plan.
-    Planner,
-    /// Chooses the actions.
-    Navigator,
-    /// Checks a "done" claim against the page.
-    Validator,
-}
-
-impl Role {
-    /// The name the host sees (it may map roles to different models).
-    pub fn name(self) -> &'static str {
-        match self {
-            Self::Planner => "planner",
-            Self::Navigator => "navigator",
-            Self::Validator => "validator",
-        }
-    }
-}
+/// The roles of the loop are the protocol's, so the host sees the same names (and may map
+/// each to its own model); the loop calls the planner, navigator and validator.
+pub use crate::protocol::LlmRole as Role;
 
 /// One line of the recent-actions list.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -93,6 +74,8 @@ impl SharedContext {
             Role::Planner => self.planner = state,
             Role::Navigator => self.navigator = state,
             Role::Validator => self.validator = state,
+            // The summariser runs after the task, outside the shared context.
+            Role::Summariser => {}
         }
     }
 

@@ -45,7 +45,7 @@ impl ScriptedLlm {
     }
 
     fn roles(&self) -> Vec<String> {
-        self.seen.borrow().iter().map(|r| r.role.clone()).collect()
+        self.seen.borrow().iter().map(|r| r.role.as_str().to_owned()).collect()
     }
 
     fn user_text(&self, i: usize) -> String {
@@ -56,7 +56,7 @@ impl ScriptedLlm {
         self.seen
             .borrow()
             .iter()
-            .filter(|r| r.role == "navigator")
+            .filter(|r| r.role == crate::protocol::LlmRole::Navigator)
             .map(|r| r.messages[1].content.clone())
             .collect()
     }
@@ -64,7 +64,7 @@ impl ScriptedLlm {
 
 impl Llm for ScriptedLlm {
     async fn complete(&self, request: LlmRequest) -> Result<LlmCompletion, ErrorBody> {
-        let role = request.role.clone();
+        let role = request.role;
         self.seen.borrow_mut().push(request);
         match role.as_str() {
             "planner" => self.planner.borrow_mut().pop_front().unwrap_or_else(|| {

@@ -28,8 +28,8 @@ export function last_error_message() {
 export function extension_version() {
   return chrome.runtime.getManifest().version;
 }
-export function extension_id() {
-  return chrome.runtime.id;
+export function extension_url(path) {
+  return chrome.runtime.getURL(path);
 }
 export function set_badge(text) {
   chrome.action.setBadgeText({ text }).catch(() => {});
@@ -86,9 +86,10 @@ extern "C" {
     #[wasm_bindgen(js_name = extension_version)]
     pub fn extension_version() -> String;
 
-    /// This extension's id.
-    #[wasm_bindgen(js_name = extension_id)]
-    pub fn extension_id() -> String;
+    /// The URL of one of this extension's files (`chrome.runtime.getURL`): the core compares
+    /// URLs with it rather than knowing how the browser spells its extension URLs.
+    #[wasm_bindgen(js_name = extension_url)]
+    pub fn extension_url(path: &str) -> String;
 
     /// `chrome.action.setBadgeText` (empty clears it); errors are ignored: a badge is a hint.
     #[wasm_bindgen(js_name = set_badge)]

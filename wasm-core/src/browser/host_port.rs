@@ -244,7 +244,11 @@ impl HostClient {
         for (_, resolve) in pending {
             settle(&resolve, &JsValue::from_str(&reason));
         }
-        self.set_status(if answered { host_stopped(&reason) } else { host_missing(&reason) });
+        self.set_status(if answered {
+            host_stopped(&reason)
+        } else {
+            host_missing(super::chrome_error::native_host_error(&reason), &reason)
+        });
     }
 }
 

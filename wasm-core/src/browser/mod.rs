@@ -1,15 +1,26 @@
-//! Browser adapters (wasm only): thin glue between `chrome.*`/the DOM and the core.
+//! Browser adapters: thin glue between `chrome.*`/the DOM and the core. Everything but the
+//! reading of Chrome's error wording is wasm only.
 //!
 //! * [`worker`] runs in the extension's service worker: the agent, the native port, storage.
 //! * The content script (reading the DOM, performing actions) is `waymark_page::content`.
 //! * [`chrome`] is the one module that names `chrome.*` APIs.
 
+pub mod chrome_error;
+
+#[cfg(target_arch = "wasm32")]
 pub mod chrome;
+#[cfg(target_arch = "wasm32")]
 mod host_port;
+#[cfg(target_arch = "wasm32")]
 mod inject;
+#[cfg(target_arch = "wasm32")]
 pub(crate) mod netguard;
+#[cfg(target_arch = "wasm32")]
 mod tab;
+#[cfg(target_arch = "wasm32")]
 pub(crate) mod upload;
+#[cfg(target_arch = "wasm32")]
 pub mod worker;
 
-pub(crate) use waymark_page::js::{js_error, js_message, named_error};
+#[cfg(target_arch = "wasm32")]
+pub(crate) use waymark_page::js::{js_error, js_message};

@@ -5,12 +5,14 @@ use super::chrome::{self, sleep};
 
 // Uploads of task resources and the page's faults (tab closed, navigated under a wait).
 mod faults;
+// The end-to-end tests' and benchmarks' direct line to this module (never in shipped builds).
+#[cfg(feature = "test-hooks")]
+pub(super) mod test_hooks;
 use super::host_port::to_js;
 use super::netguard::NetGuard;
 use crate::action::{Action, ActionOutcome, ContentRequest, MAX_WAIT_SECONDS, Probe};
 use crate::agent::{Page, PageError};
 use crate::frames::{FrameObservation, merge};
-use crate::glue::ExportError;
 use crate::observation::{Observation, Ref, TabSummary};
 use crate::safety::{ActionTarget, BlockedRequest, NetworkPermit};
 use crate::tabs::{TabInfo, pick_target_tab};
@@ -539,70 +541,4 @@ impl TabPage {
         let frame = target.map_or(0, |r| r.frame);
         self.content(frame, &ContentRequest::Describe { ref_id: target }).await
     }
-}
-
-/// Requests of [`sw_page_request`].
-#[derive(Deserialize)]
-#[serde(tag = "op", rename_all = "snake_case")]
-enum PageRequest {
-    /// Observe all frames; reply with the observation and its prompt text.
-    Observe {
-        #[serde(default)]
-        budget: Option<usize>,
-    },
-    /// Perform an action exactly as the agent loop does; with a `permit`, under its network
-    /// rules (which go after the settle window).
-    Act {
-        action: Action,
-        #[serde(default)]
-        permit: Option<NetworkPermit>,
-    },
-    /// Send a raw request to one frame (e.g. `set_file`, whose bytes the host will supply).
-    Content { frame: u32, request: ContentRequest },
-}
-
-#[derive(Serialize)]
-struct ObserveReply {
-    prompt: String,
-    observation: Observation,
-}
-
-/// Runs one page request on a tab through the same [`TabPage`] the agent uses, minus the
-/// model: the end-to-end tests call it from the service worker (via CDP) to cover every
-/// action without scripting an LLM conversation per action, and it helps debugging.
-#[wasm_bindgen]
-pub async fn sw_page_request(tab_id: i32, request: JsValue) -> Result<JsValue, JsValue> {
-    page_request(tab_id, request).await.map_err(|e| super::named_error(&e))
-}
-
-async fn page_request(tab_id: i32, request: JsValue) -> Result<JsValue, ExportError> {
-    let request: PageRequest = serde_wasm_bindgen::from_value(request)
-        .map_err(|e| ExportError::BadRequest(format!("bad page request: {e}")))?;
-    let page = TabPage::new(tab_id);
-    let reply = match request {
-        PageRequest::Observe { budget } => {
-            let observation = page.observe_frames().await?;
-            let prompt = observation.to_prompt_with_budget(
-                "test",
-                budget.unwrap_or(crate::observation::DEFAULT_TOKEN_BUDGET),
-            );
-            to_js(&ObserveReply { prompt, observation })
-        }
-        PageRequest::Act { action, permit } => {
-            let outcome = match permit {
-                Some(permit) => page.act(&action, &permit).await,
-                None => match page.all_tabs().await {
-                    Ok(tabs) => page.act_inner(&action, tabs).await,
-                    Err(e) => Err(e),
-                },
-            };
-            let outcome = outcome.unwrap_or_else(|e| ActionOutcome::failed(e.to_string()));
-            to_js(&serde_json::json!({ "outcome": outcome, "tab": page.tab_id() }))
-        }
-        PageRequest::Content { frame, request } => {
-            let value: serde_json::Value = page.content(frame, &request).await?;
-            to_js(&value)
-        }
-    };
-    reply.map_err(ExportError::EncodeFailed)
 }

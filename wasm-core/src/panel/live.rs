@@ -1,6 +1,8 @@
 //! The model's text as it streams in, for the live task view: which roles show it, a bounded
 //! buffer of its tail, and a throttle so a fast stream does not flood the panel's port.
 
+use crate::protocol::LlmRole;
+
 /// The panel shows at most this many characters of the streaming text (its tail): enough to
 /// follow the model's reasoning, small enough that every state push stays cheap.
 pub const LIVE_TEXT_MAX_CHARS: usize = 600;
@@ -10,8 +12,8 @@ pub const LIVE_PUSH_INTERVAL_MS: f64 = 100.0;
 
 /// Whether a role's streamed text is shown while it streams: the navigator and the planner
 /// think aloud for the user; the validator and the summariser are bookkeeping.
-pub fn shows_live_text(role: &str) -> bool {
-    matches!(role, "navigator" | "planner")
+pub fn shows_live_text(role: LlmRole) -> bool {
+    matches!(role, LlmRole::Navigator | LlmRole::Planner)
 }
 
 /// Appends `delta` to `buf`, then drops characters from the front so that at most `max_chars`
@@ -130,10 +132,10 @@ mod tests {
 
     #[test]
     fn navigator_and_planner_stream_to_the_panel() {
-        assert!(shows_live_text("navigator"));
-        assert!(shows_live_text("planner"));
-        assert!(!shows_live_text("validator"));
-        assert!(!shows_live_text("summariser"));
+        assert!(shows_live_text(LlmRole::Navigator));
+        assert!(shows_live_text(LlmRole::Planner));
+        assert!(!shows_live_text(LlmRole::Validator));
+        assert!(!shows_live_text(LlmRole::Summariser));
     }
 
     #[test]

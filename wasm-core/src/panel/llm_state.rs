@@ -2,7 +2,7 @@
 //! derived from the host's replies, retry events and errors. Roles can use different
 //! endpoints, so one role's bad key must not hide behind another role's success.
 
-use crate::protocol::{ErrorBody, ErrorCode, LlmCompletion};
+use crate::protocol::{ErrorBody, ErrorCode, LlmCompletion, LlmRole};
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 
@@ -96,14 +96,14 @@ impl LlmState {
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 #[serde(from = "LlmStatesView", into = "LlmStatesView")]
 pub struct LlmStates {
-    roles: BTreeMap<String, LlmState>,
+    roles: BTreeMap<LlmRole, LlmState>,
 }
 
 /// How [`LlmStates`] travels: the states by role, and the lines the panel draws.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 struct LlmStatesView {
     #[serde(default)]
-    roles: BTreeMap<String, LlmState>,
+    roles: BTreeMap<LlmRole, LlmState>,
     #[serde(default)]
     lines: Vec<LlmLine>,
 }
@@ -134,33 +134,38 @@ pub struct LlmLine {
 }
 
 impl LlmStates {
-    /// Records `role`'s new state.
-    pub fn set(&mut self, role: &str, state: LlmState) {
-        self.roles.insert(role.to_owned(), state);
+    /// Records `role`'s new state. Lines list roles in the panel's order ([`LlmRole::ALL`]).
+    pub fn set(&mut self, role: LlmRole, state: LlmState) {
+        self.roles.insert(role, state);
     }
 
     /// The state of `role` (unknown before its first call).
-    pub fn get(&self, role: &str) -> &LlmState {
-        self.roles.get(role).unwrap_or(&LlmState::Unknown)
+    pub fn get(&self, role: LlmRole) -> &LlmState {
+        self.roles.get(&role).unwrap_or(&LlmState::Unknown)
     }
 
     /// The panel's lines: one for the roles that answer (their models), then one per role with
     /// a problem, naming the role when more than one has called.
     pub fn lines(&self) -> Vec<LlmLine> {
-        let known: Vec<(&String, &LlmState)> =
-            self.roles.iter().filter(|(_, s)| **s != LlmState::Unknown).collect();
+        let known: Vec<(LlmRole, &LlmState)> = self
+            .roles
+            .iter()
+            .filter(|(_, s)| **s != LlmState::Unknown)
+            .map(|(r, s)| (*r, s))
+            .collect();
         let named = known.len() > 1;
         let mut ready: Vec<(&str, Vec<&str>)> = Vec::new();
         // Roles with the same trouble (one endpoint, one bad key) share a line.
         let mut troubled: Vec<(&LlmState, Vec<&str>)> = Vec::new();
-        for (role, state) in &known {
+        for &(role, state) in &known {
+            let role = role.as_str();
             if let LlmState::Ready { model } = state {
                 match ready.iter_mut().find(|(m, _)| m == model) {
                     Some((_, roles)) => roles.push(role),
                     None => ready.push((model, vec![role])),
                 }
             } else {
-                match troubled.iter_mut().find(|(s, _)| s == state) {
+                match troubled.iter_mut().find(|(s, _)| *s == state) {
                     Some((_, roles)) => roles.push(role),
                     None => troubled.push((state, vec![role])),
                 }
@@ -270,35 +275,38 @@ mod tests {
     fn one_role_bad_key_shows_beside_the_others_success() {
         let mut states = LlmStates::default();
         assert!(states.lines().is_empty(), "nothing before the first call");
-        states.set("navigator", LlmState::after_success(&call("gpt-nav")));
+        states.set(LlmRole::Navigator, LlmState::after_success(&call("gpt-nav")));
         assert_eq!(texts(&states), ["LLM ready · gpt-nav"]);
-        states.set("summariser", LlmState::after_success(&call("gpt-nav")));
+        states.set(LlmRole::Summariser, LlmState::after_success(&call("gpt-nav")));
         assert_eq!(texts(&states), ["LLM ready · gpt-nav"], "one model, one line");
-        states.set("planner", LlmState::after_success(&call("claude-plan")));
+        states.set(LlmRole::Planner, LlmState::after_success(&call("claude-plan")));
         assert_eq!(
             texts(&states),
-            ["LLM ready · gpt-nav (navigator, summariser) · claude-plan (planner)"]
+            ["LLM ready · claude-plan (planner) · gpt-nav (navigator, summariser)"]
         );
         let auth = ErrorBody::new(ErrorCode::LlmAuth, "HTTP 401");
-        states.set("summariser", LlmState::after_error(&auth).expect("key invalid"));
+        states.set(LlmRole::Summariser, LlmState::after_error(&auth).expect("key invalid"));
         let lines = states.lines();
         assert_eq!(lines.len(), 2, "{lines:?}");
-        assert_eq!(lines[0].text, "LLM ready · gpt-nav (navigator) · claude-plan (planner)");
+        assert_eq!(lines[0].text, "LLM ready · claude-plan (planner) · gpt-nav (navigator)");
         assert_eq!(lines[1].kind, "key_invalid");
         assert!(lines[1].text.starts_with("Summariser: API key rejected: HTTP 401. Fix: "));
-        assert_eq!(states.get("summariser").clone(), LlmState::after_error(&auth).expect("again"));
-        states.set("navigator", LlmState::after_error(&auth).expect("key invalid"));
+        assert_eq!(
+            states.get(LlmRole::Summariser).clone(),
+            LlmState::after_error(&auth).expect("again")
+        );
+        states.set(LlmRole::Navigator, LlmState::after_error(&auth).expect("key invalid"));
         let lines = texts(&states);
         assert_eq!(lines.len(), 2, "one line for the same bad key: {lines:?}");
         assert!(lines[1].starts_with("Navigator, Summariser: API key rejected: HTTP 401."));
-        assert_eq!(*states.get("validator"), LlmState::Unknown);
+        assert_eq!(*states.get(LlmRole::Validator), LlmState::Unknown);
     }
 
     #[test]
     fn a_rate_limit_counts_down_and_travels_with_its_lines() {
         let mut states = LlmStates::default();
         states.set(
-            "navigator",
+            LlmRole::Navigator,
             LlmState::after_retry(ErrorCode::LlmRateLimited, "HTTP 429", 2000, 1000.0)
                 .expect("limit"),
         );

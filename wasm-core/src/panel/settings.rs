@@ -2,27 +2,22 @@
 //! settings (through `config.set`, keys write-only) and the extension's own settings (allowed
 //! sites, kept in `chrome.storage`). Every check happens here, not in the view.
 
-use crate::protocol::{DoctorCheck, HostSettings, LlmStatus};
+use crate::protocol::{
+    DoctorCheck, EndpointField, HostSettings, LlmRole, LlmStatus, Setting, SettingError, SettingKey,
+};
 use crate::safety::origin_of;
 use serde::{Deserialize, Serialize};
-use std::collections::BTreeMap;
 
 mod host_files;
 
 use host_files::files_and_prices_changes;
 pub use host_files::{HostFields, PriceForm, PriceRow, host_fields};
 
-/// The roles whose endpoint the user can choose, in the order the panel lists them.
-pub const ROLES: [&str; 4] = ["planner", "navigator", "validator", "summariser"];
-
-/// Providers the host speaks.
-pub const PROVIDERS: [&str; 2] = ["openai", "anthropic"];
-
 /// One role's row of the form.
-#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct RoleForm {
-    /// `planner`, `navigator`, `validator` or `summariser`.
-    pub role: String,
+    /// Whose endpoint the row sets.
+    pub role: LlmRole,
     /// `openai` or `anthropic`.
     pub provider: String,
     /// Model name.
@@ -74,17 +69,24 @@ pub struct AgentSettings {
 /// A field the user must correct.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct FieldError {
-    /// The field, as the panel names its inputs (`navigator.base_url`, `export_dir`, …).
+    /// The field: the setting's dotted name, which is how the panel names its inputs
+    /// (`roles.navigator.base_url`, `export_dir`, …), or `allowed_sites`.
     pub field: String,
     /// What is wrong.
     pub message: String,
 }
 
+impl From<SettingError> for FieldError {
+    fn from(e: SettingError) -> Self {
+        Self { field: e.field(), message: e.message().to_owned() }
+    }
+}
+
 /// What the settings view shows.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 pub struct SettingsView {
-    /// The roles the form lists, in order ([`ROLES`]).
-    pub roles: Vec<String>,
+    /// The roles the form lists, in order ([`LlmRole::ALL`]).
+    pub roles: Vec<LlmRole>,
     /// The host's settings (no secrets), once fetched.
     pub host: Option<HostSettings>,
     /// Why the host's settings could not be read or saved.
@@ -123,10 +125,10 @@ pub struct DoctorView {
 }
 
 /// What a valid form changes.
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
+#[derive(Debug, Clone, Default, PartialEq)]
 pub struct SettingsChanges {
-    /// `config.set` values (dotted names); empty when nothing on the host changes.
-    pub host: BTreeMap<String, Option<String>>,
+    /// The host settings that change (one `config.set`); empty when none does.
+    pub host: Vec<Setting>,
     /// The new extension settings.
     pub agent: AgentSettings,
 }
@@ -138,73 +140,72 @@ pub fn validate(
     form: &SettingsForm,
     current: Option<&HostSettings>,
 ) -> Result<SettingsChanges, Vec<FieldError>> {
-    let mut errors = Vec::new();
-    let mut host = BTreeMap::new();
+    let mut out = Changes::default();
     if let Some(current) = current {
-        host_changes(form, current, &mut host, &mut errors);
+        host_changes(form, current, &mut out);
     }
-    let allowed_sites = allowed_sites(&form.allowed_sites, &mut errors);
-    if errors.is_empty() {
-        Ok(SettingsChanges { host, agent: AgentSettings { allowed_sites } })
+    let allowed_sites = allowed_sites(&form.allowed_sites, &mut out.errors);
+    if out.errors.is_empty() {
+        Ok(SettingsChanges { host: out.host, agent: AgentSettings { allowed_sites } })
     } else {
-        Err(errors)
+        Err(out.errors)
     }
 }
 
-/// The `config.set` values of the host part of the form: only what differs from `current`.
-fn host_changes(
-    form: &SettingsForm,
-    current: &HostSettings,
-    host: &mut BTreeMap<String, Option<String>>,
-    errors: &mut Vec<FieldError>,
-) {
-    let mut err = |field: String, message: &str| {
-        errors.push(FieldError { field, message: message.to_owned() });
-    };
+/// What the host part of the form adds up to so far.
+#[derive(Default)]
+struct Changes {
+    /// Settings that differ from the host's.
+    host: Vec<Setting>,
+    /// Fields to correct.
+    errors: Vec<FieldError>,
+}
+
+impl Changes {
+    /// Reads the form's `text` for `key` with the protocol's parser (the validation the host
+    /// applies too) and keeps the setting when its value differs from `was`, the host's
+    /// current value as text (`None`: unknown, always sent). A blank `required` field is an
+    /// error rather than a cleared setting.
+    fn field(&mut self, key: SettingKey, text: &str, was: Option<&str>, required: bool) {
+        if required && text.trim().is_empty() {
+            self.errors.push(FieldError { field: key.to_string(), message: key.expects().into() });
+            return;
+        }
+        match key.with_text(Some(text)) {
+            Ok(setting)
+                if was.is_some_and(|w| setting.text().as_deref().unwrap_or_default() == w) => {}
+            Ok(setting) => self.host.push(setting),
+            Err(e) => self.errors.push(e.into()),
+        }
+    }
+}
+
+/// The host part of the form: only what differs from `current`.
+fn host_changes(form: &SettingsForm, current: &HostSettings, out: &mut Changes) {
     for row in &form.roles {
-        if !ROLES.contains(&row.role.as_str()) {
-            err(row.role.clone(), "unknown role");
-            continue;
-        }
         let was: Option<&LlmStatus> = current.roles.get(&row.role);
-        let key = |name: &str| format!("roles.{}.{name}", row.role);
-        let provider = row.provider.trim();
-        if !PROVIDERS.contains(&provider) {
-            err(key("provider"), "choose openai or anthropic");
-        } else if was.is_none_or(|w| w.provider != provider) {
-            host.insert(key("provider"), Some(provider.to_owned()));
-        }
-        let model = row.model.trim();
-        if model.is_empty() || model.chars().any(char::is_whitespace) {
-            err(key("model"), "a model name, without spaces");
-        } else if was.is_none_or(|w| w.model != model) {
-            host.insert(key("model"), Some(model.to_owned()));
-        }
-        let url = row.base_url.trim().trim_end_matches('/');
-        if origin_of(url).is_none() {
-            err(key("base_url"), "an http:// or https:// URL");
-        } else if was.is_none_or(|w| w.base_url.trim_end_matches('/') != url) {
-            host.insert(key("base_url"), Some(url.to_owned()));
-        }
-        let api_key = row.api_key.trim();
-        if api_key.chars().any(char::is_whitespace) {
-            err(key("api_key"), "an API key has no spaces");
-        } else if !api_key.is_empty() {
-            host.insert(key("api_key"), Some(api_key.to_owned()));
+        let key = |field| SettingKey::Endpoint(Some(row.role), field);
+        out.field(
+            key(EndpointField::Provider),
+            &row.provider,
+            was.map(|w| w.provider.as_str()),
+            true,
+        );
+        out.field(key(EndpointField::Model), &row.model, was.map(|w| w.model.as_str()), true);
+        let url = was.map(|w| w.base_url.trim_end_matches('/'));
+        out.field(key(EndpointField::BaseUrl), &row.base_url, url, true);
+        // A blank key field keeps the key the host has (it is never shown).
+        if !row.api_key.trim().is_empty() {
+            out.field(key(EndpointField::ApiKey), &row.api_key, None, true);
         }
     }
     if current.transcripts.enabled != form.transcripts {
-        host.insert("transcripts.enabled".into(), Some(form.transcripts.to_string()));
+        out.host.push(Setting::TranscriptsEnabled(Some(form.transcripts)));
     }
-    let dir = form.export_dir.trim();
-    if !dir.is_empty() || !current.export_dir.is_empty() {
-        if !is_absolute(dir) {
-            err("export_dir".into(), "an absolute path, e.g. /home/me/waymark");
-        } else if current.export_dir != dir {
-            host.insert("export_dir".into(), Some(dir.to_owned()));
-        }
+    if !(form.export_dir.trim().is_empty() && current.export_dir.is_empty()) {
+        out.field(SettingKey::ExportDir, &form.export_dir, Some(&current.export_dir), true);
     }
-    files_and_prices_changes(form, current, host, errors);
+    files_and_prices_changes(form, current, out);
 }
 
 /// The allowed sites, one per line, as origins.
@@ -226,17 +227,6 @@ fn allowed_sites(text: &str, errors: &mut Vec<FieldError>) -> Vec<String> {
     allowed_sites
 }
 
-/// Absolute on Unix (`/…`) or Windows (`C:\…`, `\\server\…`).
-fn is_absolute(path: &str) -> bool {
-    let b = path.as_bytes();
-    path.starts_with('/')
-        || path.starts_with("\\\\")
-        || (b.len() >= 3
-            && b[0].is_ascii_alphabetic()
-            && b[1] == b':'
-            && matches!(b[2], b'\\' | b'/'))
-}
-
 #[cfg(test)]
 mod tests {
     use super::host_files::MB;
@@ -255,7 +245,7 @@ mod tests {
     pub(super) fn current() -> HostSettings {
         HostSettings {
             llm: status("m"),
-            roles: ROLES.iter().map(|r| ((*r).to_owned(), status("m"))).collect(),
+            roles: LlmRole::ALL.into_iter().map(|r| (r, status("m"))).collect(),
             export_dir: "/tmp/exports".into(),
             transcripts: TranscriptSettings {
                 enabled: false,
@@ -294,10 +284,10 @@ mod tests {
 
     pub(super) fn form() -> SettingsForm {
         SettingsForm {
-            roles: ROLES
-                .iter()
-                .map(|r| RoleForm {
-                    role: (*r).into(),
+            roles: LlmRole::ALL
+                .into_iter()
+                .map(|role| RoleForm {
+                    role,
                     provider: "openai".into(),
                     model: "m".into(),
                     base_url: "http://127.0.0.1:9/v1/".into(),
@@ -324,6 +314,11 @@ mod tests {
         assert!(changes.host.is_empty(), "{:?}", changes.host);
     }
 
+    /// The changes as dotted names and text values, as they travel.
+    pub(super) fn sent(changes: &SettingsChanges) -> Vec<(String, Option<String>)> {
+        changes.host.iter().map(|s| (s.key().to_string(), s.text())).collect()
+    }
+
     #[test]
     fn only_changed_fields_and_new_keys_are_sent() {
         let mut f = form();
@@ -332,12 +327,16 @@ mod tests {
         f.transcripts = true;
         f.allowed_sites = "example.com\nhttps://shop.example.org/path\nexample.com".into();
         let changes = validate(&f, Some(&current())).expect("valid");
-        let keys: Vec<&str> = changes.host.keys().map(String::as_str).collect();
+        let text = |s: &str| Some(s.to_owned());
         assert_eq!(
-            keys,
-            ["roles.navigator.api_key", "roles.summariser.model", "transcripts.enabled"]
+            sent(&changes),
+            [
+                ("roles.navigator.api_key".into(), text("sk-new")),
+                ("roles.summariser.model".into(), text("small")),
+                ("transcripts.enabled".into(), text("true")),
+            ]
         );
-        assert_eq!(changes.host["roles.navigator.api_key"].as_deref(), Some("sk-new"));
+        assert!(changes.host[0].is_secret());
         assert_eq!(
             changes.agent.allowed_sites,
             ["https://example.com", "https://shop.example.org"]
@@ -367,17 +366,39 @@ mod tests {
     }
 
     #[test]
-    fn without_the_host_only_the_extension_settings_count() {
-        let mut f = SettingsForm { allowed_sites: "example.com".into(), ..SettingsForm::default() };
-        f.roles.push(RoleForm { role: "planner".into(), ..RoleForm::default() });
-        let changes = validate(&f, None).expect("host fields are not checked");
-        assert!(changes.host.is_empty());
-        assert_eq!(changes.agent.allowed_sites, ["https://example.com"]);
+    fn blank_required_fields_are_errors_and_keys_are_never_repeated() {
+        let mut f = form();
+        f.roles[1].model = "  ".into();
+        f.roles[2].api_key = "sk secret with spaces".into();
+        f.retention_days = String::new();
+        f.export_dir = "C:\\Users\\me\\exports".into();
+        let errors = validate(&f, Some(&current())).expect_err("invalid");
+        let fields: Vec<&str> = errors.iter().map(|e| e.field.as_str()).collect();
+        assert_eq!(
+            fields,
+            ["roles.navigator.model", "roles.validator.api_key", "transcripts.retention_days"]
+        );
+        assert_eq!(errors[0].message, "a model name, without spaces");
+        assert!(errors.iter().all(|e| !e.message.contains("secret")), "{errors:?}");
+        // A Windows path is absolute too (the host may run there).
+        f = form();
+        f.export_dir = "C:\\Users\\me\\exports".into();
+        let changes = validate(&f, Some(&current())).expect("valid");
+        assert_eq!(changes.host, [Setting::ExportDir(Some("C:\\Users\\me\\exports".into()))]);
     }
 
     #[test]
-    fn windows_paths_are_absolute_too() {
-        assert!(is_absolute("C:\\Users\\me") && is_absolute("\\\\srv\\share") && is_absolute("/x"));
-        assert!(!is_absolute("x/y") && !is_absolute(""));
+    fn without_the_host_only_the_extension_settings_count() {
+        let mut f = SettingsForm { allowed_sites: "example.com".into(), ..SettingsForm::default() };
+        f.roles.push(RoleForm {
+            role: LlmRole::Planner,
+            provider: String::new(),
+            model: String::new(),
+            base_url: String::new(),
+            api_key: String::new(),
+        });
+        let changes = validate(&f, None).expect("host fields are not checked");
+        assert!(changes.host.is_empty());
+        assert_eq!(changes.agent.allowed_sites, ["https://example.com"]);
     }
 }

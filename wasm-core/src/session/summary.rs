@@ -70,7 +70,7 @@ pub fn summary_request(session: &Session, record: &TaskRecord) -> LlmRequest {
         }
     }
     LlmRequest {
-        role: "summariser".into(),
+        role: crate::protocol::LlmRole::Summariser,
         messages: vec![
             ChatMessage::text(ChatRole::System, SUMMARISER_RULES),
             ChatMessage::text(ChatRole::User, user),

@@ -258,7 +258,7 @@ fn summary_request_marks_the_three_recent_turns_newest_first() {
     s.title = "Items".into();
     let newest = s.records[4].clone();
     let req = summary_request(&s, &newest);
-    assert_eq!(req.role, "summariser");
+    assert_eq!(req.role, crate::protocol::LlmRole::Summariser);
     assert!(req.tools.is_empty());
     let user = &req.messages[1].content;
     let toc: Vec<&str> = user.lines().filter(|l| l.contains(". Task number")).collect();

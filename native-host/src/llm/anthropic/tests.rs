@@ -16,7 +16,7 @@ fn tool_msg(id: &str, content: &str) -> ChatMessage {
 #[test]
 fn request_body_moves_system_and_merges_tool_results() {
     let req = LlmRequest {
-        role: "navigator".into(),
+        role: waymark_protocol::LlmRole::Navigator,
         messages: vec![
             ChatMessage::text(ChatRole::System, "rules"),
             ChatMessage::text(ChatRole::User, "go"),

@@ -5,7 +5,7 @@ use super::*;
 
 fn request() -> LlmRequest {
     LlmRequest {
-        role: "navigator".into(),
+        role: waymark_protocol::LlmRole::Navigator,
         messages: vec![
             ChatMessage::text(ChatRole::System, "rules"),
             ChatMessage::text(ChatRole::User, "fill the form"),

@@ -1048,3 +1048,29 @@ fn a_free_form_submission_may_post_only_to_the_action_it_was_judged_on() {
 fn type_ada(page: &FactsPage) -> PolicyRun {
     run_policy(page, vec![calls(&[("type", r#"{"ref":1,"text":"Ada"}"#)])], vec![], BTreeMap::new())
 }
+
+/// Runs a task whose navigator tries `attempt`, then gives up (`done` with success false).
+fn run_giving_up(page: &FactsPage, attempt: Reply_, replies: Vec<Reply>) -> TaskOutcome {
+    let give_up = calls(&[("done", r#"{"answer":"I could not do it","success":false}"#)]);
+    let llm = ScriptedLlm::new(vec![attempt, give_up]);
+    let user = ScriptedUser::new(replies);
+    run_spec(TaskSpec { validate: false, ..spec(6) }, &llm, page, &user).outcome
+}
+
+#[test]
+fn a_task_that_gives_up_after_a_refusal_is_headed_refused() {
+    let click = || calls(&[("click", r#"{"ref":1}"#)]);
+    let denied = run_giving_up(&order_page(), click(), vec![Reply::default()]);
+    assert_eq!(denied.ending, Ending::Refused, "the user said no at the card");
+    let refused_by = denied.steps.last().and_then(|s| s.outcome.refused_by);
+    assert_eq!(refused_by, Some(crate::action::Refuser::User));
+
+    let page = FactsPage::new(SHOP, "Shop");
+    let policy =
+        run_giving_up(&page, calls(&[("navigate", r#"{"url":"file:///etc/passwd"}"#)]), vec![]);
+    assert_eq!(policy.ending, Ending::Refused, "the policy said no");
+    assert!(policy.ending.heading(1).starts_with("Refused after 1 step"));
+
+    let approved = run_giving_up(&order_page(), click(), vec![Reply::approve()]);
+    assert_eq!(approved.ending, Ending::NotFinished, "nothing was refused: the model gave up");
+}

@@ -2,6 +2,7 @@
 //! at the host), the task ends Stopped, and what was done before is kept.
 
 use super::*;
+use crate::protocol::LlmRole;
 use futures::FutureExt;
 use std::rc::Rc;
 
@@ -19,7 +20,7 @@ impl Drop for DropFlag {
 /// like an endpoint that takes minutes.
 struct HangingLlm {
     inner: ScriptedLlm,
-    role: &'static str,
+    role: LlmRole,
     hang: usize,
     seen: Cell<usize>,
     /// The hanging call started.
@@ -29,7 +30,7 @@ struct HangingLlm {
 }
 
 impl HangingLlm {
-    fn new(inner: ScriptedLlm, role: &'static str, hang: usize) -> Self {
+    fn new(inner: ScriptedLlm, role: LlmRole, hang: usize) -> Self {
         let (seen, started, dropped) = (Cell::new(0), Cell::new(false), Rc::default());
         Self { inner, role, hang, seen, started, dropped }
     }
@@ -86,7 +87,7 @@ fn last_journaled(journal: &[JournalEntry]) -> &TaskOutcome {
 
 #[test]
 fn stop_during_the_navigator_call_ends_the_task_at_once() {
-    let llm = HangingLlm::new(ScriptedLlm::new(vec![calls(&[FILL])]), "navigator", 1);
+    let llm = HangingLlm::new(ScriptedLlm::new(vec![calls(&[FILL])]), LlmRole::Navigator, 1);
     let page = FakeForm::default();
     let r = stop_during_the_hanging_call(&llm, &page);
     assert_eq!(r.outcome.ending, Ending::Stopped);
@@ -108,7 +109,7 @@ fn stop_during_the_navigator_call_ends_the_task_at_once() {
 
 #[test]
 fn stop_during_the_first_plan_ends_before_anything_is_done() {
-    let llm = HangingLlm::new(ScriptedLlm::new(vec![]), "planner", 0);
+    let llm = HangingLlm::new(ScriptedLlm::new(vec![]), LlmRole::Planner, 0);
     let page = FakeForm::default();
     let r = stop_during_the_hanging_call(&llm, &page);
     assert_eq!(r.outcome.ending, Ending::Stopped);
@@ -123,7 +124,7 @@ fn stop_during_the_first_plan_ends_before_anything_is_done() {
 fn stop_while_the_validator_checks_keeps_the_work_and_the_unconfirmed_answer() {
     let llm = HangingLlm::new(
         ScriptedLlm::new(vec![calls(&[FILL, SAVE]), calls(&[DONE])]),
-        "validator",
+        LlmRole::Validator,
         0,
     );
     let page = FakeForm::default();

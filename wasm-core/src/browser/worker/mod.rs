@@ -83,12 +83,16 @@ fn worker() -> Rc<Worker> {
 /// Starts the worker: loads the current session from storage.
 #[wasm_bindgen]
 pub async fn sw_start() -> Result<(), JsValue> {
-    use waymark_page::log::{LEVEL_KEY, parse_level};
+    #[cfg(feature = "test-hooks")]
+    let wasm_ms = super::tab::test_hooks::worker_now();
     // Panics and warnings reach the worker's console from here on; a developer's level
-    // (`log_level` in `chrome.storage.local`) follows as soon as it is read.
+    // (`log_level` in `chrome.storage.local`) follows once read, off the start's path.
     waymark_page::js::init_console("waymark worker", waymark_page::log::DEFAULT_LEVEL);
-    let level: Option<String> = storage::load_json(LEVEL_KEY).await;
-    waymark_page::js::init_console("waymark worker", parse_level(level.as_deref()));
+    spawn_local(async {
+        let level: Option<String> = storage::load_json(waymark_page::log::LEVEL_KEY).await;
+        let level = waymark_page::log::parse_level(level.as_deref());
+        waymark_page::js::init_console("waymark worker", level);
+    });
     let w = worker();
     // The extension's settings and the prompt history load alongside the session (the panel's
     // first state needs only the session; they follow in the next one).
@@ -105,6 +109,8 @@ pub async fn sw_start() -> Result<(), JsValue> {
     super::netguard::clear_stale_rules().await;
     // A task the previous worker left unfinished goes on from its last completed step.
     spawn_local(task::resume(w));
+    #[cfg(feature = "test-hooks")]
+    super::tab::test_hooks::register(wasm_ms);
     Ok(())
 }
 
@@ -250,7 +256,7 @@ fn is_own_panel(port: &Port) -> bool {
         .ok()
         .and_then(|u| u.as_string())
         .unwrap_or_default();
-    crate::safety::is_panel_port(&port.name(), &url, &chrome::extension_id())
+    crate::safety::is_panel_port(&port.name(), &url, &chrome::extension_url("sidepanel.html"))
 }
 
 /// A storage write's result: a failure is shown in the panel (until a write succeeds) and

@@ -15,8 +15,7 @@ const HISTORY_KEY: &str = "panel:prompt_history";
 
 /// Loads the extension's settings and the prompt history at worker start.
 pub(super) async fn load(w: &Rc<Worker>) {
-    w.state.borrow_mut().settings.roles =
-        crate::panel::settings::ROLES.iter().map(|r| (*r).to_owned()).collect();
+    w.state.borrow_mut().settings.roles = crate::protocol::LlmRole::ALL.to_vec();
     let agent = storage::load_json::<AgentSettings>(AGENT_SETTINGS_KEY).await;
     let history = storage::load_json::<Vec<String>>(HISTORY_KEY).await;
     let mut state = w.state.borrow_mut();
@@ -74,7 +73,7 @@ pub(super) async fn save(w: Rc<Worker>, form: SettingsForm) {
     let host = if changes.host.is_empty() {
         None
     } else {
-        Some(parse_settings(w.host.request(ConfigSet { values: changes.host }).await))
+        Some(parse_settings(w.host.request(ConfigSet { settings: changes.host }).await))
     };
     {
         let mut state = w.state.borrow_mut();

@@ -9,7 +9,7 @@ use crate::agent::{Env, Llm};
 use crate::browser::host_port::HostClient;
 use crate::panel::live::{Push, PushThrottle, shows_live_text};
 use crate::panel::{LlmState, Usage};
-use crate::protocol::{ErrorBody, HostEvent, LlmCompletion, LlmRequest};
+use crate::protocol::{ErrorBody, HostEvent, LlmCompletion, LlmRequest, LlmRole};
 use std::cell::RefCell;
 use std::rc::{Rc, Weak};
 use wasm_bindgen_futures::spawn_local;
@@ -27,16 +27,16 @@ pub(super) struct MeteredLlm {
 
 impl Llm for MeteredLlm {
     async fn complete(&self, request: LlmRequest) -> Result<LlmCompletion, ErrorBody> {
-        let role = request.role.clone();
+        let role = request.role;
         let call = CallContext {
             worker: self.worker.clone(),
-            role: role.clone(),
-            live: self.for_task && shows_live_text(&request.role),
+            role,
+            live: self.for_task && shows_live_text(role),
         };
         let on_event: Rc<dyn Fn(HostEvent)> = Rc::new(move |event| call.on_event(event));
         let result = self.host.complete_with_events(request, on_event).await;
         if let Some(w) = self.worker.upgrade() {
-            record(&w, &role, &result, self.for_task);
+            record(&w, role, &result, self.for_task);
         }
         result
     }
@@ -46,7 +46,7 @@ impl Llm for MeteredLlm {
 struct CallContext {
     worker: Weak<Worker>,
     /// The role that called: its LLM state changes.
-    role: String,
+    role: LlmRole,
     /// Whether its streamed words go to the task's live view.
     live: bool,
 }
@@ -68,7 +68,7 @@ impl CallContext {
                     }
                     let now = BrowserEnv.now_ms();
                     if let Some(llm) = LlmState::after_retry(code, &reason, delay_ms, now) {
-                        state.llm.set(&self.role, llm);
+                        state.llm.set(self.role, llm);
                     }
                 }
                 w.broadcast();
@@ -105,7 +105,12 @@ fn on_delta(w: &Rc<Worker>, text: &str) {
     }
 }
 
-fn record(w: &Rc<Worker>, role: &str, result: &Result<LlmCompletion, ErrorBody>, for_task: bool) {
+fn record(
+    w: &Rc<Worker>,
+    role: LlmRole,
+    result: &Result<LlmCompletion, ErrorBody>,
+    for_task: bool,
+) {
     {
         let mut state = w.state.borrow_mut();
         if for_task && let Some(task) = state.task.as_mut() {

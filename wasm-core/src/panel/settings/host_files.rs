@@ -1,12 +1,11 @@
 //! The host part of the settings form beyond the endpoints: transcript retention, the
 //! folders attached files may come from, the largest readable file, and each model's prices.
-//! Rust fills these fields from the host's settings and turns the user's edits into
-//! `config.set` values, so the view only copies strings.
+//! Rust fills these fields from the host's settings and turns the user's edits into typed
+//! settings, so the view only copies strings.
 
-use super::{FieldError, SettingsForm, is_absolute};
-use crate::protocol::{HostSettings, ModelPrice, PriceSource};
+use super::{Changes, FieldError, SettingsForm};
+use crate::protocol::{HostSettings, ModelPrice, PriceSide, PriceSource, Setting, SettingKey};
 use serde::{Deserialize, Serialize};
-use std::collections::BTreeMap;
 
 /// One model's prices as the user left them: US dollars per million tokens, as typed.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
@@ -109,114 +108,79 @@ fn mb_to_bytes(mb: f64) -> u64 {
 pub(super) fn files_and_prices_changes(
     form: &SettingsForm,
     current: &HostSettings,
-    host: &mut BTreeMap<String, Option<String>>,
-    errors: &mut Vec<FieldError>,
+    out: &mut Changes,
 ) {
-    let mut err = |field: &str, message: String| {
-        errors.push(FieldError { field: field.to_owned(), message });
-    };
-    let days = form.retention_days.trim();
-    match days.parse::<u32>() {
-        Ok(d) if d != current.transcripts.retention_days => {
-            host.insert("transcripts.retention_days".into(), Some(d.to_string()));
-        }
-        Ok(_) => {}
-        Err(_) => err(
-            "transcripts.retention_days",
-            "a whole number of days, 0 to keep transcripts forever".into(),
-        ),
-    }
+    let days = current.transcripts.retention_days.to_string();
+    out.field(SettingKey::RetentionDays, &form.retention_days, Some(&days), true);
+    let dirs = current.allowed_read_dirs.join("\n");
+    out.field(SettingKey::AllowedDirs, &form.allowed_read_dirs, Some(&dirs), false);
 
-    let mut dirs: Vec<&str> = Vec::new();
-    for line in form.allowed_read_dirs.lines().map(str::trim).filter(|l| !l.is_empty()) {
-        if !is_absolute(line) {
-            err("files.allowed_dirs", format!("{line:?} is not an absolute path"));
-        } else if !dirs.contains(&line) {
-            dirs.push(line);
-        }
-    }
-    if dirs != current.allowed_read_dirs {
-        // One per line, newline-terminated so that even one directory is read as a line
-        // (a PATH-like list would split `C:\\…` or a name holding `:`).
-        let value = (!dirs.is_empty()).then(|| dirs.iter().map(|d| format!("{d}\n")).collect());
-        host.insert("files.allowed_dirs".into(), value);
-    }
-
+    // The form counts in MB, the setting in bytes: the conversion and its check are the form's.
     let mb = form.max_read_mb.trim();
     if mb != format_mb(current.max_read_bytes) {
         match mb.parse::<f64>().ok().filter(|m| m.is_finite() && *m > 0.0 && *m <= MAX_READ_MB) {
             Some(m) => {
                 let bytes = mb_to_bytes(m);
                 if bytes != current.max_read_bytes {
-                    host.insert("files.max_bytes".into(), Some(bytes.to_string()));
+                    out.host.push(Setting::MaxBytes(Some(bytes)));
                 }
             }
-            None => err("files.max_bytes", "a size in MB above 0, e.g. 25 or 0.5".into()),
+            None => out.errors.push(FieldError {
+                field: SettingKey::MaxBytes.to_string(),
+                message: "a size in MB above 0, e.g. 25 or 0.5".into(),
+            }),
         }
     }
 
     for row in &form.prices {
-        price_changes(row, current.prices.get(&row.model), host, errors);
+        price_changes(row, current.prices.get(&row.model), out);
     }
 }
 
 /// One model's `prices.<model>.input|output` changes. Only changed values are sent (the host
 /// keeps the other price of a model priced for the first time); both emptied drops the
 /// user's price.
-fn price_changes(
-    row: &PriceForm,
-    current: Option<&ModelPrice>,
-    host: &mut BTreeMap<String, Option<String>>,
-    errors: &mut Vec<FieldError>,
-) {
+fn price_changes(row: &PriceForm, current: Option<&ModelPrice>, out: &mut Changes) {
     let model = row.model.trim();
-    let key = |side: &str| format!("prices.{model}.{side}");
-    if model.is_empty() || model.chars().any(char::is_whitespace) {
-        errors.push(FieldError {
-            field: key("input"),
-            message: "a model name, without spaces".into(),
-        });
-        return;
-    }
-    let parse = |text: &str, side: &str, errors: &mut Vec<FieldError>| -> Result<Option<f64>, ()> {
-        let text = text.trim();
-        if text.is_empty() {
-            return Ok(None);
-        }
-        match text.parse::<f64>().ok().filter(|p| p.is_finite() && *p >= 0.0) {
-            Some(p) => Ok(Some(p)),
-            None => {
-                errors.push(FieldError {
-                    field: key(side),
-                    message: "US dollars per million tokens: a number, 0 or more (e.g. 2.5)".into(),
-                });
-                Err(())
-            }
+    let (input_key, output_key) = match (
+        SettingKey::price(model, PriceSide::Input),
+        SettingKey::price(model, PriceSide::Output),
+    ) {
+        (Ok(i), Ok(o)) => (i, o),
+        (Err(e), _) | (_, Err(e)) => return out.errors.push(e.into()),
+    };
+    let mut read = |key: SettingKey, text: &str| match key.with_text(Some(text)) {
+        Ok(setting) => Some(setting),
+        Err(e) => {
+            out.errors.push(e.into());
+            None
         }
     };
-    let input = parse(&row.input, "input", errors);
-    let output = parse(&row.output, "output", errors);
-    let (Ok(input), Ok(output)) = (input, output) else { return };
+    let (Some(input), Some(output)) = (read(input_key, &row.input), read(output_key, &row.output))
+    else {
+        return;
+    };
     let mine = current.is_some_and(|c| c.source == PriceSource::User);
-    match (input, output) {
+    match (input.text(), output.text()) {
         (None, None) if mine => {
-            host.insert(key("input"), None);
+            out.host.push(Setting::Price(model.to_owned(), PriceSide::Input, None))
         }
         (None, None) => {}
         (Some(_), None) | (None, Some(_)) => {
-            let empty = if input.is_none() { "input" } else { "output" };
-            errors.push(FieldError {
-                field: key(empty),
+            let empty = if input.text().is_none() { input.key() } else { output.key() };
+            out.errors.push(FieldError {
+                field: empty.to_string(),
                 message: "enter both prices, or leave both empty".into(),
             });
         }
         (Some(i), Some(o)) => {
-            let was = current.map_or((None, None), |c| (c.input, c.output));
-            if was.0 != Some(i) {
-                host.insert(key("input"), Some(i.to_string()));
+            let was = |p: Option<f64>| p.map(|p| p.to_string());
+            let (was_in, was_out) = current.map_or((None, None), |c| (was(c.input), was(c.output)));
+            if was_in != Some(i) {
+                out.host.push(input);
             }
-            if was.1 != Some(o) {
-                host.insert(key("output"), Some(o.to_string()));
+            if was_out != Some(o) {
+                out.host.push(output);
             }
         }
     }
@@ -224,7 +188,7 @@ fn price_changes(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::panel::settings::tests::{current, form, price_row};
+    use crate::panel::settings::tests::{current, form, price_row, sent};
     use crate::panel::settings::validate;
 
     #[test]
@@ -263,25 +227,27 @@ mod tests {
             price_row("odd", "3", "4.5"),
         ];
         let changes = validate(&f, Some(&current())).expect("valid");
+        let sent = sent(&changes);
         let host: Vec<(&str, Option<&str>)> =
-            changes.host.iter().map(|(k, v)| (k.as_str(), v.as_deref())).collect();
+            sent.iter().map(|(k, v)| (k.as_str(), v.as_deref())).collect();
         assert_eq!(
             host,
             [
-                ("files.allowed_dirs", Some("/data/a\n/data/b\n")),
+                ("transcripts.retention_days", Some("0")),
+                ("files.allowed_dirs", Some("/data/a\n/data/b")),
                 ("files.max_bytes", Some("524288")),
                 ("prices.m.input", Some("1.25")),
                 ("prices.mine.input", None),
                 ("prices.odd.input", Some("3")),
                 ("prices.odd.output", Some("4.5")),
-                ("transcripts.retention_days", Some("0")),
             ]
         );
+        assert_eq!(changes.host[2], Setting::MaxBytes(Some(524_288)), "typed");
         // No directory left: the setting is removed.
         f = form();
         f.allowed_read_dirs = " \n".into();
         let changes = validate(&f, Some(&current())).expect("valid");
-        assert_eq!(changes.host.get("files.allowed_dirs"), Some(&None));
+        assert_eq!(changes.host, [Setting::AllowedDirs(None)]);
     }
 
     #[test]
@@ -293,7 +259,7 @@ mod tests {
         assert!(validate(&f, Some(&host)).expect("valid").host.is_empty());
         f.max_read_mb = "0.0000001".into();
         let changes = validate(&f, Some(&host)).expect("valid");
-        assert_eq!(changes.host["files.max_bytes"].as_deref(), Some("1"), "at least one byte");
+        assert_eq!(changes.host, [Setting::MaxBytes(Some(1))], "at least one byte");
     }
 
     #[test]
