@@ -16,12 +16,18 @@
       return { core, engine: 'wasm2js' };
     }
   }
+  // `log` is the worker's console level. A failure keeps its kind: Rust names its errors
+  // (`name`), and the worker reads any other name as the script itself failing.
   globalThis.__waymark = {
-    handle(msg) {
+    handle(msg, log) {
       loading ??= load();
       return loading
-        .then(({ core, engine }) => ({ ok: true, value: core.content_handle(msg, engine) }))
-        .catch((err) => ({ ok: false, error: String((err && err.message) || err) }));
+        .then(({ core, engine }) => ({ ok: true, value: core.content_handle(msg, engine, log) }))
+        .catch((err) => ({
+          ok: false,
+          name: String((err && err.name) || ''),
+          error: String((err && err.message) || err),
+        }));
     },
   };
 })();

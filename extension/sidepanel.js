@@ -22,6 +22,8 @@ let live = false;
 function draw(state) {
   const arrived = performance.now();
   renderHost(state.host);
+  $('panel-error').hidden = !state.panel_error;
+  $('panel-error').textContent = state.panel_error ?? '';
   renderTask(state.task);
   renderIntervention(state.task, state.interventions);
   renderExport(state.export);

@@ -55,8 +55,11 @@ impl Dispatcher {
 
     /// Periodic work: writes transcript lines that have waited since the last tick.
     pub fn tick(&mut self) {
-        if let Some(t) = self.transcripts.as_mut().filter(|t| t.has_pending()) {
-            let _ = t.flush();
+        if let Some(t) = self.transcripts.as_mut().filter(|t| t.has_pending())
+            && let Err(e) = t.flush()
+        {
+            // Kept pending: the next tick (or the store's drop) writes them.
+            tracing::warn!(error = %e, "transcript lines not written yet");
         }
     }
 
@@ -220,6 +223,10 @@ impl Dispatcher {
                         checks: runtime.block_on(crate::doctor::run(&opts, &ProcessEnv)),
                     }
                 });
+            #[allow(
+                clippy::let_underscore_must_use,
+                reason = "the request may have timed out: no one waits for the report then"
+            )]
             let _ = tx.send(report);
         });
         if let Err(e) = started {
@@ -307,6 +314,10 @@ impl Dispatcher {
         let cancelled = match entry {
             Some(stop) => {
                 tracing::info!(request = target, "llm call cancelled by the extension");
+                #[allow(
+                    clippy::let_underscore_must_use,
+                    reason = "the call may have just ended: then there is nothing to stop"
+                )]
                 let _ = stop.send(());
                 let msg = format!("request {target} was cancelled by the extension");
                 self.reply::<()>(ReplyFrame::err(target, ErrorCode::Cancelled, msg));

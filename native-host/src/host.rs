@@ -99,7 +99,9 @@ where
         runtime.block_on(dispatch_loop(in_rx, gone_rx, Dispatcher::new(Arc::new(config), outbox)));
     // Every Outbox clone is dropped by now, so the writer flushes what is queued and stops.
     drop(runtime);
-    let _ = writer_thread.join();
+    if writer_thread.join().is_err() {
+        tracing::error!("the stdout writer panicked");
+    }
     Ok(end)
 }
 
@@ -150,6 +152,10 @@ fn writer_loop<W: Write>(
         }
         if writer.write_all(&frame).and_then(|()| writer.flush()).is_err() {
             tracing::warn!("stdout closed; the browser went away");
+            #[allow(
+                clippy::let_underscore_must_use,
+                reason = "the dispatch loop may have ended first: no one to tell then"
+            )]
             let _ = gone.send(());
             return;
         }

@@ -194,7 +194,9 @@ fn write_atomically(path: &Path, bytes: &[u8]) -> Result<(), InstallError> {
     #[cfg(unix)]
     {
         use std::os::unix::fs::PermissionsExt;
-        let _ = tmp.as_file().set_permissions(std::fs::Permissions::from_mode(0o644));
+        if let Err(e) = tmp.as_file().set_permissions(std::fs::Permissions::from_mode(0o644)) {
+            tracing::warn!(error = %e, "the manifest keeps the temporary file's permissions");
+        }
     }
     tmp.persist(path).map_err(|e| io("cannot write", e.error))?;
     Ok(())

@@ -51,6 +51,10 @@ fn run_host(origin: &str) -> anyhow::Result<ExitCode> {
 /// (`error`, `warn`, `info`, `debug`, `trace`; default `warn`).
 fn init_tracing(default: LevelFilter) {
     let level = std::env::var("WAYMARK_LOG").ok().and_then(|v| v.parse().ok()).unwrap_or(default);
+    #[allow(
+        clippy::let_underscore_must_use,
+        reason = "fails only when a subscriber is set already (tests), which then logs"
+    )]
     let _ = tracing_subscriber::fmt()
         .with_max_level(level)
         .with_writer(std::io::stderr)

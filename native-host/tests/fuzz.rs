@@ -118,11 +118,19 @@ fn random_and_truncated_frames_never_panic_or_corrupt_stdout() {
         let mut stdout = child.stdout.take().expect("stdout");
         let reader = std::thread::spawn(move || {
             let mut buf = Vec::new();
+            #[allow(
+                clippy::let_underscore_must_use,
+                reason = "the host may close stdout early on bad input: what was read is checked"
+            )]
             let _ = stdout.read_to_end(&mut buf);
             buf
         });
         let mut stdin = child.stdin.take().expect("stdin");
         // The host may legitimately stop reading (e.g. after a truncated frame): ignore EPIPE.
+        #[allow(
+            clippy::let_underscore_must_use,
+            reason = "the host may stop reading a bad frame early (EPIPE)"
+        )]
         let _ = stdin.write_all(&data);
         drop(stdin);
         let output = child.wait_with_output().expect("wait");

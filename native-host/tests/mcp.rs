@@ -70,6 +70,10 @@ impl Mcp {
 }
 
 impl Drop for Mcp {
+    #[allow(
+        clippy::let_underscore_must_use,
+        reason = "cleanup: what is being stopped may be gone already"
+    )]
     fn drop(&mut self) {
         let _ = self.child.kill();
         let _ = self.child.wait();

@@ -5,11 +5,15 @@
 //!   independent, so the core's agent and tests use them natively.
 //! * [`target`] and [`visibility`]: the facts the safety policy judges about the live element,
 //!   and the one definition of "a person can see this".
+//! * [`error`]: the page's errors by kind, and [`log`]: `tracing` to the console, both shared
+//!   by the content script and the worker.
 //! * `content` (feature `content-script`, wasm only): the content script itself, which walks
 //!   the DOM and performs actions inside one frame. Only `wasm-content` turns it on, so the
 //!   service worker's wasm never carries the page-reading code.
 
 pub mod action;
+pub mod error;
+pub mod log;
 pub mod observation;
 pub mod target;
 pub mod visibility;
@@ -20,4 +24,5 @@ pub mod js;
 #[cfg(all(target_arch = "wasm32", feature = "content-script"))]
 pub mod content;
 
+pub use error::{ContentError, ContentErrorKind, NamedError, PageError};
 pub use target::{ActionTarget, DocumentOrigin};

@@ -107,7 +107,9 @@ fn run_pages(
                 let text = m["text"].as_str().unwrap_or_default();
                 if let Some(dir) = std::env::var_os("WAYMARK_BENCH_DUMP") {
                     let file = PathBuf::from(dir).join(id.replace('/', "__") + ".txt");
-                    let _ = std::fs::write(file, text);
+                    if let Err(e) = std::fs::write(&file, text) {
+                        eprintln!("could not dump {}: {e}", file.display());
+                    }
                 }
                 out.push(PageResult {
                     id: id.clone(),
@@ -123,6 +125,7 @@ fn run_pages(
     out
 }
 
+#[expect(clippy::let_underscore_must_use, reason = "writing to a String cannot fail")]
 fn summary(report: &mut String, label: &str, results: &[PageResult]) {
     let mut medians: Vec<f64> = results.iter().map(|r| r.median_ms).collect();
     let worst = medians.iter().cloned().fold(0.0, f64::max);
@@ -152,6 +155,7 @@ fn summary(report: &mut String, label: &str, results: &[PageResult]) {
 }
 
 /// Interactive elements in a reference tool's output (ARIA snapshot roles, or `[N]` indices).
+#[expect(clippy::let_underscore_must_use, reason = "writing to a String cannot fail")]
 fn reference_counts(dir: &Path, bpe: &tiktoken_rs::CoreBPE) -> String {
     const ROLES: &[&str] = &[
         "link",
@@ -220,6 +224,7 @@ fn load_average() -> String {
         .unwrap_or_else(|_| "?".into())
 }
 
+#[expect(clippy::let_underscore_must_use, reason = "writing to a String cannot fail")]
 fn main() -> Result<()> {
     let corpus = std::env::var_os("WAYMARK_DOM_CORPUS")
         .map(PathBuf::from)

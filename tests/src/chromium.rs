@@ -437,6 +437,10 @@ impl Browser {
             let stopped = tab
                 .call("ServiceWorker.enable", json!({}))
                 .and_then(|_| tab.call("ServiceWorker.stopAllWorkers", json!({})));
+            #[allow(
+                clippy::let_underscore_must_use,
+                reason = "cleanup of a helper tab; the error that matters is reported below"
+            )]
             let _ = self.close_target(tab.target_id());
             stopped.with_context(|| {
                 format!("stopping {}: closeTarget failed ({close_err:#}), and", worker.url)
@@ -457,6 +461,10 @@ impl Browser {
     /// Asks the browser to quit (`Browser.close`), waits up to `timeout` for it to exit, then
     /// kills whatever of its process group remains. Drop does the same without the polite part.
     pub fn close(mut self, timeout: Duration) -> Result<()> {
+        #[allow(
+            clippy::let_underscore_must_use,
+            reason = "the browser may be gone already; the wait below decides"
+        )]
         let _ = self.cdp.call_in(None, "Browser.close", json!({}), Duration::from_secs(5));
         let deadline = Instant::now() + timeout;
         let pid = Pid::from_raw(i32::try_from(self.child.id()).unwrap_or(i32::MAX));
@@ -474,6 +482,10 @@ impl Browser {
         Ok(())
     }
 
+    #[allow(
+        clippy::let_underscore_must_use,
+        reason = "cleanup: what is being stopped may be gone already"
+    )]
     fn kill_group(&mut self) {
         // The child is not reaped yet (at most a zombie), so its pid is still our group's id.
         if let Ok(pid) = i32::try_from(self.child.id()) {

@@ -73,6 +73,10 @@ pub fn record_skip(var: &str, what: &str) -> usize {
         panic!("{var} is set, but the skip of {test} cannot be recorded: {e:#}")
     });
     // Straight to the process's stderr: `eprintln!` is captured for passing tests.
+    #[allow(
+        clippy::let_underscore_must_use,
+        reason = "a closed stderr has no one to tell; the ledger counts the skip"
+    )]
     let _ = writeln!(
         std::io::stderr(),
         "SKIPPED end-to-end test {test} ({binary}): {what}, because {var} is set; \

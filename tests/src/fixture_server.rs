@@ -237,6 +237,10 @@ impl FixtureServer {
 }
 
 impl Drop for FixtureServer {
+    #[allow(
+        clippy::let_underscore_must_use,
+        reason = "cleanup: what is being stopped may be gone already"
+    )]
     fn drop(&mut self) {
         if let Some(tx) = self.shutdown.take() {
             let _ = tx.send(());

@@ -251,6 +251,10 @@ fn the_page_cannot_send_where_the_action_was_not_allowed() {
     // theirs: not guarded.
     own.navigate(&url("evil", "/thanks.html")).expect("the user's tab navigates");
     own.wait_for("document.title === 'Thanks'", TASK_TIMEOUT).expect("the user's tab loads");
+    #[allow(
+        clippy::let_underscore_must_use,
+        reason = "cleanup: the user's tab is no longer needed"
+    )]
     let _ = wm.browser.close_target(own.target_id());
 
     // 3. Card-approved actions through the agent loop (obedient model, a user who approves).

@@ -519,6 +519,10 @@ fn settings_status_prompt_box_findings_and_keyboard() {
     panel.wait_text("session-usage", "t.includes('tokens')").expect("session usage");
 
     // --- JSON mode with its copy button.
+    #[allow(
+        clippy::unused_result_ok,
+        reason = "without the grant the copy button still works in headless Chromium; the check below decides"
+    )]
     panel
         .page
         .call(

@@ -184,6 +184,7 @@ fn bench_panel_startup_with_200_tasks() {
     let items = Value::Object(seeded_items());
     let bytes = items.to_string().len();
     sw.eval(&format!("chrome.storage.local.set({items}).then(() => true)")).expect("seed");
+    #[allow(clippy::unused_result_ok, reason = "the worker is stopped next anyway")]
     sw.detach().ok();
     // The worker loads the current session when it starts: stop it so it loads the seeded one.
     wm.browser.stop_service_worker(&worker, TASK_TIMEOUT).expect("stop worker");
@@ -199,6 +200,7 @@ fn bench_panel_startup_with_200_tasks() {
                 "worker start-up: {}",
                 sw.eval("globalThis.waymarkStartup").unwrap_or_default()
             );
+            #[allow(clippy::unused_result_ok, reason = "the worker is stopped next anyway")]
             sw.detach().ok();
         }
         wm.browser.stop_service_worker(&worker, TASK_TIMEOUT).expect("stop worker");

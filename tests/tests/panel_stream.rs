@@ -79,6 +79,10 @@ fn streamed_model_text_shows_in_the_live_view_before_the_step_runs() {
         .is_ok_and(|_| panel.text("live-text").is_ok_and(|t| t.len() > 40));
     if streaming {
         let dir = paths::target_dir().join("screenshots").join("panel");
+        #[allow(
+            clippy::let_underscore_must_use,
+            reason = "a screenshot is for people; the test does not depend on it"
+        )]
         let _ = panel.page.screenshot(dir.join("live-text.png"));
     }
     assert_eq!(panel.answer().expect("answer"), "Saved Ada.");

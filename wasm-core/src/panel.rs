@@ -198,9 +198,39 @@ pub struct PanelState {
     /// The last finished task's findings (once its turn is recorded).
     #[serde(default)]
     pub findings: Option<FindingsView>,
+    /// Why the worker could not read the panel's last message (a panel page older than the
+    /// worker, say), until it reads one again.
+    #[serde(default)]
+    pub panel_error: Option<String>,
+}
+
+/// What the worker does with one message from a side panel.
+#[derive(Debug, PartialEq)]
+pub struct Received {
+    /// The request, when the message could be read.
+    pub request: Option<PanelRequest>,
+    /// Whether the panels must be drawn again (the error line appeared or went).
+    pub redraw: bool,
 }
 
 impl PanelState {
+    /// Takes in one decoded panel message: one that could not be read is never dropped in
+    /// silence, the panel shows why (and the worker logs it); the next readable one clears it.
+    pub fn receive(&mut self, decoded: Result<PanelRequest, String>) -> Received {
+        match decoded {
+            Ok(request) => {
+                Received { request: Some(request), redraw: self.panel_error.take().is_some() }
+            }
+            Err(e) => {
+                self.panel_error = Some(format!(
+                    "Waymark could not read what the side panel sent ({e}); nothing was done. \
+                     Close and reopen the side panel (it may be older than the extension)."
+                ));
+                Received { request: None, redraw: true }
+            }
+        }
+    }
+
     /// What a panel may draw before the worker answers (see the worker's `snapshot` module):
     /// the session, its TOC and list, the prompt history; nothing of a task, a search, a dialog
     /// or the settings view, and not whether the host and the LLM answer ("connecting" until
@@ -406,6 +436,24 @@ impl TaskView {
         view
     }
 
+    /// The view of an interrupted task whose journal could not be fully read: not resumed,
+    /// shown as failed with what was recovered (its actions, and the notice as its answer).
+    pub fn unrestored(report: &crate::agent::DamageReport, now_ms: f64) -> Self {
+        let ctx = &report.recovered;
+        let mut view = Self::started(report.task());
+        view.mode = ctx.spec.output;
+        view.step = ctx.step;
+        if let Some(plan) = &ctx.plan {
+            view.apply(&TaskEvent::Planned(plan.clone()));
+        }
+        for record in &ctx.steps {
+            view.apply(&TaskEvent::Acted(record.clone()));
+        }
+        view.notes = ctx.notes.clone();
+        view.apply(&TaskEvent::Finished(report.outcome(now_ms)));
+        view
+    }
+
     /// Adds a streamed piece of the model's text to the live view (its last
     /// [`live::LIVE_TEXT_MAX_CHARS`] characters are kept), while the task runs.
     pub fn stream_text(&mut self, delta: &str) {
@@ -535,6 +583,22 @@ pub fn host_missing(kind: HostUnreachable, browser_error: &str) -> HostStatus {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn an_unreadable_panel_message_is_shown_until_a_readable_one_arrives() {
+        let mut state = PanelState::default();
+        let decode =
+            |json: &str| serde_json::from_str::<PanelRequest>(json).map_err(|e| e.to_string());
+        let got = state.receive(decode(r#"{"type":"start_taks","prompt":"p"}"#));
+        assert_eq!(got, Received { request: None, redraw: true });
+        let shown = state.panel_error.clone().expect("shown");
+        assert!(shown.contains("start_taks") && shown.contains("nothing was done"), "{shown}");
+        let got = state.receive(decode(r#"{"type":"hello"}"#));
+        assert_eq!(got, Received { request: Some(PanelRequest::Hello), redraw: true });
+        assert_eq!(state.panel_error, None);
+        let got = state.receive(decode(r#"{"type":"pause"}"#));
+        assert_eq!(got, Received { request: Some(PanelRequest::Pause), redraw: false });
+    }
 
     #[test]
     fn task_requests_from_the_panel_parse() {

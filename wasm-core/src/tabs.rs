@@ -32,9 +32,44 @@ pub fn pick_target_tab(tabs: &[TabInfo]) -> Option<i32> {
         .map(|t| t.id)
 }
 
+/// Whether the browser lets an extension script a page at `url`: web pages (and files, where
+/// the user allowed it) but not the browser's own pages, other extensions, its error pages or
+/// the Web Store. Why: a page call that fails on such a page is told apart by this, never by
+/// the words of Chrome's error.
+pub fn scriptable(url: &str) -> bool {
+    let Ok(url) = url::Url::parse(url) else { return false };
+    let store = match url.host_str() {
+        Some("chromewebstore.google.com") => true,
+        Some("chrome.google.com") => url.path().starts_with("/webstore"),
+        _ => false,
+    };
+    matches!(url.scheme(), "http" | "https" | "file") && !store
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn only_web_pages_outside_the_store_are_scriptable() {
+        for url in ["https://a.example/x", "http://127.0.0.1:8080/", "file:///tmp/a.html"] {
+            assert!(scriptable(url), "{url}");
+        }
+        for url in [
+            "chrome://settings",
+            "chrome-extension://abc/sidepanel.html",
+            "chrome-error://chromewebdata/",
+            "about:blank",
+            "view-source:https://a.example/",
+            "data:text/html,hi",
+            "https://chromewebstore.google.com/detail/x",
+            "https://chrome.google.com/webstore/detail/x",
+            "",
+        ] {
+            assert!(!scriptable(url), "{url}");
+        }
+        assert!(scriptable("https://chrome.google.com/search"));
+    }
 
     fn tab(id: i32, url: &str, active: bool, last: f64) -> TabInfo {
         TabInfo { id, url: url.into(), active, last_accessed: last }

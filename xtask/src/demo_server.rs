@@ -20,6 +20,10 @@ pub fn start(root: PathBuf) -> Result<DemoServer> {
         for stream in listener.incoming().flatten() {
             let root = root.clone();
             std::thread::spawn(move || {
+                #[allow(
+                    clippy::let_underscore_must_use,
+                    reason = "a browser that closes a connection early is no error of the demo server"
+                )]
                 let _ = serve(stream, &root);
             });
         }

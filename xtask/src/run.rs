@@ -32,6 +32,7 @@ pub fn test() -> Result<()> {
     // them; a skip the user asks for otherwise (the corpus one) is counted and reported.
     let ledger =
         util::target_dir().join("waymark-skips").join(format!("xtask-{}.log", std::process::id()));
+    #[allow(clippy::let_underscore_must_use, reason = "usually there is no old ledger to remove")]
     let _ = std::fs::remove_file(&ledger);
     let tests = sh(util::cargo()
         .args(["test", "--workspace"])
@@ -50,6 +51,7 @@ fn report_skips(ledger: &std::path::Path) {
     for line in &skipped {
         eprintln!("  skipped: {}", line.replace('\t', " "));
     }
+    #[allow(clippy::let_underscore_must_use, reason = "a ledger left behind is named by pid")]
     let _ = std::fs::remove_file(ledger);
 }
 

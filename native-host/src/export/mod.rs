@@ -78,6 +78,10 @@ pub fn write_export(dir: &Path, req: &ExportWrite) -> Result<ExportWritten, Expo
 fn sync_dir(dir: &Path) {
     #[cfg(unix)]
     if let Ok(d) = std::fs::File::open(dir) {
+        #[allow(
+            clippy::let_underscore_must_use,
+            reason = "best effort: not every file system syncs a directory"
+        )]
         let _ = d.sync_all();
     }
     #[cfg(not(unix))]

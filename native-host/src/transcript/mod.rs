@@ -162,8 +162,10 @@ impl TranscriptStore {
 
 impl Drop for TranscriptStore {
     fn drop(&mut self) {
-        if self.has_pending() {
-            let _ = self.flush();
+        if self.has_pending()
+            && let Err(e) = self.flush()
+        {
+            tracing::warn!(error = %e, "transcript lines lost as the host stops");
         }
     }
 }
@@ -207,7 +209,10 @@ fn append_lines(dir: &Path, id: &str, lines: &[String]) -> Result<(), Transcript
         f.write_all(buf.as_bytes())?;
         f.flush()
     })();
-    let _ = file.unlock();
+    if let Err(e) = file.unlock() {
+        // Closing the file releases the lock anyway.
+        tracing::debug!(error = %e, "transcript unlock failed");
+    }
     result.map_err(io)
 }
 

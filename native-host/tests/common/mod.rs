@@ -82,7 +82,15 @@ impl HostBuilder {
         std::thread::spawn(move || {
             let mut s = String::new();
             let mut stderr = stderr;
+            #[allow(
+                clippy::let_underscore_must_use,
+                reason = "what was read before an error is still worth showing"
+            )]
             let _ = stderr.read_to_string(&mut s);
+            #[allow(
+                clippy::let_underscore_must_use,
+                reason = "the test may be over: no one reads stderr then"
+            )]
             let _ = etx.send(s);
         });
         let stdin = child.stdin.take();
@@ -99,11 +107,19 @@ fn read_frames(mut out: impl Read, tx: &std::sync::mpsc::Sender<Result<Vec<u8>, 
         }
         let n = u32::from_ne_bytes(len) as usize;
         if n > 1024 * 1024 {
+            #[allow(
+                clippy::let_underscore_must_use,
+                reason = "the test may be over: no one reads frames then"
+            )]
             let _ = tx.send(Err(format!("frame of {n} bytes exceeds 1 MiB")));
             return;
         }
         let mut buf = vec![0; n];
         if out.read_exact(&mut buf).is_err() {
+            #[allow(
+                clippy::let_underscore_must_use,
+                reason = "the test may be over: no one reads frames then"
+            )]
             let _ = tx.send(Err(format!("stdout ended inside a frame of {n} bytes")));
             return;
         }
@@ -208,6 +224,10 @@ impl Host {
                 break s;
             }
             if Instant::now() > deadline {
+                #[allow(
+                    clippy::let_underscore_must_use,
+                    reason = "the host may have exited already"
+                )]
                 let _ = self.child.kill();
                 panic!("host did not exit after stdin closed");
             }
@@ -228,6 +248,10 @@ impl Host {
 }
 
 impl Drop for Host {
+    #[allow(
+        clippy::let_underscore_must_use,
+        reason = "cleanup: what is being stopped may be gone already"
+    )]
     fn drop(&mut self) {
         let _ = self.child.kill();
         let _ = self.child.wait();

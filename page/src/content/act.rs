@@ -4,6 +4,8 @@ use super::dom::REFS;
 use super::events::{fire, fire_input, mouse, point_of};
 use super::roles::live_fingerprint;
 use crate::action::{Action, ActionOutcome, ScrollDirection};
+use crate::error::ContentError;
+use crate::js::best_effort;
 use crate::observation::{Ref, clean, shorten};
 use wasm_bindgen::{JsCast, JsValue};
 use web_sys::{Element, HtmlElement, HtmlInputElement, HtmlSelectElement, HtmlTextAreaElement};
@@ -11,7 +13,10 @@ use web_sys::{Element, HtmlElement, HtmlInputElement, HtmlSelectElement, HtmlTex
 /// Performs one page action; never acts on an element other than the one the ref named.
 pub fn perform(action: &Action, expect: Option<&str>) -> ActionOutcome {
     let target = match action.target_ref() {
-        Some(r) => match resolve(r).and_then(|el| check_expectation(el, r, expect)) {
+        Some(r) => match resolve(r)
+            .map_err(|e| e.to_string())
+            .and_then(|el| check_expectation(el, r, expect))
+        {
             Ok(el) => Some(el),
             Err(reason) => return ActionOutcome::failed(reason),
         },
@@ -71,23 +76,25 @@ fn check_expectation(el: Element, r: Ref, expect: Option<&str>) -> Result<Elemen
 }
 
 /// The live element of a ref, if it is still the element the model saw.
-pub(super) fn resolve(r: Ref) -> Result<Element, String> {
+pub(super) fn resolve(r: Ref) -> Result<Element, ContentError> {
     let entry = REFS.with(|refs| {
         refs.borrow()
             .get(r.index.wrapping_sub(1) as usize)
             .map(|e| (e.element.clone(), e.fingerprint.clone()))
     });
     let Some((element, fingerprint)) = entry else {
-        return Err(format!("no element [{r}] in the latest observation"));
+        return Err(ContentError::no_such_element(r));
     };
     if !element.is_connected() {
-        return Err(format!("element [{r}] is no longer on the page; observe again"));
+        return Err(ContentError::stale(format!(
+            "element [{r}] is no longer on the page; observe again"
+        )));
     }
     if live_fingerprint(&element).as_deref() != Some(fingerprint.as_str()) {
-        return Err(format!(
+        return Err(ContentError::stale(format!(
             "element [{r}] changed since the page was read (its fingerprint no longer matches); \
              observe again"
-        ));
+        )));
     }
     Ok(element)
 }
@@ -155,7 +162,7 @@ fn click(el: &Element, count: u32) -> Result<ActionOutcome, String> {
     for i in 1..=count {
         mouse(el, "pointerdown", x, y, i)?;
         mouse(el, "mousedown", x, y, i)?;
-        let _ = html.focus();
+        best_effort(html.focus(), "focus on click");
         mouse(el, "pointerup", x, y, i)?;
         mouse(el, "mouseup", x, y, i)?;
         html.click();
@@ -193,7 +200,7 @@ fn type_text(el: &Element, text: &str, append: bool) -> Result<ActionOutcome, St
     {
         return Err("the field is disabled or read-only".to_owned());
     }
-    let _ = html.focus();
+    best_effort(html.focus(), "focus before typing");
     let (proto, old) = if let Some(input) = el.dyn_ref::<HtmlInputElement>() {
         ("HTMLInputElement", input.value())
     } else if let Some(area) = el.dyn_ref::<HtmlTextAreaElement>() {
@@ -233,12 +240,12 @@ fn type_editable(el: &HtmlElement, text: &str, append: bool) -> Result<ActionOut
     if let Some(selection) = document.get_selection().ok().flatten()
         && let Ok(range) = document.create_range()
     {
-        let _ = range.select_node_contents(el);
+        best_effort(range.select_node_contents(el), "select the editor's text");
         if append {
             range.collapse_with_to_start(false);
         }
-        let _ = selection.remove_all_ranges();
-        let _ = selection.add_range(&range);
+        best_effort(selection.remove_all_ranges(), "clear the selection");
+        best_effort(selection.add_range(&range), "select the editor's text");
     }
     let command = if text.is_empty() { "delete" } else { "insertText" };
     let inserted = js_sys::Reflect::get(&document, &"execCommand".into())
@@ -407,7 +414,7 @@ fn scroll_to(target: Option<&Element>, text: Option<&str>) -> Result<ActionOutco
 /// Puts a file into a file input through `DataTransfer`, then fires input and change.
 pub fn set_file(r: Ref, name: &str, mime: &str, base64: &str) -> ActionOutcome {
     let result = (|| -> Result<ActionOutcome, String> {
-        let el = resolve(r)?;
+        let el = resolve(r).map_err(|e| e.to_string())?;
         let input = el
             .dyn_ref::<HtmlInputElement>()
             .filter(|i| i.type_() == "file")

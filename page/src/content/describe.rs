@@ -4,15 +4,16 @@
 
 use super::act::resolve;
 use super::roles::{accessible_name, input_type, live_fingerprint};
+use crate::error::ContentError;
 use crate::observation::Ref;
 use crate::target::{ActionTarget, DocumentOrigin};
 use wasm_bindgen::JsCast;
 use web_sys::{Element, HtmlAnchorElement, HtmlFormElement};
 
 /// Facts of the element `target` names (the focused element when `None`).
-pub fn describe(target: Option<Ref>) -> Result<ActionTarget, String> {
-    let window = web_sys::window().ok_or("no window")?;
-    let document = window.document().ok_or("no document")?;
+pub fn describe(target: Option<Ref>) -> Result<ActionTarget, ContentError> {
+    let window = web_sys::window().ok_or_else(ContentError::no_document)?;
+    let document = window.document().ok_or_else(ContentError::no_document)?;
     let page_url = document.url().unwrap_or_default();
     // The frame's own origin as the browser holds it (`about:srcdoc` frames inherit their
     // parent's, sandboxed ones report "null"): scope is judged on it, never on the URL.

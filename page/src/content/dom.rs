@@ -34,9 +34,9 @@ const MAX_DEPTH: u32 = 192;
 const MAX_TEXT: usize = 500;
 
 /// Reads this frame's document and renews its refs.
-pub fn observe(engine: String) -> Result<Observation, JsValue> {
-    let window = web_sys::window().ok_or_else(|| crate::js::js_error("no window"))?;
-    let document = window.document().ok_or_else(|| crate::js::js_error("no document"))?;
+pub fn observe(engine: String) -> Result<Observation, crate::error::ContentError> {
+    let window = web_sys::window().ok_or_else(crate::error::ContentError::no_document)?;
+    let document = window.document().ok_or_else(crate::error::ContentError::no_document)?;
     let started = now(&window);
     let viewport = viewport(&window, &document);
     facts::init();

@@ -84,8 +84,8 @@ pub(super) fn key(
     init.set_meta_key(press.meta);
     if press.key == "Enter" {
         // Old code reads keyCode/which; they are not settable through the init dictionary.
-        let _ = js_sys::Reflect::set(&init, &"keyCode".into(), &13.into());
-        let _ = js_sys::Reflect::set(&init, &"which".into(), &13.into());
+        js_sys::Reflect::set(&init, &"keyCode".into(), &13.into()).map_err(js)?;
+        js_sys::Reflect::set(&init, &"which".into(), &13.into()).map_err(js)?;
     }
     let event =
         web_sys::KeyboardEvent::new_with_keyboard_event_init_dict(kind, &init).map_err(js)?;

@@ -14,7 +14,7 @@ pub(super) fn press(target: Option<&Element>, keys: &str) -> Result<ActionOutcom
     let presses = parse_keys(keys)?;
     let document = web_sys::window().and_then(|w| w.document()).ok_or("no document")?;
     if let Some(el) = target.and_then(|t| t.dyn_ref::<HtmlElement>()) {
-        let _ = el.focus();
+        crate::js::best_effort(el.focus(), "focus before the key press");
     }
     let mut changed = false;
     for press in &presses {
@@ -138,7 +138,8 @@ fn insert(el: &Element, text: &str) -> Result<bool, String> {
             .ok()
             .and_then(|f| f.dyn_into::<js_sys::Function>().ok());
         if let Some(exec) = exec {
-            let _ = exec.call3(&document, &"insertText".into(), &false.into(), &text.into());
+            let inserted = exec.call3(&document, &"insertText".into(), &false.into(), &text.into());
+            crate::js::best_effort(inserted, "insert the text");
             return Ok(true);
         }
     }
@@ -168,5 +169,5 @@ fn move_focus(document: &web_sys::Document, from: &Element, back: bool) {
         (None, false) => 0,
         (None, true) => items.len() - 1,
     };
-    let _ = items[next].focus();
+    crate::js::best_effort(items[next].focus(), "move the focus");
 }

@@ -17,21 +17,30 @@ mod roles;
 mod usable;
 
 use crate::action::{ContentRequest, Measurement, Probe};
+use crate::error::{ContentError, ContentErrorKind};
 use crate::observation::Item;
 use wasm_bindgen::prelude::*;
 
-/// Handles one request from the service worker; `engine` says which build is running.
+/// Handles one request from the service worker; `engine` says which build is running, `log`
+/// the worker's console level (see `crate::log`). A request it cannot do throws a JS `Error`
+/// whose `name` is the [`ContentErrorKind`]; `content.js` passes name and message on.
 #[wasm_bindgen]
-pub fn content_handle(msg: JsValue, engine: String) -> Result<JsValue, JsValue> {
-    static HOOK: std::sync::Once = std::sync::Once::new();
-    // A panic aborts (wasm profile): say why on the page's console first.
-    HOOK.call_once(|| {
-        std::panic::set_hook(Box::new(|info| {
-            web_sys::console::error_1(&format!("waymark content script: {info}").into());
-        }))
-    });
-    let request: ContentRequest = serde_wasm_bindgen::from_value(msg)
-        .map_err(|e| crate::js::js_error(format!("bad request to the content script: {e}")))?;
+pub fn content_handle(
+    msg: JsValue,
+    engine: String,
+    log: Option<String>,
+) -> Result<JsValue, JsValue> {
+    crate::js::init_console("waymark content script", crate::log::parse_level(log.as_deref()));
+    handle(msg, engine).map_err(|e| crate::js::named_error(&e))
+}
+
+fn handle(msg: JsValue, engine: String) -> Result<JsValue, ContentError> {
+    let request: ContentRequest = serde_wasm_bindgen::from_value(msg).map_err(|e| {
+        ContentError::new(
+            ContentErrorKind::BadRequest,
+            format!("bad request to the content script: {e}"),
+        )
+    })?;
     let reply = match request {
         ContentRequest::Observe => crate::js::to_js(&dom::observe(engine)?),
         ContentRequest::Act { action, expect } => {
@@ -50,16 +59,14 @@ pub fn content_handle(msg: JsValue, engine: String) -> Result<JsValue, JsValue> 
             crate::js::to_js(&probe)
         }
         ContentRequest::Measure { runs } => crate::js::to_js(&measure(runs, engine)?),
-        ContentRequest::Describe { ref_id } => {
-            crate::js::to_js(&describe::describe(ref_id).map_err(crate::js::js_error)?)
-        }
+        ContentRequest::Describe { ref_id } => crate::js::to_js(&describe::describe(ref_id)?),
     };
-    reply.map_err(crate::js::js_error)
+    reply.map_err(|e| ContentError::new(ContentErrorKind::EncodeFailed, e))
 }
 
 /// Observes and serialises the whole frame `runs` times (benchmark).
-fn measure(runs: u32, engine: String) -> Result<Measurement, JsValue> {
-    let window = web_sys::window().ok_or_else(|| crate::js::js_error("no window"))?;
+fn measure(runs: u32, engine: String) -> Result<Measurement, ContentError> {
+    let window = web_sys::window().ok_or_else(ContentError::no_document)?;
     let mut out = Measurement::default();
     for _ in 0..runs.max(1) {
         let started = dom::now(&window);

@@ -87,6 +87,7 @@ fn choose(lines: &[Line], budget: usize) -> Vec<bool> {
     keep
 }
 
+#[expect(clippy::let_underscore_must_use, reason = "writing to a String cannot fail")]
 fn summary(out: &mut String, elements: usize, texts: usize, place: &str, how: &str) {
     if elements + texts > 0 {
         let _ =
@@ -103,6 +104,7 @@ impl Observation {
 
     /// Writes the observation with at most about `budget` tokens of page content; what does
     /// not fit is summarised as counts above and below the viewport.
+    #[expect(clippy::let_underscore_must_use, reason = "writing to a String cannot fail")]
     pub fn to_prompt_with_budget(&self, nonce: &str, budget: usize) -> String {
         let mut lines = Vec::with_capacity(self.items.len());
         flatten(&self.items, &mut lines);
@@ -170,6 +172,7 @@ impl Observation {
 impl Element {
     /// The element's line: `[ref] role name` when nothing follows the name, else
     /// `[ref] role "name" value="…" states options=[…]`.
+    #[expect(clippy::let_underscore_must_use, reason = "writing to a String cannot fail")]
     pub fn line(&self) -> String {
         let mut out = String::with_capacity(24 + self.name.len());
         let name = clean(&self.name);

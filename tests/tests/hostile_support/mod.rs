@@ -306,6 +306,10 @@ pub fn content_script_tries_to_approve(
 /// Closes the tabs of the previous run and opens `urls` (the last one is the task's tab).
 pub fn open_tabs(wm: &Waymark, open: &mut Vec<waymark_tests::chromium::Page>, urls: &[String]) {
     for page in open.drain(..) {
+        #[allow(
+            clippy::let_underscore_must_use,
+            reason = "a tab of the previous run may be gone already"
+        )]
         let _ = wm.browser.close_target(page.target_id());
     }
     // The network guard covers every tab but the user's older ones while an action runs and
@@ -318,6 +322,7 @@ pub fn open_tabs(wm: &Waymark, open: &mut Vec<waymark_tests::chromium::Page>, ur
         TASK_TIMEOUT,
     )
     .expect("the network guard's rules are gone after the last task");
+    #[allow(clippy::let_underscore_must_use, reason = "the session ends with the test anyway")]
     let _ = sw.detach();
     for url in urls {
         let page = wm.browser.new_page("about:blank").expect("open tab");

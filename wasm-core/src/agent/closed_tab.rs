@@ -6,7 +6,7 @@ use super::context::TaskContext;
 use super::control::Operator;
 use super::interventions::{Intervention, InterventionKind};
 use super::runner::{Agent, Flow};
-use super::{Env, Journal, Llm, Page, TaskEvent, TaskEvents};
+use super::{Env, Journal, Llm, Page, PageError, TaskEvent, TaskEvents};
 use crate::text::counted;
 
 /// How often one observation may ask for a new tab before the task ends with the reason.
@@ -18,7 +18,7 @@ impl<L: Llm, P: Page, E: Env, V: TaskEvents, O: Operator, J: Journal> Agent<'_, 
     pub(super) async fn replace_closed_tab(
         &self,
         ctx: &mut TaskContext,
-        reason: &str,
+        reason: &PageError,
     ) -> Result<(), Flow> {
         let card = Intervention {
             kind: InterventionKind::TakeOver,

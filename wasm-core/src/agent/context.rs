@@ -237,10 +237,16 @@ impl TaskContext {
     /// Rebuilds a context from its journal. An action whose outcome was never written is not
     /// repeated: it is recorded as interrupted so the model (and the user) check the page.
     pub fn replay(entries: &[JournalEntry]) -> Option<Self> {
-        let mut ctx = match entries.first()? {
-            JournalEntry::Started { spec } => Self::new(spec.clone()),
-            _ => return None,
-        };
+        match entries.first()? {
+            JournalEntry::Started { .. } => Some(Self::replay_any(entries)),
+            _ => None,
+        }
+    }
+
+    /// [`Self::replay`] without requiring the task's own entry first: what a damaged
+    /// journal still holds, for the user's report (never to resume from).
+    pub(crate) fn replay_any(entries: &[JournalEntry]) -> Self {
+        let mut ctx = Self::default();
         for entry in entries {
             ctx.apply(entry);
         }
@@ -259,7 +265,7 @@ impl TaskContext {
                 outcome: ActionOutcome::failed(INTERRUPTED),
             });
         }
-        Some(ctx)
+        ctx
     }
 
     /// The records needed to resume, as journal entries, for an interrupted action.

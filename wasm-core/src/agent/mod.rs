@@ -7,6 +7,7 @@ mod closed_tab;
 mod context;
 mod control;
 mod interventions;
+mod journal;
 mod output;
 mod parse;
 mod police;
@@ -24,6 +25,9 @@ pub use control::{ControlState, Controls, Gate, Operator};
 pub use interventions::{
     Attention, Intervention, InterventionKind, InterventionSettings, LOW_CONFIDENCE,
     MAX_UPFRONT_QUESTIONS, ProgressReport, Reply, attention, hedges,
+};
+pub use journal::{
+    DamageReport, JournalError, Recovery, Store, StoreError, StoredJournal, load_active,
 };
 pub use output::{OutputMode, render_output};
 pub use parse::{Call, NavigatorAnswer, ParseError, extract_json, parse_actions, parse_answer};
@@ -45,6 +49,7 @@ use crate::observation::{Observation, Ref};
 use crate::protocol::{ErrorBody, LlmCompletion, LlmRequest};
 use crate::safety::{ActionTarget, BlockedRequest, NetworkPermit};
 use serde::{Deserialize, Serialize};
+pub use waymark_page::PageError;
 
 /// Steps before a task stops on its own; enough for a form or a search, small enough to cap
 /// cost when the model wanders.
@@ -61,30 +66,31 @@ pub trait Llm {
     async fn complete(&self, request: LlmRequest) -> Result<LlmCompletion, ErrorBody>;
 }
 
-/// The tab the agent works on.
+/// The tab the agent works on. Its errors keep their kind ([`PageError`]): the loop decides
+/// on the kind (a closed tab asks the user for another), the words are for the model and user.
 #[allow(async_fn_in_trait, reason = "single-threaded: wasm and the native tests need no Send")]
 pub trait Page {
-    /// A fresh observation (which also renews the refs).
-    async fn observe(&self) -> Result<Observation, String>;
+    /// A fresh observation (which also renews the refs). A tab that is gone is
+    /// [`PageError::TabClosed`].
+    async fn observe(&self) -> Result<Observation, PageError>;
     /// Performs one action on the latest observation's refs; while it runs (and for a short
     /// settle window after) the tab may reach only what `permit` allows.
-    async fn act(&self, action: &Action, permit: &NetworkPermit) -> Result<ActionOutcome, String>;
+    async fn act(
+        &self,
+        action: &Action,
+        permit: &NetworkPermit,
+    ) -> Result<ActionOutcome, PageError>;
     /// The facts of the live element an action targets (`None`: the focused element of the
     /// top frame), for the safety policy: read from the page, never taken from the model.
-    async fn describe(&self, target: Option<Ref>) -> Result<ActionTarget, String>;
+    async fn describe(&self, target: Option<Ref>) -> Result<ActionTarget, PageError>;
     /// Requests the network layer blocked since the last call (what a page tried to send
     /// where the task did not allow), for the timeline and the model.
     async fn blocked_requests(&self) -> Vec<BlockedRequest> {
         Vec::new()
     }
-    /// Whether the task's tab is gone (the user closed it): the loop then asks the user for
-    /// another instead of ending the task.
-    async fn tab_closed(&self) -> bool {
-        false
-    }
     /// After the task's tab closed: go on with the tab the user is looking at now; its URL.
-    async fn adopt_active_tab(&self) -> Result<String, String> {
-        Err("this page cannot change tabs".into())
+    async fn adopt_active_tab(&self) -> Result<String, PageError> {
+        Err(PageError::Unsupported)
     }
 }
 
@@ -101,11 +107,12 @@ pub trait Env {
 }
 
 /// Write-ahead persistence of a task: each entry is durable before the loop goes on, so a
-/// restarted service worker resumes without repeating a side effect.
+/// restarted service worker resumes without repeating a side effect ([`StoredJournal`] keeps
+/// it in a key-value store).
 #[allow(async_fn_in_trait, reason = "single-threaded: wasm and the native tests need no Send")]
 pub trait Journal {
     /// Stores one entry durably.
-    async fn write(&self, entry: &JournalEntry) -> Result<(), String>;
+    async fn write(&self, entry: &JournalEntry) -> Result<(), JournalError>;
 }
 
 /// Receives progress as it happens (the side panel renders it).

@@ -19,6 +19,7 @@ pub enum OutputMode {
 }
 
 /// The text shown for a finished task in `mode`.
+#[expect(clippy::let_underscore_must_use, reason = "writing to a String cannot fail")]
 pub fn render_output(mode: OutputMode, task: &str, outcome: &TaskOutcome, now_ms: f64) -> String {
     match mode {
         OutputMode::Default => outcome.answer.clone(),

@@ -70,6 +70,7 @@ pub struct PromptParts<'a> {
 /// cannot plant an instruction that a later task then reads as the user's or the system's.
 struct SessionPart<'a>(Option<&'a str>, &'a str);
 impl PromptPart for SessionPart<'_> {
+    #[expect(clippy::let_underscore_must_use, reason = "writing to a String cannot fail")]
     fn write(&self, out: &mut String) {
         let Some(text) = self.0.filter(|t| !t.trim().is_empty()) else { return };
         let nonce = self.1;
@@ -90,6 +91,7 @@ impl PromptPart for SessionPart<'_> {
 /// The task, its clarifications; "New task" when earlier tasks precede it.
 struct TaskPart<'a>(&'a str, &'a [String], bool);
 impl PromptPart for TaskPart<'_> {
+    #[expect(clippy::let_underscore_must_use, reason = "writing to a String cannot fail")]
     fn write(&self, out: &mut String) {
         let label = if self.2 { "New task" } else { "Task" };
         let _ = writeln!(out, "{label}: {}\n", self.0);
@@ -104,6 +106,7 @@ impl PromptPart for TaskPart<'_> {
 
 struct ResourcesPart<'a>(&'a BTreeMap<String, String>);
 impl PromptPart for ResourcesPart<'_> {
+    #[expect(clippy::let_underscore_must_use, reason = "writing to a String cannot fail")]
     fn write(&self, out: &mut String) {
         if self.0.is_empty() {
             return;
@@ -130,6 +133,7 @@ impl PromptPart for PlanPart<'_> {
 /// nonce, cleaned like page content, so an instruction a page planted in it reads as data.
 struct HistoryPart<'a>(&'a [StepRecord], &'a [String], &'a str);
 impl PromptPart for HistoryPart<'_> {
+    #[expect(clippy::let_underscore_must_use, reason = "writing to a String cannot fail")]
     fn write(&self, out: &mut String) {
         let nonce = self.2;
         if !self.0.is_empty() {
@@ -183,6 +187,7 @@ impl PromptPart for PagePart<'_> {
 
 struct ToolListPart<'a>(&'a [ToolSpec]);
 impl PromptPart for ToolListPart<'_> {
+    #[expect(clippy::let_underscore_must_use, reason = "writing to a String cannot fail")]
     fn write(&self, out: &mut String) {
         if self.0.is_empty() {
             return;
@@ -197,6 +202,7 @@ impl PromptPart for ToolListPart<'_> {
 
 struct NudgePart<'a>(Option<&'a str>, Option<&'a str>);
 impl PromptPart for NudgePart<'_> {
+    #[expect(clippy::let_underscore_must_use, reason = "writing to a String cannot fail")]
     fn write(&self, out: &mut String) {
         if let Some(why) = self.0 {
             let _ = write!(

@@ -45,6 +45,7 @@ pub struct Plan {
 
 impl Plan {
     /// Writes the plan for a prompt.
+    #[expect(clippy::let_underscore_must_use, reason = "writing to a String cannot fail")]
     pub fn write(&self, out: &mut String) {
         if self.steps.is_empty() {
             return;
@@ -77,6 +78,7 @@ pub struct Verdict {
 }
 
 /// Messages for the planner: `context` is the self-formatted task, shared context and page.
+#[expect(clippy::let_underscore_must_use, reason = "writing to a String cannot fail")]
 pub fn planner_messages(context: &str, revise_because: Option<&str>) -> Vec<ChatMessage> {
     let mut user = context.to_owned();
     if let Some(why) = revise_because {

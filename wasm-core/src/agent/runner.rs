@@ -12,8 +12,8 @@ use super::roles::{Plan, parse_plan, parse_verdict, planner_messages, validator_
 use super::shared::{Role, RoleState};
 use super::stuck::{StuckLevel, fingerprint};
 use super::{
-    Ending, Env, Journal, Llm, MAX_ACTIONS_PER_STEP, Page, StepRecord, TaskEvent, TaskEvents,
-    TaskOutcome, explain_llm_error, navigator_tools,
+    Ending, Env, Journal, JournalError, Llm, MAX_ACTIONS_PER_STEP, Page, PageError, StepRecord,
+    TaskEvent, TaskEvents, TaskOutcome, explain_llm_error, navigator_tools,
 };
 use crate::action::{Action, ActionOutcome};
 use crate::observation::Observation;
@@ -58,7 +58,7 @@ pub struct Agent<'a, L, P, E, V, O, J> {
 pub struct NoJournal;
 
 impl Journal for NoJournal {
-    async fn write(&self, _entry: &JournalEntry) -> Result<(), String> {
+    async fn write(&self, _entry: &JournalEntry) -> Result<(), JournalError> {
         Ok(())
     }
 }
@@ -119,7 +119,7 @@ pub(super) enum Flow {
 
 impl<L: Llm, P: Page, E: Env, V: TaskEvents, O: Operator, J: Journal> Agent<'_, L, P, E, V, O, J> {
     /// Starts a task: a fresh context, journaled before anything happens.
-    pub async fn start(&self, mut spec: TaskSpec) -> Result<TaskContext, String> {
+    pub async fn start(&self, mut spec: TaskSpec) -> Result<TaskContext, JournalError> {
         if spec.started_ms == 0.0 {
             spec.started_ms = self.env.now_ms();
         }
@@ -260,9 +260,9 @@ impl<L: Llm, P: Page, E: Env, V: TaskEvents, O: Operator, J: Journal> Agent<'_, 
             let observed = self.page.observe().await;
             ctx.overhead_page_ms += self.env.precise_ms() - started;
             match observed {
-                Err(reason) if replaced < MAX_TAB_REPLACEMENTS && self.page.tab_closed().await => {
+                Err(closed @ PageError::TabClosed { .. }) if replaced < MAX_TAB_REPLACEMENTS => {
                     replaced += 1;
-                    self.replace_closed_tab(ctx, &reason).await?;
+                    self.replace_closed_tab(ctx, &closed).await?;
                 }
                 observed => return self.observed(ctx, observed).await,
             }
@@ -273,7 +273,7 @@ impl<L: Llm, P: Page, E: Env, V: TaskEvents, O: Operator, J: Journal> Agent<'_, 
     async fn observed(
         &self,
         ctx: &mut TaskContext,
-        observed: Result<Observation, String>,
+        observed: Result<Observation, PageError>,
     ) -> Result<Observation, Flow> {
         match observed {
             Ok(obs) => {
@@ -295,12 +295,12 @@ impl<L: Llm, P: Page, E: Env, V: TaskEvents, O: Operator, J: Journal> Agent<'_, 
                     // The tab the task started on is in scope; the user adds any other site.
                     let entry =
                         JournalEntry::SiteAllowed { origin: obs.url.clone(), sensitive: false };
-                    let _ = self.journal.write(&entry).await;
+                    self.write_or_warn(&entry).await;
                     ctx.apply(&entry);
                     // Sites the user allowed in Settings join it, as explicit grants.
                     for origin in ctx.spec.allowed_sites.clone() {
                         let entry = JournalEntry::SiteAllowed { origin, sensitive: true };
-                        let _ = self.journal.write(&entry).await;
+                        self.write_or_warn(&entry).await;
                         ctx.apply(&entry);
                     }
                 }
@@ -644,7 +644,8 @@ impl<L: Llm, P: Page, E: Env, V: TaskEvents, O: Operator, J: Journal> Agent<'_, 
                         let started = self.env.precise_ms();
                         let outcome = self.page.act(&action, &permit).await;
                         ctx.overhead_page_ms += self.env.precise_ms() - started;
-                        let mut outcome = outcome.unwrap_or_else(ActionOutcome::failed);
+                        let mut outcome =
+                            outcome.unwrap_or_else(|e| ActionOutcome::failed(e.to_string()));
                         self.report_blocked(&mut outcome).await;
                         // Extract and find output is page text the model reads: tracked
                         // with the page's origin like the observation.
@@ -752,13 +753,22 @@ impl<L: Llm, P: Page, E: Env, V: TaskEvents, O: Operator, J: Journal> Agent<'_, 
 
     async fn note(&self, ctx: &mut TaskContext, text: String) {
         let entry = JournalEntry::Note { text: text.clone() };
-        // A lost note only costs the model a hint; the loop goes on.
-        let _ = self.journal.write(&entry).await;
+        self.write_or_warn(&entry).await;
         ctx.apply(&entry);
         self.events.emit(TaskEvent::Noted { text });
     }
 
-    pub(super) async fn journal_failed(&self, ctx: &mut TaskContext, error: String) -> Flow {
+    /// Journals an entry whose loss costs a resumed task only a little, so the loop goes on
+    /// without it: a note (a hint for the model), the start tab's site (a resumed task
+    /// without it takes the site it reads first, as a new task does), the task's end (the
+    /// worker records the turn from memory and clears the journal). The loss is logged.
+    async fn write_or_warn(&self, entry: &JournalEntry) {
+        if let Err(e) = self.journal.write(entry).await {
+            tracing::warn!(error = %e, "a journal entry was not saved; going on without it");
+        }
+    }
+
+    pub(super) async fn journal_failed(&self, ctx: &mut TaskContext, error: JournalError) -> Flow {
         let msg = format!(
             "Stopped: the step could not be saved before acting ({error}), so nothing more was \
              done."
@@ -805,7 +815,7 @@ impl<L: Llm, P: Page, E: Env, V: TaskEvents, O: Operator, J: Journal> Agent<'_, 
             ending,
         };
         let entry = JournalEntry::Finished { outcome: outcome.clone() };
-        let _ = self.journal.write(&entry).await;
+        self.write_or_warn(&entry).await;
         ctx.apply(&entry);
         self.events.emit(TaskEvent::Finished(outcome.clone()));
         Flow::End(outcome)

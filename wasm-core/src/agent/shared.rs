@@ -107,6 +107,7 @@ impl SharedContext {
     }
 
     /// Writes the context for a prompt, with ages relative to `now`.
+    #[expect(clippy::let_underscore_must_use, reason = "writing to a String cannot fail")]
     pub fn write(&self, out: &mut String, now: f64) {
         let _ = writeln!(out, "Shared context:");
         let _ = writeln!(out, "- goal: {}", self.goal);

@@ -89,7 +89,7 @@ struct FakeForm {
 }
 
 impl Page for FakeForm {
-    async fn observe(&self) -> Result<Observation, String> {
+    async fn observe(&self) -> Result<Observation, PageError> {
         let mut items = vec![
             Item::Element(Element {
                 ref_id: crate::observation::Ref::top(1),
@@ -122,7 +122,11 @@ impl Page for FakeForm {
         })
     }
 
-    async fn act(&self, action: &Action, _permit: &NetworkPermit) -> Result<ActionOutcome, String> {
+    async fn act(
+        &self,
+        action: &Action,
+        _permit: &NetworkPermit,
+    ) -> Result<ActionOutcome, PageError> {
         self.acts.borrow_mut().push(action.clone());
         match action {
             Action::Type {
@@ -139,7 +143,7 @@ impl Page for FakeForm {
         }
     }
 
-    async fn describe(&self, target: Option<Ref>) -> Result<ActionTarget, String> {
+    async fn describe(&self, target: Option<Ref>) -> Result<ActionTarget, PageError> {
         let page_url = "http://x/".to_owned();
         let (role, name, tag, input_type) = match target.map(|r| r.index) {
             Some(1) => ("textbox", "Name", "input", "text"),
@@ -184,7 +188,7 @@ struct MemJournal {
     entries: RefCell<Vec<JournalEntry>>,
 }
 impl Journal for MemJournal {
-    async fn write(&self, entry: &JournalEntry) -> Result<(), String> {
+    async fn write(&self, entry: &JournalEntry) -> Result<(), JournalError> {
         self.entries.borrow_mut().push(entry.clone());
         Ok(())
     }
@@ -706,17 +710,21 @@ struct DyingPage {
     die_at: usize,
 }
 impl Page for DyingPage {
-    async fn observe(&self) -> Result<Observation, String> {
+    async fn observe(&self) -> Result<Observation, PageError> {
         self.inner.observe().await
     }
-    async fn act(&self, action: &Action, permit: &NetworkPermit) -> Result<ActionOutcome, String> {
+    async fn act(
+        &self,
+        action: &Action,
+        permit: &NetworkPermit,
+    ) -> Result<ActionOutcome, PageError> {
         let outcome = self.inner.act(action, permit).await;
         if self.inner.acts.borrow().len() == self.die_at {
             std::future::pending::<()>().await;
         }
         outcome
     }
-    async fn describe(&self, target: Option<Ref>) -> Result<ActionTarget, String> {
+    async fn describe(&self, target: Option<Ref>) -> Result<ActionTarget, PageError> {
         self.inner.describe(target).await
     }
 }
@@ -832,7 +840,7 @@ fn overhead_is_measured_from_each_reply_to_the_next_observation() {
 fn bench_step_overhead() {
     struct BigPage(RefCell<u32>);
     impl Page for BigPage {
-        async fn observe(&self) -> Result<Observation, String> {
+        async fn observe(&self) -> Result<Observation, PageError> {
             let n = *self.0.borrow();
             let mut items = Vec::new();
             for i in 1..=300 {
@@ -860,11 +868,11 @@ fn bench_step_overhead() {
             &self,
             _action: &Action,
             _permit: &NetworkPermit,
-        ) -> Result<ActionOutcome, String> {
+        ) -> Result<ActionOutcome, PageError> {
             *self.0.borrow_mut() += 1;
             Ok(ActionOutcome::done())
         }
-        async fn describe(&self, _target: Option<Ref>) -> Result<ActionTarget, String> {
+        async fn describe(&self, _target: Option<Ref>) -> Result<ActionTarget, PageError> {
             Ok(ActionTarget { page_url: "http://x/".into(), ..ActionTarget::default() })
         }
     }

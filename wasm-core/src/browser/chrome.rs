@@ -3,12 +3,12 @@
 use wasm_bindgen::prelude::*;
 
 #[wasm_bindgen(inline_js = r#"
-export function call_content(target, msg) {
+export function call_content(target, msg, log) {
   return chrome.scripting
     .executeScript({
       target,
-      func: (m) => (globalThis.__waymark ? globalThis.__waymark.handle(m) : { absent: true }),
-      args: [msg],
+      func: (m, l) => (globalThis.__waymark ? globalThis.__waymark.handle(m, l) : { absent: true }),
+      args: [msg, log],
       injectImmediately: true,
     })
     .then((results) => (results || []).map((r) => ({ frameId: r.frameId, result: r.result })));
@@ -65,9 +65,10 @@ export function storage_keys() {
 extern "C" {
     /// Hands `msg` to the content script of each frame of `target` (a `chrome.scripting`
     /// injection target) without injecting it: resolves to `[{frameId, result}]`, where
-    /// `result` is `{absent: true}` in frames that have no content script yet.
+    /// `result` is `{absent: true}` in frames that have no content script yet. `log` is the
+    /// worker's console level, which the content script takes on (`waymark_page::log`).
     #[wasm_bindgen(js_name = call_content)]
-    pub fn call_content(target: &JsValue, msg: &JsValue) -> js_sys::Promise;
+    pub fn call_content(target: &JsValue, msg: &JsValue, log: &str) -> js_sys::Promise;
 
     /// Injects `content.js` into the frames of `target` (it installs itself once per document).
     #[wasm_bindgen(js_name = inject_content)]
@@ -115,6 +116,14 @@ extern "C" {
     /// Chrome 130): the session list reads only the small headers.
     #[wasm_bindgen(js_name = storage_keys)]
     pub fn storage_keys() -> js_sys::Promise;
+}
+
+/// Resolves after `ms` milliseconds.
+pub async fn sleep(ms: u32) {
+    // A timer's promise only resolves: a rejection would mean broken glue, worth a line.
+    if let Err(e) = wasm_bindgen_futures::JsFuture::from(sleep_ms(ms)).await {
+        tracing::error!(error = %super::js_message(&e), "the timer failed");
+    }
 }
 
 #[wasm_bindgen]

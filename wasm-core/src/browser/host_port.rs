@@ -93,6 +93,14 @@ impl HostClient {
         Ok(hello)
     }
 
+    /// [`Self::hello`] where the caller only needs the status updated: a failure is already
+    /// in the status the panel shows (or in the caller's next request), and is logged.
+    pub async fn refresh(self: &Rc<Self>) {
+        if let Err(e) = self.hello().await {
+            tracing::warn!(code = %e.code, message = %e.message, "the host did not answer hello");
+        }
+    }
+
     /// Sends one request and waits for its reply, read as the type that request answers.
     pub async fn request<R: HostRequest>(
         self: &Rc<Self>,
@@ -145,8 +153,10 @@ impl HostClient {
         let Some(port) = self.port.borrow().as_ref().map(|c| c.port.clone()) else { return };
         let id = self.next_id();
         // A port that fails to post is closing: the host sees EOF and drops every call anyway.
-        if let Ok(frame) = to_js(&Request::new(id, LlmCancel { target })) {
-            let _ = port.post_message(&frame);
+        let sent = to_js(&Request::new(id, LlmCancel { target }))
+            .and_then(|frame| port.post_message(&frame).map_err(|e| super::js_message(&e)));
+        if let Err(e) = sent {
+            tracing::debug!(error = %e, "cancel not sent: the host port is closing");
         }
     }
 
@@ -223,7 +233,7 @@ impl HostClient {
             return;
         }
         if let Some(resolve) = self.pending.borrow_mut().remove(&(id as u64)) {
-            let _ = resolve.call1(&JsValue::NULL, &msg);
+            settle(&resolve, &msg);
         }
     }
 
@@ -232,13 +242,22 @@ impl HostClient {
         let reason = if reason.is_empty() { "Native host has exited.".to_owned() } else { reason };
         let pending: Vec<_> = self.pending.borrow_mut().drain().collect();
         for (_, resolve) in pending {
-            let _ = resolve.call1(&JsValue::NULL, &JsValue::from_str(&reason));
+            settle(&resolve, &JsValue::from_str(&reason));
         }
         self.set_status(if answered {
             host_stopped(&reason)
         } else {
             host_missing(super::chrome_error::native_host_error(&reason), &reason)
         });
+    }
+}
+
+/// Resolves a waiting request's promise with its reply (or the reason the host went away).
+fn settle(resolve: &js_sys::Function, value: &JsValue) {
+    // `resolve` is a Promise's own resolve function, which does not throw; a failure would be
+    // broken glue, and the request would then wait for its timeout.
+    if let Err(e) = resolve.call1(&JsValue::NULL, value) {
+        tracing::error!(error = %super::js_message(&e), "a host request could not be resolved");
     }
 }
 
@@ -270,7 +289,7 @@ impl Llm for Rc<HostClient> {
 impl Reconnect for Rc<HostClient> {
     async fn reconnect(&self) -> bool {
         // A moment for a host that is being replaced to go.
-        let _ = JsFuture::from(chrome::sleep_ms(RECONNECT_DELAY_MS)).await;
+        chrome::sleep(RECONNECT_DELAY_MS).await;
         self.hello().await.is_ok()
     }
 

@@ -21,34 +21,39 @@ fn frame_id(reply: &JsValue) -> Option<u32> {
     js_sys::Reflect::get(reply, &"frameId".into()).ok()?.as_f64().map(|f| f as u32)
 }
 
-fn target(tab_id: i32, frames: Option<&[u32]>) -> JsValue {
-    let target = js_sys::Object::new();
-    let _ = js_sys::Reflect::set(&target, &"tabId".into(), &tab_id.into());
-    match frames {
-        Some(ids) => {
-            let list: js_sys::Array = ids.iter().map(|id| JsValue::from(*id)).collect();
-            let _ = js_sys::Reflect::set(&target, &"frameIds".into(), &list);
-        }
-        None => {
-            let _ = js_sys::Reflect::set(&target, &"allFrames".into(), &JsValue::TRUE);
-        }
-    }
-    target.into()
+/// A `chrome.scripting` injection target: the frames `frames`, or all of the tab's.
+#[derive(serde::Serialize)]
+#[serde(rename_all = "camelCase")]
+struct Target<'a> {
+    tab_id: i32,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    frame_ids: Option<&'a [u32]>,
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    all_frames: bool,
+}
+
+fn target(tab_id: i32, frames: Option<&[u32]>) -> Result<JsValue, JsValue> {
+    let target = Target { tab_id, frame_ids: frames, all_frames: frames.is_none() };
+    super::host_port::to_js(&target).map_err(super::js_error)
 }
 
 /// Sends `msg` to the frames (all of the tab's when `frames` is `None`), injecting the content
 /// script where it is missing; resolves to `[{frameId, result}]` like `executeScript`.
 async fn run(tab_id: i32, frames: Option<&[u32]>, msg: &JsValue) -> Result<js_sys::Array, JsValue> {
+    // The content scripts log at the worker's level.
+    let log = waymark_page::js::console_level().to_string();
     let replies: js_sys::Array =
-        JsFuture::from(chrome::call_content(&target(tab_id, frames), msg)).await?.unchecked_into();
+        JsFuture::from(chrome::call_content(&target(tab_id, frames)?, msg, &log))
+            .await?
+            .unchecked_into();
     let missing: Vec<u32> = replies.iter().filter(absent).filter_map(|r| frame_id(&r)).collect();
     if missing.is_empty() {
         return Ok(replies);
     }
-    let only = target(tab_id, Some(&missing));
+    let only = target(tab_id, Some(&missing))?;
     JsFuture::from(chrome::inject_content(&only)).await?;
     let again: js_sys::Array =
-        JsFuture::from(chrome::call_content(&only, msg)).await?.unchecked_into();
+        JsFuture::from(chrome::call_content(&only, msg, &log)).await?.unchecked_into();
     // Keep the first pass's answers and replace the frames that had no script.
     let merged: js_sys::Array = replies.iter().filter(|r| !absent(r)).collect();
     for reply in again.iter() {

@@ -131,7 +131,7 @@ impl NetGuard {
         let generation = bump();
         let guard = self.clone();
         wasm_bindgen_futures::spawn_local(async move {
-            let _ = JsFuture::from(chrome::sleep_ms(SETTLE_MS)).await;
+            chrome::sleep(SETTLE_MS).await;
             guard.after_settle(generation, tab).await;
         });
     }
@@ -145,8 +145,11 @@ impl NetGuard {
         covered.extend([tab, TAB_ID_NONE]);
         covered.sort_unstable();
         covered.dedup();
-        if self::generation() == generation {
-            let _ = self.install(permit, Guarded::Tabs(covered)).await;
+        if self::generation() == generation
+            && let Err(e) = self.install(permit, Guarded::Tabs(covered)).await
+        {
+            // The action's wider-covering rules stay: stricter, never looser.
+            tracing::warn!(error = %e, "the network rules could not be narrowed to the task's tab");
         }
     }
 
@@ -178,7 +181,7 @@ impl NetGuard {
                 guard.narrow(permit, tab, &others, generation).await;
             }
             if wait > 0 {
-                let _ = JsFuture::from(chrome::sleep_ms(wait)).await;
+                chrome::sleep(wait).await;
             }
             if self::generation() == generation {
                 remove().await;
@@ -222,7 +225,9 @@ impl NetGuard {
             Some(origins) if self.0.keep_between_actions && !self.0.user_control.get() => {
                 let idle = NetworkPermit { origins, ..NetworkPermit::default() };
                 // A failure leaves the action's rules, which are stricter.
-                let _ = self.install(idle, Guarded::Tabs(vec![tab])).await;
+                if let Err(e) = self.install(idle, Guarded::Tabs(vec![tab])).await {
+                    tracing::warn!(error = %e, "the task's rules between actions were not set");
+                }
             }
             _ => remove().await,
         }
@@ -277,7 +282,7 @@ async fn remove() {
         Some(ids)
     });
     if let Some(ids) = ids {
-        let _ = JsFuture::from(chrome::dnr_update(ids, &js_sys::Array::new())).await;
+        drop_rules(ids, "the task's network rules").await;
     }
 }
 
@@ -322,7 +327,14 @@ struct RequestError {
 /// for the page that caused it; every other failure is none of Waymark's business.
 #[wasm_bindgen]
 pub fn sw_request_error(details: JsValue) {
-    let Ok(mut error) = serde_wasm_bindgen::from_value::<RequestError>(details) else { return };
+    let mut error = match serde_wasm_bindgen::from_value::<RequestError>(details) {
+        Ok(error) => error,
+        Err(e) => {
+            // Not one the guard could have blocked (those carry every field); logged for bugs.
+            tracing::debug!(error = %e, "a request error without the expected fields");
+            return;
+        }
+    };
     if error.error != BLOCKED_ERROR {
         return;
     }
@@ -359,6 +371,23 @@ pub async fn clear_stale_rules() {
     let Ok(ids) = JsFuture::from(chrome::dnr_session_rule_ids()).await else { return };
     let ids: Vec<u32> = serde_wasm_bindgen::from_value(ids).unwrap_or_default();
     if !ids.is_empty() {
-        let _ = JsFuture::from(chrome::dnr_update(ids, &js_sys::Array::new())).await;
+        drop_rules(ids, "rules a stopped worker left").await;
+    }
+}
+
+/// Removes the session rules `ids`; a failure is retried once, then logged (the rules then go
+/// when the next worker starts, see [`clear_stale_rules`]).
+async fn drop_rules(ids: Vec<u32>, what: &str) {
+    for attempt in 1..=2 {
+        match JsFuture::from(chrome::dnr_update(ids.clone(), &js_sys::Array::new())).await {
+            Ok(_) => return,
+            Err(e) if attempt == 1 => {
+                tracing::debug!(error = %super::js_message(&e), "removing {what} failed; retrying");
+                chrome::sleep(100).await;
+            }
+            Err(e) => {
+                tracing::error!(error = %super::js_message(&e), "{what} could not be removed");
+            }
+        }
     }
 }

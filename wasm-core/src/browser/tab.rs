@@ -1,7 +1,7 @@
 //! The tab the agent works on: page actions go to the content script of the ref's frame; tab
 //! actions (navigation, tabs, waits, screenshots, find) are done here with `chrome.tabs`.
 
-use super::chrome;
+use super::chrome::{self, sleep};
 
 // Uploads of task resources and the page's faults (tab closed, navigated under a wait).
 mod faults;
@@ -11,13 +11,13 @@ pub(super) mod test_hooks;
 use super::host_port::to_js;
 use super::netguard::NetGuard;
 use crate::action::{Action, ActionOutcome, ContentRequest, MAX_WAIT_SECONDS, Probe};
-use crate::agent::Page;
+use crate::agent::{Page, PageError};
 use crate::frames::{FrameObservation, merge};
 use crate::observation::{Observation, Ref, TabSummary};
 use crate::safety::{ActionTarget, BlockedRequest, NetworkPermit};
 use crate::tabs::{TabInfo, pick_target_tab};
-use serde::Deserialize;
 use serde::de::DeserializeOwned;
+use serde::{Deserialize, Serialize};
 use std::cell::Cell;
 use wasm_bindgen::prelude::*;
 use wasm_bindgen_futures::JsFuture;
@@ -67,12 +67,15 @@ struct FrameReply {
     result: Option<ContentReply>,
 }
 
-/// `content.js`'s envelope: `{ok, value}` or `{ok: false, error}`.
+/// `content.js`'s envelope: `{ok, value}` or `{ok: false, name, error}`, where `name` is the
+/// thrown error's (a [`waymark_page::ContentErrorKind`] for the content script's own errors).
 #[derive(Deserialize)]
 struct ContentReply {
     ok: bool,
     #[serde(default)]
     value: serde_json::Value,
+    #[serde(default)]
+    name: String,
     #[serde(default)]
     error: Option<String>,
 }
@@ -81,24 +84,41 @@ fn js(e: JsValue) -> String {
     super::js_message(&e)
 }
 
-async fn promise(p: Result<js_sys::Promise, JsValue>) -> Result<JsValue, String> {
-    JsFuture::from(p.map_err(js)?).await.map_err(js)
+/// A `chrome.tabs` call; its failure is a [`PageError::Browser`] (what it means for the task
+/// is decided by [`TabPage::diagnose`], from the tab's state, not from Chrome's words).
+async fn promise(p: Result<js_sys::Promise, JsValue>) -> Result<JsValue, PageError> {
+    let browser = |e| PageError::Browser(js(e));
+    JsFuture::from(p.map_err(browser)?).await.map_err(browser)
 }
 
-async fn sleep(ms: u32) {
-    let _ = JsFuture::from(chrome::sleep_ms(ms)).await;
+fn props(value: serde_json::Value) -> Result<JsValue, PageError> {
+    encode(&value)
 }
 
-fn props(value: serde_json::Value) -> Result<JsValue, String> {
-    to_js(&value)
+/// A request as a plain JS object (encoding plain data cannot fail short of a bug).
+fn encode<T: Serialize>(value: &T) -> Result<JsValue, PageError> {
+    to_js(value).map_err(|e| PageError::Browser(format!("could not encode the request: {e}")))
 }
 
-fn unwrap_reply<T: DeserializeOwned>(reply: Option<ContentReply>) -> Result<T, String> {
-    let reply = reply.ok_or("the content script did not answer")?;
+/// A decoding failure of something Chrome or the content script answered.
+fn bad_reply(what: &str) -> impl Fn(serde_wasm_bindgen::Error) -> PageError + '_ {
+    move |e| PageError::BadReply(format!("{what}: {e}"))
+}
+
+/// One frame's reply: its value, or its error with the kind it was thrown with.
+fn unwrap_reply<T: DeserializeOwned>(
+    frame: u32,
+    reply: Option<ContentReply>,
+) -> Result<T, PageError> {
+    // No result for the frame: it went away (navigated, removed) while the request ran.
+    let reply = reply.ok_or(PageError::FrameGone { frame })?;
     if !reply.ok {
-        return Err(reply.error.unwrap_or_else(|| "the content script failed".to_owned()));
+        let message = reply.error.unwrap_or_else(|| "the content script failed".to_owned());
+        let error = waymark_page::ContentError::from_parts(&reply.name, message);
+        return Err(PageError::from_content(frame, error));
     }
-    serde_json::from_value(reply.value).map_err(|e| format!("bad content reply: {e}"))
+    serde_json::from_value(reply.value)
+        .map_err(|e| PageError::BadReply(format!("the content script's answer: {e}")))
 }
 
 impl TabPage {
@@ -119,9 +139,9 @@ impl TabPage {
     }
 
     /// Every tab of every window.
-    async fn all_tabs(&self) -> Result<Vec<ChromeTab>, String> {
-        let value = JsFuture::from(chrome::tabs_query(&js_sys::Object::new())).await.map_err(js)?;
-        serde_wasm_bindgen::from_value(value).map_err(|e| format!("bad tabs: {e}"))
+    async fn all_tabs(&self) -> Result<Vec<ChromeTab>, PageError> {
+        let value = promise(Ok(chrome::tabs_query(&js_sys::Object::new()))).await?;
+        serde_wasm_bindgen::from_value(value).map_err(bad_reply("the tab list"))
     }
 
     /// One action under its network permit: the rules go in before it (fail closed) and stay
@@ -130,12 +150,12 @@ impl TabPage {
         &self,
         action: &Action,
         permit: &NetworkPermit,
-    ) -> Result<ActionOutcome, String> {
+    ) -> Result<ActionOutcome, PageError> {
         let tabs = self.all_tabs().await?;
         let me = self.tab_id();
         let started_on = tabs.iter().find(|t| t.id == me).map(|t| t.url.clone());
         let others = tabs.iter().filter(|t| t.id != me).map(|t| t.id).collect();
-        self.guard.arm(permit, others).await?;
+        self.guard.arm(permit, others).await.map_err(PageError::Browser)?;
         let mut outcome = self.act_inner(action, tabs).await;
         if let Ok(outcome) = outcome.as_mut()
             && (outcome.navigated || self.guard.blocked_a_navigation())
@@ -182,15 +202,15 @@ impl TabPage {
         self.tab_id.get()
     }
 
-    async fn tab(&self, id: i32) -> Result<ChromeTab, String> {
+    async fn tab(&self, id: i32) -> Result<ChromeTab, PageError> {
         let value = promise(chrome::tabs_get(id)).await?;
-        serde_wasm_bindgen::from_value(value).map_err(|e| format!("bad tab: {e}"))
+        serde_wasm_bindgen::from_value(value).map_err(bad_reply("the tab"))
     }
 
-    async fn window_tabs(&self, window_id: i32) -> Result<Vec<ChromeTab>, String> {
+    async fn window_tabs(&self, window_id: i32) -> Result<Vec<ChromeTab>, PageError> {
         let query = props(serde_json::json!({ "windowId": window_id }))?;
-        let value = JsFuture::from(chrome::tabs_query(&query)).await.map_err(js)?;
-        serde_wasm_bindgen::from_value(value).map_err(|e| format!("bad tabs: {e}"))
+        let value = promise(Ok(chrome::tabs_query(&query))).await?;
+        serde_wasm_bindgen::from_value(value).map_err(bad_reply("the tab list"))
     }
 
     /// Waits (at most `limit_ms`) until the tab has finished loading.
@@ -210,38 +230,46 @@ impl TabPage {
         &self,
         frame: u32,
         request: &ContentRequest,
-    ) -> Result<T, String> {
-        let msg = to_js(request)?;
-        let reply = super::inject::run_in_frame(self.tab_id(), frame, &msg)
-            .await
-            .map_err(|e| format!("the page could not be reached: {}", js(e)))?;
+    ) -> Result<T, PageError> {
+        let msg = encode(request)?;
+        let reply = match super::inject::run_in_frame(self.tab_id(), frame, &msg).await {
+            Ok(reply) => reply,
+            // The tab is there (else `diagnose` tells) but Chrome could not reach the frame:
+            // a subframe has navigated away or been removed.
+            Err(_) if frame != 0 && self.tab(self.tab_id()).await.is_ok() => {
+                return Err(PageError::FrameGone { frame });
+            }
+            Err(e) => return Err(self.diagnose(PageError::InjectionFailed(js(e)), "").await),
+        };
         let reply: Option<ContentReply> =
-            serde_wasm_bindgen::from_value(reply).map_err(|e| format!("bad content reply: {e}"))?;
-        unwrap_reply(reply)
+            serde_wasm_bindgen::from_value(reply).map_err(bad_reply("the frame's answer"))?;
+        unwrap_reply(frame, reply)
     }
 
-    async fn observe_frames(&self) -> Result<Observation, String> {
+    async fn observe_frames(&self) -> Result<Observation, PageError> {
         self.settle(OBSERVE_WAIT_MS).await;
-        let msg = to_js(&ContentRequest::Observe)?;
-        let replies = super::inject::run_in_frames(self.tab_id(), &msg)
-            .await
-            .map_err(|e| format!("the page could not be read: {}", js(e)))?;
-        let replies: Vec<FrameReply> = serde_wasm_bindgen::from_value(replies)
-            .map_err(|e| format!("bad frame replies: {e}"))?;
+        let msg = encode(&ContentRequest::Observe)?;
+        let replies = match super::inject::run_in_frames(self.tab_id(), &msg).await {
+            Ok(replies) => replies,
+            Err(e) => return Err(self.diagnose(PageError::InjectionFailed(js(e)), "").await),
+        };
+        let replies: Vec<FrameReply> =
+            serde_wasm_bindgen::from_value(replies).map_err(bad_reply("the frames' answers"))?;
         let mut frames = Vec::with_capacity(replies.len());
         let mut top_error = None;
         for reply in replies {
-            match unwrap_reply::<Observation>(reply.result) {
+            match unwrap_reply::<Observation>(reply.frame_id, reply.result) {
                 Ok(observation) => {
                     frames.push(FrameObservation { frame_id: reply.frame_id, observation })
                 }
                 Err(e) if reply.frame_id == 0 => top_error = Some(e),
-                Err(_) => {}
+                // A subframe that cannot be read is left out of the page, as it would be if
+                // it were not scriptable; the model reads the rest.
+                Err(e) => tracing::debug!(frame = reply.frame_id, error = %e, "frame not read"),
             }
         }
-        let mut observation = merge(frames).ok_or_else(|| {
-            top_error.unwrap_or_else(|| "the page's top frame could not be read".to_owned())
-        })?;
+        let mut observation =
+            merge(frames).ok_or_else(|| top_error.unwrap_or(PageError::FrameGone { frame: 0 }))?;
         LAST.with(|l| l.borrow_mut().insert(self.tab_id(), observation.clone()));
         if let Ok(tab) = self.tab(self.tab_id()).await
             && let Ok(tabs) = self.window_tabs(tab.window_id).await
@@ -267,7 +295,7 @@ impl TabPage {
         &self,
         action: &Action,
         tabs: Vec<ChromeTab>,
-    ) -> Result<ActionOutcome, String> {
+    ) -> Result<ActionOutcome, PageError> {
         let before = match tabs.iter().find(|t| t.id == self.tab_id()) {
             Some(tab) => tab.clone(),
             None => self.tab(self.tab_id()).await?,
@@ -313,14 +341,17 @@ impl TabPage {
                 )?))
                 .await?;
                 let tab: ChromeTab =
-                    serde_wasm_bindgen::from_value(tab).map_err(|e| e.to_string())?;
+                    serde_wasm_bindgen::from_value(tab).map_err(bad_reply("the new tab"))?;
                 self.tab_id.set(tab.id);
                 promise(chrome::tabs_update(tab.id, &props(serde_json::json!({ "url": url }))?))
                     .await?;
                 ActionOutcome { opened_tab: Some(tab.id), navigated: true, ..ActionOutcome::done() }
             }
             Action::SwitchTab { tab } => {
-                let target = self.tab(*tab).await.map_err(|_| format!("there is no tab {tab}"))?;
+                let target = self
+                    .tab(*tab)
+                    .await
+                    .map_err(|_| PageError::Refused(format!("there is no tab {tab}")))?;
                 promise(chrome::tabs_update(
                     target.id,
                     &props(serde_json::json!({ "active": true }))?,
@@ -386,8 +417,10 @@ impl TabPage {
         }
     }
 
-    async fn close_tab(&self, id: i32, window_id: i32) -> Result<ActionOutcome, String> {
-        promise(chrome::tabs_remove(id)).await.map_err(|_| format!("there is no tab {id}"))?;
+    async fn close_tab(&self, id: i32, window_id: i32) -> Result<ActionOutcome, PageError> {
+        promise(chrome::tabs_remove(id))
+            .await
+            .map_err(|_| PageError::Refused(format!("there is no tab {id}")))?;
         if id != self.tab_id() {
             return Ok(ActionOutcome::done());
         }
@@ -407,21 +440,24 @@ impl TabPage {
         &self,
         text: Option<&str>,
         seconds: Option<f64>,
-    ) -> Result<ActionOutcome, String> {
+    ) -> Result<ActionOutcome, PageError> {
         let limit = seconds.unwrap_or(5.0).clamp(0.1, MAX_WAIT_SECONDS) * 1000.0;
         let started = js_sys::Date::now();
         loop {
-            let probe: Result<Probe, String> =
+            let probe: Result<Probe, PageError> =
                 self.content(0, &ContentRequest::Probe { text: text.map(str::to_owned) }).await;
             let ready = match (&probe, text) {
                 (Ok(p), Some(_)) => p.found,
                 (Ok(p), None) => p.loaded,
                 (Err(_), _) => false,
             };
-            if probe.is_err()
-                && let Some(closed) = self.closed_reason(" while waiting").await
+            // A page that cannot be probed (it is loading, say) is waited for, unless its tab
+            // has gone.
+            if let Err(e) = probe
+                && let closed @ PageError::TabClosed { .. } =
+                    self.diagnose(e, " while waiting").await
             {
-                return Ok(ActionOutcome::failed(closed));
+                return Ok(ActionOutcome::failed(closed.to_string()));
             }
             if ready {
                 return Ok(ActionOutcome::done());
@@ -437,15 +473,18 @@ impl TabPage {
     }
 }
 
-fn check_url(url: &str) -> Result<(), String> {
+fn check_url(url: &str) -> Result<(), PageError> {
     if url.starts_with("http://") || url.starts_with("https://") {
         Ok(())
     } else {
-        Err(format!("only http and https addresses can be opened, not “{url}”"))
+        Err(PageError::Refused(format!("only http and https addresses can be opened, not “{url}”")))
     }
 }
 
-async fn history(p: Result<js_sys::Promise, JsValue>, way: &str) -> Result<ActionOutcome, String> {
+async fn history(
+    p: Result<js_sys::Promise, JsValue>,
+    way: &str,
+) -> Result<ActionOutcome, PageError> {
     match promise(p).await {
         Ok(_) => Ok(ActionOutcome { navigated: true, ..ActionOutcome::done() }),
         Err(e) => Ok(ActionOutcome::failed(format!("cannot go {way}: {e}"))),
@@ -461,32 +500,32 @@ pub async fn target_tab() -> Option<i32> {
 }
 
 impl Page for TabPage {
-    async fn observe(&self) -> Result<Observation, String> {
+    async fn observe(&self) -> Result<Observation, PageError> {
         match self.observe_frames().await {
-            Err(e) => Err(self.closed_reason("").await.unwrap_or(e)),
+            Err(e) => Err(self.diagnose(e, "").await),
             ok => ok,
         }
     }
 
-    async fn tab_closed(&self) -> bool {
-        self.tab(self.tab_id()).await.is_err()
-    }
-
-    async fn adopt_active_tab(&self) -> Result<String, String> {
-        let id = target_tab().await.ok_or("no web page is open")?;
+    async fn adopt_active_tab(&self) -> Result<String, PageError> {
+        let id = target_tab().await.ok_or(PageError::NoPage)?;
         let tab = self.tab(id).await?;
         self.tab_id.set(id);
         Ok(tab.url)
     }
 
-    async fn act(&self, action: &Action, permit: &NetworkPermit) -> Result<ActionOutcome, String> {
+    async fn act(
+        &self,
+        action: &Action,
+        permit: &NetworkPermit,
+    ) -> Result<ActionOutcome, PageError> {
         match self.guarded_act(action, permit).await {
-            Err(e) => Err(self.closed_reason(" during the action").await.unwrap_or(e)),
+            Err(e) => Err(self.diagnose(e, " during the action").await),
             ok => ok,
         }
     }
 
-    async fn describe(&self, target: Option<Ref>) -> Result<ActionTarget, String> {
+    async fn describe(&self, target: Option<Ref>) -> Result<ActionTarget, PageError> {
         self.describe_target(target).await
     }
 
@@ -498,7 +537,7 @@ impl Page for TabPage {
 impl TabPage {
     /// The live facts of a ref's element (the top frame's focused element for `None`), from
     /// the content script of the ref's frame, for the safety policy.
-    pub async fn describe_target(&self, target: Option<Ref>) -> Result<ActionTarget, String> {
+    pub async fn describe_target(&self, target: Option<Ref>) -> Result<ActionTarget, PageError> {
         let frame = target.map_or(0, |r| r.frame);
         self.content(frame, &ContentRequest::Describe { ref_id: target }).await
     }

@@ -68,6 +68,7 @@ fn one_line(out: &mut String, r: &TaskRecord) {
     out.push('\n');
 }
 
+#[expect(clippy::let_underscore_must_use, reason = "writing to a String cannot fail")]
 fn full(out: &mut String, r: &TaskRecord) {
     let status = if r.success { "done" } else { "not finished" };
     let _ = writeln!(out, "Turn {} ({status}): {}", r.turn, flatten(&r.task));

@@ -18,6 +18,7 @@ pub const JSON_EXPORT_VERSION: u32 = 1;
 /// URL as code, page and model text cannot inject markdown): every task with its summary, data
 /// and actions, and a follow-up prompt for a coding agent. Tracked values are redacted unless
 /// `values` includes them.
+#[expect(clippy::let_underscore_must_use, reason = "writing to a String cannot fail")]
 pub fn to_markdown(session: &Session, now_ms: f64, values: TrackedValues) -> String {
     let session = &*prepared(session, values);
     let mut out = String::new();

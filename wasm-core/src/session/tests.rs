@@ -370,6 +370,10 @@ fn at_most_five_summary_calls_run_at_once_and_all_finish() {
                 let _permit = limiter.acquire().await;
                 let (tx, rx) = futures::channel::oneshot::channel();
                 gates.borrow_mut().push(tx);
+                #[allow(
+                    clippy::let_underscore_must_use,
+                    reason = "a dropped gate releases the task as well as a sent one"
+                )]
                 let _ = rx.await;
                 *done.borrow_mut() += 1;
             })
@@ -381,6 +385,10 @@ fn at_most_five_summary_calls_run_at_once_and_all_finish() {
     for _ in 0..12 {
         let gate = gates.borrow_mut().pop();
         if let Some(g) = gate {
+            #[allow(
+                clippy::let_underscore_must_use,
+                reason = "the gated task may have ended: nothing to release then"
+            )]
             let _ = g.send(());
         }
         pool.run_until_stalled();

@@ -21,27 +21,28 @@ impl ClosingForm {
 }
 
 impl Page for ClosingForm {
-    async fn observe(&self) -> Result<Observation, String> {
+    async fn observe(&self) -> Result<Observation, PageError> {
         if self.closed.get() {
-            return Err("the tab Waymark was working on (tab 7) was closed".into());
+            return Err(PageError::TabClosed { tab: 7, during: String::new() });
         }
         self.form.observe().await
     }
-    async fn act(&self, action: &Action, permit: &NetworkPermit) -> Result<ActionOutcome, String> {
+    async fn act(
+        &self,
+        action: &Action,
+        permit: &NetworkPermit,
+    ) -> Result<ActionOutcome, PageError> {
         let outcome = self.form.act(action, permit).await;
         if self.form.acts.borrow().len() == self.close_after {
             self.closed.set(true);
         }
         outcome
     }
-    async fn describe(&self, target: Option<Ref>) -> Result<ActionTarget, String> {
+    async fn describe(&self, target: Option<Ref>) -> Result<ActionTarget, PageError> {
         self.form.describe(target).await
     }
-    async fn tab_closed(&self) -> bool {
-        self.closed.get()
-    }
-    async fn adopt_active_tab(&self) -> Result<String, String> {
-        let url = self.adopt.ok_or("no web page is open")?;
+    async fn adopt_active_tab(&self) -> Result<String, PageError> {
+        let url = self.adopt.ok_or(PageError::NoPage)?;
         self.closed.set(false);
         self.adopted.set(self.adopted.get() + 1);
         Ok(url.to_owned())

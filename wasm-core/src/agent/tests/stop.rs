@@ -146,7 +146,7 @@ fn a_stop_before_the_call_starts_it_never() {
         controls: &'a Rc<Controls>,
     }
     impl Page for StopWhileObserving<'_> {
-        async fn observe(&self) -> Result<Observation, String> {
+        async fn observe(&self) -> Result<Observation, PageError> {
             self.controls.stop();
             self.form.observe().await
         }
@@ -154,10 +154,10 @@ fn a_stop_before_the_call_starts_it_never() {
             &self,
             action: &Action,
             permit: &NetworkPermit,
-        ) -> Result<ActionOutcome, String> {
+        ) -> Result<ActionOutcome, PageError> {
             self.form.act(action, permit).await
         }
-        async fn describe(&self, target: Option<Ref>) -> Result<ActionTarget, String> {
+        async fn describe(&self, target: Option<Ref>) -> Result<ActionTarget, PageError> {
             self.form.describe(target).await
         }
     }

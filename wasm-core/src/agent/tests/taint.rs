@@ -41,7 +41,7 @@ impl Tab {
 }
 
 impl Page for Tab {
-    async fn observe(&self) -> Result<Observation, String> {
+    async fn observe(&self) -> Result<Observation, PageError> {
         self.seen.set(self.seen.get() + 1);
         let role = if self.select { "combobox" } else { "textbox" };
         Ok(Observation {
@@ -61,7 +61,11 @@ impl Page for Tab {
         })
     }
 
-    async fn act(&self, action: &Action, _permit: &NetworkPermit) -> Result<ActionOutcome, String> {
+    async fn act(
+        &self,
+        action: &Action,
+        _permit: &NetworkPermit,
+    ) -> Result<ActionOutcome, PageError> {
         self.acts.borrow_mut().push(action.clone());
         Ok(match action {
             Action::Extract { .. } => ActionOutcome::with_text(self.text()),
@@ -69,7 +73,7 @@ impl Page for Tab {
         })
     }
 
-    async fn describe(&self, _target: Option<Ref>) -> Result<ActionTarget, String> {
+    async fn describe(&self, _target: Option<Ref>) -> Result<ActionTarget, PageError> {
         let (role, tag) = if self.select { ("combobox", "select") } else { ("textbox", "input") };
         Ok(ActionTarget {
             role: role.into(),

@@ -3,6 +3,7 @@
 
 use super::{ChromeTab, TabPage};
 use crate::action::{ActionOutcome, ContentRequest};
+use crate::agent::PageError;
 
 impl TabPage {
     /// The same tab, able to upload the task's resource files.
@@ -15,7 +16,7 @@ impl TabPage {
         &self,
         r: crate::observation::Ref,
         file: &str,
-    ) -> Result<ActionOutcome, String> {
+    ) -> Result<ActionOutcome, PageError> {
         let fetched = match &self.uploads {
             Some(uploads) => uploads.fetch(file).await,
             None => Err(crate::upload::UploadError::NothingAttached { requested: file.to_owned() }),
@@ -54,15 +55,20 @@ impl TabPage {
         }
     }
 
-    /// Why the page cannot be reached when the reason is that its tab is gone (the user or a
-    /// page closed it), in words the user understands; `None` while the tab exists.
-    pub(super) async fn closed_reason(&self, when: &str) -> Option<String> {
+    /// What a failed page call means for the task, from the tab's state (never from the
+    /// words of Chrome's error): the tab is gone ([`PageError::TabClosed`], noticed `during`
+    /// something), or the browser does not let extensions into the page it now shows
+    /// ([`PageError::NoAccess`]); else the error as it was.
+    pub(super) async fn diagnose(&self, error: PageError, during: &str) -> PageError {
         let id = self.tab_id();
-        self.tab(id).await.err().map(|_| {
-            format!(
-                "the tab Waymark was working on (tab {id}) was closed{when}; reopen the page and \
-                 start the task again, or tell Waymark which tab to use"
-            )
-        })
+        let Ok(tab) = self.tab(id).await else {
+            return PageError::TabClosed { tab: id, during: during.to_owned() };
+        };
+        match error {
+            PageError::InjectionFailed(_) if !crate::tabs::scriptable(&tab.url) => {
+                PageError::NoAccess { url: tab.url }
+            }
+            other => other,
+        }
     }
 }

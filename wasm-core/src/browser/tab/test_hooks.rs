@@ -9,6 +9,7 @@ use super::TabPage;
 use crate::action::{Action, ActionOutcome, ContentRequest};
 use crate::agent::Page;
 use crate::browser::host_port::to_js;
+use crate::glue::ExportError;
 use crate::observation::Observation;
 use crate::safety::NetworkPermit;
 use serde::{Deserialize, Serialize};
@@ -51,11 +52,17 @@ struct ObserveReply {
 pub(in crate::browser) fn register(wasm_ms: f64) {
     let global = js_sys::global();
     let hook = Closure::<dyn Fn(i32, JsValue) -> js_sys::Promise>::new(|tab, request| {
-        wasm_bindgen_futures::future_to_promise(page_request(tab, request))
+        wasm_bindgen_futures::future_to_promise(async move {
+            page_request(tab, request).await.map_err(|e| waymark_page::js::named_error(&e))
+        })
     });
     let startup = js_sys::Object::new();
     let set = |target: &JsValue, key: &str, value: &JsValue| {
-        let _ = js_sys::Reflect::set(target, &JsValue::from_str(key), value);
+        // Setting a property of a plain object or the global does not throw; a test that
+        // misses the hook says so itself.
+        if let Err(e) = js_sys::Reflect::set(target, &JsValue::from_str(key), value) {
+            tracing::error!(error = %crate::browser::js_message(&e), "test hook {key} not set");
+        }
     };
     set(&startup, "wasm_ms", &JsValue::from_f64(wasm_ms));
     set(&startup, "started_ms", &JsValue::from_f64(worker_now()));
@@ -74,14 +81,15 @@ pub(in crate::browser) fn worker_now() -> f64 {
 }
 
 /// Runs one page request on a tab through the same [`TabPage`] the agent uses: the tests
-/// cover every action without scripting an LLM conversation per action.
-async fn page_request(tab_id: i32, request: JsValue) -> Result<JsValue, JsValue> {
+/// cover every action without scripting an LLM conversation per action. Its errors keep
+/// their kind (the hook throws them as named JS errors).
+async fn page_request(tab_id: i32, request: JsValue) -> Result<JsValue, ExportError> {
     let request: PageRequest = serde_wasm_bindgen::from_value(request)
-        .map_err(|e| crate::browser::js_error(format!("bad page request: {e}")))?;
+        .map_err(|e| ExportError::BadRequest(format!("bad page request: {e}")))?;
     let page = TabPage::new(tab_id);
     let reply = match request {
         PageRequest::Observe { budget } => {
-            let observation = page.observe_frames().await.map_err(crate::browser::js_error)?;
+            let observation = page.observe_frames().await?;
             let prompt = observation.to_prompt_with_budget(
                 "test",
                 budget.unwrap_or(crate::observation::DEFAULT_TOKEN_BUDGET),
@@ -96,14 +104,13 @@ async fn page_request(tab_id: i32, request: JsValue) -> Result<JsValue, JsValue>
                     Err(e) => Err(e),
                 },
             };
-            let outcome = outcome.unwrap_or_else(ActionOutcome::failed);
+            let outcome = outcome.unwrap_or_else(|e| ActionOutcome::failed(e.to_string()));
             to_js(&serde_json::json!({ "outcome": outcome, "tab": page.tab_id() }))
         }
         PageRequest::Content { frame, request } => {
-            let value: serde_json::Value =
-                page.content(frame, &request).await.map_err(crate::browser::js_error)?;
+            let value: serde_json::Value = page.content(frame, &request).await?;
             to_js(&value)
         }
     };
-    reply.map_err(crate::browser::js_error)
+    reply.map_err(ExportError::EncodeFailed)
 }

@@ -1,97 +1,61 @@
-//! The running task's write-ahead journal in `chrome.storage.local`: one key per entry plus a
-//! small header, written together in one `set` so a killed worker never leaves an entry
-//! without its header count (or the reverse).
+//! The running task's journal in `chrome.storage.local`: the [`Store`] the agent's
+//! [`StoredJournal`] writes to (the layout and what a damaged journal means are decided in
+//! `crate::agent::journal`, natively tested).
 
 use super::chrome;
-use crate::agent::{Journal, JournalEntry, TaskContext};
+use crate::agent::{Recovery, Store, StoreError, StoredJournal};
 use crate::browser::host_port::to_js;
-use std::cell::Cell;
+use std::collections::BTreeMap;
 use wasm_bindgen::JsValue;
 use wasm_bindgen_futures::JsFuture;
 
-const ACTIVE_KEY: &str = "task:active";
+/// `chrome.storage.local`.
+#[derive(Clone, Copy, Debug, Default)]
+pub(super) struct ChromeStore;
 
-#[derive(serde::Serialize, serde::Deserialize)]
-struct Header {
-    id: String,
-    tab_id: i32,
-    count: u32,
+/// The journal of a task in `chrome.storage.local`.
+pub(super) type StorageJournal = StoredJournal<ChromeStore>;
+
+fn store_error(e: JsValue) -> StoreError {
+    StoreError(crate::browser::js_message(&e))
 }
 
-fn entry_key(id: &str, seq: u32) -> String {
-    format!("task:{id}:{seq:06}")
-}
-
-/// The journal of one task.
-pub(super) struct StorageJournal {
-    id: String,
-    tab_id: i32,
-    count: Cell<u32>,
-}
-
-impl StorageJournal {
-    /// A journal for a new task on `tab_id`.
-    pub(super) fn new(id: String, tab_id: i32) -> Self {
-        Self { id, tab_id, count: Cell::new(0) }
-    }
-
-    /// The tab the task works on.
-    pub(super) fn tab_id(&self) -> i32 {
-        self.tab_id
-    }
-
-    /// Removes the journal once the task has ended and its turn is stored.
-    pub(super) async fn clear(&self) {
-        let keys = js_sys::Array::new();
-        keys.push(&JsValue::from_str(ACTIVE_KEY));
-        for seq in 1..=self.count.get() {
-            keys.push(&JsValue::from_str(&entry_key(&self.id, seq)));
+impl Store for ChromeStore {
+    async fn get(
+        &self,
+        keys: &[String],
+    ) -> Result<BTreeMap<String, serde_json::Value>, StoreError> {
+        let array: js_sys::Array = keys.iter().map(|k| JsValue::from_str(k)).collect();
+        let got = JsFuture::from(chrome::storage_get(&array)).await.map_err(store_error)?;
+        let mut values = BTreeMap::new();
+        for key in keys {
+            let value = js_sys::Reflect::get(&got, &JsValue::from_str(key)).map_err(store_error)?;
+            if value.is_undefined() {
+                continue;
+            }
+            // A value that is not JSON data counts as unreadable (the journal reports it).
+            let json = serde_wasm_bindgen::from_value(value).unwrap_or(serde_json::Value::Null);
+            values.insert(key.clone(), json);
         }
-        let _ = JsFuture::from(chrome::storage_remove(&keys)).await;
+        Ok(values)
+    }
+
+    async fn set(&self, items: Vec<(String, serde_json::Value)>) -> Result<(), StoreError> {
+        let object = js_sys::Object::new();
+        for (key, value) in items {
+            let value = to_js(&value).map_err(StoreError)?;
+            js_sys::Reflect::set(&object, &JsValue::from_str(&key), &value).map_err(store_error)?;
+        }
+        JsFuture::from(chrome::storage_set(&object)).await.map(drop).map_err(store_error)
+    }
+
+    async fn remove(&self, keys: &[String]) -> Result<(), StoreError> {
+        let array: js_sys::Array = keys.iter().map(|k| JsValue::from_str(k)).collect();
+        JsFuture::from(chrome::storage_remove(&array)).await.map(drop).map_err(store_error)
     }
 }
 
-impl Journal for StorageJournal {
-    async fn write(&self, entry: &JournalEntry) -> Result<(), String> {
-        let seq = self.count.get() + 1;
-        let header = Header { id: self.id.clone(), tab_id: self.tab_id, count: seq };
-        let items = js_sys::Object::new();
-        let set = |k: &str, v: JsValue| {
-            js_sys::Reflect::set(&items, &JsValue::from_str(k), &v).map(|_| ())
-        };
-        set(&entry_key(&self.id, seq), to_js(entry)?)
-            .map_err(|e| crate::browser::js_message(&e))?;
-        set(ACTIVE_KEY, to_js(&header)?).map_err(|e| crate::browser::js_message(&e))?;
-        JsFuture::from(chrome::storage_set(&items))
-            .await
-            .map_err(|e| format!("storage: {}", crate::browser::js_message(&e)))?;
-        self.count.set(seq);
-        Ok(())
-    }
-}
-
-async fn get(key: &str) -> Option<JsValue> {
-    let got = JsFuture::from(chrome::storage_get(&JsValue::from_str(key))).await.ok()?;
-    let value = js_sys::Reflect::get(&got, &JsValue::from_str(key)).ok()?;
-    (!value.is_undefined()).then_some(value)
-}
-
-/// The unfinished task a previous worker left behind, rebuilt from its journal.
-pub(super) async fn load_active() -> Option<(StorageJournal, TaskContext)> {
-    let header: Header = serde_wasm_bindgen::from_value(get(ACTIVE_KEY).await?).ok()?;
-    let keys = js_sys::Array::new();
-    for seq in 1..=header.count {
-        keys.push(&JsValue::from_str(&entry_key(&header.id, seq)));
-    }
-    let got = JsFuture::from(chrome::storage_get(&keys)).await.ok()?;
-    let mut entries = Vec::with_capacity(header.count as usize);
-    for seq in 1..=header.count {
-        let value =
-            js_sys::Reflect::get(&got, &JsValue::from_str(&entry_key(&header.id, seq))).ok()?;
-        entries.push(serde_wasm_bindgen::from_value::<JournalEntry>(value).ok()?);
-    }
-    let ctx = TaskContext::replay(&entries)?;
-    let journal =
-        StorageJournal { id: header.id, tab_id: header.tab_id, count: Cell::new(header.count) };
-    Some((journal, ctx))
+/// What the previous worker left of an unfinished task.
+pub(super) async fn load_active() -> Recovery<ChromeStore> {
+    crate::agent::load_active(ChromeStore).await
 }

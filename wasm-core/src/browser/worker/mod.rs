@@ -85,6 +85,14 @@ fn worker() -> Rc<Worker> {
 pub async fn sw_start() -> Result<(), JsValue> {
     #[cfg(feature = "test-hooks")]
     let wasm_ms = super::tab::test_hooks::worker_now();
+    // Panics and warnings reach the worker's console from here on; a developer's level
+    // (`log_level` in `chrome.storage.local`) follows once read, off the start's path.
+    waymark_page::js::init_console("waymark worker", waymark_page::log::DEFAULT_LEVEL);
+    spawn_local(async {
+        let level: Option<String> = storage::load_json(waymark_page::log::LEVEL_KEY).await;
+        let level = waymark_page::log::parse_level(level.as_deref());
+        waymark_page::js::init_console("waymark worker", level);
+    });
     let w = worker();
     // The extension's settings and the prompt history load alongside the session (the panel's
     // first state needs only the session; they follow in the next one).
@@ -131,18 +139,21 @@ pub fn sw_panel_message(port: Port, msg: JsValue) {
     if !is_own_panel(&port) {
         return;
     }
-    let request: PanelRequest = match serde_wasm_bindgen::from_value(msg) {
-        Ok(r) => r,
-        Err(_) => return,
-    };
     let w = worker();
+    let decoded = serde_wasm_bindgen::from_value::<PanelRequest>(msg).map_err(|e| e.to_string());
+    if let Err(e) = &decoded {
+        tracing::warn!(error = %e, "a side panel message could not be read");
+    }
+    let received = w.state.borrow_mut().receive(decoded);
+    if received.redraw {
+        w.broadcast();
+    }
+    let Some(request) = received.request else { return };
     match request {
         PanelRequest::Hello => {
             w.broadcast();
             let host = w.host.clone();
-            spawn_local(async move {
-                let _ = host.hello().await;
-            });
+            spawn_local(async move { host.refresh().await });
         }
         PanelRequest::StartTask { prompt, mode, max_steps, step_mode, resources } => {
             let running = w.state.borrow().task.as_ref().is_some_and(|t| t.running);
@@ -182,7 +193,11 @@ pub fn sw_panel_message(port: Port, msg: JsValue) {
         | PanelRequest::TakeOver
         | PanelRequest::AnswerIntervention { .. } => {
             let controls = w.controls.borrow().clone();
-            let Some(c) = controls else { return };
+            let Some(c) = controls else {
+                // A control for a task that just ended (the panel had not redrawn yet).
+                tracing::debug!(?request, "no task runs; control ignored");
+                return;
+            };
             match request {
                 PanelRequest::Pause => c.pause(),
                 PanelRequest::Resume => c.resume(),
@@ -200,7 +215,9 @@ pub fn sw_panel_message(port: Port, msg: JsValue) {
             }
             w.broadcast();
             spawn_local(async move {
-                let _ = storage::save_intervention_settings(&settings).await;
+                let saved = storage::save_intervention_settings(&settings).await;
+                let saved = saved.map_err(|e| crate::browser::js_message(&e));
+                storage_result(&w, "the intervention settings", saved);
             });
         }
         PanelRequest::Export => {
@@ -240,6 +257,17 @@ fn is_own_panel(port: &Port) -> bool {
         .and_then(|u| u.as_string())
         .unwrap_or_default();
     crate::safety::is_panel_port(&port.name(), &url, &chrome::extension_url("sidepanel.html"))
+}
+
+/// A storage write's result: a failure is shown in the panel (until a write succeeds) and
+/// logged, never dropped.
+fn storage_result(w: &Rc<Worker>, what: &str, result: Result<(), String>) {
+    if let Err(e) = result {
+        tracing::warn!(error = %e, "could not save {what}");
+        w.state.borrow_mut().storage_error =
+            Some(format!("Could not save {what} to browser storage ({e})."));
+        w.broadcast();
+    }
 }
 
 impl Worker {

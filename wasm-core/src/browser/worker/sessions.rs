@@ -113,8 +113,10 @@ async fn apply_summary(w: &Rc<Worker>, id: &str, turn: u32, summary: Summary, by
 /// Offers the finished turn to the host's transcript capture (best effort: capture is opt-in
 /// and a missing host must not disturb the session).
 async fn send_transcript(w: &Rc<Worker>, session: &Session, turn: u32) {
-    if let Some(record) = session.turn(turn) {
-        let _ = w.host.request(transcript_record(session, record)).await;
+    if let Some(record) = session.turn(turn)
+        && let Err(e) = w.host.request(transcript_record(session, record)).await
+    {
+        tracing::warn!(code = %e.code, message = %e.message, "the turn's transcript was not sent");
     }
 }
 
@@ -205,8 +207,10 @@ pub(super) fn new_session(w: &Rc<Worker>) {
     let id = fresh.id.clone();
     *w.session.borrow_mut() = fresh;
     // Remembered as current at once, so a worker restart does not bring the old one back.
+    let saving = w.clone();
     spawn_local(async move {
-        let _ = storage::set_current(&id).await;
+        let saved = storage::set_current(&id).await;
+        super::storage_result(&saving, "which session is current", saved);
     });
     let mut state = w.state.borrow_mut();
     state.task = None;
@@ -223,7 +227,8 @@ pub(super) async fn continue_session(w: Rc<Worker>, id: String) -> bool {
     }
     if w.session.borrow().id != id {
         let Some(session) = storage::load_session(&id).await else { return false };
-        let _ = storage::set_current(&id).await;
+        let saved = storage::set_current(&id).await;
+        super::storage_result(&w, "which session is current", saved);
         *w.session.borrow_mut() = session;
         let mut state = w.state.borrow_mut();
         state.task = None;

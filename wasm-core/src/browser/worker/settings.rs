@@ -98,7 +98,7 @@ pub(super) async fn save(w: Rc<Worker>, form: SettingsForm) {
     }
     w.broadcast();
     // The status line shows the navigator's model: ask the host again.
-    let _ = w.host.hello().await;
+    w.host.refresh().await;
 }
 
 /// Runs the host's doctor checks.
@@ -149,7 +149,9 @@ pub(super) fn remember_prompt(w: &Rc<Worker>, prompt: &str) {
         push_history(&mut state.prompt_history, prompt);
         state.prompt_history.clone()
     };
+    let w = w.clone();
     wasm_bindgen_futures::spawn_local(async move {
-        let _ = storage::save_json(HISTORY_KEY, &history).await;
+        let saved = storage::save_json(HISTORY_KEY, &history).await;
+        super::storage_result(&w, "the prompt history", saved);
     });
 }

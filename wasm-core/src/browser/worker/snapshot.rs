@@ -31,7 +31,10 @@ pub(super) fn save(w: &Rc<Worker>) {
     let writes = [session_storage_set(&items), chrome::storage_set(&items)];
     wasm_bindgen_futures::spawn_local(async move {
         for write in writes {
-            let _ = JsFuture::from(write).await;
+            if let Err(e) = JsFuture::from(write).await {
+                // Only the panel's fast start is lost; the live state follows anyway.
+                tracing::warn!(error = %crate::browser::js_message(&e), "panel snapshot not saved");
+            }
         }
     });
 }

@@ -12,7 +12,7 @@ use crate::panel::{LlmState, Usage};
 use crate::protocol::{ErrorBody, HostEvent, LlmCompletion, LlmRequest, LlmRole};
 use std::cell::RefCell;
 use std::rc::{Rc, Weak};
-use wasm_bindgen_futures::{JsFuture, spawn_local};
+use wasm_bindgen_futures::spawn_local;
 
 /// The host's LLM, metered for the panel.
 pub(super) struct MeteredLlm {
@@ -96,7 +96,7 @@ fn on_delta(w: &Rc<Worker>, text: &str) {
         Push::After(ms) => {
             let w = w.clone();
             spawn_local(async move {
-                let _ = JsFuture::from(chrome::sleep_ms(ms)).await;
+                chrome::sleep(ms).await;
                 LIVE_THROTTLE.with(|t| t.borrow_mut().fired(BrowserEnv.now_ms()));
                 w.broadcast();
             });
@@ -171,6 +171,7 @@ pub(super) async fn save_session_usage(w: &Rc<Worker>) {
         (state.usage_session_id.clone(), state.session_usage)
     };
     if !id.is_empty() {
-        let _ = storage::save_json(&usage_key(&id), &usage).await;
+        let saved = storage::save_json(&usage_key(&id), &usage).await;
+        super::storage_result(w, "the session's usage", saved);
     }
 }

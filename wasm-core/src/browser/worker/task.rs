@@ -2,7 +2,7 @@
 //! write-ahead journal, records the turn; resumes a task a killed worker left behind.
 
 use super::env::BrowserEnv;
-use super::journal::{self, StorageJournal};
+use super::journal::{self, ChromeStore, StorageJournal};
 use super::status::MeteredLlm;
 use super::{Worker, interventions, sessions};
 use crate::agent::{
@@ -30,7 +30,10 @@ impl TaskEvents for Rc<Worker> {
         }
         let w = self.clone();
         wasm_bindgen_futures::spawn_local(async move {
-            let _ = JsFuture::from(super::env::next_tick()).await;
+            if let Err(e) = JsFuture::from(super::env::next_tick()).await {
+                // The update goes out now instead of after the step's other events.
+                tracing::warn!(error = %crate::browser::js_message(&e), "next_tick failed");
+            }
             BROADCAST_PENDING.with(|p| p.set(false));
             w.broadcast();
         });
@@ -71,7 +74,8 @@ pub(super) async fn run(w: Rc<Worker>, opts: StartOptions) {
         return;
     };
     if !matches!(w.host.status(), crate::panel::HostStatus::Connected { .. }) {
-        let _ = w.host.hello().await;
+        // Not connected: the task's first model call reports the host's error to the user.
+        w.host.refresh().await;
     }
     let spec = TaskSpec {
         resources: opts.resources,
@@ -83,7 +87,7 @@ pub(super) async fn run(w: Rc<Worker>, opts: StartOptions) {
         ..TaskSpec::new(opts.prompt)
     };
     let id = format!("{:x}{:08x}", BrowserEnv.now_ms() as u64, BrowserEnv.random_u64() as u32);
-    let journal = StorageJournal::new(id, tab_id);
+    let journal = StorageJournal::new(ChromeStore, id, tab_id);
     let page = page_for(&w, tab_id, &spec);
     let controls = attach_controls(&w, opts.step_mode, page.guard());
     let llm = metered(&w);
@@ -142,9 +146,16 @@ fn page_for(w: &Rc<Worker>, tab_id: i32, spec: &TaskSpec) -> TabPage {
     TabPage::for_task(tab_id).with_uploads(uploads)
 }
 
-/// Resumes the task a previous worker left unfinished, if any.
+/// Resumes the task a previous worker left unfinished, if any; reports one whose journal
+/// could not be fully read.
 pub(super) async fn resume(w: Rc<Worker>) {
-    let Some((journal, mut ctx)) = journal::load_active().await else { return };
+    let (journal, mut ctx) = match journal::load_active().await {
+        agent::Recovery::Nothing => return,
+        agent::Recovery::Resume { journal, ctx } => (journal, ctx),
+        agent::Recovery::Damaged { journal, report } => {
+            return report_damaged(&w, journal, report).await;
+        }
+    };
     if let Some(outcome) = ctx.finished.clone() {
         // It ended but its turn may not be stored yet.
         finish(&w, &ctx, outcome, &journal).await;
@@ -159,6 +170,32 @@ pub(super) async fn resume(w: Rc<Worker>) {
     let outcome = agent.run(&mut ctx).await;
     page.guard().end_after_settle();
     finish(&w, &ctx, outcome, &journal).await;
+}
+
+/// A task whose journal could not be fully read is not resumed: the panel shows it as failed
+/// with what was recovered, and it is recorded as a turn of the session; its journal then
+/// goes (unless storage could not be read at all: the next start tries again).
+async fn report_damaged(
+    w: &Rc<Worker>,
+    journal: Option<StorageJournal>,
+    report: agent::DamageReport,
+) {
+    let notice = report.notice();
+    tracing::warn!(%notice, "an interrupted task was not resumed");
+    let now = BrowserEnv.now_ms();
+    let outcome = report.outcome(now);
+    w.state.borrow_mut().task = Some(TaskView::unrestored(&report, now));
+    w.broadcast();
+    let Some(journal) = journal else { return };
+    sessions::record_task(w, report.task(), &outcome, &report.recovered.taint).await;
+    clear_journal(&journal).await;
+}
+
+async fn clear_journal(journal: &StorageJournal) {
+    if let Err(e) = journal.clear().await {
+        // The next worker finds the ended task and records it again (the turn is stored).
+        tracing::warn!(error = %e, "the ended task's journal could not be removed");
+    }
 }
 
 /// Earlier tasks' findings for the prompt, from the session module.
@@ -233,5 +270,5 @@ async fn finish(
     w.broadcast();
     sessions::record_task(w, &ctx.spec.task, &outcome, &ctx.taint).await;
     super::status::save_session_usage(w).await;
-    journal.clear().await;
+    clear_journal(journal).await;
 }
