@@ -377,6 +377,10 @@ pub struct ActionOutcome {
     /// because the page failed): a task that ends after one is headed "Refused".
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub refused_by: Option<Refuser>,
+    /// The worker restarted while the action ran, so whether it took effect is unknown: a
+    /// resumed task must not repeat it blindly.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub interrupted: bool,
 }
 
 /// Who said no to an action.
@@ -403,6 +407,11 @@ impl ActionOutcome {
     /// A failed outcome with its reason.
     pub fn failed(reason: impl Into<String>) -> Self {
         Self { ok: false, error: Some(reason.into()), ..Self::default() }
+    }
+
+    /// An action whose outcome was lost when the worker restarted; `reason` says so in words.
+    pub fn interrupted(reason: impl Into<String>) -> Self {
+        Self { interrupted: true, ..Self::failed(reason) }
     }
 
     /// An action that did not run because `by` did not allow it.

@@ -262,7 +262,7 @@ impl TaskContext {
                 step,
                 action,
                 description,
-                outcome: ActionOutcome::failed(INTERRUPTED),
+                outcome: ActionOutcome::interrupted(INTERRUPTED),
             });
         }
         ctx
@@ -270,7 +270,7 @@ impl TaskContext {
 
     /// The records needed to resume, as journal entries, for an interrupted action.
     pub fn interrupted_record(&self) -> Option<&StepRecord> {
-        self.steps.last().filter(|s| s.outcome.error.as_deref() == Some(INTERRUPTED))
+        self.steps.last().filter(|s| s.outcome.interrupted)
     }
 }
 
