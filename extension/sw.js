@@ -5,7 +5,7 @@ import init, {
   sw_panel_message,
   sw_panel_disconnected,
   sw_request_error,
-} from './pkg/waymark_core.js';
+} from './pkg/waymark_worker.js';
 
 const ready = init().then(() => sw_start());
 

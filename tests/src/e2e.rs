@@ -39,7 +39,7 @@ pub const BUILD_MARKER: &str = "waymark-build.json";
 pub enum Needs {
     /// The unpacked extension and the host, any flavour.
     Extension,
-    /// The same with waymark-core's `test-hooks` feature (`globalThis.waymarkPageRequest` in the
+    /// The same with waymark-worker's `test-hooks` feature (`globalThis.waymarkPageRequest` in the
     /// service worker).
     TestHooks,
 }
@@ -133,7 +133,7 @@ pub fn built_extension(needs: Needs) -> Option<PathBuf> {
 /// Checks that `extension` (and the host) hold a build that satisfies `needs`.
 pub fn check_build(extension: &Path, host: &Path, needs: Needs) -> Result<PathBuf> {
     let files = [
-        "pkg/waymark_core_bg.wasm",
+        "pkg/waymark_worker_bg.wasm",
         "pkg-content/waymark_content_bg.wasm",
         "pkg-wasm2js/waymark_content_bg.wasm.js",
         "pkg-panel/sidepanel.js",
@@ -186,7 +186,7 @@ mod tests {
         let dir = tempfile::tempdir().expect("dir");
         let ext = dir.path();
         for f in [
-            "pkg/waymark_core_bg.wasm",
+            "pkg/waymark_worker_bg.wasm",
             "pkg-content/waymark_content_bg.wasm",
             "pkg-wasm2js/waymark_content_bg.wasm.js",
             "pkg-panel/sidepanel.js",

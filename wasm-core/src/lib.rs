@@ -2,13 +2,13 @@
 //! WebAssembly (the extension's service worker and side panel). The wire types come from
 //! `waymark-protocol`, the page model from `waymark-page`.
 //!
-//! Only [`browser`] touches `wasm_bindgen`/`web_sys` (and only on wasm); it holds adapters, not
-//! decisions.
+//! Nothing here names `wasm_bindgen`, `web_sys` or `chrome.*`: the platform comes in through
+//! traits (`agent::{Llm, Page, Journal, Env}`, …) that `waymark-worker` implements in the
+//! browser and the tests implement with in-memory fakes.
 
 pub use waymark_page::action;
 pub mod agent;
 pub mod frames;
-pub mod glue;
 pub mod host_retry;
 pub use waymark_page::observation;
 pub mod panel;
@@ -18,5 +18,3 @@ pub mod session;
 pub mod tabs;
 pub mod text;
 pub mod upload;
-
-pub mod browser;

@@ -542,7 +542,7 @@ pub fn session_list(metas: &[SessionMeta], current_id: &str) -> Vec<SessionListI
 }
 
 /// Why the browser could not reach the native host, as the browser adapter classified its
-/// error (`browser/chrome_error.rs`): the browser's own wording differs between browsers and
+/// error (`waymark-worker`'s `chrome_error.rs`): the browser's own wording differs between browsers and
 /// versions, so only the adapter reads it, and the panel decides on this kind.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum HostUnreachable {

@@ -1,5 +1,5 @@
 //! Builds the unpacked extension and the host. The extension gets three builds of the Rust:
-//! `pkg/` (waymark-core, `--target web`: service worker and side panel), `pkg-content/`
+//! `pkg/` (waymark-worker, `--target web`: service worker and side panel), `pkg-content/`
 //! (waymark-content, the content script alone: DOM walk and actions) and `pkg-wasm2js/` (the
 //! same content build as plain JavaScript, for pages whose CSP blocks WebAssembly). The side
 //! panel's modules are bundled into `pkg-panel/` (see `panel.rs`).
@@ -14,7 +14,7 @@ use std::time::Instant;
 pub struct Options {
     /// Build the host with the release profile.
     pub release: bool,
-    /// Compile waymark-core's `test-hooks` feature into the service worker: the end-to-end
+    /// Compile waymark-worker's `test-hooks` feature into the service worker: the end-to-end
     /// tests and benchmarks drive the agent's tab code through it. Shipped builds (`run`,
     /// `build --release`) leave it out.
     pub test_hooks: bool,
@@ -92,7 +92,7 @@ fn binaryen_opt(package: &str) -> &'static str {
 }
 
 /// The service worker's and side panel's crate.
-const CORE: &str = "waymark-core";
+const WORKER: &str = "waymark-worker";
 /// The content script's crate.
 const CONTENT: &str = "waymark-content";
 
@@ -145,7 +145,7 @@ fn wasm_bindgen(input: &Path, target: &str, out_dir: &Path) -> Result<()> {
 
 /// The `--target web` build used by the service worker and the side panel.
 fn wasm_web(extension_dir: &Path, test_hooks: bool) -> Result<PathBuf> {
-    web_build(extension_dir, CORE, "pkg", test_hooks)
+    web_build(extension_dir, WORKER, "pkg", test_hooks)
 }
 
 /// The content script's own `--target web` build: only the DOM walk and actions.

@@ -2,9 +2,9 @@
 //!
 //! * `setup` installs what is missing: the wasm target, the pinned wasm-bindgen-cli, npm
 //!   binaryen, Debian Chromium.
-//! * `build [--release] [--test-hooks]` builds the wasm core (web + wasm2js), the host and the
+//! * `build [--release] [--test-hooks]` builds the worker and content wasm (web + wasm2js), the host and the
 //!   unpacked extension in `extension/`; `--test-hooks` adds what the end-to-end tests drive
-//!   (waymark-core's `test-hooks` feature), which `test` and `bench` always add.
+//!   (waymark-worker's `test-hooks` feature), which `test` and `bench` always add.
 //! * `test` = setup + build + fmt check + clippy + every test (end-to-end in real Chromium).
 //! * `bench step` = the agent's own overhead per step (see `bench.rs`).
 //! * `bench panel` = the side panel's start-up on a 200-task session (see `bench.rs`).

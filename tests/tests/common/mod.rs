@@ -28,7 +28,7 @@ pub fn built_extension() -> Option<PathBuf> {
 }
 
 /// [`built_extension`] for tests that drive the worker's tab code directly
-/// (`globalThis.waymarkPageRequest`): the build must have waymark-core's `test-hooks` feature.
+/// (`globalThis.waymarkPageRequest`): the build must have waymark-worker's `test-hooks` feature.
 pub fn built_extension_with_test_hooks() -> Option<PathBuf> {
     e2e::built_extension(e2e::Needs::TestHooks)
 }

@@ -1,5 +1,5 @@
 //! Shared set-up of the perception tests: the widget zoo on two origins and a handle on the
-//! service worker's `waymarkPageRequest` hook (waymark-core's `test-hooks` feature, in the
+//! service worker's `waymarkPageRequest` hook (waymark-worker's `test-hooks` feature, in the
 //! builds of `cargo xtask test` and `cargo xtask build --test-hooks`; the tests check the build
 //! has it through `common::built_extension_with_test_hooks`).
 //!

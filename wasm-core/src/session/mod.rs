@@ -1,7 +1,7 @@
 //! A session: the user's tasks in order, what each found, and everything built from them —
 //! the next task's context, the table of contents, titles, search, summaries and exports.
 //!
-//! Target-independent: the service worker stores and loads sessions (`browser/worker/`), this
+//! Target-independent: the service worker stores and loads sessions (`waymark-worker`), this
 //! module decides what they contain, and native tests cover it with plain data.
 
 mod context;

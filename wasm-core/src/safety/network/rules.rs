@@ -1,6 +1,6 @@
 //! The declarativeNetRequest session rules that enforce a [`NetworkPermit`]: which requests of
 //! which tabs the browser blocks while an action runs. Decided here, natively tested; the
-//! browser adapter (`browser/netguard.rs`) only installs the list and reports what it blocked.
+//! browser adapter (`waymark-worker`'s `netguard.rs`) only installs the list and reports what it blocked.
 //!
 //! Shape: three block rules (navigations, state-changing methods, send-only channels) and allow
 //! rules of a higher priority for what the permit lets through. Allow rules use anchored

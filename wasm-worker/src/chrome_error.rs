@@ -5,7 +5,7 @@
 //! Plain Rust with no `chrome.*` call: compiled natively too, so its tests run under
 //! `cargo test`.
 
-use crate::panel::HostUnreachable;
+use waymark_core::panel::HostUnreachable;
 
 /// What a native-messaging failure (`chrome.runtime.lastError` when the port to the host
 /// closes without an answer) means: Chrome says "Specified native messaging host not found.",

@@ -5,22 +5,25 @@ use super::env::BrowserEnv;
 use super::journal::{self, ChromeStore, StorageJournal};
 use super::status::MeteredLlm;
 use super::{Worker, interventions, sessions};
-use crate::agent::{
-    self, Agent, Controls, Env, OutputMode, TaskContext, TaskEvent, TaskEvents, TaskSpec,
-};
-use crate::browser::tab::TabPage;
-use crate::panel::TaskView;
+use crate::tab::TabPage;
 use std::collections::BTreeMap;
 use std::rc::{Rc, Weak};
 use wasm_bindgen_futures::JsFuture;
+use waymark_core::agent::{
+    self, Agent, Controls, Env, OutputMode, TaskContext, TaskEvent, TaskEvents, TaskSpec,
+};
+use waymark_core::panel::TaskView;
 
 thread_local! {
     static BROADCAST_PENDING: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
 }
 
-impl TaskEvents for Rc<Worker> {
+/// The worker as the agent's progress view: events update the task's panel state.
+pub(super) struct TaskEventSink(pub Rc<Worker>);
+
+impl TaskEvents for TaskEventSink {
     fn emit(&self, event: TaskEvent) {
-        if let Some(task) = self.state.borrow_mut().task.as_mut() {
+        if let Some(task) = self.0.state.borrow_mut().task.as_mut() {
             task.apply(&event);
         }
         // Several events of one step make one panel update, sent while the agent waits for
@@ -28,11 +31,11 @@ impl TaskEvents for Rc<Worker> {
         if BROADCAST_PENDING.with(|p| p.replace(true)) {
             return;
         }
-        let w = self.clone();
+        let w = self.0.clone();
         wasm_bindgen_futures::spawn_local(async move {
             if let Err(e) = JsFuture::from(super::env::next_tick()).await {
                 // The update goes out now instead of after the step's other events.
-                tracing::warn!(error = %crate::browser::js_message(&e), "next_tick failed");
+                tracing::warn!(error = %crate::js_message(&e), "next_tick failed");
             }
             BROADCAST_PENDING.with(|p| p.set(false));
             w.broadcast();
@@ -58,7 +61,7 @@ pub(super) struct StartOptions {
 
 /// Runs a new task on the tab the user looked at last.
 pub(super) async fn run(w: Rc<Worker>, opts: StartOptions) {
-    let Some(tab_id) = crate::browser::tab::target_tab().await else {
+    let Some(tab_id) = crate::tab::target_tab().await else {
         let outcome = agent::TaskOutcome {
             answer: "Open a web page (http or https) in a tab first: Waymark works on the tab \
                      you are looking at."
@@ -70,10 +73,10 @@ pub(super) async fn run(w: Rc<Worker>, opts: StartOptions) {
             elapsed_ms: 0.0,
             ending: agent::Ending::Failed,
         };
-        w.emit(TaskEvent::Finished(outcome));
+        TaskEventSink(w.clone()).emit(TaskEvent::Finished(outcome));
         return;
     };
-    if !matches!(w.host.status(), crate::panel::HostStatus::Connected { .. }) {
+    if !matches!(w.host.status(), waymark_core::panel::HostStatus::Connected { .. }) {
         // Not connected: the task's first model call reports the host's error to the user.
         w.host.refresh().await;
     }
@@ -91,7 +94,8 @@ pub(super) async fn run(w: Rc<Worker>, opts: StartOptions) {
     let page = page_for(&w, tab_id, &spec);
     let controls = attach_controls(&w, opts.step_mode, page.guard());
     let llm = metered(&w);
-    let agent = agent_for(&w, &llm, &page, &controls, &journal);
+    let view = TaskEventSink(w.clone());
+    let agent = agent_for(&view, &llm, &page, &controls, &journal);
     let mut ctx = match agent.start(spec.clone()).await {
         Ok(ctx) => ctx,
         Err(e) => {
@@ -106,7 +110,7 @@ pub(super) async fn run(w: Rc<Worker>, opts: StartOptions) {
                 elapsed_ms: 0.0,
                 ending: agent::Ending::Failed,
             };
-            w.emit(TaskEvent::Finished(outcome.clone()));
+            TaskEventSink(w.clone()).emit(TaskEvent::Finished(outcome.clone()));
             // The attempt is still a turn of the session (kept in memory, stored when storage
             // accepts writes again), so the user sees what happened and loses nothing.
             *w.controls.borrow_mut() = None;
@@ -122,16 +126,16 @@ pub(super) async fn run(w: Rc<Worker>, opts: StartOptions) {
 
 /// The agent of this worker, on `page`, with the task's controls and journal.
 type WorkerAgent<'a> =
-    Agent<'a, MeteredLlm, TabPage, BrowserEnv, Rc<Worker>, Rc<Controls>, StorageJournal>;
+    Agent<'a, MeteredLlm, TabPage, BrowserEnv, TaskEventSink, Rc<Controls>, StorageJournal>;
 
 fn agent_for<'a>(
-    w: &'a Rc<Worker>,
+    events: &'a TaskEventSink,
     llm: &'a MeteredLlm,
     page: &'a TabPage,
     controls: &'a Rc<Controls>,
     journal: &'a StorageJournal,
 ) -> WorkerAgent<'a> {
-    Agent { llm, page, env: &BrowserEnv, events: w, operator: controls, journal }
+    Agent { llm, page, env: &BrowserEnv, events, operator: controls, journal }
 }
 
 /// The task's LLM: the host, metered for the panel's usage line and LLM state.
@@ -142,7 +146,7 @@ fn metered(w: &Rc<Worker>) -> MeteredLlm {
 /// The task's tab, able to upload the resources attached to the task (and only those).
 fn page_for(w: &Rc<Worker>, tab_id: i32, spec: &TaskSpec) -> TabPage {
     let uploads =
-        crate::browser::upload::Uploads { resources: spec.resources.clone(), host: w.host.clone() };
+        crate::upload::Uploads { resources: spec.resources.clone(), host: w.host.clone() };
     TabPage::for_task(tab_id).with_uploads(uploads)
 }
 
@@ -166,7 +170,8 @@ pub(super) async fn resume(w: Rc<Worker>) {
     let page = page_for(&w, journal.tab_id(), &ctx.spec);
     let controls = attach_controls(&w, false, page.guard());
     let llm = metered(&w);
-    let agent = agent_for(&w, &llm, &page, &controls, &journal);
+    let view = TaskEventSink(w.clone());
+    let agent = agent_for(&view, &llm, &page, &controls, &journal);
     let outcome = agent.run(&mut ctx).await;
     page.guard().end_after_settle();
     finish(&w, &ctx, outcome, &journal).await;
@@ -208,7 +213,7 @@ fn session_context(w: &Rc<Worker>) -> Option<String> {
 fn attach_controls(
     w: &Rc<Worker>,
     step_mode: bool,
-    guard: crate::browser::netguard::NetGuard,
+    guard: crate::netguard::NetGuard,
 ) -> Rc<Controls> {
     let settings = w.state.borrow().interventions;
     let controls = Controls::new(settings, step_mode);

@@ -1,4 +1,4 @@
-//! Installs the network rules of [`crate::safety::network::rules`] for the agent's tab and
+//! Installs the network rules of [`waymark_core::safety::network::rules`] for the agent's tab and
 //! collects what they blocked. Decides nothing: which rules is `RuleSet::build`'s job.
 //!
 //! Life of a guard: before each action its permit's rules go in (covering every tab but the
@@ -10,16 +10,16 @@
 
 use super::chrome;
 use super::host_port::to_js;
-use crate::safety::network::rules::{
-    Guarded, Method, RequestFacts, ResourceType, RuleSet, Verdict,
-};
-use crate::safety::{BlockedRequest, NetworkPermit};
 use serde::Deserialize;
 use std::cell::{Cell, RefCell};
 use std::collections::HashSet;
 use std::rc::{Rc, Weak};
 use wasm_bindgen::prelude::*;
 use wasm_bindgen_futures::JsFuture;
+use waymark_core::safety::network::rules::{
+    Guarded, Method, RequestFacts, ResourceType, RuleSet, Verdict,
+};
+use waymark_core::safety::{BlockedRequest, NetworkPermit};
 
 /// How long an action's rules outlive it: a page that submits from a timer after the click
 /// (hundreds of milliseconds is common) is still held to the action's permit.

@@ -1,9 +1,9 @@
 //! Attention signals when the agent needs the user: badge, notification and sound (played by
 //! the side panel when one is open, else by an offscreen document). Which ones fire is decided
-//! in [`crate::agent::attention`].
+//! in [`waymark_core::agent::attention`].
 
 use super::chrome;
-use crate::agent::{Intervention, InterventionSettings, attention};
+use waymark_core::agent::{Intervention, InterventionSettings, attention};
 
 const NOTIFICATION_ID: &str = "waymark-intervention";
 

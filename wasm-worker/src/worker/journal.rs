@@ -1,13 +1,13 @@
 //! The running task's journal in `chrome.storage.local`: the [`Store`] the agent's
 //! [`StoredJournal`] writes to (the layout and what a damaged journal means are decided in
-//! `crate::agent::journal`, natively tested).
+//! `waymark_core::agent::journal`, natively tested).
 
 use super::chrome;
-use crate::agent::{Recovery, Store, StoreError, StoredJournal};
-use crate::browser::host_port::to_js;
+use crate::host_port::to_js;
 use std::collections::BTreeMap;
 use wasm_bindgen::JsValue;
 use wasm_bindgen_futures::JsFuture;
+use waymark_core::agent::{Recovery, Store, StoreError, StoredJournal};
 
 /// `chrome.storage.local`.
 #[derive(Clone, Copy, Debug, Default)]
@@ -17,7 +17,7 @@ pub(super) struct ChromeStore;
 pub(super) type StorageJournal = StoredJournal<ChromeStore>;
 
 fn store_error(e: JsValue) -> StoreError {
-    StoreError(crate::browser::js_message(&e))
+    StoreError(crate::js_message(&e))
 }
 
 impl Store for ChromeStore {
@@ -57,5 +57,5 @@ impl Store for ChromeStore {
 
 /// What the previous worker left of an unfinished task.
 pub(super) async fn load_active() -> Recovery<ChromeStore> {
-    crate::agent::load_active(ChromeStore).await
+    waymark_core::agent::load_active(ChromeStore).await
 }

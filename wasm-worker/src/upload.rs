@@ -1,13 +1,15 @@
 //! Fetching an upload resource's bytes from the native host (`file.read`, streamed as
-//! `file.chunk` events); which resource and how much are decided in [`crate::upload`].
+//! `file.chunk` events); which resource and how much are decided in [`waymark_core::upload`].
 
-use super::host_port::HostClient;
-use crate::host_retry::with_reconnect;
-use crate::protocol::{ErrorBody, FileInfo, FileRead, HostEvent};
-use crate::upload::{FileAssembler, MAX_UPLOAD_BYTES, PreparedFile, UploadError, resolve_resource};
+use super::host_port::{HostClient, Reconnecting};
 use std::cell::RefCell;
 use std::collections::BTreeMap;
 use std::rc::Rc;
+use waymark_core::host_retry::with_reconnect;
+use waymark_core::protocol::{ErrorBody, FileInfo, FileRead, HostEvent};
+use waymark_core::upload::{
+    FileAssembler, MAX_UPLOAD_BYTES, PreparedFile, UploadError, resolve_resource,
+};
 
 /// The files a task may upload and the host that reads them.
 pub struct Uploads {
@@ -23,7 +25,8 @@ impl Uploads {
     pub async fn fetch(&self, requested: &str) -> Result<PreparedFile, UploadError> {
         let (name, path) = resolve_resource(&self.resources, requested)?;
         let what = format!("reading “{name}”");
-        let read = with_reconnect(&self.host, &what, || self.read_once(name, path)).await;
+        let read =
+            with_reconnect(&Reconnecting(&self.host), &what, || self.read_once(name, path)).await;
         match read {
             Ok((assembler, info)) => assembler.finish(Ok(info)),
             Err(e) => FileAssembler::new(name, MAX_UPLOAD_BYTES).finish(Err(e)),

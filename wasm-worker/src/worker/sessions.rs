@@ -1,17 +1,17 @@
 //! The session side of the worker: records finished tasks, runs the background summary calls,
 //! keeps the panel's session list, TOC, search and focused turn, and the lifecycle requests.
-//! Decisions live in `crate::session`; this module moves data between it, storage and the panel.
+//! Decisions live in `waymark_core::session`; this module moves data between it, storage and the panel.
 
 use super::env::BrowserEnv;
 use super::{Worker, storage};
-use crate::agent::{Env, Llm, TaskOutcome};
-use crate::panel::{SearchView, SessionView, session_list};
-use crate::session::{
+use std::rc::Rc;
+use wasm_bindgen_futures::spawn_local;
+use waymark_core::agent::{Env, Llm, TaskOutcome};
+use waymark_core::panel::{SearchView, SessionView, session_list};
+use waymark_core::session::{
     self, SearchIndex, Session, SessionMeta, Summary, TaskRecord, extractive_summary,
     parse_summary, summary_request, title_change, transcript_record,
 };
-use std::rc::Rc;
-use wasm_bindgen_futures::spawn_local;
 
 /// Background summary calls running at once, at most.
 pub(super) const MAX_SUMMARY_CALLS: usize = 5;
@@ -37,7 +37,7 @@ pub(super) fn context_for_next_task(w: &Rc<Worker>) -> Option<String> {
 }
 
 /// Where the values of the next task's session context were read (its ledger's provenance).
-pub(super) fn provenance_for_next_task(w: &Rc<Worker>) -> crate::safety::Provenance {
+pub(super) fn provenance_for_next_task(w: &Rc<Worker>) -> waymark_core::safety::Provenance {
     session::context_provenance(&w.session.borrow().records)
 }
 
@@ -48,7 +48,7 @@ pub(super) async fn record_task(
     w: &Rc<Worker>,
     prompt: &str,
     outcome: &TaskOutcome,
-    taint: &crate::safety::TaintLedger,
+    taint: &waymark_core::safety::TaintLedger,
 ) {
     let record = TaskRecord::noted(0, prompt, outcome, BrowserEnv.now_ms(), taint);
     let turn = w.session.borrow_mut().push(record);
@@ -184,7 +184,7 @@ pub(super) fn refresh(w: &Rc<Worker>) {
         // model's summary).
         state.findings = match (&state.task, session.records.last()) {
             (Some(t), Some(r)) if !t.running && t.prompt == r.task => {
-                crate::panel::prompt::findings(r)
+                waymark_core::panel::prompt::findings(r)
             }
             _ => None,
         };

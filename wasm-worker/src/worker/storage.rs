@@ -5,11 +5,11 @@
 
 use super::chrome;
 use super::env::BrowserEnv;
-use crate::agent::Env;
-use crate::browser::host_port::to_js;
-use crate::session::{Session, SessionMeta, TaskRecord};
+use crate::host_port::to_js;
 use wasm_bindgen::JsValue;
 use wasm_bindgen_futures::JsFuture;
+use waymark_core::agent::Env;
+use waymark_core::session::{Session, SessionMeta, TaskRecord};
 
 const CURRENT_SESSION_KEY: &str = "current_session";
 
@@ -126,25 +126,26 @@ pub(super) async fn delete_session(id: &str, turns: u32) -> Result<(), String> {
 }
 
 fn js_text(e: JsValue) -> String {
-    crate::browser::js_message(&e)
+    crate::js_message(&e)
 }
 
 const INTERVENTION_SETTINGS_KEY: &str = "settings:interventions";
 
 /// The user's intervention and attention settings, if they changed any.
-pub(super) async fn load_intervention_settings() -> Option<crate::agent::InterventionSettings> {
+pub(super) async fn load_intervention_settings() -> Option<waymark_core::agent::InterventionSettings>
+{
     serde_wasm_bindgen::from_value(storage_get(INTERVENTION_SETTINGS_KEY).await?).ok()
 }
 
 /// Stores the intervention and attention settings.
 pub(super) async fn save_intervention_settings(
-    settings: &crate::agent::InterventionSettings,
+    settings: &waymark_core::agent::InterventionSettings,
 ) -> Result<(), JsValue> {
     let items = js_sys::Object::new();
     js_sys::Reflect::set(
         &items,
         &JsValue::from_str(INTERVENTION_SETTINGS_KEY),
-        &to_js(settings).map_err(crate::browser::js_error)?,
+        &to_js(settings).map_err(crate::js_error)?,
     )?;
     JsFuture::from(chrome::storage_set(&items)).await?;
     Ok(())

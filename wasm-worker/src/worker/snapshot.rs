@@ -5,7 +5,7 @@
 //! secret and nothing of a running task, only what the stored sessions hold already.
 
 use super::{Worker, chrome};
-use crate::browser::host_port::to_js;
+use crate::host_port::to_js;
 use std::rc::Rc;
 use wasm_bindgen::prelude::*;
 use wasm_bindgen_futures::JsFuture;
@@ -33,7 +33,7 @@ pub(super) fn save(w: &Rc<Worker>) {
         for write in writes {
             if let Err(e) = JsFuture::from(write).await {
                 // Only the panel's fast start is lost; the live state follows anyway.
-                tracing::warn!(error = %crate::browser::js_message(&e), "panel snapshot not saved");
+                tracing::warn!(error = %crate::js_message(&e), "panel snapshot not saved");
             }
         }
     });

@@ -2,24 +2,26 @@
 //! under the agent, a wait that spans a navigation. Kept apart from `tab.rs`'s main paths.
 
 use super::{ChromeTab, TabPage};
-use crate::action::{ActionOutcome, ContentRequest};
-use crate::agent::PageError;
+use waymark_core::action::{ActionOutcome, ContentRequest};
+use waymark_core::agent::PageError;
 
 impl TabPage {
     /// The same tab, able to upload the task's resource files.
-    pub fn with_uploads(self, uploads: crate::browser::upload::Uploads) -> Self {
+    pub fn with_uploads(self, uploads: crate::upload::Uploads) -> Self {
         Self { uploads: Some(uploads), ..self }
     }
 
     /// Reads an attached resource through the host and puts it into the file input `r`.
     pub(super) async fn upload(
         &self,
-        r: crate::observation::Ref,
+        r: waymark_core::observation::Ref,
         file: &str,
     ) -> Result<ActionOutcome, PageError> {
         let fetched = match &self.uploads {
             Some(uploads) => uploads.fetch(file).await,
-            None => Err(crate::upload::UploadError::NothingAttached { requested: file.to_owned() }),
+            None => Err(waymark_core::upload::UploadError::NothingAttached {
+                requested: file.to_owned(),
+            }),
         };
         let prepared = match fetched {
             Ok(prepared) => prepared,
@@ -65,7 +67,7 @@ impl TabPage {
             return PageError::TabClosed { tab: id, during: during.to_owned() };
         };
         match error {
-            PageError::InjectionFailed(_) if !crate::tabs::scriptable(&tab.url) => {
+            PageError::InjectionFailed(_) if !waymark_core::tabs::scriptable(&tab.url) => {
                 PageError::NoAccess { url: tab.url }
             }
             other => other,

@@ -2,11 +2,11 @@
 
 use super::Worker;
 use super::env::BrowserEnv;
-use crate::agent::Env;
-use crate::panel::ExportView;
-use crate::protocol::{ExportFormat, ExportWrite, TrackedValues};
-use crate::session;
 use std::rc::Rc;
+use waymark_core::agent::Env;
+use waymark_core::panel::ExportView;
+use waymark_core::protocol::{ExportFormat, ExportWrite, TrackedValues};
+use waymark_core::session;
 
 /// Writes the current session in `format` (tracked values redacted unless `values` includes
 /// them) and shows where it went.

@@ -14,13 +14,13 @@ mod task;
 
 use super::chrome::{self, Port};
 use super::host_port::{HostClient, to_js};
-use crate::panel::{PanelRequest, PanelState, TaskView};
-use crate::protocol::{ExportFormat, TrackedValues};
-use crate::session::{Limiter, SearchIndex, Session, SessionMeta};
 use std::cell::RefCell;
 use std::rc::Rc;
 use wasm_bindgen::prelude::*;
 use wasm_bindgen_futures::spawn_local;
+use waymark_core::panel::{PanelRequest, PanelState, TaskView};
+use waymark_core::protocol::{ExportFormat, TrackedValues};
+use waymark_core::session::{Limiter, SearchIndex, Session, SessionMeta};
 
 /// The worker's state: one per service-worker lifetime.
 struct Worker {
@@ -29,7 +29,7 @@ struct Worker {
     state: RefCell<PanelState>,
     session: RefCell<Session>,
     /// The running task's controls (pause, stop, answers), if a task runs.
-    controls: RefCell<Option<Rc<crate::agent::Controls>>>,
+    controls: RefCell<Option<Rc<waymark_core::agent::Controls>>>,
     /// Headers of every stored session, for the session list.
     metas: RefCell<Vec<SessionMeta>>,
     /// Search index over every session, built on the first search.
@@ -71,7 +71,11 @@ fn worker() -> Rc<Worker> {
                 let weak = Rc::downgrade(&worker);
                 host.set_on_retry(move |text| {
                     if let Some(w) = weak.upgrade() {
-                        crate::agent::TaskEvents::emit(&w, crate::agent::TaskEvent::Noted { text });
+                        let view = task::TaskEventSink(w);
+                        waymark_core::agent::TaskEvents::emit(
+                            &view,
+                            waymark_core::agent::TaskEvent::Noted { text },
+                        );
                     }
                 });
                 worker
@@ -216,7 +220,7 @@ pub fn sw_panel_message(port: Port, msg: JsValue) {
             w.broadcast();
             spawn_local(async move {
                 let saved = storage::save_intervention_settings(&settings).await;
-                let saved = saved.map_err(|e| crate::browser::js_message(&e));
+                let saved = saved.map_err(|e| crate::js_message(&e));
                 storage_result(&w, "the intervention settings", saved);
             });
         }
@@ -256,7 +260,11 @@ fn is_own_panel(port: &Port) -> bool {
         .ok()
         .and_then(|u| u.as_string())
         .unwrap_or_default();
-    crate::safety::is_panel_port(&port.name(), &url, &chrome::extension_url("sidepanel.html"))
+    waymark_core::safety::is_panel_port(
+        &port.name(),
+        &url,
+        &chrome::extension_url("sidepanel.html"),
+    )
 }
 
 /// A storage write's result: a failure is shown in the panel (until a write succeeds) and

@@ -1,21 +1,21 @@
 //! The settings view and the prompt box's state: host settings through `config.get`/`config.set`
 //! (keys are sent once and never come back), the extension's own settings and the prompt
 //! history in `chrome.storage`, the doctor's checks, and attachments. Decisions live in
-//! `crate::panel::{settings, prompt}`.
+//! `waymark_core::panel::{settings, prompt}`.
 
 use super::{Worker, storage};
-use crate::panel::prompt::{attach, push_history};
-use crate::panel::settings::validate;
-use crate::panel::{AgentSettings, DoctorView, SettingsForm};
-use crate::protocol::{ConfigGet, ConfigSet, Doctor, ErrorBody, ErrorCode, HostSettings};
 use std::rc::Rc;
+use waymark_core::panel::prompt::{attach, push_history};
+use waymark_core::panel::settings::validate;
+use waymark_core::panel::{AgentSettings, DoctorView, SettingsForm};
+use waymark_core::protocol::{ConfigGet, ConfigSet, Doctor, ErrorBody, ErrorCode, HostSettings};
 
 const AGENT_SETTINGS_KEY: &str = "settings:agent";
 const HISTORY_KEY: &str = "panel:prompt_history";
 
 /// Loads the extension's settings and the prompt history at worker start.
 pub(super) async fn load(w: &Rc<Worker>) {
-    w.state.borrow_mut().settings.roles = crate::protocol::LlmRole::ALL.to_vec();
+    w.state.borrow_mut().settings.roles = waymark_core::protocol::LlmRole::ALL.to_vec();
     let agent = storage::load_json::<AgentSettings>(AGENT_SETTINGS_KEY).await;
     let history = storage::load_json::<Vec<String>>(HISTORY_KEY).await;
     let mut state = w.state.borrow_mut();

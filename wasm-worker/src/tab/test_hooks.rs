@@ -6,14 +6,14 @@
 //! knows nor imports it.
 
 use super::TabPage;
-use crate::action::{Action, ActionOutcome, ContentRequest};
-use crate::agent::Page;
-use crate::browser::host_port::to_js;
 use crate::glue::ExportError;
-use crate::observation::Observation;
-use crate::safety::NetworkPermit;
+use crate::host_port::to_js;
 use serde::{Deserialize, Serialize};
 use wasm_bindgen::prelude::*;
+use waymark_core::action::{Action, ActionOutcome, ContentRequest};
+use waymark_core::agent::Page;
+use waymark_core::observation::Observation;
+use waymark_core::safety::NetworkPermit;
 
 /// The global the tests call (`tests/tests/perception_support`, `describe.rs`,
 /// `network_guard.rs`, `tests/examples/bench_dom.rs`).
@@ -49,7 +49,7 @@ struct ObserveReply {
 /// `globalThis.waymarkStartup` (the worker's start-up phases, ms since the worker's time
 /// origin, read by `cargo xtask bench panel`). Called once the worker has started, so a test
 /// that sees the hook knows the worker is ready.
-pub(in crate::browser) fn register(wasm_ms: f64) {
+pub(crate) fn register(wasm_ms: f64) {
     let global = js_sys::global();
     let hook = Closure::<dyn Fn(i32, JsValue) -> js_sys::Promise>::new(|tab, request| {
         wasm_bindgen_futures::future_to_promise(async move {
@@ -61,7 +61,7 @@ pub(in crate::browser) fn register(wasm_ms: f64) {
         // Setting a property of a plain object or the global does not throw; a test that
         // misses the hook says so itself.
         if let Err(e) = js_sys::Reflect::set(target, &JsValue::from_str(key), value) {
-            tracing::error!(error = %crate::browser::js_message(&e), "test hook {key} not set");
+            tracing::error!(error = %crate::js_message(&e), "test hook {key} not set");
         }
     };
     set(&startup, "wasm_ms", &JsValue::from_f64(wasm_ms));
@@ -73,7 +73,7 @@ pub(in crate::browser) fn register(wasm_ms: f64) {
 }
 
 /// `performance.now()` of the worker: ms since its time origin (the worker's start).
-pub(in crate::browser) fn worker_now() -> f64 {
+pub(crate) fn worker_now() -> f64 {
     js_sys::Reflect::get(&js_sys::global(), &JsValue::from_str("performance"))
         .ok()
         .and_then(|p| p.dyn_into::<web_sys::Performance>().ok())
@@ -92,7 +92,7 @@ async fn page_request(tab_id: i32, request: JsValue) -> Result<JsValue, ExportEr
             let observation = page.observe_frames().await?;
             let prompt = observation.to_prompt_with_budget(
                 "test",
-                budget.unwrap_or(crate::observation::DEFAULT_TOKEN_BUDGET),
+                budget.unwrap_or(waymark_core::observation::DEFAULT_TOKEN_BUDGET),
             );
             to_js(&ObserveReply { prompt, observation })
         }

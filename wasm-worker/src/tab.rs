@@ -10,17 +10,17 @@ mod faults;
 pub(super) mod test_hooks;
 use super::host_port::to_js;
 use super::netguard::NetGuard;
-use crate::action::{Action, ActionOutcome, ContentRequest, MAX_WAIT_SECONDS, Probe};
-use crate::agent::{Page, PageError};
-use crate::frames::{FrameObservation, merge};
-use crate::observation::{Observation, Ref, TabSummary};
-use crate::safety::{ActionTarget, BlockedRequest, NetworkPermit};
-use crate::tabs::{TabInfo, pick_target_tab};
 use serde::de::DeserializeOwned;
 use serde::{Deserialize, Serialize};
 use std::cell::Cell;
 use wasm_bindgen::prelude::*;
 use wasm_bindgen_futures::JsFuture;
+use waymark_core::action::{Action, ActionOutcome, ContentRequest, MAX_WAIT_SECONDS, Probe};
+use waymark_core::agent::{Page, PageError};
+use waymark_core::frames::{FrameObservation, merge};
+use waymark_core::observation::{Observation, Ref, TabSummary};
+use waymark_core::safety::{ActionTarget, BlockedRequest, NetworkPermit};
+use waymark_core::tabs::{TabInfo, pick_target_tab};
 
 thread_local! {
     /// The latest observation of each tab, to tell the content script what the model saw.

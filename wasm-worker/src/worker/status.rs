@@ -5,14 +5,14 @@
 
 use super::env::BrowserEnv;
 use super::{Worker, chrome, storage};
-use crate::agent::{Env, Llm};
-use crate::browser::host_port::HostClient;
-use crate::panel::live::{Push, PushThrottle, shows_live_text};
-use crate::panel::{LlmState, Usage};
-use crate::protocol::{ErrorBody, HostEvent, LlmCompletion, LlmRequest, LlmRole};
+use crate::host_port::HostClient;
 use std::cell::RefCell;
 use std::rc::{Rc, Weak};
 use wasm_bindgen_futures::spawn_local;
+use waymark_core::agent::{Env, Llm};
+use waymark_core::panel::live::{Push, PushThrottle, shows_live_text};
+use waymark_core::panel::{LlmState, Usage};
+use waymark_core::protocol::{ErrorBody, HostEvent, LlmCompletion, LlmRequest, LlmRole};
 
 /// The host's LLM, metered for the panel.
 pub(super) struct MeteredLlm {
@@ -84,7 +84,7 @@ thread_local! {
 }
 
 /// A piece of the running task's model text arrived: into the panel's live view, and the
-/// panel updated at most once per [`crate::panel::live::LIVE_PUSH_INTERVAL_MS`].
+/// panel updated at most once per [`waymark_core::panel::live::LIVE_PUSH_INTERVAL_MS`].
 fn on_delta(w: &Rc<Worker>, text: &str) {
     {
         let mut state = w.state.borrow_mut();

@@ -1,11 +1,13 @@
-//! Browser adapters: thin glue between `chrome.*`/the DOM and the core. Everything but the
-//! reading of Chrome's error wording is wasm only.
+//! The service worker's and side panel's wasm: thin adapters between `chrome.*` and the core
+//! (`waymark-core`), which decides everything. Only the reading of Chrome's error wording and
+//! the exports' error kinds are plain Rust (tested natively); the rest is wasm only.
 //!
-//! * [`worker`] runs in the extension's service worker: the agent, the native port, storage.
+//! * `worker` runs in the extension's service worker: the agent, the native port, storage.
 //! * The content script (reading the DOM, performing actions) is `waymark_page::content`.
-//! * [`chrome`] is the one module that names `chrome.*` APIs.
+//! * `chrome` is the one module that names `chrome.*` APIs.
 
 pub mod chrome_error;
+pub mod glue;
 
 #[cfg(target_arch = "wasm32")]
 pub mod chrome;

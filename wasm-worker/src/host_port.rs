@@ -2,18 +2,18 @@
 //! back to the awaiting future, and the host's status for the side panel.
 
 use super::chrome::{self, Port};
-use crate::agent::Llm;
-use crate::host_retry::{Reconnect, with_reconnect};
-use crate::panel::{HostStatus, host_missing};
-use crate::protocol::{
-    ErrorBody, ErrorCode, EventFrame, HOST_NAME, Hello, HelloData, HostEvent, HostRequest,
-    LlmCancel, LlmCompletion, LlmRequest, ReplyFrame, Request, RequestBody, RequestType,
-};
+
 use std::cell::{Cell, RefCell};
 use std::collections::HashMap;
 use std::rc::Rc;
 use wasm_bindgen::prelude::*;
 use wasm_bindgen_futures::JsFuture;
+use waymark_core::host_retry::{Reconnect, with_reconnect};
+use waymark_core::panel::{HostStatus, host_missing};
+use waymark_core::protocol::{
+    ErrorBody, ErrorCode, EventFrame, HOST_NAME, Hello, HelloData, HostEvent, HostRequest,
+    LlmCancel, LlmCompletion, LlmRequest, ReplyFrame, Request, RequestBody, RequestType,
+};
 
 /// A connected (or connectable) native host.
 pub struct HostClient {
@@ -264,13 +264,13 @@ fn settle(resolve: &js_sys::Function, value: &JsValue) {
 impl HostClient {
     /// One completion whose events (streamed text piece by piece, rate-limit retries) go to
     /// `on_event` as they arrive (the side panel shows them), sent again on a new host process
-    /// like [`Llm::complete`].
+    /// like every host call (see [`waymark_core::host_retry`]).
     pub async fn complete_with_events(
         self: &Rc<Self>,
         request: LlmRequest,
         on_event: Rc<dyn Fn(HostEvent)>,
     ) -> Result<LlmCompletion, ErrorBody> {
-        with_reconnect(self, "a model call", || {
+        with_reconnect(&Reconnecting(self), "a model call", || {
             let on_event = on_event.clone();
             self.request_with_events(request.clone(), move |event| on_event(event))
         })
@@ -278,23 +278,19 @@ impl HostClient {
     }
 }
 
-impl Llm for Rc<HostClient> {
-    /// One completion, sent again on a new host process when the host goes away mid-call
-    /// (see [`crate::host_retry`]).
-    async fn complete(&self, request: LlmRequest) -> Result<LlmCompletion, ErrorBody> {
-        with_reconnect(self, "a model call", || self.request(request.clone())).await
-    }
-}
+/// The host as [`with_reconnect`] sees it: a call that failed because the host went away is
+/// sent again once a new host process answers `hello`.
+pub struct Reconnecting<'a>(pub &'a Rc<HostClient>);
 
-impl Reconnect for Rc<HostClient> {
+impl Reconnect for Reconnecting<'_> {
     async fn reconnect(&self) -> bool {
         // A moment for a host that is being replaced to go.
         chrome::sleep(RECONNECT_DELAY_MS).await;
-        self.hello().await.is_ok()
+        self.0.hello().await.is_ok()
     }
 
     fn note(&self, text: String) {
-        if let Some(note) = &*self.on_retry.borrow() {
+        if let Some(note) = &*self.0.on_retry.borrow() {
             note(text);
         }
     }
