@@ -52,6 +52,17 @@ fn describe_reports_the_live_elements_facts() {
     assert_eq!(code["autocomplete"], "one-time-code", "{code}");
     assert_eq!(code["tag"], "input");
     assert!(code["form_action"].is_null(), "{code}");
+
+    // A ref the page does not have: the error keeps its kind across the content script, the
+    // worker and the JS boundary (`Error.name`), so no one reads its words to know what it is.
+    let missing = json!({"op": "content", "frame": 0, "request": {"op": "describe", "ref": 99999}});
+    let js = format!(
+        "waymarkPageRequest({tab}, {missing}).then(() => 'no error', (e) => `${{e.name}}|${{e.message}}`)"
+    );
+    let error = zoo.sw.eval(&js).expect("the request settles");
+    let (name, message) = error.as_str().and_then(|e| e.split_once('|')).expect("name|message");
+    assert_eq!(name, "StaleRef", "{error}");
+    assert!(message.contains("99999"), "the message names the ref: {error}");
 }
 
 /// Benchmark (ignored; `cargo test -p waymark-tests --test describe -- --ignored --nocapture`):
