@@ -160,13 +160,18 @@ pub fn check_build(extension: &Path, host: &Path, needs: Needs) -> Result<PathBu
     Ok(extension.to_path_buf())
 }
 
+/// The build marker `cargo xtask build` writes (`xtask/src/build.rs`): which flavour is built.
+#[derive(serde::Deserialize)]
+struct BuildMarker {
+    test_hooks: bool,
+}
+
 /// Whether the build marker says the service worker has the `test-hooks` feature.
 fn has_test_hooks(extension: &Path) -> bool {
     let Ok(text) = std::fs::read_to_string(extension.join("pkg").join(BUILD_MARKER)) else {
         return false;
     };
-    serde_json::from_str::<serde_json::Value>(&text)
-        .is_ok_and(|v| v.get("test_hooks") == Some(&serde_json::Value::Bool(true)))
+    serde_json::from_str::<BuildMarker>(&text).is_ok_and(|marker| marker.test_hooks)
 }
 
 #[cfg(test)]

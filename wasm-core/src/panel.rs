@@ -421,16 +421,7 @@ impl TaskView {
 
     /// The view of a task resumed from its journal after the service worker restarted.
     pub fn resumed(ctx: &crate::agent::TaskContext) -> Self {
-        let mut view = Self::started(&ctx.spec.task);
-        view.mode = ctx.spec.output;
-        view.step = ctx.step;
-        if let Some(plan) = &ctx.plan {
-            view.apply(&TaskEvent::Planned(plan.clone()));
-        }
-        for record in &ctx.steps {
-            view.apply(&TaskEvent::Acted(record.clone()));
-        }
-        view.notes = ctx.notes.clone();
+        let mut view = Self::replayed(&ctx.spec.task, ctx);
         view.notes
             .push("Waymark restarted and resumed this task from its last completed step.".into());
         view
@@ -439,8 +430,14 @@ impl TaskView {
     /// The view of an interrupted task whose journal could not be fully read: not resumed,
     /// shown as failed with what was recovered (its actions, and the notice as its answer).
     pub fn unrestored(report: &crate::agent::DamageReport, now_ms: f64) -> Self {
-        let ctx = &report.recovered;
-        let mut view = Self::started(report.task());
+        let mut view = Self::replayed(report.task(), &report.recovered);
+        view.apply(&TaskEvent::Finished(report.outcome(now_ms)));
+        view
+    }
+
+    /// The view of `task` rebuilt from what its journal recorded: plan, actions and notes.
+    fn replayed(task: &str, ctx: &crate::agent::TaskContext) -> Self {
+        let mut view = Self::started(task);
         view.mode = ctx.spec.output;
         view.step = ctx.step;
         if let Some(plan) = &ctx.plan {
@@ -450,7 +447,6 @@ impl TaskView {
             view.apply(&TaskEvent::Acted(record.clone()));
         }
         view.notes = ctx.notes.clone();
-        view.apply(&TaskEvent::Finished(report.outcome(now_ms)));
         view
     }
 
