@@ -466,3 +466,29 @@ fn concurrency_cap_holds_extra_calls_until_one_ends() {
     h.until_reply(9);
     llm.wait_for_requests(3, Duration::from_secs(10)).expect("the third call starts once one ends");
 }
+
+#[test]
+fn a_server_that_reports_no_usage_gets_counted_tokens_marked_estimated() {
+    // llama.cpp's server streams no usage even when asked; the host counts with o200k.
+    let text = "Both offers include free delivery.";
+    let llm =
+        ScriptedLlm::start(move |_| ScriptedReply::TextWithoutUsage(text.into())).expect("llm");
+    let mut h = host_for(&llm, WireFormat::OpenAi);
+    for (id, stream) in [(1, true), (2, false)] {
+        let prompt = "Compare the two offers on this page and say which is cheaper.";
+        h.request(id, "llm.complete", with(user(prompt), json!({"stream": stream})));
+        let reply = h.reply(id);
+        assert_eq!(reply["ok"], true, "{reply}");
+        let usage = &reply["data"]["usage"];
+        assert_eq!(usage["estimated"], true, "stream {stream}: {reply}");
+        let input = usage["input_tokens"].as_u64().unwrap_or(0);
+        assert!((15..40).contains(&input), "two short messages, counted: {usage}");
+        assert!(usage["output_tokens"].as_u64().unwrap_or(0) >= 5, "{usage}");
+    }
+    // A server that does report usage is taken at its word, not re-counted.
+    let reporting = ScriptedLlm::always_text(text).expect("llm");
+    let mut h = host_for(&reporting, WireFormat::OpenAi);
+    h.request(3, "llm.complete", with(user("hi"), json!({"stream": true})));
+    let reply = h.reply(3);
+    assert!(reply["data"]["usage"].get("estimated").is_none(), "{reply}");
+}

@@ -119,6 +119,10 @@ pub struct TokenUsage {
     pub input_tokens: u64,
     /// Completion tokens.
     pub output_tokens: u64,
+    /// The provider reported no counts (llama.cpp's server streams none), so the host counted
+    /// them itself with the o200k tokenizer: close, not exact.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub estimated: bool,
 }
 
 /// Data of a successful `llm.complete` reply: the whole answer, assembled by the host.

@@ -255,6 +255,10 @@ pub enum ScriptedReply {
     /// Send the start of a streamed text answer, then drop the connection without finishing
     /// (for a non-streaming request: half a JSON body, then drop).
     CutStream,
+    /// A plain text answer whose OpenAI response carries no token counts at all, even when
+    /// asked (`stream_options.include_usage`), as llama.cpp's server streams. Anthropic
+    /// responses always carry usage, so they are sent as [`ScriptedReply::Text`].
+    TextWithoutUsage(String),
     /// Full control: status, extra headers and a verbatim body.
     Raw {
         /// HTTP status code.
@@ -794,6 +798,22 @@ async fn render(shared: &Shared, req: &RecordedRequest, reply: ScriptedReply) ->
             stream_response(shared.chunk_delay, events, content_type, true)
         }
         ScriptedReply::Text(text) => answer(shared, req, Answer::text(&text)),
+        ScriptedReply::TextWithoutUsage(text) => match (req.format, stream) {
+            (WireFormat::OpenAi, true) => stream_response(
+                shared.chunk_delay,
+                openai_stream(req, &Answer::text(&text), false),
+                "text/event-stream",
+                false,
+            ),
+            (WireFormat::OpenAi, false) => {
+                let mut body = openai_json(req, &Answer::text(&text));
+                if let Some(object) = body.as_object_mut() {
+                    object.remove("usage");
+                }
+                plain(StatusCode::OK, "application/json", body.to_string())
+            }
+            (WireFormat::Anthropic, _) => answer(shared, req, Answer::text(&text)),
+        },
         ScriptedReply::ToolCalls { text, calls } => {
             answer(shared, req, Answer { text: text.unwrap_or_default(), calls })
         }

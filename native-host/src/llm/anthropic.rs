@@ -183,6 +183,7 @@ fn usage(u: &Value) -> TokenUsage {
     TokenUsage {
         input_tokens: u.get("input_tokens").and_then(Value::as_u64).unwrap_or(0),
         output_tokens: u.get("output_tokens").and_then(Value::as_u64).unwrap_or(0),
+        estimated: false,
     }
 }
 

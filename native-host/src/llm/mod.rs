@@ -3,6 +3,7 @@
 
 pub mod anthropic;
 mod error;
+mod estimate;
 pub mod openai;
 pub mod price;
 pub mod provider;
@@ -142,6 +143,15 @@ impl Gateway {
             .await?;
         if done.model.is_empty() {
             done.model.clone_from(&ep.cfg.model);
+        }
+        if done.usage.is_none_or(|u| u.input_tokens == 0) {
+            // Tokenizing a long prompt takes milliseconds: off the runtime's worker threads.
+            let (request, answer) = (req.clone(), done.clone());
+            let usage =
+                tokio::task::spawn_blocking(move || estimate::complete_usage(&request, &answer))
+                    .await
+                    .map_err(|e| LlmError::Internal(format!("counting tokens: {e}")))?;
+            done.usage = Some(usage);
         }
         let local = is_loopback(&ep.cfg.base_url);
         done.cost = price::cost(&ep.cfg.model, done.usage, local, &self.prices)

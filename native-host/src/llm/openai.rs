@@ -196,7 +196,11 @@ struct Usage {
 
 impl Usage {
     fn into_protocol(self) -> TokenUsage {
-        TokenUsage { input_tokens: self.prompt_tokens, output_tokens: self.completion_tokens }
+        TokenUsage {
+            input_tokens: self.prompt_tokens,
+            output_tokens: self.completion_tokens,
+            estimated: false,
+        }
     }
 }
 

@@ -104,7 +104,7 @@ mod tests {
     use super::*;
 
     fn usage(i: u64, o: u64) -> Option<TokenUsage> {
-        Some(TokenUsage { input_tokens: i, output_tokens: o })
+        Some(TokenUsage { input_tokens: i, output_tokens: o, estimated: false })
     }
 
     #[test]

@@ -18,16 +18,20 @@ pub struct Usage {
     pub usd: f64,
     /// Calls whose cost is unknown (the model has no price in the host config).
     pub unpriced_calls: u32,
+    /// Calls whose token counts the host estimated (the provider reported none).
+    #[serde(default)]
+    pub estimated_calls: u32,
 }
 
 impl Serialize for Usage {
     fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        let mut s = serializer.serialize_struct("Usage", 6)?;
+        let mut s = serializer.serialize_struct("Usage", 7)?;
         s.serialize_field("calls", &self.calls)?;
         s.serialize_field("input_tokens", &self.input_tokens)?;
         s.serialize_field("output_tokens", &self.output_tokens)?;
         s.serialize_field("usd", &self.usd)?;
         s.serialize_field("unpriced_calls", &self.unpriced_calls)?;
+        s.serialize_field("estimated_calls", &self.estimated_calls)?;
         let text = if self.calls == 0 { String::new() } else { self.describe() };
         s.serialize_field("text", &text)?;
         s.end()
@@ -41,6 +45,7 @@ impl std::ops::AddAssign for Usage {
         self.output_tokens += other.output_tokens;
         self.usd += other.usd;
         self.unpriced_calls += other.unpriced_calls;
+        self.estimated_calls += other.estimated_calls;
     }
 }
 
@@ -51,6 +56,7 @@ impl Usage {
         if let Some(u) = completion.usage {
             self.input_tokens += u.input_tokens;
             self.output_tokens += u.output_tokens;
+            self.estimated_calls += u32::from(u.estimated);
         }
         // No cost: the host has no price for a remote model (local models cost 0).
         match completion.cost {
@@ -59,7 +65,8 @@ impl Usage {
         }
     }
 
-    /// The line the panel shows, e.g. `1,234 tokens (1,000 in, 234 out) · $0.0123`.
+    /// The line the panel shows, e.g. `1,234 tokens (1,000 in, 234 out) · $0.0123`; `≈` in
+    /// front when the host had to count some calls' tokens itself.
     pub fn describe(&self) -> String {
         if self.calls == 0 {
             return "no model calls yet".to_owned();
@@ -71,8 +78,9 @@ impl Usage {
         } else {
             dollars(self.usd)
         };
+        let about = if self.estimated_calls > 0 { "≈ " } else { "" };
         format!(
-            "{} tokens ({} in, {} out) · {} · {cost}",
+            "{about}{} tokens ({} in, {} out) · {} · {cost}",
             thousands(self.input_tokens + self.output_tokens),
             thousands(self.input_tokens),
             thousands(self.output_tokens),
@@ -109,10 +117,28 @@ mod tests {
     use super::*;
     use crate::protocol::{CallCost, TokenUsage};
 
+    #[test]
+    fn counted_tokens_are_marked_as_an_estimate() {
+        let mut u = Usage::default();
+        u.add(&call(1000, 234, Some(0.0)));
+        assert!(u.describe().starts_with("1,234 tokens"), "{}", u.describe());
+        let mut counted = call(500, 10, Some(0.0));
+        if let Some(usage) = counted.usage.as_mut() {
+            usage.estimated = true;
+        }
+        u.add(&counted);
+        assert_eq!(u.estimated_calls, 1);
+        assert!(u.describe().starts_with("≈ 1,744 tokens (1,500 in, 244 out)"), "{}", u.describe());
+    }
+
     fn call(input: u64, output: u64, usd: Option<f64>) -> LlmCompletion {
         LlmCompletion {
             model: "m".into(),
-            usage: Some(TokenUsage { input_tokens: input, output_tokens: output }),
+            usage: Some(TokenUsage {
+                input_tokens: input,
+                output_tokens: output,
+                estimated: false,
+            }),
             cost: usd.map(|usd| CallCost {
                 usd,
                 input_usd_per_mtok: 1.0,
