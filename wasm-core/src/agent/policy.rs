@@ -102,7 +102,7 @@ enum Acting {
 }
 
 /// Decides one action. `target` is the live element's facts (from [`super::Page::describe`]);
-/// `resources` the files the user attached to the task. Navigations must be [`canonical`].
+/// `resources` the files the user attached to the task. Navigations must be canonical (`canonical`, below).
 pub fn decide(
     action: &Action,
     target: Option<&ActionTarget>,

@@ -49,7 +49,7 @@ pub enum Spelling {
     SplitUp,
     /// Backwards.
     Reversed,
-    /// A run of at least [`PARTIAL_MIN`] characters of it.
+    /// A run of at least `PARTIAL_MIN` characters of it.
     Partly,
     /// In pieces over this and earlier actions to the same site.
     Pieces,
