@@ -268,10 +268,7 @@ fn interventions_are_answered_in_the_side_panel_with_attention_signals() {
         json!(["Which name exactly?", "Press Save afterwards?"])
     );
     // The user is in another tab: badge, notification and sound.
-    let worker = wm
-        .browser
-        .attach(&wm.browser.wait_for_extension_worker(TASK_TIMEOUT).expect("worker").target_id)
-        .expect("attach worker");
+    let worker = wm.attach_worker().expect("attach worker");
     assert_eq!(worker.eval("chrome.action.getBadgeText({})").expect("badge"), json!("!"));
     let notes = worker.eval("chrome.notifications.getAll().then(n => Object.keys(n))");
     assert_eq!(notes.expect("notifications"), json!(["waymark-intervention"]));

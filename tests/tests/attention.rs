@@ -37,8 +37,7 @@ fn question_with_the_panel_closed(
         n += 1;
     }
     wm.browser.close_target(panel.page.target_id()).expect("close the panel");
-    let worker = wm.browser.wait_for_extension_worker(TASK_TIMEOUT).expect("worker");
-    let sw = wm.browser.attach(&worker.target_id).expect("attach worker");
+    let sw = wm.attach_worker().expect("attach worker");
     sw.wait_for(
         "chrome.runtime.getContexts({}).then((all) => \
            !all.some((c) => (c.documentUrl || '').endsWith('/sidepanel.html')))",

@@ -614,8 +614,7 @@ fn exhausted_storage_quota_is_explained_and_nothing_stored_is_lost() {
     assert!(toc.expect("toc")[0].as_str().unwrap_or_default().contains("alpha task"));
 
     // Space freed: tasks run and are stored again.
-    let worker = wm.browser.wait_for_extension_worker(TASK_TIMEOUT).expect("worker again");
-    let sw = wm.browser.attach(&worker.target_id).expect("attach worker again");
+    let sw = wm.attach_worker().expect("attach worker again");
     sw.eval_timeout(
         "chrome.storage.local.get(null).then((all) => chrome.storage.local.remove(Object.keys(all).filter((k) => k.startsWith('filler:')))).then(() => true)",
         TASK_TIMEOUT,

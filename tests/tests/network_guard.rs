@@ -32,8 +32,7 @@ struct Worker(Page);
 
 impl Worker {
     fn attach(wm: &Waymark) -> Self {
-        let info = wm.browser.wait_for_extension_worker(TASK_TIMEOUT).expect("worker");
-        let sw = wm.browser.attach(&info.target_id).expect("attach worker");
+        let sw = wm.attach_worker().expect("attach worker");
         sw.wait_for("typeof globalThis.waymarkPageRequest === 'function'", TASK_TIMEOUT)
             .expect("hook");
         Self(sw)

@@ -63,6 +63,13 @@ pub struct Setup<'a> {
 }
 
 impl Waymark {
+    /// The extension's service worker, attached for evaluation once it runs (a worker that
+    /// Chrome stopped is started by the wait).
+    pub fn attach_worker(&self) -> Result<Page> {
+        let worker = self.browser.wait_for_extension_worker(TASK_TIMEOUT)?;
+        self.browser.attach(&worker.target_id)
+    }
+
     /// Launches Chromium with the extension and, if asked, the host registered for its profile.
     pub fn launch(extension: &Path, setup: Setup<'_>) -> Result<Self> {
         let profile = TempProfile::new()?;

@@ -315,8 +315,7 @@ pub fn open_tabs(wm: &Waymark, open: &mut Vec<waymark_tests::chromium::Page>, ur
     // The network guard covers every tab but the user's older ones while an action runs and
     // for its settle window, also after the task's answer: a tab the user opens then is
     // blocked until the window is over, when the guard removes its rules.
-    let worker = wm.browser.wait_for_extension_worker(TASK_TIMEOUT).expect("worker");
-    let sw = wm.browser.attach(&worker.target_id).expect("attach worker");
+    let sw = wm.attach_worker().expect("attach worker");
     sw.wait_for(
         "chrome.declarativeNetRequest.getSessionRules().then((rules) => rules.length === 0)",
         TASK_TIMEOUT,
