@@ -37,6 +37,12 @@ pub struct ChatMessage {
     /// callers, sent as image content parts by the host.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub images: Vec<ImageInput>,
+    /// Byte offsets in `content` (char boundaries, ascending) where a prefix that repeats from
+    /// call to call ends: the host turns them into cache breakpoints where the provider needs
+    /// them (Anthropic's `cache_control`); OpenAI-compatible servers cache identical prefixes
+    /// on their own and get the content unchanged.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub cache_breaks: Vec<u32>,
 }
 
 impl ChatMessage {
@@ -48,6 +54,7 @@ impl ChatMessage {
             tool_calls: Vec::new(),
             tool_call_id: None,
             images: Vec::new(),
+            cache_breaks: Vec::new(),
         }
     }
 

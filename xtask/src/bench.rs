@@ -36,11 +36,39 @@ pub fn panel() -> Result<()> {
         .env_remove("WAYMARK_SKIP_BROWSER"))
 }
 
+/// `cargo xtask bench tokens`: o200k tokens of every request of a 10-step task on three corpus
+/// pages, by part and role, and of session memory as the session grows (see
+/// `tests/tests/token_bench.rs`); the tables also go to `target/bench-tokens.md`.
+pub fn tokens() -> Result<()> {
+    setup::all(setup::Need { chromium: true })?;
+    build::all(build::Options { release: false, test_hooks: true })?;
+    let out = util::cargo()
+        .args(["test", "-p", "waymark-tests", "--test", "token_bench"])
+        .args(["--", "--ignored", "--nocapture"])
+        .env_remove("WAYMARK_SKIP_BROWSER")
+        .stderr(std::process::Stdio::inherit())
+        .output()?;
+    let report = String::from_utf8_lossy(&out.stdout);
+    print!("{report}");
+    if !out.status.success() {
+        bail!("the token benchmark failed ({})", out.status);
+    }
+    let tables: String =
+        report.lines().skip_while(|l| !l.starts_with("## ")).map(|l| format!("{l}\n")).collect();
+    let path = util::target_dir().join("bench-tokens.md");
+    std::fs::write(&path, tables)?;
+    eprintln!("written to {}", path.display());
+    Ok(())
+}
+
 /// Dispatches `cargo xtask bench <name>`.
 pub fn run(name: Option<&str>) -> Result<()> {
     match name {
         Some("step") => step(),
         Some("panel") => panel(),
-        other => bail!("unknown benchmark {other:?}; try `cargo xtask bench step` or `panel`"),
+        Some("tokens") => tokens(),
+        other => {
+            bail!("unknown benchmark {other:?}; try `cargo xtask bench step`, `panel` or `tokens`")
+        }
     }
 }

@@ -10,6 +10,7 @@ fn tool_msg(id: &str, content: &str) -> ChatMessage {
         tool_calls: vec![],
         tool_call_id: Some(id.into()),
         images: vec![],
+        cache_breaks: vec![],
     }
 }
 
@@ -29,6 +30,7 @@ fn request_body_moves_system_and_merges_tool_results() {
                 ],
                 tool_call_id: None,
                 images: vec![],
+                cache_breaks: vec![],
             },
             tool_msg("t1", "done a"),
             tool_msg("t2", "done b"),

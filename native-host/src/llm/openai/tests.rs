@@ -19,6 +19,7 @@ fn request() -> LlmRequest {
                 }],
                 tool_call_id: None,
                 images: vec![],
+                cache_breaks: vec![],
             },
             ChatMessage {
                 role: ChatRole::Tool,
@@ -26,6 +27,7 @@ fn request() -> LlmRequest {
                 tool_calls: vec![],
                 tool_call_id: Some("c1".into()),
                 images: vec![],
+                cache_breaks: vec![],
             },
         ],
         tools: vec![ToolSpec {
