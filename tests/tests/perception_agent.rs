@@ -75,7 +75,7 @@ fn the_model_acts_inside_a_cross_origin_frame_with_qualified_refs() {
         })
         .unwrap_or_default();
     let tools: Vec<&str> = tools.into_iter().filter(|t| *t != "progress").collect();
-    assert_eq!(tools, waymark_core::action::Action::TOOL_NAMES);
+    assert_eq!(tools, waymark_core::agent::OFFERED_TOOLS);
     let first = message_text(&requests[0].body, 1);
     assert!(first.contains("Cross-origin frame text") && first.contains("[frame f"), "{first}");
     llm.assert_no_script_panics().expect("script ok");

@@ -54,37 +54,41 @@ fn cost(line: &Line) -> usize {
     if line.marker { 0 } else { line.text.len() / 4 + 1 }
 }
 
-/// Chooses which lines to write: the viewport first, then what follows it, then what precedes
-/// it, while the budget lasts; returns the choice per line.
+/// Chooses which lines to write: all of them when they fit the budget; else a window of
+/// `budget` tokens that starts at a multiple of half the budget, the one where the viewport's
+/// middle line falls in the first half. A window stays put while the user scrolls about a
+/// screen or two, so consecutive observations of an unchanged page are byte-identical (the
+/// provider's prompt cache serves them) and content just below the viewport is always shown.
 fn choose(lines: &[Line], budget: usize) -> Vec<bool> {
     let total: usize = lines.iter().map(cost).sum();
     if total <= budget {
         return vec![true; lines.len()];
     }
-    let mut keep: Vec<bool> = lines.iter().map(|l| l.marker).collect();
-    let mut left = budget;
-    let mut take = |i: usize, keep: &mut Vec<bool>| -> bool {
-        let c = cost(&lines[i]);
-        if c > left {
-            return false;
-        }
-        left -= c;
-        keep[i] = true;
-        true
+    let half = (budget / 2).max(1);
+    let mut starts = Vec::with_capacity(lines.len());
+    let mut at = 0;
+    for line in lines {
+        starts.push(at);
+        at += cost(line);
+    }
+    let visible: Vec<usize> = (0..lines.len())
+        .filter(|&i| lines[i].zone == Zone::In && !lines[i].marker)
+        .collect();
+    let anchor = match visible.get(visible.len() / 2) {
+        Some(&i) => starts[i],
+        // Nothing on screen (an empty stretch): the first line below it, else the top.
+        None => lines
+            .iter()
+            .position(|l| l.zone == Zone::Below)
+            .map_or(0, |i| starts[i]),
     };
-    for zone in [Zone::In, Zone::Below] {
-        for (i, line) in lines.iter().enumerate() {
-            if line.zone == zone && !line.marker && !take(i, &mut keep) {
-                break;
-            }
-        }
-    }
-    for i in (0..lines.len()).rev() {
-        if lines[i].zone == Zone::Above && !lines[i].marker && !take(i, &mut keep) {
-            break;
-        }
-    }
-    keep
+    let from = (anchor / half) * half;
+    let to = from + budget;
+    lines
+        .iter()
+        .zip(&starts)
+        .map(|(line, &start)| line.marker || (start >= from && start + cost(line) <= to))
+        .collect()
 }
 
 #[expect(clippy::let_underscore_must_use, reason = "writing to a String cannot fail")]
@@ -97,31 +101,90 @@ fn summary(out: &mut String, elements: usize, texts: usize, place: &str, how: &s
 
 impl Observation {
     /// Writes the observation for the model, page text fenced by `nonce`, within
-    /// [`DEFAULT_TOKEN_BUDGET`].
+    /// [`DEFAULT_TOKEN_BUDGET`], with the viewport line.
     pub fn to_prompt(&self, nonce: &str) -> String {
         self.to_prompt_with_budget(nonce, DEFAULT_TOKEN_BUDGET)
     }
 
     /// Writes the observation with at most about `budget` tokens of page content; what does
-    /// not fit is summarised as counts above and below the viewport.
-    #[expect(clippy::let_underscore_must_use, reason = "writing to a String cannot fail")]
+    /// not fit is summarised as counts above and below the window shown.
     pub fn to_prompt_with_budget(&self, nonce: &str, budget: usize) -> String {
-        let mut lines = Vec::with_capacity(self.items.len());
-        flatten(&self.items, &mut lines);
-        let keep = choose(&lines, budget);
-        let mut out =
-            String::with_capacity(256 + lines.iter().map(|l| l.text.len() + 1).sum::<usize>());
-        let _ = writeln!(out, "page: {} — {}", clean(&self.title), clean(&self.url));
+        self.render(nonce, budget, true)
+    }
+
+    /// The page without the viewport line (see [`Self::view_line`]): what stays byte-identical
+    /// while the user only scrolls, so it can sit in the cached part of a prompt.
+    pub fn page_prompt(&self, nonce: &str) -> String {
+        self.render(nonce, DEFAULT_TOKEN_BUDGET, false)
+    }
+
+    /// `view: 1280x800, 650px above, 1200px below`, or `None` when the size is unknown.
+    pub fn view_line(&self) -> Option<String> {
         let v = &self.viewport;
-        if v.width > 0.0 {
-            let _ = writeln!(
-                out,
+        (v.width > 0.0).then(|| {
+            format!(
                 "view: {:.0}x{:.0}, {:.0}px above, {:.0}px below",
                 v.width,
                 v.height,
                 v.scroll_y.max(0.0),
                 v.below()
-            );
+            )
+        })
+    }
+
+    /// A few lines that say what the page is without its content: title and URL, headings,
+    /// and how many elements of each role it has (with the names of its form controls). The
+    /// planner plans from this; the navigator reads the page itself.
+    #[expect(clippy::let_underscore_must_use, reason = "writing to a String cannot fail")]
+    pub fn outline(&self, nonce: &str) -> String {
+        const HEADINGS: usize = 12;
+        const CONTROLS: usize = 12;
+        let mut lines = Vec::with_capacity(self.items.len());
+        flatten(&self.items, &mut lines);
+        let mut out = String::with_capacity(1024);
+        let _ = writeln!(out, "page: {} — {}", clean(&self.title), clean(&self.url));
+        let _ = writeln!(out, "<page_content id={nonce}>");
+        let mut headings = lines.iter().filter(|l| !l.element && l.text.starts_with('#'));
+        for h in headings.by_ref().take(HEADINGS) {
+            let _ = writeln!(out, "{}", h.text);
+        }
+        let more = headings.count();
+        if more > 0 {
+            let _ = writeln!(out, "(and {more} more headings)");
+        }
+        let mut roles: Vec<(String, usize)> = Vec::new();
+        let mut controls = Vec::new();
+        visit_elements(&self.items, &mut |el| {
+            match roles.iter_mut().find(|(r, _)| *r == el.role) {
+                Some((_, n)) => *n += 1,
+                None => roles.push((el.role.clone(), 1)),
+            }
+            if !matches!(el.role.as_str(), "link" | "img" | "image") && controls.len() < CONTROLS {
+                controls.push(el.line());
+            }
+        });
+        if !roles.is_empty() {
+            let counts: Vec<String> = roles.iter().map(|(r, n)| format!("{n} {r}")).collect();
+            let _ = writeln!(out, "elements: {}", counts.join(", "));
+        }
+        for c in controls {
+            let _ = writeln!(out, "{c}");
+        }
+        let _ = write!(out, "</page_content id={nonce}>");
+        out
+    }
+
+    #[expect(clippy::let_underscore_must_use, reason = "writing to a String cannot fail")]
+    fn render(&self, nonce: &str, budget: usize, with_view: bool) -> String {
+        let mut lines = Vec::with_capacity(self.items.len());
+        flatten(&self.items, &mut lines);
+        drop_empty_frames(&mut lines);
+        let keep = choose(&lines, budget);
+        let mut out =
+            String::with_capacity(256 + lines.iter().map(|l| l.text.len() + 1).sum::<usize>());
+        let _ = writeln!(out, "page: {} — {}", clean(&self.title), clean(&self.url));
+        if with_view && let Some(view) = self.view_line() {
+            let _ = writeln!(out, "{view}");
         }
         if self.tabs.len() > 1 {
             out.push_str("tabs:");
@@ -139,33 +202,57 @@ impl Observation {
             out.push('\n');
         }
         let _ = writeln!(out, "<page_content id={nonce}>");
-        let count = |zone: Zone, element: bool| {
-            lines
+        let first = keep.iter().zip(&lines).position(|(k, l)| *k && !l.marker);
+        let last = keep.iter().zip(&lines).rposition(|(k, l)| *k && !l.marker);
+        let count = |range: std::ops::Range<usize>, element: bool| {
+            lines[range.clone()]
                 .iter()
-                .zip(&keep)
-                .filter(|(l, k)| !**k && l.zone == zone && l.element == element)
+                .zip(&keep[range])
+                .filter(|(l, k)| !**k && !l.marker && l.element == element)
                 .count()
         };
-        summary(
-            &mut out,
-            count(Zone::Above, true),
-            count(Zone::Above, false),
-            "above",
-            "scroll up",
-        );
+        let before = first.unwrap_or(0);
+        summary(&mut out, count(0..before, true), count(0..before, false), "above", "scroll up");
         for (line, keep) in lines.iter().zip(&keep) {
             if *keep {
                 out.push_str(&line.text);
                 out.push('\n');
             }
         }
-        let (below_el, below_text) = (
-            count(Zone::Below, true) + count(Zone::In, true),
-            count(Zone::Below, false) + count(Zone::In, false),
-        );
-        summary(&mut out, below_el, below_text, "below", "scroll down");
+        let after = last.map_or(lines.len(), |l| l + 1);
+        let n = lines.len();
+        summary(&mut out, count(after..n, true), count(after..n, false), "below", "scroll down");
         let _ = write!(out, "</page_content id={nonce}>");
         out
+    }
+}
+
+/// Calls `f` for every element, frames included, in reading order.
+fn visit_elements(items: &[Item], f: &mut impl FnMut(&Element)) {
+    for item in items {
+        match item {
+            Item::Element(el) => f(el),
+            Item::Frame(frame) => visit_elements(&frame.items, f),
+            Item::Text { .. } => {}
+        }
+    }
+}
+
+/// Frames with nothing in them (ad slots, `about:blank`) are two marker lines of noise.
+fn drop_empty_frames(lines: &mut Vec<Line>) {
+    let mut i = 0;
+    while i + 1 < lines.len() {
+        let empty_pair = lines[i].marker
+            && lines[i + 1].marker
+            && lines[i].text.starts_with("[frame ")
+            && lines[i + 1].text.starts_with("[/frame ");
+        if empty_pair {
+            lines.drain(i..i + 2);
+            // An outer frame may be empty now.
+            i = i.saturating_sub(1);
+        } else {
+            i += 1;
+        }
     }
 }
 

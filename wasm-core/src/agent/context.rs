@@ -114,6 +114,12 @@ pub enum JournalEntry {
         /// The full record.
         record: StepRecord,
     },
+    /// What the model chose to keep of a step's output (`progress.memory`): page text is shown
+    /// in full once, and this is how its findings reach the later steps.
+    Kept {
+        /// The model's words.
+        text: String,
+    },
     /// A note for the model's history (a rejected done claim, a take-over).
     Note {
         /// What to tell the model.
@@ -143,6 +149,15 @@ pub enum JournalEntry {
     },
 }
 
+/// A finding the model kept (`progress.memory`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Kept {
+    /// How many step records preceded it: it is shown after them.
+    pub after: usize,
+    /// The model's words.
+    pub text: String,
+}
+
 /// Everything task-scoped. A new task gets a new one; nothing leaks into the next task.
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct TaskContext {
@@ -158,6 +173,11 @@ pub struct TaskContext {
     pub guidance: Vec<String>,
     /// Notes for the model (rejected claims, take-overs), oldest first.
     pub notes: Vec<String>,
+    /// What the model kept of step outputs, each after the steps recorded before it.
+    pub kept: Vec<Kept>,
+    /// The fence nonce of this task's prompts: one per task, so consecutive prompts share
+    /// their prefix (prompt caching); drawn on the first step (and again after a restart).
+    pub fence: String,
     /// What every role sees.
     pub shared: SharedContext,
     /// Repetition counters.
@@ -215,6 +235,9 @@ impl TaskContext {
                 self.steps.push(record.clone());
             }
             JournalEntry::Note { text } => self.notes.push(text.clone()),
+            JournalEntry::Kept { text } => {
+                self.kept.push(Kept { after: self.steps.len(), text: text.clone() })
+            }
             JournalEntry::Finished { outcome } => self.finished = Some(outcome.clone()),
             JournalEntry::SiteAllowed { origin, sensitive } => {
                 // The first site is the tab the task started on: the user's data may go

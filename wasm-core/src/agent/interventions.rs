@@ -201,6 +201,8 @@ pub struct ProgressReport {
     pub phase: Option<String>,
     /// A sub-goal it just completed, summarised.
     pub sub_goal_done: Option<String>,
+    /// What it keeps of the last step's output for later steps (shown there as `kept:`).
+    pub memory: Option<String>,
 }
 
 impl ProgressReport {

@@ -42,7 +42,7 @@ pub use runner::{
 };
 pub use shared::{Role, RoleState, SHARED_RECENT_ACTIONS, SharedContext};
 pub use stuck::{ASK_AFTER, NUDGE_AFTER, REPLAN_AFTER, StuckDetector, StuckLevel, fingerprint};
-pub use tools::navigator_tools;
+pub use tools::{OFFERED_TOOLS, navigator_tools};
 
 use crate::action::{Action, ActionOutcome};
 use crate::observation::{Observation, Ref};

@@ -5,7 +5,7 @@
 
 use super::interventions::ProgressReport;
 use super::role_tools::PROGRESS_TOOL;
-use super::tools::navigator_tools;
+use super::tools::{OFFERED_TOOLS, to_action_call};
 use crate::action::Action;
 use crate::protocol::LlmCompletion;
 use serde::Deserialize;
@@ -73,7 +73,6 @@ struct TextAction {
 
 /// Extracts the actions (and the progress report) from a completion.
 pub fn parse_answer(completion: &LlmCompletion) -> Result<NavigatorAnswer, ParseError> {
-    let page_tools: Vec<String> = navigator_tools().into_iter().map(|t| t.name).collect();
     let mut answer = NavigatorAnswer::default();
     if !completion.tool_calls.is_empty() {
         for call in &completion.tool_calls {
@@ -81,7 +80,7 @@ pub fn parse_answer(completion: &LlmCompletion) -> Result<NavigatorAnswer, Parse
             if call.name == PROGRESS_TOOL {
                 answer.progress = Some(from_args(&call.name, args)?);
             } else {
-                answer.calls.push(to_call(&page_tools, &call.name, args)?);
+                answer.calls.push(to_call(&call.name, args)?);
             }
         }
     } else {
@@ -93,7 +92,7 @@ pub fn parse_answer(completion: &LlmCompletion) -> Result<NavigatorAnswer, Parse
             if a.name == PROGRESS_TOOL {
                 answer.progress = Some(from_args(&a.name, a.arguments)?);
             } else {
-                answer.calls.push(to_call(&page_tools, &a.name, a.arguments)?);
+                answer.calls.push(to_call(&a.name, a.arguments)?);
             }
         }
     }
@@ -141,17 +140,8 @@ fn from_args<T: DeserializeOwned>(tool: &str, args: Value) -> Result<T, ParseErr
         .map_err(|e| ParseError::BadArguments { tool: tool.to_owned(), reason: e.to_string() })
 }
 
-fn to_call(page_tools: &[String], name: &str, args: Value) -> Result<Call, ParseError> {
-    if !page_tools.iter().any(|t| t == name) {
-        return Ok(Call::Refused {
-            tool: name.to_owned(),
-            reason: format!(
-                "unknown tool `{name}` was refused; use one of: {}",
-                page_tools.join(", ")
-            ),
-        });
-    }
-    let mut object = match args {
+fn to_call(name: &str, args: Value) -> Result<Call, ParseError> {
+    let object = match args {
         Value::Object(map) => map,
         Value::Null => Default::default(),
         other => {
@@ -161,7 +151,17 @@ fn to_call(page_tools: &[String], name: &str, args: Value) -> Result<Call, Parse
             });
         }
     };
-    object.insert("action".into(), Value::String(name.to_owned()));
+    let bad = |reason: String| ParseError::BadArguments { tool: name.to_owned(), reason };
+    let Some((action, mut object)) = to_action_call(name, object).map_err(|e| bad(e.0))? else {
+        return Ok(Call::Refused {
+            tool: name.to_owned(),
+            reason: format!(
+                "unknown tool `{name}` was refused; use one of: {}",
+                OFFERED_TOOLS.join(", ")
+            ),
+        });
+    };
+    object.insert("action".into(), Value::String(action.to_owned()));
     from_args(name, Value::Object(object)).map(Call::Act)
 }
 

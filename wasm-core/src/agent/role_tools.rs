@@ -11,24 +11,25 @@ pub const PLAN_TOOL: &str = "plan";
 /// Name of the validator's tool.
 pub const VERDICT_TOOL: &str = "verdict";
 
-/// The navigator's self-report, called alongside its actions.
+/// The navigator's self-report, called alongside its actions. `memory` is what the model keeps
+/// of a step's output: page text is shown in full only once, so this is how a finding reaches
+/// later steps (and the answer).
 pub fn progress_tool() -> ToolSpec {
     ToolSpec {
         name: PROGRESS_TOOL.into(),
-        description: "Report progress with your actions: how the last step went, your \
-                      confidence (0-1), the plan phase you are in, and a sub-goal you just \
-                      completed, if any."
+        description: "With your actions: evaluation of the last step, confidence 0-1, plan \
+                      phase, sub-goal just done, memory (facts from the last output to keep)."
             .into(),
         parameters: json!({
             "type": "object",
             "properties": {
                 "evaluation": {"type": "string"},
-                "confidence": {"type": "number", "minimum": 0, "maximum": 1},
+                "confidence": {"type": "number"},
                 "phase": {"type": "string"},
-                "sub_goal_done": {"type": "string"}
+                "sub_goal_done": {"type": "string"},
+                "memory": {"type": "string"}
             },
-            "required": ["evaluation"],
-            "additionalProperties": false
+            "required": ["evaluation"]
         }),
     }
 }

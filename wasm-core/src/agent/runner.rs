@@ -6,7 +6,7 @@ use super::control::{Gate, Operator};
 use super::interventions::{Intervention, InterventionKind, InterventionSettings, Reply};
 use super::parse::{Call, parse_answer};
 use super::policy::record_observation;
-use super::prompt::PromptParts;
+use super::prompt::{PromptParts, RoleView};
 use super::role_tools::{plan_tool, progress_tool, verdict_tool};
 use super::roles::{Plan, parse_plan, parse_verdict, planner_messages, validator_messages};
 use super::shared::{Role, RoleState};
@@ -170,7 +170,11 @@ impl<L: Llm, P: Page, E: Env, V: TaskEvents, O: Operator, J: Journal> Agent<'_, 
             Ok(o) => o,
             Err(flow) => return flow,
         };
-        let nonce = format!("{:016x}", self.env.random_u64());
+        if ctx.fence.is_empty() {
+            // 48 bits: the page never sees the prompt, and page text is scrubbed of it anyway.
+            ctx.fence = format!("{:012x}", self.env.random_u64() & 0xffff_ffff_ffff);
+        }
+        let nonce = ctx.fence.clone();
         if ctx.plan.is_none() {
             if let Flow::End(o) = self.plan(ctx, &observation, &nonce, None).await {
                 return Flow::End(o);
@@ -333,8 +337,8 @@ impl<L: Llm, P: Page, E: Env, V: TaskEvents, O: Operator, J: Journal> Agent<'_, 
             resources: &ctx.spec.resources,
             plan: ctx.plan.as_ref(),
             history: &ctx.steps,
+            kept: &ctx.kept,
             notes: &ctx.notes,
-            shared: (&ctx.shared, self.env.now_ms()),
             observation,
             nonce,
             text_tools,
@@ -394,7 +398,7 @@ impl<L: Llm, P: Page, E: Env, V: TaskEvents, O: Operator, J: Journal> Agent<'_, 
         revise_because: Option<&str>,
     ) -> Flow {
         let first = ctx.plan.is_none();
-        let context = self.parts(ctx, observation, nonce, &[]).role_context();
+        let context = self.parts(ctx, observation, nonce, &[]).role_context(RoleView::Planner);
         let messages = planner_messages(&context, revise_because);
         let reply = match self.call(ctx, Role::Planner, messages, vec![plan_tool()]).await {
             Ok(c) => c,
@@ -517,6 +521,14 @@ impl<L: Llm, P: Page, E: Env, V: TaskEvents, O: Operator, J: Journal> Agent<'_, 
             }
         };
         ctx.correction = None;
+        if let Some(memory) = answer.progress.as_ref().and_then(|p| p.memory.as_deref()) {
+            let memory = memory.trim();
+            if !memory.is_empty() {
+                let entry = JournalEntry::Kept { text: memory.to_owned() };
+                self.write_or_warn(&entry).await;
+                ctx.apply(&entry);
+            }
+        }
         if let Some(report) = &answer.progress {
             let before = ctx.guidance.len();
             if let Flow::End(o) = self.review_progress(ctx, report).await {
@@ -697,8 +709,8 @@ impl<L: Llm, P: Page, E: Env, V: TaskEvents, O: Operator, J: Journal> Agent<'_, 
         } else {
             observation
         };
-        let nonce = format!("{:016x}", self.env.random_u64());
-        let context = self.parts(ctx, page, &nonce, &[]).role_context();
+        let nonce = ctx.fence.clone();
+        let context = self.parts(ctx, page, &nonce, &[]).role_context(RoleView::Validator);
         let messages = validator_messages(&context, &answer);
         let verdict = match self.call(ctx, Role::Validator, messages, vec![verdict_tool()]).await {
             Ok(reply) => parse_verdict(&reply).ok(),

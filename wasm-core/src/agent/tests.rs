@@ -299,9 +299,11 @@ fn plans_then_fills_the_form_and_the_validator_confirms() {
     assert!(second.contains("Plan:\n1. [filling] fill and save"), "{second}");
     assert!(second.contains("1. Type “Ada” into “Name” [1] → ok"), "{second}");
     assert!(second.contains("Saved: Ada"), "{second}");
-    assert!(second.contains("<page_content id=000000000000feed>"), "{second}");
-    assert!(second.contains("- roles: planner completed, navigator completed"), "{second}");
-    assert!(second.contains("  - Click “Save” [2] → ok"), "{second}");
+    assert!(second.contains("<page_content id=00000000feed>"), "{second}");
+    // The step list is said once (no shared context repeating it), after the page.
+    assert_eq!(second.matches("Click “Save” [2]").count(), 1, "{second}");
+    let page_at = second.find("<page_content").expect("page");
+    assert!(second.find("<steps id=00000000feed>").is_some_and(|at| at > page_at), "{second}");
     assert!(llm.user_text(3).contains("The agent's claim: Saved Ada."));
     assert!(matches!(r.events.first(), Some(TaskEvent::StepStarted { step: 1 })));
     assert!(r.events.iter().any(|e| matches!(e, TaskEvent::Planned(_))));
@@ -404,7 +406,7 @@ fn the_step_budget_is_settable_and_enforced() {
 }
 
 #[test]
-fn session_context_resources_and_shared_context_are_in_the_prompt() {
+fn session_context_and_resources_are_in_the_prompt_and_the_planner_gets_an_outline() {
     let llm = ScriptedLlm::new(vec![calls(&[DONE])]);
     let mut s = spec(4);
     s.session_context = Some("Task 1 found: the cheapest flight is TP123.".into());
@@ -420,12 +422,11 @@ fn session_context_resources_and_shared_context_are_in_the_prompt() {
         );
         assert!(text.contains(">\n\nNew task: Fill Ada"), "{text}");
         assert!(text.contains("Files you may use (by name):\n- cv: /home/u/cv.pdf"), "{text}");
-        assert!(
-            text.contains("Shared context:\n- goal: Fill Ada and save\n- url: http://x/"),
-            "{text}"
-        );
+        assert!(!text.contains("Shared context"), "{text}");
     }
-    assert!(nav.contains("- last page load: "), "{nav}");
+    // The planner plans from an outline; the navigator reads the page.
+    assert!(planner.contains("Current page (outline):\npage: "), "{planner}");
+    assert!(nav.contains("Current page:\npage: "), "{nav}");
 }
 
 /// Findings of earlier tasks come from web pages: a planted instruction with line breaks, a fake
@@ -443,7 +444,7 @@ fn planted_instructions_in_session_notes_stay_fenced_as_data() {
     let nav = llm.user_text(1);
     let open = nav.find("<session_notes id=").expect("fence opens");
     let id = &nav[open + 18..open + 18 + nav[open + 18..].find('>').expect("id ends")];
-    assert_eq!(id.len(), 16, "a per-call random id: {nav}");
+    assert_eq!(id.len(), 12, "a per-task random id: {nav}");
     let close = format!("</session_notes id={id}>");
     let inside = &nav[open..nav.find(&close).expect("the real fence closes")];
     assert!(inside.contains("  Findings: price 12 EUR\n"), "invisible characters dropped: {nav}");
@@ -689,6 +690,7 @@ fn each_side_effect_is_journaled_before_and_after() {
             JournalEntry::Intent { .. } => "intent",
             JournalEntry::Outcome { .. } => "outcome",
             JournalEntry::Note { .. } => "note",
+            JournalEntry::Kept { .. } => "kept",
             JournalEntry::Finished { .. } => "finished",
             JournalEntry::SiteAllowed { .. } => "site",
             JournalEntry::SimilarAllowed { .. } => "similar",

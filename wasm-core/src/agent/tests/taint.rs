@@ -239,11 +239,12 @@ fn extract_output_in_the_history_stays_inside_a_fence_with_the_calls_nonce() {
     run_spec(spec, &llm, &tab, &ScriptedUser::new(vec![]));
     let second = llm.navigator_texts().pop().expect("second navigator call");
     let open = second.find("<step_output id=").expect("fenced output");
-    let nonce = &second[open + 16..open + 32];
+    let nonce = &second[open + 16..open + 28];
     let close = format!("</step_output id={nonce}>");
     assert_eq!(second.matches(&close).count(), 1, "{second}");
-    let planted_at = second.find("SYSTEM: open").expect("planted text");
-    let history = &second[..second.find("Current page:").expect("page")];
-    assert!(history.contains("1. Extract the page's text → ok\n"), "{history}");
+    let planted_at = open + second[open..].find("SYSTEM: open").expect("planted text");
+    let history = &second[second.find("<steps id=").expect("steps")..open];
+    assert!(history.contains("1. Extract the page's text → ok: read "), "{history}");
+    assert!(!history.contains("SYSTEM: open"), "the text is shown once, after the steps: {history}");
     assert!(planted_at > open && planted_at < second.find(&close).expect("close"), "{second}");
 }

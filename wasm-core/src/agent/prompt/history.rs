@@ -1,0 +1,126 @@
+//! The steps so far, append-only, and the latest step's output shown once.
+//!
+//! A step's line never changes once written (so the list stays a cacheable prefix): a short
+//! output sits on its line; a long one (what extract and find read) is shown in full only in
+//! the call right after its step, fenced as page text, and its line says how long it was.
+//! What the model kept of it (`progress.memory`) follows as a `kept:` line.
+
+use super::super::StepRecord;
+use super::super::context::Kept;
+use super::{PromptPart, fenced, scrub};
+use crate::observation::clean;
+use std::fmt::Write;
+
+/// Outputs up to this many characters, on one line, stay on their step's line.
+const INLINE_OUTPUT_CHARS: usize = 160;
+
+/// The step's status without its output (`ok`, `failed: why`, `ok (page changed)`).
+fn status(step: &StepRecord) -> String {
+    let summary = step.outcome.summary();
+    match &step.outcome.text {
+        Some(text) => summary
+            .strip_suffix(text.as_str())
+            .and_then(|s| s.strip_suffix(":\n"))
+            .map(str::to_owned)
+            .unwrap_or(summary),
+        None => summary,
+    }
+}
+
+/// The output's cleaned lines, when it has any.
+fn output_lines(step: &StepRecord) -> Vec<String> {
+    step.outcome
+        .text
+        .as_deref()
+        .map(|t| t.lines().map(clean).filter(|l| !l.is_empty()).collect())
+        .unwrap_or_default()
+}
+
+/// Whether the output is too long for its step's line.
+fn is_long(lines: &[String]) -> bool {
+    lines.len() > 1 || lines.first().is_some_and(|l| l.chars().count() > INLINE_OUTPUT_CHARS)
+}
+
+/// The steps so far, fenced: their descriptions name page elements, their outputs are page
+/// text; all of it is a record, never instructions.
+pub(super) struct HistoryPart<'a> {
+    pub steps: &'a [StepRecord],
+    pub kept: &'a [Kept],
+    pub nonce: &'a str,
+}
+
+impl PromptPart for HistoryPart<'_> {
+    #[expect(clippy::let_underscore_must_use, reason = "writing to a String cannot fail")]
+    fn write(&self, out: &mut String) {
+        if self.steps.is_empty() && self.kept.is_empty() {
+            return;
+        }
+        let nonce = self.nonce;
+        out.push_str("Steps so far:\n");
+        let _ = writeln!(out, "<steps id={nonce}>");
+        let mut kept = self.kept.iter().peekable();
+        for (i, step) in self.steps.iter().enumerate() {
+            while let Some(k) = kept.next_if(|k| k.after <= i) {
+                let _ = writeln!(out, "  kept: {}", scrub(&clean(&k.text), nonce));
+            }
+            let line = format!("{}. {} → {}", i + 1, clean(&step.description), status(step));
+            let output = output_lines(step);
+            let line = match output.as_slice() {
+                [] => line,
+                lines if is_long(lines) => {
+                    let chars: usize = lines.iter().map(|l| l.chars().count() + 1).sum();
+                    format!("{line}: read {chars} characters (output of step {})", i + 1)
+                }
+                [one] => format!("{line}: {one}"),
+                _ => line,
+            };
+            let _ = writeln!(out, "{}", scrub(&line, nonce));
+        }
+        for k in kept {
+            let _ = writeln!(out, "  kept: {}", scrub(&clean(&k.text), nonce));
+        }
+        let _ = writeln!(out, "</steps id={nonce}>\n");
+    }
+}
+
+/// The long outputs of the latest answer's steps, in full: the only time they are shown.
+pub(super) struct LatestOutputPart<'a> {
+    pub steps: &'a [StepRecord],
+    pub nonce: &'a str,
+}
+
+impl PromptPart for LatestOutputPart<'_> {
+    #[expect(clippy::let_underscore_must_use, reason = "writing to a String cannot fail")]
+    fn write(&self, out: &mut String) {
+        let Some(last) = self.steps.last().map(|s| s.step) else { return };
+        let first = self.steps.iter().rposition(|s| s.step != last).map_or(0, |i| i + 1);
+        for (i, step) in self.steps.iter().enumerate().skip(first) {
+            let lines = output_lines(step);
+            if !is_long(&lines) {
+                continue;
+            }
+            let _ = writeln!(
+                out,
+                "Output of step {} (shown this once; keep what you need in progress memory):",
+                i + 1
+            );
+            fenced(out, "step_output", self.nonce, lines.iter().map(String::as_str));
+            out.push('\n');
+        }
+    }
+}
+
+/// Notes for the model: refusals, rejected claims, take-overs.
+pub(super) struct NotesPart<'a>(pub &'a [String], pub &'a str);
+
+impl PromptPart for NotesPart<'_> {
+    #[expect(clippy::let_underscore_must_use, reason = "writing to a String cannot fail")]
+    fn write(&self, out: &mut String) {
+        for note in self.0 {
+            let _ = writeln!(out, "Note: {}", scrub(&clean(note), self.1));
+        }
+        if !self.0.is_empty() {
+            out.push('\n');
+        }
+    }
+}
