@@ -86,12 +86,44 @@ fn ten_tasks_give_five_one_liners_and_the_last_five_in_full() {
 #[test]
 fn thirty_tasks_keep_every_turn_once_in_order() {
     let ctx = build_context(&session_of(30).records);
-    assert_eq!(one_line_turns(&ctx), (1..=25).collect::<Vec<_>>());
+    assert!(ctx.contains("Oldest tasks, folded:\nTurns 1–10: Task number 1; Task number 2;"), "{ctx}");
+    assert_eq!(one_line_turns(&ctx), (11..=25).collect::<Vec<_>>());
     assert_eq!(full_turns(&ctx), (26..=30).collect::<Vec<_>>());
-    let one_liner = ctx.lines().find(|l| l.starts_with("Turn 3:")).expect("turn 3");
+    let one_liner = ctx.lines().find(|l| l.starts_with("Turn 13:")).expect("turn 13");
     assert!(one_liner.chars().count() <= MAX_TOC_CHARS + 12, "{one_liner}");
-    assert!(!ctx.contains("finding_3 ="), "older turns carry only their line");
+    assert!(!ctx.contains("finding_13 ="), "older turns carry only their line");
     assert!(ctx.contains("finding_30 = Found item 30;"));
+}
+
+/// Every call of every task carries the notes: they stay bounded whatever the session's length,
+/// and every turn is still accounted for (in full, on its line, in a group or in an era).
+#[test]
+fn session_notes_stay_under_1_5k_tokens_and_cover_every_turn() {
+    let bpe = tiktoken_rs::o200k_base().expect("o200k");
+    let mut sizes = Vec::new();
+    for n in [10u32, 30, 100, 1000, 5000] {
+        let mut s = session_of(n);
+        for r in &mut s.records {
+            r.toc_line = format!("Offer page {}: Plan {} cheapest at ${}.99 a month", r.turn, r.turn, r.turn % 40);
+        }
+        let ctx = build_context(&s.records);
+        let tokens = bpe.encode_ordinary(&ctx).len();
+        sizes.push((n, tokens));
+        assert!(tokens <= 1500, "{n} tasks: {tokens} tokens\n{ctx}");
+        let mut next = 1;
+        for line in ctx.lines() {
+            let Some(rest) = line.strip_prefix("Turn") else { continue };
+            let range = rest.trim_start_matches('s').trim_start();
+            let span: String = range.chars().take_while(|c| c.is_ascii_digit() || *c == '–').collect();
+            let mut ends = span.split('–').map(|x| x.parse::<u32>().expect("turn"));
+            let from = ends.next().expect("from");
+            let to = ends.next().unwrap_or(from);
+            assert_eq!(from, next, "{n} tasks: turn {next} missing\n{ctx}");
+            next = to + 1;
+        }
+        assert_eq!(next, n + 1, "{n} tasks: every turn\n{ctx}");
+    }
+    eprintln!("session notes in o200k tokens by earlier tasks: {sizes:?}");
 }
 
 #[test]
