@@ -123,12 +123,15 @@ fn spec(name: &str) -> (&'static str, Value, Vec<&'static str>) {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct FoldError(pub String);
 
+/// An [`Action::TOOL_NAMES`] name and the arguments for it.
+pub type ActionCall = (&'static str, Map<String, Value>);
+
 /// The [`Action::TOOL_NAMES`] name and arguments a call of an offered (or legacy) tool stands
 /// for; `None` for a tool that does not exist.
 pub fn to_action_call(
     name: &str,
     mut args: Map<String, Value>,
-) -> Result<Option<(&'static str, Map<String, Value>)>, FoldError> {
+) -> Result<Option<ActionCall>, FoldError> {
     let take_bool = |args: &mut Map<String, Value>, key: &str| -> Result<bool, FoldError> {
         match args.remove(key) {
             None | Some(Value::Null) => Ok(false),
