@@ -5,7 +5,7 @@ use std::fmt::Write;
 
 /// Tokens of page content [`Observation::to_prompt`] writes before summarising the rest: enough
 /// for a long form or a results page, small enough that one step stays cheap.
-pub const DEFAULT_TOKEN_BUDGET: usize = 4000;
+pub const DEFAULT_TOKEN_BUDGET: usize = 2500;
 
 /// One rendered line and what it is.
 pub(super) struct Line {
