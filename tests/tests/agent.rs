@@ -160,8 +160,8 @@ fn multi_step_task_with_a_plan_recovers_from_bad_output_and_refuses_unknown_refs
     assert_eq!(roles, ["planner", "navigator", "navigator", "navigator", "navigator", "validator"]);
     assert!(page_text(&requests[2]).contains("previous answer could not be used"));
     assert!(page_text(&requests[3]).contains("Plan:\n1. [filling] Type Ada into Name"));
-    assert!(page_text(&requests[3]).contains("- roles: planner completed, navigator completed"));
-    assert!(page_text(&requests[3]).contains("no element [999]"), "the refusal reaches the model");
+    // The refusal reaches the model, once: no shared context repeats the step list.
+    assert_eq!(page_text(&requests[3]).matches("no element [999]").count(), 1);
     llm.assert_no_script_panics().expect("script ok");
 }
 

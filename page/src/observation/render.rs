@@ -71,16 +71,12 @@ fn choose(lines: &[Line], budget: usize) -> Vec<bool> {
         starts.push(at);
         at += cost(line);
     }
-    let visible: Vec<usize> = (0..lines.len())
-        .filter(|&i| lines[i].zone == Zone::In && !lines[i].marker)
-        .collect();
+    let visible: Vec<usize> =
+        (0..lines.len()).filter(|&i| lines[i].zone == Zone::In && !lines[i].marker).collect();
     let anchor = match visible.get(visible.len() / 2) {
         Some(&i) => starts[i],
         // Nothing on screen (an empty stretch): the first line below it, else the top.
-        None => lines
-            .iter()
-            .position(|l| l.zone == Zone::Below)
-            .map_or(0, |i| starts[i]),
+        None => lines.iter().position(|l| l.zone == Zone::Below).map_or(0, |i| starts[i]),
     };
     let from = (anchor / half) * half;
     let to = from + budget;

@@ -58,6 +58,10 @@ pub struct TaskSpec {
     /// site (a sensitive one counts as explicitly granted).
     #[serde(default)]
     pub allowed_sites: Vec<String>,
+    /// Earlier tasks the session notes fold, for the `recall` tool (offered when there are
+    /// any). Not journaled: it is the session's own data, and a resumed task goes without.
+    #[serde(skip)]
+    pub recallable: Vec<crate::session::TaskRecord>,
 }
 
 fn yes() -> bool {
@@ -120,6 +124,15 @@ pub enum JournalEntry {
         /// The model's words.
         text: String,
     },
+    /// What the `recall` tool found in the session's older tasks.
+    Recalled {
+        /// The step whose answer asked.
+        step: u32,
+        /// The model's query.
+        query: String,
+        /// The matching tasks, as the notes write them (empty: nothing matched).
+        text: String,
+    },
     /// A note for the model's history (a rejected done claim, a take-over).
     Note {
         /// What to tell the model.
@@ -158,6 +171,19 @@ pub struct Kept {
     pub text: String,
 }
 
+/// What one `recall` found.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Recalled {
+    /// How many step records preceded it.
+    pub after: usize,
+    /// The step whose answer asked: the result is shown in full in the next call only.
+    pub step: u32,
+    /// The model's query.
+    pub query: String,
+    /// The matching tasks (empty: none).
+    pub text: String,
+}
+
 /// Everything task-scoped. A new task gets a new one; nothing leaks into the next task.
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct TaskContext {
@@ -175,6 +201,8 @@ pub struct TaskContext {
     pub notes: Vec<String>,
     /// What the model kept of step outputs, each after the steps recorded before it.
     pub kept: Vec<Kept>,
+    /// What `recall` found, each after the steps recorded before it.
+    pub recalled: Vec<Recalled>,
     /// The fence nonce of this task's prompts: one per task, so consecutive prompts share
     /// their prefix (prompt caching); drawn on the first step (and again after a restart).
     pub fence: String,
@@ -235,6 +263,16 @@ impl TaskContext {
                 self.steps.push(record.clone());
             }
             JournalEntry::Note { text } => self.notes.push(text.clone()),
+            JournalEntry::Recalled { step, query, text } => {
+                // Older findings carry their provenance like the session notes do.
+                self.taint.record_session_notes(text, &self.spec.session_provenance);
+                self.recalled.push(Recalled {
+                    after: self.steps.len(),
+                    step: *step,
+                    query: query.clone(),
+                    text: text.clone(),
+                });
+            }
             JournalEntry::Kept { text } => {
                 self.kept.push(Kept { after: self.steps.len(), text: text.clone() })
             }

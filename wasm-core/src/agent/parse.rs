@@ -4,7 +4,7 @@
 //! or malformed action is an error, never completed by guessing.
 
 use super::interventions::ProgressReport;
-use super::role_tools::PROGRESS_TOOL;
+use super::role_tools::{PROGRESS_TOOL, RECALL_TOOL};
 use super::tools::{OFFERED_TOOLS, to_action_call};
 use crate::action::Action;
 use crate::protocol::LlmCompletion;
@@ -53,6 +53,13 @@ pub struct NavigatorAnswer {
     pub calls: Vec<Call>,
     /// The model's progress report, if it gave one.
     pub progress: Option<ProgressReport>,
+    /// Searches of the session's older tasks the model asked for.
+    pub recalls: Vec<String>,
+}
+
+#[derive(Deserialize)]
+struct RecallArgs {
+    query: String,
 }
 
 /// The JSON shape asked of models without native tool calling.
@@ -79,6 +86,8 @@ pub fn parse_answer(completion: &LlmCompletion) -> Result<NavigatorAnswer, Parse
             let args = parse_arguments(&call.name, &call.arguments)?;
             if call.name == PROGRESS_TOOL {
                 answer.progress = Some(from_args(&call.name, args)?);
+            } else if call.name == RECALL_TOOL {
+                answer.recalls.push(from_args::<RecallArgs>(&call.name, args)?.query);
             } else {
                 answer.calls.push(to_call(&call.name, args)?);
             }
@@ -91,12 +100,14 @@ pub fn parse_answer(completion: &LlmCompletion) -> Result<NavigatorAnswer, Parse
         for a in text.actions {
             if a.name == PROGRESS_TOOL {
                 answer.progress = Some(from_args(&a.name, a.arguments)?);
+            } else if a.name == RECALL_TOOL {
+                answer.recalls.push(from_args::<RecallArgs>(&a.name, a.arguments)?.query);
             } else {
                 answer.calls.push(to_call(&a.name, a.arguments)?);
             }
         }
     }
-    if answer.calls.is_empty() {
+    if answer.calls.is_empty() && answer.recalls.is_empty() {
         return Err(ParseError::NoActions);
     }
     Ok(answer)

@@ -9,12 +9,12 @@
 
 mod history;
 
-use super::context::Kept;
-use super::roles::Plan;
 use super::StepRecord;
+use super::context::{Kept, Recalled};
+use super::roles::Plan;
 use crate::observation::{Observation, clean};
 use crate::protocol::{ChatMessage, ChatRole, ToolSpec};
-use history::{HistoryPart, LatestOutputPart, NotesPart};
+use history::{HistoryPart, LatestOutputPart, NotesPart, RecalledPart};
 use std::collections::BTreeMap;
 use std::fmt::Write;
 
@@ -58,6 +58,10 @@ pub struct PromptParts<'a> {
     pub history: &'a [StepRecord],
     /// What the model kept of step outputs.
     pub kept: &'a [Kept],
+    /// What `recall` found.
+    pub recalled: &'a [Recalled],
+    /// The step this call is for.
+    pub step: u32,
     /// Notes for the model (rejected claims, take-overs).
     pub notes: &'a [String],
     /// The current page.
@@ -84,12 +88,21 @@ pub enum RoleView {
 /// Removes the task's nonce from page-derived text, so a page that somehow learned it still
 /// cannot close a fence early.
 pub(super) fn scrub(text: &str, nonce: &str) -> String {
-    if nonce.is_empty() || !text.contains(nonce) { text.to_owned() } else { text.replace(nonce, "…") }
+    if nonce.is_empty() || !text.contains(nonce) {
+        text.to_owned()
+    } else {
+        text.replace(nonce, "…")
+    }
 }
 
 /// Writes page-derived lines inside a `tag` fence, cleaned and scrubbed of the nonce.
 #[expect(clippy::let_underscore_must_use, reason = "writing to a String cannot fail")]
-pub(super) fn fenced<'t>(out: &mut String, tag: &str, nonce: &str, lines: impl Iterator<Item = &'t str>) {
+pub(super) fn fenced<'t>(
+    out: &mut String,
+    tag: &str,
+    nonce: &str,
+    lines: impl Iterator<Item = &'t str>,
+) {
     let _ = writeln!(out, "<{tag} id={nonce}>");
     for line in lines {
         let cleaned = clean(line);
@@ -246,6 +259,15 @@ impl PromptPart for NudgePart<'_> {
 }
 
 impl PromptParts<'_> {
+    fn history(&self) -> HistoryPart<'_> {
+        HistoryPart {
+            steps: self.history,
+            kept: self.kept,
+            recalled: self.recalled,
+            nonce: self.nonce,
+        }
+    }
+
     /// Session notes, task, files and plan: what stays put for the whole task.
     fn write_head(&self, out: &mut String) {
         SessionPart(self.session_context, self.nonce).write(out);
@@ -259,7 +281,7 @@ impl PromptParts<'_> {
     pub fn role_context(&self, view: RoleView) -> String {
         let mut out = String::with_capacity(4096);
         self.write_head(&mut out);
-        let history = HistoryPart { steps: self.history, kept: self.kept, nonce: self.nonce };
+        let history = self.history();
         match view {
             RoleView::Planner => {
                 history.write(&mut out);
@@ -283,9 +305,11 @@ impl PromptParts<'_> {
         self.write_head(&mut user);
         PagePart(self.observation, self.nonce).write(&mut user);
         let mut breaks = vec![user.len()];
-        HistoryPart { steps: self.history, kept: self.kept, nonce: self.nonce }.write(&mut user);
+        self.history().write(&mut user);
         breaks.push(user.len());
         NotesPart(self.notes, self.nonce).write(&mut user);
+        RecalledPart { recalled: self.recalled, step: self.step, nonce: self.nonce }
+            .write(&mut user);
         LatestOutputPart { steps: self.history, nonce: self.nonce }.write(&mut user);
         ViewPart(self.observation).write(&mut user);
         NudgePart(self.nudge, self.correction).write(&mut user);
@@ -293,7 +317,7 @@ impl PromptParts<'_> {
         let mut message = ChatMessage::text(ChatRole::User, user);
         message.cache_breaks = breaks
             .into_iter()
-            .filter(|b| *b > 0 && *b < message.content.len())
+            .filter(|b| *b > 0 && *b <= message.content.len())
             .filter_map(|b| u32::try_from(b).ok())
             .collect();
         vec![ChatMessage::text(ChatRole::System, SYSTEM_RULES), message]

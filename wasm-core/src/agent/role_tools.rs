@@ -6,6 +6,8 @@ use serde_json::json;
 
 /// Name of the navigator's self-report tool.
 pub const PROGRESS_TOOL: &str = "progress";
+/// Name of the navigator's search of the session's older tasks.
+pub const RECALL_TOOL: &str = "recall";
 /// Name of the planner's tool.
 pub const PLAN_TOOL: &str = "plan";
 /// Name of the validator's tool.
@@ -30,6 +32,19 @@ pub fn progress_tool() -> ToolSpec {
                 "memory": {"type": "string"}
             },
             "required": ["evaluation"]
+        }),
+    }
+}
+
+/// The navigator's search of older tasks of the session (offered when the notes fold some).
+pub fn recall_tool() -> ToolSpec {
+    ToolSpec {
+        name: RECALL_TOOL.into(),
+        description: "Search this session's older tasks for their findings.".into(),
+        parameters: json!({
+            "type": "object",
+            "properties": {"query": {"type": "string"}},
+            "required": ["query"]
         }),
     }
 }

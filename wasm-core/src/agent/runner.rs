@@ -7,7 +7,7 @@ use super::interventions::{Intervention, InterventionKind, InterventionSettings,
 use super::parse::{Call, parse_answer};
 use super::policy::record_observation;
 use super::prompt::{PromptParts, RoleView};
-use super::role_tools::{plan_tool, progress_tool, verdict_tool};
+use super::role_tools::{plan_tool, progress_tool, recall_tool, verdict_tool};
 use super::roles::{Plan, parse_plan, parse_verdict, planner_messages, validator_messages};
 use super::shared::{Role, RoleState};
 use super::stuck::{StuckLevel, fingerprint};
@@ -338,6 +338,8 @@ impl<L: Llm, P: Page, E: Env, V: TaskEvents, O: Operator, J: Journal> Agent<'_, 
             plan: ctx.plan.as_ref(),
             history: &ctx.steps,
             kept: &ctx.kept,
+            recalled: &ctx.recalled,
+            step: ctx.step,
             notes: &ctx.notes,
             observation,
             nonce,
@@ -492,6 +494,9 @@ impl<L: Llm, P: Page, E: Env, V: TaskEvents, O: Operator, J: Journal> Agent<'_, 
         let page_tools = navigator_tools();
         let mut tools = page_tools.clone();
         tools.push(progress_tool());
+        if !ctx.spec.recallable.is_empty() {
+            tools.push(recall_tool());
+        }
         let text_tools: &[ToolSpec] =
             if ctx.spec.tool_mode == ToolMode::JsonText { &tools } else { &[] };
         let mut parts = self.parts(ctx, observation, nonce, text_tools);
@@ -529,6 +534,9 @@ impl<L: Llm, P: Page, E: Env, V: TaskEvents, O: Operator, J: Journal> Agent<'_, 
                 ctx.apply(&entry);
             }
         }
+        for query in &answer.recalls {
+            self.recall(ctx, query).await;
+        }
         if let Some(report) = &answer.progress {
             let before = ctx.guidance.len();
             if let Flow::End(o) = self.review_progress(ctx, report).await {
@@ -540,6 +548,18 @@ impl<L: Llm, P: Page, E: Env, V: TaskEvents, O: Operator, J: Journal> Agent<'_, 
             }
         }
         self.execute(ctx, observation, answer.calls).await
+    }
+
+    /// Searches the session's older tasks for the model; the result is shown once, next call.
+    async fn recall(&self, ctx: &mut TaskContext, query: &str) {
+        const RECALL_LIMIT: usize = 3;
+        let text = crate::session::recall(&ctx.spec.recallable, query, RECALL_LIMIT);
+        let found = text.lines().filter(|l| l.starts_with("Turn ")).count();
+        let entry = JournalEntry::Recalled { step: ctx.step, query: query.to_owned(), text };
+        self.write_or_warn(&entry).await;
+        ctx.apply(&entry);
+        let text = format!("Searched earlier tasks for “{query}”: {}", counted(found, "match"));
+        self.events.emit(TaskEvent::Noted { text });
     }
 
     /// CONFIDENCE, CHECKPOINT and SUB_GOAL_COMPLETE from the model's own report.

@@ -9,6 +9,7 @@ use std::cell::{Cell, RefCell};
 use std::collections::VecDeque;
 
 mod closed_tab;
+mod economy;
 mod policy;
 mod stop;
 mod taint;
@@ -691,6 +692,7 @@ fn each_side_effect_is_journaled_before_and_after() {
             JournalEntry::Outcome { .. } => "outcome",
             JournalEntry::Note { .. } => "note",
             JournalEntry::Kept { .. } => "kept",
+            JournalEntry::Recalled { .. } => "recalled",
             JournalEntry::Finished { .. } => "finished",
             JournalEntry::SiteAllowed { .. } => "site",
             JournalEntry::SimilarAllowed { .. } => "similar",

@@ -53,11 +53,9 @@ fn spec(name: &str) -> (&'static str, Value, Vec<&'static str>) {
     let text = || json!({"type": "string"});
     let flag = || json!({"type": "boolean"});
     match name {
-        "click" => (
-            "Click ref; double: double-click.",
-            json!({"ref": r(), "double": flag()}),
-            vec!["ref"],
-        ),
+        "click" => {
+            ("Click ref; double: double-click.", json!({"ref": r(), "double": flag()}), vec!["ref"])
+        }
         "type" => (
             "Set a field's text (append adds; \"\" empties).",
             json!({"ref": r(), "text": text(), "append": flag()}),

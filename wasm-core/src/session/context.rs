@@ -57,7 +57,8 @@ pub fn build_context(records: &[TaskRecord]) -> String {
     let n = records.len();
     let full_from = if n >= ONE_LINE_FROM { n - FULL_RECENT } else { 0 };
     let line_from = full_from.saturating_sub(ONE_LINE_RECENT);
-    let group_from = (line_from.saturating_sub(MAX_GROUPS * GROUP_TURNS) / GROUP_TURNS) * GROUP_TURNS;
+    let group_from =
+        (line_from.saturating_sub(MAX_GROUPS * GROUP_TURNS) / GROUP_TURNS) * GROUP_TURNS;
     let mut out = String::with_capacity(4096);
     out.push_str(
         "Earlier tasks in this session (oldest first). Use their findings when the new task \
@@ -80,7 +81,9 @@ pub fn build_context(records: &[TaskRecord]) -> String {
         }
     }
     if full_from > 0 {
-        out.push_str("Most recent tasks in full:\n");
+        out.push_str(
+            "(recall searches these older tasks' findings.)\nMost recent tasks in full:\n",
+        );
     }
     for r in &records[full_from..] {
         full(&mut out, r);
@@ -142,7 +145,8 @@ fn one_line(out: &mut String, r: &TaskRecord) {
 fn full(out: &mut String, r: &TaskRecord) {
     let status = if r.success { "done" } else { "not finished" };
     let clip = super::title::clip;
-    let _ = writeln!(out, "Turn {} ({status}): {}", r.turn, clip(&flatten(&r.task), MAX_PART_CHARS));
+    let _ =
+        writeln!(out, "Turn {} ({status}): {}", r.turn, clip(&flatten(&r.task), MAX_PART_CHARS));
     if !r.read_from.is_empty() {
         let _ = writeln!(out, "  Read on: {}", r.read_from.join(", "));
     }
@@ -177,4 +181,29 @@ fn push_u32(out: &mut String, mut n: u32) {
 
 fn flatten(text: &str) -> String {
     text.split_whitespace().collect::<Vec<_>>().join(" ")
+}
+
+/// The earlier tasks the notes do not give in full (see [`build_context`]), lightened for the
+/// agent's `recall` tool: everything the session search indexes, without the action log.
+pub fn recallable(records: &[TaskRecord]) -> Vec<TaskRecord> {
+    let n = records.len();
+    let full_from = if n >= ONE_LINE_FROM { n - FULL_RECENT } else { 0 };
+    records[..full_from].iter().map(|r| TaskRecord { actions: Vec::new(), ..r.clone() }).collect()
+}
+
+/// What the `recall` tool answers: the earlier tasks that best match `query`, each in full
+/// (as the notes give the most recent ones), best first; at most `limit`.
+pub fn recall(records: &[TaskRecord], query: &str, limit: usize) -> String {
+    let mut index = super::SearchIndex::new();
+    for r in records {
+        index.upsert("this", r);
+    }
+    let hits = index.search(query, Some("this"), limit);
+    let mut out = String::new();
+    for hit in hits {
+        if let Some(r) = records.iter().find(|r| r.turn == hit.turn) {
+            full(&mut out, r);
+        }
+    }
+    out
 }

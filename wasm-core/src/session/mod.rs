@@ -15,7 +15,9 @@ mod title;
 mod toc;
 mod transcript;
 
-pub use context::{FULL_RECENT, ONE_LINE_FROM, build_context, task_with_context};
+pub use context::{
+    FULL_RECENT, ONE_LINE_FROM, build_context, recall, recallable, task_with_context,
+};
 pub use export::{export_name_hint, portable_prompt, to_json, to_markdown};
 pub use limiter::{Limiter, Permit};
 pub use notes::context_provenance;

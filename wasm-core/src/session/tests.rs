@@ -86,7 +86,10 @@ fn ten_tasks_give_five_one_liners_and_the_last_five_in_full() {
 #[test]
 fn thirty_tasks_keep_every_turn_once_in_order() {
     let ctx = build_context(&session_of(30).records);
-    assert!(ctx.contains("Oldest tasks, folded:\nTurns 1–10: Task number 1; Task number 2;"), "{ctx}");
+    assert!(
+        ctx.contains("Oldest tasks, folded:\nTurns 1–10: Task number 1; Task number 2;"),
+        "{ctx}"
+    );
     assert_eq!(one_line_turns(&ctx), (11..=25).collect::<Vec<_>>());
     assert_eq!(full_turns(&ctx), (26..=30).collect::<Vec<_>>());
     let one_liner = ctx.lines().find(|l| l.starts_with("Turn 13:")).expect("turn 13");
@@ -104,7 +107,12 @@ fn session_notes_stay_under_1_5k_tokens_and_cover_every_turn() {
     for n in [10u32, 30, 100, 1000, 5000] {
         let mut s = session_of(n);
         for r in &mut s.records {
-            r.toc_line = format!("Offer page {}: Plan {} cheapest at ${}.99 a month", r.turn, r.turn, r.turn % 40);
+            r.toc_line = format!(
+                "Offer page {}: Plan {} cheapest at ${}.99 a month",
+                r.turn,
+                r.turn,
+                r.turn % 40
+            );
         }
         let ctx = build_context(&s.records);
         let tokens = bpe.encode_ordinary(&ctx).len();
@@ -114,7 +122,8 @@ fn session_notes_stay_under_1_5k_tokens_and_cover_every_turn() {
         for line in ctx.lines() {
             let Some(rest) = line.strip_prefix("Turn") else { continue };
             let range = rest.trim_start_matches('s').trim_start();
-            let span: String = range.chars().take_while(|c| c.is_ascii_digit() || *c == '–').collect();
+            let span: String =
+                range.chars().take_while(|c| c.is_ascii_digit() || *c == '–').collect();
             let mut ends = span.split('–').map(|x| x.parse::<u32>().expect("turn"));
             let from = ends.next().expect("from");
             let to = ends.next().unwrap_or(from);

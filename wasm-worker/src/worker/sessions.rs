@@ -36,6 +36,11 @@ pub(super) fn context_for_next_task(w: &Rc<Worker>) -> Option<String> {
     (!context.is_empty()).then_some(context)
 }
 
+/// The earlier tasks the next task's notes fold, for its `recall` tool.
+pub(super) fn recallable_for_next_task(w: &Rc<Worker>) -> Vec<TaskRecord> {
+    session::recallable(&w.session.borrow().records)
+}
+
 /// Where the values of the next task's session context were read (its ledger's provenance).
 pub(super) fn provenance_for_next_task(w: &Rc<Worker>) -> waymark_core::safety::Provenance {
     session::context_provenance(&w.session.borrow().records)

@@ -85,6 +85,7 @@ pub(super) async fn run(w: Rc<Worker>, opts: StartOptions) {
         max_steps: opts.max_steps.unwrap_or(agent::DEFAULT_MAX_STEPS),
         session_context: session_context(&w),
         session_provenance: sessions::provenance_for_next_task(&w),
+        recallable: sessions::recallable_for_next_task(&w),
         output: opts.mode,
         allowed_sites: opts.allowed_sites,
         ..TaskSpec::new(opts.prompt)

@@ -6,7 +6,7 @@
 //! What the model kept of it (`progress.memory`) follows as a `kept:` line.
 
 use super::super::StepRecord;
-use super::super::context::Kept;
+use super::super::context::{Kept, Recalled};
 use super::{PromptPart, fenced, scrub};
 use crate::observation::clean;
 use std::fmt::Write;
@@ -46,23 +46,37 @@ fn is_long(lines: &[String]) -> bool {
 pub(super) struct HistoryPart<'a> {
     pub steps: &'a [StepRecord],
     pub kept: &'a [Kept],
+    pub recalled: &'a [Recalled],
     pub nonce: &'a str,
+}
+
+impl HistoryPart<'_> {
+    /// The `kept:` and `recalled` lines that belong after `count` step records.
+    #[expect(clippy::let_underscore_must_use, reason = "writing to a String cannot fail")]
+    fn notes_after(&self, count: usize, out: &mut String) {
+        let nonce = self.nonce;
+        for k in self.kept.iter().filter(|k| k.after == count) {
+            let _ = writeln!(out, "  kept: {}", scrub(&clean(&k.text), nonce));
+        }
+        for r in self.recalled.iter().filter(|r| r.after == count) {
+            let found = r.text.lines().filter(|l| l.starts_with("Turn ")).count();
+            let line = format!("  recalled “{}”: {found} earlier tasks", clean(&r.query));
+            let _ = writeln!(out, "{}", scrub(&line, nonce));
+        }
+    }
 }
 
 impl PromptPart for HistoryPart<'_> {
     #[expect(clippy::let_underscore_must_use, reason = "writing to a String cannot fail")]
     fn write(&self, out: &mut String) {
-        if self.steps.is_empty() && self.kept.is_empty() {
+        if self.steps.is_empty() && self.kept.is_empty() && self.recalled.is_empty() {
             return;
         }
         let nonce = self.nonce;
         out.push_str("Steps so far:\n");
         let _ = writeln!(out, "<steps id={nonce}>");
-        let mut kept = self.kept.iter().peekable();
         for (i, step) in self.steps.iter().enumerate() {
-            while let Some(k) = kept.next_if(|k| k.after <= i) {
-                let _ = writeln!(out, "  kept: {}", scrub(&clean(&k.text), nonce));
-            }
+            self.notes_after(i, out);
             let line = format!("{}. {} → {}", i + 1, clean(&step.description), status(step));
             let output = output_lines(step);
             let line = match output.as_slice() {
@@ -76,9 +90,7 @@ impl PromptPart for HistoryPart<'_> {
             };
             let _ = writeln!(out, "{}", scrub(&line, nonce));
         }
-        for k in kept {
-            let _ = writeln!(out, "  kept: {}", scrub(&clean(&k.text), nonce));
-        }
+        self.notes_after(self.steps.len(), out);
         let _ = writeln!(out, "</steps id={nonce}>\n");
     }
 }
@@ -105,6 +117,32 @@ impl PromptPart for LatestOutputPart<'_> {
                 i + 1
             );
             fenced(out, "step_output", self.nonce, lines.iter().map(String::as_str));
+            out.push('\n');
+        }
+    }
+}
+
+/// What the latest answer's `recall` found, in full: the only time it is shown.
+pub(super) struct RecalledPart<'a> {
+    pub recalled: &'a [Recalled],
+    pub step: u32,
+    pub nonce: &'a str,
+}
+
+impl PromptPart for RecalledPart<'_> {
+    #[expect(clippy::let_underscore_must_use, reason = "writing to a String cannot fail")]
+    fn write(&self, out: &mut String) {
+        for r in self.recalled.iter().filter(|r| r.step + 1 >= self.step) {
+            let _ = writeln!(
+                out,
+                "Earlier tasks matching “{}” (shown this once):",
+                scrub(&clean(&r.query), self.nonce)
+            );
+            if r.text.trim().is_empty() {
+                out.push_str("none\n\n");
+                continue;
+            }
+            fenced(out, "session_notes", self.nonce, r.text.lines());
             out.push('\n');
         }
     }

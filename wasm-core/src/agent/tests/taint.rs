@@ -7,7 +7,7 @@ use crate::safety::UserText;
 
 /// A tab whose observations go through `urls` (the last one stays), with `text` on the pages
 /// at the first URL only, and one field `[1]` (a select when `select` is set).
-struct Tab {
+pub(super) struct Tab {
     urls: Vec<String>,
     text: String,
     select: bool,
@@ -16,7 +16,7 @@ struct Tab {
 }
 
 impl Tab {
-    fn new(urls: &[&str], text: &str) -> Self {
+    pub(super) fn new(urls: &[&str], text: &str) -> Self {
         Self {
             urls: urls.iter().map(|u| (*u).to_owned()).collect(),
             text: text.into(),
@@ -245,6 +245,9 @@ fn extract_output_in_the_history_stays_inside_a_fence_with_the_calls_nonce() {
     let planted_at = open + second[open..].find("SYSTEM: open").expect("planted text");
     let history = &second[second.find("<steps id=").expect("steps")..open];
     assert!(history.contains("1. Extract the page's text → ok: read "), "{history}");
-    assert!(!history.contains("SYSTEM: open"), "the text is shown once, after the steps: {history}");
+    assert!(
+        !history.contains("SYSTEM: open"),
+        "the text is shown once, after the steps: {history}"
+    );
     assert!(planted_at > open && planted_at < second.find(&close).expect("close"), "{second}");
 }
