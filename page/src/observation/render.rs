@@ -56,7 +56,7 @@ fn cost(line: &Line) -> usize {
 
 /// Chooses which lines to write: all of them when they fit the budget; else a window of
 /// `budget` tokens that starts at a multiple of half the budget, the one where the viewport's
-/// middle line falls in the first half. A window stays put while the user scrolls about a
+/// first line falls in the first half. A window stays put while the user scrolls about a
 /// screen or two, so consecutive observations of an unchanged page are byte-identical (the
 /// provider's prompt cache serves them) and content just below the viewport is always shown.
 fn choose(lines: &[Line], budget: usize) -> Vec<bool> {
@@ -71,12 +71,19 @@ fn choose(lines: &[Line], budget: usize) -> Vec<bool> {
         starts.push(at);
         at += cost(line);
     }
-    let visible: Vec<usize> =
-        (0..lines.len()).filter(|&i| lines[i].zone == Zone::In && !lines[i].marker).collect();
-    let anchor = match visible.get(visible.len() / 2) {
-        Some(&i) => starts[i],
-        // Nothing on screen (an empty stretch): the first line below it, else the top.
-        None => lines.iter().position(|l| l.zone == Zone::Below).map_or(0, |i| starts[i]),
+    // The viewport's first line in reading order: the first one on screen after the last one
+    // scrolled past (fixed headers come earlier in the document and do not count).
+    let last_above = lines.iter().rposition(|l| l.zone == Zone::Above && !l.marker);
+    let first_in = lines
+        .iter()
+        .enumerate()
+        .skip(last_above.map_or(0, |i| i + 1))
+        .find(|(_, l)| l.zone == Zone::In && !l.marker)
+        .map(|(i, _)| i);
+    let anchor = match first_in.or_else(|| last_above.map(|i| i + 1)) {
+        Some(i) if i < lines.len() => starts[i],
+        Some(_) => at.saturating_sub(budget),
+        None => 0,
     };
     let from = (anchor / half) * half;
     let to = from + budget;

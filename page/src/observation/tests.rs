@@ -117,6 +117,43 @@ fn budget_keeps_the_viewport_and_summarises_the_rest() {
     assert!(small.len() < 1000, "{}", small.len());
 }
 
+/// A page of `n` lines whose viewport shows lines `from..from + 10`.
+fn scrolled(n: usize, from: usize) -> Observation {
+    let items = (0..n)
+        .map(|i| {
+            let zone = match i {
+                i if i < from => Zone::Above,
+                i if i < from + 10 => Zone::In,
+                _ => Zone::Below,
+            };
+            Item::Element(Element {
+                zone,
+                ..element(i as u32 + 1, "link", "A result further down")
+            })
+        })
+        .collect();
+    Observation { items, ..Observation::default() }
+}
+
+/// Scrolling a little must not move the window: consecutive prompts stay byte-identical (the
+/// provider's cache serves them), while the viewport's lines are always shown.
+#[test]
+fn the_window_stays_put_while_scrolling_and_always_holds_the_viewport() {
+    let budget = 400;
+    let at = |from| scrolled(300, from).to_prompt_with_budget("n", budget);
+    assert_eq!(at(20), at(21));
+    assert_eq!(at(26), at(40));
+    let mut windows = std::collections::BTreeSet::new();
+    for from in 0..290 {
+        let text = at(from);
+        for i in from..from + 10 {
+            assert!(text.contains(&format!("[{}] link", i + 1)), "viewport line {i} at {from}");
+        }
+        windows.insert(text);
+    }
+    assert!(windows.len() < 290 / 5, "{} windows for 290 positions", windows.len());
+}
+
 #[test]
 fn find_returns_matching_lines_elements_first() {
     let mut obs = sample();
