@@ -129,6 +129,7 @@ fn split_user(text: &str) -> Vec<(&'static str, String)> {
                 ("<session_notes", "</session_notes", "session notes"),
                 ("<page_content", "</page_content", "observation"),
                 ("<step_output", "</step_output", "history"),
+                ("<steps", "</steps", "history"),
             ]
             .into_iter()
             .find(|(open, _, _)| trimmed.starts_with(open));
@@ -148,6 +149,9 @@ fn split_user(text: &str) -> Vec<(&'static str, String)> {
                     ("Current page", "observation"),
                     ("page: ", "observation"),
                     ("Tools (answer", "tools"),
+                    ("Output of step", "history"),
+                    ("Now: ", "observation"),
+                    ("Earlier tasks matching", "session notes"),
                     ("Shared context", "other"),
                     ("Files you may use", "task"),
                 ]
