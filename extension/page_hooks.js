@@ -55,12 +55,12 @@
       return p;
     };
   }
-  const send = XMLHttpRequest.prototype.send;
+  const send0 = XMLHttpRequest.prototype.send;
   XMLHttpRequest.prototype.send = function send(...args) {
     pending += 1;
     add.call(this, 'loadend', done, { once: true });
     try {
-      return send.apply(this, args);
+      return send0.apply(this, args);
     } catch (err) {
       done();
       throw err;

@@ -197,14 +197,20 @@ fn outcomes_are_true_and_typed_fields_take_their_format() {
 fn the_page_settles_before_it_is_read_and_long_values_are_kept() {
     let Some(extension) = common::built_extension_with_test_hooks() else { return };
     let zoo = Zoo::launch(&extension).expect("launch");
-    let (_page, tab) = zoo.open("/widgets.html").expect("widgets");
+    let (page, tab) = zoo.open("/widgets.html").expect("widgets");
     let (obs, _) = zoo.observe(tab).expect("observe");
     // The suggestions appear 300 ms after typing: the next observation has them.
     ok(&zoo.act(tab, json!({"action": "type", "ref": must_ref(&obs, "textbox", "Country search"), "text": "ba"})).expect("type"));
     let (obs, _) = zoo.observe(tab).expect("observe");
     assert!(obs.contains("] option Bahamas") && obs.contains("] option Barbados"), "{obs}");
     assert!(obs.contains("] listbox Bahamas Bahrain Bangladesh Barbados\n"), "spaced:\n{obs}");
+    // The page's own XHR and fetch work under the MAIN-world hooks, and settling waits for them.
+    ok(&zoo
+        .act(tab, json!({"action": "click", "ref": must_ref(&obs, "clickable", "Load status")}))
+        .expect("xhr"));
+    assert_eq!(text(&page, "document.getElementById('slow').textContent"), "XHR 200");
     let settled = zoo.act(tab, json!({"action": "wait", "seconds": 5})).expect("wait");
+    assert_eq!(text(&page, "document.getElementById('slow').dataset.fetch"), "200");
     assert!(settled["text"].as_str().unwrap_or_default().contains("settled"), "{settled}");
     // A long text area is shown beyond 300 characters, and extract gives form values.
     assert!(obs.contains("Long note. Long note.") && obs.contains("THE END"), "{obs}");
