@@ -133,9 +133,10 @@ pub enum Action {
         #[serde(default, skip_serializing_if = "Option::is_none")]
         tab: Option<i32>,
     },
-    /// Wait until a text appears (or the page settles), at most `seconds`.
+    /// Wait until a text appears, or without one until the page settles (loaded, the DOM
+    /// quiet, no request in flight), at most `seconds`.
     Wait {
-        /// Text to wait for; absent = wait for loading to finish.
+        /// Text to wait for; absent = wait for the page to settle.
         #[serde(default, skip_serializing_if = "Option::is_none")]
         text: Option<String>,
         /// Upper bound (default 5, at most 15).
@@ -381,6 +382,11 @@ pub struct ActionOutcome {
     /// resumed task must not repeat it blindly.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub interrupted: bool,
+    /// The action ran but nothing a person could notice changed once the page settled (no
+    /// DOM change, value, focus, navigation or new tab): reported so the model does not take
+    /// a dead click for progress. Not a failure: the page may still react later.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub no_effect: bool,
 }
 
 /// Who said no to an action.
@@ -419,6 +425,27 @@ impl ActionOutcome {
         Self { refused_by: Some(by), ..Self::failed(reason) }
     }
 
+    /// After a page action and settling: marks [`ActionOutcome::no_effect`] when the action
+    /// is one meant to change the page (a click, keys, a choice) and nothing changed.
+    pub fn judge_effect(&mut self, action: &Action, settled: &Settled) {
+        let meant_to_change = matches!(
+            action,
+            Action::Click { .. }
+                | Action::DoubleClick { .. }
+                | Action::PressKeys { .. }
+                | Action::SelectOption { .. }
+                | Action::Check { .. }
+                | Action::Uncheck { .. }
+        );
+        self.no_effect = meant_to_change
+            && self.ok
+            && self.text.is_none()
+            && !self.navigated
+            && self.opened_tab.is_none()
+            && !self.value_changed
+            && !settled.changed();
+    }
+
     /// One line for the step history: `ok`, `failed: why`, plus what changed and any text.
     pub fn summary(&self) -> String {
         let mut out = match &self.error {
@@ -430,6 +457,9 @@ impl ActionOutcome {
         }
         if let Some(tab) = self.opened_tab {
             out.push_str(&format!(" (opened tab {tab})"));
+        }
+        if self.no_effect {
+            out.push_str(" (no visible effect: the page did not change; observe before retrying)");
         }
         if let Some(text) = &self.text {
             out.push_str(":\n");
@@ -477,6 +507,9 @@ pub enum ContentRequest {
         /// Number of runs.
         runs: u32,
     },
+    /// What changed since the latest action in the frame and how quiet the page is now
+    /// ([`Settled`]), for settling after an action and for `wait`.
+    Settle,
     /// The live facts of a ref's element (or the focused element) for the safety policy
     /// ([`crate::target::ActionTarget`]).
     Describe {
@@ -495,6 +528,34 @@ pub struct Probe {
     pub found: bool,
     /// The frame's URL.
     pub url: String,
+}
+
+/// The content script's answer to [`ContentRequest::Settle`].
+#[derive(Debug, Clone, Copy, Default, PartialEq, Serialize, Deserialize)]
+pub struct Settled {
+    /// The document saw an action (else it is a new document: the action navigated).
+    pub acted: bool,
+    /// DOM mutations since the action started.
+    pub mutations: u32,
+    /// Milliseconds since the last mutation (or since the action, when none).
+    pub quiet_ms: f64,
+    /// The focus or the URL moved since the action started.
+    pub moved: bool,
+    /// The page's fetch/XHR requests in flight, as the page's own world reports them
+    /// (page-controlled: it only makes settling wait, up to a cap).
+    pub pending: u32,
+}
+
+impl Settled {
+    /// Quiet for `quiet_ms` with nothing in flight.
+    pub fn is_quiet(&self, quiet_ms: f64) -> bool {
+        self.quiet_ms >= quiet_ms && self.pending == 0
+    }
+
+    /// Anything a person could notice changed: the DOM, the focus or the URL.
+    pub fn changed(&self) -> bool {
+        !self.acted || self.mutations > 0 || self.moved
+    }
 }
 
 /// The content script's answer to [`ContentRequest::Measure`].

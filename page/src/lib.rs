@@ -13,6 +13,7 @@
 
 pub mod action;
 pub mod error;
+pub mod formats;
 pub mod log;
 pub mod observation;
 pub mod target;

@@ -5,6 +5,8 @@ use super::chrome::{self, sleep};
 
 // Uploads of task resources and the page's faults (tab closed, navigated under a wait).
 mod faults;
+// Settling after an action, and `wait` for a quiet page.
+mod settle;
 // The end-to-end tests' and benchmarks' direct line to this module (never in shipped builds).
 #[cfg(feature = "test-hooks")]
 pub(super) mod test_hooks;
@@ -385,10 +387,17 @@ impl TabPage {
             other => ActionOutcome::failed(format!("{} is not a page action", other.name())),
         };
         if outcome.ok && action.runs_in_page() {
-            if action.may_navigate() {
+            let settles = !matches!(action, Action::Extract { .. } | Action::ScrollTo { .. });
+            let frame = action.target_ref().map(|r| r.frame).unwrap_or(0);
+            let settled =
+                if settles { self.settle_frame(frame, settle::SETTLE_CAP_MS).await } else { None };
+            if settled.is_none() && action.may_navigate() {
                 sleep(REACTION_MS).await;
             }
             self.notice_effects(&before, &before_ids, &mut outcome).await;
+            if let Some(settled) = settled {
+                outcome.judge_effect(action, &settled);
+            }
         }
         if outcome.navigated {
             self.settle(LOAD_WAIT_MS).await;
@@ -442,6 +451,12 @@ impl TabPage {
         seconds: Option<f64>,
     ) -> Result<ActionOutcome, PageError> {
         let limit = seconds.unwrap_or(5.0).clamp(0.1, MAX_WAIT_SECONDS) * 1000.0;
+        if text.is_none() {
+            return Ok(match self.wait_settled(limit).await {
+                Ok(note) => ActionOutcome::with_text(note),
+                Err(why) => ActionOutcome::failed(why),
+            });
+        }
         let started = js_sys::Date::now();
         loop {
             let probe: Result<Probe, PageError> =

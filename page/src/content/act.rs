@@ -119,8 +119,10 @@ pub(super) fn label(el: &Element) -> String {
     out
 }
 
-/// Scrolls the element into view and returns its centre if nothing else covers it there.
-fn reachable_point(el: &Element) -> Result<(f64, f64), String> {
+/// Scrolls the element into view and returns its centre and the element a person's pointer
+/// would land on there (the element itself, a child that fills it, or a label standing for a
+/// control), or why it cannot be reached (something else covers it).
+fn reachable_point(el: &Element) -> Result<(f64, f64, Element), String> {
     let options = web_sys::ScrollIntoViewOptions::new();
     options.set_block(web_sys::ScrollLogicalPosition::Center);
     options.set_inline(web_sys::ScrollLogicalPosition::Center);
@@ -130,18 +132,34 @@ fn reachable_point(el: &Element) -> Result<(f64, f64), String> {
     if rect.width() < 1.0 || rect.height() < 1.0 {
         return Err("the element has no size on screen (it is hidden)".to_owned());
     }
+    let Some(hit) = hit_at(el, x, y) else { return Ok((x, y, el.clone())) };
+    if el.contains(Some(&hit)) || labels_for(&hit, el) {
+        return Ok((x, y, hit));
+    }
+    if hit.contains(Some(el)) {
+        // The element lets the pointer through (`pointer-events: none`): keep it the target.
+        return Ok((x, y, el.clone()));
+    }
+    Err(format!("another element covers it: {}", label(&hit)))
+}
+
+/// The innermost element at viewport point (x, y) as `el`'s tree sees it, inside open shadow
+/// roots too (a real pointer lands on the deepest element).
+fn hit_at(el: &Element, x: f64, y: f64) -> Option<Element> {
     let root = el.get_root_node();
-    let hit = if let Some(shadow) = root.dyn_ref::<web_sys::ShadowRoot>() {
+    let mut hit = if let Some(shadow) = root.dyn_ref::<web_sys::ShadowRoot>() {
         shadow.element_from_point(x as f32, y as f32)
     } else {
         el.owner_document().and_then(|d| d.element_from_point(x as f32, y as f32))
-    };
-    let Some(hit) = hit else { return Ok((x, y)) };
-    let related = el.contains(Some(&hit)) || hit.contains(Some(el)) || labels_for(&hit, el);
-    if !related {
-        return Err(format!("another element covers it: {}", label(&hit)));
+    }?;
+    for _ in 0..32 {
+        let inner = hit.shadow_root().and_then(|s| s.element_from_point(x as f32, y as f32));
+        match inner {
+            Some(inner) if inner != hit => hit = inner,
+            _ => break,
+        }
     }
-    Ok((x, y))
+    Some(hit)
 }
 
 /// Whether `hit` is (inside) a label of the form control `el`.
@@ -151,40 +169,76 @@ fn labels_for(hit: &Element, el: &Element) -> bool {
     control.is_some_and(|c| c == JsValue::from(el.clone()))
 }
 
+/// Clicks like a person: the pointer and mouse events and the click go to the element under
+/// the pointer at the element's centre (a tab's label, a toolbar's icon), so handlers on a
+/// child that fills the element run, and bubble up to the element as a real click would.
 fn click(el: &Element, count: u32) -> Result<ActionOutcome, String> {
     let html = html(el)?;
     let hidden_input = el.dyn_ref::<HtmlInputElement>().is_some_and(|i| {
         matches!(i.type_().as_str(), "checkbox" | "radio" | "file")
             && el.get_bounding_client_rect().width() < 2.0
     });
-    let (x, y) = if hidden_input { point_of(el) } else { reachable_point(el)? };
+    let (x, y, target) = if hidden_input {
+        let (x, y) = point_of(el);
+        (x, y, el.clone())
+    } else {
+        reachable_point(el)?
+    };
     let before = field_value(el);
+    pointer_over(&target, el, x, y)?;
     for i in 1..=count {
-        mouse(el, "pointerdown", x, y, i)?;
-        mouse(el, "mousedown", x, y, i)?;
+        mouse(&target, "pointerdown", x, y, i)?;
+        mouse(&target, "mousedown", x, y, i)?;
         best_effort(html.focus(), "focus on click");
-        mouse(el, "pointerup", x, y, i)?;
-        mouse(el, "mouseup", x, y, i)?;
-        html.click();
+        mouse(&target, "pointerup", x, y, i)?;
+        mouse(&target, "mouseup", x, y, i)?;
+        // A dispatched click runs the default action too (follows a link, ticks a box).
+        mouse(&target, "click", x, y, i)?;
     }
     if count == 2 {
-        mouse(el, "dblclick", x, y, 2)?;
+        mouse(&target, "dblclick", x, y, 2)?;
     }
     Ok(ActionOutcome { value_changed: before != field_value(el), ..ActionOutcome::done() })
 }
 
 fn hover(el: &Element) -> Result<ActionOutcome, String> {
-    let (x, y) = reachable_point(el)?;
-    for kind in
-        ["pointerover", "pointerenter", "mouseover", "mouseenter", "pointermove", "mousemove"]
-    {
-        mouse(el, kind, x, y, 0)?;
-    }
+    let (x, y, target) = reachable_point(el)?;
+    pointer_over(&target, el, x, y)?;
     Ok(ActionOutcome::done())
+}
+
+/// The pointer arriving over `target` (inside `el`): over and move events at the target, and
+/// the non-bubbling enter events at each element entered, from `el` down to the target.
+fn pointer_over(target: &Element, el: &Element, x: f64, y: f64) -> Result<(), String> {
+    mouse(target, "pointerover", x, y, 0)?;
+    let mut entered = vec![target.clone()];
+    let mut node = target.clone();
+    while &node != el && entered.len() < 64 {
+        match node.parent_element() {
+            Some(parent) if parent.contains(Some(el)) || el.contains(Some(&parent)) => {
+                entered.push(parent.clone());
+                node = parent;
+            }
+            _ => break,
+        }
+    }
+    for kind in ["pointerenter", "mouseenter"] {
+        for element in entered.iter().rev() {
+            mouse(element, kind, x, y, 0)?;
+        }
+        if kind == "pointerenter" {
+            mouse(target, "mouseover", x, y, 0)?;
+        }
+    }
+    mouse(target, "pointermove", x, y, 0)?;
+    mouse(target, "mousemove", x, y, 0)
 }
 
 /// The checked state or value of a field, to tell whether an action changed it.
 fn field_value(el: &Element) -> Option<String> {
+    if let Some(control) = super::roles::toggle_of_label(el) {
+        return Some(control.checked().to_string());
+    }
     if let Some(input) = el.dyn_ref::<HtmlInputElement>() {
         return Some(format!("{}{}", input.checked(), input.value()));
     }
@@ -210,11 +264,39 @@ fn type_text(el: &Element, text: &str, append: bool) -> Result<ActionOutcome, St
     } else {
         return Err("the element is not a text field".to_owned());
     };
-    let new = if append { format!("{old}{text}") } else { text.to_owned() };
+    let kind = el
+        .dyn_ref::<HtmlInputElement>()
+        .and_then(|i| crate::formats::FieldKind::of(&i.type_().to_ascii_lowercase()));
+    let new = match kind {
+        // A date, time, number or colour field takes one format and silently drops the rest.
+        Some(kind) => kind.normalise(text)?,
+        None if append => format!("{old}{text}"),
+        None => text.to_owned(),
+    };
     set_value(el, proto, &new)?;
     fire_input(el, if text.is_empty() { "deleteContentBackward" } else { "insertText" }, text)?;
     fire(el, "change")?;
-    Ok(ActionOutcome { value_changed: old != new, ..ActionOutcome::done() })
+    // What the field holds now is the outcome, not what was sent to it.
+    let now = field_text(el).unwrap_or_default();
+    let mut outcome = ActionOutcome { value_changed: old != now, ..ActionOutcome::done() };
+    if now != new {
+        if kind.is_some_and(|k| k != crate::formats::FieldKind::Range) {
+            return Err(format!(
+                "the field did not take “{new}”: it holds “{}”",
+                shorten(&now, 80)
+            ));
+        }
+        outcome.text = Some(format!("the field holds “{}”", shorten(&now, 200)));
+    }
+    Ok(outcome)
+}
+
+/// The text value of an input or textarea.
+fn field_text(el: &Element) -> Option<String> {
+    if let Some(input) = el.dyn_ref::<HtmlInputElement>() {
+        return Some(input.value());
+    }
+    el.dyn_ref::<HtmlTextAreaElement>().map(HtmlTextAreaElement::value)
 }
 
 pub(super) fn set_value(el: &Element, proto: &str, value: &str) -> Result<(), String> {
@@ -339,6 +421,9 @@ fn select_custom(el: &Element, option: &str) -> Result<ActionOutcome, String> {
 }
 
 fn is_checked(el: &Element) -> bool {
+    if let Some(control) = super::roles::toggle_of_label(el) {
+        return control.checked();
+    }
     match el.dyn_ref::<HtmlInputElement>() {
         Some(input) => input.checked(),
         None => {

@@ -40,6 +40,8 @@ pub fn observe(engine: String) -> Result<Observation, crate::error::ContentError
     let started = now(&window);
     let viewport = viewport(&window, &document);
     facts::init();
+    super::affordance::start_walk();
+    facts::ask_page_hooks();
     let mut walker = Walker::new(viewport.height);
     if let Some(body) = document.body() {
         let body_facts = facts::of_node(&body);
@@ -234,7 +236,11 @@ impl Walker {
         }
         let paint = facts::paint_of(el);
         let opacity = self.opacity * crate::visibility::opacity_of(&paint.opacity);
-        if super::hidden::invisible(el, &paint, opacity) {
+        // A transparent native toggle over a styled box is what a person clicks (its box is
+        // drawn by its label or neighbour); anything else invisible is left out.
+        if super::hidden::invisible(el, &paint, opacity)
+            && !(tag == "input" && super::usable::transparent_toggle(el).is_some())
+        {
             return;
         }
         let outer = std::mem::replace(&mut self.opacity, opacity);
@@ -258,42 +264,37 @@ impl Walker {
         if tag == "iframe" || tag == "frame" {
             return self.frame(el);
         }
-        let role = roles::interactive_role_of(el, facts, pointer && !parent_pointer);
-        if let Some(role) = role {
-            let tag = if tag.is_empty() { el.local_name() } else { tag.to_owned() };
-            // A field a person cannot see (1 px, faded, covered, out of reach) is a trap.
-            if super::usable::is_field(el, &tag, facts.editable())
-                && super::usable::hidden_in_walk(el, self.opacity)
-            {
-                return;
-            }
-            self.flush();
-            let zone = match self.settled_zone() {
-                Some(zone) if !style.positioned() => zone,
-                _ => match self.zone_of(el) {
-                    Some(zone) => zone,
-                    None => self.zone(),
-                },
-            };
-            let Described { mut info, fingerprint } =
-                roles::describe(el, &tag, role, self.refs.len() as u32 + 1);
-            info.zone = zone;
-            let name = info.name.clone();
-            self.refs.push(RefEntry { element: el.clone(), fingerprint });
-            self.items.push(Item::Element(info));
-            if matches!(tag.as_str(), "select" | "textarea" | "input") {
-                return;
-            }
-            self.inside.push(name);
-            self.zones.push(Slot::Known(zone));
-            self.walk_children(el, facts, pointer);
-            self.flush();
-            self.zones.pop();
-            self.inside.pop();
-            return;
+        let mut role = roles::interactive_role_of(el, facts, pointer && !parent_pointer);
+        // Inside a clickable row, an element with its own declared pointer (a star or delete
+        // icon, one of two buttons) is a control of its own, not part of the row.
+        let nested =
+            role.is_none() && pointer && parent_pointer && super::affordance::declared_pointer(el);
+        if nested {
+            role = roles::interactive_role_of(el, facts, true);
+        }
+        // A listener is the page's word only: a box as tall as half the screen, or one holding
+        // many elements or other controls, is where the page delegates its events (an app
+        // root, a list), not a control.
+        let own_pointer = pointer && !parent_pointer;
+        if role == Some("clickable")
+            && facts.listener()
+            && !own_pointer
+            && !nested
+            && !facts.onclick()
+            && !facts.has_tabindex()
+            && (facts::rect(el).height > self.viewport_height / 2.0
+                || !super::affordance::listener_control(el))
+        {
+            role = None;
+        }
+        if let Some(role) = role
+            && let Some(listed) = self.listed(el, facts, style, role)
+        {
+            return listed;
         }
         if tag == "label"
             && el.dyn_ref::<web_sys::HtmlLabelElement>().is_some_and(|l| l.control().is_some())
+            && !super::usable::toggle_unrendered(el)
         {
             self.mute += 1;
             self.walk_children(el, facts, pointer);
@@ -316,6 +317,52 @@ impl Walker {
         self.walk_children(el, facts, pointer);
         self.flush_heading(heading);
         self.zones.pop();
+    }
+
+    /// Lists an interactive element and reads its content; `None` when it is not listed after
+    /// all (a script-made clickable inside another control that only repeats its name: the
+    /// tab's label, clicked through the tab anyway), so the caller reads it as content.
+    fn listed(
+        &mut self,
+        el: &Element,
+        facts: NodeFacts,
+        style: StyleFacts,
+        role: &'static str,
+    ) -> Option<()> {
+        let tag = facts.tag();
+        let tag = if tag.is_empty() { el.local_name() } else { tag.to_owned() };
+        // A field a person cannot see (1 px, faded, covered, out of reach) is a trap.
+        if super::usable::is_field(el, &tag, facts.editable())
+            && super::usable::hidden_in_walk(el, self.opacity)
+        {
+            return Some(());
+        }
+        let Described { mut info, fingerprint } =
+            roles::describe(el, &tag, role, self.refs.len() as u32 + 1);
+        if role == "clickable" && self.inside.last().is_some_and(|row| *row == info.name) {
+            return None;
+        }
+        self.flush();
+        info.zone = match self.settled_zone() {
+            Some(zone) if !style.positioned() => zone,
+            _ => match self.zone_of(el) {
+                Some(zone) => zone,
+                None => self.zone(),
+            },
+        };
+        let (name, zone) = (info.name.clone(), info.zone);
+        self.refs.push(RefEntry { element: el.clone(), fingerprint });
+        self.items.push(Item::Element(info));
+        if matches!(tag.as_str(), "select" | "textarea" | "input") {
+            return Some(());
+        }
+        self.inside.push(name);
+        self.zones.push(Slot::Known(zone));
+        self.walk_children(el, facts, style.pointer());
+        self.flush();
+        self.zones.pop();
+        self.inside.pop();
+        Some(())
     }
 
     /// An iframe: same-document ones (about:blank, srcdoc) are read inline, since no content

@@ -108,7 +108,8 @@ impl Markdown {
                 }
             }
             "br" => self.block(),
-            "input" | "textarea" | "select" | "button" => {}
+            "input" | "textarea" | "select" => self.field(el, &tag),
+            "button" => {}
             "img" => {
                 if let Some(alt) =
                     el.get_attribute("alt").map(|a| clean(&a)).filter(|a| !a.is_empty())
@@ -125,6 +126,40 @@ impl Markdown {
             }
             _ => self.children(el),
         }
+    }
+
+    /// A form field's current value (what the user or Waymark wrote there), never a secret's:
+    /// `[Bio: text…]`.
+    fn field(&mut self, el: &Element, tag: &str) {
+        let attrs = super::facts::Attrs::of(el);
+        let kind = attrs.get("type").unwrap_or_default().to_ascii_lowercase();
+        if super::roles::sensitive(&attrs)
+            || matches!(kind.as_str(), "hidden" | "button" | "submit" | "reset" | "image" | "file")
+        {
+            return;
+        }
+        let value = if let Some(select) = el.dyn_ref::<web_sys::HtmlSelectElement>() {
+            let options = select.selected_options();
+            (0..options.length())
+                .filter_map(|i| options.item(i))
+                .filter_map(|o| o.text_content())
+                .map(|t| clean(&t))
+                .collect::<Vec<_>>()
+                .join(", ")
+        } else if let Some(input) = el.dyn_ref::<web_sys::HtmlInputElement>() {
+            if matches!(kind.as_str(), "checkbox" | "radio") {
+                (if input.checked() { "checked" } else { "unchecked" }).to_owned()
+            } else {
+                input.value()
+            }
+        } else if let Some(area) = el.dyn_ref::<web_sys::HtmlTextAreaElement>() {
+            area.value()
+        } else {
+            return;
+        };
+        let name = super::roles::accessible_name(el, tag);
+        let value = value.replace(['\n', '\r'], " ");
+        self.line.push_str(&format!(" [{name}: {value}] "));
     }
 
     fn table(&mut self, table: &Element) {

@@ -27,12 +27,40 @@ export function attrs_of(el) {
   }
   return out;
 }
+let listened = new WeakSet();
+let pending = 0;
+export function ask_page_hooks() {
+  const got = new WeakSet();
+  const onListener = (e) => {
+    const target = e.composedPath()[0];
+    if (target instanceof Element) got.add(target);
+    e.stopImmediatePropagation();
+  };
+  const onPending = (e) => {
+    if (typeof e.detail === 'number' && e.detail >= 0) pending = e.detail;
+  };
+  pending = 0;
+  document.addEventListener('waymark-listener', onListener, true);
+  document.addEventListener('waymark-pending', onPending, true);
+  try {
+    document.dispatchEvent(new CustomEvent('waymark-ask'));
+  } finally {
+    document.removeEventListener('waymark-listener', onListener, true);
+    document.removeEventListener('waymark-pending', onPending, true);
+  }
+  listened = got;
+  return pending;
+}
+export function has_listener(el) {
+  return listened.has(el);
+}
 export function node_facts(node) {
   const type = node.nodeType;
   if (type === 3) return BLANK.test(node.data) ? 0x40100 : 0x100;
   if (type !== 1) return 0;
   let f = 0x200 | (tags.get(node.localName) || 0);
   if (node.shadowRoot) f |= 0x20000;
+  if (listened.has(node)) f |= 0x100000;
   if (node.firstChild !== null) f |= 0x80000;
   if (!node.hasAttributes()) return f;
   if (node.getAttribute('aria-hidden') === 'true') f |= 0x400;
@@ -97,6 +125,13 @@ export function rect_of(el, out) {
 }
 "#)]
 extern "C" {
+    /// Asks the page's MAIN-world hooks (`extension/page_hooks.js`) which elements have
+    /// click-like listeners, remembering them for [`node_facts`] and [`has_listener`], and
+    /// returns how many of the page's fetch/XHR requests are in flight. Page-controlled input:
+    /// it only adds candidates the walk then judges, and only makes settling wait (capped).
+    pub(super) fn ask_page_hooks() -> u32;
+    /// Whether the page gave the element a click-like listener (as of [`ask_page_hooks`]).
+    pub(super) fn has_listener(el: &Element) -> bool;
     /// Gives the JS side the tag table: [`node_facts`] reports a tag as its 1-based index.
     fn set_tags(names: Vec<JsValue>);
     /// Gives the JS side the attribute names [`attrs_of`] reads.
@@ -290,6 +325,11 @@ impl NodeFacts {
     /// Hosts an open shadow root.
     pub fn shadow(self) -> bool {
         self.0 & 0x20000 != 0
+    }
+    /// The page gave it a click-like listener (`page_hooks.js`, page-controlled: a candidate
+    /// only).
+    pub fn listener(self) -> bool {
+        self.0 & 0x100000 != 0
     }
 }
 

@@ -6,6 +6,7 @@
 //! frames' observations (`waymark_core::frames`) and addresses a ref's frame by id.
 
 mod act;
+mod affordance;
 mod describe;
 mod dom;
 mod events;
@@ -13,7 +14,9 @@ mod extract;
 mod facts;
 mod hidden;
 mod keys;
+mod read;
 mod roles;
+mod settle;
 mod usable;
 
 use crate::action::{ContentRequest, Measurement, Probe};
@@ -44,8 +47,12 @@ fn handle(msg: JsValue, engine: String) -> Result<JsValue, ContentError> {
     let reply = match request {
         ContentRequest::Observe => crate::js::to_js(&dom::observe(engine)?),
         ContentRequest::Act { action, expect } => {
-            crate::js::to_js(&act::perform(&action, expect.as_deref()))
+            settle::start_action();
+            let outcome = act::perform(&action, expect.as_deref());
+            settle::after_action();
+            crate::js::to_js(&outcome)
         }
+        ContentRequest::Settle => crate::js::to_js(&settle::settled()),
         ContentRequest::SetFile { ref_id, name, mime, base64 } => {
             crate::js::to_js(&act::set_file(ref_id, &name, &mime, &base64))
         }

@@ -12,6 +12,8 @@ use web_sys::{
 
 /// Longest accessible name kept.
 const MAX_NAME: usize = 60;
+/// Longest text-area value shown on the element's line.
+const MAX_AREA: usize = 1500;
 /// Options of a select listed before `+N`.
 const MAX_OPTIONS: usize = 12;
 
@@ -39,11 +41,34 @@ fn is_list_select(el: &Element, tag: &str) -> bool {
 }
 
 /// The role the model sees; `pointer` = `cursor: pointer` starts on this element.
+/// A label standing for a checkbox or radio that is not rendered (the styled-label pattern)
+/// takes its control's role: the label is what a person clicks.
+fn label_toggle_role(el: &Element, tag: &str) -> Option<&'static str> {
+    if tag != "label" || !super::usable::toggle_unrendered(el) {
+        return None;
+    }
+    let control = js_sys::Reflect::get(el, &"control".into()).ok()?;
+    let input = control.dyn_into::<HtmlInputElement>().ok()?;
+    Some(if input.type_() == "radio" { "radio" } else { "checkbox" })
+}
+
+/// The control a label stands for, when it stands for an unrendered toggle.
+pub(super) fn toggle_of_label(el: &Element) -> Option<HtmlInputElement> {
+    label_toggle_role(el, &el.local_name())?;
+    js_sys::Reflect::get(el, &"control".into()).ok()?.dyn_into::<HtmlInputElement>().ok()
+}
+
 pub(super) fn interactive_role(el: &Element, tag: &str, pointer: bool) -> Option<&'static str> {
+    if let Some(role) = label_toggle_role(el, tag) {
+        return Some(role);
+    }
     let role = el.get_attribute("role");
     let input_type = if tag == "input" { input_type(el) } else { String::new() };
     let editable = el.get_attribute("contenteditable").is_some_and(|v| v != "false");
-    let clickable = pointer || el.has_attribute("onclick") || focusable_by_tabindex(el);
+    let clickable = pointer
+        || el.has_attribute("onclick")
+        || focusable_by_tabindex(el)
+        || super::facts::has_listener(el);
     let list_select = is_list_select(el, tag);
     rules::interactive_role(RoleFacts {
         tag,
@@ -64,10 +89,15 @@ pub(super) fn interactive_role_of(
     pointer: bool,
 ) -> Option<&'static str> {
     let tag = facts.tag();
+    if let Some(role) = label_toggle_role(el, tag) {
+        return Some(role);
+    }
     let role = if facts.has_role() { el.get_attribute("role") } else { None };
     let input_type = if tag == "input" { input_type(el) } else { String::new() };
-    let clickable =
-        pointer || facts.onclick() || (facts.has_tabindex() && focusable_by_tabindex(el));
+    let clickable = pointer
+        || facts.onclick()
+        || facts.listener()
+        || (facts.has_tabindex() && focusable_by_tabindex(el));
     let list_select = is_list_select(el, tag);
     rules::interactive_role(RoleFacts {
         tag,
@@ -92,7 +122,7 @@ pub(super) fn heading_level(el: &Element, tag: &str, has_role: bool) -> Option<u
     None
 }
 
-fn sensitive(attrs: &Attrs) -> bool {
+pub(super) fn sensitive(attrs: &Attrs) -> bool {
     let hint = format!(
         "{} {}",
         attrs.get("name").unwrap_or_default(),
@@ -132,7 +162,17 @@ pub(super) fn describe(el: &Element, tag: &str, role: &'static str, index: u32) 
                     states.push("filled".into());
                 }
             }
-            _ => value = Some(shorten(&input.value(), 200)),
+            kind => {
+                value = Some(shorten(&input.value(), 200));
+                if let Some(format) = crate::formats::FieldKind::of(kind) {
+                    states.push(format.state().into());
+                    for bound in ["min", "max", "step"] {
+                        if let Some(v) = el.get_attribute(bound).filter(|v| !v.is_empty()) {
+                            states.push(format!("{bound}={}", clean(&v)));
+                        }
+                    }
+                }
+            }
         }
         if input.disabled() {
             states.push("disabled".into());
@@ -147,7 +187,8 @@ pub(super) fn describe(el: &Element, tag: &str, role: &'static str, index: u32) 
         if sensitive(&attrs) {
             states.push("sensitive".into());
         } else {
-            value = Some(shorten(&area.value(), 300));
+            // Long enough for a message or a review being written; `extract` gives all.
+            value = Some(shorten(&area.value(), MAX_AREA));
         }
         if area.disabled() {
             states.push("disabled".into());
@@ -182,6 +223,14 @@ pub(super) fn describe(el: &Element, tag: &str, role: &'static str, index: u32) 
         }
     } else if tag == "button" && attrs.get("disabled").is_some() {
         states.push("disabled".into());
+    }
+    if let Some(control) = toggle_of_label(el) {
+        if control.checked() {
+            states.push("checked".into());
+        }
+        if control.disabled() {
+            states.push("disabled".into());
+        }
     }
     if tag == "summary"
         && let Some(details) = el.parent_element()
@@ -285,10 +334,11 @@ fn raw_name(el: &Element, tag: &str, attrs: &Attrs) -> String {
         if let Some(text) = non_empty(Some(content_text(el))) {
             return text;
         }
-        if let Ok(Some(inner)) = el.query_selector("img[alt], [aria-label], svg title") {
+        if let Ok(Some(inner)) = el.query_selector("img[alt], [aria-label], svg title, [title]") {
             let label = non_empty(inner.get_attribute("alt"))
                 .or_else(|| non_empty(inner.get_attribute("aria-label")))
-                .or_else(|| non_empty(inner.text_content()));
+                .or_else(|| non_empty(inner.text_content()))
+                .or_else(|| non_empty(inner.get_attribute("title")));
             if let Some(label) = label {
                 return label;
             }
@@ -299,6 +349,21 @@ fn raw_name(el: &Element, tag: &str, attrs: &Attrs) -> String {
             return v;
         }
     }
+    // Last resort for an icon-only control: what its classes or picture say it shows.
+    if !field {
+        let sources = super::read::icon_sources(el);
+        if let Some(name) = crate::observation::names::icon_name(sources.iter().map(String::as_str))
+        {
+            return name;
+        }
+    }
+    // A toggle with no label of its own is called what is written beside it.
+    if tag == "input"
+        && matches!(attrs.get("type"), Some("checkbox" | "radio"))
+        && let Some(beside) = super::usable::stand_in(el).and_then(|s| non_empty(s.text_content()))
+    {
+        return beside;
+    }
     if field {
         return non_empty(attrs.owned("name")).unwrap_or_default();
     }
@@ -307,21 +372,9 @@ fn raw_name(el: &Element, tag: &str, attrs: &Attrs) -> String {
 
 /// The element's text, but without reading all of a huge subtree: script-made clickable
 /// containers can hold a whole feed, and `textContent` of each would make the walk quadratic.
+/// List items and options are spaced apart ("Bahamas Bahrain", not "BahamasBahrain").
 fn content_text(el: &Element) -> String {
-    if el.child_element_count() <= 8 {
-        return el.text_content().unwrap_or_default();
-    }
-    let mut text = String::new();
-    let mut child = el.first_child();
-    while let Some(node) = child {
-        text.push_str(&node.text_content().unwrap_or_default());
-        text.push(' ');
-        if text.trim().len() > MAX_NAME * 2 {
-            break;
-        }
-        child = node.next_sibling();
-    }
-    text
+    super::read::spaced_text(el, (MAX_NAME * 3) as u32)
 }
 
 fn labels_text(el: &Element) -> Option<String> {

@@ -17,6 +17,11 @@ export function effective_opacity(el) {
   }
   return o;
 }
+export function toggle_unrendered(el) {
+  const c = el && el.control;
+  return !!c && c.localName === 'input' && (c.type === 'checkbox' || c.type === 'radio')
+    && !c.checkVisibility({ visibilityProperty: true });
+}
 export function in_fixed_layer(el) {
   for (let n = el; n; n = n.parentElement) {
     const p = getComputedStyle(n).position;
@@ -28,6 +33,9 @@ export function in_fixed_layer(el) {
 extern "C" {
     /// The element's opacity times every ancestor's (across shadow roots).
     fn effective_opacity(el: &Element) -> f64;
+    /// Whether `el` is a label whose control is a checkbox or radio that is not rendered
+    /// (`display: none`, `visibility: hidden`): the label is what a person clicks.
+    pub(super) fn toggle_unrendered(el: &Element) -> bool;
     /// Whether the element or an ancestor is fixed or sticky (stays put while the page scrolls).
     fn in_fixed_layer(el: &Element) -> bool;
 }
@@ -54,15 +62,53 @@ fn hidden_toggle(el: &Element) -> bool {
     })
 }
 
+/// Whether a person can see `el`: big enough and not faded out.
+fn seen(el: &Element) -> bool {
+    let rect = el.get_bounding_client_rect();
+    rect.width() >= MIN_FIELD_PX
+        && rect.height() >= MIN_FIELD_PX
+        && !transparent(effective_opacity(el))
+}
+
 /// The first label of a visually-hidden toggle that a person can see.
 fn visible_label(el: &Element) -> Option<Element> {
     let labels = el.dyn_ref::<HtmlInputElement>()?.labels()?;
-    (0..labels.length()).filter_map(|i| labels.item(i)?.dyn_into::<Element>().ok()).find(|l| {
-        let rect = l.get_bounding_client_rect();
-        rect.width() >= MIN_FIELD_PX
-            && rect.height() >= MIN_FIELD_PX
-            && !transparent(effective_opacity(l))
-    })
+    (0..labels.length()).filter_map(|i| labels.item(i)?.dyn_into::<Element>().ok()).find(seen)
+}
+
+/// A native checkbox or radio at `opacity: 0` laid over a styled box (TodoMVC's toggles, most
+/// component libraries): what a person sees and clicks in its place — its visible label, else
+/// the visible element beside it or around it. Only toggles: a text field nobody can see is
+/// never typed into, whatever stands beside it.
+pub(super) fn stand_in(el: &Element) -> Option<Element> {
+    let input = el.dyn_ref::<HtmlInputElement>()?;
+    if !matches!(input.type_().as_str(), "checkbox" | "radio") {
+        return None;
+    }
+    if let Some(label) = visible_label(el) {
+        return Some(label);
+    }
+    [el.next_element_sibling(), el.previous_element_sibling(), el.parent_element()]
+        .into_iter()
+        .flatten()
+        .find(seen)
+}
+
+/// A transparent toggle with a [`stand_in`], which a person's pointer still reaches at its
+/// centre (the input itself, or its stand-in, is what is hit there).
+pub(super) fn transparent_toggle(el: &Element) -> Option<Element> {
+    let shown = stand_in(el)?;
+    let rect = el.get_bounding_client_rect();
+    if rect.width() < 1.0 || rect.height() < 1.0 {
+        return Some(shown);
+    }
+    let (x, y) = (rect.x() + rect.width() / 2.0, rect.y() + rect.height() / 2.0);
+    match hit_at(el, x, y) {
+        Some(hit) if own(&hit, el, &shown) => Some(shown),
+        // Out of the viewport: judged when acted on, after scrolling.
+        None => Some(shown),
+        Some(_) => None,
+    }
 }
 
 /// The element at the viewport point (x, y) as `el`'s own tree sees it.
@@ -140,6 +186,10 @@ fn text_look(field: &Element) -> Option<TextLook> {
 pub(super) fn check(el: &Element) -> Result<(), String> {
     let shown = if hidden_toggle(el) {
         visible_label(el).ok_or("the field is hidden (too small, and no visible label)")?
+    } else if transparent(effective_opacity(el))
+        && let Some(shown) = stand_in(el)
+    {
+        shown
     } else {
         el.clone()
     };
@@ -158,10 +208,12 @@ pub(super) fn check(el: &Element) -> Result<(), String> {
 /// opacity only, unless it lies where no scrolling reaches (left of or above the page); a
 /// field under a fixed or sticky layer (a header) is kept, since scrolling may reveal it.
 pub(super) fn hidden_in_walk(el: &Element, opacity: f64) -> bool {
-    if transparent(opacity) {
-        return true;
-    }
-    let (shown, known) = if hidden_toggle(el) {
+    let (shown, known) = if transparent(opacity) {
+        match transparent_toggle(el) {
+            Some(shown) => (shown, None),
+            None => return true,
+        }
+    } else if hidden_toggle(el) {
         match visible_label(el) {
             Some(label) => (label, None),
             None => return true,

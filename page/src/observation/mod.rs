@@ -32,6 +32,7 @@
 //! so nothing on the page can close the block and pose as the system or the user; [`clean`]
 //! removes line breaks and invisible characters from every page string.
 
+pub mod names;
 mod refs;
 mod render;
 pub mod rules;

@@ -268,11 +268,19 @@ impl Element {
         let name = clean(&self.name);
         let value = self.value.as_deref().filter(|v| !v.is_empty());
         let bare = value.is_none() && self.states.is_empty() && self.options.is_empty();
-        if bare && plain(&name) {
+        if name.is_empty() {
+            // Said outright, so the model knows the page gives it no name (rather than a
+            // name lost in the line) and picks it by its place.
+            let _ = write!(out, "[{}] {} (no name)", self.ref_id, self.role);
+            if bare {
+                return out;
+            }
+        } else if bare && plain(&name) {
             let _ = write!(out, "[{}] {} {name}", self.ref_id, self.role);
             return out;
+        } else {
+            let _ = write!(out, "[{}] {} {name:?}", self.ref_id, self.role);
         }
-        let _ = write!(out, "[{}] {} {name:?}", self.ref_id, self.role);
         if let Some(value) = value {
             let _ = write!(out, " value={:?}", clean(value));
         }
@@ -318,5 +326,6 @@ fn plain(name: &str) -> bool {
     let last = name.rsplit(' ').next().unwrap_or_default().to_ascii_lowercase();
     !name.is_empty()
         && !name.contains(['"', '=', '\\'])
+        && !name.starts_with('(')
         && !STATE_WORDS.contains(&last.trim_end_matches(|c: char| !c.is_alphanumeric()))
 }

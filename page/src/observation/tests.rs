@@ -59,7 +59,10 @@ fn one_line_per_element_kind_as_documented() {
 #[test]
 fn names_are_quoted_only_when_something_follows_or_they_could_be_misread() {
     assert_eq!(element(6, "link", "Terms").line(), "[6] link Terms");
-    assert_eq!(element(7, "button", "").line(), "[7] button \"\"");
+    assert_eq!(element(7, "button", "").line(), "[7] button (no name)");
+    assert_eq!(element(7, "button", "(no name)").line(), "[7] button \"(no name)\"");
+    let pressed = Element { states: vec!["pressed".into()], ..element(7, "button", "") };
+    assert_eq!(pressed.line(), "[7] button (no name) pressed");
     // A page cannot fake a state or a value through the name.
     assert_eq!(
         element(8, "checkbox", "I agree checked").line(),

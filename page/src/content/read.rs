@@ -1,0 +1,67 @@
+//! Text reads for names, done in one JS call each (see `facts.rs` for why): an element's text
+//! with spaces between its blocks, and the strings an icon-only control carries (class lists,
+//! icon references, image file names). They only read; the names are made in `roles.rs` and
+//! [`crate::observation::names`].
+
+use wasm_bindgen::prelude::*;
+use web_sys::Element;
+
+#[wasm_bindgen(inline_js = r#"
+const INLINE = new Set(['a', 'abbr', 'b', 'bdi', 'bdo', 'cite', 'code', 'data', 'dfn', 'em',
+  'i', 'kbd', 'mark', 'q', 's', 'samp', 'small', 'span', 'strong', 'sub', 'sup', 'time', 'u',
+  'var', 'font', 'label', 'img', 'wbr', 'del', 'ins']);
+const SKIP = new Set(['script', 'style', 'template', 'noscript']);
+export function spaced_text(el, limit) {
+  if (el.childElementCount === 0) return el.textContent;
+  let out = '';
+  const walk = (n, depth) => {
+    let previous = 0;
+    for (let c = n.firstChild; c !== null && out.length < limit; c = c.nextSibling) {
+      if (c.nodeType === 3) out += c.data;
+      else if (c.nodeType === 1 && !SKIP.has(c.localName)) {
+        // Two elements side by side with no text between are two things (flex items, tags).
+        const block = !INLINE.has(c.localName) || previous === 1;
+        if (block) out += ' ';
+        if (depth < 64) walk(c, depth + 1);
+        else out += c.textContent;
+        if (block) out += ' ';
+      }
+      if (c.nodeType === 1 || c.nodeType === 3) previous = c.nodeType;
+    }
+  };
+  walk(el, 0);
+  return out;
+}
+export function icon_sources(el) {
+  const out = [];
+  const add = (n) => {
+    const c = n.getAttribute('class');
+    if (c) out.push(c);
+    const d = n.getAttribute('data-icon');
+    if (d) out.push(d);
+    if (n.localName === 'use') {
+      const h = n.getAttribute('href') || n.getAttribute('xlink:href');
+      if (h) out.push(h);
+    }
+    if (n.localName === 'img') {
+      const s = n.getAttribute('src');
+      if (s && !s.startsWith('data:')) out.push(s);
+    }
+  };
+  let i = 0;
+  for (const n of el.querySelectorAll('*')) {
+    if (++i > 12) break;
+    add(n);
+  }
+  add(el);
+  return out;
+}
+"#)]
+extern "C" {
+    /// The element's text with a space at each boundary of a non-inline element (list items,
+    /// options, cells), read until about `limit` characters.
+    pub(super) fn spaced_text(el: &Element, limit: u32) -> String;
+    /// Class lists, `data-icon`, `<use href>` and image `src` of the element's first
+    /// descendants (the icon itself), then of the element: what [`crate::observation::names::icon_name`] reads.
+    pub(super) fn icon_sources(el: &Element) -> Vec<String>;
+}

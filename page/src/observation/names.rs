@@ -1,0 +1,250 @@
+//! Names for controls that carry no text: what a person would call an icon when nothing
+//! names it for a screen reader. The content script feeds the strings it read (class lists,
+//! icon references, image file names); native tests cover the rules.
+
+/// Words of icon class names and references that say nothing about what the icon shows:
+/// icon-font and framework prefixes, sizes, layout and colour utilities.
+const NOISE: &[&str] = &[
+    "fa",
+    "fas",
+    "far",
+    "fab",
+    "fal",
+    "fad",
+    "fat",
+    "solid",
+    "regular",
+    "light",
+    "duotone",
+    "thin",
+    "sharp",
+    "brands",
+    "icon",
+    "icons",
+    "ico",
+    "glyph",
+    "glyphicon",
+    "glyphicons",
+    "material",
+    "symbols",
+    "outlined",
+    "outline",
+    "rounded",
+    "filled",
+    "fill",
+    "mdi",
+    "bi",
+    "lucide",
+    "feather",
+    "octicon",
+    "heroicon",
+    "heroicons",
+    "svg",
+    "inline",
+    "btn",
+    "button",
+    "action",
+    "actions",
+    "toolbar",
+    "item",
+    "small",
+    "large",
+    "medium",
+    "tiny",
+    "huge",
+    "fixed",
+    "width",
+    "height",
+    "text",
+    "color",
+    "colour",
+    "gray",
+    "grey",
+    "white",
+    "black",
+    "muted",
+    "primary",
+    "secondary",
+    "hover",
+    "active",
+    "focus",
+    "pointer",
+    "cursor",
+    "clickable",
+    "flex",
+    "block",
+    "hidden",
+    "wrapper",
+    "wrap",
+    "container",
+    "inner",
+    "outer",
+    "img",
+    "image",
+    "png",
+    "jpg",
+    "jpeg",
+    "gif",
+    "webp",
+    "svg",
+    "ui",
+    "js",
+    "has",
+    "is",
+    "the",
+    "and",
+    "css",
+    "style",
+    "styled",
+    "component",
+    "default",
+    "control",
+    "controls",
+    "sprite",
+    "sprites",
+    "use",
+    "link",
+    "nav",
+    "list",
+    "row",
+    "col",
+    "cell",
+    "card",
+    "wide",
+    "full",
+    "auto",
+    "center",
+    "align",
+    "self",
+    "shrink",
+    "grow",
+    "none",
+    "transition",
+    "opacity",
+    "rotate",
+    "scale",
+    "span",
+    "div",
+    "mat",
+    "ant",
+    "anticon",
+    "el",
+    "van",
+    "semi",
+    "bx",
+    "bxs",
+    "bxl",
+    "ri",
+    "ti",
+    "tabler",
+    "ion",
+    "ionicon",
+    "ionicons",
+    "iconify",
+    "codicon",
+    "remix",
+    "line",
+    "fw",
+    "lg",
+    "sm",
+    "md",
+    "xl",
+    "xs",
+    "xxl",
+    "twotone",
+    "round",
+    "two",
+    "tone",
+];
+
+/// The words of `sources` (class lists, `#icon-star` references, file names) that may say
+/// what an icon shows: lower-case letters only, three or more, not [`NOISE`], not from hashed
+/// class names (a word with digits or mixed case, `sc-bdfBwQ`, `css-1x2y3z`), at most two,
+/// from the first source that has any. Empty when none qualifies.
+pub fn icon_words<'a>(sources: impl IntoIterator<Item = &'a str>) -> Vec<String> {
+    let mut words: Vec<String> = Vec::new();
+    for source in sources {
+        // A path or URL: only its last segment, without the extension, names the picture.
+        let source = source.rsplit(['/', '#']).next().unwrap_or(source);
+        let source = source.split(['?', '.']).next().unwrap_or(source);
+        for class in source.split_whitespace() {
+            for word in class.split(|c: char| !c.is_ascii_alphanumeric()) {
+                let plain = word.len() >= 3
+                    && word.chars().all(|c| c.is_ascii_lowercase())
+                    && !NOISE.contains(&word);
+                if plain && !words.iter().any(|w| w == word) {
+                    words.push(word.to_owned());
+                    if words.len() == 2 {
+                        return words;
+                    }
+                }
+            }
+        }
+        // The first source that says something is the icon itself; the next ones are its
+        // wrappers ("tool", "row").
+        if !words.is_empty() {
+            return words;
+        }
+    }
+    words
+}
+
+/// The name of an icon-only control from its [`icon_words`] (`trash icon`), or `None`.
+pub fn icon_name<'a>(sources: impl IntoIterator<Item = &'a str>) -> Option<String> {
+    let words = icon_words(sources);
+    (!words.is_empty()).then(|| format!("{} icon", words.join(" ")))
+}
+
+/// Joins text pieces read from separate elements with one space where neither side has one,
+/// so list items do not run together ("Bahamas Bahrain", not "BahamasBahrain").
+pub fn join_pieces<'a>(pieces: impl IntoIterator<Item = &'a str>) -> String {
+    let mut out = String::new();
+    for piece in pieces {
+        if piece.is_empty() {
+            continue;
+        }
+        let needs_space = !out.is_empty()
+            && !out.ends_with(char::is_whitespace)
+            && !piece.starts_with(char::is_whitespace);
+        if needs_space {
+            out.push(' ');
+        }
+        out.push_str(piece);
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn icon_classes_give_their_meaning() {
+        assert_eq!(icon_name(["fa fa-trash"]).as_deref(), Some("trash icon"));
+        assert_eq!(icon_name(["icon icon-star-outline"]).as_deref(), Some("star icon"));
+        assert_eq!(icon_name(["lucide lucide-arrow-left"]).as_deref(), Some("arrow left icon"));
+        assert_eq!(icon_name(["/static/img/delete.png"]).as_deref(), Some("delete icon"));
+        assert_eq!(icon_name(["#icon-reply"]).as_deref(), Some("reply icon"));
+        assert_eq!(
+            icon_name(["", "material-icons md-18", "btn-edit"]).as_deref(),
+            Some("edit icon")
+        );
+    }
+
+    #[test]
+    fn hashed_and_utility_classes_are_not_names() {
+        assert_eq!(icon_name(["sc-bdfBwQ css-1x2y3z w-4 h-4 text-gray-500"]), None);
+        assert_eq!(icon_name([""]), None);
+        assert_eq!(icon_words(["fa fa-solid fa-heart", "fa-lg"]), ["heart"]);
+        assert_eq!(icon_words(["fa fa-heart", "tool"]), ["heart"]);
+    }
+
+    #[test]
+    fn pieces_are_spaced() {
+        assert_eq!(
+            join_pieces(["Bahamas", "Bahrain", "", "Bangladesh"]),
+            "Bahamas Bahrain Bangladesh"
+        );
+        assert_eq!(join_pieces(["Hello ", "world"]), "Hello world");
+    }
+}
