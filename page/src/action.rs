@@ -333,6 +333,26 @@ impl Action {
         )
     }
 
+    /// How long the page must stay quiet (no DOM change, no request in flight) after this
+    /// action before it is read again; `None`: it cannot start anything worth waiting for.
+    /// Typing waits out a search box's debounce (150–300 ms) so its suggestions are seen;
+    /// clicks and choices give a reaction that starts at once time to finish; scrolling and
+    /// hovering only a short beat (lazy loading shows up as a request in flight, which is
+    /// waited for). Every action pays this, so each kind waits no longer than it needs.
+    pub fn settle_quiet_ms(&self) -> Option<f64> {
+        match self {
+            Self::Type { .. } | Self::Clear { .. } | Self::PressKeys { .. } => Some(350.0),
+            Self::Click { .. }
+            | Self::DoubleClick { .. }
+            | Self::SelectOption { .. }
+            | Self::Check { .. }
+            | Self::Uncheck { .. }
+            | Self::Upload { .. } => Some(150.0),
+            Self::Scroll { .. } | Self::Hover { .. } => Some(100.0),
+            _ => None,
+        }
+    }
+
     /// Whether a page action commonly makes the page navigate or open a tab (a link, a
     /// submit button, Enter, a select that jumps): after these the tab adapter gives the page
     /// a moment before looking for the effect. Typing, hovering, scrolling and reading do

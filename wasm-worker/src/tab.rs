@@ -387,10 +387,11 @@ impl TabPage {
             other => ActionOutcome::failed(format!("{} is not a page action", other.name())),
         };
         if outcome.ok && action.runs_in_page() {
-            let settles = !matches!(action, Action::Extract { .. } | Action::ScrollTo { .. });
             let frame = action.target_ref().map(|r| r.frame).unwrap_or(0);
-            let settled =
-                if settles { self.settle_frame(frame, settle::SETTLE_CAP_MS).await } else { None };
+            let settled = match action.settle_quiet_ms() {
+                Some(quiet) => self.settle_frame(frame, quiet, settle::SETTLE_CAP_MS).await,
+                None => None,
+            };
             if settled.is_none() && action.may_navigate() {
                 sleep(REACTION_MS).await;
             }

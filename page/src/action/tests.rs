@@ -62,3 +62,18 @@ fn outcome_summary_carries_text_and_changes() {
     assert_eq!(outcome.summary(), "ok (page changed):\n| a | b |");
     assert_eq!(ActionOutcome::failed("covered").summary(), "failed: covered");
 }
+
+#[test]
+fn only_actions_that_can_start_something_wait_for_the_page_to_settle() {
+    let r = crate::observation::Ref::top(1);
+    let typing = Action::Type { ref_id: r, text: "a".into(), append: false }.settle_quiet_ms();
+    let click = Action::Click { ref_id: r }.settle_quiet_ms();
+    let scroll = Action::Scroll { direction: Default::default(), ref_id: None }.settle_quiet_ms();
+    assert!(
+        typing > click && click > scroll && scroll.is_some(),
+        "{typing:?} {click:?} {scroll:?}"
+    );
+    assert_eq!(Action::Extract { ref_id: None }.settle_quiet_ms(), None);
+    assert_eq!(Action::Find { query: "x".into() }.settle_quiet_ms(), None);
+    assert_eq!(Action::Screenshot.settle_quiet_ms(), None);
+}

@@ -98,7 +98,7 @@ fn spec(name: &str) -> (&'static str, Value, Vec<&'static str>) {
             vec!["do"],
         ),
         "wait" => (
-            "Wait for text, or for loading; seconds ≤15.",
+            "Wait for text, or until the page settles; seconds ≤15.",
             json!({"text": text(), "seconds": {"type": "number"}}),
             vec![],
         ),

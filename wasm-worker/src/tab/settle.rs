@@ -7,8 +7,8 @@ use super::TabPage;
 use crate::chrome::sleep;
 use waymark_core::action::{ContentRequest, Settled};
 
-/// How long the DOM must stay unchanged, with no request in flight, to count as settled:
-/// longer than the usual 150–300 ms debounce of a search box, so its list is seen.
+/// How long the DOM must stay unchanged, with no request in flight, for `wait` without a text
+/// (after an action, each kind has its own: `Action::settle_quiet_ms`).
 pub(super) const QUIET_MS: f64 = 400.0;
 /// Longest settling after an action; the next observation reads whatever is there by then.
 pub(super) const SETTLE_CAP_MS: f64 = 3_000.0;
@@ -18,13 +18,18 @@ const POLL_MS: u32 = 50;
 impl TabPage {
     /// Polls the frame until it settles or `cap_ms` passes; returns the last report, or `None`
     /// when the frame could not be asked (it navigated away or is loading).
-    pub(super) async fn settle_frame(&self, frame: u32, cap_ms: f64) -> Option<Settled> {
+    pub(super) async fn settle_frame(
+        &self,
+        frame: u32,
+        quiet_ms: f64,
+        cap_ms: f64,
+    ) -> Option<Settled> {
         let started = js_sys::Date::now();
         let mut last = None;
         loop {
             match self.content::<Settled>(frame, &ContentRequest::Settle).await {
                 // A document that saw no action is a new one: the action navigated.
-                Ok(s) if !s.acted || s.is_quiet(QUIET_MS) => return Some(s),
+                Ok(s) if !s.acted || s.is_quiet(quiet_ms) => return Some(s),
                 Ok(s) => last = Some(s),
                 Err(_) => return last.map(|s| Settled { acted: false, ..s }),
             }
