@@ -1,8 +1,10 @@
 //! Where things are: the workspace, the fixtures, the target dir, and throw-away browser profiles.
 //!
 //! Why: tests run from any working directory (`cargo test` sets it to the crate, IDEs differ), so
-//! every path is derived from `CARGO_MANIFEST_DIR` at compile time; profiles must be fresh per test
-//! and gone afterwards unless someone is debugging.
+//! every path is derived from `CARGO_MANIFEST_DIR` — the one cargo sets when it runs the test
+//! (a path compiled into the binary names whichever clone last built it when clones share a
+//! target directory, as CI's do), the compiled one only outside cargo; profiles must be fresh
+//! per test and gone afterwards unless someone is debugging.
 
 use std::path::{Path, PathBuf};
 
@@ -11,13 +13,17 @@ use tempfile::TempDir;
 
 /// The workspace root (parent of this crate's directory).
 pub fn workspace_root() -> PathBuf {
-    let manifest = Path::new(env!("CARGO_MANIFEST_DIR"));
-    manifest.parent().map(Path::to_path_buf).unwrap_or_else(|| manifest.to_path_buf())
+    let manifest = tests_dir();
+    manifest.parent().map(Path::to_path_buf).unwrap_or(manifest)
 }
 
-/// This crate's directory, `<root>/tests`.
+/// This crate's directory, `<root>/tests`: where cargo runs the test from, else where it was
+/// compiled.
 pub fn tests_dir() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+    std::env::var_os("CARGO_MANIFEST_DIR")
+        .map(PathBuf::from)
+        .filter(|dir| dir.join("Cargo.toml").is_file() && dir.ends_with("tests"))
+        .unwrap_or_else(|| PathBuf::from(env!("CARGO_MANIFEST_DIR")))
 }
 
 /// `<root>/tests/fixtures`: pages the fixture server serves.
