@@ -263,9 +263,12 @@ fn kept_breaks(w: &LlmRequest) -> Vec<Vec<usize>> {
         .collect()
 }
 
+/// Where a message's text blocks end (offsets into the message) and whether each is marked.
+type Run = Vec<(usize, bool)>;
+
 /// For each message of `w` with breaks, where its text blocks end in `body` (offsets into the
 /// message, and whether the block is marked); `None` when `body` does not carry one of them.
-fn runs_of(w: &LlmRequest, body: &Value) -> Option<Vec<Option<Vec<(usize, bool)>>>> {
+fn runs_of(w: &LlmRequest, body: &Value) -> Option<Vec<Option<Run>>> {
     let lists = block_lists(body);
     let mut out = Vec::new();
     for m in &w.messages {
@@ -280,7 +283,7 @@ fn runs_of(w: &LlmRequest, body: &Value) -> Option<Vec<Option<Vec<(usize, bool)>
 
 /// The consecutive text blocks of `list` whose texts make up `m`'s content (a system message
 /// after the first may start with the blank line that separates them).
-fn run_in(list: &[(String, bool)], m: &ChatMessage) -> Option<Vec<(usize, bool)>> {
+fn run_in(list: &[(String, bool)], m: &ChatMessage) -> Option<Run> {
     for start in 0..list.len() {
         let mut text = String::new();
         let mut ends = Vec::new();

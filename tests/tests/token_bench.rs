@@ -357,7 +357,7 @@ fn thousands(n: usize) -> String {
     let s = n.to_string();
     let mut out = String::new();
     for (i, c) in s.chars().enumerate() {
-        if i > 0 && (s.len() - i) % 3 == 0 {
+        if i > 0 && (s.len() - i).is_multiple_of(3) {
             out.push(',');
         }
         out.push(c);
@@ -367,6 +367,7 @@ fn thousands(n: usize) -> String {
 
 #[test]
 #[ignore = "benchmark: run with `cargo xtask bench tokens`"]
+#[allow(clippy::let_underscore_must_use, reason = "writing to a String cannot fail")]
 fn bench_tokens_per_task_and_session() {
     let Some(extension) = built_extension() else { return };
     assert!(corpus_dir().join("manifest.json").is_file(), "no DOM corpus at {:?}", corpus_dir());
