@@ -73,13 +73,8 @@ fn the_cost_line_shows_cached_tokens_and_anthropic_requests_mark_the_cached_pref
     assert!(!sent.is_empty(), "the tap saw the worker's llm.complete requests");
     let bodies: Vec<Value> = requests.iter().map(|r| r.body.clone()).collect();
     let checked = check_breaks(&sent, &bodies).unwrap_or_else(|e| panic!("{e}"));
-    // Until the worker sets cache_breaks (the prompt rework of issue 14) this part checks
-    // nothing; it says so rather than pass silently.
-    if checked == 0 {
-        eprintln!(
-            "prompt_cache: the worker sent no cache_breaks yet; only the system breakpoint was checked"
-        );
-    }
+    // Every navigator call marks where its page and its step list end.
+    assert!(checked >= 2, "the worker's cache_breaks were checked: {checked}");
     llm.assert_no_script_panics().expect("script");
 }
 
