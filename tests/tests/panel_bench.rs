@@ -58,17 +58,7 @@ fn seeded_items() -> Map<String, Value> {
         session.push(record);
     }
     session.set_title("Cheapest plans across 200 offer pages", TASKS, true);
-    let mut items = Map::new();
-    items.insert("current_session".into(), json!(session.id));
-    items.insert(
-        Session::meta_key(&session.id),
-        serde_json::to_value(session.meta()).expect("meta"),
-    );
-    for r in &session.records {
-        items
-            .insert(Session::turn_key(&session.id, r.turn), serde_json::to_value(r).expect("turn"));
-    }
-    items
+    common::session_items(&session)
 }
 
 /// One opening: ms from navigation start to interactive, the part of it after

@@ -322,3 +322,32 @@ impl Gate {
         changed.notify_all();
     }
 }
+
+/// `session` as the storage items the worker writes (its meta and each turn), marked as the
+/// current session: what the benchmarks and tests seed.
+pub fn session_items(session: &waymark_core::session::Session) -> serde_json::Map<String, Value> {
+    use waymark_core::session::Session;
+    let mut items = serde_json::Map::new();
+    items.insert("current_session".into(), json!(session.id));
+    items.insert(
+        Session::meta_key(&session.id),
+        serde_json::to_value(session.meta()).expect("meta"),
+    );
+    for r in &session.records {
+        items
+            .insert(Session::turn_key(&session.id, r.turn), serde_json::to_value(r).expect("turn"));
+    }
+    items
+}
+
+/// Writes `items` into the extension's storage and stops its worker, which loads the current
+/// session when it starts again.
+pub fn seed_storage(wm: &Waymark, items: serde_json::Map<String, Value>) {
+    let worker = wm.browser.wait_for_extension_worker(TASK_TIMEOUT).expect("worker");
+    let sw = wm.browser.attach(&worker.target_id).expect("attach worker");
+    let items = Value::Object(items);
+    sw.eval(&format!("chrome.storage.local.set({items}).then(() => true)")).expect("seed");
+    #[allow(clippy::unused_result_ok, reason = "the worker is stopped next anyway")]
+    sw.detach().ok();
+    wm.browser.stop_service_worker(&worker, TASK_TIMEOUT).expect("stop worker");
+}
