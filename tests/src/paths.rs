@@ -25,6 +25,12 @@ pub fn fixtures_dir() -> PathBuf {
     tests_dir().join("fixtures")
 }
 
+/// The zip `cargo xtask build` packs from the extension it built, with the release zip's
+/// packaging (`cargo xtask dist`): the manifest without its key, no panel sources.
+pub fn extension_test_zip() -> PathBuf {
+    target_dir().join("waymark-extension-test.zip")
+}
+
 /// axe-core's script, installed (pinned) by `cargo xtask setup` into the tools directory
 /// (`WAYMARK_TOOLS_DIR`, else `~/.cache/waymark/tools`), for the panel's accessibility checks.
 pub fn axe_script() -> PathBuf {

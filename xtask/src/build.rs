@@ -42,6 +42,9 @@ const WASM2JS_RUSTFLAGS: &str = "-C target-feature=-reference-types,-multivalue,
 pub fn all(opts: Options) -> Result<Built> {
     let start = Instant::now();
     let extension_dir = extension(opts.test_hooks)?;
+    // The store zip's packaging applied to this build: the first-run test loads it the way a
+    // user loads the release zip (no manifest key, so the ID is not the fixed one).
+    crate::dist::package_extension(&extension_dir, &test_zip())?;
     let host_bin = host(opts.release)?;
     eprintln!(
         "built in {:.1?}: host {} B ({})",
@@ -50,6 +53,11 @@ pub fn all(opts: Options) -> Result<Built> {
         host_bin.display()
     );
     Ok(Built { extension_dir, host_bin })
+}
+
+/// Where [`all`] writes the zip of the build it made (`tests/src/paths.rs` names the same file).
+pub fn test_zip() -> PathBuf {
+    util::target_dir().join("waymark-extension-test.zip")
 }
 
 /// Builds the unpacked extension in `extension/` (no host) and returns its directory.
