@@ -60,6 +60,8 @@ fn seeded_items() -> Map<String, Value> {
     session.set_title("Cheapest plans across 200 offer pages", TASKS, true);
     let mut items = Map::new();
     items.insert("current_session".into(), json!(session.id));
+    // A user with 200 tasks went through (or skipped) the first-run guide long ago.
+    items.insert("panel:guide".into(), json!({"step": "sample", "done": true}));
     items.insert(
         Session::meta_key(&session.id),
         serde_json::to_value(session.meta()).expect("meta"),

@@ -229,6 +229,9 @@ pub struct PanelState {
     /// Why the guide's model form was refused (until the next try).
     #[serde(default)]
     pub guide_error: Option<String>,
+    /// The turn the finished task on show was recorded as (the conversation lists it once).
+    #[serde(default)]
+    pub task_turn: Option<u32>,
 }
 
 /// What the worker does with one message from a side panel.

@@ -123,7 +123,7 @@ pub struct HostTarget {
     /// Built here (`true`) or only type-checked with `cargo check --target` (CI builds it on
     /// its own runner, see `.github/workflows/release.yml`).
     pub build_here: bool,
-    /// C cross compiler (Debian package, binary) the build needs: `ring` compiles C and the
+    /// C cross compiler (Debian package, binary) a build needs: `ring` compiles C and the
     /// linker must match the target.
     pub cross: Option<(&'static str, &'static str)>,
 }
@@ -178,13 +178,14 @@ pub fn dist_tools() -> Result<()> {
     if !missing.is_empty() {
         run(Command::new("rustup").args(["target", "add"]).args(&missing))?;
     }
-    let packages: Vec<&str> = HOST_TARGETS
+    let mut packages: Vec<&str> = HOST_TARGETS
         .iter()
         .filter(|t| t.build_here)
         .filter_map(|t| t.cross)
         .filter(|(_, gcc)| output(Command::new(gcc).arg("--version")).is_none())
         .map(|(package, _)| package)
         .collect();
+    packages.dedup();
     if !packages.is_empty() {
         if !cfg!(target_os = "linux") {
             bail!("cross compilers {packages:?} are missing; install them or build on Linux");

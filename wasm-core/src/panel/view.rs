@@ -76,7 +76,7 @@ impl PanelState {
     /// task's own entry once it is recorded (it is drawn as the current task).
     fn thread(&self) -> &[TocEntry] {
         let mut end = self.toc.len();
-        if self.task.as_ref().is_some_and(|t| !t.running) && self.findings.is_some() {
+        if self.task_turn.is_some() && self.toc.last().map(|e| e.turn) == self.task_turn {
             end = end.saturating_sub(1);
         }
         &self.toc[end.saturating_sub(THREAD_MAX)..end]
@@ -169,7 +169,8 @@ mod tests {
         let mut done = TaskView::started("t");
         done.running = false;
         state.task = Some(done);
-        state.findings = Some(crate::panel::FindingsView::default());
+        assert_eq!(state.view().thread.last().map(|e| e.turn), Some(40), "not recorded yet");
+        state.task_turn = Some(40);
         assert_eq!(state.view().thread.last().map(|e| e.turn), Some(39));
     }
 }

@@ -255,6 +255,7 @@ fn start_task(
     let (resources, allowed_sites) = {
         let mut state = w.state.borrow_mut();
         state.task = Some(view);
+        state.task_turn = None;
         // Files attached in the panel go with this task, then the list empties.
         let attached = std::mem::take(&mut state.attachments);
         state.attach_error = None;
