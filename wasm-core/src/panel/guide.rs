@@ -241,7 +241,12 @@ mod tests {
         let text: Vec<String> = ollama.iter().filter_map(crate::protocol::Setting::text).collect();
         assert!(text.iter().any(|t| t.contains("11434")), "{text:?}");
         assert_eq!(ollama.len(), 3, "no key for a local server");
-        assert!(form(ModelPreset::Openai, "").settings().unwrap_err().contains("API key"));
+        assert!(
+            form(ModelPreset::Openai, "")
+                .settings()
+                .expect_err("a key is needed")
+                .contains("API key")
+        );
         assert_eq!(form(ModelPreset::Anthropic, "sk-x").settings().expect("ok").len(), 4);
         assert!(form(ModelPreset::Custom, "").settings().is_err(), "needs an address");
     }
