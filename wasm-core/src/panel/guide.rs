@@ -139,6 +139,16 @@ pub struct GuideView {
 }
 
 impl Guide {
+    /// The guide when the worker starts: as stored; else, for a profile that ran tasks before
+    /// the guide existed (a user updating Waymark), done — the guide is for a first open only.
+    pub fn on_load(stored: Option<Guide>, earlier_tasks: bool) -> Guide {
+        match stored {
+            Some(guide) => guide,
+            None if earlier_tasks => Guide { step: GuideStep::Sample, done: true },
+            None => Guide::default(),
+        }
+    }
+
     /// Applies the user's action.
     pub fn apply(&mut self, action: GuideAction) {
         self.step = match (action, self.step) {
@@ -215,6 +225,14 @@ mod tests {
         let stored: Guide =
             serde_json::from_str(&serde_json::to_string(&g).expect("json")).expect("round trip");
         assert!(stored.done);
+    }
+
+    #[test]
+    fn a_user_updating_waymark_is_not_shown_the_guide_but_a_new_one_is() {
+        assert!(Guide::on_load(None, true).done);
+        assert!(!Guide::on_load(None, false).done);
+        let midway = Guide { step: GuideStep::Model, done: false };
+        assert_eq!(Guide::on_load(Some(midway), true), midway, "the stored progress wins");
     }
 
     #[test]

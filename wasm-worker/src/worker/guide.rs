@@ -15,7 +15,9 @@ const GUIDE_KEY: &str = "panel:guide";
 
 /// Loads the guide's progress and works out this machine's install command.
 pub(super) async fn load(w: &Rc<Worker>) {
-    let guide = storage::load_json::<Guide>(GUIDE_KEY).await;
+    let stored = storage::load_json::<Guide>(GUIDE_KEY).await;
+    let earlier_tasks = stored.is_none() && storage::list_metas().await.iter().any(|m| m.turns > 0);
+    let guide = Guide::on_load(stored, earlier_tasks);
     let platform = match JsFuture::from(chrome::platform_info()).await {
         Ok(info) => serde_wasm_bindgen::from_value::<Platform>(info).ok(),
         Err(e) => {
@@ -24,11 +26,13 @@ pub(super) async fn load(w: &Rc<Worker>) {
         }
     };
     let mut state = w.state.borrow_mut();
-    if let Some(guide) = guide {
-        state.guide = guide;
-    }
+    state.guide = guide;
     if let Some(platform) = platform {
         state.install = Some(install_command(platform, &chrome::runtime_id()));
+    }
+    drop(state);
+    if stored.is_none() && guide.done {
+        save(w);
     }
 }
 
