@@ -17,6 +17,7 @@ mod file;
 mod llm;
 mod settings;
 mod transcript;
+mod version;
 
 pub use doctor::{DoctorCheck, DoctorReport};
 pub use envelope::{
@@ -35,6 +36,7 @@ pub use settings::{
     Provider, Setting, SettingError, SettingKey, TranscriptSettings,
 };
 pub use transcript::{TranscriptEvent, TranscriptRecord, TranscriptRecorded};
+pub use version::{Compatibility, Release, compatibility};
 
 /// Protocol version carried in every frame; bumped only on incompatible changes.
 pub const PROTOCOL_VERSION: u32 = 1;

@@ -31,6 +31,22 @@ pub fn fixtures_dir() -> PathBuf {
     tests_dir().join("fixtures")
 }
 
+/// The zip `cargo xtask build` packs from the extension it built, with the release zip's
+/// packaging (`cargo xtask dist`): the manifest without its key, no panel sources.
+pub fn extension_test_zip() -> PathBuf {
+    target_dir().join("waymark-extension-test.zip")
+}
+
+/// axe-core's script, installed (pinned) by `cargo xtask setup` into the tools directory
+/// (`WAYMARK_TOOLS_DIR`, else `~/.cache/waymark/tools`), for the panel's accessibility checks.
+pub fn axe_script() -> PathBuf {
+    let tools = std::env::var_os("WAYMARK_TOOLS_DIR").map(PathBuf::from).unwrap_or_else(|| {
+        let home = std::env::var_os("HOME").map(PathBuf::from).unwrap_or_else(std::env::temp_dir);
+        home.join(".cache").join("waymark").join("tools")
+    });
+    tools.join("axe-core").join("node_modules").join("axe-core").join("axe.min.js")
+}
+
 /// `<root>/extension`: the unpacked extension as `cargo xtask build` leaves it (generated `pkg*/`
 /// directories included), ready for `LaunchOptions::extension`.
 pub fn extension_dir() -> PathBuf {

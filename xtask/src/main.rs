@@ -11,6 +11,7 @@
 //! * `bench tokens` = tokens per task and session memory (see `bench.rs`).
 //! * `bench dom` = build + the DOM observation benchmark (BENCHMARKS.md).
 //! * `bench sessions`, `bench host`: see their modules.
+//! * `dist [--sourcemaps] [--skip-hosts]` = the release artifacts in `dist/` (see `dist.rs`).
 //! * `run` = setup + build (release) + host install into a dedicated profile + Chromium
 //!   with the extension on a demo page.
 
@@ -20,6 +21,7 @@ mod bench_host;
 mod bench_sessions;
 mod build;
 mod demo_server;
+mod dist;
 mod panel;
 mod run;
 mod setup;
@@ -45,10 +47,14 @@ fn main() -> Result<()> {
         Some("bench") if args.get(1).is_some_and(|a| a == "dom") => bench_dom::dom(),
         Some("bench") if args.get(1).is_some_and(|a| a == "host") => bench_host::run(),
         Some("bench") => bench::run(args.get(1).map(String::as_str)),
+        Some("dist") => dist::run_dist(&dist::Options {
+            sourcemaps: flag("--sourcemaps"),
+            skip_hosts: flag("--skip-hosts"),
+        }),
         Some("run") => run::run(flag("--headless")),
         Some("help") | None => {
             println!(
-                "usage: cargo xtask <setup|build [--release] [--test-hooks]|test|bench <step|panel|tokens|dom|sessions|host>|run [--headless]>"
+                "usage: cargo xtask <setup|build [--release] [--test-hooks]|test|bench <step|panel|tokens|dom|sessions|host>|dist [--sourcemaps] [--skip-hosts]|run [--headless]>"
             );
             Ok(())
         }

@@ -79,7 +79,7 @@ impl Waymark {
         std::fs::create_dir_all(&config_dir)?;
         if setup.install_host {
             let status = Command::new(host_binary())
-                .args(["install", "--browser", "chromium", "--user-data-dir"])
+                .args(["install", "--in-place", "--browser", "chromium", "--user-data-dir"])
                 .arg(profile.path())
                 .env("WAYMARK_CONFIG_DIR", &config_dir)
                 .status()

@@ -3,6 +3,7 @@
 
 mod env;
 mod export;
+mod guide;
 mod interventions;
 mod journal;
 mod sessions;
@@ -103,6 +104,7 @@ pub async fn sw_start() -> Result<(), JsValue> {
     let loading = w.clone();
     spawn_local(async move {
         settings::load(&loading).await;
+        guide::load(&loading).await;
         loading.broadcast();
     });
     sessions::start(&w).await;
@@ -160,35 +162,14 @@ pub fn sw_panel_message(port: Port, msg: JsValue) {
             spawn_local(async move { host.refresh().await });
         }
         PanelRequest::StartTask { prompt, mode, max_steps, step_mode, resources } => {
-            let running = w.state.borrow().task.as_ref().is_some_and(|t| t.running);
-            if !running && !prompt.trim().is_empty() {
-                let mut view = TaskView::started(&prompt);
-                view.mode = mode;
-                settings::remember_prompt(&w, &prompt);
-                let (resources, allowed_sites) = {
-                    let mut state = w.state.borrow_mut();
-                    state.task = Some(view);
-                    // Files attached in the panel go with this task, then the list empties.
-                    let attached = std::mem::take(&mut state.attachments);
-                    state.attach_error = None;
-                    let resources = if resources.is_empty() {
-                        attached.into_iter().map(|a| (a.name, a.path)).collect()
-                    } else {
-                        resources
-                    };
-                    (resources, state.settings.agent.allowed_sites.clone())
-                };
-                w.broadcast();
-                let opts = task::StartOptions {
-                    prompt,
-                    mode,
-                    max_steps,
-                    step_mode,
-                    resources,
-                    allowed_sites,
-                };
-                spawn_local(task::run(w, opts));
-            }
+            start_task(w, prompt, mode, max_steps, step_mode, resources);
+        }
+        PanelRequest::Guide { action } => guide::act(&w, action),
+        PanelRequest::GuideModel { form } => spawn_local(guide::model(w, form)),
+        PanelRequest::TrySample => {
+            guide::finish(&w);
+            let prompt = waymark_core::panel::guide::SAMPLE_PROMPT.to_owned();
+            start_task(w, prompt, Default::default(), None, false, Default::default());
         }
         PanelRequest::Pause
         | PanelRequest::Resume
@@ -255,6 +236,41 @@ pub fn sw_panel_message(port: Port, msg: JsValue) {
     }
 }
 
+/// Starts a task on the tab the user is looking at, unless one runs or the prompt is empty.
+fn start_task(
+    w: Rc<Worker>,
+    prompt: String,
+    mode: waymark_core::agent::OutputMode,
+    max_steps: Option<u32>,
+    step_mode: bool,
+    resources: std::collections::BTreeMap<String, String>,
+) {
+    let running = w.state.borrow().task.as_ref().is_some_and(|t| t.running);
+    if running || prompt.trim().is_empty() {
+        return;
+    }
+    let mut view = TaskView::started(&prompt);
+    view.mode = mode;
+    settings::remember_prompt(&w, &prompt);
+    let (resources, allowed_sites) = {
+        let mut state = w.state.borrow_mut();
+        state.task = Some(view);
+        state.task_turn = None;
+        // Files attached in the panel go with this task, then the list empties.
+        let attached = std::mem::take(&mut state.attachments);
+        state.attach_error = None;
+        let resources = if resources.is_empty() {
+            attached.into_iter().map(|a| (a.name, a.path)).collect()
+        } else {
+            resources
+        };
+        (resources, state.settings.agent.allowed_sites.clone())
+    };
+    w.broadcast();
+    let opts = task::StartOptions { prompt, mode, max_steps, step_mode, resources, allowed_sites };
+    spawn_local(task::run(w, opts));
+}
+
 fn is_own_panel(port: &Port) -> bool {
     let url = js_sys::Reflect::get(&port.sender(), &"url".into())
         .ok()
@@ -280,7 +296,7 @@ fn storage_result(w: &Rc<Worker>, what: &str, result: Result<(), String>) {
 
 impl Worker {
     fn broadcast(&self) {
-        let Ok(msg) = to_js(&*self.state.borrow()) else { return };
+        let Ok(msg) = to_js(&self.state.borrow().view()) else { return };
         self.panels.borrow_mut().retain(|p| p.post_message(&msg).is_ok());
     }
 }
