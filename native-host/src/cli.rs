@@ -55,8 +55,14 @@ pub enum Command {
         #[arg(long)]
         stdout: bool,
     },
-    /// Serve the captured sessions as an MCP server on stdio (for Claude Code and others).
-    Mcp,
+    /// Serve the browser and the captured sessions as an MCP server on stdio (for Claude Code
+    /// and others).
+    Mcp {
+        /// Which browser to use when several have external agents on: part of its label (see
+        /// `waymark-host bridge list`); also `WAYMARK_BROWSER`.
+        #[arg(long)]
+        browser: Option<String>,
+    },
 }
 
 /// `sessions` actions.
@@ -171,8 +177,9 @@ pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         Command::Config { action } => config_cmd(action),
         Command::Sessions { action } => sessions_cmd(action),
         Command::Export { id, format, stdout } => export_cmd(&id, format, stdout),
-        Command::Mcp => {
-            crate::mcp::run(sessions_dir()?)?;
+        Command::Mcp { browser } => {
+            let browser = browser.or_else(|| std::env::var("WAYMARK_BROWSER").ok());
+            crate::mcp::run(sessions_dir()?, browser)?;
             Ok(ExitCode::SUCCESS)
         }
     }

@@ -8,6 +8,7 @@
 //! The crate is a library plus a thin `main.rs` so the pieces are unit-tested and benchmarked
 //! without spawning a process.
 
+pub mod bridge;
 pub mod cli;
 pub mod config;
 pub mod dispatch;
