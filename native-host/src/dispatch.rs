@@ -8,9 +8,9 @@ use serde_json::Value;
 use tokio::sync::oneshot;
 use tokio::task::JoinSet;
 use waymark_protocol::{
-    BridgeAck, ConfigSet, DoctorReport, ErrorCode, EventFrame, FileRead, HelloData, HostEvent, LlmCancelled,
-    LlmCompletion, LlmRequest, LlmStatus, PROTOCOL_VERSION, ReplyFrame, Request, RequestBody,
-    RequestType, TranscriptRecord, TranscriptRecorded,
+    BridgeAck, ConfigSet, DoctorReport, ErrorCode, EventFrame, FileRead, HelloData, HostEvent,
+    LlmCancelled, LlmCompletion, LlmRequest, LlmStatus, PROTOCOL_VERSION, ReplyFrame, Request,
+    RequestBody, RequestType, TranscriptRecord, TranscriptRecorded,
 };
 
 use crate::config::{Config, ProcessEnv};

@@ -101,8 +101,12 @@ pub async fn connect(env: &(dyn Env + Sync), target: &Target) -> Result<Connecti
         .await
         .map_err(|e| BridgeError::Io { what: "sending the hello".into(), source: e })?;
     match next_msg(&mut read).await? {
-        FromHost::Welcome { browser } => Ok(Connection { read, write, next: 1, pid: reg.pid, browser }),
-        FromHost::Rejected { reason: Rejection::SecretMismatch } => Err(BridgeError::SecretMismatch),
+        FromHost::Welcome { browser } => {
+            Ok(Connection { read, write, next: 1, pid: reg.pid, browser })
+        }
+        FromHost::Rejected { reason: Rejection::SecretMismatch } => {
+            Err(BridgeError::SecretMismatch)
+        }
         FromHost::Rejected { reason: Rejection::NotOwner } => {
             Err(BridgeError::Refused("this process runs as another user".into()))
         }
@@ -153,7 +157,9 @@ async fn next_msg(
         )
     };
     match read_line(read, MAX_FROM_HOST_LINE).await {
-        Ok(Line::Text(t)) => serde_json::from_str(&t).map_err(|e| BridgeError::Protocol(e.to_string())),
+        Ok(Line::Text(t)) => {
+            serde_json::from_str(&t).map_err(|e| BridgeError::Protocol(e.to_string()))
+        }
         Ok(Line::TooLong) => Err(BridgeError::Protocol("an answer above the size cap".into())),
         Ok(Line::Eof) | Err(_) => Err(gone()),
     }
@@ -171,16 +177,18 @@ impl Connection {
     pub async fn call(&mut self, request: BridgeCall) -> Result<BridgeResult, CallError> {
         let id = self.next;
         self.next += 1;
-        write_msg(&mut self.write, &ToHost::Call { id, request })
-            .await
-            .map_err(|e| CallError::NotSent(BridgeError::Io { what: "sending the call".into(), source: e }))?;
+        write_msg(&mut self.write, &ToHost::Call { id, request }).await.map_err(|e| {
+            CallError::NotSent(BridgeError::Io { what: "sending the call".into(), source: e })
+        })?;
         loop {
             match next_msg(&mut self.read).await.map_err(CallError::Lost)? {
                 FromHost::Result { id: got, result } if got == id => return Ok(result),
                 FromHost::Invalid { message, .. } => {
                     return Err(CallError::NotSent(BridgeError::Protocol(message)));
                 }
-                FromHost::Closed { reason } => return Err(CallError::Lost(BridgeError::Ended(reason))),
+                FromHost::Closed { reason } => {
+                    return Err(CallError::Lost(BridgeError::Ended(reason)));
+                }
                 other => tracing::debug!(?other, "unexpected bridge message skipped"),
             }
         }

@@ -240,7 +240,8 @@ fn create_secret(path: &Path) -> Result<Secret, BridgeError> {
     })?;
     let hex: String = bytes.iter().map(|b| format!("{b:02x}")).collect();
     if let Some(dir) = path.parent() {
-        std::fs::create_dir_all(dir).map_err(BridgeError::io(format!("creating {}", dir.display())))?;
+        std::fs::create_dir_all(dir)
+            .map_err(BridgeError::io(format!("creating {}", dir.display())))?;
     }
     let mut options = std::fs::OpenOptions::new();
     options.write(true).create_new(true);
@@ -253,11 +254,9 @@ fn create_secret(path: &Path) -> Result<Secret, BridgeError> {
             Ok(Secret(hex))
         }
         // Another host process created it first: theirs counts.
-        Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => {
-            std::fs::read_to_string(path)
-                .map(|t| Secret(t.trim().to_owned()))
-                .map_err(BridgeError::io(format!("reading {}", path.display())))
-        }
+        Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => std::fs::read_to_string(path)
+            .map(|t| Secret(t.trim().to_owned()))
+            .map_err(BridgeError::io(format!("reading {}", path.display()))),
         Err(e) => Err(BridgeError::Io { what: format!("creating {}", path.display()), source: e }),
     }
 }
@@ -320,13 +319,11 @@ pub fn default_label() -> String {
             .ok()
             .and_then(|p| p.file_name().map(|n| n.to_string_lossy().into_owned()))
             .unwrap_or_else(|| "browser".into());
-        let profile = std::fs::read(format!("/proc/{parent}/cmdline"))
-            .ok()
-            .and_then(|raw| {
-                raw.split(|b| *b == 0)
-                    .filter_map(|a| std::str::from_utf8(a).ok())
-                    .find_map(|a| a.strip_prefix("--user-data-dir=").map(str::to_owned))
-            });
+        let profile = std::fs::read(format!("/proc/{parent}/cmdline")).ok().and_then(|raw| {
+            raw.split(|b| *b == 0)
+                .filter_map(|a| std::str::from_utf8(a).ok())
+                .find_map(|a| a.strip_prefix("--user-data-dir=").map(str::to_owned))
+        });
         match profile {
             Some(p) => format!("{exe} ({p})"),
             None => exe,

@@ -18,7 +18,9 @@ use waymark_protocol::{
 };
 
 use super::registry::{self, BridgeError, Registration, Secret};
-use super::wire::{CloseReason, FromHost, Line, MAX_TO_HOST_LINE, Rejection, ToHost, read_line, write_msg};
+use super::wire::{
+    CloseReason, FromHost, Line, MAX_TO_HOST_LINE, Rejection, ToHost, read_line, write_msg,
+};
 use crate::config::Env;
 use crate::host::Outbox;
 
@@ -228,7 +230,10 @@ impl Bridge {
                 Ok(Line::Text(t)) => t,
                 Ok(Line::TooLong) => {
                     let msg = format!("a line above {MAX_TO_HOST_LINE} bytes was skipped");
-                    if write_msg(&mut write, &FromHost::Invalid { id: 0, message: msg }).await.is_err() {
+                    if write_msg(&mut write, &FromHost::Invalid { id: 0, message: msg })
+                        .await
+                        .is_err()
+                    {
                         break None;
                     }
                     continue;

@@ -170,7 +170,9 @@ mod tests {
         let text = format!("{}\nshort\n", "x".repeat(100));
         let mut r = tokio::io::BufReader::with_capacity(8, text.as_bytes());
         assert!(matches!(read_line(&mut r, 10).await.expect("read"), Line::TooLong));
-        assert!(matches!(read_line(&mut r, 10).await.expect("read"), Line::Text(t) if t == "short"));
+        assert!(
+            matches!(read_line(&mut r, 10).await.expect("read"), Line::Text(t) if t == "short")
+        );
         assert!(matches!(read_line(&mut r, 10).await.expect("read"), Line::Eof));
     }
 }

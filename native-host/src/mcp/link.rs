@@ -20,9 +20,7 @@ pub enum LinkError {
     #[error("{}: {}", kind_words(.0), .0.message)]
     Failed(BridgeFailure),
     /// The connection ended while the call was out.
-    #[error(
-        "{0} — the call was sent and may or may not have been done; take a snapshot to check"
-    )]
+    #[error("{0} — the call was sent and may or may not have been done; take a snapshot to check")]
     Lost(BridgeError),
     /// The user disconnected this agent; it stays disconnected.
     #[error(
@@ -97,7 +95,8 @@ impl Link {
                         client: client.to_owned(),
                         probe: false,
                     };
-                    let c = client::connect(&ProcessEnv, &target).await.map_err(LinkError::Bridge)?;
+                    let c =
+                        client::connect(&ProcessEnv, &target).await.map_err(LinkError::Bridge)?;
                     state.conn.insert(c)
                 }
             };

@@ -165,8 +165,7 @@ impl ServerHandler for SessionsServer {
 pub fn run(dir: PathBuf, browser: Option<String>) -> anyhow::Result<()> {
     let runtime = tokio::runtime::Builder::new_current_thread().enable_all().build()?;
     runtime.block_on(async move {
-        let service =
-            SessionsServer::new(dir, browser).serve(rmcp::transport::stdio()).await?;
+        let service = SessionsServer::new(dir, browser).serve(rmcp::transport::stdio()).await?;
         service.waiting().await?;
         Ok(())
     })
