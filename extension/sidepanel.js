@@ -10,6 +10,7 @@ import { initSettings, renderSettings, setSettingsOpen } from './panel/settings.
 import { renderStatus } from './panel/status.js';
 import { renderFindings } from './panel/findings.js';
 import { initPrompt, renderPrompt } from './panel/prompt.js';
+import { initExternal, renderExternal } from './panel/external.js';
 
 let port;
 // Input given before the port is open (the first few ms) waits for it.
@@ -33,6 +34,7 @@ function draw(state) {
   renderStatus(state);
   renderFindings(state.findings);
   renderPrompt(state);
+  renderExternal(state.external);
   // When the panel first became usable with its session (read by `cargo xtask bench panel`).
   if (!document.body.dataset.readyMs && state.session.id) {
     document.body.dataset.stateMs = String(arrived);
@@ -70,6 +72,7 @@ $('prompt-form').addEventListener('submit', (event) => {
 $('export').addEventListener('click', () => send(exportRequest('md')));
 initPrompt(send, () => $('prompt-form').requestSubmit());
 initSettings(send);
+initExternal(send);
 
 // Keyboard: Ctrl/Cmd+E exports; Escape closes the settings, or else stops the running task
 // (the worker ignores it when nothing runs).

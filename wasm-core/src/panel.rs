@@ -9,6 +9,7 @@ use crate::protocol::{ExportFormat, LlmStatus};
 use crate::session::{SearchHit, SessionMeta, TitleChange, TocEntry, TurnWithNeighbours};
 use serde::{Deserialize, Serialize};
 
+pub mod external;
 pub mod live;
 pub mod llm_state;
 pub mod prompt;
@@ -137,6 +138,16 @@ pub enum PanelRequest {
         /// Its name.
         name: String,
     },
+    /// Let external agents (MCP clients) use this browser, or not (Settings).
+    SetExternalAgents {
+        /// On or off.
+        on: bool,
+    },
+    /// End one external agent's connection.
+    DisconnectExternal {
+        /// Its id (from [`external::ExternalClient`]).
+        client: u64,
+    },
 }
 
 /// Everything the side panel shows.
@@ -202,6 +213,9 @@ pub struct PanelState {
     /// worker, say), until it reads one again.
     #[serde(default)]
     pub panel_error: Option<String>,
+    /// External agents: the switch, who is connected, what is wrong.
+    #[serde(default)]
+    pub external: external::ExternalView,
 }
 
 /// What the worker does with one message from a side panel.

@@ -175,6 +175,16 @@ impl Connection {
 
     /// Sends one call and waits for its result.
     pub async fn call(&mut self, request: BridgeCall) -> Result<BridgeResult, CallError> {
+        // While idle the host may have ended the connection (the user's Disconnect): its last
+        // word is already here, and the call is not sent.
+        match tokio::time::timeout(std::time::Duration::ZERO, next_msg(&mut self.read)).await {
+            Err(_idle) => {}
+            Ok(Ok(FromHost::Closed { reason })) => {
+                return Err(CallError::NotSent(BridgeError::Ended(reason)));
+            }
+            Ok(Ok(other)) => tracing::debug!(?other, "unexpected bridge message skipped"),
+            Ok(Err(e)) => return Err(CallError::NotSent(e)),
+        }
         let id = self.next;
         self.next += 1;
         write_msg(&mut self.write, &ToHost::Call { id, request }).await.map_err(|e| {

@@ -82,6 +82,15 @@ impl Link {
 
     /// Sends one call as `client` (the MCP client's name the user sees).
     pub async fn call(&self, client: &str, call: BridgeCall) -> Result<BridgeOutput, LinkError> {
+        if call.longest_text() > waymark_protocol::MAX_BRIDGE_TEXT {
+            return Err(LinkError::Failed(BridgeFailure::new(
+                waymark_protocol::BridgeFailureKind::BadArguments,
+                format!(
+                    "a text above {} bytes is not sent to the browser",
+                    waymark_protocol::MAX_BRIDGE_TEXT
+                ),
+            )));
+        }
         let mut state = self.conn.lock().await;
         if state.disconnected {
             return Err(LinkError::Disconnected);
@@ -102,6 +111,14 @@ impl Link {
             };
             match conn.call(call.clone()).await {
                 Ok(result) => return result.into_result().map_err(LinkError::Failed),
+                Err(
+                    CallError::NotSent(BridgeError::Ended(CloseReason::Disconnected))
+                    | CallError::Lost(BridgeError::Ended(CloseReason::Disconnected)),
+                ) => {
+                    state.conn = None;
+                    state.disconnected = true;
+                    return Err(LinkError::Disconnected);
+                }
                 Err(CallError::NotSent(e)) => {
                     state.conn = None;
                     if attempt == 1 {
@@ -110,10 +127,6 @@ impl Link {
                 }
                 Err(CallError::Lost(e)) => {
                     state.conn = None;
-                    if let BridgeError::Ended(CloseReason::Disconnected) = &e {
-                        state.disconnected = true;
-                        return Err(LinkError::Disconnected);
-                    }
                     if !read_only(&call) || attempt == 1 {
                         return Err(LinkError::Lost(e));
                     }

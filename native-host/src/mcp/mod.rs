@@ -25,7 +25,7 @@ pub struct SessionsServer {
     dir: PathBuf,
     /// The browser, connected on the first browser tool call.
     link: std::sync::Arc<link::Link>,
-    #[allow(dead_code, reason = "read by the code #[tool_handler] generates")]
+    /// Session and browser tools together (`#[tool_handler]` routes calls through it).
     tool_router: ToolRouter<Self>,
 }
 
@@ -147,7 +147,7 @@ impl SessionsServer {
     }
 }
 
-#[tool_handler]
+#[tool_handler(router = self.tool_router)]
 impl ServerHandler for SessionsServer {
     fn get_info(&self) -> ServerConfig {
         ServerConfig::new(ServerCapabilities::builder().enable_tools().build()).with_instructions(

@@ -1,0 +1,357 @@
+//! External agents through `waymark-host mcp`, end to end: rmcp's own MCP client spawns the
+//! real `waymark-host mcp`, which reaches the real extension in real Chromium through the
+//! bridge socket and the host Chrome started. Covers: switched off → a clear error; lists
+//! tabs, reads a page (fenced, no password value), types; a submission to another origin waits
+//! for the panel's card — denied, nothing is sent; approved, it goes through; the panel names
+//! the client and Disconnect ends it; two clients at once; the worker restarted mid-session;
+//! malformed and oversized MCP input; a socket no one else may open.
+
+mod common;
+
+use common::{Panel, Setup, TASK_TIMEOUT, Waymark, built_extension, find_ref};
+use rmcp::ServiceExt;
+use rmcp::model::{CallToolRequestParams, ClientCapabilities, ClientConfig, Implementation};
+use rmcp::service::{RoleClient, RunningService};
+use rmcp::transport::TokioChildProcess;
+use serde_json::{Value, json};
+use std::path::{Path, PathBuf};
+use std::time::{Duration, Instant};
+use waymark_tests::fixture_server::FixtureServer;
+use waymark_tests::llm_server::{ScriptedLlm, ScriptedReply};
+use waymark_tests::paths;
+
+fn launch(llm: &ScriptedLlm) -> Option<Waymark> {
+    let ext = built_extension()?;
+    let site = FixtureServer::builder(paths::fixtures_dir().join("site")).start().expect("site");
+    Some(Waymark::launch(&ext, Setup { llm, install_host: true, site }).expect("launch"))
+}
+
+/// Polls `f` until it returns `Some`, within the failure bound.
+fn wait_until<T>(what: &str, mut f: impl FnMut() -> Option<T>) -> T {
+    let start = Instant::now();
+    loop {
+        if let Some(v) = f() {
+            return v;
+        }
+        assert!(start.elapsed() < TASK_TIMEOUT, "timed out waiting for {what}");
+        std::thread::yield_now();
+        std::thread::park_timeout(Duration::from_millis(20));
+    }
+}
+
+/// An MCP client (rmcp's) that spawned `waymark-host mcp` with the test's directories.
+struct Client {
+    rt: tokio::runtime::Runtime,
+    service: Option<RunningService<RoleClient, ClientConfig>>,
+}
+
+impl Client {
+    fn spawn(w: &Waymark, name: &str) -> Self {
+        let rt = tokio::runtime::Builder::new_multi_thread()
+            .worker_threads(1)
+            .enable_all()
+            .build()
+            .expect("runtime");
+        let mut cmd = tokio::process::Command::new(paths::host_binary());
+        cmd.arg("mcp")
+            .env("WAYMARK_CONFIG_DIR", w.work.path().join("config"))
+            .env("WAYMARK_DATA_DIR", w.work.path().join("data"))
+            .env("WAYMARK_RUNTIME_DIR", runtime_dir(w))
+            .stderr(std::process::Stdio::null());
+        let info =
+            ClientConfig::new(ClientCapabilities::default(), Implementation::new(name, "1.0"));
+        let service = rt.block_on(async {
+            info.serve(TokioChildProcess::new(cmd).expect("spawn mcp")).await.expect("initialize")
+        });
+        Self { rt, service: Some(service) }
+    }
+
+    fn service(&self) -> &RunningService<RoleClient, ClientConfig> {
+        self.service.as_ref().expect("running")
+    }
+
+    /// Calls a tool: (is an error, all its text).
+    fn tool(&self, name: &'static str, args: Value) -> (bool, String) {
+        let peer = self.service().peer().clone();
+        let handle = self.rt.spawn(call(peer, name, args));
+        self.rt.block_on(handle).expect("call task")
+    }
+
+    /// Starts a call that will wait (for a card); `finish` collects it.
+    fn start(&self, name: &'static str, args: Value) -> tokio::task::JoinHandle<(bool, String)> {
+        let peer = self.service().peer().clone();
+        self.rt.spawn(call(peer, name, args))
+    }
+
+    fn finish(&self, handle: tokio::task::JoinHandle<(bool, String)>) -> (bool, String) {
+        self.rt.block_on(handle).expect("call task")
+    }
+}
+
+impl Drop for Client {
+    fn drop(&mut self) {
+        if let Some(service) = self.service.take()
+            && let Err(e) = self.rt.block_on(service.cancel())
+        {
+            eprintln!("mcp client did not stop cleanly: {e}");
+        }
+    }
+}
+
+async fn call(peer: rmcp::Peer<RoleClient>, name: &'static str, args: Value) -> (bool, String) {
+    let Value::Object(args) = args else { panic!("arguments must be an object") };
+    let result = peer
+        .call_tool(CallToolRequestParams::new(name).with_arguments(args))
+        .await
+        .unwrap_or_else(|e| panic!("{name}: {e}"));
+    let text: Vec<String> =
+        result.content.iter().filter_map(|c| c.as_text().map(|t| t.text.clone())).collect();
+    (result.is_error.unwrap_or(false), text.join("\n"))
+}
+
+fn runtime_dir(w: &Waymark) -> PathBuf {
+    w.work.path().join("runtime")
+}
+
+fn sockets(dir: &Path) -> Vec<PathBuf> {
+    std::fs::read_dir(dir)
+        .map(|d| {
+            d.filter_map(Result::ok)
+                .map(|e| e.path())
+                .filter(|p| p.extension().is_some_and(|x| x == "sock"))
+                .collect()
+        })
+        .unwrap_or_default()
+}
+
+fn set_external(panel: &Panel, on: bool) {
+    panel
+        .page
+        .eval(&format!(
+            "(() => {{ const b = document.getElementById('external-agents'); b.checked = {on}; \
+             b.dispatchEvent(new Event('change', {{ bubbles: true }})); return true; }})()"
+        ))
+        .expect("switch");
+}
+
+fn switched_on(w: &Waymark, panel: &Panel) {
+    set_external(panel, true);
+    let dir = runtime_dir(w);
+    wait_until("the bridge socket", || sockets(&dir).into_iter().next());
+}
+
+/// Waits for a confirmation card and answers it with `button` (approve or deny); its message.
+fn answer_card(panel: &Panel, button: &str) -> String {
+    let message = panel
+        .page
+        .wait_for(
+            "(() => { const c = document.getElementById('intervention'); \
+             return !c.hidden && c.dataset.kind === 'confirm' && \
+             document.getElementById('intervention-message').textContent; })()",
+            TASK_TIMEOUT,
+        )
+        .expect("a card");
+    panel
+        .page
+        .eval(&format!("document.getElementById('intervention-{button}').click()"))
+        .expect("click");
+    message.as_str().unwrap_or_default().to_owned()
+}
+
+fn posts(site: &FixtureServer) -> Vec<String> {
+    site.requests()
+        .into_iter()
+        .filter(|r| r.path.starts_with("/collect"))
+        .map(|r| r.body.clone())
+        .collect()
+}
+
+fn nothing_scripted() -> ScriptedLlm {
+    ScriptedLlm::start(|_| ScriptedReply::text("no model is used here")).expect("llm")
+}
+
+#[test]
+fn an_external_agent_reads_types_and_its_risky_click_waits_for_the_panel() {
+    let llm = nothing_scripted();
+    let Some(w) = launch(&llm) else { return };
+    let panel = w.panel().expect("panel");
+    let page = w.open("/bridge.html").expect("page");
+    page.wait_for("document.readyState === 'complete'", TASK_TIMEOUT).expect("loaded");
+
+    // Off until the user switches it on: the error names the switch.
+    let claude = Client::spawn(&w, "claude-code");
+    let (err, text) = claude.tool("browser_tabs", json!({"action": "list"}));
+    assert!(err && text.contains("External agents"), "{text}");
+
+    switched_on(&w, &panel);
+    let (err, tabs) = claude.tool("browser_tabs", json!({"action": "list"}));
+    assert!(!err, "{tabs}");
+    assert!(tabs.contains("/bridge.html") && tabs.contains("selected"), "{tabs}");
+    panel.wait_text("external-line", "t === 'Claude Code is connected'").expect("named");
+
+    let (err, snap) = claude.tool("browser_snapshot", json!({}));
+    assert!(!err, "{snap}");
+    assert!(snap.contains("<page_content id="), "fenced: {snap}");
+    assert!(!snap.contains("hunter2-canary"), "a password value never leaves the page");
+    let message = find_ref(&snap, "textbox", "Message").expect("Message ref");
+    let send = find_ref(&snap, "button", "Send").expect("Send ref");
+
+    let (err, typed) = claude.tool("browser_type", json!({"ref": message, "text": "hello there"}));
+    assert!(!err, "{typed}");
+
+    // Denied at the card: an error for the agent, nothing sent.
+    let click = claude.start("browser_click", json!({"element": "Send", "ref": send}));
+    let card = answer_card(&panel, "deny");
+    assert!(card.starts_with("Claude Code wants to click “Send”"), "{card}");
+    assert!(card.contains("feedback.localhost"), "the card names where it sends: {card}");
+    let (err, denied) = claude.finish(click);
+    assert!(err && denied.contains("denied by the user"), "{denied}");
+    assert!(posts(&w.site).is_empty(), "nothing was sent");
+
+    // Approved: it goes through.
+    let click = claude.start("browser_click", json!({"element": "Send", "ref": send}));
+    answer_card(&panel, "approve");
+    let (err, done) = claude.finish(click);
+    assert!(!err, "{done}");
+    let sent = wait_until("the submission", || posts(&w.site).into_iter().next());
+    assert!(sent.contains("message=hello+there"), "{sent}");
+    assert!(!sent.contains("hunter2"), "{sent}");
+
+    // The agent's actions are in the timeline.
+    let steps = panel.steps().expect("steps");
+    assert!(steps.iter().any(|s| s.contains("Claude Code")), "{steps:?}");
+
+    // Disconnect ends it, and it stays disconnected.
+    panel
+        .page
+        .eval("document.querySelector('#external-clients button').click()")
+        .expect("disconnect");
+    panel.page.wait_for("document.getElementById('external').hidden", TASK_TIMEOUT).expect("gone");
+    let (err, text) = claude.tool("browser_snapshot", json!({}));
+    assert!(err && text.contains("disconnected"), "{text}");
+
+    // Switched off: a new client is told so.
+    set_external(&panel, false);
+    let dir = runtime_dir(&w);
+    wait_until("the socket removed", || sockets(&dir).is_empty().then_some(()));
+    let again = Client::spawn(&w, "claude-code");
+    let (err, text) = again.tool("browser_snapshot", json!({}));
+    assert!(err && text.contains("External agents"), "{text}");
+}
+
+#[test]
+fn two_clients_at_once_and_a_restarted_worker_reconnects() {
+    let llm = nothing_scripted();
+    let Some(w) = launch(&llm) else { return };
+    let panel = w.panel().expect("panel");
+    let page = w.open("/bridge.html").expect("page");
+    page.wait_for("document.readyState === 'complete'", TASK_TIMEOUT).expect("loaded");
+    switched_on(&w, &panel);
+
+    let claude = Client::spawn(&w, "claude-code");
+    let cursor = Client::spawn(&w, "cursor");
+    let (e1, a) = claude.tool("browser_snapshot", json!({}));
+    let (e2, b) = cursor.tool("browser_snapshot", json!({}));
+    assert!(!e1 && !e2, "{a}\n{b}");
+    panel
+        .wait_text("external-line", "t === 'Claude Code and Cursor are connected'")
+        .expect("both named");
+
+    // The worker restarts: the host Chrome started goes with it, a new one registers.
+    let old = sockets(&runtime_dir(&w));
+    let worker = w.browser.wait_for_extension_worker(TASK_TIMEOUT).expect("worker");
+    w.browser.stop_service_worker(&worker, TASK_TIMEOUT).expect("stop worker");
+    w.attach_worker().expect("worker again");
+    let dir = runtime_dir(&w);
+    wait_until("a new socket", || {
+        let now = sockets(&dir);
+        (!now.is_empty() && now != old).then_some(())
+    });
+    let (err, text) = claude.tool("browser_snapshot", json!({}));
+    assert!(!err, "a read is sent again on the new connection: {text}");
+}
+
+#[test]
+fn malformed_and_oversized_input_get_json_rpc_errors_and_the_server_goes_on() {
+    use std::io::{BufRead, BufReader, Write};
+    let dir = tempfile::tempdir().expect("dir");
+    let mut child = std::process::Command::new(paths::host_binary())
+        .arg("mcp")
+        .env("WAYMARK_CONFIG_DIR", dir.path().join("config"))
+        .env("WAYMARK_DATA_DIR", dir.path().join("data"))
+        .env("WAYMARK_RUNTIME_DIR", dir.path().join("runtime"))
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .expect("spawn");
+    let mut stdin = child.stdin.take().expect("stdin");
+    let mut lines = BufReader::new(child.stdout.take().expect("stdout")).lines();
+    let mut send = |v: String| {
+        writeln!(stdin, "{v}").expect("write");
+        stdin.flush().expect("flush");
+    };
+    let mut seen = Vec::new();
+    let mut reply_to = |id: u64| -> Value {
+        loop {
+            let line = lines.next().expect("a line").expect("read");
+            let v: Value = serde_json::from_str(&line).expect("stdout carries JSON-RPC only");
+            if v["id"] == id {
+                return v;
+            }
+            seen.push(v);
+        }
+    };
+    send(
+        json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+        "protocolVersion": "2025-06-18", "capabilities": {},
+        "clientInfo": {"name": "fuzz", "version": "1"}}})
+        .to_string(),
+    );
+    assert!(reply_to(1)["result"].is_object());
+    send(json!({"jsonrpc": "2.0", "method": "notifications/initialized"}).to_string());
+    // Not JSON at all: ignored (there is no id to answer; rmcp, like the other SDKs, answers
+    // nothing rather than risk an error storm); JSON that is no message: an Invalid Request.
+    send("{nope".into());
+    send(json!({"jsonrpc": "2.0", "id": 9, "method": 42}).to_string());
+    // A tool call with arguments of the wrong shape.
+    send(
+        json!({"jsonrpc": "2.0", "id": 2, "method": "tools/call",
+        "params": {"name": "browser_click", "arguments": {"ref": {"no": 1}}}})
+        .to_string(),
+    );
+    let r = reply_to(2);
+    assert!(r["error"].is_object() || r["result"]["isError"] == true, "{r}");
+    // Oversized text is refused before it goes anywhere.
+    let big = "x".repeat(200_000);
+    send(
+        json!({"jsonrpc": "2.0", "id": 3, "method": "tools/call",
+        "params": {"name": "browser_type", "arguments": {"ref": "1", "text": big}}})
+        .to_string(),
+    );
+    let r = reply_to(3);
+    assert!(r["error"].is_object() || r["result"]["isError"] == true, "{r}");
+    // Still serving.
+    send(json!({"jsonrpc": "2.0", "id": 4, "method": "tools/list"}).to_string());
+    let r = reply_to(4);
+    let names: Vec<&str> = r["result"]["tools"]
+        .as_array()
+        .expect("tools")
+        .iter()
+        .filter_map(|t| t["name"].as_str())
+        .collect();
+    for tool in ["browser_tabs", "browser_snapshot", "browser_click", "list_sessions"] {
+        assert!(names.contains(&tool), "{names:?}");
+    }
+    assert!(
+        seen.iter().any(|v| v["error"]["code"] == -32600),
+        "the message that is no message got an Invalid Request: {seen:?}"
+    );
+    drop(send);
+    if let Err(e) = child.kill() {
+        eprintln!("kill: {e}");
+    }
+    if let Err(e) = child.wait() {
+        eprintln!("wait: {e}");
+    }
+}
