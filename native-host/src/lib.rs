@@ -13,6 +13,7 @@ pub mod cli;
 pub mod config;
 pub mod dispatch;
 pub mod doctor;
+pub mod doctor_bridge;
 pub mod export;
 pub mod files;
 pub mod framing;

@@ -355,3 +355,69 @@ fn malformed_and_oversized_input_get_json_rpc_errors_and_the_server_goes_on() {
         eprintln!("wait: {e}");
     }
 }
+
+/// Run by `a_second_user_cannot_open_the_socket` as another user: tries to connect to
+/// `WAYMARK_PROBE_SOCKET` and says what happened (ignored in normal runs).
+#[test]
+#[ignore = "a helper the permissions test runs as another user"]
+fn connect_as_another_user() {
+    let Some(path) = std::env::var_os("WAYMARK_PROBE_SOCKET") else { return };
+    match std::os::unix::net::UnixStream::connect(&path) {
+        Ok(_) => println!("PROBE CONNECTED"),
+        Err(e) => println!("PROBE DENIED: {e}"),
+    }
+}
+
+/// Runs the helper above as user `nobody`, against `socket`.
+fn probe_as_nobody(socket: &Path) -> String {
+    use std::os::unix::process::CommandExt;
+    let out = std::process::Command::new(std::env::current_exe().expect("test binary"))
+        .args(["--ignored", "--exact", "connect_as_another_user", "--nocapture"])
+        .env("WAYMARK_PROBE_SOCKET", socket)
+        .uid(65534)
+        .gid(65534)
+        .output()
+        .expect("run the probe as nobody");
+    String::from_utf8_lossy(&out.stdout).into_owned()
+}
+
+#[test]
+fn a_second_user_cannot_open_the_socket() {
+    use std::os::unix::fs::{MetadataExt, PermissionsExt};
+    let llm = nothing_scripted();
+    let Some(w) = launch(&llm) else { return };
+    let panel = w.panel().expect("panel");
+    switched_on(&w, &panel);
+    let dir = runtime_dir(&w);
+    let socket = sockets(&dir).into_iter().next().expect("socket");
+    let mode = |p: &Path| std::fs::metadata(p).expect("meta").permissions().mode() & 0o777;
+    assert_eq!(mode(&dir), 0o700, "the socket directory is the user's alone");
+    assert_eq!(mode(&socket), 0o600, "the socket is the user's alone");
+    let me = std::fs::metadata(&dir).expect("meta").uid();
+    if me != 0 {
+        // Only root can run a process as someone else; the modes above are what protects.
+        eprintln!("not root: the second-user probe needs root, checked the modes only");
+        return;
+    }
+    let denied = probe_as_nobody(&socket);
+    assert!(denied.contains("PROBE DENIED") && denied.contains("ermission denied"), "{denied}");
+    // The socket's own mode protects it even where its directories could be passed through.
+    let work = w.work.path();
+    let (work_mode, dir_mode) = (mode(work), mode(&dir));
+    std::fs::set_permissions(work, std::fs::Permissions::from_mode(0o711)).expect("chmod");
+    std::fs::set_permissions(&dir, std::fs::Permissions::from_mode(0o711)).expect("chmod");
+    let denied = probe_as_nobody(&socket);
+    std::fs::set_permissions(&dir, std::fs::Permissions::from_mode(dir_mode)).expect("chmod");
+    std::fs::set_permissions(work, std::fs::Permissions::from_mode(work_mode)).expect("chmod");
+    assert!(denied.contains("PROBE DENIED") && denied.contains("ermission denied"), "{denied}");
+
+    // doctor checks the bridge end to end: a ping through the socket to the extension and back.
+    let doctor = std::process::Command::new(paths::host_binary())
+        .args(["bridge", "ping"])
+        .env("WAYMARK_CONFIG_DIR", w.work.path().join("config"))
+        .env("WAYMARK_RUNTIME_DIR", &dir)
+        .output()
+        .expect("bridge ping");
+    let text = String::from_utf8_lossy(&doctor.stdout);
+    assert!(doctor.status.success() && text.starts_with("ok: "), "{text}");
+}
