@@ -36,11 +36,25 @@ pub fn panel() -> Result<()> {
         .env_remove("WAYMARK_SKIP_BROWSER"))
 }
 
+/// `cargo xtask bench mcp`: what the bridge for external agents adds to a read and a click
+/// (see `tests/tests/mcp_bench.rs`).
+pub fn mcp() -> Result<()> {
+    setup::all(setup::Need { chromium: true })?;
+    build::all(build::Options { release: false, test_hooks: true })?;
+    sh(util::cargo()
+        .args(["test", "-p", "waymark-tests", "--test", "mcp_bench"])
+        .args(["--", "--ignored", "--nocapture"])
+        .env_remove("WAYMARK_SKIP_BROWSER"))
+}
+
 /// Dispatches `cargo xtask bench <name>`.
 pub fn run(name: Option<&str>) -> Result<()> {
     match name {
         Some("step") => step(),
         Some("panel") => panel(),
-        other => bail!("unknown benchmark {other:?}; try `cargo xtask bench step` or `panel`"),
+        Some("mcp") => mcp(),
+        other => {
+            bail!("unknown benchmark {other:?}; try `cargo xtask bench step`, `panel` or `mcp`")
+        }
     }
 }

@@ -8,6 +8,7 @@
 //! * `test` = setup + build + fmt check + clippy + every test (end-to-end in real Chromium).
 //! * `bench step` = the agent's own overhead per step (see `bench.rs`).
 //! * `bench panel` = the side panel's start-up on a 200-task session (see `bench.rs`).
+//! * `bench mcp` = the bridge's overhead on an external agent's read and click (see `bench.rs`).
 //! * `bench dom` = build + the DOM observation benchmark (BENCHMARKS.md).
 //! * `bench sessions`, `bench host`: see their modules.
 //! * `run` = setup + build (release) + host install into a dedicated profile + Chromium
@@ -47,7 +48,7 @@ fn main() -> Result<()> {
         Some("run") => run::run(flag("--headless")),
         Some("help") | None => {
             println!(
-                "usage: cargo xtask <setup|build [--release] [--test-hooks]|test|bench <step|panel|dom|sessions|host>|run [--headless]>"
+                "usage: cargo xtask <setup|build [--release] [--test-hooks]|test|bench <step|panel|mcp|dom|sessions|host>|run [--headless]>"
             );
             Ok(())
         }
