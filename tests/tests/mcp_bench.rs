@@ -60,6 +60,7 @@ fn selected_tab(client: &Client) -> i64 {
     tabs.iter().find(|t| t["selected"] == true).and_then(|t| t["id"].as_i64()).expect("selected")
 }
 
+#[expect(clippy::let_underscore_must_use, reason = "writing to a String cannot fail")]
 fn row(out: &mut String, what: &str, total: &[f64], dom: &[f64]) {
     let over: Vec<f64> = total.iter().zip(dom).map(|(t, d)| t - d).collect();
     let _ = writeln!(
@@ -77,6 +78,7 @@ fn row(out: &mut String, what: &str, total: &[f64], dom: &[f64]) {
 
 #[test]
 #[ignore = "a benchmark: `cargo xtask bench mcp`"]
+#[expect(clippy::let_underscore_must_use, reason = "writing to a String cannot fail")]
 fn bench_mcp() {
     let Some(ext) = e2e::built_extension(e2e::Needs::TestHooks) else { return };
     let corpus = std::env::var_os("WAYMARK_DOM_CORPUS")

@@ -7,15 +7,12 @@
 //! malformed and oversized MCP input; a socket no one else may open.
 
 mod common;
+mod mcp_support;
 
 use common::{Panel, Setup, TASK_TIMEOUT, Waymark, built_extension, find_ref};
-use rmcp::ServiceExt;
-use rmcp::model::{CallToolRequestParams, ClientCapabilities, ClientConfig, Implementation};
-use rmcp::service::{RoleClient, RunningService};
-use rmcp::transport::TokioChildProcess;
+use mcp_support::{Client, runtime_dir, set_external, sockets, switched_on, wait_until};
 use serde_json::{Value, json};
-use std::path::{Path, PathBuf};
-use std::time::{Duration, Instant};
+use std::path::Path;
 use waymark_tests::fixture_server::FixtureServer;
 use waymark_tests::llm_server::{ScriptedLlm, ScriptedReply};
 use waymark_tests::paths;
@@ -233,7 +230,6 @@ fn malformed_and_oversized_input_get_json_rpc_errors_and_the_server_goes_on() {
         seen.iter().any(|v| v["error"]["code"] == -32600),
         "the message that is no message got an Invalid Request: {seen:?}"
     );
-    drop(send);
     if let Err(e) = child.kill() {
         eprintln!("kill: {e}");
     }
