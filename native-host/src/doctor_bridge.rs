@@ -111,6 +111,7 @@ mod tests {
     async fn no_browser_is_said_plainly_and_a_dead_registration_is_cleared() {
         let tmp = tempfile::tempdir().expect("tmp");
         let rt = tmp.path().join("rt");
+        registry::private_dir(&rt).expect("runtime dir");
         let env = Vars(vec![
             (registry::ENV_RUNTIME_DIR, rt.display().to_string()),
             ("WAYMARK_CONFIG_DIR", tmp.path().join("cfg").display().to_string()),
@@ -119,7 +120,7 @@ mod tests {
         assert_eq!(checks.len(), 1);
         assert!(checks[0].ok && checks[0].text.contains("External agents"), "{checks:?}");
         // A host that died left its files: they are removed, and it is not listed.
-        let (sock, info) = registry::paths_for(&rt, 999_999_999);
+        let (sock, info) = registry::paths_for(&rt, 999_999_999, 1);
         std::fs::write(&sock, "").expect("sock");
         std::fs::write(&info, r#"{"pid":999999999,"label":"ghost"}"#).expect("info");
         assert!(client::live_registrations(&env).expect("list").is_empty());

@@ -152,6 +152,9 @@ fn two_clients_at_once_and_a_restarted_worker_reconnects() {
     });
     let (err, text) = claude.tool("browser_snapshot", json!({}));
     assert!(!err, "a read is sent again on the new connection: {text}");
+    let (err, shot) = cursor.tool("browser_take_screenshot", json!({}));
+    assert!(!err && shot.starts_with("Screenshot of tab"), "{shot}");
+    assert!(shot.contains("[image image/jpeg "), "an MCP image: {shot:?}");
 }
 
 #[test]

@@ -62,12 +62,16 @@ fn alive(pid: u32) -> bool {
 pub fn live_registrations(env: &dyn Env) -> Result<Vec<registry::Registration>, BridgeError> {
     let dir = registry::runtime_dir(env)?;
     let mut live = Vec::new();
+    // Only this user's directory is read (a directory others may write is not trusted).
+    if dir.exists() {
+        registry::private_dir(&dir)?;
+    }
     for reg in registry::list(&dir) {
         if alive(reg.pid) {
             live.push(reg);
         } else {
-            let (socket, info) = registry::paths_for(&dir, reg.pid);
-            for path in [socket, info] {
+            let info = reg.socket.with_extension("json");
+            for path in [reg.socket, info] {
                 if let Err(e) = std::fs::remove_file(&path) {
                     tracing::debug!(path = %path.display(), error = %e, "stale file not removed");
                 }

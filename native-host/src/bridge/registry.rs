@@ -21,7 +21,7 @@ pub const ENV_RUNTIME_DIR: &str = "WAYMARK_RUNTIME_DIR";
 /// The secret's file name in the config directory.
 pub const SECRET_FILE: &str = "bridge.secret";
 
-/// What one registered bridge says about itself (`<pid>.json` beside `<pid>.sock`).
+/// What one registered bridge says about itself (`<pid>-<n>.json` beside `<pid>-<n>.sock`).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Registration {
     /// The host process that serves it.
@@ -261,9 +261,10 @@ fn create_secret(path: &Path) -> Result<Secret, BridgeError> {
     }
 }
 
-/// The socket and description paths of host process `pid`.
-pub fn paths_for(dir: &Path, pid: u32) -> (PathBuf, PathBuf) {
-    (dir.join(format!("{pid}.sock")), dir.join(format!("{pid}.json")))
+/// The socket and description paths of host process `pid`'s `seq`-th bridge: one pair per
+/// opening, so a bridge that closes late never removes the files of the one that replaced it.
+pub fn paths_for(dir: &Path, pid: u32, seq: u64) -> (PathBuf, PathBuf) {
+    (dir.join(format!("{pid}-{seq}.sock")), dir.join(format!("{pid}-{seq}.json")))
 }
 
 /// Every registration in `dir` (empty when the directory does not exist).

@@ -79,7 +79,7 @@ impl Bridge {
         let dir = registry::runtime_dir(env)?;
         registry::private_dir(&dir)?;
         let pid = std::process::id();
-        let (socket, info) = registry::paths_for(&dir, pid);
+        let (socket, info) = registry::paths_for(&dir, pid, self.next_id());
         let listener = bind(&socket)?;
         let label = if label.trim().is_empty() { registry::default_label() } else { label.into() };
         let reg = Registration { pid, label: label.clone(), socket: socket.clone() };

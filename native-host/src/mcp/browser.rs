@@ -390,7 +390,7 @@ impl SessionsServer {
         Ok(self.browser(&peer, call).await)
     }
 
-    #[tool(description = "A PNG picture of the visible part of the current tab.")]
+    #[tool(description = "A JPEG picture of the visible part of the current tab (an MCP image).")]
     async fn browser_take_screenshot(
         &self,
         peer: Peer<RoleServer>,

@@ -95,8 +95,17 @@ async fn call(peer: rmcp::Peer<RoleClient>, name: &'static str, args: Value) -> 
         .call_tool(CallToolRequestParams::new(name).with_arguments(args))
         .await
         .unwrap_or_else(|e| panic!("{name}: {e}"));
-    let text: Vec<String> =
-        result.content.iter().filter_map(|c| c.as_text().map(|t| t.text.clone())).collect();
+    // Text as is; an image as `[image MIME N base64 bytes]`.
+    let text: Vec<String> = result
+        .content
+        .iter()
+        .filter_map(|c| {
+            c.as_text().map(|t| t.text.clone()).or_else(|| {
+                c.as_image()
+                    .map(|i| format!("[image {} {} base64 bytes]", i.mime_type, i.data.len()))
+            })
+        })
+        .collect();
     (result.is_error.unwrap_or(false), text.join("\n"))
 }
 
