@@ -153,8 +153,9 @@ fn bench_mcp() {
         "Round trip at the MCP client (rmcp) through `waymark-host mcp`, the socket, the host \
          Chrome started, native messaging and the worker; next to the same page work done in \
          the worker alone (test hook, timed inside the worker). {} corpus pages × {RUNS} reads; \
-         {CLICKS} clicks on the fixture form's Save. Debug host. ms.\n",
-        ids.len()
+         {CLICKS} clicks on the fixture form's Save. Host: `{}`. ms.\n",
+        ids.len(),
+        paths::host_binary().display()
     );
     let _ = writeln!(
         out,

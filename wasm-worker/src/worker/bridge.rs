@@ -203,17 +203,29 @@ fn client_connected(w: &Rc<Worker>, client: u64, name: &str) {
     };
     w.bridge.sessions.borrow_mut().insert(client, ExternalSession::new(name, sites, files));
     w.state.borrow_mut().external.connected(client, name);
-    let own_task = w.controls.borrow().is_some() && w.bridge.controls.borrow().is_none();
-    if !own_task && w.bridge.controls.borrow().is_none() {
-        // The timeline shows the external agent's actions like a task's; cards go through the
-        // same controls the panel answers.
-        w.state.borrow_mut().task =
-            Some(TaskView::started(&format!("{name} is using this browser through Waymark")));
-        let guard = crate::netguard::NetGuard::new(false);
-        let controls = super::task::attach_controls(w, false, guard);
-        *w.bridge.controls.borrow_mut() = Some(controls);
-    }
+    ensure_controls(w, name);
     w.broadcast();
+}
+
+/// The controls the external agents' cards go through: made (with a timeline of their own)
+/// when none are, unless Waymark's own task holds the panel (`None`: the caller is busy).
+fn ensure_controls(w: &Rc<Worker>, name: &str) -> Option<Rc<Controls>> {
+    let ours = w.bridge.controls.borrow().clone();
+    let current = w.controls.borrow().clone();
+    match (ours, current) {
+        (Some(ours), Some(current)) if Rc::ptr_eq(&ours, &current) => Some(ours),
+        (_, Some(_)) => None,
+        (_, None) => {
+            // The timeline shows the external agent's actions like a task's; cards go through
+            // the same controls the panel answers.
+            w.state.borrow_mut().task =
+                Some(TaskView::started(&format!("{name} is using this browser through Waymark")));
+            let guard = crate::netguard::NetGuard::new(false);
+            let controls = super::task::attach_controls(w, false, guard);
+            *w.bridge.controls.borrow_mut() = Some(controls.clone());
+            Some(controls)
+        }
+    }
 }
 
 fn client_gone(w: &Rc<Worker>, client: u64, note: &str) {
