@@ -12,6 +12,7 @@ import { initGuide, renderGuide } from './panel/guide.js';
 import { atEnd, initThread, keepEnd, renderThread, setDrawer } from './panel/thread.js';
 import { renderFindings } from './panel/findings.js';
 import { initPrompt, renderPrompt } from './panel/prompt.js';
+import { initExternal, renderExternal } from './panel/external.js';
 
 let port;
 // Input given before the port is open (the first few ms) waits for it.
@@ -39,6 +40,7 @@ function draw(state) {
   renderGuide(state.guide, state);
   renderThread(state);
   keepEnd(wasAtEnd);
+  renderExternal(state.external);
   // When the panel first became usable with its session (read by `cargo xtask bench panel`).
   if (!document.body.dataset.readyMs && state.session.id) {
     document.body.dataset.stateMs = String(arrived);
@@ -76,6 +78,7 @@ $('prompt-form').addEventListener('submit', (event) => {
 $('export').addEventListener('click', () => send(exportRequest('md')));
 initPrompt(send, () => $('prompt-form').requestSubmit());
 initSettings(send);
+initExternal(send);
 
 // Keyboard: Ctrl/Cmd+E exports; Escape closes the settings, or else stops the running task
 // (the worker ignores it when nothing runs).

@@ -56,8 +56,34 @@ pub enum Command {
         #[arg(long)]
         stdout: bool,
     },
-    /// Serve the captured sessions as an MCP server on stdio (for Claude Code and others).
-    Mcp,
+    /// The bridge external agents use: `list` the browsers that have external agents on,
+    /// `ping` one (or all) through its extension and back.
+    Bridge {
+        /// What to do.
+        #[command(subcommand)]
+        action: BridgeAction,
+    },
+    /// Serve the browser and the captured sessions as an MCP server on stdio (for Claude Code
+    /// and others).
+    Mcp {
+        /// Which browser to use when several have external agents on: part of its label (see
+        /// `waymark-host bridge list`); also `WAYMARK_BROWSER`.
+        #[arg(long)]
+        browser: Option<String>,
+    },
+}
+
+/// `bridge` actions.
+#[derive(Debug, Subcommand)]
+pub enum BridgeAction {
+    /// The browsers that have external agents switched on.
+    List,
+    /// A ping through each browser's (or the named one's) extension and back.
+    Ping {
+        /// Part of the browser's label, or its host's pid.
+        #[arg(long)]
+        browser: Option<String>,
+    },
 }
 
 /// `sessions` actions.
@@ -185,9 +211,50 @@ pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         Command::Config { action } => config_cmd(action),
         Command::Sessions { action } => sessions_cmd(action),
         Command::Export { id, format, stdout } => export_cmd(&id, format, stdout),
-        Command::Mcp => {
-            crate::mcp::run(sessions_dir()?)?;
+        Command::Bridge { action } => bridge_cmd(action),
+        Command::Mcp { browser } => {
+            let browser = browser.or_else(|| std::env::var("WAYMARK_BROWSER").ok());
+            crate::mcp::run(sessions_dir()?, browser)?;
             Ok(ExitCode::SUCCESS)
+        }
+    }
+}
+
+fn bridge_cmd(action: BridgeAction) -> anyhow::Result<ExitCode> {
+    use crate::config::ProcessEnv;
+    let runtime = tokio::runtime::Builder::new_current_thread().enable_all().build()?;
+    match action {
+        BridgeAction::List => {
+            let found = crate::bridge::client::live_registrations(&ProcessEnv)?;
+            if found.is_empty() {
+                println!("{}", crate::bridge::BridgeError::NotRegistered);
+                return Ok(ExitCode::FAILURE);
+            }
+            for reg in found {
+                println!("{}\t{}\t{}", reg.pid, reg.label, reg.socket.display());
+            }
+            Ok(ExitCode::SUCCESS)
+        }
+        BridgeAction::Ping { browser } => {
+            let pinged = runtime
+                .block_on(crate::doctor_bridge::ping_all(&ProcessEnv, browser.as_deref()))?;
+            if pinged.is_empty() {
+                println!("{}", crate::bridge::BridgeError::NotRegistered);
+                return Ok(ExitCode::FAILURE);
+            }
+            let mut ok = true;
+            for p in pinged {
+                match p.result {
+                    Ok(rtt) => {
+                        println!("ok: {} answers ({:.1} ms)", p.label, rtt.as_secs_f64() * 1000.0)
+                    }
+                    Err(e) => {
+                        ok = false;
+                        println!("FIX: {}: {e}", p.label);
+                    }
+                }
+            }
+            Ok(if ok { ExitCode::SUCCESS } else { ExitCode::FAILURE })
         }
     }
 }

@@ -8,9 +8,9 @@ use serde_json::Value;
 use tokio::sync::oneshot;
 use tokio::task::JoinSet;
 use waymark_protocol::{
-    ConfigSet, DoctorReport, ErrorCode, EventFrame, FileRead, HelloData, HostEvent, LlmCancelled,
-    LlmCompletion, LlmRequest, LlmStatus, PROTOCOL_VERSION, ReplyFrame, Request, RequestBody,
-    RequestType, TranscriptRecord, TranscriptRecorded,
+    BridgeAck, ConfigSet, DoctorReport, ErrorCode, EventFrame, FileRead, HelloData, HostEvent,
+    LlmCancelled, LlmCompletion, LlmRequest, LlmStatus, PROTOCOL_VERSION, ReplyFrame, Request,
+    RequestBody, RequestType, TranscriptRecord, TranscriptRecorded,
 };
 
 use crate::config::{Config, ProcessEnv};
@@ -36,6 +36,8 @@ pub struct Dispatcher {
     outbox: Outbox,
     in_flight: InFlight,
     tasks: JoinSet<()>,
+    /// External agents' way in, while the worker keeps it open.
+    bridge: crate::bridge::server::Bridge,
 }
 
 impl Dispatcher {
@@ -50,6 +52,7 @@ impl Dispatcher {
             outbox,
             in_flight: InFlight::default(),
             tasks: JoinSet::new(),
+            bridge: crate::bridge::server::Bridge::default(),
         }
     }
 
@@ -119,6 +122,36 @@ impl Dispatcher {
             RequestBody::TranscriptRecord(req) => self.transcript(id, req),
             RequestBody::FileRead(req) => self.file_read(id, req),
             RequestBody::Doctor(_) => self.doctor(id),
+            RequestBody::BridgeOpen(req) => {
+                match self.bridge.open(id, &req.label, self.outbox.clone(), &ProcessEnv) {
+                    Ok(serve) => {
+                        self.tasks.spawn(serve);
+                    }
+                    Err(e) => {
+                        tracing::warn!(error = %e, "the bridge did not open");
+                        self.reply(crate::bridge::server::open_failed(id, &e));
+                    }
+                }
+            }
+            RequestBody::BridgeAnswer(req) => {
+                self.reply(if self.bridge.answer(req.call, req.result) {
+                    ReplyFrame::ok(id, BridgeAck {})
+                } else {
+                    ReplyFrame::err(id, ErrorCode::BridgeGone, "no one waits for that call")
+                });
+            }
+            RequestBody::BridgeDisconnect(req) => {
+                self.reply(if self.bridge.disconnect(req.client) {
+                    ReplyFrame::ok(id, BridgeAck {})
+                } else {
+                    ReplyFrame::err(id, ErrorCode::BridgeGone, "that client is gone already")
+                });
+            }
+            RequestBody::BridgeClose(_) => {
+                let was_open = self.bridge.close();
+                tracing::info!(was_open, "bridge closed by the extension");
+                self.reply(ReplyFrame::ok(id, BridgeAck {}));
+            }
         }
     }
 

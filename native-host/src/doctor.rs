@@ -64,6 +64,9 @@ pub async fn run(opts: &DoctorOptions, env: &dyn Env) -> Vec<Check> {
         out.push(export_dir(&cfg.export_dir));
         out.extend(data_checks(&cfg));
     }
+    if !opts.offline {
+        out.extend(crate::doctor_bridge::checks(&crate::config::ProcessEnv).await);
+    }
     out
 }
 

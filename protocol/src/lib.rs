@@ -9,6 +9,7 @@
 //!   `{"v":1,"id":7,"ok":false,"error":{"code":"llm_unreachable","message":"…"}}`
 //! * stream event: `{"v":1,"id":7,"event":"llm.delta","text":"…"}` (zero or more before the reply)
 
+mod bridge;
 mod doctor;
 mod envelope;
 mod error;
@@ -19,6 +20,11 @@ mod settings;
 mod transcript;
 mod version;
 
+pub use bridge::{
+    BridgeAck, BridgeAnswer, BridgeCall, BridgeClose, BridgeClosed, BridgeDisconnect,
+    BridgeFailure, BridgeFailureKind, BridgeImage, BridgeOpen, BridgeOutput, BridgeResult,
+    BridgeTab, MAX_BRIDGE_TEXT, ScrollWay,
+};
 pub use doctor::{DoctorCheck, DoctorReport};
 pub use envelope::{
     ConfigGet, Doctor, Echo, EventFrame, Hello, HostEvent, HostFrame, HostRequest, LlmCancel,

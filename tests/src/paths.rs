@@ -67,7 +67,10 @@ pub fn target_dir() -> PathBuf {
 
 /// The debug host binary `cargo xtask build` produces (under [`target_dir`]).
 pub fn host_binary() -> PathBuf {
-    target_dir().join("debug").join("waymark-host")
+    // `WAYMARK_HOST_BINARY` measures another build (a release host in `cargo xtask bench mcp`).
+    std::env::var_os("WAYMARK_HOST_BINARY")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| target_dir().join("debug").join("waymark-host"))
 }
 
 /// A fresh, empty browser profile directory, deleted on drop.

@@ -10,6 +10,7 @@ use crate::session::{SearchHit, SessionMeta, TitleChange, TocEntry, TurnWithNeig
 use serde::{Deserialize, Serialize};
 
 pub mod guide;
+pub mod external;
 pub mod live;
 pub mod llm_state;
 pub mod prompt;
@@ -155,6 +156,16 @@ pub enum PanelRequest {
     },
     /// The guide's last step: run the sample task on the current page (ends the guide).
     TrySample,
+    /// Let external agents (MCP clients) use this browser, or not (Settings).
+    SetExternalAgents {
+        /// On or off.
+        on: bool,
+    },
+    /// End one external agent's connection.
+    DisconnectExternal {
+        /// Its id (from [`external::ExternalClient`]).
+        client: u64,
+    },
 }
 
 /// Everything the side panel shows.
@@ -232,6 +243,9 @@ pub struct PanelState {
     /// The turn the finished task on show was recorded as (the conversation lists it once).
     #[serde(default)]
     pub task_turn: Option<u32>,
+    /// External agents: the switch, who is connected, what is wrong.
+    #[serde(default)]
+    pub external: external::ExternalView,
 }
 
 /// What the worker does with one message from a side panel.

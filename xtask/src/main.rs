@@ -9,6 +9,7 @@
 //! * `bench step` = the agent's own overhead per step (see `bench.rs`).
 //! * `bench panel` = the side panel's start-up on a 200-task session (see `bench.rs`).
 //! * `bench tokens` = tokens per task and session memory (see `bench.rs`).
+//! * `bench mcp` = the bridge's overhead on an external agent's read and click (see `bench.rs`).
 //! * `bench dom` = build + the DOM observation benchmark (BENCHMARKS.md).
 //! * `bench sessions`, `bench host`: see their modules.
 //! * `dist [--sourcemaps] [--skip-hosts]` = the release artifacts in `dist/` (see `dist.rs`).
@@ -54,7 +55,7 @@ fn main() -> Result<()> {
         Some("run") => run::run(flag("--headless")),
         Some("help") | None => {
             println!(
-                "usage: cargo xtask <setup|build [--release] [--test-hooks]|test|bench <step|panel|tokens|dom|sessions|host>|dist [--sourcemaps] [--skip-hosts]|run [--headless]>"
+                "usage: cargo xtask <setup|build [--release] [--test-hooks]|test|bench <step|panel|tokens|mcp|dom|sessions|host>|dist [--sourcemaps] [--skip-hosts]|run [--headless]>"
             );
             Ok(())
         }

@@ -131,6 +131,8 @@ fn launch_browser(
         .env("WAYMARK_CONFIG_DIR", work.join("config").display().to_string())
         .env("WAYMARK_DATA_DIR", work.join("data").display().to_string())
         .env("WAYMARK_EXPORT_DIR", work.join("exports").display().to_string())
+        // The bridge's sockets: per test, never the user's own runtime directory.
+        .env("WAYMARK_RUNTIME_DIR", work.join("runtime").display().to_string())
         .env("WAYMARK_LOG", "debug");
     let browser = Browser::launch(options)?;
     browser.wait_for_extension_worker(TASK_TIMEOUT)?;

@@ -1,6 +1,7 @@
 //! The service worker: owns the agent, the native host, the session and the side panels.
 //! `extension/sw.js` forwards Chrome's events here and decides nothing.
 
+mod bridge;
 mod env;
 mod export;
 mod guide;
@@ -39,6 +40,8 @@ struct Worker {
     unsaved: RefCell<Vec<(String, u32)>>,
     /// Bounds the background summary calls.
     summaries: Limiter,
+    /// External agents' calls (the bridge).
+    bridge: bridge::BridgeState,
 }
 
 thread_local! {
@@ -60,6 +63,7 @@ fn worker() -> Rc<Worker> {
                     index: RefCell::new(None),
                     unsaved: RefCell::new(Vec::new()),
                     summaries: Limiter::new(sessions::MAX_SUMMARY_CALLS),
+                    bridge: bridge::BridgeState::default(),
                 });
                 let weak = Rc::downgrade(&worker);
                 host.set_on_status(move || {
@@ -113,6 +117,8 @@ pub async fn sw_start() -> Result<(), JsValue> {
     }
     // Rules a crashed worker left behind go first: no tab may stay blocked by them.
     super::netguard::clear_stale_rules().await;
+    // External agents come back in if the user allows them (this keeps the native port open).
+    bridge::start(&w).await;
     // A task the previous worker left unfinished goes on from its last completed step.
     spawn_local(task::resume(w));
     #[cfg(feature = "test-hooks")]
@@ -233,6 +239,8 @@ pub fn sw_panel_message(port: Port, msg: JsValue) {
         PanelRequest::CheckSetup => spawn_local(settings::check_setup(w)),
         PanelRequest::Attach { path } => settings::attach_file(&w, &path),
         PanelRequest::Detach { name } => settings::detach_file(&w, &name),
+        PanelRequest::SetExternalAgents { on } => bridge::set_enabled(&w, on),
+        PanelRequest::DisconnectExternal { client } => bridge::disconnect(&w, client),
     }
 }
 
