@@ -9,8 +9,8 @@ use crate::protocol::{ExportFormat, LlmStatus};
 use crate::session::{SearchHit, SessionMeta, TitleChange, TocEntry, TurnWithNeighbours};
 use serde::{Deserialize, Serialize};
 
-pub mod guide;
 pub mod external;
+pub mod guide;
 pub mod live;
 pub mod llm_state;
 pub mod prompt;

@@ -84,7 +84,9 @@ pub fn run(name: Option<&str>) -> Result<()> {
         Some("tokens") => tokens(),
         Some("mcp") => mcp(),
         other => {
-            bail!("unknown benchmark {other:?}; try `cargo xtask bench step`, `panel`, `tokens` or `mcp`")
+            bail!(
+                "unknown benchmark {other:?}; try `cargo xtask bench step`, `panel`, `tokens` or `mcp`"
+            )
         }
     }
 }
