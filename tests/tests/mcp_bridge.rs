@@ -255,8 +255,16 @@ fn connect_as_another_user() {
 
 /// Runs the helper above as user `nobody`, against `socket`.
 fn probe_as_nobody(socket: &Path) -> String {
+    use std::os::unix::fs::PermissionsExt;
     use std::os::unix::process::CommandExt;
-    let out = std::process::Command::new(std::env::current_exe().expect("test binary"))
+    // The test binary may sit under a home directory `nobody` cannot enter (CI's cached target
+    // dir): run a world-readable copy, so only the socket's own protections are tested.
+    let dir = tempfile::Builder::new().prefix("waymark-probe").tempdir().expect("probe dir");
+    std::fs::set_permissions(dir.path(), std::fs::Permissions::from_mode(0o755)).expect("chmod");
+    let probe = dir.path().join("probe");
+    std::fs::copy(std::env::current_exe().expect("test binary"), &probe).expect("copy probe");
+    std::fs::set_permissions(&probe, std::fs::Permissions::from_mode(0o755)).expect("chmod");
+    let out = std::process::Command::new(&probe)
         .args(["--ignored", "--exact", "connect_as_another_user", "--nocapture"])
         .env("WAYMARK_PROBE_SOCKET", socket)
         .uid(65534)
