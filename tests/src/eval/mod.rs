@@ -1,0 +1,208 @@
+//! Task success you can measure: `cargo xtask eval` runs suites of tasks through the real
+//! extension and host in headless Chromium against any endpoint the host can call, and
+//! reports per-task success (from each task's own check), steps, model calls, tokens, cost
+//! and wall time, with the success rate's spread over runs.
+//!
+//! - [`task`]: tasks, budgets and checks; [`sites`] and [`miniwob`]: the two suites.
+//! - [`stack`]: Chromium + extension + host, driven through the side panel's own port.
+//! - [`run`]: one task in a fresh tab under its budgets; [`report`]: markdown and JSON.
+//! - [`oracle`] and [`seen`]: scripted navigators that choose from the observation the model
+//!   is sent, by name — they prove the harness and the observation end to end in CI.
+
+pub mod miniwob;
+pub mod oracle;
+pub mod report;
+pub mod run;
+pub mod seen;
+pub mod sites;
+pub mod stack;
+pub mod task;
+
+use crate::fixture_server::FixtureServer;
+use crate::llm_server::ScriptedLlm;
+use anyhow::{Context, Result, bail};
+use oracle::OracleSlot;
+use report::{Report, Settings, TaskResult};
+use stack::{Endpoint, HostView, Stack, StackOptions};
+use std::path::PathBuf;
+use task::{Budget, EvalTask, SuiteName};
+
+/// Which model navigates.
+#[derive(Debug, Clone)]
+pub enum Model {
+    /// The scripted oracle navigators (only tasks that have one run).
+    Oracle,
+    /// The endpoint(s) the user's environment and host config name.
+    Configured,
+    /// An OpenAI-compatible server on this machine (the llama.cpp server of CI).
+    Local {
+        /// `http://127.0.0.1:PORT/v1`.
+        base_url: String,
+        /// Model name.
+        model: String,
+    },
+}
+
+/// What to evaluate, and how.
+#[derive(Debug, Clone)]
+pub struct Options {
+    /// Suites, in order.
+    pub suites: Vec<SuiteName>,
+    /// Only these task ids (MiniWoB: any page name, or `all`); `None` = the suite's tasks.
+    pub tasks: Option<Vec<String>>,
+    /// Runs per task.
+    pub runs: u32,
+    /// Step and time budget per task.
+    pub budget: Budget,
+    /// Who navigates.
+    pub model: Model,
+    /// `(role, model)` overrides for the host.
+    pub role_models: Vec<(String, String)>,
+    /// The unpacked extension.
+    pub extension: PathBuf,
+    /// The host binary.
+    pub host: PathBuf,
+}
+
+/// The tasks of `suite` that `opts` selects.
+pub fn select(suite: SuiteName, opts: &Options) -> Result<Vec<EvalTask>> {
+    let oracle_only = matches!(opts.model, Model::Oracle);
+    let tasks: Vec<EvalTask> = match suite {
+        SuiteName::Sites => {
+            let all = sites::tasks();
+            match &opts.tasks {
+                None => all,
+                Some(ids) => all.into_iter().filter(|t| ids.contains(&t.id)).collect(),
+            }
+        }
+        SuiteName::MiniWob => {
+            let names: Vec<String> = match &opts.tasks {
+                Some(ids) if ids.iter().any(|i| i == "all") => miniwob::all_names(),
+                Some(ids) => ids.clone(),
+                None if oracle_only => {
+                    miniwob::ORACLE_TASKS.iter().map(|s| (*s).to_owned()).collect()
+                }
+                None => miniwob::DEFAULT_TASKS.iter().map(|s| (*s).to_owned()).collect(),
+            };
+            let dir = miniwob::html_dir().join("miniwob");
+            if let Some(missing) = names.iter().find(|n| !dir.join(format!("{n}.html")).is_file()) {
+                bail!(
+                    "no MiniWoB page {missing}.html in {} (run `cargo xtask setup --eval`, or set {})",
+                    dir.display(),
+                    miniwob::MINIWOB_DIR_ENV
+                );
+            }
+            names.iter().map(|n| miniwob::task(n)).collect()
+        }
+    };
+    Ok(if oracle_only {
+        tasks
+            .into_iter()
+            .filter(|t| match t.suite {
+                SuiteName::Sites => sites::oracle(&t.id).is_some(),
+                SuiteName::MiniWob => miniwob::oracle(&t.id).is_some(),
+            })
+            .collect()
+    } else {
+        tasks
+    })
+}
+
+/// Runs the evaluation and returns its report.
+pub fn evaluate(opts: &Options) -> Result<Report> {
+    let slot = OracleSlot::default();
+    let oracle_server = match opts.model {
+        Model::Oracle => {
+            let slot = slot.clone();
+            Some(ScriptedLlm::start(move |req| slot.reply(req))?)
+        }
+        _ => None,
+    };
+    let endpoint = match (&opts.model, &oracle_server) {
+        (Model::Oracle, Some(llm)) => {
+            Endpoint::Local { base_url: llm.base_url(), model: "oracle".into() }
+        }
+        (Model::Local { base_url, model }, _) => {
+            Endpoint::Local { base_url: base_url.clone(), model: model.clone() }
+        }
+        _ => Endpoint::Configured,
+    };
+    let suites: Vec<(SuiteName, Vec<EvalTask>, FixtureServer)> = opts
+        .suites
+        .iter()
+        .map(|s| {
+            let tasks = select(*s, opts)?;
+            let site = match s {
+                SuiteName::Sites => sites::serve()?,
+                SuiteName::MiniWob => FixtureServer::start(miniwob::html_dir())?,
+            };
+            Ok((*s, tasks, site))
+        })
+        .collect::<Result<_>>()?;
+    let total: usize = suites.iter().map(|(_, t, _)| t.len()).sum::<usize>() * opts.runs as usize;
+    if total == 0 {
+        bail!("no task selected");
+    }
+    let stack = Stack::launch(&StackOptions {
+        extension: opts.extension.clone(),
+        host: opts.host.clone(),
+        endpoint,
+        role_models: opts.role_models.clone(),
+        allowed_dirs: suites
+            .iter()
+            .flat_map(|(_, tasks, _)| tasks.iter())
+            .flat_map(|t| t.resources.iter().filter_map(|(_, p)| p.parent().map(PathBuf::from)))
+            .collect(),
+    })?;
+    let (model, base_url) = match stack.state()?.host {
+        HostView::Connected { llm } => (llm.model, llm.base_url),
+        _ => ("unknown".into(), String::new()),
+    };
+    eprintln!("eval: {total} task run(s), model {model} at {base_url}");
+    let mut results: Vec<TaskResult> = Vec::new();
+    for run in 1..=opts.runs {
+        for (_, tasks, site) in &suites {
+            let mut group: Option<&str> = None;
+            for task in tasks {
+                if task.session.is_none() || task.session != group {
+                    stack.new_session()?;
+                }
+                group = task.session;
+                let label = format!("[{}/{total} run {run}]", results.len() + 1);
+                let env = run::TaskEnv {
+                    site,
+                    oracle: oracle_server.as_ref().map(|_| &slot),
+                    budget: opts.budget,
+                    run,
+                    label: label.clone(),
+                };
+                let result = run::run_task(&stack, task, &env)
+                    .with_context(|| format!("running {}", task.id))?;
+                eprintln!(
+                    "{label} {}: {} ({} steps, {} calls, {:.1} s){}",
+                    task.id,
+                    if result.success { "SUCCESS" } else { "FAILED" },
+                    result.steps,
+                    result.usage.calls,
+                    result.wall_s,
+                    result.failure.as_deref().map(|f| format!(" — {f}")).unwrap_or_default()
+                );
+                results.push(result);
+            }
+        }
+    }
+    if let Some(llm) = &oracle_server {
+        llm.assert_no_script_panics()?;
+    }
+    let settings = Settings {
+        suites: opts.suites.iter().map(|s| s.as_str().to_owned()).collect(),
+        model: if matches!(opts.model, Model::Oracle) { "oracle (scripted)".into() } else { model },
+        base_url,
+        role_models: opts.role_models.clone(),
+        date: report::today(),
+        runs: opts.runs,
+        max_steps: opts.budget.steps,
+        time_budget_s: opts.budget.time.as_secs(),
+    };
+    Ok(Report::new(settings, results))
+}
