@@ -11,6 +11,7 @@
 //! * `bench tokens` = tokens per task and session memory (see `bench.rs`).
 //! * `bench dom` = build + the DOM observation benchmark (BENCHMARKS.md).
 //! * `bench sessions`, `bench host`: see their modules.
+//! * `eval --suite NAME …` = setup + build + the evaluation harness (see `eval.rs`).
 //! * `run` = setup + build (release) + host install into a dedicated profile + Chromium
 //!   with the extension on a demo page.
 
@@ -20,7 +21,9 @@ mod bench_host;
 mod bench_sessions;
 mod build;
 mod demo_server;
+mod eval;
 mod panel;
+mod python;
 mod run;
 mod setup;
 mod util;
@@ -31,9 +34,11 @@ fn main() -> Result<()> {
     let args: Vec<String> = std::env::args().skip(1).collect();
     let flag = |name: &str| args.iter().any(|a| a == name);
     match args.first().map(String::as_str) {
-        Some("setup") => setup::all(setup::Need { chromium: !flag("--no-chromium") }),
+        Some("setup") => {
+            setup::all(setup::Need { chromium: !flag("--no-chromium"), eval: flag("--eval") })
+        }
         Some("build") => {
-            setup::all(setup::Need { chromium: false })?;
+            setup::all(setup::Need { chromium: false, eval: false })?;
             build::all(build::Options {
                 release: flag("--release"),
                 test_hooks: flag("--test-hooks"),
@@ -46,9 +51,10 @@ fn main() -> Result<()> {
         Some("bench") if args.get(1).is_some_and(|a| a == "host") => bench_host::run(),
         Some("bench") => bench::run(args.get(1).map(String::as_str)),
         Some("run") => run::run(flag("--headless")),
+        Some("eval") => eval::eval(&args[1..]),
         Some("help") | None => {
             println!(
-                "usage: cargo xtask <setup|build [--release] [--test-hooks]|test|bench <step|panel|tokens|dom|sessions|host>|run [--headless]>"
+                "usage: cargo xtask <setup [--eval]|build [--release] [--test-hooks]|test|bench <step|panel|tokens|dom|sessions|host>|run [--headless]|eval --suite sites,miniwob [--tasks a,b] [--runs N] [--role-model ROLE=MODEL] [--oracle|--llama|--base-url URL --model M]>"
             );
             Ok(())
         }

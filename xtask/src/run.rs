@@ -8,7 +8,7 @@ use std::process::Command;
 /// Everything CI checks: formatting, clippy (native and wasm), then every test, end-to-end
 /// tests in real Chromium included.
 pub fn test() -> Result<()> {
-    setup::all(setup::Need { chromium: true })?;
+    setup::all(setup::Need { chromium: true, eval: true })?;
     build::all(build::Options { release: false, test_hooks: true })?;
     sh(util::cargo().args(["fmt", "--all", "--check"]))?;
     sh(util::cargo().args(["clippy", "--workspace", "--all-targets", "--", "-D", "warnings"]))?;
@@ -60,7 +60,7 @@ fn report_skips(ledger: &std::path::Path) {
 /// Builds, installs the host into a dedicated Chromium profile and opens Chromium with the
 /// extension on a demo page. The LLM comes from the environment (see the README).
 pub fn run(force_headless: bool) -> Result<()> {
-    setup::all(setup::Need { chromium: true })?;
+    setup::all(setup::Need { chromium: true, eval: false })?;
     let built = build::all(build::Options { release: true, test_hooks: false })?;
     let profile = profile_dir();
     std::fs::create_dir_all(&profile).with_context(|| format!("creating {}", profile.display()))?;

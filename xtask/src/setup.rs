@@ -16,6 +16,9 @@ pub const ESBUILD_VERSION: &str = "0.28.2";
 pub struct Need {
     /// Debian Chromium (tests and `run`).
     pub chromium: bool,
+    /// The evaluation's Python tools: the MiniWoB++ pages, the llama.cpp server and its
+    /// small model (`cargo xtask eval`, and `test`, which runs the evaluation in CI).
+    pub eval: bool,
 }
 
 /// Installs every missing tool.
@@ -26,6 +29,9 @@ pub fn all(need: Need) -> Result<()> {
     esbuild()?;
     if need.chromium {
         chromium()?;
+    }
+    if need.eval {
+        crate::python::all()?;
     }
     Ok(())
 }

@@ -29,8 +29,12 @@ struct Args {
     #[arg(long = "role-model")]
     role_model: Vec<String>,
     /// Navigate with the scripted oracle instead of a model (CI).
-    #[arg(long, conflicts_with = "base_url")]
+    #[arg(long, conflicts_with_all = ["base_url", "llama"])]
     oracle: bool,
+    /// Start the cached llama.cpp server (Gemma 3 270M) and evaluate against it (CI: the real
+    /// wire; the model is far too small to solve tasks).
+    #[arg(long, conflicts_with = "base_url")]
+    llama: bool,
     /// An OpenAI-compatible server to use instead of the configured endpoint.
     #[arg(long)]
     base_url: Option<String>,
@@ -80,10 +84,14 @@ fn main() -> Result<()> {
     let host = paths::host_binary();
     e2e::check_build(&extension, &host, e2e::Needs::Extension)
         .with_context(|| format!("run `{}` first (cargo xtask eval does)", e2e::BUILD_COMMAND))?;
-    let model = match (args.oracle, args.base_url) {
-        (true, _) => Model::Oracle,
-        (false, Some(base_url)) => Model::Local { base_url, model: args.model },
-        (false, None) => Model::Configured,
+    let llama = if args.llama { Some(eval::llama::LlamaServer::start()?) } else { None };
+    let model = match (args.oracle, &llama, args.base_url) {
+        (true, _, _) => Model::Oracle,
+        (false, Some(server), _) => {
+            Model::Local { base_url: server.base_url(), model: eval::llama::MODEL_NAME.into() }
+        }
+        (false, None, Some(base_url)) => Model::Local { base_url, model: args.model },
+        (false, None, None) => Model::Configured,
     };
     let opts = Options {
         suites,

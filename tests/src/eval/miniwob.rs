@@ -69,7 +69,24 @@ pub fn task(name: &str) -> EvalTask {
         resources: Vec::new(),
         check: Check::Reward,
         session: None,
-        known_failure: None,
+        known_failure: known_failure(name),
+    }
+}
+
+/// Why a MiniWoB task fails with the oracle today (each a defect or a design choice the
+/// evaluation found, explained).
+pub fn known_failure(name: &str) -> Option<&'static str> {
+    match name {
+        "enter-password" => Some(
+            "by design: Waymark never types into a password field (the policy hands it to the \
+             user), and the evaluation cannot take over",
+        ),
+        "login-user" => Some(
+            "the page's labels are not tied to their fields (a <label> without for= beside the \
+             input), so the observation lists both fields as (no name); the password field is \
+             the user's by design as well",
+        ),
+        _ => None,
     }
 }
 
@@ -132,7 +149,8 @@ pub fn oracle(name: &str) -> Option<Box<dyn Oracle>> {
         }),
         "click-link" => Script::planned(move |seen| {
             let label = quoted(&seen.task).ok_or("no link named in the task")?;
-            Ok(vec![Step::Click(Target::named("link", label))])
+            // The page's links are underlined spans with a click listener: clickable, not link.
+            Ok(vec![Step::Click(Target::AnyOf(&["link", "clickable"], label))])
         }),
         "enter-text" => Script::planned(|seen| {
             let text = quoted(&seen.task).ok_or("no text in the task")?;

@@ -6,9 +6,11 @@
 //! - [`task`]: tasks, budgets and checks; [`sites`] and [`miniwob`]: the two suites.
 //! - [`stack`]: Chromium + extension + host, driven through the side panel's own port.
 //! - [`run`]: one task in a fresh tab under its budgets; [`report`]: markdown and JSON.
+//! - [`llama`]: the real llama.cpp server CI evaluates against.
 //! - [`oracle`] and [`seen`]: scripted navigators that choose from the observation the model
 //!   is sent, by name — they prove the harness and the observation end to end in CI.
 
+pub mod llama;
 pub mod miniwob;
 pub mod oracle;
 pub mod report;
@@ -26,6 +28,11 @@ use report::{Report, Settings, TaskResult};
 use stack::{Endpoint, HostView, Stack, StackOptions};
 use std::path::PathBuf;
 use task::{Budget, EvalTask, SuiteName};
+
+/// `WAYMARK_SKIP_EVAL_TOOLS=1`: skip (and count) the end-to-end tests that need the
+/// evaluation's Python tools (MiniWoB's pages, the llama.cpp server), for machines without
+/// them; `cargo xtask setup --eval` installs them and `cargo xtask test` never skips.
+pub const SKIP_EVAL_TOOLS: &str = "WAYMARK_SKIP_EVAL_TOOLS";
 
 /// Which model navigates.
 #[derive(Debug, Clone)]

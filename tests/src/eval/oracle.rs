@@ -23,6 +23,8 @@ pub enum Target {
     Only(&'static str),
     /// The element of this role whose name contains these words (case-insensitive).
     NameHas(&'static str, String),
+    /// The element named this way with any of these roles (a link drawn as a clickable span).
+    AnyOf(&'static [&'static str], String),
     /// A ref the oracle picked from the observation when it planned (one of two unnamed
     /// fields, say).
     Ref(String),
@@ -44,6 +46,7 @@ impl Target {
                     .iter()
                     .find(|e| e.role == *role && e.name.to_lowercase().contains(&words))
             }
+            Target::AnyOf(roles, name) => roles.iter().find_map(|role| seen.find(role, name)),
             Target::Ref(r) => seen.elements.iter().find(|e| e.reference == *r),
         };
         found.ok_or_else(|| {
@@ -61,6 +64,7 @@ impl Target {
             Target::Named(role, name) => format!("{role} named {name:?}"),
             Target::Only(role) => format!("single {role}"),
             Target::NameHas(role, words) => format!("{role} whose name has {words:?}"),
+            Target::AnyOf(roles, name) => format!("{} named {name:?}", roles.join(" or ")),
             Target::Ref(r) => format!("element [{r}]"),
         }
     }
