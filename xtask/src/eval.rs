@@ -11,6 +11,11 @@ use anyhow::Result;
 pub fn eval(args: &[String]) -> Result<()> {
     setup::all(setup::Need { chromium: true, eval: needs_python(args) })?;
     build::all(build::Options { release: false, test_hooks: true })?;
+    harness(args)
+}
+
+/// Runs `waymark-eval` with `args` on the current build (for `test`, which has just built).
+pub fn harness(args: &[String]) -> Result<()> {
     run(util::cargo()
         .args(["run", "--quiet", "-p", "waymark-tests", "--bin", "waymark-eval", "--"])
         .args(args))

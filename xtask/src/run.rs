@@ -6,7 +6,7 @@ use anyhow::{Context, Result};
 use std::process::Command;
 
 /// Everything CI checks: formatting, clippy (native and wasm), then every test, end-to-end
-/// tests in real Chromium included.
+/// tests in real Chromium included, and the evaluation against the real llama.cpp server.
 pub fn test() -> Result<()> {
     setup::all(setup::Need { chromium: true, eval: true })?;
     build::all(build::Options { release: false, test_hooks: true })?;
@@ -41,7 +41,21 @@ pub fn test() -> Result<()> {
         .env_remove("WAYMARK_SKIP_BROWSER")
         .env("WAYMARK_SKIP_LEDGER", &ledger));
     report_skips(&ledger);
-    tests
+    tests?;
+    // The evaluation against a real OpenAI-compatible server (llama.cpp, installed and cached
+    // by setup): one MiniWoB task, one step — the real wire, the page's own reward, a clean
+    // end (the end-to-end test `eval_llama` covers the fixture site the same way).
+    crate::eval::harness(&[
+        "--llama".into(),
+        "--suite".into(),
+        "miniwob".into(),
+        "--tasks".into(),
+        "click-button".into(),
+        "--max-steps".into(),
+        "1".into(),
+        "--time-budget".into(),
+        "600".into(),
+    ])
 }
 
 /// Prints how many end-to-end tests the run skipped (each skip is a line of the ledger

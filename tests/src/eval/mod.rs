@@ -71,34 +71,48 @@ pub struct Options {
     pub host: PathBuf,
 }
 
+/// Whether the `--tasks` entry `id` names `task` of `suite`: `suite/task`, or the bare id.
+fn names(id: &str, suite: SuiteName, task: &str) -> bool {
+    match id.split_once('/') {
+        Some((s, t)) => s == suite.as_str() && t == task,
+        None => id == task,
+    }
+}
+
 /// The tasks of `suite` that `opts` selects.
 pub fn select(suite: SuiteName, opts: &Options) -> Result<Vec<EvalTask>> {
     let oracle_only = matches!(opts.model, Model::Oracle);
+    let picked = |candidates: Vec<String>| -> Vec<String> {
+        match &opts.tasks {
+            None => candidates,
+            Some(ids) => {
+                candidates.into_iter().filter(|c| ids.iter().any(|i| names(i, suite, c))).collect()
+            }
+        }
+    };
     let tasks: Vec<EvalTask> = match suite {
         SuiteName::Sites => {
             let all = sites::tasks();
-            match &opts.tasks {
-                None => all,
-                Some(ids) => all.into_iter().filter(|t| ids.contains(&t.id)).collect(),
-            }
+            let keep = picked(all.iter().map(|t| t.id.clone()).collect());
+            all.into_iter().filter(|t| keep.contains(&t.id)).collect()
         }
         SuiteName::MiniWob => {
+            let every = miniwob::all_names();
+            if every.is_empty() {
+                bail!(
+                    "no MiniWoB pages in {} (run `cargo xtask setup --eval`, or set {})",
+                    miniwob::html_dir().display(),
+                    miniwob::MINIWOB_DIR_ENV
+                );
+            }
             let names: Vec<String> = match &opts.tasks {
-                Some(ids) if ids.iter().any(|i| i == "all") => miniwob::all_names(),
-                Some(ids) => ids.clone(),
+                Some(ids) if ids.iter().any(|i| i == "all" || i == "miniwob/all") => every,
+                Some(_) => picked(every),
                 None if oracle_only => {
                     miniwob::ORACLE_TASKS.iter().map(|s| (*s).to_owned()).collect()
                 }
                 None => miniwob::DEFAULT_TASKS.iter().map(|s| (*s).to_owned()).collect(),
             };
-            let dir = miniwob::html_dir().join("miniwob");
-            if let Some(missing) = names.iter().find(|n| !dir.join(format!("{n}.html")).is_file()) {
-                bail!(
-                    "no MiniWoB page {missing}.html in {} (run `cargo xtask setup --eval`, or set {})",
-                    dir.display(),
-                    miniwob::MINIWOB_DIR_ENV
-                );
-            }
             names.iter().map(|n| miniwob::task(n)).collect()
         }
     };
@@ -113,6 +127,16 @@ pub fn select(suite: SuiteName, opts: &Options) -> Result<Vec<EvalTask>> {
     } else {
         tasks
     })
+}
+
+/// `--tasks` entries that no selected suite has (a typo would otherwise run nothing).
+fn unknown_ids(opts: &Options, selected: &[EvalTask]) -> Vec<String> {
+    let Some(ids) = &opts.tasks else { return Vec::new() };
+    ids.iter()
+        .filter(|i| !matches!(i.as_str(), "all" | "miniwob/all"))
+        .filter(|i| !selected.iter().any(|t| names(i, t.suite, &t.id)))
+        .cloned()
+        .collect()
 }
 
 /// Runs the evaluation and returns its report.
@@ -146,7 +170,12 @@ pub fn evaluate(opts: &Options) -> Result<Report> {
             Ok((*s, tasks, site))
         })
         .collect::<Result<_>>()?;
-    let total: usize = suites.iter().map(|(_, t, _)| t.len()).sum::<usize>() * opts.runs as usize;
+    let selected: Vec<EvalTask> = suites.iter().flat_map(|(_, t, _)| t.iter().cloned()).collect();
+    let unknown = unknown_ids(opts, &selected);
+    if !unknown.is_empty() {
+        bail!("no such task in the suites run: {}", unknown.join(", "));
+    }
+    let total: usize = selected.len() * opts.runs as usize;
     if total == 0 {
         bail!("no task selected");
     }

@@ -204,12 +204,18 @@ impl Report {
                     r.suite,
                     r.task,
                     r.run,
-                    r.failure.as_deref().unwrap_or("failed")
+                    one_line(r.failure.as_deref().unwrap_or("failed"))
                 );
             }
         }
         out
     }
+}
+
+/// `text` with its line breaks and runs of spaces made single spaces (a card's message spans
+/// lines; a markdown list item must not).
+fn one_line(text: &str) -> String {
+    text.split_whitespace().collect::<Vec<_>>().join(" ")
 }
 
 fn cost(rows: &[&TaskResult]) -> String {

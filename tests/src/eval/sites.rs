@@ -36,9 +36,11 @@ pub fn serve() -> anyhow::Result<crate::fixture_server::FixtureServer> {
 }
 
 /// Why `shop-compare` fails today.
-pub const BACK_SKIPS: &str = "the agent's Go back returns two pages (to the shop, not the \
-    search results): the tab's history still holds the results page, but the pages were left \
-    by clicks without a user gesture, and Chrome's back skips entries added without one";
+pub const BACK_SKIPS: &str = "one Go back (chrome.tabs.goBack) returns two pages, to the shop \
+    instead of the search results, although the tab's history still holds them (shop, results, \
+    product; the index moves from 3 to 1); most likely Chrome's history intervention, which \
+    skips on back the entries that navigated away without a user gesture — the agent's \
+    synthetic clicks carry none";
 
 /// Why `contact-fetch` fails today.
 pub const FETCH_AFTER_APPROVAL: &str = "after the user approves the message, the page's own \
