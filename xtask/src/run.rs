@@ -54,7 +54,7 @@ pub fn test() -> Result<()> {
         "--max-steps".into(),
         "1".into(),
         "--time-budget".into(),
-        "600".into(),
+        "300".into(),
     ])
 }
 

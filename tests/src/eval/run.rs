@@ -73,10 +73,10 @@ pub fn run_task(stack: &Stack, task: &EvalTask, env: &TaskEnv<'_>) -> Result<Tas
             if !t.running && t.answer.is_some() && state.turns > turns_before {
                 break t.clone();
             }
-            if t.running {
-                if let Some(card) = t.controls.card.clone() {
-                    watch.answer_card(stack, card)?;
-                }
+            if t.running
+                && let Some(card) = t.controls.card.clone()
+            {
+                watch.answer_card(stack, card)?;
             }
         }
         if watch.episode.is_none() && task.check == Check::Reward {
@@ -105,9 +105,6 @@ pub fn run_task(stack: &Stack, task: &EvalTask, env: &TaskEnv<'_>) -> Result<Tas
     let answer = ended.answer.clone().unwrap_or_default();
     let received = env.site.requests().split_off(requests_before.min(env.site.requests().len()));
     let verdict = judge(&task.check, &answer, &received, watch.episode.as_ref());
-    if std::env::var_os("WAYMARK_EVAL_DEBUG_HISTORY").is_some() {
-        eprintln!("history: {:?}", tab.call("Page.getNavigationHistory", serde_json::json!({})));
-    }
     #[allow(clippy::let_underscore_must_use, reason = "a tab already gone needs no closing")]
     let _ = stack.browser.close_target(tab.target_id());
     let failure = match &verdict {
