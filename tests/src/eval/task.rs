@@ -44,8 +44,9 @@ pub enum Prompt {
 /// How a task's success is decided (never from the agent's own claim).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Check {
-    /// The site received a request to `path` (form body, JSON body or query) that carries
-    /// every `(field, value)` (values compared case-insensitively, spaces trimmed).
+    /// The site received a request to `path` (form body, JSON body or query) whose fields
+    /// each hold their value (case-insensitively: `body` holds "24 December" when it says
+    /// "The office is closed on 24 December.").
     Sent {
         /// The path on the task's site.
         path: String,
