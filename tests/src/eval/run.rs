@@ -303,3 +303,57 @@ fn failure_reason(why: &str, t: &TaskState, watch: &Watch, budget: Budget) -> St
     }
     out
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::fixture_server::FixtureRequest;
+
+    fn post(path: &str, body: &str) -> FixtureRequest {
+        FixtureRequest {
+            method: "POST".into(),
+            path: path.into(),
+            query: None,
+            headers: vec![],
+            body: body.into(),
+        }
+    }
+
+    #[test]
+    fn checks_read_what_the_site_received_the_answer_and_the_reward() {
+        let sent = Check::Sent {
+            path: "/api/message".into(),
+            fields: vec![
+                ("recipient".into(), "E-2044".into()),
+                ("body".into(), "24 december".into()),
+            ],
+        };
+        let good = post("/api/message", "recipient=E-2044&body=Closed+on+24+December.");
+        assert_eq!(judge(&sent, "", &[good], None), Ok(()));
+        let wrong = post("/api/message", "recipient=E-2090&body=Closed+on+24+December.");
+        let why = judge(&sent, "", &[wrong], None).expect_err("wrong recipient");
+        assert!(why.contains("recipient=\"E-2044\" (sent Some(\"E-2090\"))"), "{why}");
+        let elsewhere = judge(&sent, "", &[post("/api/other", "")], None).expect_err("no request");
+        assert!(elsewhere.contains("received nothing at /api/message"), "{elsewhere}");
+
+        let received = Check::Received { path: "/u".into(), contains: vec!["EVAL-1".into()] };
+        assert!(judge(&received, "", &[post("/u", "--b\r\nEVAL-1\r\n")], None).is_ok());
+        assert!(judge(&received, "", &[post("/u", "other")], None).is_err());
+
+        let answer = Check::Answer(vec!["Steelbrew".into(), "34.50".into()]);
+        assert!(judge(&answer, "It is steelbrew kettle at $34.50.", &[], None).is_ok());
+        assert_eq!(judge(&answer, "Steelbrew", &[], None), Err("the answer lacks 34.50".into()));
+
+        let won = Episode { reward: 0.8, reason: String::new() };
+        let lost = Episode { reward: -1.0, reason: "timed out".into() };
+        assert!(judge(&Check::Reward, "", &[], Some(&won)).is_ok());
+        assert_eq!(
+            judge(&Check::Reward, "", &[], Some(&lost)),
+            Err("the page ended the episode with reward -1 (timed out)".into())
+        );
+        assert!(judge(&Check::Reward, "", &[], None).is_err());
+        assert!(
+            judge(&Check::All(vec![answer, Check::Reward]), "Steelbrew 34.50", &[], None).is_err()
+        );
+    }
+}
