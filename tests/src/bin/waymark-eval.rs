@@ -7,6 +7,7 @@ use anyhow::{Context, Result, bail};
 use clap::Parser;
 use std::path::PathBuf;
 use std::time::Duration;
+use waymark_core::protocol::LlmRole;
 use waymark_tests::e2e;
 use waymark_tests::eval::task::{Budget, SuiteName};
 use waymark_tests::eval::{self, Model, Options};
@@ -71,12 +72,13 @@ fn main() -> Result<()> {
             let (role, model) = rm
                 .split_once('=')
                 .with_context(|| format!("--role-model {rm:?}: write ROLE=MODEL"))?;
-            if !["planner", "navigator", "validator", "summariser"].contains(&role) {
-                bail!(
+            // The host's own parser: `summarizer` and any case are accepted, as the host does.
+            let role: LlmRole = role.parse().map_err(|_| {
+                anyhow::anyhow!(
                     "--role-model {rm:?}: the roles are planner, navigator, validator, summariser"
-                );
-            }
-            Ok((role.to_owned(), model.to_owned()))
+                )
+            })?;
+            Ok((role, model.to_owned()))
         })
         .collect::<Result<Vec<_>>>()?;
     let extension =

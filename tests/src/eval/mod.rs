@@ -64,7 +64,7 @@ pub struct Options {
     /// Who navigates.
     pub model: Model,
     /// `(role, model)` overrides for the host.
-    pub role_models: Vec<(String, String)>,
+    pub role_models: Vec<(waymark_core::protocol::LlmRole, String)>,
     /// The unpacked extension.
     pub extension: PathBuf,
     /// The host binary.
@@ -234,7 +234,11 @@ pub fn evaluate(opts: &Options) -> Result<Report> {
         suites: opts.suites.iter().map(|s| s.as_str().to_owned()).collect(),
         model: if matches!(opts.model, Model::Oracle) { "oracle (scripted)".into() } else { model },
         base_url,
-        role_models: opts.role_models.clone(),
+        role_models: opts
+            .role_models
+            .iter()
+            .map(|(role, model)| (role.as_str().to_owned(), model.clone()))
+            .collect(),
         date: report::today(),
         runs: opts.runs,
         max_steps: opts.budget.steps,

@@ -12,6 +12,7 @@ use std::process::Command;
 use std::time::Duration;
 use waymark_core::agent::InterventionSettings;
 use waymark_core::panel::PanelRequest;
+use waymark_core::protocol::LlmRole;
 
 /// Failure bound for start-up steps (never a measurement).
 const BOUND: Duration = Duration::from_secs(60);
@@ -42,7 +43,7 @@ pub struct StackOptions {
     /// The endpoint.
     pub endpoint: Endpoint,
     /// `(role, model)` pairs: `WAYMARK_LLM_<ROLE>_MODEL` for the host.
-    pub role_models: Vec<(String, String)>,
+    pub role_models: Vec<(LlmRole, String)>,
     /// Folders the host may read attached files from (the tasks' resources).
     pub allowed_dirs: Vec<PathBuf>,
 }
@@ -111,7 +112,10 @@ impl Stack {
             ]);
         }
         for (role, model) in &opts.role_models {
-            env.push((format!("WAYMARK_LLM_{}_MODEL", role.to_ascii_uppercase()), model.clone()));
+            env.push((
+                format!("WAYMARK_LLM_{}_MODEL", role.as_str().to_ascii_uppercase()),
+                model.clone(),
+            ));
         }
         if !opts.allowed_dirs.is_empty() {
             let dirs: Vec<String> =
