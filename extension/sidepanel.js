@@ -1,15 +1,18 @@
 // Side panel entry: connects to the service worker, draws each state it sends, and forwards
 // the user's input. No agent logic lives here; all state comes from the Rust core.
 import { $ } from './panel/dom.js';
-import { renderHost } from './panel/host.js';
+import { initHost, renderHost } from './panel/host.js';
 import { renderTask, initTaskControls, taskOptions } from './panel/task.js';
 import { exportRequest, initExport, renderExport } from './panel/export.js';
 import { renderIntervention, initInterventions } from './panel/interventions.js';
 import { bindSessions, renderSessions } from './panel/sessions.js';
 import { initSettings, renderSettings, setSettingsOpen } from './panel/settings.js';
-import { renderStatus } from './panel/status.js';
+import { initStatus, renderStatus } from './panel/status.js';
+import { initGuide, renderGuide } from './panel/guide.js';
+import { atEnd, initThread, keepEnd, renderThread, setDrawer } from './panel/thread.js';
 import { renderFindings } from './panel/findings.js';
 import { initPrompt, renderPrompt } from './panel/prompt.js';
+import { initExternal, renderExternal } from './panel/external.js';
 
 let port;
 // Input given before the port is open (the first few ms) waits for it.
@@ -21,7 +24,8 @@ let live = false;
 // Draws one state from the worker.
 function draw(state) {
   const arrived = performance.now();
-  renderHost(state.host);
+  const wasAtEnd = atEnd();
+  renderHost(state.host, state.install);
   $('panel-error').hidden = !state.panel_error;
   $('panel-error').textContent = state.panel_error ?? '';
   renderTask(state.task);
@@ -33,6 +37,10 @@ function draw(state) {
   renderStatus(state);
   renderFindings(state.findings);
   renderPrompt(state);
+  renderGuide(state.guide, state);
+  renderThread(state);
+  keepEnd(wasAtEnd);
+  renderExternal(state.external);
   // When the panel first became usable with its session (read by `cargo xtask bench panel`).
   if (!document.body.dataset.readyMs && state.session.id) {
     document.body.dataset.stateMs = String(arrived);
@@ -70,6 +78,7 @@ $('prompt-form').addEventListener('submit', (event) => {
 $('export').addEventListener('click', () => send(exportRequest('md')));
 initPrompt(send, () => $('prompt-form').requestSubmit());
 initSettings(send);
+initExternal(send);
 
 // Keyboard: Ctrl/Cmd+E exports; Escape closes the settings, or else stops the running task
 // (the worker ignores it when nothing runs).
@@ -79,11 +88,16 @@ document.addEventListener('keydown', (event) => {
     send(exportRequest('md'));
   } else if (event.key === 'Escape' && !event.isComposing) {
     if (!$('settings').hidden) setSettingsOpen(false, send);
+    else if (document.body.classList.contains('drawer-open')) setDrawer(false);
     else if (!$('confirm-delete').hidden) send({ type: 'cancel_delete' });
     else send({ type: 'stop' });
   }
 });
 initTaskControls(send);
+initHost();
+initStatus();
+initGuide(send);
+initThread(send);
 initExport();
 initInterventions(send);
 bindSessions(send);

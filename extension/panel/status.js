@@ -1,5 +1,6 @@
-// Status lines: the LLM's state per role (with the rate-limit countdown) and what the task and
-// the session cost. The worker decides the lines; this only draws them and ticks the countdown.
+// Status: one dot and a few words (ready, working, needs you, problem) that open the details
+// on click; the LLM's state per role (with the rate-limit countdown) in those details; what the
+// task and the session cost in the task's footer. The worker decides every word.
 import { $, el, text } from './dom.js';
 
 let lines = [];
@@ -17,6 +18,10 @@ function drawLlm() {
 }
 
 export function renderStatus(state) {
+  const status = state.status ?? { dot: 'working', text: 'Connecting…', details: [] };
+  $('status').querySelector('.dot').dataset.dot = status.dot;
+  text($('status-text'), status.text);
+  $('status').title = status.details.join('\n');
   lines = state.llm?.lines ?? [];
   drawLlm();
   clearInterval(timer);
@@ -28,4 +33,12 @@ export function renderStatus(state) {
   text($('task-usage'), spent ? `This task: ${spent}` : '');
   text($('session-usage'), session ? `Session: ${session}` : '');
   text($('live'), task?.announce ?? '');
+}
+
+export function initStatus() {
+  $('status').addEventListener('click', () => {
+    const open = $('status-details').hidden;
+    $('status-details').hidden = !open;
+    $('status').setAttribute('aria-expanded', String(open));
+  });
 }

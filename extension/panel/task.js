@@ -2,6 +2,9 @@
 import { $, copyText, el, text } from './dom.js';
 
 let output = '';
+// The steps unfold while the task runs (and in verbose mode), and fold once it ends; a user's
+// own toggle stands until the task's state changes.
+let foldedFor = null;
 
 export function renderTask(task) {
   $('task').hidden = !task;
@@ -29,6 +32,13 @@ export function renderTask(task) {
   $('take-over').disabled = !!c.taken_over;
   $('plan').hidden = !task.plan?.length;
   $('plan').replaceChildren(...(task.plan || []).map((p) => el('li', { textContent: p })));
+  const fold = `${task.prompt}|${task.running}|${task.mode}`;
+  if (fold !== foldedFor) {
+    foldedFor = fold;
+    $('steps-box').open = task.running || task.mode === 'verbose';
+  }
+  $('steps-box').hidden = !task.steps.length;
+  text($('steps-summary'), `${task.steps.length} step${task.steps.length === 1 ? '' : 's'}`);
   $('steps').replaceChildren(...task.steps.map((s) => el('li', {
     textContent: s.ok ? s.text : `${s.text} — failed: ${s.error}`,
     className: s.ok ? 'ok' : 'failed',
@@ -41,7 +51,6 @@ export function renderTask(task) {
   answer.hidden = task.answer == null;
   answer.className = task.success ? 'ok' : 'failed';
   text(answer, task.output ?? task.answer);
-  $('send').disabled = task.running;
 }
 
 // Buttons forward to the service worker; what they mean is decided there.

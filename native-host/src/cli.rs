@@ -26,9 +26,10 @@ pub struct Cli {
 /// Subcommands.
 #[derive(Debug, Subcommand)]
 pub enum Command {
-    /// Register this binary as the `com.waymark.host` native-messaging host.
-    Install(TargetArgs),
-    /// Remove the registration.
+    /// Copy this binary into your user directory and register it as the `com.waymark.host`
+    /// native-messaging host (`--browser all`: every Chromium-family browser present).
+    Install(InstallArgs),
+    /// Remove the registration (and the copy `install` made).
     Uninstall(TargetArgs),
     /// Check manifests, config, LLM endpoint and export directory; print what to fix.
     Doctor(TargetArgs),
@@ -55,8 +56,34 @@ pub enum Command {
         #[arg(long)]
         stdout: bool,
     },
-    /// Serve the captured sessions as an MCP server on stdio (for Claude Code and others).
-    Mcp,
+    /// The bridge external agents use: `list` the browsers that have external agents on,
+    /// `ping` one (or all) through its extension and back.
+    Bridge {
+        /// What to do.
+        #[command(subcommand)]
+        action: BridgeAction,
+    },
+    /// Serve the browser and the captured sessions as an MCP server on stdio (for Claude Code
+    /// and others).
+    Mcp {
+        /// Which browser to use when several have external agents on: part of its label (see
+        /// `waymark-host bridge list`); also `WAYMARK_BROWSER`.
+        #[arg(long)]
+        browser: Option<String>,
+    },
+}
+
+/// `bridge` actions.
+#[derive(Debug, Subcommand)]
+pub enum BridgeAction {
+    /// The browsers that have external agents switched on.
+    List,
+    /// A ping through each browser's (or the named one's) extension and back.
+    Ping {
+        /// Part of the browser's label, or its host's pid.
+        #[arg(long)]
+        browser: Option<String>,
+    },
 }
 
 /// `sessions` actions.
@@ -92,6 +119,18 @@ pub enum ExportFmt {
     Json,
 }
 
+/// `install`'s options.
+#[derive(Debug, Args)]
+pub struct InstallArgs {
+    /// Where to register.
+    #[command(flatten)]
+    pub target: TargetArgs,
+    /// Register this binary where it is instead of copying it into the user's directory
+    /// (development builds, which are rebuilt in place).
+    #[arg(long)]
+    pub in_place: bool,
+}
+
 /// Which manifests to act on.
 #[derive(Debug, Args)]
 pub struct TargetArgs {
@@ -101,9 +140,10 @@ pub struct TargetArgs {
     /// A dedicated Chromium profile: the manifest goes to DIR/NativeMessagingHosts/.
     #[arg(long, value_name = "DIR")]
     pub user_data_dir: Option<PathBuf>,
-    /// Extension allowed to connect (default: Waymark's fixed ID).
+    /// Another extension ID allowed to connect besides Waymark's fixed one (the side panel
+    /// names its own when it differs); may be repeated.
     #[arg(long, value_name = "ID")]
-    pub extension_id: Option<String>,
+    pub extension_id: Vec<String>,
 }
 
 /// Browsers `--browser` accepts.
@@ -171,9 +211,50 @@ pub fn run(cli: Cli) -> anyhow::Result<ExitCode> {
         Command::Config { action } => config_cmd(action),
         Command::Sessions { action } => sessions_cmd(action),
         Command::Export { id, format, stdout } => export_cmd(&id, format, stdout),
-        Command::Mcp => {
-            crate::mcp::run(sessions_dir()?)?;
+        Command::Bridge { action } => bridge_cmd(action),
+        Command::Mcp { browser } => {
+            let browser = browser.or_else(|| std::env::var("WAYMARK_BROWSER").ok());
+            crate::mcp::run(sessions_dir()?, browser)?;
             Ok(ExitCode::SUCCESS)
+        }
+    }
+}
+
+fn bridge_cmd(action: BridgeAction) -> anyhow::Result<ExitCode> {
+    use crate::config::ProcessEnv;
+    let runtime = tokio::runtime::Builder::new_current_thread().enable_all().build()?;
+    match action {
+        BridgeAction::List => {
+            let found = crate::bridge::client::live_registrations(&ProcessEnv)?;
+            if found.is_empty() {
+                println!("{}", crate::bridge::BridgeError::NotRegistered);
+                return Ok(ExitCode::FAILURE);
+            }
+            for reg in found {
+                println!("{}\t{}\t{}", reg.pid, reg.label, reg.socket.display());
+            }
+            Ok(ExitCode::SUCCESS)
+        }
+        BridgeAction::Ping { browser } => {
+            let pinged = runtime
+                .block_on(crate::doctor_bridge::ping_all(&ProcessEnv, browser.as_deref()))?;
+            if pinged.is_empty() {
+                println!("{}", crate::bridge::BridgeError::NotRegistered);
+                return Ok(ExitCode::FAILURE);
+            }
+            let mut ok = true;
+            for p in pinged {
+                match p.result {
+                    Ok(rtt) => {
+                        println!("ok: {} answers ({:.1} ms)", p.label, rtt.as_secs_f64() * 1000.0)
+                    }
+                    Err(e) => {
+                        ok = false;
+                        println!("FIX: {}: {e}", p.label);
+                    }
+                }
+            }
+            Ok(if ok { ExitCode::SUCCESS } else { ExitCode::FAILURE })
         }
     }
 }
@@ -294,13 +375,16 @@ fn targets(args: &TargetArgs, only_present: bool) -> anyhow::Result<Vec<Target>>
     Ok(present)
 }
 
-fn install_cmd(args: &TargetArgs) -> anyhow::Result<ExitCode> {
-    let exe = install::current_exe()?;
-    if let Some(id) = &args.extension_id {
-        install::validate_extension_id(id)?;
+fn install_cmd(args: &InstallArgs) -> anyhow::Result<ExitCode> {
+    let ids = install::allowed_ids(&args.target.extension_id)?;
+    let targets = targets(&args.target, true)?;
+    let mut exe = install::current_exe()?;
+    if !args.in_place {
+        exe = install::place::place(&exe, &install::place::bin_dir()?)
+            .context("copying the host into your user directory")?;
     }
-    for t in targets(args, true)? {
-        let path = install::install(&t, &exe, args.extension_id.as_deref())
+    for t in targets {
+        let path = install::install(&t, &exe, &ids)
             .with_context(|| format!("installing for {}", t.label()))?;
         println!(
             "installed {} for {} at {}",
@@ -310,6 +394,7 @@ fn install_cmd(args: &TargetArgs) -> anyhow::Result<ExitCode> {
         );
     }
     println!("host binary: {}", exe.display());
+    println!("Waymark is ready: reopen its side panel in the browser.");
     Ok(ExitCode::SUCCESS)
 }
 
@@ -321,6 +406,14 @@ fn uninstall_cmd(args: &TargetArgs) -> anyhow::Result<ExitCode> {
             println!("removed {}", path.display());
         } else {
             println!("nothing to remove for {} ({} absent)", t.label(), path.display());
+        }
+    }
+    if args.user_data_dir.is_none() {
+        let dir = install::place::bin_dir()?;
+        match install::place::remove(&dir) {
+            Ok(true) => println!("removed {}", dir.join(install::place::BIN_NAME).display()),
+            Ok(false) => {}
+            Err(e) => println!("{e} (delete it by hand once no browser runs it)"),
         }
     }
     Ok(ExitCode::SUCCESS)
@@ -336,7 +429,7 @@ fn doctor_cmd(args: &TargetArgs) -> anyhow::Result<ExitCode> {
             Vec::new()
         },
         explicit,
-        extension_id: args.extension_id.clone(),
+        extension_id: args.extension_id.first().cloned(),
         offline: false,
         from_browser: false,
     };
@@ -435,7 +528,10 @@ mod tests {
             Cli::try_parse_from(["waymark-host", "install", "--browser", "all"]).expect("parse");
         assert!(matches!(
             cli.command,
-            Command::Install(TargetArgs { browser: Some(BrowserArg::All), .. })
+            Command::Install(InstallArgs {
+                target: TargetArgs { browser: Some(BrowserArg::All), .. },
+                in_place: false
+            })
         ));
         assert!(Cli::try_parse_from(["waymark-host", "install", "--browser", "firefox"]).is_err());
     }

@@ -8,9 +8,9 @@ use serde_json::Value;
 use tokio::sync::oneshot;
 use tokio::task::JoinSet;
 use waymark_protocol::{
-    ConfigSet, DoctorReport, ErrorCode, EventFrame, FileRead, HelloData, HostEvent, LlmCancelled,
-    LlmCompletion, LlmRequest, LlmStatus, PROTOCOL_VERSION, ReplyFrame, Request, RequestBody,
-    RequestType, TranscriptRecord, TranscriptRecorded,
+    BridgeAck, ConfigSet, DoctorReport, ErrorCode, EventFrame, FileRead, HelloData, HostEvent,
+    LlmCancelled, LlmCompletion, LlmRequest, LlmStatus, PROTOCOL_VERSION, ReplyFrame, Request,
+    RequestBody, RequestType, TranscriptRecord, TranscriptRecorded,
 };
 
 use crate::config::{Config, ProcessEnv};
@@ -36,6 +36,8 @@ pub struct Dispatcher {
     outbox: Outbox,
     in_flight: InFlight,
     tasks: JoinSet<()>,
+    /// External agents' way in, while the worker keeps it open.
+    bridge: crate::bridge::server::Bridge,
 }
 
 impl Dispatcher {
@@ -50,6 +52,7 @@ impl Dispatcher {
             outbox,
             in_flight: InFlight::default(),
             tasks: JoinSet::new(),
+            bridge: crate::bridge::server::Bridge::default(),
         }
     }
 
@@ -91,7 +94,7 @@ impl Dispatcher {
         match request.body {
             RequestBody::Hello(hello) => {
                 tracing::info!(extension_version = %hello.extension_version, "hello");
-                self.reply(ReplyFrame::ok(id, self.hello()));
+                self.reply(ReplyFrame::ok(id, self.hello(&hello.extension_version)));
             }
             RequestBody::Echo(echo) => self.reply(ReplyFrame::ok(id, echo)),
             RequestBody::LlmComplete(req) => self.start_llm(id, req),
@@ -119,6 +122,36 @@ impl Dispatcher {
             RequestBody::TranscriptRecord(req) => self.transcript(id, req),
             RequestBody::FileRead(req) => self.file_read(id, req),
             RequestBody::Doctor(_) => self.doctor(id),
+            RequestBody::BridgeOpen(req) => {
+                match self.bridge.open(id, &req.label, self.outbox.clone(), &ProcessEnv) {
+                    Ok(serve) => {
+                        self.tasks.spawn(serve);
+                    }
+                    Err(e) => {
+                        tracing::warn!(error = %e, "the bridge did not open");
+                        self.reply(crate::bridge::server::open_failed(id, &e));
+                    }
+                }
+            }
+            RequestBody::BridgeAnswer(req) => {
+                self.reply(if self.bridge.answer(req.call, req.result) {
+                    ReplyFrame::ok(id, BridgeAck {})
+                } else {
+                    ReplyFrame::err(id, ErrorCode::BridgeGone, "no one waits for that call")
+                });
+            }
+            RequestBody::BridgeDisconnect(req) => {
+                self.reply(if self.bridge.disconnect(req.client) {
+                    ReplyFrame::ok(id, BridgeAck {})
+                } else {
+                    ReplyFrame::err(id, ErrorCode::BridgeGone, "that client is gone already")
+                });
+            }
+            RequestBody::BridgeClose(_) => {
+                let was_open = self.bridge.close();
+                tracing::info!(was_open, "bridge closed by the extension");
+                self.reply(ReplyFrame::ok(id, BridgeAck {}));
+            }
         }
     }
 
@@ -246,7 +279,9 @@ impl Dispatcher {
         self.outbox.reply(reply);
     }
 
-    fn hello(&self) -> HelloData {
+    /// The `hello` reply; an extension older than this host works with gets a problem line
+    /// saying so (the extension checks the other direction with the same rule).
+    fn hello(&self, extension_version: &str) -> HelloData {
         let llm = match self.config.as_ref() {
             Ok(cfg) => cfg.llm.status(),
             Err(_) => LlmStatus {
@@ -261,7 +296,10 @@ impl Dispatcher {
             protocol: PROTOCOL_VERSION,
             capabilities: CAPABILITIES.to_vec(),
             llm,
-            problems: crate::settings::problems(&self.config),
+            problems: crate::settings::problems(&self.config)
+                .into_iter()
+                .chain(extension_outdated(extension_version, crate::HOST_VERSION))
+                .collect(),
         }
     }
 
@@ -365,6 +403,22 @@ impl EventSink for RequestCtx {
     }
 }
 
+/// The problem line for an extension too old for this host (see
+/// [`waymark_protocol::compatibility`]).
+fn extension_outdated(extension_version: &str, host_version: &str) -> Option<String> {
+    match waymark_protocol::compatibility(extension_version, host_version) {
+        waymark_protocol::Compatibility::ExtensionOutdated { extension, needed } => {
+            tracing::warn!(%extension, %needed, "the extension is older than this host supports");
+            Some(format!(
+                "This Waymark extension ({extension}) is older than the host supports ({needed} \
+                 or later): update the extension from the Chrome Web Store (or load the newer \
+                 release's zip)."
+            ))
+        }
+        _ => None,
+    }
+}
+
 /// Checks the envelope and decodes a request, or builds the error reply for it.
 ///
 /// The id is recovered from the raw JSON whenever possible so even a rejected request gets an
@@ -397,6 +451,18 @@ pub fn parse_request(text: &str) -> Result<Request, ReplyFrame<()>> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn hello_tells_an_extension_two_releases_behind_to_update_and_no_one_else() {
+        let line = extension_outdated("0.1.0", "0.3.0").expect("outdated");
+        assert!(
+            line.contains("0.1.0")
+                && line.contains("0.2.0")
+                && line.contains("update the extension")
+        );
+        assert_eq!(extension_outdated("0.2.0", "0.3.0"), None, "the previous release works");
+        assert_eq!(extension_outdated("0.4.0", "0.3.0"), None, "the extension judges a newer one");
+    }
     use waymark_protocol::Reply;
 
     fn code(r: Result<Request, ReplyFrame<()>>) -> (u64, ErrorCode) {

@@ -64,6 +64,9 @@ pub async fn run(opts: &DoctorOptions, env: &dyn Env) -> Vec<Check> {
         out.push(export_dir(&cfg.export_dir));
         out.extend(data_checks(&cfg));
     }
+    if !opts.offline {
+        out.extend(crate::doctor_bridge::checks(&crate::config::ProcessEnv).await);
+    }
     out
 }
 
@@ -144,7 +147,7 @@ pub fn check_manifest(path: &Path, exe: Option<&Path>, id: &str, t: &Target) -> 
             "manifest path {} does not exist ({reinstall})",
             host_path.display()
         )),
-        (Some(p), Some(exe)) if p != exe => Check::fix(format!(
+        (Some(p), Some(exe)) if p != exe && !is_installed_copy(&p) => Check::fix(format!(
             "manifest points at {}, not this binary {} ({reinstall} from the binary you want)",
             p.display(),
             exe.display()
@@ -171,6 +174,15 @@ pub fn check_manifest(path: &Path, exe: Option<&Path>, id: &str, t: &Target) -> 
         ))
     });
     out
+}
+
+/// Whether `p` is the copy `install` put in the user's directory (a doctor run from the
+/// downloaded binary then finds the manifest pointing there, which is right).
+fn is_installed_copy(p: &Path) -> bool {
+    crate::install::place::bin_dir()
+        .ok()
+        .and_then(|d| d.join(crate::install::place::BIN_NAME).canonicalize().ok())
+        .is_some_and(|copy| copy == p)
 }
 
 #[cfg(unix)]
@@ -372,11 +384,12 @@ mod tests {
         let dir = tempfile::tempdir().expect("tempdir");
         let t = Target::UserDataDir(dir.path().to_path_buf());
         let exe = current_exe().expect("exe");
-        let path = crate::install::install(&t, &exe, None).expect("install");
+        let path = crate::install::install(&t, &exe, &[EXTENSION_ID.to_owned()]).expect("install");
         let checks = check_manifest(&path, Some(&exe), EXTENSION_ID, &t);
         assert!(checks.iter().all(|c| c.ok), "{checks:?}");
 
-        let other = crate::install::install(&t, Path::new("/bin/sh"), None).expect("install");
+        let other = crate::install::install(&t, Path::new("/bin/sh"), &[EXTENSION_ID.to_owned()])
+            .expect("install");
         let checks = check_manifest(&other, Some(&exe), "abcdefghijklmnopabcdefghijklmnop", &t);
         let fixes: Vec<String> = checks.iter().filter(|c| !c.ok).map(ToString::to_string).collect();
         assert_eq!(fixes.len(), 2, "{fixes:?}");

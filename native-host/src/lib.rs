@@ -8,10 +8,12 @@
 //! The crate is a library plus a thin `main.rs` so the pieces are unit-tested and benchmarked
 //! without spawning a process.
 
+pub mod bridge;
 pub mod cli;
 pub mod config;
 pub mod dispatch;
 pub mod doctor;
+pub mod doctor_bridge;
 pub mod export;
 pub mod files;
 pub mod framing;

@@ -48,7 +48,7 @@ fn install_for_a_profile_then_doctor_then_uninstall() {
     let home = tempfile::tempdir().expect("tempdir");
     let profile = home.path().join("profile");
     let p = profile.to_str().expect("utf8");
-    let o = run(home.path(), &["install", "--user-data-dir", p], &[]);
+    let o = run(home.path(), &["install", "--in-place", "--user-data-dir", p], &[]);
     assert!(o.status.success(), "{o:?}");
     let manifest = profile.join("NativeMessagingHosts").join(format!("{HOST_NAME}.json"));
     let v: Value =
@@ -128,7 +128,7 @@ fn doctor_checks_every_role_endpoint_and_names_the_setting_to_fix() {
 }
 
 #[test]
-fn install_for_a_browser_uses_the_crate_paths() {
+fn install_for_a_browser_copies_the_host_into_the_user_dir_and_uses_the_crate_paths() {
     let home = tempfile::tempdir().expect("tempdir");
     let o = run(home.path(), &["install", "--browser", "chromium"], &[]);
     assert!(o.status.success(), "{o:?}");
@@ -136,7 +136,9 @@ fn install_for_a_browser_uses_the_crate_paths() {
         home.path().join(".config/chromium/NativeMessagingHosts").join(format!("{HOST_NAME}.json"));
     let v: Value =
         serde_json::from_str(&std::fs::read_to_string(&manifest).expect("read")).expect("json");
-    assert_eq!(v["path"], exe().to_str().expect("utf8"));
+    let copy = home.path().join(".local/share/waymark/bin/waymark-host");
+    assert_eq!(v["path"], copy.canonicalize().expect("copied").to_str().expect("utf8"));
+    assert_eq!(std::fs::read(&copy).expect("copy"), std::fs::read(exe()).expect("binary"));
     assert!(
         v["description"].as_str().expect("description").contains("Waymark"),
         "our template, not the crate's"
@@ -160,9 +162,16 @@ fn install_for_a_browser_uses_the_crate_paths() {
         "{out}"
     );
 
+    let v: Value =
+        serde_json::from_str(&std::fs::read_to_string(&manifest).expect("read")).expect("json");
+    let origins = &v["allowed_origins"];
+    assert_eq!(origins[0], format!("chrome-extension://{EXTENSION_ID}/"), "the fixed ID stays");
+    assert_eq!(origins[1], "chrome-extension://abcdefghijklmnopabcdefghijklmnop/");
+
     let o = run(home.path(), &["uninstall", "--browser", "all"], &[]);
     assert!(o.status.success(), "{o:?}");
     assert!(!manifest.exists());
+    assert!(!copy.exists(), "uninstall removes the copy too");
 }
 
 #[test]

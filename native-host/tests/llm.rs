@@ -65,7 +65,11 @@ fn streamed_text_arrives_as_deltas_then_the_whole_completion() {
             WireFormat::Anthropic => {
                 assert_eq!(req.header("x-api-key"), Some("test-key"));
                 assert!(req.header("anthropic-version").is_some());
-                assert_eq!(req.body["system"], "rules");
+                // Blocks, the last one ending the first cached prefix.
+                assert_eq!(
+                    req.body["system"],
+                    json!([{"type": "text", "text": "rules", "cache_control": {"type": "ephemeral"}}])
+                );
             }
         }
     });

@@ -336,19 +336,25 @@ impl Action {
     /// How long the page must stay quiet (no DOM change, no request in flight) after this
     /// action before it is read again; `None`: it cannot start anything worth waiting for.
     /// Typing waits out a search box's debounce (150–300 ms) so its suggestions are seen;
-    /// clicks and choices give a reaction that starts at once time to finish; scrolling and
-    /// hovering only a short beat (lazy loading shows up as a request in flight, which is
-    /// waited for). Every action pays this, so each kind waits no longer than it needs.
-    pub fn settle_quiet_ms(&self) -> Option<f64> {
+    /// a click or a choice that changed something is read soon after the changes stop, one
+    /// that changed nothing yet is given longer before "no visible effect" is concluded (a
+    /// menu that opens after a short delay); scrolling and hovering only a short beat (lazy
+    /// loading shows up as a request in flight, which is waited for). Every action pays this,
+    /// so each kind waits no longer than it needs.
+    pub fn settle_window(&self) -> Option<SettleWindow> {
+        let window = |after_change_ms, without_change_ms| {
+            Some(SettleWindow { after_change_ms, without_change_ms })
+        };
         match self {
-            Self::Type { .. } | Self::Clear { .. } | Self::PressKeys { .. } => Some(350.0),
+            Self::Type { .. } | Self::Clear { .. } => window(350.0, 350.0),
             Self::Click { .. }
             | Self::DoubleClick { .. }
+            | Self::PressKeys { .. }
             | Self::SelectOption { .. }
             | Self::Check { .. }
             | Self::Uncheck { .. }
-            | Self::Upload { .. } => Some(150.0),
-            Self::Scroll { .. } | Self::Hover { .. } => Some(100.0),
+            | Self::Upload { .. } => window(150.0, 400.0),
+            Self::Scroll { .. } | Self::Hover { .. } => window(100.0, 100.0),
             _ => None,
         }
     }
@@ -566,10 +572,26 @@ pub struct Settled {
     pub pending: u32,
 }
 
+/// How long the page must stay quiet after an action ([`Action::settle_window`]).
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct SettleWindow {
+    /// Once something changed: quiet this long after the last change.
+    pub after_change_ms: f64,
+    /// While nothing changed: this long after the action.
+    pub without_change_ms: f64,
+}
+
 impl Settled {
     /// Quiet for `quiet_ms` with nothing in flight.
     pub fn is_quiet(&self, quiet_ms: f64) -> bool {
         self.quiet_ms >= quiet_ms && self.pending == 0
+    }
+
+    /// Settled for `window`: quiet long enough for what has (or has not yet) changed.
+    pub fn is_settled(&self, window: SettleWindow) -> bool {
+        let changed = self.mutations > 0 || self.moved;
+        let quiet = if changed { window.after_change_ms } else { window.without_change_ms };
+        self.is_quiet(quiet)
     }
 
     /// Anything a person could notice changed: the DOM, the focus or the URL.

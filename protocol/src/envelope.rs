@@ -4,6 +4,7 @@ use serde::de::DeserializeOwned;
 use serde::{Deserialize, Serialize};
 
 use super::{
+    BridgeAck, BridgeAnswer, BridgeCall, BridgeClose, BridgeClosed, BridgeDisconnect, BridgeOpen,
     ConfigSet, DoctorReport, ErrorBody, ErrorCode, ExportWrite, ExportWritten, FileInfo, FileRead,
     HelloData, HostSettings, LlmCompletion, LlmRequest, PROTOCOL_VERSION, TranscriptRecord,
     TranscriptRecorded,
@@ -155,6 +156,16 @@ requests! {
     ];
     /// Runs the set-up checks of `waymark-host doctor`.
     "doctor" => Doctor(Doctor) -> DoctorReport, errors [];
+    /// Lets external agents (MCP clients) reach this browser through a socket only the user
+    /// can open; `bridge.client` and `bridge.call` events follow until the reply, which comes
+    /// when the bridge closes (`bridge.close`, or the port goes).
+    "bridge.open" => BridgeOpen(BridgeOpen) -> BridgeClosed, errors [BridgeFailed];
+    /// The worker's answer to one `bridge.call` event.
+    "bridge.answer" => BridgeAnswer(BridgeAnswer) -> BridgeAck, errors [BridgeGone];
+    /// Ends one external agent's connection (the panel's Disconnect).
+    "bridge.disconnect" => BridgeDisconnect(BridgeDisconnect) -> BridgeAck, errors [BridgeGone];
+    /// Closes the bridge: every external agent is disconnected and the socket removed.
+    "bridge.close" => BridgeClose(BridgeClose) -> BridgeAck, errors [];
 }
 
 impl std::fmt::Display for RequestType {
@@ -261,6 +272,26 @@ pub enum HostEvent {
         seq: u32,
         /// Standard base64 of at most [`super::MAX_FILE_CHUNK_BYTES`] raw bytes.
         data: String,
+    },
+    /// An external agent connected to the bridge, or went away.
+    #[serde(rename = "bridge.client")]
+    BridgeClient {
+        /// The connection's id (for `bridge.disconnect`).
+        client: u64,
+        /// The MCP client's name from its `initialize` (`Claude Code`).
+        name: String,
+        /// Connected now (`false`: it went away).
+        connected: bool,
+    },
+    /// An external agent's tool call, for the worker to answer with `bridge.answer`.
+    #[serde(rename = "bridge.call")]
+    BridgeCall {
+        /// The call's id.
+        call: u64,
+        /// Which client asks.
+        client: u64,
+        /// What it asks.
+        request: BridgeCall,
     },
 }
 

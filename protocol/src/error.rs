@@ -85,6 +85,10 @@ pub enum ErrorCode {
     /// A reply arrived but its data is not what the request's reply type says (a host and an
     /// extension of different releases, or a bug).
     BadReply,
+    /// The bridge for external agents could not start (its socket directory, its secret).
+    BridgeFailed,
+    /// A bridge request named a call or client that is gone (answered already, disconnected).
+    BridgeGone,
     /// A code this build does not know (sent by a newer peer).
     #[serde(other)]
     Other,
@@ -117,6 +121,8 @@ impl ErrorCode {
             Self::ConfigInvalid => "config_invalid",
             Self::TranscriptFailed => "transcript_failed",
             Self::BadReply => "bad_reply",
+            Self::BridgeFailed => "bridge_failed",
+            Self::BridgeGone => "bridge_gone",
         }
     }
 }

@@ -9,6 +9,7 @@
 //!   `{"v":1,"id":7,"ok":false,"error":{"code":"llm_unreachable","message":"…"}}`
 //! * stream event: `{"v":1,"id":7,"event":"llm.delta","text":"…"}` (zero or more before the reply)
 
+mod bridge;
 mod doctor;
 mod envelope;
 mod error;
@@ -17,7 +18,13 @@ mod file;
 mod llm;
 mod settings;
 mod transcript;
+mod version;
 
+pub use bridge::{
+    BridgeAck, BridgeAnswer, BridgeCall, BridgeClose, BridgeClosed, BridgeDisconnect,
+    BridgeFailure, BridgeFailureKind, BridgeImage, BridgeOpen, BridgeOutput, BridgeResult,
+    BridgeTab, MAX_BRIDGE_TEXT, ScrollWay,
+};
 pub use doctor::{DoctorCheck, DoctorReport};
 pub use envelope::{
     ConfigGet, Doctor, Echo, EventFrame, Hello, HostEvent, HostFrame, HostRequest, LlmCancel,
@@ -35,6 +42,7 @@ pub use settings::{
     Provider, Setting, SettingError, SettingKey, TranscriptSettings,
 };
 pub use transcript::{TranscriptEvent, TranscriptRecord, TranscriptRecorded};
+pub use version::{Compatibility, Release, compatibility};
 
 /// Protocol version carried in every frame; bumped only on incompatible changes.
 pub const PROTOCOL_VERSION: u32 = 1;

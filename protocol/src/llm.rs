@@ -122,10 +122,21 @@ fn default_role() -> LlmRole {
 /// Token counts reported by the provider.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct TokenUsage {
-    /// Prompt tokens.
+    /// Prompt tokens: the whole prompt, including the parts read from or written to the
+    /// provider's prompt cache (Anthropic reports those apart; the host adds them back), so
+    /// figures compare across providers.
     pub input_tokens: u64,
     /// Completion tokens.
     pub output_tokens: u64,
+    /// Of `input_tokens`, those read from the provider's prompt cache (a prefix identical to an
+    /// earlier call's): billed at a fraction of the input price. Absent (0) from older hosts
+    /// and from providers that report no caching.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub cached_input_tokens: u64,
+    /// Of `input_tokens`, those written to the prompt cache by this call (Anthropic bills them
+    /// above the input price; OpenAI-compatible servers cache for free and report none).
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub cache_write_tokens: u64,
     /// The provider reported no counts (llama.cpp's server streams none), so the host counted
     /// them itself with the o200k tokenizer: close, not exact.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
@@ -165,4 +176,50 @@ pub struct CallCost {
     pub input_usd_per_mtok: f64,
     /// Price applied to completion tokens, dollars per million.
     pub output_usd_per_mtok: f64,
+    /// Price applied to prompt tokens read from the cache, dollars per million (absent from
+    /// older hosts; only used when the call read from the cache).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cached_input_usd_per_mtok: Option<f64>,
+    /// Price applied to prompt tokens written to the cache, dollars per million (absent from
+    /// older hosts; only used when the call wrote to the cache).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cache_write_usd_per_mtok: Option<f64>,
+}
+
+/// Whether a count is zero, so counts a provider does not report stay off the wire.
+#[allow(
+    clippy::trivially_copy_pass_by_ref,
+    reason = "serde's skip_serializing_if passes a reference"
+)]
+fn is_zero(n: &u64) -> bool {
+    *n == 0
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn cache_counts_are_optional_on_the_wire_both_ways() {
+        // An older host's usage (no cache fields) reads as nothing cached...
+        let old: TokenUsage =
+            serde_json::from_str(r#"{"input_tokens":10,"output_tokens":2}"#).expect("old usage");
+        assert_eq!((old.cached_input_tokens, old.cache_write_tokens), (0, 0));
+        // ...and counts of 0 stay off the wire, so an older extension sees what it knows.
+        assert_eq!(
+            serde_json::to_value(old).expect("json"),
+            serde_json::json!({"input_tokens": 10, "output_tokens": 2})
+        );
+        let cached = TokenUsage { cached_input_tokens: 8, cache_write_tokens: 1, ..old };
+        let json = serde_json::to_value(cached).expect("json");
+        assert_eq!(
+            (json["cached_input_tokens"].as_u64(), json["cache_write_tokens"].as_u64()),
+            (Some(8), Some(1))
+        );
+        assert_eq!(serde_json::from_value::<TokenUsage>(json).expect("back"), cached);
+        let cost: CallCost =
+            serde_json::from_str(r#"{"usd":0.1,"input_usd_per_mtok":1,"output_usd_per_mtok":2}"#)
+                .expect("old cost");
+        assert_eq!(cost.cached_input_usd_per_mtok, None);
+    }
 }

@@ -178,3 +178,18 @@ fn retry_events_carry_the_failure_code() {
     let HostEvent::LlmRetry { code, .. } = ev.event else { panic!("not a retry") };
     assert_eq!(code, ErrorCode::LlmRateLimited);
 }
+
+#[test]
+fn a_bridge_answer_keeps_its_image_through_the_envelope() {
+    let answer = BridgeAnswer {
+        call: 3,
+        result: BridgeResult::Ok(BridgeOutput {
+            text: "Screenshot".into(),
+            tabs: None,
+            image: Some(BridgeImage { mime: "image/jpeg".into(), data: "AAAA".into() }),
+        }),
+    };
+    let text = serde_json::to_string(&Request::new(5, answer.clone())).expect("serialise");
+    let back: Request = serde_json::from_str(&text).expect("parse");
+    assert_eq!(back.body, RequestBody::BridgeAnswer(answer), "{text}");
+}

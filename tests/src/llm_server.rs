@@ -36,6 +36,11 @@ use axum::response::Response;
 use serde_json::{Value, json};
 use tokio::sync::oneshot;
 
+pub use cache::CacheReport;
+use cache::{CacheCounts, PromptCache};
+
+mod cache;
+
 /// Which wire format a request arrived in; replies are rendered in the same one.
 ///
 /// Why: the same per-test script drives both providers, so tests of the Anthropic path reuse the
@@ -365,6 +370,7 @@ struct Shared {
     chunk_delay: Duration,
     log: Mutex<Log>,
     changed: Condvar,
+    cache: Mutex<PromptCache>,
 }
 
 #[derive(Default)]
@@ -452,6 +458,7 @@ impl ScriptedLlm {
             chunk_delay: options.chunk_delay,
             log: Mutex::new(Log::default()),
             changed: Condvar::new(),
+            cache: Mutex::new(PromptCache::default()),
         });
         let app = Router::new()
             .fallback(handle)
@@ -551,6 +558,12 @@ impl ScriptedLlm {
                 .map(|(g, _)| g)
                 .unwrap_or_else(|p| p.into_inner().0);
         }
+    }
+
+    /// Sets what the usage of later replies says about prompt caching (see [`CacheReport`]);
+    /// [`CacheReport::Off`] until called.
+    pub fn report_cache(&self, report: CacheReport) {
+        self.shared.cache.lock().unwrap_or_else(std::sync::PoisonError::into_inner).report = report;
     }
 
     /// Messages of script panics so far (a panicking script answers HTTP 500 instead of hanging).
@@ -815,7 +828,7 @@ async fn render(shared: &Shared, req: &RecordedRequest, reply: ScriptedReply) ->
             (WireFormat::Anthropic, _) => answer(shared, req, Answer::text(&text)),
         },
         ScriptedReply::ToolCalls { text, calls } => {
-            answer(shared, req, Answer { text: text.unwrap_or_default(), calls })
+            answer(shared, req, Answer { text: text.unwrap_or_default(), calls, cache: None })
         }
     }
 }
@@ -832,15 +845,19 @@ fn unreachable_delay() -> Response {
 struct Answer {
     text: String,
     calls: Vec<ToolCall>,
+    /// Cache figures for the usage; `None`: the usage has no cache fields.
+    cache: Option<CacheCounts>,
 }
 
 impl Answer {
     fn text(text: &str) -> Answer {
-        Answer { text: text.to_owned(), calls: Vec::new() }
+        Answer { text: text.to_owned(), calls: Vec::new(), cache: None }
     }
 }
 
-fn answer(shared: &Shared, req: &RecordedRequest, answer: Answer) -> Response {
+fn answer(shared: &Shared, req: &RecordedRequest, mut answer: Answer) -> Response {
+    answer.cache =
+        shared.cache.lock().unwrap_or_else(std::sync::PoisonError::into_inner).counts(req);
     match (req.format, req.is_stream()) {
         (WireFormat::OpenAi, false) => {
             plain(StatusCode::OK, "application/json", openai_json(req, &answer).to_string())
@@ -919,7 +936,10 @@ fn model_of(req: &RecordedRequest) -> String {
 
 /// Rough token counts (4 chars per token) so clients that read `usage` see plausible numbers.
 fn usage_counts(req: &RecordedRequest, answer: &Answer) -> (u64, u64) {
-    let prompt = (req.all_text().chars().count() / 4).max(1) as u64;
+    let prompt = match answer.cache {
+        Some(cache) => cache.prompt,
+        None => (req.all_text().chars().count() / 4).max(1) as u64,
+    };
     let completion = ((answer.text.chars().count()
         + answer.calls.iter().map(|c| c.name.len() + c.arguments.len()).sum::<usize>())
         / 4)
@@ -1003,10 +1023,33 @@ fn openai_json(req: &RecordedRequest, answer: &Answer) -> Value {
             "logprobs": null,
             "finish_reason": if answer.calls.is_empty() { "stop" } else { "tool_calls" },
         }],
-        "usage": {"prompt_tokens": prompt, "completion_tokens": completion,
-                  "total_tokens": prompt + completion},
+        "usage": openai_usage(answer, prompt, completion),
         "system_fingerprint": "fp_waymark_tests",
     })
+}
+
+/// OpenAI's `usage`, with `prompt_tokens_details.cached_tokens` when the cache reports.
+fn openai_usage(answer: &Answer, prompt: u64, completion: u64) -> Value {
+    let mut usage = json!({"prompt_tokens": prompt, "completion_tokens": completion,
+                           "total_tokens": prompt + completion});
+    if let Some(cache) = answer.cache {
+        usage["prompt_tokens_details"] = json!({"cached_tokens": cache.read, "audio_tokens": 0});
+    }
+    usage
+}
+
+/// Anthropic's `usage`: with the cache reporting, `input_tokens` is only the prompt after the
+/// cached and written parts, as Anthropic counts it.
+fn anthropic_usage(answer: &Answer, input: u64, output: u64) -> Value {
+    match answer.cache {
+        None => json!({"input_tokens": input, "output_tokens": output}),
+        Some(cache) => json!({
+            "input_tokens": input.saturating_sub(cache.read + cache.written),
+            "cache_read_input_tokens": cache.read,
+            "cache_creation_input_tokens": cache.written,
+            "output_tokens": output,
+        }),
+    }
 }
 
 fn sse_data(v: &Value) -> String {
@@ -1055,8 +1098,7 @@ fn openai_stream(req: &RecordedRequest, answer: &Answer, include_usage: bool) ->
         out.push(sse_data(&json!({
             "id": id, "object": "chat.completion.chunk", "created": created, "model": model,
             "system_fingerprint": "fp_waymark_tests", "choices": [],
-            "usage": {"prompt_tokens": prompt, "completion_tokens": completion,
-                      "total_tokens": prompt + completion},
+            "usage": openai_usage(answer, prompt, completion),
         })));
     }
     out.push("data: [DONE]\n\n".to_owned());
@@ -1087,7 +1129,7 @@ fn anthropic_json(req: &RecordedRequest, answer: &Answer) -> Value {
         "content": content,
         "stop_reason": if answer.calls.is_empty() { "end_turn" } else { "tool_use" },
         "stop_sequence": null,
-        "usage": {"input_tokens": input, "output_tokens": output},
+        "usage": anthropic_usage(answer, input, output),
     })
 }
 
@@ -1102,7 +1144,7 @@ fn anthropic_stream(req: &RecordedRequest, answer: &Answer) -> Vec<String> {
         &json!({"type": "message_start", "message": {
             "id": format!("msg_wm{:04}", req.index), "type": "message", "role": "assistant",
             "model": model_of(req), "content": [], "stop_reason": null, "stop_sequence": null,
-            "usage": {"input_tokens": input, "output_tokens": 1},
+            "usage": anthropic_usage(answer, input, 1),
         }}),
     )];
     let mut index = 0;

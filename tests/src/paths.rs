@@ -1,8 +1,10 @@
 //! Where things are: the workspace, the fixtures, the target dir, and throw-away browser profiles.
 //!
 //! Why: tests run from any working directory (`cargo test` sets it to the crate, IDEs differ), so
-//! every path is derived from `CARGO_MANIFEST_DIR` at compile time; profiles must be fresh per test
-//! and gone afterwards unless someone is debugging.
+//! every path is derived from `CARGO_MANIFEST_DIR` — the one cargo sets when it runs the test
+//! (a path compiled into the binary names whichever clone last built it when clones share a
+//! target directory, as CI's do), the compiled one only outside cargo; profiles must be fresh
+//! per test and gone afterwards unless someone is debugging.
 
 use std::path::{Path, PathBuf};
 
@@ -11,18 +13,38 @@ use tempfile::TempDir;
 
 /// The workspace root (parent of this crate's directory).
 pub fn workspace_root() -> PathBuf {
-    let manifest = Path::new(env!("CARGO_MANIFEST_DIR"));
-    manifest.parent().map(Path::to_path_buf).unwrap_or_else(|| manifest.to_path_buf())
+    let manifest = tests_dir();
+    manifest.parent().map(Path::to_path_buf).unwrap_or(manifest)
 }
 
-/// This crate's directory, `<root>/tests`.
+/// This crate's directory, `<root>/tests`: where cargo runs the test from, else where it was
+/// compiled.
 pub fn tests_dir() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+    std::env::var_os("CARGO_MANIFEST_DIR")
+        .map(PathBuf::from)
+        .filter(|dir| dir.join("Cargo.toml").is_file() && dir.ends_with("tests"))
+        .unwrap_or_else(|| PathBuf::from(env!("CARGO_MANIFEST_DIR")))
 }
 
 /// `<root>/tests/fixtures`: pages the fixture server serves.
 pub fn fixtures_dir() -> PathBuf {
     tests_dir().join("fixtures")
+}
+
+/// The zip `cargo xtask build` packs from the extension it built, with the release zip's
+/// packaging (`cargo xtask dist`): the manifest without its key, no panel sources.
+pub fn extension_test_zip() -> PathBuf {
+    target_dir().join("waymark-extension-test.zip")
+}
+
+/// axe-core's script, installed (pinned) by `cargo xtask setup` into the tools directory
+/// (`WAYMARK_TOOLS_DIR`, else `~/.cache/waymark/tools`), for the panel's accessibility checks.
+pub fn axe_script() -> PathBuf {
+    let tools = std::env::var_os("WAYMARK_TOOLS_DIR").map(PathBuf::from).unwrap_or_else(|| {
+        let home = std::env::var_os("HOME").map(PathBuf::from).unwrap_or_else(std::env::temp_dir);
+        home.join(".cache").join("waymark").join("tools")
+    });
+    tools.join("axe-core").join("node_modules").join("axe-core").join("axe.min.js")
 }
 
 /// `<root>/extension`: the unpacked extension as `cargo xtask build` leaves it (generated `pkg*/`
@@ -55,7 +77,10 @@ pub fn tools_dir() -> PathBuf {
 
 /// The debug host binary `cargo xtask build` produces (under [`target_dir`]).
 pub fn host_binary() -> PathBuf {
-    target_dir().join("debug").join("waymark-host")
+    // `WAYMARK_HOST_BINARY` measures another build (a release host in `cargo xtask bench mcp`).
+    std::env::var_os("WAYMARK_HOST_BINARY")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| target_dir().join("debug").join("waymark-host"))
 }
 
 /// A fresh, empty browser profile directory, deleted on drop.

@@ -117,17 +117,7 @@ fn seeded_session(n: u32) -> Map<String, Value> {
         record.toc_line = format!("Offer page {i} checked");
         session.push(record);
     }
-    let mut items = Map::new();
-    items.insert("current_session".into(), json!(session.id));
-    items.insert(
-        Session::meta_key(&session.id),
-        serde_json::to_value(session.meta()).expect("meta"),
-    );
-    for r in &session.records {
-        items
-            .insert(Session::turn_key(&session.id, r.turn), serde_json::to_value(r).expect("turn"));
-    }
-    items
+    common::session_items(&session)
 }
 
 #[test]
@@ -147,14 +137,7 @@ fn recall_finds_a_folded_task_of_the_session() {
     })
     .expect("scripted LLM");
     let wm = launch(&llm);
-    let sw = wm.attach_worker().expect("worker");
-    let items = Value::Object(seeded_session(20));
-    sw.eval(&format!("chrome.storage.local.set({items}).then(() => true)")).expect("seed");
-    let worker = wm.browser.wait_for_extension_worker(TASK_TIMEOUT).expect("worker");
-    #[allow(clippy::unused_result_ok, reason = "the worker is stopped next anyway")]
-    sw.detach().ok();
-    // The worker loads the current session when it starts.
-    wm.browser.stop_service_worker(&worker, TASK_TIMEOUT).expect("stop worker");
+    common::seed_storage(&wm, seeded_session(20));
     let _page = wm.open("/form.html").expect("open form");
     let panel = wm.panel().expect("panel");
     panel.send("What did plan 3 cost?").expect("send");

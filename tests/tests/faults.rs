@@ -575,6 +575,14 @@ fn exhausted_storage_quota_is_explained_and_nothing_stored_is_lost() {
 
     let worker = wm.browser.wait_for_extension_worker(TASK_TIMEOUT).expect("worker");
     let sw = wm.browser.attach(&worker.target_id).expect("attach worker");
+    // The session's automatic title is stored after the turn: wait for it too, so the
+    // snapshot below holds everything the task stored (under load it could miss the title).
+    sw.wait_for(
+        "chrome.storage.local.get(null).then((all) => Object.entries(all).some(([k, v]) => \
+         k.endsWith(':meta') && v.title === 'alpha task'))",
+        TASK_TIMEOUT,
+    )
+    .expect("title stored");
     let quota = sw.eval("chrome.storage.local.QUOTA_BYTES").expect("quota");
     assert_eq!(quota, json!(10_485_760), "the copy runs with the real quota");
     let stored_before = sw

@@ -30,6 +30,7 @@ fn site() -> FixtureServer {
     FixtureServer::builder(paths::fixtures_dir().join("site")).start().expect("fixture server")
 }
 
+/// Where the panel's screenshots and axe-core results go (the test output CI keeps).
 fn screenshot_dir() -> std::path::PathBuf {
     paths::target_dir().join("screenshots").join("panel")
 }
@@ -45,10 +46,68 @@ fn panel_sized(panel: &Panel) {
         .expect("viewport");
 }
 
+/// Screenshots of one state at the two side-panel widths Chrome users set most (360 and 480
+/// px), light and dark, each checked with axe-core (no serious or critical violation); the
+/// PNGs and `<name>-<width>-<theme>.axe.json` go to `target/screenshots/panel/`. The panel is
+/// left as it was (width 400, its theme).
 fn shot(panel: &Panel, name: &str) {
-    // Scroll the part being shown into view first (the panel is a single column).
-    let path = screenshot_dir().join(format!("{name}.png"));
-    panel.page.screenshot(&path).unwrap_or_else(|e| panic!("screenshot {name}: {e:#}"));
+    let dark = eval(panel, "matchMedia('(prefers-color-scheme: dark)').matches") == json!(true);
+    for width in [360, 480] {
+        for theme in ["light", "dark"] {
+            set_view(panel, width, theme);
+            let path = screenshot_dir().join(format!("{name}-{width}-{theme}.png"));
+            panel.page.screenshot(&path).unwrap_or_else(|e| panic!("screenshot {name}: {e:#}"));
+            check_accessibility(panel, &format!("{name}-{width}-{theme}"));
+        }
+    }
+    set_view(panel, 400, if dark { "dark" } else { "light" });
+}
+
+fn set_view(panel: &Panel, width: u32, theme: &str) {
+    panel
+        .page
+        .call(
+            "Emulation.setDeviceMetricsOverride",
+            json!({"width": width, "height": 860, "deviceScaleFactor": 1, "mobile": false}),
+        )
+        .expect("viewport");
+    panel
+        .page
+        .call(
+            "Emulation.setEmulatedMedia",
+            json!({"features": [{"name": "prefers-color-scheme", "value": theme}]}),
+        )
+        .expect("theme");
+}
+
+/// Runs axe-core (WCAG 2 A and AA rules) on the panel as shown; writes the full result and
+/// fails on any serious or critical violation.
+fn check_accessibility(panel: &Panel, name: &str) {
+    let loaded = eval(panel, "typeof globalThis.axe === 'object'");
+    if loaded != json!(true) {
+        let script = std::fs::read_to_string(paths::axe_script()).unwrap_or_else(|e| {
+            panic!("axe-core is missing ({e}); run `cargo xtask setup` to install it")
+        });
+        eval(panel, &format!("{script}\n;true"));
+    }
+    let result = eval(
+        panel,
+        "axe.run(document, { runOnly: ['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa'] }).then((r) => \
+           ({ violations: r.violations.map((v) => ({ id: v.id, impact: v.impact, help: v.help, \
+              nodes: v.nodes.map((n) => n.target.join(' ')) })), passes: r.passes.length }))",
+    );
+    let path = screenshot_dir().join(format!("{name}.axe.json"));
+    std::fs::write(&path, serde_json::to_string_pretty(&result).expect("json"))
+        .unwrap_or_else(|e| panic!("writing {}: {e}", path.display()));
+    let bad: Vec<&Value> = result["violations"]
+        .as_array()
+        .map(|v| {
+            v.iter()
+                .filter(|v| matches!(v["impact"].as_str(), Some("serious" | "critical")))
+                .collect()
+        })
+        .unwrap_or_default();
+    assert!(bad.is_empty(), "{name}: axe-core found serious or critical violations: {bad:#?}");
 }
 
 fn wait_js(panel: &Panel, js: &str) -> Value {
@@ -280,7 +339,26 @@ fn settings_status_prompt_box_findings_and_keyboard() {
     panel_sized(&panel);
     panel.wait_text("host-status", "t.includes('connected')").expect("host connects");
     wait_js(&panel, "!document.getElementById('prompt').disabled");
+    // A fresh profile opens on the first-run guide; its steps, then skipped for good.
+    wait_js(&panel, "!document.getElementById('guide').hidden");
+    shot(&panel, "guide-host");
+    click(&panel, "guide-next");
+    wait_js(&panel, "!document.getElementById('guide-model').hidden");
+    shot(&panel, "guide-model");
+    click(&panel, "guide-next");
+    wait_js(&panel, "!document.getElementById('guide-sample').hidden");
+    shot(&panel, "guide-sample");
+    click(&panel, "guide-skip");
+    wait_js(&panel, "document.getElementById('guide').hidden");
     shot(&panel, "idle");
+    click(&panel, "status");
+    wait_js(&panel, "!document.getElementById('status-details').hidden");
+    shot(&panel, "status-details");
+    click(&panel, "status");
+    click(&panel, "drawer-open");
+    wait_js(&panel, "document.body.classList.contains('drawer-open')");
+    shot(&panel, "sessions-drawer");
+    click(&panel, "drawer-open");
 
     // The open-panel command is declared with a shortcut.
     let commands = eval(
@@ -615,7 +693,6 @@ fn settings_status_prompt_box_findings_and_keyboard() {
         )
         .expect("dark");
     eval(&panel, "window.scrollTo(0, 0)");
-    shot(&panel, "dark");
     assert_contrast(&panel, "dark");
     llm.assert_no_script_panics().expect("script");
 }

@@ -317,17 +317,7 @@ fn seeded_session(n: u32) -> Map<String, Value> {
         session.push(record);
     }
     session.set_title("Cheapest plans across the offer pages", n, true);
-    let mut items = Map::new();
-    items.insert("current_session".into(), json!(session.id));
-    items.insert(
-        Session::meta_key(&session.id),
-        serde_json::to_value(session.meta()).expect("meta"),
-    );
-    for r in &session.records {
-        items
-            .insert(Session::turn_key(&session.id, r.turn), serde_json::to_value(r).expect("turn"));
-    }
-    items
+    common::session_items(&session)
 }
 
 /// Session notes and the first navigator call of a task after `earlier` seeded tasks.
@@ -338,14 +328,7 @@ fn session_task(extension: &std::path::Path, earlier: u32) -> (usize, usize) {
     let wm =
         Waymark::launch(extension, Setup { llm: &llm, install_host: true, site }).expect("launch");
     if earlier > 0 {
-        let worker = wm.browser.wait_for_extension_worker(TASK_TIMEOUT).expect("worker");
-        let sw = wm.browser.attach(&worker.target_id).expect("attach worker");
-        let items = Value::Object(seeded_session(earlier));
-        sw.eval(&format!("chrome.storage.local.set({items}).then(() => true)")).expect("seed");
-        #[allow(clippy::unused_result_ok, reason = "the worker is stopped next anyway")]
-        sw.detach().ok();
-        // The worker loads the current session when it starts.
-        wm.browser.stop_service_worker(&worker, TASK_TIMEOUT).expect("stop worker");
+        common::seed_storage(&wm, seeded_session(earlier));
     }
     let _tab = wm.open(&format!("/{}", PAGES[0].0)).expect("open page");
     let panel = wm.panel().expect("panel");

@@ -9,16 +9,23 @@ use crate::protocol::{ExportFormat, LlmStatus};
 use crate::session::{SearchHit, SessionMeta, TitleChange, TocEntry, TurnWithNeighbours};
 use serde::{Deserialize, Serialize};
 
+pub mod external;
+pub mod guide;
 pub mod live;
 pub mod llm_state;
 pub mod prompt;
 pub mod settings;
+pub mod setup;
 pub mod status;
+pub mod view;
 
+pub use guide::{Guide, GuideAction, GuideModelForm, GuideStep, GuideView};
 pub use llm_state::{LlmLine, LlmState, LlmStates};
 pub use prompt::{Attachment, FindingRow, FindingsView};
 pub use settings::{AgentSettings, DoctorView, SettingsForm, SettingsView};
+pub use setup::{InstallCommand, Platform};
 pub use status::Usage;
+pub use view::{Dot, PanelView, StatusLine};
 
 /// What the side panel can ask of the service worker.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -137,6 +144,28 @@ pub enum PanelRequest {
         /// Its name.
         name: String,
     },
+    /// A button of the first-run guide (next, back, skip).
+    Guide {
+        /// Which.
+        action: GuideAction,
+    },
+    /// The guide's model step: save this model as the host's default and test it.
+    GuideModel {
+        /// The form as the user left it.
+        form: GuideModelForm,
+    },
+    /// The guide's last step: run the sample task on the current page (ends the guide).
+    TrySample,
+    /// Let external agents (MCP clients) use this browser, or not (Settings).
+    SetExternalAgents {
+        /// On or off.
+        on: bool,
+    },
+    /// End one external agent's connection.
+    DisconnectExternal {
+        /// Its id (from [`external::ExternalClient`]).
+        client: u64,
+    },
 }
 
 /// Everything the side panel shows.
@@ -202,6 +231,21 @@ pub struct PanelState {
     /// worker, say), until it reads one again.
     #[serde(default)]
     pub panel_error: Option<String>,
+    /// The first-run guide's progress (stored by the worker).
+    #[serde(default)]
+    pub guide: Guide,
+    /// How to install or update the host on this machine (once the browser said which).
+    #[serde(default)]
+    pub install: Option<InstallCommand>,
+    /// Why the guide's model form was refused (until the next try).
+    #[serde(default)]
+    pub guide_error: Option<String>,
+    /// The turn the finished task on show was recorded as (the conversation lists it once).
+    #[serde(default)]
+    pub task_turn: Option<u32>,
+    /// External agents: the switch, who is connected, what is wrong.
+    #[serde(default)]
+    pub external: external::ExternalView,
 }
 
 /// What the worker does with one message from a side panel.
@@ -245,6 +289,8 @@ impl PanelState {
             session_usage: self.session_usage,
             usage_session_id: self.usage_session_id.clone(),
             prompt_history: self.prompt_history.clone(),
+            guide: self.guide,
+            install: self.install.clone(),
             settings: SettingsView {
                 roles: self.settings.roles.clone(),
                 agent: self.settings.agent.clone(),
@@ -318,6 +364,16 @@ pub enum HostStatus {
         message: String,
         /// What the user should do, exactly.
         fix: String,
+    },
+    /// The host answered but is older than this extension works with
+    /// ([`crate::protocol::compatibility`]).
+    Outdated {
+        /// The host's version.
+        version: String,
+        /// The oldest host this extension works with.
+        needed: String,
+        /// "Update the Waymark host: …".
+        message: String,
     },
 }
 
@@ -558,11 +614,11 @@ pub fn host_missing(kind: HostUnreachable, browser_error: &str) -> HostStatus {
     let (message, fix) = match kind {
         HostUnreachable::NotInstalled => (
             "The Waymark host is not installed for this browser.",
-            "Run `waymark-host install --browser chromium` (or chrome, brave, edge), then reopen this panel.",
+            "Run the install command for your system (below; `waymark-host install --browser all`), then reopen this panel.",
         ),
         HostUnreachable::Forbidden => (
             "The Waymark host is installed but does not allow this extension.",
-            "Run `waymark-host install --browser chromium` again so the manifest lists this extension's ID.",
+            "Run the install command for your system (below; `waymark-host install --browser all`) again so the manifest lists this extension's ID.",
         ),
         HostUnreachable::Exited => (
             "The Waymark host started but stopped at once.",

@@ -28,6 +28,12 @@ export function last_error_message() {
 export function extension_version() {
   return chrome.runtime.getManifest().version;
 }
+export function platform_info() {
+  return chrome.runtime.getPlatformInfo();
+}
+export function runtime_id() {
+  return chrome.runtime.id;
+}
 export function extension_url(path) {
   return chrome.runtime.getURL(path);
 }
@@ -85,6 +91,14 @@ extern "C" {
     /// The manifest version string.
     #[wasm_bindgen(js_name = extension_version)]
     pub fn extension_version() -> String;
+
+    /// `chrome.runtime.getPlatformInfo()`: `{os, arch, nacl_arch}` (which host to install).
+    #[wasm_bindgen(js_name = platform_info)]
+    pub fn platform_info() -> js_sys::Promise;
+
+    /// This extension's own ID (`chrome.runtime.id`).
+    #[wasm_bindgen(js_name = runtime_id)]
+    pub fn runtime_id() -> String;
 
     /// The URL of one of this extension's files (`chrome.runtime.getURL`): the core compares
     /// URLs with it rather than knowing how the browser spells its extension URLs.

@@ -86,10 +86,10 @@ impl HostClient {
     pub async fn hello(self: &Rc<Self>) -> Result<HelloData, ErrorBody> {
         let hello: HelloData =
             self.request(Hello { extension_version: chrome::extension_version() }).await?;
-        self.set_status(HostStatus::Connected {
-            version: hello.host_version.clone(),
-            llm: hello.llm.clone(),
-        });
+        self.set_status(waymark_core::panel::setup::after_hello(
+            &chrome::extension_version(),
+            &hello,
+        ));
         Ok(hello)
     }
 

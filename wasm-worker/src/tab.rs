@@ -388,8 +388,8 @@ impl TabPage {
         };
         if outcome.ok && action.runs_in_page() {
             let frame = action.target_ref().map(|r| r.frame).unwrap_or(0);
-            let settled = match action.settle_quiet_ms() {
-                Some(quiet) => self.settle_frame(frame, quiet, settle::SETTLE_CAP_MS).await,
+            let settled = match action.settle_window() {
+                Some(window) => self.settle_frame(frame, window, settle::SETTLE_CAP_MS).await,
                 None => None,
             };
             if settled.is_none() && action.may_navigate() {

@@ -61,14 +61,32 @@ pub fn tokens() -> Result<()> {
     Ok(())
 }
 
+/// `cargo xtask bench mcp`: what the bridge for external agents adds to a read and a click
+/// (see `tests/tests/mcp_bench.rs`).
+/// Both ends of the bridge are the release host, as users run it.
+pub fn mcp() -> Result<()> {
+    setup::all(setup::Need { chromium: true, eval: false })?;
+    build::all(build::Options { release: false, test_hooks: true })?;
+    sh(util::cargo().args(["build", "-p", "waymark-host", "--release"]))?;
+    let host = util::target_dir().join("release").join("waymark-host");
+    sh(util::cargo()
+        .args(["test", "-p", "waymark-tests", "--test", "mcp_bench"])
+        .args(["--", "--ignored", "--nocapture"])
+        .env("WAYMARK_HOST_BINARY", host)
+        .env_remove("WAYMARK_SKIP_BROWSER"))
+}
+
 /// Dispatches `cargo xtask bench <name>`.
 pub fn run(name: Option<&str>) -> Result<()> {
     match name {
         Some("step") => step(),
         Some("panel") => panel(),
         Some("tokens") => tokens(),
+        Some("mcp") => mcp(),
         other => {
-            bail!("unknown benchmark {other:?}; try `cargo xtask bench step`, `panel` or `tokens`")
+            bail!(
+                "unknown benchmark {other:?}; try `cargo xtask bench step`, `panel`, `tokens` or `mcp`"
+            )
         }
     }
 }

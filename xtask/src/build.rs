@@ -41,24 +41,43 @@ const WASM2JS_RUSTFLAGS: &str = "-C target-feature=-reference-types,-multivalue,
 /// Builds everything.
 pub fn all(opts: Options) -> Result<Built> {
     let start = Instant::now();
-    let extension_dir = util::root().join("extension");
-    let web = wasm_web(&extension_dir, opts.test_hooks)?;
-    write_marker(&extension_dir, opts.test_hooks)?;
-    let content = wasm_content(&extension_dir)?;
-    let js = wasm2js(&extension_dir)?;
-    let panel = crate::panel::bundle(&extension_dir)?;
+    let extension_dir = extension(opts.test_hooks)?;
+    // The store zip's packaging applied to this build: the first-run test loads it the way a
+    // user loads the release zip (no manifest key, so the ID is not the fixed one).
+    crate::dist::package_extension(&extension_dir, &test_zip())?;
     let host_bin = host(opts.release)?;
     eprintln!(
-        "built in {:.1?}: wasm {} B, content wasm {} B, content wasm2js {} B, panel JS {} B, host {} B ({})",
+        "built in {:.1?}: host {} B ({})",
+        start.elapsed(),
+        size(&host_bin),
+        host_bin.display()
+    );
+    Ok(Built { extension_dir, host_bin })
+}
+
+/// Where [`all`] writes the zip of the build it made (`tests/src/paths.rs` names the same file).
+pub fn test_zip() -> PathBuf {
+    util::target_dir().join("waymark-extension-test.zip")
+}
+
+/// Builds the unpacked extension in `extension/` (no host) and returns its directory.
+pub fn extension(test_hooks: bool) -> Result<PathBuf> {
+    let start = Instant::now();
+    let extension_dir = util::root().join("extension");
+    let web = wasm_web(&extension_dir, test_hooks)?;
+    write_marker(&extension_dir, test_hooks)?;
+    let content = wasm_content(&extension_dir)?;
+    let js = wasm2js(&extension_dir)?;
+    let panel = crate::panel::bundle(&extension_dir, crate::panel::SourceMap::Linked)?;
+    eprintln!(
+        "extension built in {:.1?}: wasm {} B, content wasm {} B, content wasm2js {} B, panel JS {} B",
         start.elapsed(),
         size(&web),
         size(&content),
         size(&js),
         size(&panel),
-        size(&host_bin),
-        host_bin.display()
     );
-    Ok(Built { extension_dir, host_bin })
+    Ok(extension_dir)
 }
 
 /// Writes [`MARKER`] (read by `tests/tests/common/mod.rs`).
@@ -70,7 +89,8 @@ fn write_marker(extension_dir: &Path, test_hooks: bool) -> Result<()> {
     std::fs::write(&path, text).with_context(|| format!("writing {}", path.display()))
 }
 
-fn size(path: &Path) -> u64 {
+/// A file's size in bytes (0 when absent: size reports only).
+pub fn size(path: &Path) -> u64 {
     std::fs::metadata(path).map(|m| m.len()).unwrap_or(0)
 }
 

@@ -9,9 +9,11 @@
 //! * `bench step` = the agent's own overhead per step (see `bench.rs`).
 //! * `bench panel` = the side panel's start-up on a 200-task session (see `bench.rs`).
 //! * `bench tokens` = tokens per task and session memory (see `bench.rs`).
+//! * `bench mcp` = the bridge's overhead on an external agent's read and click (see `bench.rs`).
 //! * `bench dom` = build + the DOM observation benchmark (BENCHMARKS.md).
 //! * `bench sessions`, `bench host`: see their modules.
 //! * `eval --suite NAME …` = setup + build + the evaluation harness (see `eval.rs`).
+//! * `dist [--sourcemaps] [--skip-hosts]` = the release artifacts in `dist/` (see `dist.rs`).
 //! * `run` = setup + build (release) + host install into a dedicated profile + Chromium
 //!   with the extension on a demo page.
 
@@ -21,6 +23,7 @@ mod bench_host;
 mod bench_sessions;
 mod build;
 mod demo_server;
+mod dist;
 mod eval;
 mod panel;
 mod python;
@@ -50,11 +53,15 @@ fn main() -> Result<()> {
         Some("bench") if args.get(1).is_some_and(|a| a == "dom") => bench_dom::dom(),
         Some("bench") if args.get(1).is_some_and(|a| a == "host") => bench_host::run(),
         Some("bench") => bench::run(args.get(1).map(String::as_str)),
+        Some("dist") => dist::run_dist(&dist::Options {
+            sourcemaps: flag("--sourcemaps"),
+            skip_hosts: flag("--skip-hosts"),
+        }),
         Some("run") => run::run(flag("--headless")),
         Some("eval") => eval::eval(&args[1..]),
         Some("help") | None => {
             println!(
-                "usage: cargo xtask <setup [--eval]|build [--release] [--test-hooks]|test|bench <step|panel|tokens|dom|sessions|host>|run [--headless]|eval --suite sites,miniwob [--tasks a,b] [--runs N] [--role-model ROLE=MODEL] [--oracle|--llama|--base-url URL --model M]>"
+                "usage: cargo xtask <setup [--eval]|build [--release] [--test-hooks]|test|bench <step|panel|tokens|mcp|dom|sessions|host>|dist [--sourcemaps] [--skip-hosts]|run [--headless]|eval --suite sites,miniwob [--tasks a,b] [--runs N] [--role-model ROLE=MODEL] [--oracle|--llama|--base-url URL --model M]>"
             );
             Ok(())
         }

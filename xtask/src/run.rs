@@ -79,7 +79,7 @@ pub fn run(force_headless: bool) -> Result<()> {
     let profile = profile_dir();
     std::fs::create_dir_all(&profile).with_context(|| format!("creating {}", profile.display()))?;
     sh(Command::new(&built.host_bin)
-        .args(["install", "--browser", "chromium", "--user-data-dir"])
+        .args(["install", "--in-place", "--browser", "chromium", "--user-data-dir"])
         .arg(&profile))?;
     let doctor = Command::new(&built.host_bin)
         .args(["doctor", "--browser", "chromium", "--user-data-dir"])

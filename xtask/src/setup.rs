@@ -12,6 +12,9 @@ pub const BINARYEN_VERSION: &str = "132.0.0";
 /// npm esbuild: bundles the side panel's modules into one file (start-up, see BENCHMARKS.md).
 pub const ESBUILD_VERSION: &str = "0.28.2";
 
+/// npm axe-core: the accessibility checker the panel test runs on every screenshot.
+pub const AXE_CORE_VERSION: &str = "4.10.3";
+
 /// Which optional parts to install.
 pub struct Need {
     /// Debian Chromium (tests and `run`).
@@ -27,6 +30,7 @@ pub fn all(need: Need) -> Result<()> {
     wasm_bindgen_cli()?;
     binaryen()?;
     esbuild()?;
+    npm_tool("axe-core", AXE_CORE_VERSION, &util::axe_script())?;
     if need.chromium {
         chromium()?;
     }
@@ -96,6 +100,11 @@ fn chromium() -> Result<()> {
     if !cfg!(target_os = "linux") {
         bail!("Chromium not found at {}; set WAYMARK_CHROMIUM", chromium_path());
     }
+    apt_install(&["chromium", "chromium-driver"])
+}
+
+/// Installs Debian packages (through sudo when not root).
+fn apt_install(packages: &[&str]) -> Result<()> {
     let sudo = output(Command::new("id").arg("-u")).map(|u| u.trim() != "0").unwrap_or(true);
     let apt = |args: &[&str]| {
         let mut cmd = if sudo { Command::new("sudo") } else { Command::new("apt-get") };
@@ -106,5 +115,88 @@ fn chromium() -> Result<()> {
         run(&mut cmd)
     };
     apt(&["update", "-qq"])?;
-    apt(&["install", "-y", "-qq", "chromium", "chromium-driver"])
+    let mut args = vec!["install", "-y", "-qq"];
+    args.extend_from_slice(packages);
+    apt(&args)
+}
+
+/// A host build target of `cargo xtask dist` and how this machine treats it.
+pub struct HostTarget {
+    /// Rust target triple.
+    pub triple: &'static str,
+    /// File name of the released binary (also what the side panel's install command names).
+    pub artifact: &'static str,
+    /// Built here (`true`) or only type-checked with `cargo check --target` (CI builds it on
+    /// its own runner, see `.github/workflows/release.yml`).
+    pub build_here: bool,
+    /// C cross compiler (Debian package, binary) a build needs: `ring` compiles C and the
+    /// linker must match the target.
+    pub cross: Option<(&'static str, &'static str)>,
+}
+
+/// Every host the releases ship. Linux and Windows are built on this Debian machine (Windows
+/// with mingw-w64, Linux aarch64 with Debian's cross gcc); macOS needs Apple's SDK, so here it
+/// is only checked.
+pub const HOST_TARGETS: &[HostTarget] = &[
+    HostTarget {
+        triple: "x86_64-unknown-linux-gnu",
+        artifact: "waymark-host-linux-x86_64",
+        build_here: true,
+        cross: None,
+    },
+    HostTarget {
+        triple: "aarch64-unknown-linux-gnu",
+        artifact: "waymark-host-linux-aarch64",
+        build_here: true,
+        cross: Some(("gcc-aarch64-linux-gnu", "aarch64-linux-gnu-gcc")),
+    },
+    HostTarget {
+        triple: "x86_64-pc-windows-gnu",
+        artifact: "waymark-host-windows-x86_64.exe",
+        build_here: true,
+        cross: Some(("gcc-mingw-w64-x86-64", "x86_64-w64-mingw32-gcc")),
+    },
+    HostTarget {
+        triple: "x86_64-apple-darwin",
+        artifact: "waymark-host-macos-x86_64",
+        build_here: false,
+        cross: None,
+    },
+    HostTarget {
+        triple: "aarch64-apple-darwin",
+        artifact: "waymark-host-macos-arm64",
+        build_here: false,
+        cross: None,
+    },
+];
+
+/// What `cargo xtask dist` needs besides the extension's tools: the Rust targets of every host
+/// and the C cross compilers of those built here. Only `dist` installs them, so `test` and CI
+/// stay as quick as before.
+pub fn dist_tools() -> Result<()> {
+    let installed =
+        output(Command::new("rustup").args(["target", "list", "--installed"])).unwrap_or_default();
+    let missing: Vec<&str> = HOST_TARGETS
+        .iter()
+        .map(|t| t.triple)
+        .filter(|t| !installed.lines().any(|l| l.trim() == *t))
+        .collect();
+    if !missing.is_empty() {
+        run(Command::new("rustup").args(["target", "add"]).args(&missing))?;
+    }
+    let mut packages: Vec<&str> = HOST_TARGETS
+        .iter()
+        .filter(|t| t.build_here)
+        .filter_map(|t| t.cross)
+        .filter(|(_, gcc)| output(Command::new(gcc).arg("--version")).is_none())
+        .map(|(package, _)| package)
+        .collect();
+    packages.dedup();
+    if !packages.is_empty() {
+        if !cfg!(target_os = "linux") {
+            bail!("cross compilers {packages:?} are missing; install them or build on Linux");
+        }
+        apt_install(&packages)?;
+    }
+    Ok(())
 }

@@ -67,6 +67,11 @@ pub fn esbuild_bin() -> PathBuf {
     tools_dir().join("esbuild").join("node_modules").join(".bin").join("esbuild")
 }
 
+/// The axe-core script the panel test injects (`tests/src/paths.rs` names the same file).
+pub fn axe_script() -> PathBuf {
+    tools_dir().join("axe-core").join("node_modules").join("axe-core").join("axe.min.js")
+}
+
 /// Runs a command, echoing it, and fails with its exit status.
 pub fn run(cmd: &mut Command) -> Result<()> {
     eprintln!("$ {}", show(cmd));

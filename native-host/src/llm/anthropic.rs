@@ -11,6 +11,8 @@ use super::LlmError;
 use super::openai::preview;
 use super::provider::{Provider, Step, StreamState, arguments_text};
 
+mod cache;
+
 /// The API version header value this host speaks.
 pub const ANTHROPIC_VERSION: &str = "2023-06-01";
 /// Anthropic requires `max_tokens`; used when the request sets none.
@@ -42,27 +44,29 @@ impl Provider for Anthropic {
     }
 
     fn body(&self, req: &LlmRequest, model: &str, stream: bool) -> Value {
-        let system: Vec<&str> = req
-            .messages
-            .iter()
-            .filter(|m| m.role == ChatRole::System)
-            .map(|m| m.content.as_str())
-            .collect();
+        let plan = cache::plan(req);
         let mut body = json!({
             "model": model,
             "max_tokens": req.max_tokens.unwrap_or(DEFAULT_MAX_TOKENS),
-            "messages": messages(req),
+            "messages": messages(req, &plan),
             "stream": stream,
         });
+        let system = system(req, &plan);
         if !system.is_empty() {
-            body["system"] = json!(system.join("\n\n"));
+            body["system"] = Value::Array(system);
         }
         if !req.tools.is_empty() {
-            body["tools"] = req
+            let mut tools: Vec<Value> = req
                 .tools
                 .iter()
                 .map(|t| json!({"name": t.name, "description": t.description, "input_schema": t.parameters}))
                 .collect();
+            if plan.mark_last_tool
+                && let Some(last) = tools.last_mut()
+            {
+                cache::mark(last);
+            }
+            body["tools"] = Value::Array(tools);
         }
         body
     }
@@ -104,24 +108,49 @@ impl Provider for Anthropic {
     }
 }
 
+/// The top-level `system` blocks: every system message, in order, separated by a blank line,
+/// cut at its breaks; the last block ends the first cached prefix (tools, then system).
+fn system(req: &LlmRequest, plan: &cache::Plan) -> Vec<Value> {
+    let mut blocks: Vec<Value> = Vec::new();
+    for (i, m) in req.messages.iter().enumerate() {
+        if m.role != ChatRole::System || m.content.trim().is_empty() {
+            continue;
+        }
+        let separator = if blocks.is_empty() { "" } else { "\n\n" };
+        for (n, (piece, cached)) in
+            cache::pieces(&m.content, &plan.breaks[i]).into_iter().enumerate()
+        {
+            let text = if n == 0 { format!("{separator}{piece}") } else { piece.to_owned() };
+            blocks.push(cache::text_block(&text, cached));
+        }
+    }
+    if plan.mark_system
+        && let Some(last) = blocks.last_mut()
+    {
+        cache::mark(last);
+    }
+    blocks
+}
+
 /// Maps the conversation: system messages go to the top-level `system`, tool results become
 /// `tool_result` blocks in a user turn, and consecutive turns of one role are merged (the API
-/// wants every tool result of one assistant turn in the next user message).
-fn messages(req: &LlmRequest) -> Vec<Value> {
+/// wants every tool result of one assistant turn in the next user message). Text is cut into
+/// blocks at the message's kept cache breaks.
+fn messages(req: &LlmRequest, plan: &cache::Plan) -> Vec<Value> {
     let mut turns: Vec<(&str, Vec<Value>)> = Vec::new();
-    for m in &req.messages {
+    for (m, breaks) in req.messages.iter().zip(&plan.breaks) {
         let (role, blocks) = match m.role {
             ChatRole::System => continue,
             ChatRole::User => {
                 let mut blocks = image_blocks(&m.images);
-                blocks.push(json!({"type": "text", "text": m.content}));
+                blocks.extend(cache::text_blocks(&m.content, breaks));
                 ("user", blocks)
             }
             ChatRole::Tool => {
-                let content = if m.images.is_empty() {
+                let content = if m.images.is_empty() && breaks.is_empty() {
                     json!(m.content)
                 } else {
-                    let mut blocks = vec![json!({"type": "text", "text": m.content})];
+                    let mut blocks = cache::text_blocks(&m.content, breaks);
                     blocks.extend(image_blocks(&m.images));
                     Value::Array(blocks)
                 };
@@ -135,7 +164,7 @@ fn messages(req: &LlmRequest) -> Vec<Value> {
             ChatRole::Assistant => {
                 let mut blocks = Vec::new();
                 if !m.content.is_empty() {
-                    blocks.push(json!({"type": "text", "text": m.content}));
+                    blocks.extend(cache::text_blocks(&m.content, breaks));
                 }
                 for c in &m.tool_calls {
                     let input = serde_json::from_str::<Value>(&c.arguments)
@@ -179,12 +208,48 @@ fn finish_reason(r: &str) -> String {
     .to_owned()
 }
 
-fn usage(u: &Value) -> TokenUsage {
-    TokenUsage {
-        input_tokens: u.get("input_tokens").and_then(Value::as_u64).unwrap_or(0),
-        output_tokens: u.get("output_tokens").and_then(Value::as_u64).unwrap_or(0),
-        estimated: false,
+/// Anthropic's `usage` as it arrives: `input_tokens` counts only the prompt after the last
+/// cache breakpoint, the parts read from and written to the cache come apart.
+#[derive(Debug, Default, Clone, Copy)]
+struct RawUsage {
+    input: u64,
+    output: u64,
+    cache_read: u64,
+    cache_write: u64,
+}
+
+impl RawUsage {
+    /// Takes every count `u` carries (a stream sends them in `message_start` and, cumulative,
+    /// in `message_delta`; later ones win).
+    fn update(&mut self, u: &Value) {
+        for (key, slot) in [
+            ("input_tokens", &mut self.input),
+            ("output_tokens", &mut self.output),
+            ("cache_read_input_tokens", &mut self.cache_read),
+            ("cache_creation_input_tokens", &mut self.cache_write),
+        ] {
+            if let Some(n) = u.get(key).and_then(Value::as_u64) {
+                *slot = n;
+            }
+        }
     }
+
+    /// The protocol's usage, whose `input_tokens` is the whole prompt like every provider's.
+    fn total(self) -> TokenUsage {
+        TokenUsage {
+            input_tokens: self.input + self.cache_read + self.cache_write,
+            output_tokens: self.output,
+            cached_input_tokens: self.cache_read,
+            cache_write_tokens: self.cache_write,
+            estimated: false,
+        }
+    }
+}
+
+fn usage(u: &Value) -> TokenUsage {
+    let mut raw = RawUsage::default();
+    raw.update(u);
+    raw.total()
 }
 
 fn str_field(v: &Value, key: &str) -> String {
@@ -210,7 +275,7 @@ struct AnthropicStream {
     text: String,
     blocks: BTreeMap<u64, Block>,
     stop_reason: Option<String>,
-    usage: TokenUsage,
+    usage: RawUsage,
     done: bool,
 }
 
@@ -228,7 +293,7 @@ impl StreamState for AnthropicStream {
             "message_start" => {
                 let m = &v["message"];
                 self.model = str_field(m, "model");
-                self.usage.input_tokens = m["usage"]["input_tokens"].as_u64().unwrap_or(0);
+                self.usage.update(&m["usage"]);
             }
             "content_block_start" => {
                 let b = &v["content_block"];
@@ -258,9 +323,7 @@ impl StreamState for AnthropicStream {
                 if let Some(r) = v["delta"]["stop_reason"].as_str() {
                     self.stop_reason = Some(finish_reason(r));
                 }
-                if let Some(n) = v["usage"]["output_tokens"].as_u64() {
-                    self.usage.output_tokens = n;
-                }
+                self.usage.update(&v["usage"]);
             }
             "message_stop" => {
                 self.done = true;
@@ -302,7 +365,7 @@ impl StreamState for AnthropicStream {
             text: self.text,
             tool_calls,
             finish_reason: self.stop_reason,
-            usage: Some(self.usage),
+            usage: Some(self.usage.total()),
             ..LlmCompletion::default()
         })
     }

@@ -35,7 +35,12 @@ pub fn estimate(req: &LlmRequest, done: &LlmCompletion) -> TokenUsage {
     for call in &done.tool_calls {
         output += count(&call.name) + count(&call.arguments);
     }
-    TokenUsage { input_tokens: input, output_tokens: output, estimated: true }
+    TokenUsage {
+        input_tokens: input,
+        output_tokens: output,
+        estimated: true,
+        ..TokenUsage::default()
+    }
 }
 
 #[cfg(test)]
@@ -73,10 +78,10 @@ mod tests {
 
     #[test]
     fn the_providers_counts_win_when_it_reported_a_prompt() {
-        let reported = TokenUsage { input_tokens: 1200, output_tokens: 7, estimated: false };
+        let reported = TokenUsage { input_tokens: 1200, output_tokens: 7, ..TokenUsage::default() };
         let done = LlmCompletion { usage: Some(reported), ..LlmCompletion::default() };
         assert_eq!(complete_usage(&request("x"), &done), reported);
-        let zero = TokenUsage { input_tokens: 0, output_tokens: 0, estimated: false };
+        let zero = TokenUsage::default();
         let done = LlmCompletion { usage: Some(zero), ..LlmCompletion::default() };
         assert!(complete_usage(&request("x"), &done).estimated, "0 prompt tokens is no count");
     }

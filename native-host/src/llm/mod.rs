@@ -154,8 +154,9 @@ impl Gateway {
             done.usage = Some(usage);
         }
         let local = is_loopback(&ep.cfg.base_url);
-        done.cost = price::cost(&ep.cfg.model, done.usage, local, &self.prices)
-            .or_else(|| price::cost(&done.model, done.usage, local, &self.prices));
+        let wire = ep.cfg.provider;
+        done.cost = price::cost(&ep.cfg.model, done.usage, local, &self.prices, wire)
+            .or_else(|| price::cost(&done.model, done.usage, local, &self.prices, wire));
         done.role = Some(req.role);
         Ok(done)
     }

@@ -186,19 +186,41 @@ struct WireFunction {
     arguments: Value,
 }
 
+/// OpenAI's `usage`; `prompt_tokens` is the whole prompt, cached part included.
 #[derive(Deserialize)]
 struct Usage {
     #[serde(default)]
     prompt_tokens: u64,
     #[serde(default)]
     completion_tokens: u64,
+    /// OpenAI, vLLM, OpenRouter, DeepSeek (newer), Gemini: `{"cached_tokens": N}`; some servers
+    /// send `null`.
+    #[serde(default)]
+    prompt_tokens_details: Option<PromptDetails>,
+    /// DeepSeek's own name for the cached part.
+    #[serde(default)]
+    prompt_cache_hit_tokens: Option<u64>,
+}
+
+#[derive(Deserialize)]
+struct PromptDetails {
+    #[serde(default)]
+    cached_tokens: Option<u64>,
 }
 
 impl Usage {
     fn into_protocol(self) -> TokenUsage {
+        let cached = self
+            .prompt_tokens_details
+            .and_then(|d| d.cached_tokens)
+            .or(self.prompt_cache_hit_tokens)
+            .unwrap_or(0);
         TokenUsage {
             input_tokens: self.prompt_tokens,
             output_tokens: self.completion_tokens,
+            // Never more than the prompt, whatever a server claims.
+            cached_input_tokens: cached.min(self.prompt_tokens),
+            cache_write_tokens: 0,
             estimated: false,
         }
     }

@@ -66,14 +66,23 @@ fn outcome_summary_carries_text_and_changes() {
 #[test]
 fn only_actions_that_can_start_something_wait_for_the_page_to_settle() {
     let r = crate::observation::Ref::top(1);
-    let typing = Action::Type { ref_id: r, text: "a".into(), append: false }.settle_quiet_ms();
-    let click = Action::Click { ref_id: r }.settle_quiet_ms();
-    let scroll = Action::Scroll { direction: Default::default(), ref_id: None }.settle_quiet_ms();
-    assert!(
-        typing > click && click > scroll && scroll.is_some(),
-        "{typing:?} {click:?} {scroll:?}"
-    );
-    assert_eq!(Action::Extract { ref_id: None }.settle_quiet_ms(), None);
-    assert_eq!(Action::Find { query: "x".into() }.settle_quiet_ms(), None);
-    assert_eq!(Action::Screenshot.settle_quiet_ms(), None);
+    let typing = Action::Type { ref_id: r, text: "a".into(), append: false }.settle_window();
+    let click = Action::Click { ref_id: r }.settle_window().expect("click settles");
+    let scroll = Action::Scroll { direction: Default::default(), ref_id: None }.settle_window();
+    let typing = typing.expect("typing settles");
+    let scroll = scroll.expect("scroll settles");
+    assert!(typing.after_change_ms > click.after_change_ms);
+    assert!(click.without_change_ms > click.after_change_ms, "no effect needs longer to conclude");
+    assert!(scroll.without_change_ms < click.without_change_ms);
+    for read in
+        [Action::Extract { ref_id: None }, Action::Find { query: "x".into() }, Action::Screenshot]
+    {
+        assert_eq!(read.settle_window(), None, "{read:?}");
+    }
+    let quiet =
+        |mutations, quiet_ms| Settled { acted: true, mutations, quiet_ms, ..Settled::default() };
+    assert!(quiet(3, 160.0).is_settled(click), "changed, then quiet");
+    assert!(!quiet(0, 160.0).is_settled(click), "nothing yet: give it longer");
+    assert!(quiet(0, 410.0).is_settled(click));
+    assert!(!Settled { pending: 1, ..quiet(3, 500.0) }.is_settled(click), "a request in flight");
 }

@@ -79,7 +79,7 @@ impl Waymark {
         std::fs::create_dir_all(&config_dir)?;
         if setup.install_host {
             let status = Command::new(host_binary())
-                .args(["install", "--browser", "chromium", "--user-data-dir"])
+                .args(["install", "--in-place", "--browser", "chromium", "--user-data-dir"])
                 .arg(profile.path())
                 .env("WAYMARK_CONFIG_DIR", &config_dir)
                 .status()
@@ -131,6 +131,8 @@ fn launch_browser(
         .env("WAYMARK_CONFIG_DIR", work.join("config").display().to_string())
         .env("WAYMARK_DATA_DIR", work.join("data").display().to_string())
         .env("WAYMARK_EXPORT_DIR", work.join("exports").display().to_string())
+        // The bridge's sockets: per test, never the user's own runtime directory.
+        .env("WAYMARK_RUNTIME_DIR", work.join("runtime").display().to_string())
         .env("WAYMARK_LOG", "debug");
     let browser = Browser::launch(options)?;
     browser.wait_for_extension_worker(TASK_TIMEOUT)?;
@@ -321,4 +323,33 @@ impl Gate {
         *permits.lock().unwrap_or_else(|p| p.into_inner()) += 1;
         changed.notify_all();
     }
+}
+
+/// `session` as the storage items the worker writes (its meta and each turn), marked as the
+/// current session: what the benchmarks and tests seed.
+pub fn session_items(session: &waymark_core::session::Session) -> serde_json::Map<String, Value> {
+    use waymark_core::session::Session;
+    let mut items = serde_json::Map::new();
+    items.insert("current_session".into(), json!(session.id));
+    items.insert(
+        Session::meta_key(&session.id),
+        serde_json::to_value(session.meta()).expect("meta"),
+    );
+    for r in &session.records {
+        items
+            .insert(Session::turn_key(&session.id, r.turn), serde_json::to_value(r).expect("turn"));
+    }
+    items
+}
+
+/// Writes `items` into the extension's storage and stops its worker, which loads the current
+/// session when it starts again.
+pub fn seed_storage(wm: &Waymark, items: serde_json::Map<String, Value>) {
+    let worker = wm.browser.wait_for_extension_worker(TASK_TIMEOUT).expect("worker");
+    let sw = wm.browser.attach(&worker.target_id).expect("attach worker");
+    let items = Value::Object(items);
+    sw.eval(&format!("chrome.storage.local.set({items}).then(() => true)")).expect("seed");
+    #[allow(clippy::unused_result_ok, reason = "the worker is stopped next anyway")]
+    sw.detach().ok();
+    wm.browser.stop_service_worker(&worker, TASK_TIMEOUT).expect("stop worker");
 }

@@ -6,6 +6,7 @@
 mod closed_tab;
 mod context;
 mod control;
+mod external;
 mod interventions;
 mod journal;
 mod output;
@@ -22,6 +23,7 @@ mod tools;
 
 pub use context::{INTERRUPTED, JournalEntry, TaskContext, TaskSpec, ToolMode};
 pub use control::{ControlState, Controls, Gate, Operator};
+pub use external::{Policed, police_external};
 pub use interventions::{
     Attention, Intervention, InterventionKind, InterventionSettings, LOW_CONFIDENCE,
     MAX_UPFRONT_QUESTIONS, ProgressReport, Reply, attention, hedges,

@@ -12,6 +12,10 @@ pub struct Usage {
     pub calls: u32,
     /// Prompt tokens.
     pub input_tokens: u64,
+    /// Of the prompt tokens, those the provider read from its prompt cache (cheaper, and the
+    /// sign that the prompts' shared prefix works).
+    #[serde(default)]
+    pub cached_input_tokens: u64,
     /// Completion tokens.
     pub output_tokens: u64,
     /// Dollars, over the calls whose model has a price.
@@ -25,9 +29,10 @@ pub struct Usage {
 
 impl Serialize for Usage {
     fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        let mut s = serializer.serialize_struct("Usage", 7)?;
+        let mut s = serializer.serialize_struct("Usage", 8)?;
         s.serialize_field("calls", &self.calls)?;
         s.serialize_field("input_tokens", &self.input_tokens)?;
+        s.serialize_field("cached_input_tokens", &self.cached_input_tokens)?;
         s.serialize_field("output_tokens", &self.output_tokens)?;
         s.serialize_field("usd", &self.usd)?;
         s.serialize_field("unpriced_calls", &self.unpriced_calls)?;
@@ -42,6 +47,7 @@ impl std::ops::AddAssign for Usage {
     fn add_assign(&mut self, other: Self) {
         self.calls += other.calls;
         self.input_tokens += other.input_tokens;
+        self.cached_input_tokens += other.cached_input_tokens;
         self.output_tokens += other.output_tokens;
         self.usd += other.usd;
         self.unpriced_calls += other.unpriced_calls;
@@ -55,6 +61,7 @@ impl Usage {
         self.calls += 1;
         if let Some(u) = completion.usage {
             self.input_tokens += u.input_tokens;
+            self.cached_input_tokens += u.cached_input_tokens;
             self.output_tokens += u.output_tokens;
             self.estimated_calls += u32::from(u.estimated);
         }
@@ -65,8 +72,9 @@ impl Usage {
         }
     }
 
-    /// The line the panel shows, e.g. `1,234 tokens (1,000 in, 234 out) · $0.0123`; `≈` in
-    /// front when the host had to count some calls' tokens itself.
+    /// The line the panel shows, e.g. `1,234 tokens (1,000 in, 234 out) · $0.0123`, with the
+    /// cached part of the prompt when there is one (`12,400 in (9,800 cached)`); `≈` in front
+    /// when the host had to count some calls' tokens itself.
     pub fn describe(&self) -> String {
         if self.calls == 0 {
             return "no model calls yet".to_owned();
@@ -79,8 +87,13 @@ impl Usage {
             dollars(self.usd)
         };
         let about = if self.estimated_calls > 0 { "≈ " } else { "" };
+        let cached = if self.cached_input_tokens > 0 {
+            format!(" ({} cached)", thousands(self.cached_input_tokens))
+        } else {
+            String::new()
+        };
         format!(
-            "{about}{} tokens ({} in, {} out) · {} · {cost}",
+            "{about}{} tokens ({} in{cached}, {} out) · {} · {cost}",
             thousands(self.input_tokens + self.output_tokens),
             thousands(self.input_tokens),
             thousands(self.output_tokens),
@@ -137,12 +150,13 @@ mod tests {
             usage: Some(TokenUsage {
                 input_tokens: input,
                 output_tokens: output,
-                estimated: false,
+                ..TokenUsage::default()
             }),
             cost: usd.map(|usd| CallCost {
                 usd,
                 input_usd_per_mtok: 1.0,
                 output_usd_per_mtok: 2.0,
+                ..CallCost::default()
             }),
             ..LlmCompletion::default()
         }
@@ -175,5 +189,44 @@ mod tests {
         let mut local = Usage::default();
         local.add(&call(1, 1, Some(0.0)));
         assert!(local.describe().ends_with("· $0"), "{}", local.describe());
+    }
+
+    #[test]
+    fn the_cached_part_of_the_prompt_is_shown_when_there_is_one() {
+        let mut u = Usage::default();
+        let mut first = call(12_000, 300, Some(0.004));
+        if let Some(usage) = first.usage.as_mut() {
+            usage.cached_input_tokens = 9_800;
+            usage.cache_write_tokens = 1_000;
+        }
+        u.add(&first);
+        u.add(&call(400, 10, Some(0.0002)));
+        assert_eq!(u.cached_input_tokens, 9_800);
+        assert_eq!(
+            u.describe(),
+            "12,710 tokens (12,400 in (9,800 cached), 310 out) · 2 calls · $0.0042"
+        );
+        // Estimated calls keep their mark; the session sums the cached counts too.
+        let mut counted = call(100, 1, Some(0.0));
+        if let Some(usage) = counted.usage.as_mut() {
+            usage.estimated = true;
+        }
+        u.add(&counted);
+        assert!(
+            u.describe().starts_with("≈ 12,811 tokens (12,500 in (9,800 cached), 311 out)"),
+            "{}",
+            u.describe()
+        );
+        let mut session = Usage::default();
+        session += u;
+        session += u;
+        assert_eq!(session.cached_input_tokens, 19_600);
+        // Totals stored before cached counts existed read back as nothing cached.
+        let old: Usage = serde_json::from_str(
+            r#"{"calls":1,"input_tokens":5,"output_tokens":1,"usd":0,"unpriced_calls":0,"text":"x"}"#,
+        )
+        .expect("old totals");
+        assert_eq!(old.cached_input_tokens, 0);
+        assert!(!old.describe().contains("cached"));
     }
 }

@@ -5,10 +5,10 @@
 
 use super::TabPage;
 use crate::chrome::sleep;
-use waymark_core::action::{ContentRequest, Settled};
+use waymark_core::action::{ContentRequest, SettleWindow, Settled};
 
 /// How long the DOM must stay unchanged, with no request in flight, for `wait` without a text
-/// (after an action, each kind has its own: `Action::settle_quiet_ms`).
+/// (after an action, each kind has its own: `Action::settle_window`).
 pub(super) const QUIET_MS: f64 = 400.0;
 /// Longest settling after an action; the next observation reads whatever is there by then.
 pub(super) const SETTLE_CAP_MS: f64 = 3_000.0;
@@ -21,7 +21,7 @@ impl TabPage {
     pub(super) async fn settle_frame(
         &self,
         frame: u32,
-        quiet_ms: f64,
+        window: SettleWindow,
         cap_ms: f64,
     ) -> Option<Settled> {
         let started = js_sys::Date::now();
@@ -29,7 +29,7 @@ impl TabPage {
         loop {
             match self.content::<Settled>(frame, &ContentRequest::Settle).await {
                 // A document that saw no action is a new one: the action navigated.
-                Ok(s) if !s.acted || s.is_quiet(quiet_ms) => return Some(s),
+                Ok(s) if !s.acted || s.is_settled(window) => return Some(s),
                 Ok(s) => last = Some(s),
                 Err(_) => return last.map(|s| Settled { acted: false, ..s }),
             }

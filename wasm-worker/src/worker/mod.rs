@@ -1,8 +1,10 @@
 //! The service worker: owns the agent, the native host, the session and the side panels.
 //! `extension/sw.js` forwards Chrome's events here and decides nothing.
 
+mod bridge;
 mod env;
 mod export;
+mod guide;
 mod interventions;
 mod journal;
 mod sessions;
@@ -38,6 +40,8 @@ struct Worker {
     unsaved: RefCell<Vec<(String, u32)>>,
     /// Bounds the background summary calls.
     summaries: Limiter,
+    /// External agents' calls (the bridge).
+    bridge: bridge::BridgeState,
 }
 
 thread_local! {
@@ -59,6 +63,7 @@ fn worker() -> Rc<Worker> {
                     index: RefCell::new(None),
                     unsaved: RefCell::new(Vec::new()),
                     summaries: Limiter::new(sessions::MAX_SUMMARY_CALLS),
+                    bridge: bridge::BridgeState::default(),
                 });
                 let weak = Rc::downgrade(&worker);
                 host.set_on_status(move || {
@@ -103,6 +108,7 @@ pub async fn sw_start() -> Result<(), JsValue> {
     let loading = w.clone();
     spawn_local(async move {
         settings::load(&loading).await;
+        guide::load(&loading).await;
         loading.broadcast();
     });
     sessions::start(&w).await;
@@ -111,6 +117,8 @@ pub async fn sw_start() -> Result<(), JsValue> {
     }
     // Rules a crashed worker left behind go first: no tab may stay blocked by them.
     super::netguard::clear_stale_rules().await;
+    // External agents come back in if the user allows them (this keeps the native port open).
+    bridge::start(&w).await;
     // A task the previous worker left unfinished goes on from its last completed step.
     spawn_local(task::resume(w));
     #[cfg(feature = "test-hooks")]
@@ -160,35 +168,14 @@ pub fn sw_panel_message(port: Port, msg: JsValue) {
             spawn_local(async move { host.refresh().await });
         }
         PanelRequest::StartTask { prompt, mode, max_steps, step_mode, resources } => {
-            let running = w.state.borrow().task.as_ref().is_some_and(|t| t.running);
-            if !running && !prompt.trim().is_empty() {
-                let mut view = TaskView::started(&prompt);
-                view.mode = mode;
-                settings::remember_prompt(&w, &prompt);
-                let (resources, allowed_sites) = {
-                    let mut state = w.state.borrow_mut();
-                    state.task = Some(view);
-                    // Files attached in the panel go with this task, then the list empties.
-                    let attached = std::mem::take(&mut state.attachments);
-                    state.attach_error = None;
-                    let resources = if resources.is_empty() {
-                        attached.into_iter().map(|a| (a.name, a.path)).collect()
-                    } else {
-                        resources
-                    };
-                    (resources, state.settings.agent.allowed_sites.clone())
-                };
-                w.broadcast();
-                let opts = task::StartOptions {
-                    prompt,
-                    mode,
-                    max_steps,
-                    step_mode,
-                    resources,
-                    allowed_sites,
-                };
-                spawn_local(task::run(w, opts));
-            }
+            start_task(w, prompt, mode, max_steps, step_mode, resources);
+        }
+        PanelRequest::Guide { action } => guide::act(&w, action),
+        PanelRequest::GuideModel { form } => spawn_local(guide::model(w, form)),
+        PanelRequest::TrySample => {
+            guide::finish(&w);
+            let prompt = waymark_core::panel::guide::SAMPLE_PROMPT.to_owned();
+            start_task(w, prompt, Default::default(), None, false, Default::default());
         }
         PanelRequest::Pause
         | PanelRequest::Resume
@@ -252,7 +239,44 @@ pub fn sw_panel_message(port: Port, msg: JsValue) {
         PanelRequest::CheckSetup => spawn_local(settings::check_setup(w)),
         PanelRequest::Attach { path } => settings::attach_file(&w, &path),
         PanelRequest::Detach { name } => settings::detach_file(&w, &name),
+        PanelRequest::SetExternalAgents { on } => bridge::set_enabled(&w, on),
+        PanelRequest::DisconnectExternal { client } => bridge::disconnect(&w, client),
     }
+}
+
+/// Starts a task on the tab the user is looking at, unless one runs or the prompt is empty.
+fn start_task(
+    w: Rc<Worker>,
+    prompt: String,
+    mode: waymark_core::agent::OutputMode,
+    max_steps: Option<u32>,
+    step_mode: bool,
+    resources: std::collections::BTreeMap<String, String>,
+) {
+    let running = w.state.borrow().task.as_ref().is_some_and(|t| t.running);
+    if running || prompt.trim().is_empty() {
+        return;
+    }
+    let mut view = TaskView::started(&prompt);
+    view.mode = mode;
+    settings::remember_prompt(&w, &prompt);
+    let (resources, allowed_sites) = {
+        let mut state = w.state.borrow_mut();
+        state.task = Some(view);
+        state.task_turn = None;
+        // Files attached in the panel go with this task, then the list empties.
+        let attached = std::mem::take(&mut state.attachments);
+        state.attach_error = None;
+        let resources = if resources.is_empty() {
+            attached.into_iter().map(|a| (a.name, a.path)).collect()
+        } else {
+            resources
+        };
+        (resources, state.settings.agent.allowed_sites.clone())
+    };
+    w.broadcast();
+    let opts = task::StartOptions { prompt, mode, max_steps, step_mode, resources, allowed_sites };
+    spawn_local(task::run(w, opts));
 }
 
 fn is_own_panel(port: &Port) -> bool {
@@ -280,7 +304,7 @@ fn storage_result(w: &Rc<Worker>, what: &str, result: Result<(), String>) {
 
 impl Worker {
     fn broadcast(&self) {
-        let Ok(msg) = to_js(&*self.state.borrow()) else { return };
+        let Ok(msg) = to_js(&self.state.borrow().view()) else { return };
         self.panels.borrow_mut().retain(|p| p.post_message(&msg).is_ok());
     }
 }

@@ -187,12 +187,12 @@ pub(super) fn refresh(w: &Rc<Worker>) {
         }
         // The finished task's findings, once its turn is recorded (and again with the
         // model's summary).
-        state.findings = match (&state.task, session.records.last()) {
-            (Some(t), Some(r)) if !t.running && t.prompt == r.task => {
-                waymark_core::panel::prompt::findings(r)
-            }
+        let recorded = match (&state.task, session.records.last()) {
+            (Some(t), Some(r)) if !t.running && t.prompt == r.task => Some(r),
             _ => None,
         };
+        state.findings = recorded.and_then(waymark_core::panel::prompt::findings);
+        state.task_turn = recorded.map(|r| r.turn);
     }
     super::status::follow_session(w);
     super::snapshot::save(w);
@@ -219,6 +219,7 @@ pub(super) fn new_session(w: &Rc<Worker>) {
     });
     let mut state = w.state.borrow_mut();
     state.task = None;
+    state.task_turn = None;
     state.focus = None;
     state.export = None;
     drop(state);
@@ -237,6 +238,7 @@ pub(super) async fn continue_session(w: Rc<Worker>, id: String) -> bool {
         *w.session.borrow_mut() = session;
         let mut state = w.state.borrow_mut();
         state.task = None;
+        state.task_turn = None;
         state.focus = None;
         state.export = None;
     }

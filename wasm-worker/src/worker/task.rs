@@ -211,7 +211,7 @@ fn session_context(w: &Rc<Worker>) -> Option<String> {
 
 /// Fresh controls for a task, wired to the panel view, the attention signals and the network
 /// guard (which lets the page go while the user has it).
-fn attach_controls(
+pub(super) fn attach_controls(
     w: &Rc<Worker>,
     step_mode: bool,
     guard: crate::netguard::NetGuard,

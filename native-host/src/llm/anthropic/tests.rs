@@ -44,7 +44,10 @@ fn request_body_moves_system_and_merges_tool_results() {
         max_tokens: None,
     };
     let body = Anthropic.body(&req, "claude", false);
-    assert_eq!(body["system"], "rules");
+    assert_eq!(
+        body["system"],
+        json!([{"type": "text", "text": "rules", "cache_control": {"type": "ephemeral"}}])
+    );
     assert_eq!(body["max_tokens"], DEFAULT_MAX_TOKENS);
     assert_eq!(body["tools"][0]["input_schema"]["type"], "object");
     let msgs = body["messages"].as_array().expect("messages");
@@ -140,4 +143,59 @@ fn stream_errors_and_cuts() {
     assert!(err.is_retryable());
     let s = Anthropic.stream();
     assert!(s.finish().is_err());
+}
+
+#[test]
+fn cache_reads_and_writes_are_counted_into_the_whole_prompt() {
+    // Anthropic's `input_tokens` is only the part after the last breakpoint.
+    let body = json!({
+        "type": "message", "model": "claude-x", "stop_reason": "end_turn",
+        "content": [{"type": "text", "text": "ok"}],
+        "usage": {"input_tokens": 50, "output_tokens": 12,
+                  "cache_read_input_tokens": 9800, "cache_creation_input_tokens": 2550}
+    });
+    let u = Anthropic.parse_response(body.to_string().as_bytes()).expect("parse").usage;
+    let u = u.expect("usage");
+    assert_eq!(
+        (u.input_tokens, u.cached_input_tokens, u.cache_write_tokens, u.output_tokens),
+        (12_400, 9800, 2550, 12)
+    );
+    // No cache fields (older models, proxies): nothing cached.
+    let body =
+        json!({"type": "message", "content": [], "usage": {"input_tokens": 7, "output_tokens": 2}});
+    let u = Anthropic.parse_response(body.to_string().as_bytes()).expect("parse").usage;
+    assert_eq!(
+        u.map(|u| (u.input_tokens, u.cached_input_tokens, u.cache_write_tokens)),
+        Some((7, 0, 0))
+    );
+
+    // Streamed: `message_start` carries the prompt's counts, `message_delta` the cumulative
+    // ones (newer API versions repeat the input counts there too; the later ones win).
+    for delta_usage in [
+        json!({"output_tokens": 9}),
+        json!({"output_tokens": 9, "input_tokens": 50, "cache_read_input_tokens": 9800,
+               "cache_creation_input_tokens": 2550}),
+    ] {
+        let mut s = Anthropic.stream();
+        let events = [
+            json!({"type": "message_start", "message": {"model": "claude-x", "usage": {
+                "input_tokens": 50, "output_tokens": 1,
+                "cache_read_input_tokens": 9800, "cache_creation_input_tokens": 2550}}}),
+            json!({"type": "content_block_start", "index": 0, "content_block": {"type": "text", "text": ""}}),
+            json!({"type": "content_block_delta", "index": 0, "delta": {"type": "text_delta", "text": "ok"}}),
+            json!({"type": "message_delta", "delta": {"stop_reason": "end_turn"}, "usage": delta_usage}),
+        ];
+        for e in &events {
+            s.feed("", &e.to_string()).expect("feed");
+        }
+        assert_eq!(
+            s.feed("message_stop", "{\"type\":\"message_stop\"}").expect("stop"),
+            Step::Done
+        );
+        let u = s.finish().expect("finish").usage.expect("usage");
+        assert_eq!(
+            (u.input_tokens, u.cached_input_tokens, u.cache_write_tokens, u.output_tokens),
+            (12_400, 9800, 2550, 9)
+        );
+    }
 }

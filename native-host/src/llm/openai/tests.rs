@@ -153,3 +153,55 @@ fn cut_or_garbage_streams_fail() {
     assert!(s.feed("", "not json").is_err());
     assert!(s.feed("", "{\"error\":{\"message\":\"boom\"}}").is_err());
 }
+
+#[test]
+fn cached_prompt_tokens_are_read_in_both_forms_and_in_both_shapes() {
+    let body = json!({
+        "model": "gpt-x",
+        "choices": [{"message": {"role": "assistant", "content": "ok"}, "finish_reason": "stop"}],
+        "usage": {"prompt_tokens": 2006, "completion_tokens": 300,
+                  "prompt_tokens_details": {"cached_tokens": 1920, "audio_tokens": 0}}
+    });
+    let u = OpenAi.parse_response(body.to_string().as_bytes()).expect("parse").usage;
+    let u = u.expect("usage");
+    assert_eq!((u.input_tokens, u.cached_input_tokens, u.cache_write_tokens), (2006, 1920, 0));
+    // DeepSeek's own field; `null` details (some proxies) mean nothing cached.
+    let deepseek = json!({"choices": [{"message": {"content": "ok"}}],
+        "usage": {"prompt_tokens": 100, "completion_tokens": 1, "prompt_cache_hit_tokens": 64,
+                  "prompt_cache_miss_tokens": 36}});
+    let u = OpenAi.parse_response(deepseek.to_string().as_bytes()).expect("parse").usage;
+    assert_eq!(u.map(|u| u.cached_input_tokens), Some(64));
+    let null = json!({"choices": [{"message": {"content": "ok"}}],
+        "usage": {"prompt_tokens": 5, "completion_tokens": 1, "prompt_tokens_details": null}});
+    let u = OpenAi.parse_response(null.to_string().as_bytes()).expect("parse").usage;
+    assert_eq!(u.map(|u| u.cached_input_tokens), Some(0));
+    // A server claiming more cached than prompt tokens is capped at the prompt.
+    let odd = json!({"choices": [{"message": {"content": "ok"}}],
+        "usage": {"prompt_tokens": 5, "completion_tokens": 1,
+                  "prompt_tokens_details": {"cached_tokens": 50}}});
+    let u = OpenAi.parse_response(odd.to_string().as_bytes()).expect("parse").usage;
+    assert_eq!(u.map(|u| u.cached_input_tokens), Some(5));
+
+    // Streamed: the usage chunk at the end carries the same details.
+    let chunks = [
+        json!({"model": "m", "choices": [{"index": 0, "delta": {"content": "Hi"}}]}),
+        json!({"choices": [{"index": 0, "delta": {}, "finish_reason": "stop"}], "usage": null}),
+        json!({"choices": [], "usage": {"prompt_tokens": 1500, "completion_tokens": 4,
+               "prompt_tokens_details": {"cached_tokens": 1024}}}),
+    ];
+    let (_, mut s) = feed_all(&chunks);
+    assert_eq!(s.feed("", "[DONE]").expect("done"), Step::Done);
+    let u = s.finish().expect("finish").usage.expect("usage");
+    assert_eq!((u.input_tokens, u.cached_input_tokens, u.output_tokens), (1500, 1024, 4));
+}
+
+#[test]
+fn cache_breaks_leave_the_openai_body_unchanged() {
+    let mut req = request();
+    let plain = OpenAi.body(&req, "m", true);
+    req.messages[0].cache_breaks = vec![2, 5];
+    req.messages[1].cache_breaks = vec![4, 13, 999];
+    let with_breaks = OpenAi.body(&req, "m", true);
+    assert_eq!(plain, with_breaks, "servers cache identical prefixes by themselves");
+    assert!(!with_breaks.to_string().contains("cache"), "no unknown fields: {with_breaks}");
+}

@@ -1,11 +1,14 @@
-//! `install` / `uninstall`: the host manifest for each Chromium-family browser.
+//! `install` / `uninstall`: the host binary in the user's directory and its manifest for each
+//! Chromium-family browser.
 //!
-//! Per-browser, per-OS manifest paths and the Windows registry keys come from the
-//! `native_messaging` crate's installer. Its `install` writes a manifest of its own making,
-//! so we call it (for the directory, validation and registry) and then replace the file with
-//! our template from `manifest/`, which is the reviewed, documented shape. A dedicated profile
-//! (`--user-data-dir DIR`) is not a location the crate knows: Chromium reads
-//! `DIR/NativeMessagingHosts/` for it, and we write there ourselves.
+//! Per-browser, per-OS manifest paths and the Windows registry key templates come from the
+//! `native_messaging` crate's browser table; the manifest is our template from `manifest/`
+//! (the reviewed, documented shape), and on Windows the registry entries [`registry`] plans
+//! are written with the crate's registry helpers. A dedicated profile (`--user-data-dir DIR`)
+//! is not a location the crate knows: Chromium reads `DIR/NativeMessagingHosts/` for it.
+
+pub mod place;
+pub mod registry;
 
 use std::io::Write;
 use std::path::{Path, PathBuf};
@@ -14,11 +17,8 @@ use native_messaging::Scope;
 use waymark_protocol::{EXTENSION_ID, HOST_NAME};
 
 /// The Chromium-family manifest template, with `{{HOST_NAME}}`, `{{HOST_PATH}}` and
-/// `{{EXTENSION_ID}}` placeholders.
-pub const CHROMIUM_TEMPLATE: &str = include_str!("../../manifest/chromium-host.json");
-
-/// Shown in the native_messaging-written manifest for the instant before ours replaces it.
-const DESCRIPTION: &str = "Waymark native host";
+/// `{{ALLOWED_ORIGINS}}` placeholders.
+pub const CHROMIUM_TEMPLATE: &str = include_str!("../../../manifest/chromium-host.json");
 
 /// Browser keys of the `native_messaging` crate that `--browser all` covers.
 pub const ALL_BROWSERS: &[&str] = &["chromium", "chrome", "brave", "edge", "vivaldi"];
@@ -117,50 +117,57 @@ pub fn current_exe() -> Result<PathBuf, InstallError> {
     exe.canonicalize().map_err(|e| InstallError::Exe(e.to_string()))
 }
 
+/// The extensions a manifest lets connect: Waymark's fixed ID first, then each extra one (the
+/// store's, or the ID Chrome gave an unpacked copy of the store zip), without repeats.
+pub fn allowed_ids(extra: &[String]) -> Result<Vec<String>, InstallError> {
+    let mut ids = vec![EXTENSION_ID.to_owned()];
+    for id in extra {
+        validate_extension_id(id)?;
+        if !ids.contains(id) {
+            ids.push(id.clone());
+        }
+    }
+    Ok(ids)
+}
+
 /// Fills the template; values are JSON-escaped, and the result is checked to parse.
-pub fn render_manifest(exe: &Path, extension_id: &str) -> Result<String, InstallError> {
-    validate_extension_id(extension_id)?;
+pub fn render_manifest(exe: &Path, extension_ids: &[String]) -> Result<String, InstallError> {
+    for id in extension_ids {
+        validate_extension_id(id)?;
+    }
     let path = exe.to_str().ok_or_else(|| InstallError::Exe("path is not valid UTF-8".into()))?;
     let esc = |s: &str| {
         let quoted = serde_json::Value::from(s).to_string();
         quoted[1..quoted.len() - 1].to_owned()
     };
+    let origins: Vec<String> = extension_ids.iter().map(|id| origin_for(id)).collect();
+    let origins =
+        serde_json::to_string(&origins).map_err(|e| InstallError::Template(e.to_string()))?;
     let text = CHROMIUM_TEMPLATE
         .replace("{{HOST_NAME}}", &esc(HOST_NAME))
         .replace("{{HOST_PATH}}", &esc(path))
-        .replace("{{EXTENSION_ID}}", &esc(extension_id));
+        .replace("{{ALLOWED_ORIGINS}}", &origins);
     serde_json::from_str::<serde_json::Value>(&text)
         .map_err(|e| InstallError::Template(e.to_string()))?;
     Ok(text)
 }
 
-/// Installs the manifest for `target`, pointing at `exe`; returns the manifest path.
+/// Installs the manifest for `target`, pointing at `exe` and letting `extension_ids`
+/// connect (see [`allowed_ids`]), plus its registry entry on Windows; returns the manifest
+/// path.
 pub fn install(
     target: &Target,
     exe: &Path,
-    extension_id: Option<&str>,
+    extension_ids: &[String],
 ) -> Result<PathBuf, InstallError> {
-    let id = extension_id.unwrap_or(EXTENSION_ID);
-    let text = render_manifest(exe, id)?;
+    let text = render_manifest(exe, extension_ids)?;
     let path = target.manifest_path()?;
-    if let Target::Browser(key) = target {
-        // Directory, validation and (on Windows) the registry key come from the crate.
-        native_messaging::install(
-            HOST_NAME,
-            DESCRIPTION,
-            exe,
-            &[origin_for(id)],
-            &[],
-            &[key],
-            Scope::User,
-        )
-        .map_err(|source| InstallError::Io {
-            action: "cannot install manifest at",
-            path: path.clone(),
-            source,
-        })?;
-    }
     write_atomically(&path, text.as_bytes())?;
+    if let Target::Browser(key) = target {
+        for entry in registry::entries(key, &path)? {
+            registry::write(&entry)?;
+        }
+    }
     Ok(path)
 }
 
@@ -169,16 +176,17 @@ pub fn install(
 pub fn uninstall(target: &Target) -> Result<(PathBuf, bool), InstallError> {
     let path = target.manifest_path()?;
     let existed = path.exists();
-    match target {
-        Target::Browser(key) => {
-            native_messaging::remove(HOST_NAME, &[key], Scope::User).map_err(|source| {
-                InstallError::Io { action: "cannot remove", path: path.clone(), source }
-            })?
+    if existed {
+        std::fs::remove_file(&path).map_err(|source| InstallError::Io {
+            action: "cannot remove",
+            path: path.clone(),
+            source,
+        })?;
+    }
+    if let Target::Browser(key) = target {
+        for entry in registry::entries(key, &path)? {
+            registry::remove(&entry)?;
         }
-        Target::UserDataDir(_) if existed => std::fs::remove_file(&path).map_err(|source| {
-            InstallError::Io { action: "cannot remove", path: path.clone(), source }
-        })?,
-        Target::UserDataDir(_) => {}
     }
     Ok((path, existed))
 }
@@ -208,8 +216,9 @@ mod tests {
 
     #[test]
     fn template_renders_valid_json_with_trailing_slash_origin() {
-        let text = render_manifest(Path::new("/opt/way \"mark\"/waymark-host"), EXTENSION_ID)
-            .expect("render");
+        let ids = allowed_ids(&["abcdefghijklmnopabcdefghijklmnop".to_owned()]).expect("ids");
+        let text =
+            render_manifest(Path::new("/opt/way \"mark\"/waymark-host"), &ids).expect("render");
         let v: serde_json::Value = serde_json::from_str(&text).expect("json");
         assert_eq!(v["name"], HOST_NAME);
         assert_eq!(v["type"], "stdio");
@@ -217,7 +226,17 @@ mod tests {
         let origin = v["allowed_origins"][0].as_str().expect("origin");
         assert_eq!(origin, format!("chrome-extension://{EXTENSION_ID}/"));
         assert!(origin.ends_with('/'));
+        assert_eq!(v["allowed_origins"][1], "chrome-extension://abcdefghijklmnopabcdefghijklmnop/");
         assert!(!text.contains("{{"));
+    }
+
+    #[test]
+    fn extra_ids_are_added_once_and_checked() {
+        let extra = "abcdefghijklmnopabcdefghijklmnop".to_owned();
+        let ids =
+            allowed_ids(&[extra.clone(), extra.clone(), EXTENSION_ID.to_owned()]).expect("ok");
+        assert_eq!(ids, [EXTENSION_ID.to_owned(), extra]);
+        assert!(allowed_ids(&["nope".to_owned()]).is_err());
     }
 
     #[test]
@@ -235,7 +254,7 @@ mod tests {
         let dir = tempfile::tempdir().expect("tempdir");
         let target = Target::UserDataDir(dir.path().to_path_buf());
         let exe = Path::new("/usr/bin/waymark-host");
-        let path = install(&target, exe, None).expect("install");
+        let path = install(&target, exe, &allowed_ids(&[]).expect("ids")).expect("install");
         assert_eq!(path, dir.path().join("NativeMessagingHosts/com.waymark.host.json"));
         let v: serde_json::Value =
             serde_json::from_str(&std::fs::read_to_string(&path).expect("read")).expect("json");

@@ -1,0 +1,210 @@
+//! The MCP side of the bridge: finds the browser the user named (or the only one), connects
+//! to its socket with the per-install secret, and sends calls one at a time.
+
+use tokio::io::BufReader;
+use waymark_protocol::{BridgeCall, BridgeResult};
+
+use super::registry::{self, BridgeError};
+use super::wire::{FromHost, Line, MAX_FROM_HOST_LINE, Rejection, ToHost, read_line, write_msg};
+use crate::config::Env;
+
+/// Who connects, and to which browser.
+#[derive(Debug, Clone, Default)]
+pub struct Target {
+    /// Part of the browser's label (or its host's pid); `None`: the only one.
+    pub browser: Option<String>,
+    /// The MCP client's name, shown to the user.
+    pub client: String,
+    /// Only a check (`doctor`): may ping, is not shown in the panel.
+    pub probe: bool,
+}
+
+/// A call that failed on the way.
+#[derive(Debug, thiserror::Error)]
+pub enum CallError {
+    /// It never reached the browser: sending it again on a new connection is safe.
+    #[error("{0}")]
+    NotSent(BridgeError),
+    /// It was sent, and the connection ended before its answer: it may or may not be done.
+    #[error("{0}")]
+    Lost(BridgeError),
+}
+
+/// An open connection to one browser.
+#[cfg(unix)]
+pub struct Connection {
+    read: BufReader<tokio::net::unix::OwnedReadHalf>,
+    write: tokio::net::unix::OwnedWriteHalf,
+    next: u64,
+    pid: u32,
+    /// The browser's label.
+    pub browser: String,
+}
+
+#[cfg(unix)]
+impl std::fmt::Debug for Connection {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Connection").field("browser", &self.browser).finish()
+    }
+}
+
+/// Whether the host process of a registration still runs (stale ones are left by a host that
+/// was killed).
+fn alive(pid: u32) -> bool {
+    if cfg!(target_os = "linux") {
+        std::path::Path::new(&format!("/proc/{pid}")).exists()
+    } else {
+        true
+    }
+}
+
+/// Every live registration; stale ones are removed on the way.
+pub fn live_registrations(env: &dyn Env) -> Result<Vec<registry::Registration>, BridgeError> {
+    let dir = registry::runtime_dir(env)?;
+    let mut live = Vec::new();
+    // Only this user's directory is read (a directory others may write is not trusted).
+    if dir.exists() {
+        registry::private_dir(&dir)?;
+    }
+    for reg in registry::list(&dir) {
+        if alive(reg.pid) {
+            live.push(reg);
+        } else {
+            let info = reg.socket.with_extension("json");
+            for path in [reg.socket, info] {
+                if let Err(e) = std::fs::remove_file(&path) {
+                    tracing::debug!(path = %path.display(), error = %e, "stale file not removed");
+                }
+            }
+        }
+    }
+    Ok(live)
+}
+
+/// Connects to the browser `target` names.
+#[cfg(unix)]
+pub async fn connect(env: &(dyn Env + Sync), target: &Target) -> Result<Connection, BridgeError> {
+    let reg = registry::pick(live_registrations(env)?, target.browser.as_deref())?;
+    let secret = registry::read_secret(env)?;
+    let stream = tokio::net::UnixStream::connect(&reg.socket).await.map_err(|e| {
+        BridgeError::Closed(format!(
+            "the browser “{}” registered {} but it cannot be opened ({e}): the browser was \
+             probably closed; open it again",
+            reg.label,
+            reg.socket.display()
+        ))
+    })?;
+    let (read, mut write) = stream.into_split();
+    let mut read = BufReader::new(read);
+    let hello = ToHost::Hello {
+        secret: secret.expose().to_owned(),
+        client: target.client.clone(),
+        probe: target.probe,
+    };
+    write_msg(&mut write, &hello)
+        .await
+        .map_err(|e| BridgeError::Io { what: "sending the hello".into(), source: e })?;
+    match next_msg(&mut read).await? {
+        FromHost::Welcome { browser } => {
+            Ok(Connection { read, write, next: 1, pid: reg.pid, browser })
+        }
+        FromHost::Rejected { reason: Rejection::SecretMismatch } => {
+            Err(BridgeError::SecretMismatch)
+        }
+        FromHost::Rejected { reason: Rejection::NotOwner } => {
+            Err(BridgeError::Refused("this process runs as another user".into()))
+        }
+        FromHost::Rejected { reason: Rejection::BadHello } => {
+            Err(BridgeError::Refused("it did not understand the hello".into()))
+        }
+        FromHost::Closed { reason } => Err(BridgeError::Ended(reason)),
+        other => Err(BridgeError::Protocol(format!("expected a welcome, got {other:?}"))),
+    }
+}
+
+/// Not on this platform yet (Windows would use a named pipe).
+#[cfg(not(unix))]
+pub async fn connect(_env: &(dyn Env + Sync), _target: &Target) -> Result<Connection, BridgeError> {
+    Err(BridgeError::Unsupported)
+}
+
+/// Placeholder so the MCP server compiles where the bridge is not available.
+#[cfg(not(unix))]
+#[derive(Debug)]
+pub struct Connection {
+    /// The browser's label.
+    pub browser: String,
+}
+
+#[cfg(not(unix))]
+impl Connection {
+    /// Never.
+    pub fn alive(&self) -> bool {
+        false
+    }
+
+    /// Always fails.
+    pub async fn call(&mut self, _request: BridgeCall) -> Result<BridgeResult, CallError> {
+        Err(CallError::NotSent(BridgeError::Unsupported))
+    }
+}
+
+#[cfg(unix)]
+async fn next_msg(
+    read: &mut BufReader<tokio::net::unix::OwnedReadHalf>,
+) -> Result<FromHost, BridgeError> {
+    let gone = || {
+        BridgeError::Closed(
+            "the browser's Waymark host went away (the browser closed, or its extension \
+             restarted); the next call reconnects"
+                .into(),
+        )
+    };
+    match read_line(read, MAX_FROM_HOST_LINE).await {
+        Ok(Line::Text(t)) => {
+            serde_json::from_str(&t).map_err(|e| BridgeError::Protocol(e.to_string()))
+        }
+        Ok(Line::TooLong) => Err(BridgeError::Protocol("an answer above the size cap".into())),
+        Ok(Line::Eof) | Err(_) => Err(gone()),
+    }
+}
+
+#[cfg(unix)]
+impl Connection {
+    /// Whether the browser's host process still runs (a connection to a host that died is
+    /// replaced before a call is sent on it).
+    pub fn alive(&self) -> bool {
+        alive(self.pid)
+    }
+
+    /// Sends one call and waits for its result.
+    pub async fn call(&mut self, request: BridgeCall) -> Result<BridgeResult, CallError> {
+        // While idle the host may have ended the connection (the user's Disconnect): its last
+        // word is already here, and the call is not sent.
+        match tokio::time::timeout(std::time::Duration::ZERO, next_msg(&mut self.read)).await {
+            Err(_idle) => {}
+            Ok(Ok(FromHost::Closed { reason })) => {
+                return Err(CallError::NotSent(BridgeError::Ended(reason)));
+            }
+            Ok(Ok(other)) => tracing::debug!(?other, "unexpected bridge message skipped"),
+            Ok(Err(e)) => return Err(CallError::NotSent(e)),
+        }
+        let id = self.next;
+        self.next += 1;
+        write_msg(&mut self.write, &ToHost::Call { id, request }).await.map_err(|e| {
+            CallError::NotSent(BridgeError::Io { what: "sending the call".into(), source: e })
+        })?;
+        loop {
+            match next_msg(&mut self.read).await.map_err(CallError::Lost)? {
+                FromHost::Result { id: got, result } if got == id => return Ok(result),
+                FromHost::Invalid { message, .. } => {
+                    return Err(CallError::NotSent(BridgeError::Protocol(message)));
+                }
+                FromHost::Closed { reason } => {
+                    return Err(CallError::Lost(BridgeError::Ended(reason)));
+                }
+                other => tracing::debug!(?other, "unexpected bridge message skipped"),
+            }
+        }
+    }
+}

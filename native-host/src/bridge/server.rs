@@ -1,0 +1,374 @@
+//! The bridge in the host process Chrome started: a Unix socket that external agents'
+//! `waymark-host mcp` processes connect to, whose calls become `bridge.call` events for the
+//! worker and whose answers come back as `bridge.answer` requests.
+//!
+//! The host decides nothing about a call: it checks who connects (same user, the secret) and
+//! carries calls and answers. Every call is answered by the worker, which runs the safety
+//! policy and asks the user.
+
+use std::collections::HashMap;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Mutex, PoisonError};
+
+use tokio::io::BufReader;
+use tokio::sync::{oneshot, watch};
+use waymark_protocol::{
+    BridgeCall, BridgeClosed, BridgeFailure, BridgeFailureKind, BridgeResult, ErrorCode,
+    EventFrame, HostEvent, MAX_BRIDGE_TEXT, ReplyFrame,
+};
+
+use super::registry::{self, BridgeError, Registration, Secret};
+use super::wire::{
+    CloseReason, FromHost, Line, MAX_TO_HOST_LINE, Rejection, ToHost, read_line, write_msg,
+};
+use crate::config::Env;
+use crate::host::Outbox;
+
+/// The bridge of one host process: at most one open at a time (a second `bridge.open` ends
+/// the first).
+#[derive(Clone, Default)]
+pub struct Bridge {
+    inner: Arc<Inner>,
+}
+
+#[derive(Default)]
+struct Inner {
+    next: AtomicU64,
+    /// Calls waiting for the worker's answer: call id → (client, where the answer goes).
+    pending: Mutex<HashMap<u64, (u64, oneshot::Sender<BridgeResult>)>>,
+    /// Connected clients: id → how to end them.
+    clients: Mutex<HashMap<u64, watch::Sender<Option<CloseReason>>>>,
+    /// The open bridge: how to close it.
+    open: Mutex<Option<watch::Sender<Option<CloseReason>>>>,
+}
+
+fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+    m.lock().unwrap_or_else(PoisonError::into_inner)
+}
+
+/// Removes the socket and its description when the bridge ends, however it ends (the
+/// dispatcher's tasks are aborted when the browser closes the port).
+struct Registered {
+    socket: std::path::PathBuf,
+    info: std::path::PathBuf,
+}
+
+impl Drop for Registered {
+    fn drop(&mut self) {
+        for path in [&self.socket, &self.info] {
+            if let Err(e) = std::fs::remove_file(path)
+                && e.kind() != std::io::ErrorKind::NotFound
+            {
+                tracing::warn!(path = %path.display(), error = %e, "bridge file not removed");
+            }
+        }
+    }
+}
+
+impl Bridge {
+    /// Opens the bridge for request `id`: binds the socket and returns the task that serves it
+    /// until `bridge.close` (it then replies to `id`). Fails when the socket cannot be made.
+    pub fn open(
+        &self,
+        id: u64,
+        label: &str,
+        outbox: Outbox,
+        env: &dyn Env,
+    ) -> Result<impl std::future::Future<Output = ()> + Send + 'static, BridgeError> {
+        let secret = registry::load_or_create_secret(env)?;
+        let dir = registry::runtime_dir(env)?;
+        registry::private_dir(&dir)?;
+        let pid = std::process::id();
+        let (socket, info) = registry::paths_for(&dir, pid, self.next_id());
+        let listener = bind(&socket)?;
+        let label = if label.trim().is_empty() { registry::default_label() } else { label.into() };
+        let reg = Registration { pid, label: label.clone(), socket: socket.clone() };
+        let guard = Registered { socket, info: info.clone() };
+        let text = serde_json::to_string(&reg).map_err(|e| BridgeError::Protocol(e.to_string()))?;
+        write_private(&info, &text)?;
+        let (close_tx, close_rx) = watch::channel(None);
+        if let Some(old) = lock(&self.inner.open).replace(close_tx) {
+            // A second open (a worker restarted on the same port): the first one ends.
+            old.send_replace(Some(CloseReason::SwitchedOff));
+        }
+        tracing::info!(%label, "bridge open for external agents");
+        let bridge = self.clone();
+        Ok(async move {
+            let events = Events { outbox: outbox.clone(), id };
+            let reason = bridge.accept(listener, secret, label, events, close_rx).await;
+            drop(guard);
+            outbox.reply(ReplyFrame::ok(id, BridgeClosed { reason }));
+        })
+    }
+
+    /// Closes the open bridge (`bridge.close`): every client is told and the socket goes.
+    pub fn close(&self) -> bool {
+        match lock(&self.inner.open).take() {
+            Some(tx) => {
+                tx.send_replace(Some(CloseReason::SwitchedOff));
+                true
+            }
+            None => false,
+        }
+    }
+
+    /// Delivers the worker's answer to call `call`; `false` when no one waits for it.
+    pub fn answer(&self, call: u64, result: BridgeResult) -> bool {
+        match lock(&self.inner.pending).remove(&call) {
+            Some((_, tx)) => tx.send(result).is_ok(),
+            None => false,
+        }
+    }
+
+    /// Ends client `client`'s connection (`bridge.disconnect`); `false` when it is gone.
+    pub fn disconnect(&self, client: u64) -> bool {
+        match lock(&self.inner.clients).get(&client) {
+            Some(tx) => {
+                tx.send_replace(Some(CloseReason::Disconnected));
+                true
+            }
+            None => false,
+        }
+    }
+
+    fn next_id(&self) -> u64 {
+        self.inner.next.fetch_add(1, Ordering::Relaxed) + 1
+    }
+
+    #[cfg(unix)]
+    async fn accept(
+        &self,
+        listener: tokio::net::UnixListener,
+        secret: Secret,
+        label: String,
+        outbox: Events,
+        mut close: watch::Receiver<Option<CloseReason>>,
+    ) -> String {
+        loop {
+            tokio::select! {
+                accepted = listener.accept() => match accepted {
+                    Ok((stream, _)) => {
+                        let bridge = self.clone();
+                        let (secret, label, outbox) = (secret.clone(), label.clone(), outbox.clone());
+                        let close = close.clone();
+                        tokio::spawn(async move {
+                            bridge.serve_client(stream, secret, label, outbox, close).await;
+                        });
+                    }
+                    Err(e) => tracing::warn!(error = %e, "bridge accept failed"),
+                },
+                changed = close.changed() => {
+                    if changed.is_err() || close.borrow().is_some() {
+                        return "the bridge was closed".into();
+                    }
+                }
+            }
+        }
+    }
+
+    #[cfg(not(unix))]
+    async fn accept(
+        &self,
+        _listener: (),
+        _secret: Secret,
+        _label: String,
+        _outbox: Events,
+        _close: watch::Receiver<Option<CloseReason>>,
+    ) -> String {
+        "unsupported".into()
+    }
+
+    #[cfg(unix)]
+    async fn serve_client(
+        &self,
+        stream: tokio::net::UnixStream,
+        secret: Secret,
+        label: String,
+        outbox: Events,
+        mut closing: watch::Receiver<Option<CloseReason>>,
+    ) {
+        let same_user = stream.peer_cred().is_ok_and(|c| c.uid() == registry::uid());
+        let (read, mut write) = stream.into_split();
+        let mut read = BufReader::new(read);
+        let hello = tokio::time::timeout(
+            std::time::Duration::from_secs(10),
+            read_line(&mut read, MAX_TO_HOST_LINE),
+        )
+        .await;
+        let parsed = match hello {
+            Ok(Ok(Line::Text(t))) => serde_json::from_str::<ToHost>(&t).ok(),
+            _ => None,
+        };
+        let (name, probe) = match parsed {
+            _ if !same_user => return reject(&mut write, Rejection::NotOwner).await,
+            Some(ToHost::Hello { secret: sent, client, probe }) => {
+                if !secret.matches(&Secret::from_sent(sent)) {
+                    tracing::warn!("bridge client with a wrong secret refused");
+                    return reject(&mut write, Rejection::SecretMismatch).await;
+                }
+                (client.chars().take(80).collect::<String>(), probe)
+            }
+            _ => return reject(&mut write, Rejection::BadHello).await,
+        };
+        if write_msg(&mut write, &FromHost::Welcome { browser: label }).await.is_err() {
+            return;
+        }
+        let client = self.next_id();
+        let (tx, mut mine) = watch::channel(None);
+        lock(&self.inner.clients).insert(client, tx);
+        let name = if name.trim().is_empty() { "An external agent".to_owned() } else { name };
+        if !probe {
+            outbox.send(HostEvent::BridgeClient { client, name: name.clone(), connected: true });
+        }
+        let ended = loop {
+            let line = tokio::select! {
+                line = read_line(&mut read, MAX_TO_HOST_LINE) => line,
+                _ = mine.changed() => break *mine.borrow(),
+                _ = closing.changed() => break *closing.borrow(),
+            };
+            let text = match line {
+                Ok(Line::Text(t)) => t,
+                Ok(Line::TooLong) => {
+                    let msg = format!("a line above {MAX_TO_HOST_LINE} bytes was skipped");
+                    if write_msg(&mut write, &FromHost::Invalid { id: 0, message: msg })
+                        .await
+                        .is_err()
+                    {
+                        break None;
+                    }
+                    continue;
+                }
+                Ok(Line::Eof) | Err(_) => break None,
+            };
+            let (id, request) = match serde_json::from_str::<ToHost>(&text) {
+                Ok(ToHost::Call { id, request }) => (id, request),
+                Ok(ToHost::Hello { .. }) | Err(_) => {
+                    let message = "expected a call".to_owned();
+                    if write_msg(&mut write, &FromHost::Invalid { id: 0, message }).await.is_err() {
+                        break None;
+                    }
+                    continue;
+                }
+            };
+            let result = if probe && request != BridgeCall::Ping {
+                failure(BridgeFailureKind::BadArguments, "a probe may only ping")
+            } else if request.longest_text() > MAX_BRIDGE_TEXT {
+                failure(
+                    BridgeFailureKind::BadArguments,
+                    format!("a text above {MAX_BRIDGE_TEXT} bytes is not sent to the browser"),
+                )
+            } else {
+                match self.ask_worker(client, request, &outbox, &mut mine, &mut closing).await {
+                    Ok(result) => result,
+                    Err(reason) => break reason,
+                }
+            };
+            if write_msg(&mut write, &FromHost::Result { id, result }).await.is_err() {
+                break None;
+            }
+        };
+        if let Some(reason) = ended
+            && let Err(e) = write_msg(&mut write, &FromHost::Closed { reason }).await
+        {
+            tracing::debug!(error = %e, "the client went before being told the bridge closed");
+        }
+        lock(&self.inner.clients).remove(&client);
+        lock(&self.inner.pending).retain(|_, (c, _)| *c != client);
+        if !probe {
+            outbox.send(HostEvent::BridgeClient { client, name, connected: false });
+        }
+    }
+
+    /// Sends one call to the worker and waits for its answer, or for the connection's end
+    /// (`Err` with why).
+    async fn ask_worker(
+        &self,
+        client: u64,
+        request: BridgeCall,
+        outbox: &Events,
+        mine: &mut watch::Receiver<Option<CloseReason>>,
+        closing: &mut watch::Receiver<Option<CloseReason>>,
+    ) -> Result<BridgeResult, Option<CloseReason>> {
+        let call = self.next_id();
+        let (tx, rx) = oneshot::channel();
+        lock(&self.inner.pending).insert(call, (client, tx));
+        tracing::debug!(call, client, tool = request.name(), "bridge call");
+        outbox.send(HostEvent::BridgeCall { call, client, request });
+        tokio::select! {
+            answer = rx => Ok(answer.unwrap_or_else(|_| failure(
+                BridgeFailureKind::PageFailed,
+                "the browser did not answer (its extension restarted?); read the page to see \
+                 whether it was done",
+            ))),
+            _ = mine.changed() => Err(*mine.borrow()),
+            _ = closing.changed() => Err(*closing.borrow()),
+        }
+    }
+}
+
+/// Where the bridge's events go: the `bridge.open` request they belong to.
+#[derive(Clone)]
+struct Events {
+    outbox: Outbox,
+    id: u64,
+}
+
+impl Events {
+    fn send(&self, event: HostEvent) {
+        if !self.outbox.event(EventFrame::new(self.id, event)) {
+            tracing::debug!("bridge event not sent: the browser is gone");
+        }
+    }
+}
+
+fn failure(kind: BridgeFailureKind, message: impl Into<String>) -> BridgeResult {
+    BridgeResult::Failed(BridgeFailure::new(kind, message))
+}
+
+#[cfg(unix)]
+async fn reject(write: &mut tokio::net::unix::OwnedWriteHalf, reason: Rejection) {
+    if let Err(e) = write_msg(write, &FromHost::Rejected { reason }).await {
+        tracing::debug!(error = %e, "a refused client went first");
+    }
+}
+
+#[cfg(unix)]
+fn bind(socket: &std::path::Path) -> Result<tokio::net::UnixListener, BridgeError> {
+    use std::os::unix::fs::PermissionsExt;
+    // A socket left by a host that died: nobody listens on it any more.
+    if socket.exists()
+        && let Err(e) = std::fs::remove_file(socket)
+    {
+        return Err(BridgeError::Io { what: format!("removing {}", socket.display()), source: e });
+    }
+    let listener = tokio::net::UnixListener::bind(socket).map_err(|e| BridgeError::Io {
+        what: format!("creating the socket {}", socket.display()),
+        source: e,
+    })?;
+    std::fs::set_permissions(socket, std::fs::Permissions::from_mode(0o600)).map_err(|e| {
+        BridgeError::Io { what: format!("restricting {}", socket.display()), source: e }
+    })?;
+    Ok(listener)
+}
+
+#[cfg(not(unix))]
+fn bind(_socket: &std::path::Path) -> Result<(), BridgeError> {
+    Err(BridgeError::Unsupported)
+}
+
+fn write_private(path: &std::path::Path, text: &str) -> Result<(), BridgeError> {
+    use std::io::Write;
+    let mut options = std::fs::OpenOptions::new();
+    options.write(true).create(true).truncate(true);
+    #[cfg(unix)]
+    std::os::unix::fs::OpenOptionsExt::mode(&mut options, 0o600);
+    options
+        .open(path)
+        .and_then(|mut f| f.write_all(text.as_bytes()))
+        .map_err(|e| BridgeError::Io { what: format!("writing {}", path.display()), source: e })
+}
+
+/// The error reply of a `bridge.open` that could not start.
+pub fn open_failed(id: u64, e: &BridgeError) -> ReplyFrame<()> {
+    ReplyFrame::err(id, ErrorCode::BridgeFailed, e.to_string())
+}

@@ -1,0 +1,138 @@
+//! The MCP process's link to the browser: one bridge connection, opened on the first browser
+//! tool call and again after the browser's host went away; a call that may have run is never
+//! sent twice.
+
+use tokio::sync::Mutex;
+use waymark_protocol::{BridgeCall, BridgeFailure, BridgeOutput};
+
+use crate::bridge::BridgeError;
+use crate::bridge::client::{self, CallError, Connection, Target};
+use crate::bridge::wire::CloseReason;
+use crate::config::ProcessEnv;
+
+/// Why a browser tool call failed, in words for the agent.
+#[derive(Debug, thiserror::Error)]
+pub enum LinkError {
+    /// A link between here and the page is broken (each says which, and the fix).
+    #[error("{0}")]
+    Bridge(BridgeError),
+    /// The call reached the browser and failed there (denied, refused, tab gone…).
+    #[error("{}: {}", kind_words(.0), .0.message)]
+    Failed(BridgeFailure),
+    /// The connection ended while the call was out.
+    #[error("{0} — the call was sent and may or may not have been done; take a snapshot to check")]
+    Lost(BridgeError),
+    /// The user disconnected this agent; it stays disconnected.
+    #[error(
+        "the user disconnected this agent in Waymark's side panel; it stays disconnected until \
+         this MCP server is restarted (ask the user first)"
+    )]
+    Disconnected,
+}
+
+fn kind_words(f: &BridgeFailure) -> &'static str {
+    use waymark_protocol::BridgeFailureKind as K;
+    match f.kind {
+        K::Denied => "denied by the user",
+        K::Refused => "refused by Waymark's safety policy",
+        K::TakeOver => "left to the user",
+        K::Stopped => "stopped by the user",
+        K::TabGone => "tab gone",
+        K::NoWebPage => "not a web page",
+        K::StaleRef => "unknown ref",
+        K::BadArguments => "invalid arguments",
+        K::PageFailed => "the page failed",
+        K::Busy => "browser busy",
+        K::Off => "external agents are off",
+        K::Unsupported => "unsupported",
+    }
+}
+
+/// One browser, connected on demand.
+#[derive(Debug)]
+pub struct Link {
+    browser: Option<String>,
+    conn: Mutex<State>,
+}
+
+#[derive(Debug, Default)]
+struct State {
+    conn: Option<Connection>,
+    disconnected: bool,
+}
+
+/// Calls that change nothing: sent again on a new connection after a lost answer.
+fn read_only(call: &BridgeCall) -> bool {
+    matches!(
+        call,
+        BridgeCall::Ping
+            | BridgeCall::ListTabs
+            | BridgeCall::Snapshot
+            | BridgeCall::Extract { .. }
+            | BridgeCall::Screenshot
+            | BridgeCall::WaitFor { .. }
+    )
+}
+
+impl Link {
+    /// A link to the browser whose label contains `browser` (or the only one).
+    pub fn new(browser: Option<String>) -> Self {
+        Self { browser, conn: Mutex::new(State::default()) }
+    }
+
+    /// Sends one call as `client` (the MCP client's name the user sees).
+    pub async fn call(&self, client: &str, call: BridgeCall) -> Result<BridgeOutput, LinkError> {
+        if call.longest_text() > waymark_protocol::MAX_BRIDGE_TEXT {
+            return Err(LinkError::Failed(BridgeFailure::new(
+                waymark_protocol::BridgeFailureKind::BadArguments,
+                format!(
+                    "a text above {} bytes is not sent to the browser",
+                    waymark_protocol::MAX_BRIDGE_TEXT
+                ),
+            )));
+        }
+        let mut state = self.conn.lock().await;
+        if state.disconnected {
+            return Err(LinkError::Disconnected);
+        }
+        for attempt in 0..2 {
+            let conn = match state.conn.as_mut() {
+                Some(c) if c.alive() => c,
+                _ => {
+                    let target = Target {
+                        browser: self.browser.clone(),
+                        client: client.to_owned(),
+                        probe: false,
+                    };
+                    let c =
+                        client::connect(&ProcessEnv, &target).await.map_err(LinkError::Bridge)?;
+                    state.conn.insert(c)
+                }
+            };
+            match conn.call(call.clone()).await {
+                Ok(result) => return result.into_result().map_err(LinkError::Failed),
+                Err(
+                    CallError::NotSent(BridgeError::Ended(CloseReason::Disconnected))
+                    | CallError::Lost(BridgeError::Ended(CloseReason::Disconnected)),
+                ) => {
+                    state.conn = None;
+                    state.disconnected = true;
+                    return Err(LinkError::Disconnected);
+                }
+                Err(CallError::NotSent(e)) => {
+                    state.conn = None;
+                    if attempt == 1 {
+                        return Err(LinkError::Bridge(e));
+                    }
+                }
+                Err(CallError::Lost(e)) => {
+                    state.conn = None;
+                    if !read_only(&call) || attempt == 1 {
+                        return Err(LinkError::Lost(e));
+                    }
+                }
+            }
+        }
+        Err(LinkError::Bridge(BridgeError::NotRegistered))
+    }
+}

@@ -1,0 +1,338 @@
+//! The bridge for external agents (MCP clients such as Claude Code): what one of them asks of
+//! the browser, what comes back, and the requests and events that carry both between the host
+//! Chrome started and the service worker.
+//!
+//! The worker opens the bridge with `bridge.open` while the user allows external agents; the
+//! host then streams `bridge.client` and `bridge.call` events on that request and the worker
+//! answers each call with `bridge.answer`. The worker decides everything (the same safety
+//! policy as its own agent); the host only carries calls and answers.
+
+use serde::{Deserialize, Serialize};
+
+/// Largest text an external agent may type or send in one call, in bytes: keeps every
+/// `bridge.call` event far below the 1 MiB host → browser frame cap.
+pub const MAX_BRIDGE_TEXT: usize = 64 * 1024;
+
+/// One browser tool call of an external agent. Refs are the `[N]` / `[fN:M]` handles of the
+/// agent's latest `snapshot` of the tab.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "tool", rename_all = "snake_case")]
+pub enum BridgeCall {
+    /// Answered by the worker at once: proves the whole chain (doctor, tests).
+    Ping,
+    /// Every web tab of every window, which one the agent works on and which the user sees.
+    ListTabs,
+    /// Open a tab (on `url`, or empty) and work there.
+    OpenTab {
+        /// Absolute http(s) URL.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        url: Option<String>,
+    },
+    /// Work on another tab.
+    SelectTab {
+        /// Tab id from `list_tabs`.
+        tab: i32,
+    },
+    /// Close a tab (the one the agent works on when absent).
+    CloseTab {
+        /// Tab id.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        tab: Option<i32>,
+    },
+    /// Load a URL in the agent's tab.
+    Navigate {
+        /// Absolute http(s) URL.
+        url: String,
+    },
+    /// History back in the agent's tab.
+    Back,
+    /// Read the page: Waymark's compact observation with refs.
+    Snapshot,
+    /// Click an element.
+    Click {
+        /// Element ref.
+        #[serde(rename = "ref")]
+        ref_id: String,
+        /// Double-click instead.
+        #[serde(default)]
+        double: bool,
+    },
+    /// Type into a field (replacing its text), then press Enter when `submit`.
+    Type {
+        /// Element ref.
+        #[serde(rename = "ref")]
+        ref_id: String,
+        /// Text to enter.
+        text: String,
+        /// Press Enter afterwards.
+        #[serde(default)]
+        submit: bool,
+    },
+    /// Choose an option of a select (by label or value).
+    Select {
+        /// Element ref.
+        #[serde(rename = "ref")]
+        ref_id: String,
+        /// Options to choose; one for a plain select.
+        values: Vec<String>,
+    },
+    /// Press keys (`Enter`, `Control+a`, …) on the focused element.
+    PressKey {
+        /// Keys, `+` for combinations.
+        key: String,
+    },
+    /// Scroll the page (or an element).
+    Scroll {
+        /// Which way.
+        #[serde(default)]
+        direction: ScrollWay,
+        /// Scrollable element; the page when absent.
+        #[serde(rename = "ref", default, skip_serializing_if = "Option::is_none")]
+        ref_id: Option<String>,
+    },
+    /// Move the pointer over an element.
+    Hover {
+        /// Element ref.
+        #[serde(rename = "ref")]
+        ref_id: String,
+    },
+    /// Put a file the user attached in the side panel into a file input.
+    Upload {
+        /// The file input's ref.
+        #[serde(rename = "ref")]
+        ref_id: String,
+        /// The attachment's name (or path) as listed in the side panel.
+        file: String,
+    },
+    /// The readable text of the page (or of one element) as markdown.
+    Extract {
+        /// Element ref; the whole page when absent.
+        #[serde(rename = "ref", default, skip_serializing_if = "Option::is_none")]
+        ref_id: Option<String>,
+    },
+    /// A picture of the visible part of the agent's tab.
+    Screenshot,
+    /// Wait until a text appears (or the page settles), at most `seconds` (≤ 15).
+    WaitFor {
+        /// Text to wait for.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        text: Option<String>,
+        /// Upper bound in seconds.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        seconds: Option<f64>,
+    },
+    /// Run a whole task with Waymark's own agent in the agent's tab.
+    RunTask {
+        /// The task in words.
+        prompt: String,
+    },
+}
+
+impl BridgeCall {
+    /// The call's name, for logs and the timeline.
+    pub fn name(&self) -> &'static str {
+        match self {
+            Self::Ping => "ping",
+            Self::ListTabs => "list_tabs",
+            Self::OpenTab { .. } => "open_tab",
+            Self::SelectTab { .. } => "select_tab",
+            Self::CloseTab { .. } => "close_tab",
+            Self::Navigate { .. } => "navigate",
+            Self::Back => "back",
+            Self::Snapshot => "snapshot",
+            Self::Click { .. } => "click",
+            Self::Type { .. } => "type",
+            Self::Select { .. } => "select",
+            Self::PressKey { .. } => "press_key",
+            Self::Scroll { .. } => "scroll",
+            Self::Hover { .. } => "hover",
+            Self::Upload { .. } => "upload",
+            Self::Extract { .. } => "extract",
+            Self::Screenshot => "screenshot",
+            Self::WaitFor { .. } => "wait_for",
+            Self::RunTask { .. } => "run_task",
+        }
+    }
+
+    /// The longest text the call carries, in bytes (checked against [`MAX_BRIDGE_TEXT`]).
+    pub fn longest_text(&self) -> usize {
+        match self {
+            Self::Type { text, .. } | Self::RunTask { prompt: text } => text.len(),
+            Self::Navigate { url } | Self::OpenTab { url: Some(url) } => url.len(),
+            Self::Select { values, .. } => values.iter().map(String::len).sum(),
+            Self::PressKey { key } => key.len(),
+            Self::WaitFor { text: Some(t), .. } => t.len(),
+            Self::Upload { file, .. } => file.len(),
+            _ => 0,
+        }
+    }
+}
+
+/// Which way `scroll` goes.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ScrollWay {
+    /// Most of a screen down.
+    #[default]
+    Down,
+    /// Most of a screen up.
+    Up,
+    /// To the top.
+    Top,
+    /// To the bottom.
+    Bottom,
+}
+
+/// One tab as an external agent sees it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct BridgeTab {
+    /// Chrome's tab id (what `select_tab` and `close_tab` take).
+    pub id: i32,
+    /// Its title.
+    pub title: String,
+    /// Its URL.
+    pub url: String,
+    /// The tab the user looks at in its window.
+    pub active: bool,
+    /// The tab the external agent works on.
+    pub selected: bool,
+}
+
+/// A PNG or JPEG, base64.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct BridgeImage {
+    /// `image/png` or `image/jpeg`.
+    pub mime: String,
+    /// Standard base64 of the bytes.
+    pub data: String,
+}
+
+/// What a successful call returns.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct BridgeOutput {
+    /// For the agent: what happened, and page content fenced as untrusted.
+    pub text: String,
+    /// The tab list, for `list_tabs` and tab changes.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tabs: Option<Vec<BridgeTab>>,
+    /// A screenshot.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub image: Option<BridgeImage>,
+}
+
+/// Why a call failed, each with its own fix (the MCP side shows the message as a tool error).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum BridgeFailureKind {
+    /// The user denied the confirmation card.
+    Denied,
+    /// The safety policy refused the action (outbound data, a file not attached, not a web
+    /// page).
+    Refused,
+    /// Waymark never does this (credentials, payment, CAPTCHA…): the user was asked to.
+    TakeOver,
+    /// The user stopped the external agent (at a card, or with Disconnect).
+    Stopped,
+    /// The tab the agent worked on is gone.
+    TabGone,
+    /// The tab shows no web page Waymark can read (`chrome://`, the Web Store, a PDF).
+    NoWebPage,
+    /// The ref is not on the agent's latest snapshot of this tab (or there is none).
+    StaleRef,
+    /// The call's arguments are invalid (a ref that does not parse, text too long).
+    BadArguments,
+    /// Reading or acting on the page failed.
+    PageFailed,
+    /// Waymark's own agent is running a task in this browser; try when it is done.
+    Busy,
+    /// The user switched external agents off in Waymark's settings.
+    Off,
+    /// This build cannot do it.
+    Unsupported,
+}
+
+/// A failed call.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct BridgeFailure {
+    /// What kind of failure.
+    pub kind: BridgeFailureKind,
+    /// Safe to show; says what to do.
+    pub message: String,
+}
+
+impl BridgeFailure {
+    /// A failure of `kind`.
+    pub fn new(kind: BridgeFailureKind, message: impl Into<String>) -> Self {
+        Self { kind, message: message.into() }
+    }
+}
+
+/// The answer to one call.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "outcome", rename_all = "snake_case")]
+pub enum BridgeResult {
+    /// It worked.
+    Ok(BridgeOutput),
+    /// It did not.
+    Failed(BridgeFailure),
+}
+
+impl From<Result<BridgeOutput, BridgeFailure>> for BridgeResult {
+    fn from(r: Result<BridgeOutput, BridgeFailure>) -> Self {
+        match r {
+            Ok(o) => Self::Ok(o),
+            Err(e) => Self::Failed(e),
+        }
+    }
+}
+
+impl BridgeResult {
+    /// As a `Result`.
+    pub fn into_result(self) -> Result<BridgeOutput, BridgeFailure> {
+        match self {
+            Self::Ok(o) => Ok(o),
+            Self::Failed(e) => Err(e),
+        }
+    }
+}
+
+/// Payload of `bridge.open`: the worker lets external agents in. The reply comes when the
+/// bridge closes; meanwhile `bridge.client` and `bridge.call` events stream on this request.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct BridgeOpen {
+    /// The user's name for this browser profile, shown by `waymark-host mcp` when several
+    /// browsers are registered (empty: the host names it after the browser and profile).
+    #[serde(default)]
+    pub label: String,
+}
+
+/// Reply of `bridge.open`: why it closed.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct BridgeClosed {
+    /// For the log.
+    pub reason: String,
+}
+
+/// Payload of `bridge.answer`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct BridgeAnswer {
+    /// The call answered (from its `bridge.call` event).
+    pub call: u64,
+    /// Its result.
+    pub result: BridgeResult,
+}
+
+/// Payload of `bridge.disconnect`: the user pressed Disconnect.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+pub struct BridgeDisconnect {
+    /// The client (from its `bridge.client` event).
+    pub client: u64,
+}
+
+/// Payload of `bridge.close`: the user switched external agents off.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct BridgeClose {}
+
+/// Reply of `bridge.answer`, `bridge.disconnect` and `bridge.close`.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct BridgeAck {}

@@ -1,0 +1,65 @@
+//! External agents (MCP clients such as Claude Code) in the user's browser: each tool call
+//! they send through `waymark-host mcp` becomes an action judged by the same safety policy as
+//! the agent's own ([`crate::agent::police_external`]) and shown in the same timeline, and
+//! every card names who asks. Target-independent: the worker supplies the tabs
+//! ([`Browser`]), the user's controls and the panel view.
+//!
+//! An MCP client can never approve a card: no [`BridgeCall`] answers one, and only the side
+//! panel's port reaches the controls.
+
+mod operator;
+mod session;
+#[cfg(test)]
+mod tests;
+
+pub use operator::{ExternalOperator, who_asks};
+pub use session::ExternalSession;
+
+use crate::agent::{Page, PageError};
+use crate::protocol::{BridgeFailure, BridgeFailureKind};
+
+/// One tab, as the bridge lists it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct BrowserTab {
+    /// Chrome's tab id.
+    pub id: i32,
+    /// Its title.
+    pub title: String,
+    /// Its URL.
+    pub url: String,
+    /// The active tab of its window.
+    pub active: bool,
+}
+
+/// The browser's tabs, as the external agent's calls need them.
+#[allow(async_fn_in_trait, reason = "single-threaded: wasm and the native tests need no Send")]
+pub trait Browser {
+    /// One tab's page.
+    type Page: Page;
+    /// Every tab of every window.
+    async fn tabs(&self) -> Result<Vec<BrowserTab>, PageError>;
+    /// The web page the user looks at (where an agent starts).
+    async fn user_tab(&self) -> Option<i32>;
+    /// The page of tab `tab`.
+    fn page(&self, tab: i32) -> Self::Page;
+    /// The tab a page works on now (it moves with open, switch and close tab).
+    fn tab_of(&self, page: &Self::Page) -> i32;
+}
+
+/// The failure an external agent is told for a page error: each kind with what to do.
+pub fn page_failure(e: &PageError) -> BridgeFailure {
+    let kind = match e {
+        PageError::TabClosed { .. } => BridgeFailureKind::TabGone,
+        PageError::NoAccess { .. } | PageError::NoPage => BridgeFailureKind::NoWebPage,
+        PageError::StaleRef(_) => BridgeFailureKind::StaleRef,
+        PageError::Refused(_) => BridgeFailureKind::Refused,
+        PageError::Unsupported => BridgeFailureKind::Unsupported,
+        _ => BridgeFailureKind::PageFailed,
+    };
+    let advice = match kind {
+        BridgeFailureKind::TabGone => "; list the tabs (browser_tabs) and select another",
+        BridgeFailureKind::StaleRef => "; take a new browser_snapshot and use its refs",
+        _ => "",
+    };
+    BridgeFailure::new(kind, format!("{e}{advice}"))
+}

@@ -1,0 +1,84 @@
+//! The user, as an external agent's actions meet them: the panel's controls, with every card
+//! saying who asks, and a Stop at a card ending that agent's turn instead of a task.
+
+use std::cell::Cell;
+
+use crate::agent::{Gate, Intervention, InterventionKind, InterventionSettings, Operator, Reply};
+
+/// The user's controls for one external agent's calls.
+pub struct ExternalOperator<O> {
+    inner: O,
+    client: String,
+    asked: Cell<Option<InterventionKind>>,
+    stopped: Cell<bool>,
+}
+
+impl<O: Operator> ExternalOperator<O> {
+    /// Cards go to `inner` (the side panel), naming `client`.
+    pub fn new(inner: O, client: &str) -> Self {
+        Self { inner, client: client.to_owned(), asked: Cell::new(None), stopped: Cell::new(false) }
+    }
+
+    /// Forgets what the previous call asked (called before each call).
+    pub fn reset(&self) {
+        self.asked.set(None);
+        self.stopped.set(false);
+    }
+
+    /// The kind of card the current call showed, if any.
+    pub fn asked(&self) -> Option<InterventionKind> {
+        self.asked.get()
+    }
+
+    /// Whether the user pressed Stop at the current call's card.
+    pub fn stopped(&self) -> bool {
+        self.stopped.get()
+    }
+}
+
+/// The card as the user sees it for an external agent's action: the heading and the first
+/// line say who asks ("Claude Code wants to submit the form (“Save”) to …").
+pub fn who_asks(client: &str, mut card: Intervention) -> Intervention {
+    card.title = format!("{client}: {}", card.title);
+    if card.kind == InterventionKind::TakeOver {
+        card.message = format!("{client} asked for this.\n{}", card.message);
+        return card;
+    }
+    let (first, rest) = card.message.split_once('\n').unwrap_or((&card.message, ""));
+    let mut chars = first.chars();
+    let first = match chars.next() {
+        Some(c) => c.to_lowercase().chain(chars).collect::<String>(),
+        None => String::new(),
+    };
+    let asks = format!("{client} wants to {first}");
+    card.message = if rest.is_empty() { asks } else { format!("{asks}\n{rest}") };
+    card
+}
+
+impl<O: Operator> Operator for ExternalOperator<O> {
+    async fn gate(&self) -> Gate {
+        self.inner.gate().await
+    }
+
+    fn step_done(&self) {}
+
+    async fn ask(&self, card: Intervention) -> Reply {
+        self.asked.set(Some(card.kind));
+        let reply = self.inner.ask(who_asks(&self.client, card)).await;
+        if reply.stop {
+            // Stop ends this agent's turn: the action is not done, and the worker
+            // disconnects it.
+            self.stopped.set(true);
+            return Reply::default();
+        }
+        reply
+    }
+
+    fn settings(&self) -> InterventionSettings {
+        self.inner.settings()
+    }
+
+    async fn stop_requested(&self) {
+        self.inner.stop_requested().await
+    }
+}

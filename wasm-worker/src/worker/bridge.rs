@@ -1,0 +1,363 @@
+//! External agents in this browser (the worker's thin side of the bridge): keeps `bridge.open`
+//! in flight while the user allows external agents (which keeps the native port, and so this
+//! worker, alive), hands each `bridge.call` to the core's [`ExternalSession`] with the tabs,
+//! the panel's controls and the timeline, and answers with `bridge.answer`. Everything an
+//! action may do is decided in the core, by the agent's own policy.
+
+use super::env::BrowserEnv;
+use super::task::TaskEventSink;
+use super::{Worker, storage};
+use crate::chrome;
+use crate::tab::TabPage;
+use std::cell::{Cell, RefCell};
+use std::collections::{HashMap, VecDeque};
+use std::rc::Rc;
+use wasm_bindgen_futures::{JsFuture, spawn_local};
+use waymark_core::agent::{Controls, PageError, Reply};
+use waymark_core::bridge::{Browser, BrowserTab, ExternalOperator, ExternalSession};
+use waymark_core::panel::TaskView;
+use waymark_core::protocol::{
+    BridgeAnswer, BridgeCall, BridgeClose, BridgeDisconnect, BridgeFailure, BridgeFailureKind,
+    BridgeOpen, BridgeOutput, ErrorCode, HostEvent,
+};
+
+/// Where the switch is kept in `chrome.storage.local`.
+const ENABLED_KEY: &str = "external_agents";
+
+/// Longest pause before opening the bridge again after the host went away.
+const MAX_RETRY_MS: u32 = 5_000;
+
+/// The bridge's state in this worker.
+#[derive(Default)]
+pub(super) struct BridgeState {
+    /// Each connected agent's session, by client id.
+    sessions: RefCell<HashMap<u64, ExternalSession>>,
+    /// The controls cards go through while external agents are connected.
+    controls: RefCell<Option<Rc<Controls>>>,
+    /// A `bridge.open` is in flight (or being retried).
+    opening: Cell<bool>,
+    /// One call at a time: the page is one.
+    busy: Cell<bool>,
+    waiting: RefCell<VecDeque<js_sys::Function>>,
+}
+
+impl BridgeState {
+    /// Waits for this call's turn.
+    async fn acquire(&self) {
+        if !self.busy.replace(true) {
+            return;
+        }
+        let mut slot = None;
+        let promise = js_sys::Promise::new(&mut |resolve, _| slot = Some(resolve));
+        if let Some(resolve) = slot {
+            self.waiting.borrow_mut().push_back(resolve);
+        }
+        if let Err(e) = JsFuture::from(promise).await {
+            tracing::warn!(error = %crate::js_message(&e), "a bridge call's turn failed");
+        }
+    }
+
+    /// Hands the turn to the next waiting call.
+    fn release(&self) {
+        match self.waiting.borrow_mut().pop_front() {
+            Some(next) => {
+                if let Err(e) = next.call0(&wasm_bindgen::JsValue::NULL) {
+                    tracing::error!(error = %crate::js_message(&e), "a bridge call was not woken");
+                }
+            }
+            None => self.busy.set(false),
+        }
+    }
+}
+
+/// Reads the switch at start-up and opens the bridge when it is on.
+pub(super) async fn start(w: &Rc<Worker>) {
+    let enabled = storage::load_json::<bool>(ENABLED_KEY).await.unwrap_or(false);
+    w.state.borrow_mut().external.enabled = enabled;
+    if enabled {
+        spawn_local(keep_open(w.clone()));
+    }
+}
+
+/// The Settings switch.
+pub(super) fn set_enabled(w: &Rc<Worker>, on: bool) {
+    {
+        let mut state = w.state.borrow_mut();
+        state.external.enabled = on;
+        state.external.error = None;
+    }
+    w.broadcast();
+    let saving = w.clone();
+    spawn_local(async move {
+        let saved = storage::save_json(ENABLED_KEY, &on).await;
+        super::storage_result(&saving, "the external agents setting", saved);
+    });
+    if on {
+        spawn_local(keep_open(w.clone()));
+    } else {
+        let w = w.clone();
+        spawn_local(async move {
+            stop_card(&w);
+            if let Err(e) = w.host.request(BridgeClose {}).await {
+                tracing::warn!(code = %e.code, "bridge.close failed: {}", e.message);
+            }
+            all_gone(&w, "External agents were switched off.");
+        });
+    }
+}
+
+/// The panel's Disconnect.
+pub(super) fn disconnect(w: &Rc<Worker>, client: u64) {
+    stop_card(w);
+    let w = w.clone();
+    spawn_local(async move {
+        if let Err(e) = w.host.request(BridgeDisconnect { client }).await {
+            tracing::debug!(code = %e.code, "disconnect: {}", e.message);
+        }
+    });
+}
+
+/// A card open for an external agent is answered with Stop (it is then not done).
+fn stop_card(w: &Rc<Worker>) {
+    if let Some(c) = w.bridge.controls.borrow().as_ref()
+        && c.snapshot().card.is_some()
+    {
+        c.answer(Reply::stop());
+    }
+}
+
+/// Keeps `bridge.open` in flight while the switch is on: the host streams clients and calls
+/// on it; when the host goes away the bridge opens again on a new one.
+async fn keep_open(w: Rc<Worker>) {
+    if w.bridge.opening.replace(true) {
+        return;
+    }
+    let mut delay = 250;
+    while w.state.borrow().external.enabled {
+        all_gone(&w, "");
+        let listener = w.clone();
+        let result = w
+            .host
+            .request_with_events(BridgeOpen::default(), move |event| on_event(&listener, event))
+            .await;
+        match result {
+            Ok(closed) => {
+                tracing::info!(reason = %closed.reason, "the bridge closed");
+                delay = 250;
+            }
+            Err(e) if e.code == ErrorCode::HostUnavailable => {
+                w.state.borrow_mut().external.error = Some(format!(
+                    "The Waymark host is not running ({}); Waymark tries again. If this stays, \
+                     run `waymark-host doctor` in a terminal.",
+                    e.message
+                ));
+                w.broadcast();
+            }
+            Err(e) => {
+                w.state.borrow_mut().external.error = Some(format!(
+                    "External agents cannot connect: {}. Switch external agents off and on \
+                     again once fixed.",
+                    e.with_advice()
+                ));
+                all_gone(&w, "");
+                break;
+            }
+        }
+        if !w.state.borrow().external.enabled {
+            break;
+        }
+        chrome::sleep(delay).await;
+        delay = (delay * 2).min(MAX_RETRY_MS);
+    }
+    w.bridge.opening.set(false);
+}
+
+/// Every client is gone (the bridge closed): the panel says so.
+fn all_gone(w: &Rc<Worker>, note: &str) {
+    let names: Vec<u64> = w.state.borrow().external.clients.iter().map(|c| c.id).collect();
+    for id in names {
+        client_gone(w, id, note);
+    }
+}
+
+fn on_event(w: &Rc<Worker>, event: HostEvent) {
+    match event {
+        HostEvent::BridgeClient { client, name, connected: true } => {
+            client_connected(w, client, &name)
+        }
+        HostEvent::BridgeClient { client, connected: false, .. } => {
+            client_gone(w, client, "");
+        }
+        HostEvent::BridgeCall { call, client, request } => {
+            spawn_local(answer(w.clone(), call, client, request));
+        }
+        other => tracing::debug!(?other, "an event the bridge does not use"),
+    }
+}
+
+fn client_connected(w: &Rc<Worker>, client: u64, name: &str) {
+    let (sites, files) = {
+        let state = w.state.borrow();
+        let files = state.attachments.iter().map(|a| (a.name.clone(), a.path.clone())).collect();
+        (state.settings.agent.allowed_sites.clone(), files)
+    };
+    w.bridge.sessions.borrow_mut().insert(client, ExternalSession::new(name, sites, files));
+    w.state.borrow_mut().external.connected(client, name);
+    ensure_controls(w, name);
+    w.broadcast();
+}
+
+/// The controls the external agents' cards go through: made (with a timeline of their own)
+/// when none are, unless Waymark's own task holds the panel (`None`: the caller is busy).
+fn ensure_controls(w: &Rc<Worker>, name: &str) -> Option<Rc<Controls>> {
+    let ours = w.bridge.controls.borrow().clone();
+    let current = w.controls.borrow().clone();
+    match (ours, current) {
+        (Some(ours), Some(current)) if Rc::ptr_eq(&ours, &current) => Some(ours),
+        (_, Some(_)) => None,
+        (_, None) => {
+            // The timeline shows the external agent's actions like a task's; cards go through
+            // the same controls the panel answers.
+            w.state.borrow_mut().task =
+                Some(TaskView::started(&format!("{name} is using this browser through Waymark")));
+            let guard = crate::netguard::NetGuard::new(false);
+            let controls = super::task::attach_controls(w, false, guard);
+            *w.bridge.controls.borrow_mut() = Some(controls.clone());
+            Some(controls)
+        }
+    }
+}
+
+fn client_gone(w: &Rc<Worker>, client: u64, note: &str) {
+    let name = w.state.borrow().external.name_of(client).map(str::to_owned);
+    w.bridge.sessions.borrow_mut().remove(&client);
+    w.state.borrow_mut().external.gone(client);
+    let last = w.state.borrow().external.clients.is_empty();
+    if last && let Some(ours) = w.bridge.controls.borrow_mut().take() {
+        let mine = w.controls.borrow().as_ref().is_some_and(|c| Rc::ptr_eq(c, &ours));
+        if mine {
+            *w.controls.borrow_mut() = None;
+        }
+        if let Some(task) = w.state.borrow_mut().task.as_mut().filter(|_| mine) {
+            task.running = false;
+            let who = name.unwrap_or_else(|| "The external agent".into());
+            let words =
+                if note.is_empty() { format!("{who} disconnected.") } else { note.to_owned() };
+            task.answer = Some(words.clone());
+            task.heading = words;
+            task.controls = Default::default();
+        }
+    }
+    w.broadcast();
+}
+
+/// Answers one call (the host waits for it).
+async fn answer(w: Rc<Worker>, call: u64, client: u64, request: BridgeCall) {
+    let result = handle(&w, client, request).await;
+    if let Err(e) = w.host.request(BridgeAnswer { call, result: result.into() }).await {
+        tracing::warn!(code = %e.code, "a bridge answer was not delivered: {}", e.message);
+    }
+}
+
+async fn handle(
+    w: &Rc<Worker>,
+    client: u64,
+    request: BridgeCall,
+) -> Result<BridgeOutput, BridgeFailure> {
+    if request == BridgeCall::Ping {
+        return Ok(BridgeOutput { text: "pong".into(), ..BridgeOutput::default() });
+    }
+    if !w.state.borrow().external.enabled {
+        return Err(BridgeFailure::new(
+            BridgeFailureKind::Off,
+            "the user switched external agents off in Waymark's settings",
+        ));
+    }
+    w.bridge.acquire().await;
+    let result = handle_in_turn(w, client, request).await;
+    w.bridge.release();
+    result
+}
+
+async fn handle_in_turn(
+    w: &Rc<Worker>,
+    client: u64,
+    request: BridgeCall,
+) -> Result<BridgeOutput, BridgeFailure> {
+    let controls = w.bridge.controls.borrow().clone();
+    let mine = controls
+        .as_ref()
+        .is_some_and(|c| w.controls.borrow().as_ref().is_some_and(|own| Rc::ptr_eq(own, c)));
+    let Some(controls) = controls.filter(|_| mine) else {
+        return Err(BridgeFailure::new(
+            BridgeFailureKind::Busy,
+            "Waymark's own agent is running a task in this browser; try again when it is done",
+        ));
+    };
+    let Some(mut session) = w.bridge.sessions.borrow_mut().remove(&client) else {
+        return Err(BridgeFailure::new(BridgeFailureKind::Stopped, "this agent was disconnected"));
+    };
+    let operator = ExternalOperator::new(controls, session.client());
+    let browser = Tabs { w: w.clone() };
+    let events = TaskEventSink(w.clone());
+    let result = session.handle(request, &browser, &BrowserEnv, &events, &operator).await;
+    if w.state.borrow().external.name_of(client).is_some() {
+        w.bridge.sessions.borrow_mut().insert(client, session);
+    }
+    if operator.stopped() {
+        disconnect(w, client);
+    }
+    result
+}
+
+/// The browser's tabs, for the core.
+struct Tabs {
+    w: Rc<Worker>,
+}
+
+/// What `chrome.tabs.query` says about a tab (the fields the bridge lists).
+#[derive(serde::Deserialize, Default)]
+#[serde(rename_all = "camelCase", default)]
+struct QueriedTab {
+    id: i32,
+    title: String,
+    url: String,
+    active: bool,
+}
+
+impl Browser for Tabs {
+    type Page = TabPage;
+
+    async fn tabs(&self) -> Result<Vec<BrowserTab>, PageError> {
+        let value = JsFuture::from(chrome::tabs_query(&js_sys::Object::new()))
+            .await
+            .map_err(|e| PageError::Browser(crate::js_message(&e)))?;
+        let tabs: Vec<QueriedTab> = serde_wasm_bindgen::from_value(value)
+            .map_err(|e| PageError::BadReply(format!("the tab list: {e}")))?;
+        Ok(tabs
+            .into_iter()
+            .map(|t| BrowserTab { id: t.id, title: t.title, url: t.url, active: t.active })
+            .collect())
+    }
+
+    async fn user_tab(&self) -> Option<i32> {
+        crate::tab::target_tab().await
+    }
+
+    fn page(&self, tab: i32) -> TabPage {
+        let resources = self
+            .w
+            .state
+            .borrow()
+            .attachments
+            .iter()
+            .map(|a| (a.name.clone(), a.path.clone()))
+            .collect();
+        let uploads = crate::upload::Uploads { resources, host: self.w.host.clone() };
+        TabPage::new(tab).with_uploads(uploads)
+    }
+
+    fn tab_of(&self, page: &TabPage) -> i32 {
+        page.tab_id()
+    }
+}
