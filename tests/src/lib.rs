@@ -78,6 +78,7 @@
 pub mod cdp;
 pub mod chromium;
 pub mod e2e;
+pub mod eval;
 pub mod fixture_server;
 pub mod llm_server;
 pub mod obedient;

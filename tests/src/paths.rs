@@ -65,6 +65,16 @@ pub fn target_dir() -> PathBuf {
     }
 }
 
+/// Where `cargo xtask setup` installs tools (npm binaryen and esbuild, the Python tools of the
+/// evaluation): `WAYMARK_TOOLS_DIR`, else `~/.cache/waymark/tools` (as `xtask/src/util.rs`).
+pub fn tools_dir() -> PathBuf {
+    if let Some(dir) = std::env::var_os("WAYMARK_TOOLS_DIR") {
+        return PathBuf::from(dir);
+    }
+    let home = std::env::var_os("HOME").map(PathBuf::from).unwrap_or_else(std::env::temp_dir);
+    home.join(".cache").join("waymark").join("tools")
+}
+
 /// The debug host binary `cargo xtask build` produces (under [`target_dir`]).
 pub fn host_binary() -> PathBuf {
     // `WAYMARK_HOST_BINARY` measures another build (a release host in `cargo xtask bench mcp`).

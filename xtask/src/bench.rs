@@ -12,7 +12,7 @@ use anyhow::{Result, bail};
 
 /// Runs the step benchmark and prints the medians (also the lines to paste into BENCHMARKS.md).
 pub fn step() -> Result<()> {
-    setup::all(setup::Need { chromium: true })?;
+    setup::all(setup::Need { chromium: true, eval: false })?;
     build::all(build::Options { release: false, test_hooks: true })?;
     eprintln!("== native: the loop's logic against instant fakes (release build)");
     sh(util::cargo()
@@ -28,7 +28,7 @@ pub fn step() -> Result<()> {
 /// `cargo xtask bench panel`: how soon the side panel is interactive on a 200-task session,
 /// with the service worker running and after stopping it (see `tests/tests/panel_bench.rs`).
 pub fn panel() -> Result<()> {
-    setup::all(setup::Need { chromium: true })?;
+    setup::all(setup::Need { chromium: true, eval: false })?;
     build::all(build::Options { release: false, test_hooks: true })?;
     sh(util::cargo()
         .args(["test", "-p", "waymark-tests", "--test", "panel_bench"])
@@ -40,7 +40,7 @@ pub fn panel() -> Result<()> {
 /// pages, by part and role, and of session memory as the session grows (see
 /// `tests/tests/token_bench.rs`); the tables also go to `target/bench-tokens.md`.
 pub fn tokens() -> Result<()> {
-    setup::all(setup::Need { chromium: true })?;
+    setup::all(setup::Need { chromium: true, eval: false })?;
     build::all(build::Options { release: false, test_hooks: true })?;
     let out = util::cargo()
         .args(["test", "-p", "waymark-tests", "--test", "token_bench"])
@@ -65,7 +65,7 @@ pub fn tokens() -> Result<()> {
 /// (see `tests/tests/mcp_bench.rs`).
 /// Both ends of the bridge are the release host, as users run it.
 pub fn mcp() -> Result<()> {
-    setup::all(setup::Need { chromium: true })?;
+    setup::all(setup::Need { chromium: true, eval: false })?;
     build::all(build::Options { release: false, test_hooks: true })?;
     sh(util::cargo().args(["build", "-p", "waymark-host", "--release"]))?;
     let host = util::target_dir().join("release").join("waymark-host");

@@ -8,7 +8,7 @@ use anyhow::Result;
 
 /// Runs the benchmark; the report goes to stdout and `target/bench-dom.md`.
 pub fn dom() -> Result<()> {
-    setup::all(setup::Need { chromium: true })?;
+    setup::all(setup::Need { chromium: true, eval: false })?;
     build::all(build::Options { release: false, test_hooks: true })?;
     run(util::cargo().args(["run", "--quiet", "-p", "waymark-tests", "--example", "bench_dom"]))
 }

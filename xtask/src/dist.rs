@@ -33,7 +33,7 @@ pub struct Options {
 
 /// Builds every artifact into `dist/`.
 pub fn run_dist(opts: &Options) -> Result<()> {
-    setup::all(setup::Need { chromium: false })?;
+    setup::all(setup::Need { chromium: false, eval: false })?;
     if !opts.skip_hosts {
         setup::dist_tools()?;
     }

@@ -12,6 +12,7 @@
 //! * `bench mcp` = the bridge's overhead on an external agent's read and click (see `bench.rs`).
 //! * `bench dom` = build + the DOM observation benchmark (BENCHMARKS.md).
 //! * `bench sessions`, `bench host`: see their modules.
+//! * `eval --suite NAME …` = setup + build + the evaluation harness (see `eval.rs`).
 //! * `dist [--sourcemaps] [--skip-hosts]` = the release artifacts in `dist/` (see `dist.rs`).
 //! * `run` = setup + build (release) + host install into a dedicated profile + Chromium
 //!   with the extension on a demo page.
@@ -23,7 +24,9 @@ mod bench_sessions;
 mod build;
 mod demo_server;
 mod dist;
+mod eval;
 mod panel;
+mod python;
 mod run;
 mod setup;
 mod util;
@@ -34,9 +37,11 @@ fn main() -> Result<()> {
     let args: Vec<String> = std::env::args().skip(1).collect();
     let flag = |name: &str| args.iter().any(|a| a == name);
     match args.first().map(String::as_str) {
-        Some("setup") => setup::all(setup::Need { chromium: !flag("--no-chromium") }),
+        Some("setup") => {
+            setup::all(setup::Need { chromium: !flag("--no-chromium"), eval: flag("--eval") })
+        }
         Some("build") => {
-            setup::all(setup::Need { chromium: false })?;
+            setup::all(setup::Need { chromium: false, eval: false })?;
             build::all(build::Options {
                 release: flag("--release"),
                 test_hooks: flag("--test-hooks"),
@@ -53,9 +58,10 @@ fn main() -> Result<()> {
             skip_hosts: flag("--skip-hosts"),
         }),
         Some("run") => run::run(flag("--headless")),
+        Some("eval") => eval::eval(&args[1..]),
         Some("help") | None => {
             println!(
-                "usage: cargo xtask <setup|build [--release] [--test-hooks]|test|bench <step|panel|tokens|mcp|dom|sessions|host>|dist [--sourcemaps] [--skip-hosts]|run [--headless]>"
+                "usage: cargo xtask <setup [--eval]|build [--release] [--test-hooks]|test|bench <step|panel|tokens|mcp|dom|sessions|host>|dist [--sourcemaps] [--skip-hosts]|run [--headless]|eval --suite sites,miniwob [--tasks a,b] [--runs N] [--role-model ROLE=MODEL] [--oracle|--llama|--base-url URL --model M]>"
             );
             Ok(())
         }

@@ -6,9 +6,9 @@ use anyhow::{Context, Result};
 use std::process::Command;
 
 /// Everything CI checks: formatting, clippy (native and wasm), then every test, end-to-end
-/// tests in real Chromium included.
+/// tests in real Chromium included, and the evaluation against the real llama.cpp server.
 pub fn test() -> Result<()> {
-    setup::all(setup::Need { chromium: true })?;
+    setup::all(setup::Need { chromium: true, eval: true })?;
     build::all(build::Options { release: false, test_hooks: true })?;
     sh(util::cargo().args(["fmt", "--all", "--check"]))?;
     sh(util::cargo().args(["clippy", "--workspace", "--all-targets", "--", "-D", "warnings"]))?;
@@ -41,7 +41,21 @@ pub fn test() -> Result<()> {
         .env_remove("WAYMARK_SKIP_BROWSER")
         .env("WAYMARK_SKIP_LEDGER", &ledger));
     report_skips(&ledger);
-    tests
+    tests?;
+    // The evaluation against a real OpenAI-compatible server (llama.cpp, installed and cached
+    // by setup): one MiniWoB task, one step — the real wire, the page's own reward, a clean
+    // end (the end-to-end test `eval_llama` covers the fixture site the same way).
+    crate::eval::harness(&[
+        "--llama".into(),
+        "--suite".into(),
+        "miniwob".into(),
+        "--tasks".into(),
+        "click-button".into(),
+        "--max-steps".into(),
+        "1".into(),
+        "--time-budget".into(),
+        "300".into(),
+    ])
 }
 
 /// Prints how many end-to-end tests the run skipped (each skip is a line of the ledger
@@ -60,7 +74,7 @@ fn report_skips(ledger: &std::path::Path) {
 /// Builds, installs the host into a dedicated Chromium profile and opens Chromium with the
 /// extension on a demo page. The LLM comes from the environment (see the README).
 pub fn run(force_headless: bool) -> Result<()> {
-    setup::all(setup::Need { chromium: true })?;
+    setup::all(setup::Need { chromium: true, eval: false })?;
     let built = build::all(build::Options { release: true, test_hooks: false })?;
     let profile = profile_dir();
     std::fs::create_dir_all(&profile).with_context(|| format!("creating {}", profile.display()))?;

@@ -19,6 +19,9 @@ pub const AXE_CORE_VERSION: &str = "4.10.3";
 pub struct Need {
     /// Debian Chromium (tests and `run`).
     pub chromium: bool,
+    /// The evaluation's Python tools: the MiniWoB++ pages, the llama.cpp server and its
+    /// small model (`cargo xtask eval`, and `test`, which runs the evaluation in CI).
+    pub eval: bool,
 }
 
 /// Installs every missing tool.
@@ -30,6 +33,9 @@ pub fn all(need: Need) -> Result<()> {
     npm_tool("axe-core", AXE_CORE_VERSION, &util::axe_script())?;
     if need.chromium {
         chromium()?;
+    }
+    if need.eval {
+        crate::python::all()?;
     }
     Ok(())
 }
