@@ -153,8 +153,10 @@ impl<L: Llm, P: Page, E: Env, V: TaskEvents, O: Operator, J: Journal> Agent<'_, 
             return Flow::End(done.clone());
         }
         if ctx.step >= ctx.spec.max_steps {
-            let msg =
-                format!("Stopped after {} steps without finishing the task.", ctx.spec.max_steps);
+            let msg = format!(
+                "Stopped after {} without finishing the task.",
+                counted(ctx.spec.max_steps, "step")
+            );
             return self.end(ctx, msg.clone(), Ending::NotFinished, Some(msg)).await;
         }
         if let Flow::End(o) = self.gate(ctx).await {
