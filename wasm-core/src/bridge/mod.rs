@@ -9,11 +9,14 @@
 
 mod operator;
 mod session;
+mod task;
 #[cfg(test)]
 mod tests;
 
 pub use operator::{ExternalOperator, who_asks};
+use session::fenced;
 pub use session::ExternalSession;
+pub use task::{ClientTaskOperator, may_continue, task_report, task_status};
 
 use crate::agent::{Page, PageError};
 use crate::protocol::{BridgeFailure, BridgeFailureKind};
