@@ -5,10 +5,9 @@ use serde::{Deserialize, Serialize};
 
 use super::{
     BridgeAck, BridgeAnswer, BridgeCall, BridgeClose, BridgeClosed, BridgeDisconnect, BridgeOpen,
-    BridgeProgress,
-    ConfigSet, DoctorReport, ErrorBody, ErrorCode, ExportWrite, ExportWritten, FileInfo, FileRead,
-    HelloData, HostSettings, LlmCompletion, LlmRequest, PROTOCOL_VERSION, TranscriptRecord,
-    TranscriptRecorded,
+    BridgeProgress, ConfigSet, DoctorReport, ErrorBody, ErrorCode, ExportWrite, ExportWritten,
+    FileInfo, FileRead, HelloData, HostSettings, LlmCompletion, LlmRequest, PROTOCOL_VERSION,
+    TranscriptRecord, TranscriptRecorded,
 };
 
 /// A request from the extension to the host.

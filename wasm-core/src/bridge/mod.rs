@@ -14,8 +14,8 @@ mod task;
 mod tests;
 
 pub use operator::{ExternalOperator, who_asks};
-use session::fenced;
 pub use session::ExternalSession;
+use session::fenced;
 pub use task::{ClientTaskOperator, may_continue, task_report, task_status};
 
 use crate::agent::{Page, PageError};

@@ -168,8 +168,7 @@ pub fn task_report(
                 .to_owned()
         }
         BridgeTaskStatus::Refused => {
-            "Waymark's safety policy refused what the task needed, so that was not done."
-                .to_owned()
+            "Waymark's safety policy refused what the task needed, so that was not done.".to_owned()
         }
     };
     let mut found = format!("Answer: {}", report.answer);
