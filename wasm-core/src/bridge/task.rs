@@ -187,3 +187,42 @@ pub fn task_report(
     ));
     BridgeOutput { text, task: Some(report), ..BridgeOutput::default() }
 }
+
+/// What a restarted worker does with an unfinished task an external agent asked for: it does
+/// not resume it (the agent's call ended with the old worker, and the agent was told the task
+/// may or may not have run, so no one waits for the answer and no one asked to go on); it
+/// ends as failed with what was done. `None` for the user's own tasks, which resume.
+pub fn not_resumed(ctx: &TaskContext, now_ms: f64) -> Option<TaskOutcome> {
+    let client = ctx.spec.asked_by.as_deref()?;
+    let answer = format!(
+        "Waymark restarted while running this task for {client}, and did not resume it: \
+         {client}'s call ended then. It had done {} by then; check the page to see how far it \
+         got.",
+        crate::text::counted(ctx.steps.len(), "action")
+    );
+    Some(TaskOutcome {
+        answer: answer.clone(),
+        success: false,
+        error: Some(answer),
+        steps: ctx.steps.clone(),
+        step_count: ctx.step,
+        elapsed_ms: now_ms - ctx.spec.started_ms,
+        ending: Ending::Failed,
+    })
+}
+
+/// Longest progress message sent to the external agent, in characters.
+const MAX_PROGRESS_CHARS: usize = 200;
+
+/// The progress an external agent is shown for one event of the task it asked for: each
+/// action as the timeline words it (`(step, message)`); `None` for the rest.
+pub fn progress_of(event: &crate::agent::TaskEvent) -> Option<(u32, String)> {
+    match event {
+        crate::agent::TaskEvent::Acted(record) => {
+            let verdict = if record.outcome.ok { "done" } else { "not done" };
+            let text = format!("Step {}: {} ({verdict})", record.step, record.description);
+            Some((record.step, text.chars().take(MAX_PROGRESS_CHARS).collect()))
+        }
+        _ => None,
+    }
+}

@@ -167,3 +167,17 @@ fn only_sessions_external_agents_started_may_be_continued() {
     let err = World::new(vec![]).session.task_spec("  ").expect_err("empty");
     assert_eq!(err.kind, BridgeFailureKind::BadArguments);
 }
+
+#[test]
+fn a_restarted_worker_ends_a_clients_task_instead_of_resuming_it() {
+    use crate::agent::{JournalEntry, TaskContext, TaskSpec};
+    let theirs = TaskSpec { asked_by: Some("Claude Code".into()), ..TaskSpec::new("Order it") };
+    let mut ctx = TaskContext::replay(&[JournalEntry::Started { spec: theirs }]).expect("ctx");
+    ctx.step = 2;
+    let outcome = crate::bridge::not_resumed(&ctx, 10.0).expect("not resumed");
+    assert_eq!(outcome.ending, Ending::Failed);
+    assert!(outcome.answer.contains("did not resume it"), "{}", outcome.answer);
+    assert_eq!(outcome.step_count, 2);
+    let mine = TaskContext::replay(&[JournalEntry::Started { spec: TaskSpec::new("Order it") }]);
+    assert!(crate::bridge::not_resumed(&mine.expect("ctx"), 10.0).is_none(), "the user's resumes");
+}
