@@ -179,6 +179,16 @@ impl Connection {
 
     /// Sends one call and waits for its result.
     pub async fn call(&mut self, request: BridgeCall) -> Result<BridgeResult, CallError> {
+        self.call_with_progress(request, &mut |_, _| {}).await
+    }
+
+    /// Sends one call and waits for its result; `on_progress` hears how far it got (steps
+    /// done, what happened last) meanwhile.
+    pub async fn call_with_progress(
+        &mut self,
+        request: BridgeCall,
+        on_progress: &mut (dyn FnMut(u32, String) + Send),
+    ) -> Result<BridgeResult, CallError> {
         // While idle the host may have ended the connection (the user's Disconnect): its last
         // word is already here, and the call is not sent.
         match tokio::time::timeout(std::time::Duration::ZERO, next_msg(&mut self.read)).await {
@@ -197,6 +207,9 @@ impl Connection {
         loop {
             match next_msg(&mut self.read).await.map_err(CallError::Lost)? {
                 FromHost::Result { id: got, result } if got == id => return Ok(result),
+                FromHost::Progress { id: got, step, message } if got == id => {
+                    on_progress(step, message)
+                }
                 FromHost::Invalid { message, .. } => {
                     return Err(CallError::NotSent(BridgeError::Protocol(message)));
                 }

@@ -11,10 +11,11 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, PoisonError};
 
 use tokio::io::BufReader;
-use tokio::sync::{oneshot, watch};
+use tokio::io::AsyncWrite;
+use tokio::sync::{mpsc, oneshot, watch};
 use waymark_protocol::{
-    BridgeCall, BridgeClosed, BridgeFailure, BridgeFailureKind, BridgeResult, ErrorCode,
-    EventFrame, HostEvent, MAX_BRIDGE_TEXT, ReplyFrame,
+    BridgeCall, BridgeClosed, BridgeFailure, BridgeFailureKind, BridgeProgress, BridgeResult,
+    ErrorCode, EventFrame, HostEvent, MAX_BRIDGE_TEXT, ReplyFrame,
 };
 
 use super::registry::{self, BridgeError, Registration, Secret};
@@ -34,12 +35,22 @@ pub struct Bridge {
 #[derive(Default)]
 struct Inner {
     next: AtomicU64,
-    /// Calls waiting for the worker's answer: call id → (client, where the answer goes).
-    pending: Mutex<HashMap<u64, (u64, oneshot::Sender<BridgeResult>)>>,
+    /// Calls waiting for the worker's answer, by call id.
+    pending: Mutex<HashMap<u64, Pending>>,
     /// Connected clients: id → how to end them.
     clients: Mutex<HashMap<u64, watch::Sender<Option<CloseReason>>>>,
     /// The open bridge: how to close it.
     open: Mutex<Option<watch::Sender<Option<CloseReason>>>>,
+}
+
+/// One call waiting for the worker's answer.
+struct Pending {
+    /// The client that asked.
+    client: u64,
+    /// Where the answer goes.
+    answer: oneshot::Sender<BridgeResult>,
+    /// Where its progress goes.
+    progress: mpsc::UnboundedSender<BridgeProgress>,
 }
 
 fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
@@ -115,7 +126,16 @@ impl Bridge {
     /// Delivers the worker's answer to call `call`; `false` when no one waits for it.
     pub fn answer(&self, call: u64, result: BridgeResult) -> bool {
         match lock(&self.inner.pending).remove(&call) {
-            Some((_, tx)) => tx.send(result).is_ok(),
+            Some(pending) => pending.answer.send(result).is_ok(),
+            None => false,
+        }
+    }
+
+    /// Passes the worker's progress of call `call` on to its client; `false` when no one
+    /// waits for it.
+    pub fn progress(&self, progress: BridgeProgress) -> bool {
+        match lock(&self.inner.pending).get(&progress.call) {
+            Some(pending) => pending.progress.send(progress).is_ok(),
             None => false,
         }
     }
@@ -258,7 +278,8 @@ impl Bridge {
                     format!("a text above {MAX_BRIDGE_TEXT} bytes is not sent to the browser"),
                 )
             } else {
-                match self.ask_worker(client, request, &outbox, &mut mine, &mut closing).await {
+                let asked = Asked { client, id, request };
+                match self.ask_worker(asked, &outbox, &mut mine, &mut closing, &mut write).await {
                     Ok(result) => result,
                     Err(reason) => break reason,
                 }
@@ -273,37 +294,58 @@ impl Bridge {
             tracing::debug!(error = %e, "the client went before being told the bridge closed");
         }
         lock(&self.inner.clients).remove(&client);
-        lock(&self.inner.pending).retain(|_, (c, _)| *c != client);
+        lock(&self.inner.pending).retain(|_, p| p.client != client);
         if !probe {
             outbox.send(HostEvent::BridgeClient { client, name, connected: false });
         }
     }
 
-    /// Sends one call to the worker and waits for its answer, or for the connection's end
-    /// (`Err` with why).
-    async fn ask_worker(
+    /// Sends one call to the worker and waits for its answer (passing its progress on to the
+    /// client), or for the connection's end (`Err` with why).
+    async fn ask_worker<W: AsyncWrite + Unpin>(
         &self,
-        client: u64,
-        request: BridgeCall,
+        asked: Asked,
         outbox: &Events,
         mine: &mut watch::Receiver<Option<CloseReason>>,
         closing: &mut watch::Receiver<Option<CloseReason>>,
+        write: &mut W,
     ) -> Result<BridgeResult, Option<CloseReason>> {
+        let Asked { client, id, request } = asked;
         let call = self.next_id();
-        let (tx, rx) = oneshot::channel();
-        lock(&self.inner.pending).insert(call, (client, tx));
+        let (tx, mut rx) = oneshot::channel();
+        let (progress, mut progressed) = mpsc::unbounded_channel();
+        lock(&self.inner.pending).insert(call, Pending { client, answer: tx, progress });
         tracing::debug!(call, client, tool = request.name(), "bridge call");
         outbox.send(HostEvent::BridgeCall { call, client, request });
-        tokio::select! {
-            answer = rx => Ok(answer.unwrap_or_else(|_| failure(
-                BridgeFailureKind::PageFailed,
-                "the browser did not answer (its extension restarted?); read the page to see \
-                 whether it was done",
-            ))),
-            _ = mine.changed() => Err(*mine.borrow()),
-            _ = closing.changed() => Err(*closing.borrow()),
+        loop {
+            tokio::select! {
+                answer = &mut rx => return Ok(answer.unwrap_or_else(|_| failure(
+                    BridgeFailureKind::PageFailed,
+                    "the browser did not answer (its extension restarted?); read the page to \
+                     see whether it was done",
+                ))),
+                Some(p) = progressed.recv() => {
+                    let line = FromHost::Progress { id, step: p.step, message: p.message };
+                    if write_msg(write, &line).await.is_err() {
+                        lock(&self.inner.pending).remove(&call);
+                        return Err(None);
+                    }
+                }
+                _ = mine.changed() => return Err(*mine.borrow()),
+                _ = closing.changed() => return Err(*closing.borrow()),
+            }
         }
     }
+}
+
+/// One call a client sent.
+struct Asked {
+    /// The client.
+    client: u64,
+    /// The client's id for the call.
+    id: u64,
+    /// What it asks.
+    request: BridgeCall,
 }
 
 /// Where the bridge's events go: the `bridge.open` request they belong to.

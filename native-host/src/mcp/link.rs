@@ -82,6 +82,17 @@ impl Link {
 
     /// Sends one call as `client` (the MCP client's name the user sees).
     pub async fn call(&self, client: &str, call: BridgeCall) -> Result<BridgeOutput, LinkError> {
+        self.call_with_progress(client, call, &mut |_, _| {}).await
+    }
+
+    /// Sends one call as `client`; `on_progress` hears how far it got meanwhile (steps done,
+    /// what happened last).
+    pub async fn call_with_progress(
+        &self,
+        client: &str,
+        call: BridgeCall,
+        on_progress: &mut (dyn FnMut(u32, String) + Send),
+    ) -> Result<BridgeOutput, LinkError> {
         if call.longest_text() > waymark_protocol::MAX_BRIDGE_TEXT {
             return Err(LinkError::Failed(BridgeFailure::new(
                 waymark_protocol::BridgeFailureKind::BadArguments,
@@ -109,7 +120,7 @@ impl Link {
                     state.conn.insert(c)
                 }
             };
-            match conn.call(call.clone()).await {
+            match conn.call_with_progress(call.clone(), on_progress).await {
                 Ok(result) => return result.into_result().map_err(LinkError::Failed),
                 Err(
                     CallError::NotSent(BridgeError::Ended(CloseReason::Disconnected))
