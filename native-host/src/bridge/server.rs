@@ -10,14 +10,14 @@ use std::collections::HashMap;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, PoisonError};
 
-use tokio::io::BufReader;
-use tokio::io::AsyncWrite;
+use tokio::io::{AsyncWrite, BufReader};
 use tokio::sync::{mpsc, oneshot, watch};
 use waymark_protocol::{
     BridgeCall, BridgeClosed, BridgeFailure, BridgeFailureKind, BridgeProgress, BridgeResult,
     ErrorCode, EventFrame, HostEvent, MAX_BRIDGE_TEXT, ReplyFrame,
 };
 
+use super::endpoint::{self, Accepted, Listener, WriteHalf};
 use super::registry::{self, BridgeError, Registration, Secret};
 use super::wire::{
     CloseReason, FromHost, Line, MAX_TO_HOST_LINE, Rejection, ToHost, read_line, write_msg,
@@ -90,10 +90,12 @@ impl Bridge {
         let dir = registry::runtime_dir(env)?;
         registry::private_dir(&dir)?;
         let pid = std::process::id();
-        let (socket, info) = registry::paths_for(&dir, pid, self.next_id());
-        let listener = bind(&socket)?;
+        let seq = self.next_id();
+        let (socket, info) = registry::paths_for(&dir, pid, seq);
         let label = if label.trim().is_empty() { registry::default_label() } else { label.into() };
-        let reg = Registration { pid, label: label.clone(), socket: socket.clone() };
+        let pipe = endpoint::pipe_name(pid, seq);
+        let reg = Registration { pid, label: label.clone(), pipe, socket: socket.clone() };
+        let listener = Listener::bind(&reg)?;
         let guard = Registered { socket, info: info.clone() };
         let text = serde_json::to_string(&reg).map_err(|e| BridgeError::Protocol(e.to_string()))?;
         write_private(&info, &text)?;
@@ -155,10 +157,9 @@ impl Bridge {
         self.inner.next.fetch_add(1, Ordering::Relaxed) + 1
     }
 
-    #[cfg(unix)]
     async fn accept(
         &self,
-        listener: tokio::net::UnixListener,
+        mut listener: Listener,
         secret: Secret,
         label: String,
         outbox: Events,
@@ -167,12 +168,12 @@ impl Bridge {
         loop {
             tokio::select! {
                 accepted = listener.accept() => match accepted {
-                    Ok((stream, _)) => {
+                    Ok(client) => {
                         let bridge = self.clone();
                         let (secret, label, outbox) = (secret.clone(), label.clone(), outbox.clone());
                         let close = close.clone();
                         tokio::spawn(async move {
-                            bridge.serve_client(stream, secret, label, outbox, close).await;
+                            bridge.serve_client(client, secret, label, outbox, close).await;
                         });
                     }
                     Err(e) => tracing::warn!(error = %e, "bridge accept failed"),
@@ -186,29 +187,15 @@ impl Bridge {
         }
     }
 
-    #[cfg(not(unix))]
-    async fn accept(
-        &self,
-        _listener: (),
-        _secret: Secret,
-        _label: String,
-        _outbox: Events,
-        _close: watch::Receiver<Option<CloseReason>>,
-    ) -> String {
-        "unsupported".into()
-    }
-
-    #[cfg(unix)]
     async fn serve_client(
         &self,
-        stream: tokio::net::UnixStream,
+        client: Accepted,
         secret: Secret,
         label: String,
         outbox: Events,
         mut closing: watch::Receiver<Option<CloseReason>>,
     ) {
-        let same_user = stream.peer_cred().is_ok_and(|c| c.uid() == registry::uid());
-        let (read, mut write) = stream.into_split();
+        let Accepted { read, mut write, same_user } = client;
         let mut read = BufReader::new(read);
         let hello = tokio::time::timeout(
             std::time::Duration::from_secs(10),
@@ -367,35 +354,10 @@ fn failure(kind: BridgeFailureKind, message: impl Into<String>) -> BridgeResult 
     BridgeResult::Failed(BridgeFailure::new(kind, message))
 }
 
-#[cfg(unix)]
-async fn reject(write: &mut tokio::net::unix::OwnedWriteHalf, reason: Rejection) {
+async fn reject(write: &mut WriteHalf, reason: Rejection) {
     if let Err(e) = write_msg(write, &FromHost::Rejected { reason }).await {
         tracing::debug!(error = %e, "a refused client went first");
     }
-}
-
-#[cfg(unix)]
-fn bind(socket: &std::path::Path) -> Result<tokio::net::UnixListener, BridgeError> {
-    use std::os::unix::fs::PermissionsExt;
-    // A socket left by a host that died: nobody listens on it any more.
-    if socket.exists()
-        && let Err(e) = std::fs::remove_file(socket)
-    {
-        return Err(BridgeError::Io { what: format!("removing {}", socket.display()), source: e });
-    }
-    let listener = tokio::net::UnixListener::bind(socket).map_err(|e| BridgeError::Io {
-        what: format!("creating the socket {}", socket.display()),
-        source: e,
-    })?;
-    std::fs::set_permissions(socket, std::fs::Permissions::from_mode(0o600)).map_err(|e| {
-        BridgeError::Io { what: format!("restricting {}", socket.display()), source: e }
-    })?;
-    Ok(listener)
-}
-
-#[cfg(not(unix))]
-fn bind(_socket: &std::path::Path) -> Result<(), BridgeError> {
-    Err(BridgeError::Unsupported)
 }
 
 fn write_private(path: &std::path::Path, text: &str) -> Result<(), BridgeError> {
