@@ -131,12 +131,22 @@ fn a_task_call_crosses_the_bridge_with_progress_and_its_denial_is_a_tool_error()
         "arguments": {"task": "Send the form", "session": "s7"}}}));
 
     let client = next_event(&host, "bridge.client");
-    assert_eq!((client["name"].as_str(), client["connected"].as_bool()), (Some("Claude Code"), Some(true)));
+    assert_eq!(
+        (client["name"].as_str(), client["connected"].as_bool()),
+        (Some("Claude Code"), Some(true))
+    );
     let call = next_event(&host, "bridge.call");
-    assert_eq!(call["request"], json!({"tool": "run_task", "prompt": "Send the form", "session": "s7"}));
+    assert_eq!(
+        call["request"],
+        json!({"tool": "run_task", "prompt": "Send the form", "session": "s7"})
+    );
     let id = call["call"].clone();
 
-    host.request(10, "bridge.progress", json!({"call": id, "step": 1, "message": "Step 1: Click “Send” (not done)"}));
+    host.request(
+        10,
+        "bridge.progress",
+        json!({"call": id, "step": 1, "message": "Step 1: Click “Send” (not done)"}),
+    );
     assert_eq!(host.reply(10)["ok"], true);
     let progress = mcp.until(|v| v["method"] == "notifications/progress");
     assert_eq!(progress["params"]["progressToken"], "p1");
@@ -145,12 +155,18 @@ fn a_task_call_crosses_the_bridge_with_progress_and_its_denial_is_a_tool_error()
 
     let report = json!({"status": "denied", "answer": "Not sent.", "session": "s7", "turn": 2,
                         "steps": 1, "summary": "", "findings": {}});
-    answer(&mut host, 11, &id, json!({"outcome": "ok", "text": "The user denied it.", "task": report}));
+    answer(
+        &mut host,
+        11,
+        &id,
+        json!({"outcome": "ok", "text": "The user denied it.", "task": report}),
+    );
     let result = mcp.until(|v| v["id"] == 2);
     assert_eq!(result["result"]["isError"], true, "{result}");
     let content = result["result"]["content"].as_array().expect("content");
     assert_eq!(content[0]["text"], "The user denied it.");
-    let json: Value = serde_json::from_str(content[1]["text"].as_str().expect("json")).expect("report");
+    let json: Value =
+        serde_json::from_str(content[1]["text"].as_str().expect("json")).expect("report");
     assert_eq!((json["status"].as_str(), json["session"].as_str()), (Some("denied"), Some("s7")));
 
     // Progress for a call no one waits for any more is refused, not passed on.

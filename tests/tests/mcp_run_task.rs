@@ -9,8 +9,8 @@ mod common;
 mod mcp_support;
 
 use common::{
-    Gate, Setup, TASK_TIMEOUT, Waymark, built_extension, fill_the_form, find_ref,
-    is_summary_call, message_text, navigator_requests, role_reply,
+    Gate, Setup, TASK_TIMEOUT, Waymark, built_extension, fill_the_form, find_ref, is_summary_call,
+    message_text, navigator_requests, role_reply,
 };
 use mcp_support::{Client, switched_on, wait_until};
 use serde_json::{Value, json};

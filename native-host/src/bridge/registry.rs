@@ -184,7 +184,8 @@ pub fn private_dir(dir: &Path) -> Result<(), BridgeError> {
     {
         // Windows: the directory sits in the user's profile, whose ACL is the user's; the
         // pipes it names carry their own DACL. A link here could point anywhere: refused.
-        std::fs::create_dir_all(dir).map_err(BridgeError::io(format!("creating {}", dir.display())))?;
+        std::fs::create_dir_all(dir)
+            .map_err(BridgeError::io(format!("creating {}", dir.display())))?;
         let meta = std::fs::symlink_metadata(dir)
             .map_err(BridgeError::io(format!("reading {}", dir.display())))?;
         if !meta.is_dir() {

@@ -9,11 +9,11 @@ use rmcp::model::{
     ProgressNotificationParam, ProgressToken, RequestMetaObject,
 };
 use rmcp::service::{NotificationContext, RoleClient, RunningService};
-use rmcp::{ClientHandler, ServiceExt};
-use std::sync::{Arc, Mutex};
 use rmcp::transport::TokioChildProcess;
+use rmcp::{ClientHandler, ServiceExt};
 use serde_json::Value;
 use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 use waymark_tests::paths;
 

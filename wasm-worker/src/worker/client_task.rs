@@ -15,9 +15,7 @@ use waymark_core::bridge::{
     ClientTaskOperator, ExternalSession, may_continue, progress_of, task_report,
 };
 use waymark_core::panel::TaskView;
-use waymark_core::protocol::{
-    BridgeFailure, BridgeFailureKind, BridgeOutput, BridgeProgress,
-};
+use waymark_core::protocol::{BridgeFailure, BridgeFailureKind, BridgeOutput, BridgeProgress};
 
 /// The task's timeline, and its progress for the agent that waits for it.
 struct ProgressSink {

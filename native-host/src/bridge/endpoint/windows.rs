@@ -15,7 +15,9 @@ use std::io;
 use std::os::windows::io::AsRawHandle;
 
 use tokio::net::windows::named_pipe::{ClientOptions, NamedPipeServer, ServerOptions};
-use windows_sys::Win32::Foundation::{CloseHandle, ERROR_PIPE_BUSY, HANDLE, LocalFree, STILL_ACTIVE};
+use windows_sys::Win32::Foundation::{
+    CloseHandle, ERROR_PIPE_BUSY, HANDLE, LocalFree, STILL_ACTIVE,
+};
 use windows_sys::Win32::Security::Authorization::{
     ConvertSidToStringSidW, ConvertStringSecurityDescriptorToSecurityDescriptorW, SDDL_REVISION_1,
 };
@@ -72,7 +74,8 @@ fn token_user(process: HANDLE) -> Option<Vec<u8>> {
     // u64 elements keep the TOKEN_USER header aligned.
     let mut buf = vec![0u64; (len as usize).div_ceil(8)];
     // SAFETY: `buf` holds at least `len` bytes.
-    let ok = unsafe { GetTokenInformation(token.0, TokenUser, buf.as_mut_ptr().cast(), len, &mut len) };
+    let ok =
+        unsafe { GetTokenInformation(token.0, TokenUser, buf.as_mut_ptr().cast(), len, &mut len) };
     if ok == 0 {
         return None;
     }
@@ -222,7 +225,9 @@ pub async fn connect(reg: &Registration) -> Result<(ReadHalf, WriteHalf), Bridge
     let client = loop {
         match ClientOptions::new().open(name) {
             Ok(client) => break client,
-            Err(e) if e.raw_os_error() == Some(ERROR_PIPE_BUSY as i32) && attempts < BUSY_ATTEMPTS => {
+            Err(e)
+                if e.raw_os_error() == Some(ERROR_PIPE_BUSY as i32) && attempts < BUSY_ATTEMPTS =>
+            {
                 attempts += 1;
                 tokio::time::sleep(std::time::Duration::from_millis(50)).await;
             }
