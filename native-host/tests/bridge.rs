@@ -207,3 +207,21 @@ fn a_ping_from_another_process_goes_through_and_a_wrong_secret_is_refused() {
         "the refused client's call never reached the worker: {seen:?}"
     );
 }
+
+/// On Windows a client checks which process serves the pipe before it sends the secret: a
+/// pipe served by another process than the registered host (a squatter) is refused.
+#[cfg(windows)]
+#[test]
+fn a_pipe_served_by_another_process_than_the_registered_host_is_refused() {
+    use waymark_host::bridge::endpoint;
+    use waymark_host::bridge::registry::{self, Registration};
+    let (_host, runtime) = open_bridge();
+    let found: Vec<Registration> = registry::list(&runtime.path().join("rt"));
+    let reg = found.into_iter().next().expect("the registration");
+    assert!(reg.pipe.as_deref().is_some_and(|p| p.starts_with(r"\\.\pipe\waymark-bridge-")));
+    let rt = tokio::runtime::Builder::new_current_thread().enable_all().build().expect("rt");
+    let wrong = Registration { pid: reg.pid + 1, ..reg.clone() };
+    let err = rt.block_on(endpoint::connect(&wrong)).err().expect("refused");
+    assert!(err.to_string().contains("the secret was not sent"), "{err}");
+    assert!(rt.block_on(endpoint::connect(&reg)).is_ok(), "the registered host serves it");
+}

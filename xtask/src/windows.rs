@@ -105,6 +105,12 @@ fn build_shim() -> Result<PathBuf> {
     };
     let (c, def) = (write("prng.c", SHIM_C)?, write("prng.def", SHIM_DEF)?);
     let dll = dir.join("bcryptprimitives.dll");
-    run(Command::new(MINGW_GCC).arg("-shared").arg("-o").arg(&dll).arg(&c).arg(&def).arg("-ladvapi32"))?;
+    run(Command::new(MINGW_GCC)
+        .arg("-shared")
+        .arg("-o")
+        .arg(&dll)
+        .arg(&c)
+        .arg(&def)
+        .arg("-ladvapi32"))?;
     Ok(dll)
 }
