@@ -155,7 +155,10 @@ pub fn task_report(
         steps: outcome.step_count,
     };
     let mut text = match status {
-        BridgeTaskStatus::Done => format!("Task done in {} steps.", outcome.step_count),
+        BridgeTaskStatus::Done => {
+            format!("Task done in {}.", crate::text::counted(outcome.step_count, "step"))
+        }
+        // Why is in the answer, inside the fence (it may quote the page).
         BridgeTaskStatus::Failed => "The task was not finished.".to_owned(),
         BridgeTaskStatus::Stopped => {
             "The user stopped the task in Waymark's side panel; do not run it again without \
