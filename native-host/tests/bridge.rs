@@ -225,3 +225,22 @@ fn a_pipe_served_by_another_process_than_the_registered_host_is_refused() {
     assert!(err.to_string().contains("the secret was not sent"), "{err}");
     assert!(rt.block_on(endpoint::connect(&reg)).is_ok(), "the registered host serves it");
 }
+
+#[test]
+fn a_task_call_the_client_cancels_closes_its_connection() {
+    let (host, runtime) = open_bridge();
+    let config = host.dir.path().join("config");
+    let mut mcp = Mcp::spawn(command(&host, runtime.path(), &config));
+    mcp.send(json!({"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": {
+        "name": "waymark_run_task", "arguments": {"task": "Order it"}}}));
+    let client = next_event(&host, "bridge.client");
+    next_event(&host, "bridge.call");
+    mcp.send(json!({"jsonrpc": "2.0", "method": "notifications/cancelled",
+                    "params": {"requestId": 2, "reason": "the user pressed Esc"}}));
+    // The worker hears the agent go (and stops the task it asked for).
+    let gone = next_event(&host, "bridge.client");
+    assert_eq!(
+        (gone["client"].clone(), gone["connected"].as_bool()),
+        (client["client"].clone(), Some(false))
+    );
+}

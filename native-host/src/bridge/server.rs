@@ -10,14 +10,14 @@ use std::collections::HashMap;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, PoisonError};
 
-use tokio::io::{AsyncWrite, BufReader};
+use tokio::io::{AsyncBufReadExt, BufReader};
 use tokio::sync::{mpsc, oneshot, watch};
 use waymark_protocol::{
     BridgeCall, BridgeClosed, BridgeFailure, BridgeFailureKind, BridgeProgress, BridgeResult,
     ErrorCode, EventFrame, HostEvent, MAX_BRIDGE_TEXT, ReplyFrame,
 };
 
-use super::endpoint::{self, Accepted, Listener, WriteHalf};
+use super::endpoint::{self, Accepted, Listener, ReadHalf, WriteHalf};
 use super::registry::{self, BridgeError, Registration, Secret};
 use super::wire::{
     CloseReason, FromHost, Line, MAX_TO_HOST_LINE, Rejection, ToHost, read_line, write_msg,
@@ -266,7 +266,8 @@ impl Bridge {
                 )
             } else {
                 let asked = Asked { client, id, request };
-                match self.ask_worker(asked, &outbox, &mut mine, &mut closing, &mut write).await {
+                let conn = Conn { read: &mut read, write: &mut write };
+                match self.ask_worker(asked, &outbox, &mut mine, &mut closing, conn).await {
                     Ok(result) => result,
                     Err(reason) => break reason,
                 }
@@ -288,22 +289,26 @@ impl Bridge {
     }
 
     /// Sends one call to the worker and waits for its answer (passing its progress on to the
-    /// client), or for the connection's end (`Err` with why).
-    async fn ask_worker<W: AsyncWrite + Unpin>(
+    /// client), or for the connection's end (`Err` with why; `Err(None)`: the client went, and
+    /// the worker hears it at once, so a task it asked for stops).
+    async fn ask_worker(
         &self,
         asked: Asked,
         outbox: &Events,
         mine: &mut watch::Receiver<Option<CloseReason>>,
         closing: &mut watch::Receiver<Option<CloseReason>>,
-        write: &mut W,
+        conn: Conn<'_>,
     ) -> Result<BridgeResult, Option<CloseReason>> {
         let Asked { client, id, request } = asked;
+        let Conn { read, write } = conn;
         let call = self.next_id();
         let (tx, mut rx) = oneshot::channel();
         let (progress, mut progressed) = mpsc::unbounded_channel();
         lock(&self.inner.pending).insert(call, Pending { client, answer: tx, progress });
         tracing::debug!(call, client, tool = request.name(), "bridge call");
         outbox.send(HostEvent::BridgeCall { call, client, request });
+        // A client sends one call at a time; a line ahead of its turn waits for this answer.
+        let mut watching = true;
         loop {
             tokio::select! {
                 answer = &mut rx => return Ok(answer.unwrap_or_else(|_| failure(
@@ -318,11 +323,28 @@ impl Bridge {
                         return Err(None);
                     }
                 }
+                ended = async { read.fill_buf().await.map(|b| b.is_empty()) }, if watching => {
+                    match ended {
+                        Ok(false) => watching = false,
+                        Ok(true) | Err(_) => {
+                            lock(&self.inner.pending).remove(&call);
+                            return Err(None);
+                        }
+                    }
+                }
                 _ = mine.changed() => return Err(*mine.borrow()),
                 _ = closing.changed() => return Err(*closing.borrow()),
             }
         }
     }
+}
+
+/// A client's connection, while one of its calls is out.
+struct Conn<'a> {
+    /// What it sends (watched for its end).
+    read: &'a mut BufReader<ReadHalf>,
+    /// What goes to it.
+    write: &'a mut WriteHalf,
 }
 
 /// One call a client sent.

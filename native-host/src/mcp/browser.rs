@@ -456,9 +456,17 @@ impl SessionsServer {
             });
         };
         let call = BridgeCall::RunTask { prompt: task, session };
-        Ok(match self.link.call_with_progress(&client, call, &mut on_progress).await {
-            Ok(out) => output(out),
-            Err(e) => failed(&e),
+        let ran = self.link.call_with_progress(&client, call, &mut on_progress);
+        Ok(tokio::select! {
+            result = ran => match result {
+                Ok(out) => output(out),
+                Err(e) => failed(&e),
+            },
+            // The client cancelled: dropping the call closes this agent's connection, which
+            // stops the task in the browser.
+            () = context.ct.cancelled() => CallToolResult::error(vec![ContentBlock::text(
+                "cancelled: the task was stopped in the browser",
+            )]),
         })
     }
 }
