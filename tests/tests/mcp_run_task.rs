@@ -280,3 +280,26 @@ fn a_worker_restarted_mid_task_is_reported_and_the_task_not_resumed() {
     assert!(answer.contains("did not resume it"), "{answer}");
     assert_eq!(navigator_requests(&llm).len(), 1, "the model was not asked again");
 }
+
+#[test]
+fn disconnecting_the_agent_stops_the_task_it_asked_for() {
+    let gate = Gate::default();
+    let llm = gated(&gate);
+    let Some(w) = launch(&llm) else { return };
+    let panel = w.panel().expect("panel");
+    let page = w.open("/form.html").expect("page");
+    page.wait_for("document.readyState === 'complete'", TASK_TIMEOUT).expect("loaded");
+    switched_on(&w, &panel);
+    let claude = Client::spawn(&w, "claude-code");
+    let run = claude.start("waymark_run_task", json!({"task": "Look at the form"}));
+    navigator_asked(&llm, 1);
+    panel
+        .page
+        .eval("document.querySelector('#external-clients button').click()")
+        .expect("disconnect");
+    let (err, text) = claude.finish(run);
+    assert!(err && text.contains("disconnected this agent"), "{text}");
+    panel.wait_text("task-progress", "t.startsWith('Stopped after')").expect("the task stopped");
+    gate.open();
+    assert_eq!(navigator_requests(&llm).len(), 1, "the model was not asked again");
+}
