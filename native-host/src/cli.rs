@@ -231,7 +231,8 @@ fn bridge_cmd(action: BridgeAction) -> anyhow::Result<ExitCode> {
                 return Ok(ExitCode::FAILURE);
             }
             for reg in found {
-                println!("{}\t{}\t{}", reg.pid, reg.label, reg.socket.display());
+                let endpoint = reg.pipe.clone().unwrap_or_else(|| reg.socket.display().to_string());
+                println!("{}\t{}\t{endpoint}", reg.pid, reg.label);
             }
             Ok(ExitCode::SUCCESS)
         }

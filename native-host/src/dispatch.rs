@@ -140,6 +140,13 @@ impl Dispatcher {
                     ReplyFrame::err(id, ErrorCode::BridgeGone, "no one waits for that call")
                 });
             }
+            RequestBody::BridgeProgress(req) => {
+                self.reply(if self.bridge.progress(req) {
+                    ReplyFrame::ok(id, BridgeAck {})
+                } else {
+                    ReplyFrame::err(id, ErrorCode::BridgeGone, "no one waits for that call")
+                });
+            }
             RequestBody::BridgeDisconnect(req) => {
                 self.reply(if self.bridge.disconnect(req.client) {
                     ReplyFrame::ok(id, BridgeAck {})

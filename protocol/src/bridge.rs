@@ -121,10 +121,15 @@ pub enum BridgeCall {
         #[serde(default, skip_serializing_if = "Option::is_none")]
         seconds: Option<f64>,
     },
-    /// Run a whole task with Waymark's own agent in the agent's tab.
+    /// Run a whole task with Waymark's own agent in the agent's tab, as the user's own tasks
+    /// run (same model, policy and cards); the answer carries a [`BridgeTaskReport`].
     RunTask {
         /// The task in words.
         prompt: String,
+        /// A session an earlier `run_task` returned, to continue (its notes go with the task);
+        /// a new session when absent.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        session: Option<String>,
     },
 }
 
@@ -157,7 +162,7 @@ impl BridgeCall {
     /// The longest text the call carries, in bytes (checked against [`MAX_BRIDGE_TEXT`]).
     pub fn longest_text(&self) -> usize {
         match self {
-            Self::Type { text, .. } | Self::RunTask { prompt: text } => text.len(),
+            Self::Type { text, .. } | Self::RunTask { prompt: text, .. } => text.len(),
             Self::Navigate { url } | Self::OpenTab { url: Some(url) } => url.len(),
             Self::Select { values, .. } => values.iter().map(String::len).sum(),
             Self::PressKey { key } => key.len(),
@@ -218,6 +223,61 @@ pub struct BridgeOutput {
     /// A screenshot.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub image: Option<BridgeImage>,
+    /// What a `run_task` found.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub task: Option<BridgeTaskReport>,
+}
+
+/// How a task an external agent asked for ended (the MCP side reports anything but `done` as
+/// a tool error).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum BridgeTaskStatus {
+    /// The agent finished it.
+    Done,
+    /// It did not finish (the model gave up, the step budget ran out, something failed).
+    Failed,
+    /// The user stopped it in the side panel (or disconnected the agent that asked).
+    Stopped,
+    /// The user denied what it needed on a card: nothing of that was done.
+    Denied,
+    /// The safety policy refused what it needed (outbound data, a take-over class).
+    Refused,
+}
+
+impl BridgeTaskStatus {
+    /// The status as the tool's report names it.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Self::Done => "done",
+            Self::Failed => "failed",
+            Self::Stopped => "stopped",
+            Self::Denied => "denied",
+            Self::Refused => "refused",
+        }
+    }
+}
+
+/// What a task an external agent asked for found, and where it is kept.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct BridgeTaskReport {
+    /// How it ended.
+    pub status: BridgeTaskStatus,
+    /// The agent's final answer (or why it stopped).
+    pub answer: String,
+    /// 1–3 sentences (the summariser's, or extractive when it is unavailable).
+    #[serde(default)]
+    pub summary: String,
+    /// Key → value findings.
+    #[serde(default)]
+    pub findings: std::collections::BTreeMap<String, String>,
+    /// The Waymark session the task is a turn of (pass it as `session` to continue it; the
+    /// session tools read it when transcript capture is on).
+    pub session: String,
+    /// Its turn in that session.
+    pub turn: u32,
+    /// Model steps used.
+    pub steps: u32,
 }
 
 /// Why a call failed, each with its own fix (the MCP side shows the message as a tool error).
@@ -333,6 +393,18 @@ pub struct BridgeDisconnect {
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct BridgeClose {}
 
-/// Reply of `bridge.answer`, `bridge.disconnect` and `bridge.close`.
+/// Payload of `bridge.progress`: how far a long call (`run_task`) got, for the external
+/// agent's progress notifications.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct BridgeProgress {
+    /// The call (from its `bridge.call` event).
+    pub call: u64,
+    /// Steps done so far (it only grows).
+    pub step: u32,
+    /// What happened last, in words.
+    pub message: String,
+}
+
+/// Reply of `bridge.answer`, `bridge.progress`, `bridge.disconnect` and `bridge.close`.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct BridgeAck {}

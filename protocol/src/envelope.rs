@@ -5,9 +5,9 @@ use serde::{Deserialize, Serialize};
 
 use super::{
     BridgeAck, BridgeAnswer, BridgeCall, BridgeClose, BridgeClosed, BridgeDisconnect, BridgeOpen,
-    ConfigSet, DoctorReport, ErrorBody, ErrorCode, ExportWrite, ExportWritten, FileInfo, FileRead,
-    HelloData, HostSettings, LlmCompletion, LlmRequest, PROTOCOL_VERSION, TranscriptRecord,
-    TranscriptRecorded,
+    BridgeProgress, ConfigSet, DoctorReport, ErrorBody, ErrorCode, ExportWrite, ExportWritten,
+    FileInfo, FileRead, HelloData, HostSettings, LlmCompletion, LlmRequest, PROTOCOL_VERSION,
+    TranscriptRecord, TranscriptRecorded,
 };
 
 /// A request from the extension to the host.
@@ -162,6 +162,8 @@ requests! {
     "bridge.open" => BridgeOpen(BridgeOpen) -> BridgeClosed, errors [BridgeFailed];
     /// The worker's answer to one `bridge.call` event.
     "bridge.answer" => BridgeAnswer(BridgeAnswer) -> BridgeAck, errors [BridgeGone];
+    /// How far a long call got (`run_task`); the external agent sees it as MCP progress.
+    "bridge.progress" => BridgeProgress(BridgeProgress) -> BridgeAck, errors [BridgeGone];
     /// Ends one external agent's connection (the panel's Disconnect).
     "bridge.disconnect" => BridgeDisconnect(BridgeDisconnect) -> BridgeAck, errors [BridgeGone];
     /// Closes the bridge: every external agent is disconnected and the socket removed.

@@ -22,8 +22,8 @@ mod version;
 
 pub use bridge::{
     BridgeAck, BridgeAnswer, BridgeCall, BridgeClose, BridgeClosed, BridgeDisconnect,
-    BridgeFailure, BridgeFailureKind, BridgeImage, BridgeOpen, BridgeOutput, BridgeResult,
-    BridgeTab, MAX_BRIDGE_TEXT, ScrollWay,
+    BridgeFailure, BridgeFailureKind, BridgeImage, BridgeOpen, BridgeOutput, BridgeProgress,
+    BridgeResult, BridgeTab, BridgeTaskReport, BridgeTaskStatus, MAX_BRIDGE_TEXT, ScrollWay,
 };
 pub use doctor::{DoctorCheck, DoctorReport};
 pub use envelope::{

@@ -187,9 +187,40 @@ fn a_bridge_answer_keeps_its_image_through_the_envelope() {
             text: "Screenshot".into(),
             tabs: None,
             image: Some(BridgeImage { mime: "image/jpeg".into(), data: "AAAA".into() }),
+            task: None,
         }),
     };
     let text = serde_json::to_string(&Request::new(5, answer.clone())).expect("serialise");
     let back: Request = serde_json::from_str(&text).expect("parse");
     assert_eq!(back.body, RequestBody::BridgeAnswer(answer), "{text}");
+}
+
+#[test]
+fn a_task_report_and_progress_cross_the_envelope() {
+    let report = BridgeTaskReport {
+        status: BridgeTaskStatus::Denied,
+        answer: "not sent".into(),
+        summary: String::new(),
+        findings: [("price".to_owned(), "12 EUR".to_owned())].into(),
+        session: "s1".into(),
+        turn: 2,
+        steps: 3,
+    };
+    let answer = BridgeAnswer {
+        call: 4,
+        result: BridgeResult::Ok(BridgeOutput { task: Some(report), ..BridgeOutput::default() }),
+    };
+    let text = serde_json::to_string(&Request::new(6, answer.clone())).expect("serialise");
+    assert!(text.contains(r#""status":"denied""#), "{text}");
+    let back: Request = serde_json::from_str(&text).expect("parse");
+    assert_eq!(back.body, RequestBody::BridgeAnswer(answer));
+    let progress = BridgeProgress { call: 4, step: 1, message: "Click “Send”".into() };
+    let text = serde_json::to_string(&Request::new(7, progress.clone())).expect("serialise");
+    assert!(text.contains(r#""type":"bridge.progress""#), "{text}");
+    let back: Request = serde_json::from_str(&text).expect("parse");
+    assert_eq!(back.body, RequestBody::BridgeProgress(progress));
+    // A run_task without a session reads as before.
+    let call: BridgeCall =
+        serde_json::from_str(r#"{"tool":"run_task","prompt":"find it"}"#).expect("call");
+    assert_eq!(call, BridgeCall::RunTask { prompt: "find it".into(), session: None });
 }

@@ -477,10 +477,16 @@ impl TaskView {
 
     /// The view of a task resumed from its journal after the service worker restarted.
     pub fn resumed(ctx: &crate::agent::TaskContext) -> Self {
-        let mut view = Self::replayed(&ctx.spec.task, ctx);
+        let mut view = Self::replayed(&ctx.spec.shown_task(), ctx);
         view.notes
             .push("Waymark restarted and resumed this task from its last completed step.".into());
         view
+    }
+
+    /// The view of an external agent's task that a restarted worker did not resume (see
+    /// [`crate::bridge::not_resumed`]).
+    pub fn not_resumed(ctx: &crate::agent::TaskContext) -> Self {
+        Self::replayed(&ctx.spec.shown_task(), ctx)
     }
 
     /// The view of an interrupted task whose journal could not be fully read: not resumed,

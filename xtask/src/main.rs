@@ -6,6 +6,8 @@
 //!   unpacked extension in `extension/`; `--test-hooks` adds what the end-to-end tests drive
 //!   (waymark-worker's `test-hooks` feature), which `test` and `bench` always add.
 //! * `test` = setup + build + fmt check + clippy + every test (end-to-end in real Chromium).
+//! * `test-windows` = the bridge's named pipe for real: the host's bridge test cross-built for
+//!   Windows and run under Wine (see `windows.rs`).
 //! * `bench step` = the agent's own overhead per step (see `bench.rs`).
 //! * `bench panel` = the side panel's start-up on a 200-task session (see `bench.rs`).
 //! * `bench tokens` = tokens per task and session memory (see `bench.rs`).
@@ -30,6 +32,7 @@ mod python;
 mod run;
 mod setup;
 mod util;
+mod windows;
 
 use anyhow::{Result, bail};
 
@@ -49,6 +52,7 @@ fn main() -> Result<()> {
             .map(|_| ())
         }
         Some("test") => run::test(),
+        Some("test-windows") => windows::test(),
         Some("bench") if args.get(1).is_some_and(|a| a == "sessions") => bench_sessions::run(),
         Some("bench") if args.get(1).is_some_and(|a| a == "dom") => bench_dom::dom(),
         Some("bench") if args.get(1).is_some_and(|a| a == "host") => bench_host::run(),
@@ -61,7 +65,7 @@ fn main() -> Result<()> {
         Some("eval") => eval::eval(&args[1..]),
         Some("help") | None => {
             println!(
-                "usage: cargo xtask <setup [--eval]|build [--release] [--test-hooks]|test|bench <step|panel|tokens|mcp|dom|sessions|host>|dist [--sourcemaps] [--skip-hosts]|run [--headless]|eval --suite sites,miniwob [--tasks a,b] [--runs N] [--role-model ROLE=MODEL] [--oracle|--llama|--base-url URL --model M]>"
+                "usage: cargo xtask <setup [--eval]|build [--release] [--test-hooks]|test|test-windows|bench <step|panel|tokens|mcp|dom|sessions|host>|dist [--sourcemaps] [--skip-hosts]|run [--headless]|eval --suite sites,miniwob [--tasks a,b] [--runs N] [--role-model ROLE=MODEL] [--oracle|--llama|--base-url URL --model M]>"
             );
             Ok(())
         }

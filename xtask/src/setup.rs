@@ -104,7 +104,7 @@ fn chromium() -> Result<()> {
 }
 
 /// Installs Debian packages (through sudo when not root).
-fn apt_install(packages: &[&str]) -> Result<()> {
+pub(crate) fn apt_install(packages: &[&str]) -> Result<()> {
     let sudo = output(Command::new("id").arg("-u")).map(|u| u.trim() != "0").unwrap_or(true);
     let apt = |args: &[&str]| {
         let mut cmd = if sudo { Command::new("sudo") } else { Command::new("apt-get") };

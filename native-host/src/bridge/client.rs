@@ -4,6 +4,7 @@
 use tokio::io::BufReader;
 use waymark_protocol::{BridgeCall, BridgeResult};
 
+use super::endpoint::{self, ReadHalf, WriteHalf};
 use super::registry::{self, BridgeError};
 use super::wire::{FromHost, Line, MAX_FROM_HOST_LINE, Rejection, ToHost, read_line, write_msg};
 use crate::config::Env;
@@ -31,30 +32,18 @@ pub enum CallError {
 }
 
 /// An open connection to one browser.
-#[cfg(unix)]
 pub struct Connection {
-    read: BufReader<tokio::net::unix::OwnedReadHalf>,
-    write: tokio::net::unix::OwnedWriteHalf,
+    read: BufReader<ReadHalf>,
+    write: WriteHalf,
     next: u64,
     pid: u32,
     /// The browser's label.
     pub browser: String,
 }
 
-#[cfg(unix)]
 impl std::fmt::Debug for Connection {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.debug_struct("Connection").field("browser", &self.browser).finish()
-    }
-}
-
-/// Whether the host process of a registration still runs (stale ones are left by a host that
-/// was killed).
-fn alive(pid: u32) -> bool {
-    if cfg!(target_os = "linux") {
-        std::path::Path::new(&format!("/proc/{pid}")).exists()
-    } else {
-        true
     }
 }
 
@@ -67,7 +56,7 @@ pub fn live_registrations(env: &dyn Env) -> Result<Vec<registry::Registration>, 
         registry::private_dir(&dir)?;
     }
     for reg in registry::list(&dir) {
-        if alive(reg.pid) {
+        if endpoint::alive(reg.pid) {
             live.push(reg);
         } else {
             let info = reg.socket.with_extension("json");
@@ -82,19 +71,10 @@ pub fn live_registrations(env: &dyn Env) -> Result<Vec<registry::Registration>, 
 }
 
 /// Connects to the browser `target` names.
-#[cfg(unix)]
 pub async fn connect(env: &(dyn Env + Sync), target: &Target) -> Result<Connection, BridgeError> {
     let reg = registry::pick(live_registrations(env)?, target.browser.as_deref())?;
     let secret = registry::read_secret(env)?;
-    let stream = tokio::net::UnixStream::connect(&reg.socket).await.map_err(|e| {
-        BridgeError::Closed(format!(
-            "the browser “{}” registered {} but it cannot be opened ({e}): the browser was \
-             probably closed; open it again",
-            reg.label,
-            reg.socket.display()
-        ))
-    })?;
-    let (read, mut write) = stream.into_split();
+    let (read, mut write) = endpoint::connect(&reg).await?;
     let mut read = BufReader::new(read);
     let hello = ToHost::Hello {
         secret: secret.expose().to_owned(),
@@ -122,37 +102,7 @@ pub async fn connect(env: &(dyn Env + Sync), target: &Target) -> Result<Connecti
     }
 }
 
-/// Not on this platform yet (Windows would use a named pipe).
-#[cfg(not(unix))]
-pub async fn connect(_env: &(dyn Env + Sync), _target: &Target) -> Result<Connection, BridgeError> {
-    Err(BridgeError::Unsupported)
-}
-
-/// Placeholder so the MCP server compiles where the bridge is not available.
-#[cfg(not(unix))]
-#[derive(Debug)]
-pub struct Connection {
-    /// The browser's label.
-    pub browser: String,
-}
-
-#[cfg(not(unix))]
-impl Connection {
-    /// Never.
-    pub fn alive(&self) -> bool {
-        false
-    }
-
-    /// Always fails.
-    pub async fn call(&mut self, _request: BridgeCall) -> Result<BridgeResult, CallError> {
-        Err(CallError::NotSent(BridgeError::Unsupported))
-    }
-}
-
-#[cfg(unix)]
-async fn next_msg(
-    read: &mut BufReader<tokio::net::unix::OwnedReadHalf>,
-) -> Result<FromHost, BridgeError> {
+async fn next_msg(read: &mut BufReader<ReadHalf>) -> Result<FromHost, BridgeError> {
     let gone = || {
         BridgeError::Closed(
             "the browser's Waymark host went away (the browser closed, or its extension \
@@ -169,16 +119,25 @@ async fn next_msg(
     }
 }
 
-#[cfg(unix)]
 impl Connection {
     /// Whether the browser's host process still runs (a connection to a host that died is
     /// replaced before a call is sent on it).
     pub fn alive(&self) -> bool {
-        alive(self.pid)
+        endpoint::alive(self.pid)
     }
 
     /// Sends one call and waits for its result.
     pub async fn call(&mut self, request: BridgeCall) -> Result<BridgeResult, CallError> {
+        self.call_with_progress(request, &mut |_, _| {}).await
+    }
+
+    /// Sends one call and waits for its result; `on_progress` hears how far it got (steps
+    /// done, what happened last) meanwhile.
+    pub async fn call_with_progress(
+        &mut self,
+        request: BridgeCall,
+        on_progress: &mut (dyn FnMut(u32, String) + Send),
+    ) -> Result<BridgeResult, CallError> {
         // While idle the host may have ended the connection (the user's Disconnect): its last
         // word is already here, and the call is not sent.
         match tokio::time::timeout(std::time::Duration::ZERO, next_msg(&mut self.read)).await {
@@ -197,6 +156,9 @@ impl Connection {
         loop {
             match next_msg(&mut self.read).await.map_err(CallError::Lost)? {
                 FromHost::Result { id: got, result } if got == id => return Ok(result),
+                FromHost::Progress { id: got, step, message } if got == id => {
+                    on_progress(step, message)
+                }
                 FromHost::Invalid { message, .. } => {
                     return Err(CallError::NotSent(BridgeError::Protocol(message)));
                 }

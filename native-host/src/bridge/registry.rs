@@ -3,9 +3,11 @@
 //! its browser, and the per-install secret every client must present.
 //!
 //! The directory is `$WAYMARK_RUNTIME_DIR`, else `$XDG_RUNTIME_DIR/waymark`, else
-//! `<temp dir>/waymark-<uid>`; it is created 0700 and refused unless it belongs to this user
-//! and no one else may enter it. Sockets are 0600. The secret lives in the config directory
-//! (0600), created on the first `bridge.open`.
+//! `<temp dir>/waymark-<uid>` (on Windows `%LOCALAPPDATA%\Waymark\bridge`, inside the user's
+//! own profile); on Unix it is created 0700 and refused unless it belongs to this user and no
+//! one else may enter it. Sockets are 0600; on Windows each registration names its pipe, whose
+//! DACL lets only this user in. The secret lives in the config directory (0600), created on
+//! the first `bridge.open`.
 
 use std::io::Write;
 use std::path::{Path, PathBuf};
@@ -21,13 +23,17 @@ pub const ENV_RUNTIME_DIR: &str = "WAYMARK_RUNTIME_DIR";
 /// The secret's file name in the config directory.
 pub const SECRET_FILE: &str = "bridge.secret";
 
-/// What one registered bridge says about itself (`<pid>-<n>.json` beside `<pid>-<n>.sock`).
+/// What one registered bridge says about itself (`<pid>-<n>.json` beside `<pid>-<n>.sock`,
+/// or naming its pipe on Windows).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Registration {
     /// The host process that serves it.
     pub pid: u32,
     /// How people tell browsers apart: the extension's label, else browser and profile.
     pub label: String,
+    /// The named pipe that serves it (Windows; Unix uses the socket beside the description).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub pipe: Option<String>,
     /// The socket, filled in when listed.
     #[serde(skip)]
     pub socket: PathBuf,
@@ -104,9 +110,6 @@ pub enum BridgeError {
     /// The other side sent something unreadable.
     #[error("the bridge sent something unreadable: {0}")]
     Protocol(String),
-    /// Not on this platform yet.
-    #[error("the browser bridge is not available on this platform yet")]
-    Unsupported,
 }
 
 impl BridgeError {
@@ -120,6 +123,11 @@ impl BridgeError {
 pub fn runtime_dir(env: &dyn Env) -> Result<PathBuf, BridgeError> {
     if let Some(dir) = env.var(ENV_RUNTIME_DIR) {
         return Ok(PathBuf::from(dir));
+    }
+    if cfg!(windows)
+        && let Some(dir) = env.var("LOCALAPPDATA")
+    {
+        return Ok(PathBuf::from(dir).join("Waymark").join("bridge"));
     }
     if let Some(dir) = env.var("XDG_RUNTIME_DIR") {
         return Ok(PathBuf::from(dir).join("waymark"));
@@ -174,8 +182,19 @@ pub fn private_dir(dir: &Path) -> Result<(), BridgeError> {
     }
     #[cfg(not(unix))]
     {
-        let _ = dir;
-        Err(BridgeError::Unsupported)
+        // Windows: the directory sits in the user's profile, whose ACL is the user's; the
+        // pipes it names carry their own DACL. A link here could point anywhere: refused.
+        std::fs::create_dir_all(dir)
+            .map_err(BridgeError::io(format!("creating {}", dir.display())))?;
+        let meta = std::fs::symlink_metadata(dir)
+            .map_err(BridgeError::io(format!("reading {}", dir.display())))?;
+        if !meta.is_dir() {
+            return Err(BridgeError::UnsafeDir {
+                dir: dir.to_path_buf(),
+                why: "not a directory (a link?)".into(),
+            });
+        }
+        Ok(())
     }
 }
 
@@ -278,7 +297,9 @@ pub fn list(dir: &Path) -> Vec<Registration> {
             let text = std::fs::read_to_string(&p).ok()?;
             let mut reg: Registration = serde_json::from_str(&text).ok()?;
             reg.socket = p.with_extension("sock");
-            reg.socket.exists().then_some(reg)
+            // A pipe is opened by name (checking it would take one of its instances).
+            let reachable = if cfg!(windows) { reg.pipe.is_some() } else { reg.socket.exists() };
+            reachable.then_some(reg)
         })
         .collect();
     out.sort_by_key(|r| r.pid);
@@ -341,7 +362,7 @@ mod tests {
     use super::*;
 
     fn reg(pid: u32, label: &str) -> Registration {
-        Registration { pid, label: label.into(), socket: PathBuf::new() }
+        Registration { pid, label: label.into(), pipe: None, socket: PathBuf::new() }
     }
 
     #[test]

@@ -10,13 +10,14 @@ use std::collections::HashMap;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, PoisonError};
 
-use tokio::io::BufReader;
-use tokio::sync::{oneshot, watch};
+use tokio::io::{AsyncBufReadExt, BufReader};
+use tokio::sync::{mpsc, oneshot, watch};
 use waymark_protocol::{
-    BridgeCall, BridgeClosed, BridgeFailure, BridgeFailureKind, BridgeResult, ErrorCode,
-    EventFrame, HostEvent, MAX_BRIDGE_TEXT, ReplyFrame,
+    BridgeCall, BridgeClosed, BridgeFailure, BridgeFailureKind, BridgeProgress, BridgeResult,
+    ErrorCode, EventFrame, HostEvent, MAX_BRIDGE_TEXT, ReplyFrame,
 };
 
+use super::endpoint::{self, Accepted, Listener, ReadHalf, WriteHalf};
 use super::registry::{self, BridgeError, Registration, Secret};
 use super::wire::{
     CloseReason, FromHost, Line, MAX_TO_HOST_LINE, Rejection, ToHost, read_line, write_msg,
@@ -34,12 +35,22 @@ pub struct Bridge {
 #[derive(Default)]
 struct Inner {
     next: AtomicU64,
-    /// Calls waiting for the worker's answer: call id → (client, where the answer goes).
-    pending: Mutex<HashMap<u64, (u64, oneshot::Sender<BridgeResult>)>>,
+    /// Calls waiting for the worker's answer, by call id.
+    pending: Mutex<HashMap<u64, Pending>>,
     /// Connected clients: id → how to end them.
     clients: Mutex<HashMap<u64, watch::Sender<Option<CloseReason>>>>,
     /// The open bridge: how to close it.
     open: Mutex<Option<watch::Sender<Option<CloseReason>>>>,
+}
+
+/// One call waiting for the worker's answer.
+struct Pending {
+    /// The client that asked.
+    client: u64,
+    /// Where the answer goes.
+    answer: oneshot::Sender<BridgeResult>,
+    /// Where its progress goes.
+    progress: mpsc::UnboundedSender<BridgeProgress>,
 }
 
 fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
@@ -79,10 +90,12 @@ impl Bridge {
         let dir = registry::runtime_dir(env)?;
         registry::private_dir(&dir)?;
         let pid = std::process::id();
-        let (socket, info) = registry::paths_for(&dir, pid, self.next_id());
-        let listener = bind(&socket)?;
+        let seq = self.next_id();
+        let (socket, info) = registry::paths_for(&dir, pid, seq);
         let label = if label.trim().is_empty() { registry::default_label() } else { label.into() };
-        let reg = Registration { pid, label: label.clone(), socket: socket.clone() };
+        let pipe = endpoint::pipe_name(pid, seq);
+        let reg = Registration { pid, label: label.clone(), pipe, socket: socket.clone() };
+        let listener = Listener::bind(&reg)?;
         let guard = Registered { socket, info: info.clone() };
         let text = serde_json::to_string(&reg).map_err(|e| BridgeError::Protocol(e.to_string()))?;
         write_private(&info, &text)?;
@@ -115,7 +128,16 @@ impl Bridge {
     /// Delivers the worker's answer to call `call`; `false` when no one waits for it.
     pub fn answer(&self, call: u64, result: BridgeResult) -> bool {
         match lock(&self.inner.pending).remove(&call) {
-            Some((_, tx)) => tx.send(result).is_ok(),
+            Some(pending) => pending.answer.send(result).is_ok(),
+            None => false,
+        }
+    }
+
+    /// Passes the worker's progress of call `call` on to its client; `false` when no one
+    /// waits for it.
+    pub fn progress(&self, progress: BridgeProgress) -> bool {
+        match lock(&self.inner.pending).get(&progress.call) {
+            Some(pending) => pending.progress.send(progress).is_ok(),
             None => false,
         }
     }
@@ -135,10 +157,9 @@ impl Bridge {
         self.inner.next.fetch_add(1, Ordering::Relaxed) + 1
     }
 
-    #[cfg(unix)]
     async fn accept(
         &self,
-        listener: tokio::net::UnixListener,
+        mut listener: Listener,
         secret: Secret,
         label: String,
         outbox: Events,
@@ -147,12 +168,12 @@ impl Bridge {
         loop {
             tokio::select! {
                 accepted = listener.accept() => match accepted {
-                    Ok((stream, _)) => {
+                    Ok(client) => {
                         let bridge = self.clone();
                         let (secret, label, outbox) = (secret.clone(), label.clone(), outbox.clone());
                         let close = close.clone();
                         tokio::spawn(async move {
-                            bridge.serve_client(stream, secret, label, outbox, close).await;
+                            bridge.serve_client(client, secret, label, outbox, close).await;
                         });
                     }
                     Err(e) => tracing::warn!(error = %e, "bridge accept failed"),
@@ -166,29 +187,15 @@ impl Bridge {
         }
     }
 
-    #[cfg(not(unix))]
-    async fn accept(
-        &self,
-        _listener: (),
-        _secret: Secret,
-        _label: String,
-        _outbox: Events,
-        _close: watch::Receiver<Option<CloseReason>>,
-    ) -> String {
-        "unsupported".into()
-    }
-
-    #[cfg(unix)]
     async fn serve_client(
         &self,
-        stream: tokio::net::UnixStream,
+        client: Accepted,
         secret: Secret,
         label: String,
         outbox: Events,
         mut closing: watch::Receiver<Option<CloseReason>>,
     ) {
-        let same_user = stream.peer_cred().is_ok_and(|c| c.uid() == registry::uid());
-        let (read, mut write) = stream.into_split();
+        let Accepted { read, mut write, same_user } = client;
         let mut read = BufReader::new(read);
         let hello = tokio::time::timeout(
             std::time::Duration::from_secs(10),
@@ -258,7 +265,9 @@ impl Bridge {
                     format!("a text above {MAX_BRIDGE_TEXT} bytes is not sent to the browser"),
                 )
             } else {
-                match self.ask_worker(client, request, &outbox, &mut mine, &mut closing).await {
+                let asked = Asked { client, id, request };
+                let conn = Conn { read: &mut read, write: &mut write };
+                match self.ask_worker(asked, &outbox, &mut mine, &mut closing, conn).await {
                     Ok(result) => result,
                     Err(reason) => break reason,
                 }
@@ -273,37 +282,79 @@ impl Bridge {
             tracing::debug!(error = %e, "the client went before being told the bridge closed");
         }
         lock(&self.inner.clients).remove(&client);
-        lock(&self.inner.pending).retain(|_, (c, _)| *c != client);
+        lock(&self.inner.pending).retain(|_, p| p.client != client);
         if !probe {
             outbox.send(HostEvent::BridgeClient { client, name, connected: false });
         }
     }
 
-    /// Sends one call to the worker and waits for its answer, or for the connection's end
-    /// (`Err` with why).
+    /// Sends one call to the worker and waits for its answer (passing its progress on to the
+    /// client), or for the connection's end (`Err` with why; `Err(None)`: the client went, and
+    /// the worker hears it at once, so a task it asked for stops).
     async fn ask_worker(
         &self,
-        client: u64,
-        request: BridgeCall,
+        asked: Asked,
         outbox: &Events,
         mine: &mut watch::Receiver<Option<CloseReason>>,
         closing: &mut watch::Receiver<Option<CloseReason>>,
+        conn: Conn<'_>,
     ) -> Result<BridgeResult, Option<CloseReason>> {
+        let Asked { client, id, request } = asked;
+        let Conn { read, write } = conn;
         let call = self.next_id();
-        let (tx, rx) = oneshot::channel();
-        lock(&self.inner.pending).insert(call, (client, tx));
+        let (tx, mut rx) = oneshot::channel();
+        let (progress, mut progressed) = mpsc::unbounded_channel();
+        lock(&self.inner.pending).insert(call, Pending { client, answer: tx, progress });
         tracing::debug!(call, client, tool = request.name(), "bridge call");
         outbox.send(HostEvent::BridgeCall { call, client, request });
-        tokio::select! {
-            answer = rx => Ok(answer.unwrap_or_else(|_| failure(
-                BridgeFailureKind::PageFailed,
-                "the browser did not answer (its extension restarted?); read the page to see \
-                 whether it was done",
-            ))),
-            _ = mine.changed() => Err(*mine.borrow()),
-            _ = closing.changed() => Err(*closing.borrow()),
+        // A client sends one call at a time; a line ahead of its turn waits for this answer.
+        let mut watching = true;
+        loop {
+            tokio::select! {
+                answer = &mut rx => return Ok(answer.unwrap_or_else(|_| failure(
+                    BridgeFailureKind::PageFailed,
+                    "the browser did not answer (its extension restarted?); read the page to \
+                     see whether it was done",
+                ))),
+                Some(p) = progressed.recv() => {
+                    let line = FromHost::Progress { id, step: p.step, message: p.message };
+                    if write_msg(write, &line).await.is_err() {
+                        lock(&self.inner.pending).remove(&call);
+                        return Err(None);
+                    }
+                }
+                ended = async { read.fill_buf().await.map(|b| b.is_empty()) }, if watching => {
+                    match ended {
+                        Ok(false) => watching = false,
+                        Ok(true) | Err(_) => {
+                            lock(&self.inner.pending).remove(&call);
+                            return Err(None);
+                        }
+                    }
+                }
+                _ = mine.changed() => return Err(*mine.borrow()),
+                _ = closing.changed() => return Err(*closing.borrow()),
+            }
         }
     }
+}
+
+/// A client's connection, while one of its calls is out.
+struct Conn<'a> {
+    /// What it sends (watched for its end).
+    read: &'a mut BufReader<ReadHalf>,
+    /// What goes to it.
+    write: &'a mut WriteHalf,
+}
+
+/// One call a client sent.
+struct Asked {
+    /// The client.
+    client: u64,
+    /// The client's id for the call.
+    id: u64,
+    /// What it asks.
+    request: BridgeCall,
 }
 
 /// Where the bridge's events go: the `bridge.open` request they belong to.
@@ -325,35 +376,10 @@ fn failure(kind: BridgeFailureKind, message: impl Into<String>) -> BridgeResult 
     BridgeResult::Failed(BridgeFailure::new(kind, message))
 }
 
-#[cfg(unix)]
-async fn reject(write: &mut tokio::net::unix::OwnedWriteHalf, reason: Rejection) {
+async fn reject(write: &mut WriteHalf, reason: Rejection) {
     if let Err(e) = write_msg(write, &FromHost::Rejected { reason }).await {
         tracing::debug!(error = %e, "a refused client went first");
     }
-}
-
-#[cfg(unix)]
-fn bind(socket: &std::path::Path) -> Result<tokio::net::UnixListener, BridgeError> {
-    use std::os::unix::fs::PermissionsExt;
-    // A socket left by a host that died: nobody listens on it any more.
-    if socket.exists()
-        && let Err(e) = std::fs::remove_file(socket)
-    {
-        return Err(BridgeError::Io { what: format!("removing {}", socket.display()), source: e });
-    }
-    let listener = tokio::net::UnixListener::bind(socket).map_err(|e| BridgeError::Io {
-        what: format!("creating the socket {}", socket.display()),
-        source: e,
-    })?;
-    std::fs::set_permissions(socket, std::fs::Permissions::from_mode(0o600)).map_err(|e| {
-        BridgeError::Io { what: format!("restricting {}", socket.display()), source: e }
-    })?;
-    Ok(listener)
-}
-
-#[cfg(not(unix))]
-fn bind(_socket: &std::path::Path) -> Result<(), BridgeError> {
-    Err(BridgeError::Unsupported)
 }
 
 fn write_private(path: &std::path::Path, text: &str) -> Result<(), BridgeError> {

@@ -93,6 +93,15 @@ pub enum FromHost {
         /// Its result.
         result: BridgeResult,
     },
+    /// How far a long call got (`run_task`), before its result.
+    Progress {
+        /// The call's id.
+        id: u64,
+        /// Steps done so far.
+        step: u32,
+        /// What happened last.
+        message: String,
+    },
     /// A line that was not a call (the connection goes on).
     Invalid {
         /// The call's id when it could be read, else 0.

@@ -7,10 +7,11 @@
 //! here judges an action. Page content comes back fenced as untrusted.
 
 use rmcp::handler::server::wrapper::Parameters;
-use rmcp::model::{CallToolResult, ContentBlock};
+use rmcp::model::{CallToolResult, ContentBlock, ProgressNotificationParam};
+use rmcp::service::RequestContext;
 use rmcp::{ErrorData, Peer, RoleServer, schemars, tool, tool_router};
 use serde::Deserialize;
-use waymark_protocol::{BridgeCall, BridgeOutput, ScrollWay};
+use waymark_protocol::{BridgeCall, BridgeOutput, BridgeTaskStatus, ScrollWay};
 
 use super::SessionsServer;
 use super::link::LinkError;
@@ -189,6 +190,10 @@ pub struct WaitArgs {
 pub struct TaskArgs {
     /// The task in words, as a user would type it into Waymark's side panel.
     pub task: String,
+    /// A session id an earlier `waymark_run_task` returned, to continue that session (its
+    /// earlier findings go with the task); a new session when absent.
+    #[serde(default)]
+    pub session: Option<String>,
 }
 
 /// Arguments of nothing.
@@ -196,6 +201,17 @@ pub struct TaskArgs {
 pub struct NoArgs {}
 
 fn output(out: BridgeOutput) -> CallToolResult {
+    if let Some(report) = out.task {
+        // A task's report: its text, then the report as JSON; anything but done is an error
+        // for the agent (denied, stopped, refused, not finished).
+        let json = serde_json::to_string(&report).unwrap_or_default();
+        let content = vec![ContentBlock::text(out.text), ContentBlock::text(json)];
+        return if report.status == BridgeTaskStatus::Done {
+            CallToolResult::success(content)
+        } else {
+            CallToolResult::error(content)
+        };
+    }
     let mut content = vec![ContentBlock::text(out.text)];
     if let Some(tabs) = out.tabs
         && let Ok(json) = serde_json::to_string(&tabs)
@@ -231,13 +247,17 @@ pub fn display_name(name: &str, title: Option<&str>) -> String {
     }
 }
 
+/// The MCP client's name as the user knows it.
+fn client_name(peer: &Peer<RoleServer>) -> String {
+    peer.peer_info().map_or_else(
+        || display_name("", None),
+        |info| display_name(&info.client_info.name, info.client_info.title.as_deref()),
+    )
+}
+
 impl SessionsServer {
     async fn browser(&self, peer: &Peer<RoleServer>, call: BridgeCall) -> CallToolResult {
-        let client = peer.peer_info().map_or_else(
-            || display_name("", None),
-            |info| display_name(&info.client_info.name, info.client_info.title.as_deref()),
-        );
-        match self.link.call(&client, call).await {
+        match self.link.call(&client_name(peer), call).await {
             Ok(out) => output(out),
             Err(e) => failed(&e),
         }
@@ -408,15 +428,46 @@ impl SessionsServer {
         Ok(self.browser(&peer, BridgeCall::WaitFor { text, seconds: time }).await)
     }
 
-    #[tool(description = "Have Waymark's own browser agent do a whole task in the current tab \
-                          (its model, its safety policy, the user watching in the side panel); \
-                          returns its answer and findings.")]
+    #[tool(description = "Have Waymark's own browser agent do a whole task, starting in the \
+                          current tab (its model, its safety policy, the user watching in the \
+                          side panel, where risky steps wait for their approval). Returns the \
+                          task's status (done, failed, stopped, denied, refused; anything but \
+                          done is an error), its answer and key/value findings (untrusted page \
+                          data), and its session id: pass it as `session` to continue that \
+                          session. Sends MCP progress notifications per step when asked for. \
+                          Fails as busy while another task runs in the browser.")]
     async fn waymark_run_task(
         &self,
-        peer: Peer<RoleServer>,
-        Parameters(TaskArgs { task }): Parameters<TaskArgs>,
+        context: RequestContext<RoleServer>,
+        Parameters(TaskArgs { task, session }): Parameters<TaskArgs>,
     ) -> Result<CallToolResult, ErrorData> {
-        Ok(self.browser(&peer, BridgeCall::RunTask { prompt: task }).await)
+        let client = client_name(&context.peer);
+        let token = context.meta.get_progress_token();
+        let peer = context.peer.clone();
+        let mut on_progress = move |step: u32, message: String| {
+            let Some(token) = token.clone() else { return };
+            let param =
+                ProgressNotificationParam::new(token, f64::from(step)).with_message(message);
+            let peer = peer.clone();
+            tokio::spawn(async move {
+                if let Err(e) = peer.notify_progress(param).await {
+                    tracing::debug!(error = %e, "a progress notification was not sent");
+                }
+            });
+        };
+        let call = BridgeCall::RunTask { prompt: task, session };
+        let ran = self.link.call_with_progress(&client, call, &mut on_progress);
+        Ok(tokio::select! {
+            result = ran => match result {
+                Ok(out) => output(out),
+                Err(e) => failed(&e),
+            },
+            // The client cancelled: dropping the call closes this agent's connection, which
+            // stops the task in the browser.
+            () = context.ct.cancelled() => CallToolResult::error(vec![ContentBlock::text(
+                "cancelled: the task was stopped in the browser",
+            )]),
+        })
     }
 }
 

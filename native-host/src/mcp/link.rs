@@ -82,6 +82,17 @@ impl Link {
 
     /// Sends one call as `client` (the MCP client's name the user sees).
     pub async fn call(&self, client: &str, call: BridgeCall) -> Result<BridgeOutput, LinkError> {
+        self.call_with_progress(client, call, &mut |_, _| {}).await
+    }
+
+    /// Sends one call as `client`; `on_progress` hears how far it got meanwhile (steps done,
+    /// what happened last).
+    pub async fn call_with_progress(
+        &self,
+        client: &str,
+        call: BridgeCall,
+        on_progress: &mut (dyn FnMut(u32, String) + Send),
+    ) -> Result<BridgeOutput, LinkError> {
         if call.longest_text() > waymark_protocol::MAX_BRIDGE_TEXT {
             return Err(LinkError::Failed(BridgeFailure::new(
                 waymark_protocol::BridgeFailureKind::BadArguments,
@@ -96,7 +107,11 @@ impl Link {
             return Err(LinkError::Disconnected);
         }
         for attempt in 0..2 {
-            let conn = match state.conn.as_mut() {
+            // While the call is out the connection is held here, not in the state: a call
+            // whose future is dropped (the MCP client cancelled it) closes the connection, so
+            // the browser hears that the agent went away (and stops a task it asked for)
+            // instead of answering no one.
+            let mut conn = match state.conn.take() {
                 Some(c) if c.alive() => c,
                 _ => {
                     let target = Target {
@@ -104,29 +119,27 @@ impl Link {
                         client: client.to_owned(),
                         probe: false,
                     };
-                    let c =
-                        client::connect(&ProcessEnv, &target).await.map_err(LinkError::Bridge)?;
-                    state.conn.insert(c)
+                    client::connect(&ProcessEnv, &target).await.map_err(LinkError::Bridge)?
                 }
             };
-            match conn.call(call.clone()).await {
-                Ok(result) => return result.into_result().map_err(LinkError::Failed),
+            match conn.call_with_progress(call.clone(), on_progress).await {
+                Ok(result) => {
+                    state.conn = Some(conn);
+                    return result.into_result().map_err(LinkError::Failed);
+                }
                 Err(
                     CallError::NotSent(BridgeError::Ended(CloseReason::Disconnected))
                     | CallError::Lost(BridgeError::Ended(CloseReason::Disconnected)),
                 ) => {
-                    state.conn = None;
                     state.disconnected = true;
                     return Err(LinkError::Disconnected);
                 }
                 Err(CallError::NotSent(e)) => {
-                    state.conn = None;
                     if attempt == 1 {
                         return Err(LinkError::Bridge(e));
                     }
                 }
                 Err(CallError::Lost(e)) => {
-                    state.conn = None;
                     if !read_only(&call) || attempt == 1 {
                         return Err(LinkError::Lost(e));
                     }

@@ -4,12 +4,16 @@
 #![allow(dead_code, reason = "each test binary uses a different subset")]
 
 use crate::common::{Panel, TASK_TIMEOUT, Waymark};
-use rmcp::ServiceExt;
-use rmcp::model::{CallToolRequestParams, ClientCapabilities, ClientConfig, Implementation};
-use rmcp::service::{RoleClient, RunningService};
+use rmcp::model::{
+    CallToolRequestParams, ClientCapabilities, ClientConfig, Implementation, NumberOrString,
+    ProgressNotificationParam, ProgressToken, RequestMetaObject,
+};
+use rmcp::service::{NotificationContext, RoleClient, RunningService};
 use rmcp::transport::TokioChildProcess;
+use rmcp::{ClientHandler, ServiceExt};
 use serde_json::Value;
 use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 use waymark_tests::paths;
 
@@ -26,10 +30,33 @@ pub fn wait_until<T>(what: &str, mut f: impl FnMut() -> Option<T>) -> T {
     }
 }
 
+/// The client's side of the protocol: its name, and the progress notifications it hears.
+#[derive(Clone)]
+pub struct Handler {
+    info: ClientConfig,
+    progress: Arc<Mutex<Vec<String>>>,
+}
+
+impl ClientHandler for Handler {
+    fn get_info(&self) -> ClientConfig {
+        self.info.clone()
+    }
+
+    async fn on_progress(
+        &self,
+        params: ProgressNotificationParam,
+        _context: NotificationContext<RoleClient>,
+    ) {
+        let line = format!("{}: {}", params.progress, params.message.unwrap_or_default());
+        self.progress.lock().unwrap_or_else(|p| p.into_inner()).push(line);
+    }
+}
+
 /// An MCP client (rmcp's) that spawned `waymark-host mcp` with the test's directories.
 pub struct Client {
     rt: tokio::runtime::Runtime,
-    service: Option<RunningService<RoleClient, ClientConfig>>,
+    service: Option<RunningService<RoleClient, Handler>>,
+    progress: Arc<Mutex<Vec<String>>>,
 }
 
 impl Client {
@@ -47,20 +74,25 @@ impl Client {
             .stderr(std::process::Stdio::null());
         let info =
             ClientConfig::new(ClientCapabilities::default(), Implementation::new(name, "1.0"));
+        let progress = Arc::new(Mutex::new(Vec::new()));
+        let handler = Handler { info, progress: progress.clone() };
         let service = rt.block_on(async {
-            info.serve(TokioChildProcess::new(cmd).expect("spawn mcp")).await.expect("initialize")
+            handler
+                .serve(TokioChildProcess::new(cmd).expect("spawn mcp"))
+                .await
+                .expect("initialize")
         });
-        Self { rt, service: Some(service) }
+        Self { rt, service: Some(service), progress }
     }
 
-    fn service(&self) -> &RunningService<RoleClient, ClientConfig> {
+    fn service(&self) -> &RunningService<RoleClient, Handler> {
         self.service.as_ref().expect("running")
     }
 
     /// Calls a tool: (is an error, all its text).
     pub fn tool(&self, name: &'static str, args: Value) -> (bool, String) {
         let peer = self.service().peer().clone();
-        let handle = self.rt.spawn(call(peer, name, args));
+        let handle = self.rt.spawn(call(peer, name, args, false));
         self.rt.block_on(handle).expect("call task")
     }
 
@@ -71,7 +103,22 @@ impl Client {
         args: Value,
     ) -> tokio::task::JoinHandle<(bool, String)> {
         let peer = self.service().peer().clone();
-        self.rt.spawn(call(peer, name, args))
+        self.rt.spawn(call(peer, name, args, false))
+    }
+
+    /// Starts a call that asks for progress notifications (see [`Self::progress`]).
+    pub fn start_with_progress(
+        &self,
+        name: &'static str,
+        args: Value,
+    ) -> tokio::task::JoinHandle<(bool, String)> {
+        let peer = self.service().peer().clone();
+        self.rt.spawn(call(peer, name, args, true))
+    }
+
+    /// The progress notifications heard so far, as `progress: message`.
+    pub fn progress(&self) -> Vec<String> {
+        self.progress.lock().unwrap_or_else(|p| p.into_inner()).clone()
     }
 
     pub fn finish(&self, handle: tokio::task::JoinHandle<(bool, String)>) -> (bool, String) {
@@ -89,12 +136,20 @@ impl Drop for Client {
     }
 }
 
-async fn call(peer: rmcp::Peer<RoleClient>, name: &'static str, args: Value) -> (bool, String) {
+async fn call(
+    peer: rmcp::Peer<RoleClient>,
+    name: &'static str,
+    args: Value,
+    progress: bool,
+) -> (bool, String) {
     let Value::Object(args) = args else { panic!("arguments must be an object") };
-    let result = peer
-        .call_tool(CallToolRequestParams::new(name).with_arguments(args))
-        .await
-        .unwrap_or_else(|e| panic!("{name}: {e}"));
+    let mut params = CallToolRequestParams::new(name).with_arguments(args);
+    if progress {
+        let mut meta = RequestMetaObject::new();
+        meta.set_progress_token(ProgressToken(NumberOrString::Number(7)));
+        params.meta = Some(meta);
+    }
+    let result = peer.call_tool(params).await.unwrap_or_else(|e| panic!("{name}: {e}"));
     // Text as is; an image as `[image MIME N base64 bytes]`.
     let text: Vec<String> = result
         .content

@@ -58,6 +58,11 @@ pub struct TaskSpec {
     /// site (a sensitive one counts as explicitly granted).
     #[serde(default)]
     pub allowed_sites: Vec<String>,
+    /// The external agent (an MCP client) that asked for this task, by the name the user
+    /// knows it by; `None`: the user typed it. Its cards and its turn name it, and a restarted
+    /// worker does not resume it (no one waits for its answer any more).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub asked_by: Option<String>,
     /// Earlier tasks the session notes fold, for the `recall` tool (offered when there are
     /// any). Not journaled: it is the session's own data, and a resumed task goes without.
     #[serde(skip)]
@@ -76,6 +81,15 @@ impl TaskSpec {
     /// A task with defaults for everything but its words.
     pub fn new(task: impl Into<String>) -> Self {
         Self { task: task.into(), max_steps: DEFAULT_MAX_STEPS, validate: true, ..Self::default() }
+    }
+
+    /// The task as the panel and the session show it: who asked, when an external agent did
+    /// (`Claude Code asked: …`).
+    pub fn shown_task(&self) -> String {
+        match &self.asked_by {
+            Some(client) => format!("{client} asked: {}", self.task),
+            None => self.task.clone(),
+        }
     }
 }
 

@@ -9,11 +9,16 @@
 
 mod operator;
 mod session;
+mod task;
 #[cfg(test)]
 mod tests;
 
 pub use operator::{ExternalOperator, who_asks};
 pub use session::ExternalSession;
+use session::fenced;
+pub use task::{
+    ClientTaskOperator, may_continue, not_resumed, progress_of, task_report, task_status,
+};
 
 use crate::agent::{Page, PageError};
 use crate::protocol::{BridgeFailure, BridgeFailureKind};

@@ -163,6 +163,43 @@ impl TaintLedger {
         }
     }
 
+    /// Takes over what `other` read (pages, sensitive fields, session notes): an external
+    /// agent's earlier calls for a task it asks for, and that task's pages for its later
+    /// calls. Each value keeps only where it was read, even where this ledger had it from the
+    /// user's words: an external agent's task text is not the user's, so a value it read on
+    /// one site cannot reach another by being written into its task.
+    pub fn adopt_read(&mut self, other: &TaintLedger) {
+        for entry in &other.entries {
+            let read: Vec<&TaintSource> =
+                entry.sources.iter().filter(|s| !s.from_the_user()).collect();
+            if read.is_empty() {
+                continue;
+            }
+            match self.index.get(&entry.needle.full) {
+                Some(&i) => {
+                    let mine = &mut self.entries[i];
+                    mine.sources.retain(|s| !s.from_the_user());
+                    for source in read {
+                        if !mine.sources.contains(source) {
+                            mine.sources.push(source.clone());
+                        }
+                    }
+                    mine.secret |= entry.secret;
+                }
+                None => {
+                    self.index.insert(entry.needle.full.clone(), self.entries.len());
+                    self.entries.push(Tainted {
+                        value: entry.value.clone(),
+                        needle: entry.needle.clone(),
+                        sources: read.into_iter().cloned().collect(),
+                        secret: entry.secret,
+                    });
+                }
+            }
+        }
+        self.read.extend(other.read.iter().cloned());
+    }
+
     /// Number of values tracked (for tests and the timeline).
     pub fn len(&self) -> usize {
         self.entries.len()

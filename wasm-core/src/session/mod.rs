@@ -69,6 +69,10 @@ pub struct TaskRecord {
     /// The origins of the pages the task read.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub read_from: Vec<String>,
+    /// The external agent (MCP client) that asked for the task; `None`: the user did. Only a
+    /// session whose every turn an external agent asked for may be continued by one.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub asked_by: Option<String>,
 }
 
 impl TaskRecord {
@@ -90,6 +94,7 @@ impl TaskRecord {
             created_ms: now_ms,
             provenance: Default::default(),
             read_from: Vec::new(),
+            asked_by: None,
         };
         record.apply_summary(extractive_summary(task, &outcome.answer), false);
         record

@@ -39,9 +39,39 @@ pub(super) struct BridgeState {
     /// One call at a time: the page is one.
     busy: Cell<bool>,
     waiting: RefCell<VecDeque<js_sys::Function>>,
+    /// The task an external agent asked for, while it runs.
+    task: RefCell<Option<ClientTask>>,
+}
+
+/// A running task an external agent asked for.
+struct ClientTask {
+    /// The client that asked.
+    client: u64,
+    /// Its name.
+    name: String,
+    /// The task's controls (the client going away stops it).
+    controls: Rc<Controls>,
 }
 
 impl BridgeState {
+    /// A task client `client` asked for started, with `controls`.
+    pub(super) fn task_started(&self, client: u64, name: &str, controls: &Rc<Controls>) {
+        *self.task.borrow_mut() =
+            Some(ClientTask { client, name: name.to_owned(), controls: controls.clone() });
+    }
+
+    /// That task ended.
+    pub(super) fn task_ended(&self) {
+        self.task.borrow_mut().take();
+    }
+
+    /// Stops the task client `client` asked for, if it runs (the client went away).
+    fn stop_task_of(&self, client: u64) {
+        if let Some(task) = self.task.borrow().as_ref().filter(|t| t.client == client) {
+            task.controls.stop();
+        }
+    }
+
     /// Waits for this call's turn.
     async fn acquire(&self) {
         if !self.busy.replace(true) {
@@ -229,6 +259,8 @@ fn ensure_controls(w: &Rc<Worker>, name: &str) -> Option<Rc<Controls>> {
 }
 
 fn client_gone(w: &Rc<Worker>, client: u64, note: &str) {
+    // A task it asked for stops with it: no one waits for its answer.
+    w.bridge.stop_task_of(client);
     let name = w.state.borrow().external.name_of(client).map(str::to_owned);
     w.bridge.sessions.borrow_mut().remove(&client);
     w.state.borrow_mut().external.gone(client);
@@ -253,7 +285,7 @@ fn client_gone(w: &Rc<Worker>, client: u64, note: &str) {
 
 /// Answers one call (the host waits for it).
 async fn answer(w: Rc<Worker>, call: u64, client: u64, request: BridgeCall) {
-    let result = handle(&w, client, request).await;
+    let result = handle(&w, call, client, request).await;
     if let Err(e) = w.host.request(BridgeAnswer { call, result: result.into() }).await {
         tracing::warn!(code = %e.code, "a bridge answer was not delivered: {}", e.message);
     }
@@ -261,6 +293,7 @@ async fn answer(w: Rc<Worker>, call: u64, client: u64, request: BridgeCall) {
 
 async fn handle(
     w: &Rc<Worker>,
+    call: u64,
     client: u64,
     request: BridgeCall,
 ) -> Result<BridgeOutput, BridgeFailure> {
@@ -273,22 +306,35 @@ async fn handle(
             "the user switched external agents off in Waymark's settings",
         ));
     }
+    if let Some(task) = w.bridge.task.borrow().as_ref() {
+        // A task runs for hours at worst: the other calls are told at once instead of waiting.
+        return Err(BridgeFailure::new(
+            BridgeFailureKind::Busy,
+            format!(
+                "Waymark's agent is running a task for {} in this browser; try again when it \
+                 is done",
+                task.name
+            ),
+        ));
+    }
     w.bridge.acquire().await;
-    let result = handle_in_turn(w, client, request).await;
+    let result = handle_in_turn(w, call, client, request).await;
     w.bridge.release();
     result
 }
 
 async fn handle_in_turn(
     w: &Rc<Worker>,
+    call: u64,
     client: u64,
     request: BridgeCall,
 ) -> Result<BridgeOutput, BridgeFailure> {
-    let controls = w.bridge.controls.borrow().clone();
-    let mine = controls
-        .as_ref()
-        .is_some_and(|c| w.controls.borrow().as_ref().is_some_and(|own| Rc::ptr_eq(own, c)));
-    let Some(controls) = controls.filter(|_| mine) else {
+    let Some(name) = w.state.borrow().external.name_of(client).map(str::to_owned) else {
+        return Err(BridgeFailure::new(BridgeFailureKind::Stopped, "this agent was disconnected"));
+    };
+    // The external agents' controls (made again after a task of theirs ended), unless
+    // Waymark's own task holds the panel.
+    let Some(controls) = ensure_controls(w, &name) else {
         return Err(BridgeFailure::new(
             BridgeFailureKind::Busy,
             "Waymark's own agent is running a task in this browser; try again when it is done",
@@ -298,9 +344,16 @@ async fn handle_in_turn(
         return Err(BridgeFailure::new(BridgeFailureKind::Stopped, "this agent was disconnected"));
     };
     let operator = ExternalOperator::new(controls, session.client());
-    let browser = Tabs { w: w.clone() };
-    let events = TaskEventSink(w.clone());
-    let result = session.handle(request, &browser, &BrowserEnv, &events, &operator).await;
+    let result = match request {
+        BridgeCall::RunTask { prompt, session: id } => {
+            super::client_task::run(w, call, client, &mut session, prompt, id).await
+        }
+        request => {
+            let browser = Tabs { w: w.clone() };
+            let events = TaskEventSink(w.clone());
+            session.handle(request, &browser, &BrowserEnv, &events, &operator).await
+        }
+    };
     if w.state.borrow().external.name_of(client).is_some() {
         w.bridge.sessions.borrow_mut().insert(client, session);
     }
@@ -311,8 +364,8 @@ async fn handle_in_turn(
 }
 
 /// The browser's tabs, for the core.
-struct Tabs {
-    w: Rc<Worker>,
+pub(super) struct Tabs {
+    pub w: Rc<Worker>,
 }
 
 /// What `chrome.tabs.query` says about a tab (the fields the bridge lists).

@@ -2,6 +2,7 @@
 //! `extension/sw.js` forwards Chrome's events here and decides nothing.
 
 mod bridge;
+mod client_task;
 mod env;
 mod export;
 mod guide;

@@ -46,40 +46,73 @@ pub(super) fn provenance_for_next_task(w: &Rc<Worker>) -> waymark_core::safety::
     session::context_provenance(&w.session.borrow().records)
 }
 
-/// Records a finished task as the next turn (with an extractive summary at once, so nothing is
-/// ever missing; the secrets `taint` knows cut out first), stores it, and starts its summary
-/// call in the background.
+/// Records a finished task as the next turn (see [`store_turn`]) and runs its summary call
+/// in the background.
 pub(super) async fn record_task(
     w: &Rc<Worker>,
     prompt: &str,
     outcome: &TaskOutcome,
     taint: &waymark_core::safety::TaintLedger,
+    asked_by: Option<String>,
 ) {
-    let record = TaskRecord::noted(0, prompt, outcome, BrowserEnv.now_ms(), taint);
+    if let Some(turn) = store_turn(w, prompt, outcome, taint, asked_by).await {
+        let w = w.clone();
+        spawn_local(async move {
+            summarise(&w, turn).await;
+        });
+    }
+}
+
+/// A stored turn waiting for its summary call.
+pub(super) struct StoredTurn {
+    /// The session it belongs to.
+    pub session_id: String,
+    /// The turn as stored (with the extractive summary).
+    pub record: TaskRecord,
+    request: waymark_core::protocol::LlmRequest,
+}
+
+/// Records a finished task as the next turn (with an extractive summary at once, so nothing
+/// is ever missing; the secrets `taint` knows cut out first) and stores it; what its summary
+/// call needs.
+pub(super) async fn store_turn(
+    w: &Rc<Worker>,
+    prompt: &str,
+    outcome: &TaskOutcome,
+    taint: &waymark_core::safety::TaintLedger,
+    asked_by: Option<String>,
+) -> Option<StoredTurn> {
+    let mut record = TaskRecord::noted(0, prompt, outcome, BrowserEnv.now_ms(), taint);
+    record.asked_by = asked_by;
     let turn = w.session.borrow_mut().push(record);
     let snapshot = w.session.borrow().clone();
     save(w, &snapshot, turn).await;
-    if let Some(record) = snapshot.turn(turn) {
-        let request = summary_request(&snapshot, record);
-        let (w, id, record) = (w.clone(), snapshot.id.clone(), record.clone());
-        spawn_local(async move {
-            let summary = {
-                let _permit = w.summaries.acquire().await;
-                let llm = super::status::MeteredLlm {
-                    host: w.host.clone(),
-                    worker: Rc::downgrade(&w),
-                    for_task: false,
-                };
-                match llm.complete(request).await {
-                    Ok(completion) => parse_summary(&completion.text, &record).map(|s| (s, true)),
-                    Err(_) => None,
-                }
-            };
-            let (summary, by_model) = summary
-                .unwrap_or_else(|| (extractive_summary(&record.task, &record.answer), false));
-            apply_summary(&w, &id, record.turn, summary, by_model).await;
-        });
-    }
+    let record = snapshot.turn(turn)?.clone();
+    let request = summary_request(&snapshot, &record);
+    Some(StoredTurn { session_id: snapshot.id.clone(), record, request })
+}
+
+/// Runs a stored turn's summary call (the model's summary, else an extractive one) and stores
+/// it; the turn as summarised.
+pub(super) async fn summarise(w: &Rc<Worker>, turn: StoredTurn) -> TaskRecord {
+    let StoredTurn { session_id, mut record, request } = turn;
+    let summary = {
+        let _permit = w.summaries.acquire().await;
+        let llm = super::status::MeteredLlm {
+            host: w.host.clone(),
+            worker: Rc::downgrade(w),
+            for_task: false,
+        };
+        match llm.complete(request).await {
+            Ok(completion) => parse_summary(&completion.text, &record).map(|s| (s, true)),
+            Err(_) => None,
+        }
+    };
+    let (summary, by_model) =
+        summary.unwrap_or_else(|| (extractive_summary(&record.task, &record.answer), false));
+    record.apply_summary(summary.clone(), by_model);
+    apply_summary(w, &session_id, record.turn, summary, by_model).await;
+    record
 }
 
 /// Stores a turn's summary and the title it implies, in whichever session it belongs to.
@@ -208,6 +241,11 @@ pub(super) fn new_session(w: &Rc<Worker>) {
     if task_running(w) {
         return;
     }
+    start_new(w);
+}
+
+/// Makes a new, empty session current, whatever the panel shows.
+pub(super) fn start_new(w: &Rc<Worker>) {
     let fresh = storage::new_session();
     let id = fresh.id.clone();
     *w.session.borrow_mut() = fresh;
@@ -233,8 +271,25 @@ pub(super) async fn continue_session(w: Rc<Worker>, id: String) -> bool {
     }
     if w.session.borrow().id != id {
         let Some(session) = storage::load_session(&id).await else { return false };
-        let saved = storage::set_current(&id).await;
-        super::storage_result(&w, "which session is current", saved);
+        switch_to(&w, session).await;
+    }
+    refresh(&w);
+    true
+}
+
+/// A session by id: the current one, else the stored one.
+pub(super) async fn find(w: &Rc<Worker>, id: &str) -> Option<Session> {
+    if w.session.borrow().id == id {
+        return Some(w.session.borrow().clone());
+    }
+    storage::load_session(id).await
+}
+
+/// Makes `session` the current one, whatever the panel shows.
+pub(super) async fn switch_to(w: &Rc<Worker>, session: Session) {
+    if w.session.borrow().id != session.id {
+        let saved = storage::set_current(&session.id).await;
+        super::storage_result(w, "which session is current", saved);
         *w.session.borrow_mut() = session;
         let mut state = w.state.borrow_mut();
         state.task = None;
@@ -242,8 +297,7 @@ pub(super) async fn continue_session(w: Rc<Worker>, id: String) -> bool {
         state.focus = None;
         state.export = None;
     }
-    refresh(&w);
-    true
+    refresh(w);
 }
 
 /// Renames a session (current or not); the user's title sticks.

@@ -116,13 +116,28 @@ pub(super) async fn run(w: Rc<Worker>, opts: StartOptions) {
             // accepts writes again), so the user sees what happened and loses nothing.
             *w.controls.borrow_mut() = None;
             let taint = TaskContext::new(spec.clone()).taint;
-            sessions::record_task(&w, &spec.task, &outcome, &taint).await;
+            sessions::record_task(&w, &spec.task, &outcome, &taint, None).await;
             return;
         }
     };
     let outcome = agent.run(&mut ctx).await;
     page.guard().end_after_settle();
-    finish(&w, &ctx, outcome, &journal).await;
+    finish_and_summarise(&w, &ctx, outcome, &journal).await;
+}
+
+/// Ends a task and runs its summary call in the background.
+async fn finish_and_summarise(
+    w: &Rc<Worker>,
+    ctx: &TaskContext,
+    outcome: agent::TaskOutcome,
+    journal: &StorageJournal,
+) {
+    if let Some(turn) = finish(w, ctx, outcome, journal).await {
+        let w = w.clone();
+        wasm_bindgen_futures::spawn_local(async move {
+            sessions::summarise(&w, turn).await;
+        });
+    }
 }
 
 /// The agent of this worker, on `page`, with the task's controls and journal.
@@ -140,12 +155,12 @@ fn agent_for<'a>(
 }
 
 /// The task's LLM: the host, metered for the panel's usage line and LLM state.
-fn metered(w: &Rc<Worker>) -> MeteredLlm {
+pub(super) fn metered(w: &Rc<Worker>) -> MeteredLlm {
     MeteredLlm { host: w.host.clone(), worker: Rc::downgrade(w), for_task: true }
 }
 
 /// The task's tab, able to upload the resources attached to the task (and only those).
-fn page_for(w: &Rc<Worker>, tab_id: i32, spec: &TaskSpec) -> TabPage {
+pub(super) fn page_for(w: &Rc<Worker>, tab_id: i32, spec: &TaskSpec) -> TabPage {
     let uploads =
         crate::upload::Uploads { resources: spec.resources.clone(), host: w.host.clone() };
     TabPage::for_task(tab_id).with_uploads(uploads)
@@ -163,7 +178,14 @@ pub(super) async fn resume(w: Rc<Worker>) {
     };
     if let Some(outcome) = ctx.finished.clone() {
         // It ended but its turn may not be stored yet.
-        finish(&w, &ctx, outcome, &journal).await;
+        finish_and_summarise(&w, &ctx, outcome, &journal).await;
+        return;
+    }
+    if let Some(outcome) = waymark_core::bridge::not_resumed(&ctx, BrowserEnv.now_ms()) {
+        // An external agent's task: no one waits for its answer any more (that agent was told
+        // it may or may not have run), so it goes no further.
+        w.state.borrow_mut().task = Some(TaskView::not_resumed(&ctx));
+        finish_and_summarise(&w, &ctx, outcome, &journal).await;
         return;
     }
     w.state.borrow_mut().task = Some(TaskView::resumed(&ctx));
@@ -175,7 +197,7 @@ pub(super) async fn resume(w: Rc<Worker>) {
     let agent = agent_for(&view, &llm, &page, &controls, &journal);
     let outcome = agent.run(&mut ctx).await;
     page.guard().end_after_settle();
-    finish(&w, &ctx, outcome, &journal).await;
+    finish_and_summarise(&w, &ctx, outcome, &journal).await;
 }
 
 /// A task whose journal could not be fully read is not resumed: the panel shows it as failed
@@ -193,7 +215,7 @@ async fn report_damaged(
     w.state.borrow_mut().task = Some(TaskView::unrestored(&report, now));
     w.broadcast();
     let Some(journal) = journal else { return };
-    sessions::record_task(w, report.task(), &outcome, &report.recovered.taint).await;
+    sessions::record_task(w, report.task(), &outcome, &report.recovered.taint, None).await;
     clear_journal(&journal).await;
 }
 
@@ -255,26 +277,27 @@ pub(super) fn attach_controls(
     controls
 }
 
-async fn finish(
+/// Ends a task: the panel shows its outcome, its turn is stored (the summary call is the
+/// caller's), its journal goes.
+pub(super) async fn finish(
     w: &Rc<Worker>,
     ctx: &TaskContext,
     outcome: agent::TaskOutcome,
     journal: &StorageJournal,
-) {
+) -> Option<sessions::StoredTurn> {
     *w.controls.borrow_mut() = None;
     interventions::signal(&w.state.borrow().interventions, None);
+    let shown = ctx.spec.shown_task();
     if let Some(task) = w.state.borrow_mut().task.as_mut() {
         task.mode = ctx.spec.output;
         task.apply(&TaskEvent::Finished(outcome.clone()));
-        task.output = Some(agent::render_output(
-            ctx.spec.output,
-            &ctx.spec.task,
-            &outcome,
-            BrowserEnv.now_ms(),
-        ));
+        task.output =
+            Some(agent::render_output(ctx.spec.output, &shown, &outcome, BrowserEnv.now_ms()));
     }
     w.broadcast();
-    sessions::record_task(w, &ctx.spec.task, &outcome, &ctx.taint).await;
+    let asked_by = ctx.spec.asked_by.clone();
+    let turn = sessions::store_turn(w, &shown, &outcome, &ctx.taint, asked_by).await;
     super::status::save_session_usage(w).await;
     clear_journal(journal).await;
+    turn
 }

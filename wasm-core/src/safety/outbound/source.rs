@@ -60,6 +60,11 @@ pub enum TaintSource {
 }
 
 impl TaintSource {
+    /// The user's own words or attached files (not something read in the browser).
+    pub fn from_the_user(&self) -> bool {
+        matches!(self, Self::User { .. } | Self::File { .. })
+    }
+
     /// Whether a value from this source may be sent to `destination` (an origin).
     pub fn allows(&self, destination: &str, user: &UserSites) -> bool {
         match self {
