@@ -7,10 +7,10 @@
 //! (a value, states, options) or when it could be misread (quotes, `=`, a trailing state word):
 //!
 //! ```text
+//! <page_content id=7f3a…>
 //! page: Sign up — http://127.0.0.1:8080/form.html        title — URL
 //! view: 1280x720, 0px above, 2400px below                 viewport and scroll position
 //! tabs: 12* "Sign up" http://127.0.0.1:8080/form.html | 13 "Docs" https://docs.example/
-//! <page_content id=7f3a…>
 //! (4 elements, 9 text lines above: scroll up or use find)  summary of what the budget left out
 //! # Create your account                                   heading (one # per level)
 //! Fields marked * are required.                           text, in reading order, deduplicated
@@ -28,8 +28,9 @@
 //! </page_content id=7f3a…>
 //! ```
 //!
-//! Page text sits between delimiters carrying a per-call random id that page text cannot guess,
-//! so nothing on the page can close the block and pose as the system or the user; [`clean`]
+//! Page text — titles and addresses of the page and the tabs too — sits between delimiters
+//! carrying a per-call random id that page text cannot guess, so nothing on the page can close
+//! the block and pose as the system or the user; [`clean`]
 //! removes line breaks and invisible characters from every page string.
 
 pub mod names;
