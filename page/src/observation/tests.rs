@@ -102,6 +102,26 @@ fn page_facts_show_scroll_and_tabs() {
 }
 
 #[test]
+fn find_says_which_document_each_line_was_read_in() {
+    let mut obs = sample();
+    obs.items.push(Item::Frame(crate::observation::Frame {
+        src: "http://dash/keys".into(),
+        frame: 2,
+        url: "http://dash/keys".into(),
+        items: vec![text("Your API key: sk-1", Zone::In)],
+        zone: Zone::In,
+    }));
+    obs.items.push(text("API key help", Zone::In));
+    let found = obs.find_read("api key", 10);
+    let got: Vec<(&str, &str)> = found.iter().map(|f| (f.url.as_str(), f.text.as_str())).collect();
+    assert_eq!(
+        got,
+        [("http://dash/keys", "Your API key: sk-1"), ("http://x/form", "API key help")]
+    );
+    assert_eq!(obs.find("api key", 10), ["Your API key: sk-1", "API key help"]);
+}
+
+#[test]
 fn budget_keeps_the_viewport_and_summarises_the_rest() {
     let mut items = Vec::new();
     for i in 0..50 {
