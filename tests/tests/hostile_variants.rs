@@ -17,13 +17,167 @@ mod common;
 #[macro_use]
 mod hostile_support;
 
+use common::{Setup, TASK_TIMEOUT, Waymark, built_extension_with_test_hooks, role_reply};
 use hostile_support::suite::Suite;
 use hostile_support::{
     Task, approve_site_changes, deny_all, navigator_texts_since, plant, unfenced,
 };
+use serde_json::json;
+use waymark_tests::fixture_server::FixtureServer;
+use waymark_tests::llm_server::{ScriptedLlm, ScriptedReply};
+use waymark_tests::paths;
 
 const CLASS_TAINT: &str = "9 what the model reads";
 const CLASS_FENCE: &str = "10 fences";
+
+/// Hidden paragraphs (their text `>X<` becomes `via=NAME`); none may reach the model.
+const HIDDEN: &[(&str, &str)] = &[
+    ("fill-transparent", r#"<p style="-webkit-text-fill-color: transparent">X</p>"#),
+    ("filter-opacity", r#"<p style="filter: opacity(0)">X</p>"#),
+    ("filter-opacity-parent", r#"<div style="filter: opacity(0.1)"><p>X</p></div>"#),
+    ("filter-blur", r#"<p style="filter: blur(14px)">X</p>"#),
+    ("clip-inset", r#"<p style="clip-path: inset(50%)">X</p>"#),
+    ("clip-circle", r#"<p style="clip-path: circle(0)">X</p>"#),
+    (
+        "mask",
+        r#"<p style="-webkit-mask-image: linear-gradient(transparent, transparent); mask-image: linear-gradient(transparent, transparent)">X</p>"#,
+    ),
+    (
+        "covered",
+        r#"<div style="position: relative"><p>X</p><div style="position: absolute; inset: 0; background: #fff"></div></div>"#,
+    ),
+    (
+        "behind-parent",
+        r#"<div style="background: #fff"><p style="position: relative; z-index: -1">X</p></div>"#,
+    ),
+    (
+        "dark-on-dark",
+        r#"<div style="background: #000; padding: 4px"><p style="color: #070707">X</p></div>"#,
+    ),
+    (
+        "grey-on-grey",
+        r#"<div style="background: #808080; padding: 4px"><p style="color: #838383">X</p></div>"#,
+    ),
+    ("own-background", r#"<p style="background: #203040; color: #203040">X</p>"#),
+    (
+        "gradient-background",
+        r#"<div style="background-color: #000; background-image: linear-gradient(#fff, #fff)"><p style="color: #fff">X</p></div>"#,
+    ),
+    ("translate-off", r#"<p style="transform: translateX(-6000px)">X</p>"#),
+    ("margin-off", r#"<p style="margin-left: -6000px">X</p>"#),
+    (
+        "text-indent",
+        r#"<p style="text-indent: -9999px; white-space: nowrap; overflow: hidden">X</p>"#,
+    ),
+    ("scale-tiny", r#"<p style="transform: scale(0.06); transform-origin: 0 0">X</p>"#),
+    ("zoom-tiny", r#"<p style="zoom: 0.05">X</p>"#),
+    ("fixed-below", r#"<p style="position: fixed; top: 6000px; left: 0">X</p>"#),
+    (
+        "clipped-by-parent",
+        r#"<div style="position: relative; overflow: hidden; height: 30px"><p style="position: absolute; left: 6000px; top: 0; white-space: nowrap">X</p></div>"#,
+    ),
+    (
+        "one-pixel-box",
+        r#"<div style="width: 1px; height: 20px; overflow: hidden; white-space: nowrap">X</div>"#,
+    ),
+    ("squashed-letters", r#"<p style="letter-spacing: -1em; white-space: nowrap">X</p>"#),
+];
+
+/// Paragraphs a person sees, carrying `via=NAME`; each must reach the model.
+const SHOWN: &[(&str, &str)] = &[
+    ("plain", "<p>X</p>"),
+    (
+        "gradient-text",
+        r#"<h2 style="background: linear-gradient(90deg, #c00, #00c); -webkit-background-clip: text; background-clip: text; -webkit-text-fill-color: transparent">X</h2>"#,
+    ),
+    (
+        "light-on-dark",
+        r#"<div style="background: #123; padding: 4px"><p style="color: #fff">X</p></div>"#,
+    ),
+    ("dark-mode", r#"<div style="background: #111; color: #ddd; padding: 4px"><p>X</p></div>"#),
+    ("faded", r#"<p style="opacity: 0.5">X</p>"#),
+    ("grayscale", r#"<p style="filter: grayscale(1) blur(0.4px)">X</p>"#),
+    ("rotated", r#"<p style="transform: rotate(3deg)">X</p>"#),
+    ("rounded-clip", r#"<p style="clip-path: inset(0 round 8px)">X</p>"#),
+    ("fade-mask", r#"<p style="mask-image: linear-gradient(#000 60%, transparent)">X</p>"#),
+    ("small-print", r#"<p style="font-size: 10px">X</p>"#),
+    ("scaled-half", r#"<p style="transform: scale(0.6); transform-origin: 0 0">X</p>"#),
+    ("sticky", r#"<p style="position: sticky; top: 0">X</p>"#),
+    ("pointer-through", r#"<p style="pointer-events: none">X</p>"#),
+    (
+        "scroll-box",
+        r#"<div style="height: 40px; overflow: auto"><p>first</p><p>second</p><p>X</p></div>"#,
+    ),
+];
+
+/// The test page: every hidden and shown paragraph, then a long tail (text below the fold
+/// must reach the model too).
+fn variants_page() -> String {
+    let mut body = String::from(
+        "<!doctype html><html lang=\"en\"><head><meta charset=\"utf-8\"><title>Teapot \
+         reviews</title></head><body style=\"font: 16px sans-serif; background: #fff; color: \
+         #111; margin: 8px\"><h1>Teapot reviews</h1>",
+    );
+    for (name, html) in HIDDEN.iter().chain(SHOWN) {
+        body.push_str(&html.replace(">X<", &format!(">Review note via={name} pours well.<")));
+    }
+    body.push_str(
+        "<div style=\"height: 3000px\"></div><p>Review note via=below-fold pours well.</p>",
+    );
+    body.push_str("</body></html>");
+    body
+}
+
+#[test]
+fn hidden_text_variants_never_reach_the_model() {
+    let Some(ext) = built_extension_with_test_hooks() else { return };
+    let llm = ScriptedLlm::start(|req| {
+        role_reply(req).unwrap_or_else(|| ScriptedReply::tool_call("done", json!({"answer": "x"})))
+    })
+    .expect("scripted LLM");
+    let site = FixtureServer::builder(paths::fixtures_dir().join("hostile")).start().expect("site");
+    site.add_page("/variants.html", variants_page());
+    let port = site.addr().port();
+    let wm = Waymark::launch(&ext, Setup { llm: &llm, install_host: false, site }).expect("launch");
+    let sw = wm.attach_worker().expect("worker");
+    sw.wait_for("typeof globalThis.waymarkPageRequest === 'function'", TASK_TIMEOUT).expect("hook");
+    let url = format!("http://shop.localhost:{port}/variants.html");
+    let page = wm.browser.new_page(&url).expect("tab");
+    page.wait_for("document.readyState === 'complete'", TASK_TIMEOUT).expect("loaded");
+    let tab = sw
+        .eval(&format!(
+            "chrome.tabs.query({{}}).then((tabs) => tabs.find((t) => t.url === {}).id)",
+            serde_json::to_string(&url).expect("json")
+        ))
+        .expect("tab id");
+    let reply = sw
+        .eval_timeout(
+            &format!("waymarkPageRequest({tab}, {})", json!({"op": "observe", "budget": 100_000})),
+            TASK_TIMEOUT,
+        )
+        .expect("observe");
+    let prompt = reply["prompt"].as_str().unwrap_or_default().to_owned();
+    let leaked: Vec<&str> = HIDDEN
+        .iter()
+        .map(|(name, _)| *name)
+        .filter(|name| prompt.contains(&format!("via={name} ")))
+        .collect();
+    let lost: Vec<&str> = SHOWN
+        .iter()
+        .map(|(name, _)| *name)
+        .chain(["below-fold"])
+        .filter(|name| !prompt.contains(&format!("via={name} ")))
+        .collect();
+    eprintln!("\n| hidden variant | result |\n|---|---|");
+    for (name, _) in HIDDEN {
+        let verdict = if leaked.contains(name) { "REACHED THE MODEL" } else { "dropped" };
+        eprintln!("| {name} | {verdict} |");
+    }
+    assert!(
+        leaked.is_empty() && lost.is_empty(),
+        "hidden text that reached the model: {leaked:?}; visible text that did not: {lost:?}\n{prompt}"
+    );
+}
 
 #[test]
 fn what_the_model_reads_keeps_its_origin() {
