@@ -213,6 +213,10 @@ impl Needles {
                 whole.extend(spell(&reversed, "hex").map(|s| ("reversed hex", s)));
             }
         }
+        // Character by character: as words, as decimal, binary or octal codes.
+        for how in ["words", "codes", "binary", "octal"] {
+            whole.extend(spell(secret, how).map(|s| (how, s.to_lowercase())));
+        }
         let reversed: String = secret.chars().rev().collect();
         for (how, text) in [("base64", secret), ("reversed base64", reversed.as_str())] {
             for chunk in base64_chunks(text.as_bytes()) {
@@ -321,6 +325,10 @@ mod tests {
             twice,
             key.to_uppercase(),
             spell(key, "third2").unwrap_or_default(),
+            spell(key, "words").unwrap_or_default(),
+            spell(key, "codes").unwrap_or_default(),
+            spell(key, "binary").unwrap_or_default(),
+            spell(key, "octal").unwrap_or_default(),
         ] {
             let found = c.leaks(&[request("evil.localhost:1", &leak, "")], &[]);
             assert_eq!(found.len(), 1, "{leak}: {found:?}");
