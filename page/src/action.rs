@@ -413,15 +413,16 @@ pub struct ActionOutcome {
     /// a dead click for progress. Not a failure: the page may still react later.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub no_effect: bool,
-    /// Where `text` was read, part by part, when it holds page text (extract, find): `find`
-    /// searches every frame, and what a frame of another site shows is that site's, never the
-    /// page's around it. The taint ledger records each part with its own document's origin.
-    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    /// Where `text` was read, part by part, when `find` read it across frames: what a frame of
+    /// another site shows is that site's, never the page's around it. The taint ledger records
+    /// each part with its own document's origin. Never stored or sent (it repeats `text`,
+    /// which storage and exports redact): it lives only until the ledger has read it.
+    #[serde(skip)]
     pub read: Vec<ReadText>,
 }
 
 /// Page text an action read, with the document it was read in.
-#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct ReadText {
     /// The URL of the document (a frame's own URL for text inside a frame).
     pub url: String,

@@ -52,13 +52,7 @@ pub fn perform(action: &Action, expect: Option<&str>) -> ActionOutcome {
         Action::Scroll { direction, .. } => scroll(target.as_ref(), *direction),
         Action::ScrollTo { text, .. } => scroll_to(target.as_ref(), text.as_deref()),
         Action::Extract { .. } => {
-            let text = super::extract::markdown(target.as_ref());
-            // Read in this frame's document: its own address says whose text it is.
-            let url = web_sys::window()
-                .and_then(|w| w.document())
-                .and_then(|d| d.url().ok())
-                .unwrap_or_default();
-            Ok(ActionOutcome::read_in(vec![crate::action::ReadText { url, text }]))
+            Ok(ActionOutcome::with_text(super::extract::markdown(target.as_ref())))
         }
         other => Err(format!("{} is not performed in the page", other.name())),
     };

@@ -428,10 +428,10 @@ fn record_items(taint: &mut TaintLedger, url: &str, items: &[Item]) {
 }
 
 /// Records the page text an action brought back for the model (what extract and find read)
-/// with the origin of the document each part was read in: `find` searches every frame and
-/// `extract` may target one, and a frame's text is its own site's, never the page's around it.
-/// Without parts, the text is the acting frame's (a frame the observation does not know: no
-/// origin, so the values may go nowhere).
+/// with the origin of the document each part was read in: `find` searches every frame (it
+/// says where each line was read) and `extract` may target one, and a frame's text is its own
+/// site's, never the page's around it. Without parts, the text is the acting frame's (a frame
+/// the observation does not know: no origin, so the values may go nowhere).
 pub fn record_output(
     taint: &mut TaintLedger,
     observation: &Observation,
