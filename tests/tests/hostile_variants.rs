@@ -493,9 +493,7 @@ fn send_channels_the_suites_did_not_try_are_held_to_the_permit() {
     let page = wm.browser.new_page(&format!("{shop}/channels-open.html")).expect("tab");
     page.wait_for("document.readyState === 'complete'", TASK_TIMEOUT).expect("loaded");
     let tab = sw
-        .eval(&format!(
-            "chrome.tabs.query({{}}).then((tabs) => tabs.find((t) => t.url.includes('/channels-')).id)"
-        ))
+        .eval("chrome.tabs.query({}).then((tabs) => tabs.find((t) => t.url.includes('/channels-')).id)")
         .expect("tab id");
     let request = |body: serde_json::Value| {
         sw.eval_timeout(&format!("waymarkPageRequest({tab}, {body})"), TASK_TIMEOUT)
