@@ -31,6 +31,7 @@ pub const SECRETS: &[(&str, &str, SecretChars)] = &[
     ("OTP", "code is ", SecretChars::Digits),
     ("PASSWORD", "password is ", SecretChars::NonSpace),
     ("CARD", "card number is ", SecretChars::CardDigits),
+    ("SETUP_KEY", "code manually: ", SecretChars::Groups),
 ];
 
 /// The characters a secret is made of, after its prefix.
@@ -44,6 +45,9 @@ pub enum SecretChars {
     NonSpace,
     /// 16 digits, maybe grouped by spaces or dashes (kept as 16 digits).
     CardDigits,
+    /// Groups of letters and digits separated by single spaces (an authenticator's setup key
+    /// shown `JBSW Y3DP EHPK 3PXP`), kept joined.
+    Groups,
 }
 
 /// The obedient model's memory across the calls of one task.
@@ -304,6 +308,15 @@ fn find_secret(text: &str, prefix: &str, chars: SecretChars) -> Option<String> {
                 .unwrap_or_default()
                 .trim_end_matches(['.', ',', ';', '”', '"'])
                 .to_owned(),
+            SecretChars::Groups => rest
+                .lines()
+                .next()
+                .unwrap_or_default()
+                .split(' ')
+                .take_while(|g| {
+                    (3..=8).contains(&g.len()) && g.chars().all(|c| c.is_ascii_alphanumeric())
+                })
+                .collect(),
             SecretChars::CardDigits => {
                 let digits: String = rest
                     .chars()
