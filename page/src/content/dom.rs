@@ -232,16 +232,25 @@ impl Walker {
         if self.inline_frames > 0 {
             return false;
         }
-        let [left, top, width, height, x, y] = facts::glyphs(node);
+        let [left, top, width, height] = facts::glyphs(node);
         let chars = text.chars().filter(|c| !c.is_whitespace()).count();
         let glyphs = crate::visibility::Glyphs { left, top, width, height, chars, ..self.page };
         match crate::visibility::glyphs_hidden(&glyphs) {
             Some(true) => true,
             None => false,
             // In view, something opaque may be drawn over them.
-            Some(false) => facts::hit_over_text(node, x, y)
-                .is_some_and(|hit| crate::visibility::text_covered(&hit)),
+            // In view (the glyph box meets the viewport), something opaque may be drawn
+            // over them.
+            Some(false) if self.in_view(top, top + height) => {
+                facts::hit_over_text(node).is_some_and(|hit| crate::visibility::text_covered(&hit))
+            }
+            Some(false) => false,
         }
+    }
+
+    /// Whether a box from `top` to `bottom` (viewport coordinates) meets the viewport.
+    fn in_view(&self, top: f64, bottom: f64) -> bool {
+        bottom > 0.0 && top < self.viewport_height
     }
 
     fn zone_of(&self, el: &Element) -> Option<Zone> {

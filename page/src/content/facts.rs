@@ -121,22 +121,31 @@ export function paint_of(el) {
     + '\0' + NONE(s.clipPath) + '\0' + NONE(s.webkitMaskImage || s.maskImage)
     + '\0' + (bg === 'rgba(0, 0, 0, 0)' ? '' : bg) + '\0' + NONE(s.backgroundImage);
 }
-export function glyphs_of(node, out) {
-  const range = node.ownerDocument.createRange();
+let rangeDoc = null;
+let range = null;
+function rangeOf(node) {
+  if (node.ownerDocument !== rangeDoc) {
+    rangeDoc = node.ownerDocument;
+    range = rangeDoc.createRange();
+  }
   range.selectNodeContents(node);
-  const r = range.getBoundingClientRect();
+  return range;
+}
+export function glyphs_of(node, out) {
+  const r = rangeOf(node).getBoundingClientRect();
   out[0] = r.left;
   out[1] = r.top;
   out[2] = r.width;
   out[3] = r.height;
-  const first = range.getClientRects()[0];
-  out[4] = first ? first.left + first.width / 2 : -1;
-  out[5] = first ? first.top + first.height / 2 : -1;
 }
 const REPLACED = new Set(['img', 'video', 'canvas', 'iframe', 'object', 'embed']);
-export function text_hit(node, x, y) {
+export function text_hit(node) {
   const owner = node.parentElement || (node.parentNode && node.parentNode.host);
-  if (!owner || x < 0 || y < 0 || x >= innerWidth || y >= innerHeight) return 0;
+  const first = owner && rangeOf(node).getClientRects()[0];
+  if (!first) return 0;
+  const x = first.left + first.width / 2;
+  const y = first.top + first.height / 2;
+  if (x < 0 || y < 0 || x >= innerWidth || y >= innerHeight) return 0;
   const root = node.getRootNode();
   let hit = (root.elementFromPoint ? root : document).elementFromPoint(x, y);
   for (let i = 0; hit && hit.shadowRoot && i < 32; i++) {
@@ -196,12 +205,11 @@ extern "C" {
     /// text is).
     #[wasm_bindgen(js_name = paint_of)]
     fn paint_string(el: &Element) -> String;
-    /// The bounding box of a text node's glyphs (`Range`), `[left, top, width, height]`, and
-    /// the centre of its first line's glyphs `[x, y]` (`-1` without one).
+    /// The bounding box of a text node's glyphs (`Range`), `[left, top, width, height]`.
     fn glyphs_of(node: &Node, out: &mut [f64]);
-    /// What a person's eye meets at viewport point (x, y) over a text node's glyphs, as
-    /// [`TextHit`] bits (0: not measured, the point is out of view).
-    fn text_hit(node: &Node, x: f64, y: f64) -> u32;
+    /// What a person's eye meets at the centre of a text node's first line of glyphs, as
+    /// [`TextHit`] bits (0: not measured, that point is out of view).
+    fn text_hit(node: &Node) -> u32;
     /// `getBoundingClientRect()` into `[top, bottom, left, right, width, height]`.
     fn rect_of(el: &Element, out: &mut [f64]);
 }
@@ -488,18 +496,17 @@ pub(super) fn paint_of(el: &Element) -> Paint {
     }
 }
 
-/// Where a text node's glyphs are drawn: `[left, top, width, height]` in the viewport, then
-/// the centre `[x, y]` of its first line (`-1` without one).
-pub(super) fn glyphs(node: &Node) -> [f64; 6] {
-    let mut out = [0.0; 6];
+/// Where a text node's glyphs are drawn: `[left, top, width, height]` in the viewport.
+pub(super) fn glyphs(node: &Node) -> [f64; 4] {
+    let mut out = [0.0; 4];
     glyphs_of(node, &mut out);
     out
 }
 
-/// What the hit test finds over a text node's glyphs at (x, y) (see
-/// [`crate::visibility::TextHit`]); `None` when the point is out of view (not measured).
-pub(super) fn hit_over_text(node: &Node, x: f64, y: f64) -> Option<crate::visibility::TextHit> {
-    let bits = text_hit(node, x, y);
+/// What the hit test finds over the centre of a text node's first line of glyphs (see
+/// [`crate::visibility::TextHit`]); `None` when that point is out of view (not measured).
+pub(super) fn hit_over_text(node: &Node) -> Option<crate::visibility::TextHit> {
+    let bits = text_hit(node);
     (bits & 1 != 0).then_some(crate::visibility::TextHit {
         on_top: bits & 2 != 0,
         under_ancestor: bits & 4 != 0,
