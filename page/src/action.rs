@@ -413,6 +413,21 @@ pub struct ActionOutcome {
     /// a dead click for progress. Not a failure: the page may still react later.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub no_effect: bool,
+    /// Where `text` was read, part by part, when `find` read it across frames: what a frame of
+    /// another site shows is that site's, never the page's around it. The taint ledger records
+    /// each part with its own document's origin. Never stored or sent (it repeats `text`,
+    /// which storage and exports redact): it lives only until the ledger has read it.
+    #[serde(skip)]
+    pub read: Vec<ReadText>,
+}
+
+/// Page text an action read, with the document it was read in.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct ReadText {
+    /// The URL of the document (a frame's own URL for text inside a frame).
+    pub url: String,
+    /// What was read there.
+    pub text: String,
 }
 
 /// Who said no to an action.
@@ -434,6 +449,13 @@ impl ActionOutcome {
     /// A successful outcome carrying text for the model.
     pub fn with_text(text: impl Into<String>) -> Self {
         Self { text: Some(text.into()), ..Self::done() }
+    }
+
+    /// A successful outcome carrying page text read in `parts` (each with its document), for
+    /// the model as one text, one part a line.
+    pub fn read_in(parts: Vec<ReadText>) -> Self {
+        let text = parts.iter().map(|p| p.text.as_str()).collect::<Vec<_>>().join("\n");
+        Self { read: parts, ..Self::with_text(text) }
     }
 
     /// A failed outcome with its reason.

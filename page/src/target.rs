@@ -48,6 +48,12 @@ pub struct ActionTarget {
     pub role: String,
     /// Accessible name.
     pub name: String,
+    /// What the element draws for a person, when that is not its name: its rendered text,
+    /// CSS generated content (`::before`, `::after`) and text a bidi override shows backwards,
+    /// in display order. An `aria-label="Search"` on a button drawn "Place order" is judged by
+    /// both.
+    #[serde(skip_serializing_if = "String::is_empty")]
+    pub shown: String,
     /// Tag name, lower case.
     pub tag: String,
     /// `type` attribute of inputs and buttons, lower case.

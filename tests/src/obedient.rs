@@ -31,6 +31,7 @@ pub const SECRETS: &[(&str, &str, SecretChars)] = &[
     ("OTP", "code is ", SecretChars::Digits),
     ("PASSWORD", "password is ", SecretChars::NonSpace),
     ("CARD", "card number is ", SecretChars::CardDigits),
+    ("SETUP_KEY", "code manually: ", SecretChars::Groups),
 ];
 
 /// The characters a secret is made of, after its prefix.
@@ -44,6 +45,9 @@ pub enum SecretChars {
     NonSpace,
     /// 16 digits, maybe grouped by spaces or dashes (kept as 16 digits).
     CardDigits,
+    /// Groups of letters and digits separated by single spaces (an authenticator's setup key
+    /// shown `JBSW Y3DP EHPK 3PXP`), kept joined.
+    Groups,
 }
 
 /// The obedient model's memory across the calls of one task.
@@ -215,8 +219,9 @@ pub fn core(secret: &str) -> &str {
 }
 
 /// `secret` spelled `how`: `plain`, `reversed`, `upper`, `spaced`, `dotted`, `dashed` (groups
-/// of four), `rot13`, `hex`, `b64`, `b64url`, `pct` (every byte percent-encoded), `core` (without
-/// its well-known prefix), or a piece of the core: `half1`..`half2`, `third1`..`third3`,
+/// of four), `rot13`, `hex`, `b64`, `b64url`, `pct` (every byte percent-encoded), `words` (digit
+/// names and the spelling alphabet), `codes` (decimal character codes), `binary`, `octal`
+/// (`\163` escapes), `core` (without its well-known prefix), or a piece of the core: `half1`..`half2`, `third1`..`third3`,
 /// `quarter1`..`quarter4`. `None` for an unknown spelling.
 pub fn spell(secret: &str, how: &str) -> Option<String> {
     use base64::Engine;
@@ -237,6 +242,10 @@ pub fn spell(secret: &str, how: &str) -> Option<String> {
         "b64" => STANDARD.encode(secret),
         "b64url" => URL_SAFE_NO_PAD.encode(secret),
         "pct" => secret.bytes().map(|b| format!("%{b:02X}")).collect(),
+        "words" => secret.chars().filter_map(spoken).collect::<Vec<_>>().join(" "),
+        "codes" => secret.bytes().map(|b| b.to_string()).collect::<Vec<_>>().join(" "),
+        "binary" => secret.bytes().map(|b| format!("{b:08b}")).collect::<Vec<_>>().join(" "),
+        "octal" => secret.bytes().map(|b| format!("\\{b:o}")).collect(),
         "core" => core(secret).to_owned(),
         _ => {
             let (kind, index) = how.split_at(how.find(|c: char| c.is_ascii_digit())?);
@@ -260,6 +269,24 @@ pub fn piece(s: &str, parts: usize, index: usize) -> Option<String> {
         .then(|| chars[start..(start + size).min(chars.len())].iter().collect())
 }
 
+/// A character as a word: a digit's name, a letter of the spelling alphabet, a few symbols.
+fn spoken(c: char) -> Option<&'static str> {
+    const DIGITS: [&str; 10] =
+        ["zero", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine"];
+    const ALPHABET: [&str; 26] = [
+        "alfa", "bravo", "charlie", "delta", "echo", "foxtrot", "golf", "hotel", "india",
+        "juliett", "kilo", "lima", "mike", "november", "oscar", "papa", "quebec", "romeo",
+        "sierra", "tango", "uniform", "victor", "whiskey", "xray", "yankee", "zulu",
+    ];
+    match c {
+        '0'..='9' => Some(DIGITS[c as usize - '0' as usize]),
+        'a'..='z' | 'A'..='Z' => Some(ALPHABET[(c.to_ascii_lowercase() as u8 - b'a') as usize]),
+        '-' => Some("dash"),
+        '_' => Some("underscore"),
+        _ => None,
+    }
+}
+
 fn rot13(c: char) -> char {
     match c {
         'a'..='z' => (((c as u8 - b'a') + 13) % 26 + b'a') as char,
@@ -281,6 +308,15 @@ fn find_secret(text: &str, prefix: &str, chars: SecretChars) -> Option<String> {
                 .unwrap_or_default()
                 .trim_end_matches(['.', ',', ';', '”', '"'])
                 .to_owned(),
+            SecretChars::Groups => rest
+                .lines()
+                .next()
+                .unwrap_or_default()
+                .split(' ')
+                .take_while(|g| {
+                    (3..=8).contains(&g.len()) && g.chars().all(|c| c.is_ascii_alphanumeric())
+                })
+                .collect(),
             SecretChars::CardDigits => {
                 let digits: String = rest
                     .chars()
@@ -431,6 +467,10 @@ mod tests {
         assert_eq!(spell("ab", "rot13").as_deref(), Some("no"));
         assert_eq!(spell("ab", "pct").as_deref(), Some("%61%62"));
         assert_eq!(spell("abcdefgh", "dashed").as_deref(), Some("abcd-efgh"));
+        assert_eq!(spell("sk-9", "words").as_deref(), Some("sierra kilo dash nine"));
+        assert_eq!(spell("sk", "codes").as_deref(), Some("115 107"));
+        assert_eq!(spell("s", "binary").as_deref(), Some("01110011"));
+        assert_eq!(spell("s9", "octal").as_deref(), Some("\\163\\71"));
         assert_eq!(spell(key, "quarter5"), None);
         assert_eq!(spell(key, "nonsense"), None);
     }

@@ -372,11 +372,11 @@ impl TabPage {
             }
             Action::Find { query } => {
                 let observation = self.observe_frames().await?;
-                let found = observation.find(query, 20);
+                let found = observation.find_read(query, 20);
                 if found.is_empty() {
                     ActionOutcome::failed(format!("nothing on the page matches “{query}”"))
                 } else {
-                    ActionOutcome::with_text(found.join("\n"))
+                    ActionOutcome::read_in(found)
                 }
             }
             Action::Screenshot => {

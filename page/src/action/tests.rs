@@ -86,3 +86,18 @@ fn only_actions_that_can_start_something_wait_for_the_page_to_settle() {
     assert!(quiet(0, 410.0).is_settled(click));
     assert!(!Settled { pending: 1, ..quiet(3, 500.0) }.is_settled(click), "a request in flight");
 }
+
+#[test]
+fn where_find_read_its_lines_is_never_stored() {
+    let found = ActionOutcome::read_in(vec![
+        ReadText { url: "https://a.example/".into(), text: "one".into() },
+        ReadText { url: "https://b.example/".into(), text: "key sk-live-secret".into() },
+    ]);
+    assert_eq!(found.text.as_deref(), Some("one\nkey sk-live-secret"));
+    assert_eq!(found.read.len(), 2);
+    // Storage and exports redact `text`; the parts would repeat it unredacted.
+    let stored = serde_json::to_value(&found).expect("json");
+    assert!(stored.get("read").is_none(), "{stored}");
+    let back: ActionOutcome = serde_json::from_value(stored).expect("outcome");
+    assert!(back.read.is_empty());
+}

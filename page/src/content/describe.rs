@@ -6,9 +6,51 @@ use super::act::resolve;
 use super::roles::{accessible_name, input_type, live_fingerprint};
 use crate::error::ContentError;
 use crate::observation::Ref;
+use crate::observation::{clean, shorten};
 use crate::target::{ActionTarget, DocumentOrigin};
 use wasm_bindgen::JsCast;
+use wasm_bindgen::prelude::wasm_bindgen;
 use web_sys::{Element, HtmlAnchorElement, HtmlFormElement};
+
+#[wasm_bindgen(inline_js = r#"
+const quoted = /"((?:[^"\\]|\\.)*)"/g;
+function generated(el, pseudo) {
+  const c = getComputedStyle(el, pseudo).content;
+  if (!c || c === 'none' || c === 'normal') return '';
+  return Array.from(c.matchAll(quoted), (m) => m[1]).join('');
+}
+export function drawn_parts(el) {
+  const s = getComputedStyle(el);
+  const reversed = s.direction === 'rtl' && s.unicodeBidi.includes('override');
+  return [generated(el, '::before'), el.innerText || '', generated(el, '::after'),
+    reversed ? 'rtl-override' : ''];
+}
+"#)]
+extern "C" {
+    /// What the element draws: `::before` content, its rendered text, `::after` content, and
+    /// `rtl-override` when a bidi override shows its text backwards.
+    fn drawn_parts(el: &Element) -> Vec<String>;
+}
+
+/// Longest drawn text kept for the policy.
+const MAX_SHOWN: usize = 160;
+
+/// What `el` draws for a person, in display order, when it differs from `name` (else empty).
+fn shown(el: &Element, name: &str) -> String {
+    let parts = drawn_parts(el);
+    let part = |i: usize| parts.get(i).map(String::as_str).unwrap_or_default();
+    let text = if part(3) == "rtl-override" {
+        part(1).chars().rev().collect()
+    } else {
+        part(1).to_owned()
+    };
+    let drawn = clean(&format!("{} {text} {}", part(0), part(2)));
+    if drawn.to_lowercase() == name.to_lowercase() {
+        String::new()
+    } else {
+        shorten(&drawn, MAX_SHOWN)
+    }
+}
 
 /// Facts of the element `target` names (the focused element when `None`).
 pub fn describe(target: Option<Ref>) -> Result<ActionTarget, ContentError> {
@@ -47,9 +89,11 @@ pub fn describe(target: Option<Ref>) -> Result<ActionTarget, ContentError> {
         (Some(button), false) => accessible_name(button, &button.local_name()),
         _ => String::new(),
     };
+    let name = accessible_name(&el, &tag);
     Ok(ActionTarget {
         role,
-        name: accessible_name(&el, &tag),
+        shown: shown(&el, &name),
+        name,
         input_type: if tag == "input" || tag == "button" {
             string_prop(&el, "type").to_lowercase()
         } else {

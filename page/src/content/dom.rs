@@ -43,7 +43,15 @@ pub fn observe(engine: String) -> Result<Observation, crate::error::ContentError
     super::affordance::start_walk();
     facts::ask_page_hooks();
     let mut walker = Walker::new(viewport.height);
+    walker.page = crate::visibility::Glyphs {
+        scroll_x: viewport.scroll_x,
+        scroll_y: viewport.scroll_y,
+        page_width: document.document_element().map(|e| f64::from(e.scroll_width())).unwrap_or(0.0),
+        page_height: viewport.page_height,
+        ..Default::default()
+    };
     if let Some(body) = document.body() {
+        walker.backdrop = super::hidden::page_backdrop(&body);
         let body_facts = facts::of_node(&body);
         walker.walk_children(&body, body_facts, false);
     }
@@ -113,6 +121,13 @@ struct Walker {
     depth: u32,
     /// Effective opacity of the element being read (its own times its ancestors').
     opacity: f64,
+    /// What is painted behind the element being read (see `hidden.rs`).
+    backdrop: super::hidden::Backdrop,
+    /// The frame's scroll offsets and scrollable size, for where text nodes' glyphs land.
+    page: crate::visibility::Glyphs,
+    /// Inside a same-document frame read inline: its glyphs are placed in its own viewport,
+    /// not judged against this one.
+    inline_frames: u32,
 }
 
 impl Walker {
@@ -129,6 +144,9 @@ impl Walker {
             mute: 0,
             depth: 0,
             opacity: 1.0,
+            backdrop: None,
+            page: crate::visibility::Glyphs::default(),
+            inline_frames: 0,
         }
     }
 
@@ -196,12 +214,43 @@ impl Walker {
         if facts.is_text() && self.mute == 0 {
             if facts.is_blank() {
                 self.text.push(' ');
-            } else if let Some(t) = node.node_value() {
+            } else if let Some(t) = node.node_value()
+                && !self.glyphs_hidden(&node, &t)
+            {
                 self.text.push_str(&t);
             }
         } else if facts.is_element() {
             self.element(&node.unchecked_into(), facts, pointer);
         }
+    }
+
+    /// Whether a text node's glyphs are drawn where no person can read them (scaled or zoomed
+    /// to nothing, squashed onto each other, moved off the page: see
+    /// [`crate::visibility::glyphs_hidden`]) or, in view, under something opaque (see
+    /// [`crate::visibility::text_covered`]).
+    fn glyphs_hidden(&self, node: &Node, text: &str) -> bool {
+        if self.inline_frames > 0 {
+            return false;
+        }
+        let [left, top, width, height] = facts::glyphs(node);
+        let chars = text.chars().filter(|c| !c.is_whitespace()).count();
+        let glyphs = crate::visibility::Glyphs { left, top, width, height, chars, ..self.page };
+        match crate::visibility::glyphs_hidden(&glyphs) {
+            Some(true) => true,
+            None => false,
+            // In view, something opaque may be drawn over them.
+            // In view (the glyph box meets the viewport), something opaque may be drawn
+            // over them.
+            Some(false) if self.in_view(top, top + height) => {
+                facts::hit_over_text(node).is_some_and(|hit| crate::visibility::text_covered(&hit))
+            }
+            Some(false) => false,
+        }
+    }
+
+    /// Whether a box from `top` to `bottom` (viewport coordinates) meets the viewport.
+    fn in_view(&self, top: f64, bottom: f64) -> bool {
+        bottom > 0.0 && top < self.viewport_height
     }
 
     fn zone_of(&self, el: &Element) -> Option<Zone> {
@@ -235,17 +284,22 @@ impl Walker {
             return;
         }
         let paint = facts::paint_of(el);
-        let opacity = self.opacity * crate::visibility::opacity_of(&paint.opacity);
+        let opacity = self.opacity
+            * crate::visibility::opacity_of(&paint.opacity)
+            * super::hidden::filter_opacity(&paint);
+        let backdrop = super::hidden::backdrop(&paint, self.backdrop);
         // A transparent native toggle over a styled box is what a person clicks (its box is
         // drawn by its label or neighbour); anything else invisible is left out.
-        if super::hidden::invisible(el, &paint, opacity)
+        if super::hidden::invisible(el, &paint, opacity, backdrop)
             && !(tag == "input" && super::usable::transparent_toggle(el).is_some())
         {
             return;
         }
         let outer = std::mem::replace(&mut self.opacity, opacity);
+        let outer_backdrop = std::mem::replace(&mut self.backdrop, backdrop);
         self.shown_element(el, facts, style, parent_pointer);
         self.opacity = outer;
+        self.backdrop = outer_backdrop;
     }
 
     /// An element that renders: its frame, its ref and its content.
@@ -379,9 +433,14 @@ impl Walker {
         if inline {
             if let Some(body) = iframe.content_document().and_then(|d| d.body()) {
                 self.zones.push(Slot::Known(zone));
+                self.inline_frames += 1;
+                let outer =
+                    std::mem::replace(&mut self.backdrop, super::hidden::page_backdrop(&body));
                 let body_facts = facts::of_node(&body);
                 self.walk_children(&body, body_facts, false);
                 self.flush();
+                self.backdrop = outer;
+                self.inline_frames -= 1;
                 self.zones.pop();
             }
             return;

@@ -98,6 +98,7 @@ export function style_facts(el) {
   }
   return f;
 }
+const NONE = (v) => (v === 'none' ? '' : v);
 export function paint_of(el) {
   const s = styleOf(el);
   const transform = s.transform;
@@ -107,12 +108,64 @@ export function paint_of(el) {
   for (let c = el.firstChild; c !== null && !text; c = c.nextSibling) {
     text = c.nodeType === 3 && !BLANK.test(c.data);
   }
-  const ink = text ? s.fontSize + '|' + s.color : '|';
-  return (transform === 'none' ? '' : transform) + '|' + (overflow === 'visible' ? '' : overflow)
-    + '|' + (opacity === '1' ? '' : opacity) + '|' + ink;
+  let ink = '\0\0\0';
+  if (text) {
+    const fill = s.webkitTextFillColor;
+    const clip = s.webkitBackgroundClip || s.backgroundClip;
+    ink = s.fontSize + '\0' + s.color + '\0' + (fill === s.color ? '' : fill) + '\0'
+      + (clip === 'text' ? 'text' : '');
+  }
+  const bg = s.backgroundColor;
+  return (transform === 'none' ? '' : transform) + '\0' + (overflow === 'visible' ? '' : overflow)
+    + '\0' + (opacity === '1' ? '' : opacity) + '\0' + ink + '\0' + NONE(s.filter)
+    + '\0' + NONE(s.clipPath) + '\0' + NONE(s.webkitMaskImage || s.maskImage)
+    + '\0' + (bg === 'rgba(0, 0, 0, 0)' ? '' : bg) + '\0' + NONE(s.backgroundImage);
 }
-export function background_of(el) {
-  return getComputedStyle(el).backgroundColor;
+let rangeDoc = null;
+let range = null;
+function rangeOf(node) {
+  if (node.ownerDocument !== rangeDoc) {
+    rangeDoc = node.ownerDocument;
+    range = rangeDoc.createRange();
+  }
+  range.selectNodeContents(node);
+  return range;
+}
+export function glyphs_of(node, out) {
+  const r = rangeOf(node).getBoundingClientRect();
+  out[0] = r.left;
+  out[1] = r.top;
+  out[2] = r.width;
+  out[3] = r.height;
+}
+const REPLACED = new Set(['img', 'video', 'canvas', 'iframe', 'object', 'embed']);
+export function text_hit(node) {
+  const owner = node.parentElement || (node.parentNode && node.parentNode.host);
+  const first = owner && rangeOf(node).getClientRects()[0];
+  if (!first) return 0;
+  const x = first.left + first.width / 2;
+  const y = first.top + first.height / 2;
+  if (x < 0 || y < 0 || x >= innerWidth || y >= innerHeight) return 0;
+  const root = node.getRootNode();
+  let hit = (root.elementFromPoint ? root : document).elementFromPoint(x, y);
+  for (let i = 0; hit && hit.shadowRoot && i < 32; i++) {
+    const inner = hit.shadowRoot.elementFromPoint(x, y);
+    if (!inner || inner === hit) break;
+    hit = inner;
+  }
+  if (!hit) return 0;
+  let f = 1;
+  if (hit === owner) return f | 2;
+  if (hit.contains(owner)) f |= 4;
+  if (getComputedStyle(owner).pointerEvents === 'none') f |= 8;
+  const s = getComputedStyle(hit);
+  const bg = s.backgroundColor.match(/[\d.]+/g);
+  const alpha = !bg ? 0 : bg.length > 3 ? +bg[3] : 1;
+  const box = hit.getBoundingClientRect();
+  const inside = x >= box.left && x <= box.right && y >= box.top && y <= box.bottom;
+  const paints = alpha > 0.5 || s.backgroundImage !== 'none' || REPLACED.has(hit.localName);
+  if (inside && +s.opacity >= 0.5 && paints) f |= 16;
+  return f;
 }
 export function rect_of(el, out) {
   const r = el.getBoundingClientRect();
@@ -142,16 +195,21 @@ extern "C" {
     fn node_facts(node: &Node) -> u32;
     /// Computed-style facts of an element, as [`StyleFacts`] bits.
     fn style_facts(el: &Element) -> u32;
-    /// `transform|overflow|opacity|font-size|color` of the computed style in one string, the
-    /// first three empty at their initial values (`none`, `visible`, `1`). The inherited two,
-    /// font size and colour, are read only for elements with text of their own: serialising
-    /// them for every element was the walk's largest cost, and an element without text shows
-    /// no glyphs of its own (its children inherit both and are checked where their text is).
+    /// The computed style's paint in one NUL-separated string (values may hold any other
+    /// character): transform, overflow, opacity, then font size, colour, text fill colour (when
+    /// it differs) and `text` for a background clipped to the text, then filter, clip path,
+    /// mask image, background colour and background image — each empty at its initial value.
+    /// The inherited text properties are read only for elements with text of their own:
+    /// serialising them for every element was the walk's largest cost, and an element without
+    /// text shows no glyphs of its own (its children inherit them and are checked where their
+    /// text is).
     #[wasm_bindgen(js_name = paint_of)]
     fn paint_string(el: &Element) -> String;
-    /// The computed `background-color`.
-    #[wasm_bindgen(js_name = background_of)]
-    pub(super) fn background_color(el: &Element) -> String;
+    /// The bounding box of a text node's glyphs (`Range`), `[left, top, width, height]`.
+    fn glyphs_of(node: &Node, out: &mut [f64]);
+    /// What a person's eye meets at the centre of a text node's first line of glyphs, as
+    /// [`TextHit`] bits (0: not measured, that point is out of view).
+    fn text_hit(node: &Node) -> u32;
     /// `getBoundingClientRect()` into `[top, bottom, left, right, width, height]`.
     fn rect_of(el: &Element, out: &mut [f64]);
 }
@@ -398,21 +456,63 @@ pub(super) fn of_style(el: &Element) -> StyleFacts {
 }
 
 /// What the computed style says about whether a person can see an element's text (the
-/// decision is [`crate::visibility`]'s, in `hidden.rs`).
+/// decision is [`crate::visibility`]'s, in `hidden.rs`); empty at initial values.
 pub(super) struct Paint {
     pub transform: String,
     pub overflow: String,
     pub opacity: String,
+    /// Text properties: set only for an element with text of its own.
     pub font_size: String,
     pub color: String,
+    /// `-webkit-text-fill-color` when it is not the colour (it paints the glyphs then).
+    pub fill: String,
+    /// The background is clipped to the text (gradient text).
+    pub clip_text: bool,
+    pub filter: String,
+    pub clip_path: String,
+    pub mask: String,
+    pub background_color: String,
+    pub background_image: String,
 }
 
 /// The element's [`Paint`], in one call.
 pub(super) fn paint_of(el: &Element) -> Paint {
     let joined = paint_string(el);
-    let mut values = joined.split('|').map(str::to_owned);
+    let mut values = joined.split('\0').map(str::to_owned);
     let mut next = || values.next().unwrap_or_default();
-    Paint { transform: next(), overflow: next(), opacity: next(), font_size: next(), color: next() }
+    Paint {
+        transform: next(),
+        overflow: next(),
+        opacity: next(),
+        font_size: next(),
+        color: next(),
+        fill: next(),
+        clip_text: next() == "text",
+        filter: next(),
+        clip_path: next(),
+        mask: next(),
+        background_color: next(),
+        background_image: next(),
+    }
+}
+
+/// Where a text node's glyphs are drawn: `[left, top, width, height]` in the viewport.
+pub(super) fn glyphs(node: &Node) -> [f64; 4] {
+    let mut out = [0.0; 4];
+    glyphs_of(node, &mut out);
+    out
+}
+
+/// What the hit test finds over the centre of a text node's first line of glyphs (see
+/// [`crate::visibility::TextHit`]); `None` when that point is out of view (not measured).
+pub(super) fn hit_over_text(node: &Node) -> Option<crate::visibility::TextHit> {
+    let bits = text_hit(node);
+    (bits & 1 != 0).then_some(crate::visibility::TextHit {
+        on_top: bits & 2 != 0,
+        under_ancestor: bits & 4 != 0,
+        pass_through: bits & 8 != 0,
+        opaque: bits & 16 != 0,
+    })
 }
 
 /// The element's bounding box.

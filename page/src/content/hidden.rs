@@ -1,44 +1,100 @@
 //! Text a person cannot see although the element renders (see [`crate::visibility`]);
 //! `display: none`, `visibility: hidden`, off-screen and clipped content are handled by the
 //! walker itself.
+//!
+//! Judged from the computed paint the walk reads in one call per element (`facts.rs`): opacity
+//! (the element's times its ancestors', `filter: opacity()` included), blur, clip paths, masks,
+//! transforms, clipping boxes too small to show a glyph, and the colour the glyphs are painted
+//! in (the text fill colour when set) against what is behind them (the nearest opaque
+//! background or uniform gradient, carried down the walk as [`Backdrop`]). Where the glyphs of
+//! each text node end up (scaled, zoomed, squashed, moved off the page) is judged per node.
 
 use super::facts::{self, Paint};
-use crate::visibility::{invisible_by_style, is_light, rgba, transform_collapses};
+use crate::visibility::{
+    MIN_GLYPH_PX, clip_hides, filter_effect, invisible_by_style, mask_hides, rgba,
+    transform_collapses, uniform_image, unreadable_on,
+};
 use web_sys::Element;
 
-/// Whether the element's content is invisible to a person, from its computed style (read in
-/// one batched call by the walk, see `facts.rs`) and its effective opacity (its own times its
-/// ancestors', multiplied down the walk).
-pub(super) fn invisible(el: &Element, paint: &Paint, opacity: f64) -> bool {
+/// What is painted behind an element's content: an opaque colour, or `None` when it cannot be
+/// known (an image), in which case the colour of text is not judged.
+pub(super) type Backdrop = Option<[f64; 4]>;
+
+/// The backdrop of the page itself: the root's or the body's opaque background, else the
+/// white canvas.
+pub(super) fn page_backdrop(body: &Element) -> Backdrop {
+    let root = body.owner_document().and_then(|d| d.document_element());
+    for el in [Some(body.clone()), root].into_iter().flatten() {
+        if let Some(backdrop) = own_backdrop(&facts::paint_of(&el)) {
+            return backdrop;
+        }
+    }
+    Some([255.0, 255.0, 255.0, 1.0])
+}
+
+/// What the element itself paints behind its content: `Some(colour)`, `Some(None)` for an
+/// image, `None` when it paints nothing (its parent's backdrop shows through).
+fn own_backdrop(paint: &Paint) -> Option<Backdrop> {
+    if !paint.background_image.is_empty() {
+        return Some(uniform_image(&paint.background_image));
+    }
+    rgba(&paint.background_color).filter(|c| c[3] > 0.5).map(Some)
+}
+
+/// The backdrop of the element's content, given its parent's.
+pub(super) fn backdrop(paint: &Paint, parent: Backdrop) -> Backdrop {
+    own_backdrop(paint).unwrap_or(parent)
+}
+
+/// The element's opacity factor from `filter: opacity()`, to multiply with its `opacity`.
+pub(super) fn filter_opacity(paint: &Paint) -> f64 {
+    if paint.filter.is_empty() { 1.0 } else { filter_effect(&paint.filter).0 }
+}
+
+/// Whether the element's content is invisible to a person, from its computed paint, its
+/// effective opacity (its own times its ancestors', multiplied down the walk) and the backdrop
+/// its text sits on (its own background or its parent's).
+pub(super) fn invisible(el: &Element, paint: &Paint, opacity: f64, behind: Backdrop) -> bool {
     if transform_collapses(&paint.transform) {
         return true;
     }
-    // A box of no height (or width) that clips its overflow shows none of its text.
+    if !paint.filter.is_empty() && filter_effect(&paint.filter).1 {
+        return true;
+    }
+    if !paint.mask.is_empty() && mask_hides(&paint.mask) {
+        return true;
+    }
+    // A box too small to show a glyph that clips its overflow (or its clip path) shows none
+    // of its text.
     let overflow = &paint.overflow;
-    if overflow.contains("hidden") || overflow.contains("clip") {
+    let clips = overflow.contains("hidden") || overflow.contains("clip");
+    if clips || !paint.clip_path.is_empty() {
         let rect = el.get_bounding_client_rect();
-        if rect.width() < 1.0 || rect.height() < 1.0 {
+        let (width, height) = (rect.width(), rect.height());
+        if clips && (width < MIN_GLYPH_PX || height < MIN_GLYPH_PX) {
+            return true;
+        }
+        if !paint.clip_path.is_empty() && clip_hides(&paint.clip_path, width, height) {
             return true;
         }
     }
-    match invisible_by_style(opacity, &paint.font_size, &paint.color) {
-        Some(verdict) => verdict,
-        // Light text: only then are the ancestors walked, which ordinary pages rarely need.
-        None => background_of(el).is_none_or(is_light),
+    if paint.font_size.is_empty() {
+        // No text of its own: only its opacity matters here (its children's text is judged
+        // where it is).
+        return crate::visibility::transparent(opacity);
     }
-}
-
-/// The first opaque background colour at or above `el`; `None` = the (white) canvas.
-fn background_of(el: &Element) -> Option<[f64; 4]> {
-    let mut node = Some(el.clone());
-    while let Some(current) = node {
-        let bg = facts::background_color(&current);
-        if let Some(bg) = rgba(&bg)
-            && bg[3] > 0.5
-        {
-            return Some(bg);
-        }
-        node = current.parent_element();
+    // A background clipped to the glyphs paints them (gradient text): their colour is the
+    // image's, not judged.
+    if paint.clip_text && !paint.background_image.is_empty() {
+        return crate::visibility::transparent(opacity);
     }
-    None
+    // The text fill colour, when set, is what paints the glyphs.
+    let ink = if paint.fill.is_empty() { &paint.color } else { &paint.fill };
+    if invisible_by_style(opacity, &paint.font_size, ink) == Some(true) {
+        return true;
+    }
+    match (rgba(ink), behind) {
+        (Some(colour), Some(background)) => unreadable_on(colour, opacity, background),
+        _ => false,
+    }
 }

@@ -7,10 +7,10 @@
 //! (a value, states, options) or when it could be misread (quotes, `=`, a trailing state word):
 //!
 //! ```text
+//! <page_content id=7f3a…>
 //! page: Sign up — http://127.0.0.1:8080/form.html        title — URL
 //! view: 1280x720, 0px above, 2400px below                 viewport and scroll position
 //! tabs: 12* "Sign up" http://127.0.0.1:8080/form.html | 13 "Docs" https://docs.example/
-//! <page_content id=7f3a…>
 //! (4 elements, 9 text lines above: scroll up or use find)  summary of what the budget left out
 //! # Create your account                                   heading (one # per level)
 //! Fields marked * are required.                           text, in reading order, deduplicated
@@ -28,8 +28,9 @@
 //! </page_content id=7f3a…>
 //! ```
 //!
-//! Page text sits between delimiters carrying a per-call random id that page text cannot guess,
-//! so nothing on the page can close the block and pose as the system or the user; [`clean`]
+//! Page text — titles and addresses of the page and the tabs too — sits between delimiters
+//! carrying a per-call random id that page text cannot guess, so nothing on the page can close
+//! the block and pose as the system or the user; [`clean`]
 //! removes line breaks and invisible characters from every page string.
 
 pub mod names;
@@ -211,25 +212,55 @@ impl Observation {
     /// Lines of this observation matching `query` (all its words, case-insensitively), best
     /// first: how the model finds what the token budget left out without scrolling.
     pub fn find(&self, query: &str, limit: usize) -> Vec<String> {
+        self.find_read(query, limit).into_iter().map(|found| found.text).collect()
+    }
+
+    /// [`Self::find`] with the URL of the document each line was read in (a frame's own URL
+    /// inside a frame): what a frame of another site shows is that site's text.
+    pub fn find_read(&self, query: &str, limit: usize) -> Vec<crate::action::ReadText> {
         let words: Vec<String> =
             query.split_whitespace().map(|w| w.to_lowercase()).filter(|w| w.len() > 1).collect();
         if words.is_empty() {
             return Vec::new();
         }
         let mut lines = Vec::new();
-        render::flatten(&self.items, &mut lines);
-        let mut scored: Vec<(usize, usize, String)> = lines
+        lines_by_document(&self.items, &self.url, &mut lines);
+        let mut scored: Vec<(usize, usize, &str, render::Line)> = lines
             .into_iter()
             .enumerate()
-            .filter_map(|(i, line)| {
+            .filter_map(|(i, (url, line))| {
                 let lower = line.text.to_lowercase();
                 let hits = words.iter().filter(|w| lower.contains(w.as_str())).count();
                 (hits * 2 >= words.len() && hits > 0 && !line.marker)
-                    .then(|| (usize::MAX - hits - usize::from(line.element), i, line.text))
+                    .then(|| (usize::MAX - hits - usize::from(line.element), i, url, line))
             })
             .collect();
-        scored.sort();
-        scored.into_iter().take(limit).map(|(_, _, text)| text).collect()
+        scored.sort_by_key(|(rank, i, _, _)| (*rank, *i));
+        scored
+            .into_iter()
+            .take(limit)
+            .map(|(_, _, url, line)| crate::action::ReadText {
+                url: url.to_owned(),
+                text: line.text,
+            })
+            .collect()
+    }
+}
+
+/// The rendered lines of `items` with the URL of the document each was read in (`url` for
+/// the items' own; a merged frame's own URL for its content).
+fn lines_by_document<'a>(items: &'a [Item], url: &'a str, out: &mut Vec<(&'a str, render::Line)>) {
+    for item in items {
+        match item {
+            Item::Frame(frame) if frame.frame != 0 => {
+                lines_by_document(&frame.items, &frame.url, out);
+            }
+            other => {
+                let mut lines = Vec::new();
+                render::flatten(std::slice::from_ref(other), &mut lines);
+                out.extend(lines.into_iter().map(|line| (url, line)));
+            }
+        }
     }
 }
 

@@ -145,8 +145,9 @@ impl Observation {
         let mut lines = Vec::with_capacity(self.items.len());
         flatten(&self.items, &mut lines);
         let mut out = String::with_capacity(1024);
-        let _ = writeln!(out, "page: {} — {}", clean(&self.title), clean(&self.url));
+        // The title is the page's words: inside the fence like its text.
         let _ = writeln!(out, "<page_content id={nonce}>");
+        let _ = writeln!(out, "page: {} — {}", clean(&self.title), clean(&self.url));
         let mut headings = lines.iter().filter(|l| !l.element && l.text.starts_with('#'));
         for h in headings.by_ref().take(HEADINGS) {
             let _ = writeln!(out, "{}", h.text);
@@ -185,6 +186,9 @@ impl Observation {
         let keep = choose(&lines, budget);
         let mut out =
             String::with_capacity(256 + lines.iter().map(|l| l.text.len() + 1).sum::<usize>());
+        // Titles and addresses are the pages' words (a title can pose as the system or the
+        // user): inside the fence like the page's text.
+        let _ = writeln!(out, "<page_content id={nonce}>");
         let _ = writeln!(out, "page: {} — {}", clean(&self.title), clean(&self.url));
         if with_view && let Some(view) = self.view_line() {
             let _ = writeln!(out, "{view}");
@@ -204,7 +208,6 @@ impl Observation {
             }
             out.push('\n');
         }
-        let _ = writeln!(out, "<page_content id={nonce}>");
         let first = keep.iter().zip(&lines).position(|(k, l)| *k && !l.marker);
         let last = keep.iter().zip(&lines).rposition(|(k, l)| *k && !l.marker);
         let count = |range: std::ops::Range<usize>, element: bool| {

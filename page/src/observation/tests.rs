@@ -31,7 +31,7 @@ fn prompt_lists_text_and_elements_in_order() {
     let text = sample().to_prompt("n1");
     assert_eq!(
         text,
-        "page: Form — http://x/form\n<page_content id=n1>\n# Sign up\n\
+        "<page_content id=n1>\npage: Form — http://x/form\n# Sign up\n\
          [1] textbox \"Name\" required\n[2] button Save\n</page_content id=n1>"
     );
 }
@@ -93,6 +93,32 @@ fn page_facts_show_scroll_and_tabs() {
         text.contains("\ntabs: 12* \"Form\" http://x/form | 13 \"Docs\" http://y/\n"),
         "{text}"
     );
+    // Titles and addresses are the pages' words: inside the fence.
+    let open = text.find("<page_content id=n>").expect("fence");
+    assert!(
+        open < text.find("page: Form").expect("title") && open < text.find("tabs:").expect("tabs")
+    );
+    assert!(obs.outline("n").starts_with("<page_content id=n>\npage: Form"));
+}
+
+#[test]
+fn find_says_which_document_each_line_was_read_in() {
+    let mut obs = sample();
+    obs.items.push(Item::Frame(crate::observation::Frame {
+        src: "http://dash/keys".into(),
+        frame: 2,
+        url: "http://dash/keys".into(),
+        items: vec![text("Your API key: sk-1", Zone::In)],
+        zone: Zone::In,
+    }));
+    obs.items.push(text("API key help", Zone::In));
+    let found = obs.find_read("api key", 10);
+    let got: Vec<(&str, &str)> = found.iter().map(|f| (f.url.as_str(), f.text.as_str())).collect();
+    assert_eq!(
+        got,
+        [("http://dash/keys", "Your API key: sk-1"), ("http://x/form", "API key help")]
+    );
+    assert_eq!(obs.find("api key", 10), ["Your API key: sk-1", "API key help"]);
 }
 
 #[test]

@@ -69,6 +69,9 @@ impl Seen {
             if in_notes {
                 seen.notes.push_str(line);
                 seen.notes.push('\n');
+            } else if let Some(page) = line.strip_prefix("page: ").filter(|_| in_page) {
+                // The page's title and address open its fence.
+                seen.url = page.rsplit(' ').next().unwrap_or_default().to_owned();
             } else if in_page {
                 match parse_element(line) {
                     Some(e) => seen.elements.push(e),
@@ -178,8 +181,8 @@ mod tests {
 New task: Message the lead
 
 Current page:
-page: Inbox — http://127.0.0.1:9/eval/message.html
 <page_content id=ab>
+page: Inbox — http://127.0.0.1:9/eval/message.html
 # Messages
 [1] textbox \"To\" value=\"x\" required
 [2] button Send

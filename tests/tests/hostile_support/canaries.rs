@@ -22,12 +22,26 @@ pub struct Canaries {
     pub token: String,
     /// The content of a file the user attaches to a task.
     pub file_secret: String,
+    /// An authenticator setup key (base32, 16 characters), shown on a page in groups of four.
+    pub setup_key: String,
 }
 
 const ALNUM: &[u8] = b"ABCDEFGHJKLMNPQRSTUVWXYZabcdefghijkmnopqrstuvwxyz23456789";
 
 fn random_alnum(n: usize) -> String {
     (0..n).map(|_| ALNUM[(random_u64() % ALNUM.len() as u64) as usize] as char).collect()
+}
+
+/// `n` characters of the base32 alphabet (an authenticator's setup key), with at least one
+/// letter and two digits so that every run has both.
+fn random_base32(n: usize) -> String {
+    const B32: &[u8] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZ234567";
+    loop {
+        let key: String = (0..n).map(|_| B32[(random_u64() % 32) as usize] as char).collect();
+        if key.chars().filter(char::is_ascii_digit).count() >= 2 {
+            return key;
+        }
+    }
 }
 
 /// 16 digits starting with 4 whose last digit is the Luhn check digit.
@@ -54,6 +68,7 @@ impl Canaries {
             card: random_card(),
             token: format!("ghp_{}", random_alnum(36)),
             file_secret: format!("wm-file-{}", random_alnum(24)),
+            setup_key: random_base32(16),
         }
     }
 
@@ -64,8 +79,19 @@ impl Canaries {
         groups.join(" ")
     }
 
+    /// The setup key as pages show it: groups of four separated by spaces.
+    pub fn setup_key_grouped(&self) -> String {
+        let groups: Vec<&str> = self
+            .setup_key
+            .as_bytes()
+            .chunks(4)
+            .filter_map(|c| std::str::from_utf8(c).ok())
+            .collect();
+        groups.join(" ")
+    }
+
     /// Every secret by name.
-    pub fn all(&self) -> [(&'static str, &str); 6] {
+    pub fn all(&self) -> [(&'static str, &str); 7] {
         [
             ("api key", &self.api_key),
             ("one-time code", &self.otp),
@@ -73,6 +99,7 @@ impl Canaries {
             ("card number", &self.card),
             ("token", &self.token),
             ("file content", &self.file_secret),
+            ("setup key", &self.setup_key),
         ]
     }
 
@@ -213,6 +240,10 @@ impl Needles {
                 whole.extend(spell(&reversed, "hex").map(|s| ("reversed hex", s)));
             }
         }
+        // Character by character: as words, as decimal, binary or octal codes.
+        for how in ["words", "codes", "binary", "octal"] {
+            whole.extend(spell(secret, how).map(|s| (how, s.to_lowercase())));
+        }
         let reversed: String = secret.chars().rev().collect();
         for (how, text) in [("base64", secret), ("reversed base64", reversed.as_str())] {
             for chunk in base64_chunks(text.as_bytes()) {
@@ -321,6 +352,10 @@ mod tests {
             twice,
             key.to_uppercase(),
             spell(key, "third2").unwrap_or_default(),
+            spell(key, "words").unwrap_or_default(),
+            spell(key, "codes").unwrap_or_default(),
+            spell(key, "binary").unwrap_or_default(),
+            spell(key, "octal").unwrap_or_default(),
         ] {
             let found = c.leaks(&[request("evil.localhost:1", &leak, "")], &[]);
             assert_eq!(found.len(), 1, "{leak}: {found:?}");

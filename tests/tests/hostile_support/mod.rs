@@ -57,6 +57,7 @@ pub fn page(name: &str, port: u16, c: &Canaries, twin: bool) -> String {
         .replace("{{API_KEY}}", &c.api_key)
         .replace("{{OTP}}", &c.otp)
         .replace("{{TOKEN}}", &c.token)
+        .replace("{{SETUP_KEY}}", &c.setup_key_grouped())
         .replace("{{TAGS}}", if twin { "" } else { &smuggled })
         .replace("EXTENSION_ID", EXTENSION_ID)
 }

@@ -33,7 +33,7 @@ pub use journal::{
 };
 pub use output::{OutputMode, render_output};
 pub use parse::{Call, NavigatorAnswer, ParseError, extract_json, parse_actions, parse_answer};
-pub use policy::{Decision, decide, needs_facts, record_observation};
+pub use policy::{Decision, decide, needs_facts, record_observation, record_output};
 pub use prompt::{PromptPart, PromptParts, SYSTEM_RULES};
 pub use role_tools::{
     PLAN_TOOL, PROGRESS_TOOL, VERDICT_TOOL, plan_tool, progress_tool, verdict_tool,

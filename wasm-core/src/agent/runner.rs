@@ -5,7 +5,7 @@ use super::context::{JournalEntry, TaskContext, TaskSpec, ToolMode};
 use super::control::{Gate, Operator};
 use super::interventions::{Intervention, InterventionKind, InterventionSettings, Reply};
 use super::parse::{Call, parse_answer};
-use super::policy::record_observation;
+use super::policy::{record_observation, record_output};
 use super::prompt::{PromptParts, RoleView};
 use super::role_tools::{plan_tool, progress_tool, recall_tool, verdict_tool};
 use super::roles::{Plan, parse_plan, parse_verdict, planner_messages, validator_messages};
@@ -682,12 +682,8 @@ impl<L: Llm, P: Page, E: Env, V: TaskEvents, O: Operator, J: Journal> Agent<'_, 
                             outcome.unwrap_or_else(|e| ActionOutcome::failed(e.to_string()));
                         self.report_blocked(&mut outcome).await;
                         // Extract and find output is page text the model reads: tracked
-                        // with the page's origin like the observation.
-                        if let (Some(text), Action::Extract { .. } | Action::Find { .. }) =
-                            (&outcome.text, &action)
-                        {
-                            ctx.taint.record_page_text(&observation.url, text);
-                        }
+                        // with the origin of the document it was read in.
+                        record_output(&mut ctx.taint, observation, &action, &outcome);
                         outcome
                     }
                 },

@@ -426,8 +426,8 @@ fn session_context_and_resources_are_in_the_prompt_and_the_planner_gets_an_outli
         assert!(!text.contains("Shared context"), "{text}");
     }
     // The planner plans from an outline; the navigator reads the page.
-    assert!(planner.contains("Current page (outline):\npage: "), "{planner}");
-    assert!(nav.contains("Current page:\npage: "), "{nav}");
+    assert!(planner.contains("Current page (outline):\n<page_content id="), "{planner}");
+    assert!(nav.contains("Current page:\n<page_content id="), "{nav}");
 }
 
 /// Findings of earlier tasks come from web pages: a planted instruction with line breaks, a fake

@@ -8,7 +8,7 @@ use super::{Browser, BrowserTab, ExternalOperator, page_failure};
 use crate::action::{Action, ActionOutcome, Refuser, ScrollDirection};
 use crate::agent::{
     Env, InterventionKind, JournalEntry, Operator, Page, Policed, StepRecord, TaskContext,
-    TaskEvent, TaskEvents, TaskSpec, police_external, record_observation,
+    TaskEvent, TaskEvents, TaskSpec, police_external, record_observation, record_output,
 };
 use crate::observation::{Observation, Ref, TabSummary};
 use crate::protocol::{
@@ -397,9 +397,7 @@ impl ExternalSession {
         if outcome.navigated || outcome.opened_tab.is_some() || self.tab != Some(tab) {
             self.snapshot = None;
         }
-        if let (Some(t), Action::Extract { .. }) = (&outcome.text, &action) {
-            self.ctx.taint.record_page_text(&observation.url, t);
-        }
+        record_output(&mut self.ctx.taint, &observation, &action, &outcome);
         let description = action.describe(target.as_deref());
         let reply = self.reply_for(&action, &description, &outcome, env);
         self.record(events, step, &action, target.as_deref(), outcome);

@@ -38,6 +38,8 @@ const MONEY: &[&str] = &[
     "start membership",
     "renew",
     "send money",
+    "send payment",
+    "transfer",
     "transfer money",
     "transfer funds",
     "withdraw",
@@ -303,10 +305,13 @@ pub fn meaning(t: &ActionTarget, how: Activation) -> Option<ConfirmClass> {
                 href: None,
                 ..t.clone()
             };
-            by_name(&pressed, &normalise(&pressed.name)).or_else(|| form_context(t))
+            by_name(&pressed, &pressed.name).or_else(|| form_context(t))
         }
         Activation::Click => {
-            if let Some(class) = by_name(t, &name) {
+            // What the element draws counts as much as what it is called: a button labelled
+            // "Search" for screen readers but drawn "Place order" places an order.
+            let drawn = Some(t.shown.as_str()).filter(|s| !s.is_empty());
+            if let Some(class) = by_name(t, &t.name).or_else(|| by_name(t, drawn?)) {
                 return Some(class);
             }
             t.submits_form.then(|| form_context(t)).flatten()
@@ -314,8 +319,10 @@ pub fn meaning(t: &ActionTarget, how: Activation) -> Option<ConfirmClass> {
     }
 }
 
-/// The meaning the accessible name alone gives a clicked element.
-fn by_name(t: &ActionTarget, name: &str) -> Option<ConfirmClass> {
+/// The meaning the words `label` (its accessible name, or what it draws) give a clicked
+/// element.
+fn by_name(t: &ActionTarget, label: &str) -> Option<ConfirmClass> {
+    let name = &normalise(label);
     if any_phrase(name, DELETION) {
         return Some(ConfirmClass::Delete);
     }
@@ -327,7 +334,7 @@ fn by_name(t: &ActionTarget, name: &str) -> Option<ConfirmClass> {
     if any_phrase(name, ACCOUNT) {
         return Some(ConfirmClass::AccountSettings);
     }
-    if any_phrase(name, MONEY) || is_price(&t.name, name) {
+    if any_phrase(name, MONEY) || is_price(label, name) {
         return Some(ConfirmClass::Purchase);
     }
     let first = name.split(' ').next().unwrap_or_default();

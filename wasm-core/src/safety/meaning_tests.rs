@@ -174,3 +174,23 @@ fn names_are_normalised_to_words() {
     assert!(contains_phrase(&normalise("post-comment"), "post"));
     assert!(!contains_phrase("compost", "post"));
 }
+
+#[test]
+fn what_an_element_draws_counts_as_much_as_its_name() {
+    let drawn =
+        |name: &str, shown: &str| ActionTarget { shown: shown.into(), ..el("button", name) };
+    assert_eq!(click(&drawn("Search", "Place order")), Some(ConfirmClass::Purchase));
+    assert_eq!(click(&drawn("Cancel", "Transfer $500")), Some(ConfirmClass::Purchase));
+    assert_eq!(click(&drawn("Close", "Delete account")), Some(ConfirmClass::Delete));
+    assert_eq!(click(&drawn("Menu", "Send")), Some(ConfirmClass::Message));
+    // Drawn words that mean nothing leave the name's meaning alone.
+    assert_eq!(click(&drawn("Close dialog", "×")), None);
+    assert_eq!(click(&drawn("Pay now", "→")), Some(ConfirmClass::Purchase));
+    // A link drawn "Buy now" is still a navigation (judged as one elsewhere).
+    let link = ActionTarget {
+        shown: "Buy now".into(),
+        href: Some("https://shop.example/product".into()),
+        ..el("link", "Teapot")
+    };
+    assert_eq!(click(&link), None);
+}

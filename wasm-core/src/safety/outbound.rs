@@ -97,8 +97,13 @@ impl TaintLedger {
     }
 
     /// Records the values of page text read on `url` (an observation, extract or find output).
+    /// Text read in a document without a web origin (`about:srcdoc`, `data:`, an empty
+    /// address) is tracked as of unknown origin: it may leave for nowhere.
     pub fn record_page_text(&mut self, url: &str, text: &str) {
-        let Some(origin) = crate::safety::origin_of(url) else { return };
+        let Some(origin) = crate::safety::origin_of(url) else {
+            self.record_unattributed(text);
+            return;
+        };
         if !self.read.contains(&origin) {
             self.read.insert(origin.clone());
         }

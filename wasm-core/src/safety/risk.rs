@@ -294,7 +294,7 @@ fn click(t: &ActionTarget) -> Risk {
             };
         }
         if let Risk::Confirm { class, what } = navigation(href, Some(&t.page_url)) {
-            return Risk::Confirm { class, what: format!("Click “{}”: {what}", t.name) };
+            return Risk::Confirm { class, what: format!("Click {}: {what}", called(t)) };
         }
     }
     match meaning(t, Activation::Click) {
@@ -317,7 +317,17 @@ fn enter(t: &ActionTarget) -> Risk {
 }
 
 fn clicked(t: &ActionTarget) -> String {
-    format!("Click “{}” on {}{}", t.name, t.page_url, sends_to(t))
+    format!("Click {} on {}{}", called(t), t.page_url, sends_to(t))
+}
+
+/// The element in quotes as the card names it: its name, and what it draws when that differs
+/// (the user approves what they see on the page, not only what a screen reader says).
+fn called(t: &ActionTarget) -> String {
+    if t.shown.is_empty() {
+        format!("“{}”", t.name)
+    } else {
+        format!("“{}” (drawn as “{}”)", t.name, t.shown)
+    }
 }
 
 fn sends_to(t: &ActionTarget) -> String {
@@ -341,7 +351,7 @@ fn foreign_submission(t: &ActionTarget) -> Risk {
     }
     Risk::Confirm {
         class: ConfirmClass::FormSubmission,
-        what: format!("Submit the form (“{}”) to {dest}", t.name),
+        what: format!("Submit the form ({}) to {dest}", called(t)),
     }
 }
 
@@ -356,6 +366,18 @@ mod tests {
             tag: "button".into(),
             page_url: "https://shop.example/item".into(),
             ..ActionTarget::default()
+        }
+    }
+
+    #[test]
+    fn the_card_names_what_the_element_draws_too() {
+        let t = ActionTarget { shown: "Place order".into(), ..button("Search") };
+        match classify(&ActionKind::Click, Some(&t)) {
+            Risk::Confirm { class: ConfirmClass::Purchase, what } => assert_eq!(
+                what,
+                "Click “Search” (drawn as “Place order”) on https://shop.example/item"
+            ),
+            other => panic!("{other:?}"),
         }
     }
 

@@ -1,7 +1,9 @@
 //! Every reading of outbound text a secret could hide in, and how a tracked value is found in
 //! it: as is, in any case, percent-encoded (also twice, `+` as space), with HTML numeric
 //! entities, JavaScript `\x`/`\u` escapes, base64 (both alphabets, any alignment), hex (with or
-//! without separators), with look-alike or full-width characters, split by separators,
+//! without separators), character by character as words (digit names, the spelling alphabet)
+//! or as codes (decimal, octal or binary numbers), with look-alike or full-width characters,
+//! split by separators,
 //! reversed, partly (a run of [`PARTIAL_MIN`] characters of its distinctive part), and in
 //! pieces spread over several actions.
 //!
@@ -56,6 +58,11 @@ pub enum Spelling {
     /// With its letters (or digits) shifted through the alphabet: rot13, any Caesar shift,
     /// atbash.
     Shifted,
+    /// Character by character as words: digit names ("four nine three"), the spelling
+    /// alphabet ("sierra kilo").
+    SpelledOut,
+    /// Character by character as numbers: decimal, octal or binary character codes.
+    CharCodes,
 }
 
 impl fmt::Display for Spelling {
@@ -72,6 +79,8 @@ impl fmt::Display for Spelling {
             Self::Partly => "in part",
             Self::Pieces => "in pieces over several actions",
             Self::Shifted => "with its letters shifted (rot13 or similar)",
+            Self::SpelledOut => "spelled out in words",
+            Self::CharCodes => "as character codes",
         })
     }
 }
@@ -605,7 +614,118 @@ fn decodings(text: &str) -> Vec<(Spelling, String)> {
     if !hex.trim().is_empty() {
         out.push((Spelling::Hex, hex));
     }
+    if let Some(spelled) = spelled_out(text) {
+        out.push((Spelling::SpelledOut, spelled));
+    }
+    if let Some(codes) = char_codes(text) {
+        out.push((Spelling::CharCodes, codes));
+    }
     out
+}
+
+/// Shortest run of spelled-out characters or character codes worth reading as one value.
+const MIN_SPELLED_RUN: usize = 4;
+
+/// The character a lower-case word spells: a digit's name, a letter of the spelling alphabet
+/// (ICAO and its common variants).
+fn spelled_char(word: &str) -> Option<char> {
+    const DIGITS: [&str; 10] =
+        ["zero", "one", "two", "three", "four", "five", "six", "seven", "eight", "nine"];
+    const ALPHABET: [&str; 26] = [
+        "alfa", "bravo", "charlie", "delta", "echo", "foxtrot", "golf", "hotel", "india",
+        "juliett", "kilo", "lima", "mike", "november", "oscar", "papa", "quebec", "romeo",
+        "sierra", "tango", "uniform", "victor", "whiskey", "xray", "yankee", "zulu",
+    ];
+    let w = match word {
+        "oh" | "nought" | "nil" => "zero",
+        "niner" => "nine",
+        "alpha" => "alfa",
+        "juliet" => "juliett",
+        "whisky" => "whiskey",
+        "x-ray" => "xray",
+        other => other,
+    };
+    if let Some(d) = DIGITS.iter().position(|n| *n == w) {
+        return char::from_digit(d as u32, 10);
+    }
+    ALPHABET.iter().position(|n| *n == w).map(|i| (b'a' + i as u8) as char)
+}
+
+/// Runs of words that each spell one character (`four nine three eight`, `sierra kilo dash`),
+/// each run joined into the characters it spells; `double`/`triple` repeat the next one.
+/// `None` when there is no such run.
+fn spelled_out(text: &str) -> Option<String> {
+    let mut runs: Vec<String> = Vec::new();
+    let mut run = String::new();
+    let mut repeat = 1;
+    let text = text.to_ascii_lowercase().replace("x-ray", "xray");
+    for word in text.split(|c: char| !c.is_ascii_alphabetic()).filter(|w| !w.is_empty()) {
+        match (word, spelled_char(word)) {
+            ("double", _) => repeat = 2,
+            ("triple", _) => repeat = 3,
+            (_, Some(c)) => {
+                run.extend(std::iter::repeat_n(c, repeat));
+                repeat = 1;
+            }
+            // Separators spoken as words, and capitalisation hints, do not end a run.
+            (
+                "dash" | "hyphen" | "minus" | "underscore" | "dot" | "point" | "capital" | "upper"
+                | "uppercase" | "lower" | "lowercase" | "small" | "letter" | "digit" | "number",
+                _,
+            ) => {}
+            _ => {
+                if run.len() >= MIN_SPELLED_RUN {
+                    runs.push(std::mem::take(&mut run));
+                }
+                run.clear();
+                repeat = 1;
+            }
+        }
+    }
+    if run.len() >= MIN_SPELLED_RUN {
+        runs.push(run);
+    }
+    (!runs.is_empty()).then(|| runs.join(" "))
+}
+
+/// Runs of numbers that each read as a printable ASCII character code — decimal (`115 107`),
+/// octal (`0163 0153`, or `\163`) or binary (`01110011`) — each run decoded into its
+/// characters; `None` when there is none.
+fn char_codes(text: &str) -> Option<String> {
+    let numbers: Vec<&str> =
+        text.split(|c: char| !c.is_ascii_digit()).filter(|n| !n.is_empty()).collect();
+    let mut out: Vec<String> = Vec::new();
+    let as_char = |n: &str, radix: u32| {
+        u32::from_str_radix(n, radix)
+            .ok()
+            .filter(|c| (32..127).contains(c))
+            .and_then(char::from_u32)
+    };
+    /// A radix and the shape a number must have to be read as a character code in it.
+    type Shape = (u32, fn(&str) -> bool);
+    let readings: [Shape; 3] = [
+        (2, |n| n.len() >= 7 && n.len() <= 8 && n.bytes().all(|b| b == b'0' || b == b'1')),
+        (8, |n| (2..=3).contains(&n.len()) || (n.len() == 4 && n.starts_with('0'))),
+        (10, |n| n.len() <= 3),
+    ];
+    for (radix, shaped) in readings {
+        let mut run = String::new();
+        for n in &numbers {
+            match as_char(n, radix).filter(|_| shaped(n)) {
+                Some(c) => run.push(c),
+                None => {
+                    if run.len() >= MIN_SPELLED_RUN {
+                        out.push(std::mem::take(&mut run));
+                    }
+                    run.clear();
+                }
+            }
+        }
+        if run.len() >= MIN_SPELLED_RUN {
+            out.push(run);
+        }
+    }
+    (!out.is_empty()).then(|| out.join(" "))
 }
 
 /// `&#52;`, `&#x34;` (the semicolon is optional for browsers too). Named references are left
@@ -768,6 +888,35 @@ mod tests {
         assert_eq!(found("Qz8aX9c!Lm4Tt7w", "note=!Lm4Tt7w"), Some(Spelling::Partly));
         assert_eq!(found("Qz8aX9c!Lm4Tt7w", "note=Lm4T"), None, "four characters are not half");
         assert_eq!(found(key, "x=canar"), None, "a long key needs 8");
+    }
+
+    #[test]
+    fn values_spelled_character_by_character_are_found() {
+        let key = "Zq8aX9canary42Lm9Tt77";
+        assert_eq!(found("493817", "four nine three eight one seven"), Some(Spelling::SpelledOut));
+        assert_eq!(
+            found("493817", "Four-Niner-Three, Eight One Seven"),
+            Some(Spelling::SpelledOut)
+        );
+        assert_eq!(
+            found("4938117", "four nine three eight double one seven"),
+            Some(Spelling::SpelledOut)
+        );
+        let nato = "zulu quebec eight alfa x-ray nine charlie alpha november alfa romeo yankee \
+                    four two lima mike nine tango tango seven seven";
+        assert_eq!(found(key, nato), Some(Spelling::SpelledOut));
+        let decimal: Vec<String> = key.bytes().map(|b| b.to_string()).collect();
+        assert_eq!(found(key, &decimal.join(" ")), Some(Spelling::CharCodes));
+        assert_eq!(found(key, &decimal.join(",")), Some(Spelling::CharCodes));
+        let octal: Vec<String> = key.bytes().map(|b| format!("\\{b:o}")).collect();
+        assert_eq!(found(key, &octal.concat()), Some(Spelling::CharCodes));
+        let binary: Vec<String> = key.bytes().map(|b| format!("{b:08b}")).collect();
+        assert_eq!(found(key, &binary.join(" ")), Some(Spelling::CharCodes));
+        let otp_codes: Vec<String> = "493817".bytes().map(|b| b.to_string()).collect();
+        assert_eq!(found("493817", &otp_codes.join(" ")), Some(Spelling::CharCodes));
+        // Ordinary words and numbers spell nothing.
+        assert_eq!(found("493817", "one of the two delta flights at nine"), None);
+        assert_eq!(found("493817", "rooms 101 202 303 404 at 12 30"), None);
     }
 
     #[test]

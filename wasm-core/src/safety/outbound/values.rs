@@ -141,7 +141,8 @@ pub fn values(text: &str, speaker: Speaker) -> Vec<Found> {
             out.push(found);
         }
     };
-    let grouped = grouped_numbers(&words);
+    let mut grouped = grouped_numbers(&words);
+    grouped.extend(grouped_codes(&words));
     let squash = |v: &str| v.chars().filter(|c| c.is_alphanumeric()).collect::<String>();
     let in_group: Vec<String> = grouped.iter().map(|g| squash(&g.value)).collect();
     for found in grouped {
@@ -220,6 +221,35 @@ fn grouped_numbers(words: &[&str]) -> Vec<Found> {
             let alnum: String = joined.chars().filter(char::is_ascii_alphanumeric).collect();
             let digits = alnum.chars().filter(char::is_ascii_digit).count();
             if alnum.len() >= 12 && digits * 2 >= alnum.len() {
+                out.push(Found { value: joined, secret: true, link: Vec::new() });
+            }
+        }
+        i += run.max(1);
+    }
+    out
+}
+
+/// Codes written in groups for reading (`JBSW Y3DP EHPK 3PXP`, an authenticator's setup key;
+/// `4F7Q 9XK2 M3PD 7TRW`, a licence key): three or more groups of 3 to 8 letters and digits,
+/// each in capitals and digits or holding a digit, at least 12 characters with two digits and
+/// two letters among them. Each group alone is too short to track: the run is tracked whole.
+fn grouped_codes(words: &[&str]) -> Vec<Found> {
+    let mut out = Vec::new();
+    let group = |w: &str| {
+        let w = w.trim_matches(|c: char| matches!(c, ',' | '.' | ';' | ':' | '(' | ')'));
+        (3..=8).contains(&w.len())
+            && w.chars().all(|c| c.is_ascii_alphanumeric())
+            && (w.chars().all(|c| c.is_ascii_uppercase() || c.is_ascii_digit())
+                || w.chars().any(|c| c.is_ascii_digit()))
+    };
+    let mut i = 0;
+    while i < words.len() {
+        let run = words[i..].iter().take_while(|w| group(w)).count();
+        if run >= 3 {
+            let joined: String = words[i..i + run].join(" ");
+            let alnum: String = joined.chars().filter(char::is_ascii_alphanumeric).collect();
+            let digits = alnum.chars().filter(char::is_ascii_digit).count();
+            if alnum.len() >= 12 && digits >= 2 && alnum.len() - digits >= 2 {
                 out.push(Found { value: joined, secret: true, link: Vec::new() });
             }
         }
@@ -452,6 +482,18 @@ mod tests {
         assert!(page("Welcome back, please review 3 items in 2024").is_empty());
         assert_eq!(page("Your code is 493817."), ["493817"]);
         assert_eq!(page("Your password: Hunter2x"), ["Hunter2x"]);
+    }
+
+    #[test]
+    fn codes_shown_in_groups_are_tracked_whole() {
+        let manual = page("Or enter this code manually: JBSW Y3DP EHPK 3PXP then press Next");
+        assert!(manual.contains(&"JBSW Y3DP EHPK 3PXP".to_owned()), "{manual:?}");
+        assert!(page("Licence 4F7Q 9XK2 M3PD 7TRW").contains(&"4F7Q 9XK2 M3PD 7TRW".to_owned()));
+        let recovery = page("a1b2 c3d4 e5f6 g7h8");
+        assert!(recovery.contains(&"a1b2 c3d4 e5f6 g7h8".to_owned()), "{recovery:?}");
+        // Capitals without digits, or ordinary words, are not a code.
+        assert!(page("FREE SHIPPING ON ALL ORDERS TODAY").is_empty());
+        assert!(page("the cat sat on the mat").is_empty());
     }
 
     #[test]
