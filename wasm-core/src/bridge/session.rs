@@ -464,6 +464,7 @@ impl ExternalSession {
             action: action.clone(),
             description,
             outcome,
+            located: None,
         }));
     }
 }

@@ -562,6 +562,7 @@ fn transcript_of_a_turn_has_task_actions_answer_and_summary_and_starts_the_sessi
         action: Action::Click { ref_id: crate::observation::Ref::top(4) },
         description: "Click “Save” [4]".into(),
         outcome: ActionOutcome::failed("gone"),
+        located: None,
     });
     let first = transcript_record(&s, &s.records[0]);
     assert_eq!(first.session_id, "s");
