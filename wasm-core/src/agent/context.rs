@@ -192,6 +192,14 @@ pub struct ReplayState {
     pub heals: Vec<crate::workflow::Heal>,
 }
 
+impl ReplayState {
+    /// The healed steps that ran to completion (a healed step whose action then failed or was
+    /// refused is not offered to the workflow).
+    pub fn completed_heals(&self) -> Vec<crate::workflow::Heal> {
+        self.heals.iter().filter(|h| h.index < self.next).cloned().collect()
+    }
+}
+
 /// Where a workflow step sent data when it was recorded.
 #[derive(Debug, Clone, PartialEq)]
 pub(crate) struct ExpectedDestination {

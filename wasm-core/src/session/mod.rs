@@ -69,6 +69,21 @@ pub struct TaskRecord {
     /// The origins of the pages the task read.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub read_from: Vec<String>,
+    /// Set when the task ran a saved workflow (its TOC line, summary and export say so).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub workflow: Option<RanWorkflow>,
+}
+
+/// The workflow a task ran.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct RanWorkflow {
+    /// Its id.
+    pub id: String,
+    /// Its name then.
+    pub name: String,
+    /// Steps the model healed in that run.
+    #[serde(default)]
+    pub healed: u32,
 }
 
 impl TaskRecord {
@@ -90,6 +105,7 @@ impl TaskRecord {
             created_ms: now_ms,
             provenance: Default::default(),
             read_from: Vec::new(),
+            workflow: None,
         };
         record.apply_summary(extractive_summary(task, &outcome.answer), false);
         record

@@ -48,17 +48,25 @@ pub(super) fn provenance_for_next_task(w: &Rc<Worker>) -> waymark_core::safety::
 
 /// Records a finished task as the next turn (with an extractive summary at once, so nothing is
 /// ever missing; the secrets `taint` knows cut out first), stores it, and starts its summary
-/// call in the background.
+/// call in the background. A workflow run (`ran`) keeps its extractive summary: it makes no
+/// model call at all.
 pub(super) async fn record_task(
     w: &Rc<Worker>,
     prompt: &str,
     outcome: &TaskOutcome,
     taint: &waymark_core::safety::TaintLedger,
+    ran: Option<session::RanWorkflow>,
 ) {
-    let record = TaskRecord::noted(0, prompt, outcome, BrowserEnv.now_ms(), taint);
+    let mut record = TaskRecord::noted(0, prompt, outcome, BrowserEnv.now_ms(), taint);
+    let summarise = ran.is_none();
+    record.workflow = ran;
     let turn = w.session.borrow_mut().push(record);
     let snapshot = w.session.borrow().clone();
     save(w, &snapshot, turn).await;
+    if !summarise {
+        send_transcript(w, &snapshot, turn).await;
+        return;
+    }
     if let Some(record) = snapshot.turn(turn) {
         let request = summary_request(&snapshot, record);
         let (w, id, record) = (w.clone(), snapshot.id.clone(), record.clone());

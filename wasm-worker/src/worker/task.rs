@@ -57,6 +57,8 @@ pub(super) struct StartOptions {
     pub resources: BTreeMap<String, String>,
     /// Sites allowed in Settings.
     pub allowed_sites: Vec<String>,
+    /// The saved workflow the task runs, with its values.
+    pub workflow: Option<waymark_core::workflow::WorkflowRun>,
 }
 
 /// Runs a new task on the tab the user looked at last.
@@ -80,15 +82,27 @@ pub(super) async fn run(w: Rc<Worker>, opts: StartOptions) {
         // Not connected: the task's first model call reports the host's error to the user.
         w.host.refresh().await;
     }
-    let spec = TaskSpec {
-        resources: opts.resources,
-        max_steps: opts.max_steps.unwrap_or(agent::DEFAULT_MAX_STEPS),
-        session_context: session_context(&w),
-        session_provenance: sessions::provenance_for_next_task(&w),
-        recallable: sessions::recallable_for_next_task(&w),
-        output: opts.mode,
-        allowed_sites: opts.allowed_sites,
-        ..TaskSpec::new(opts.prompt)
+    let spec = match opts.workflow {
+        // A workflow run asks no model while its steps resolve: no session notes, no
+        // validation, one agent step per workflow step.
+        Some(run) => TaskSpec {
+            max_steps: run.max_steps(),
+            validate: false,
+            output: opts.mode,
+            allowed_sites: opts.allowed_sites,
+            workflow: Some(run),
+            ..TaskSpec::new(opts.prompt)
+        },
+        None => TaskSpec {
+            resources: opts.resources,
+            max_steps: opts.max_steps.unwrap_or(agent::DEFAULT_MAX_STEPS),
+            session_context: session_context(&w),
+            session_provenance: sessions::provenance_for_next_task(&w),
+            recallable: sessions::recallable_for_next_task(&w),
+            output: opts.mode,
+            allowed_sites: opts.allowed_sites,
+            ..TaskSpec::new(opts.prompt)
+        },
     };
     let id = format!("{:x}{:08x}", BrowserEnv.now_ms() as u64, BrowserEnv.random_u64() as u32);
     let journal = StorageJournal::new(ChromeStore, id, tab_id);
@@ -116,7 +130,7 @@ pub(super) async fn run(w: Rc<Worker>, opts: StartOptions) {
             // accepts writes again), so the user sees what happened and loses nothing.
             *w.controls.borrow_mut() = None;
             let taint = TaskContext::new(spec.clone()).taint;
-            sessions::record_task(&w, &spec.task, &outcome, &taint).await;
+            sessions::record_task(&w, &spec.task, &outcome, &taint, None).await;
             return;
         }
     };
@@ -193,7 +207,7 @@ async fn report_damaged(
     w.state.borrow_mut().task = Some(TaskView::unrestored(&report, now));
     w.broadcast();
     let Some(journal) = journal else { return };
-    sessions::record_task(w, report.task(), &outcome, &report.recovered.taint).await;
+    sessions::record_task(w, report.task(), &outcome, &report.recovered.taint, None).await;
     clear_journal(&journal).await;
 }
 
@@ -274,7 +288,8 @@ async fn finish(
         ));
     }
     w.broadcast();
-    sessions::record_task(w, &ctx.spec.task, &outcome, &ctx.taint).await;
+    let ran = super::workflows::after_run(w, ctx).await;
+    sessions::record_task(w, &ctx.spec.task, &outcome, &ctx.taint, ran).await;
     super::status::save_session_usage(w).await;
     clear_journal(journal).await;
 }
