@@ -232,7 +232,11 @@ pub fn display_name(name: &str, title: Option<&str>) -> String {
 }
 
 impl SessionsServer {
-    async fn browser(&self, peer: &Peer<RoleServer>, call: BridgeCall) -> CallToolResult {
+    pub(super) async fn browser(
+        &self,
+        peer: &Peer<RoleServer>,
+        call: BridgeCall,
+    ) -> CallToolResult {
         let client = peer.peer_info().map_or_else(
             || display_name("", None),
             |info| display_name(&info.client_info.name, info.client_info.title.as_deref()),

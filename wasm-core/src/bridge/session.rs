@@ -95,6 +95,10 @@ impl ExternalSession {
             BridgeCall::RunTask { .. } => {
                 return Err(fail(Kind::Unsupported, "running a whole task is not available yet"));
             }
+            // The worker runs workflows as tasks of the user's session, before any session.
+            BridgeCall::RunWorkflow { .. } => {
+                return Err(fail(Kind::Unsupported, "workflows run as the user's own tasks"));
+            }
             BridgeCall::OpenTab { url } => match url {
                 Some(url) => Action::OpenTab { url },
                 None => return Err(fail(Kind::BadArguments, "give the new tab's url")),

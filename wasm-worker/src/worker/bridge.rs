@@ -273,6 +273,9 @@ async fn handle(
             "the user switched external agents off in Waymark's settings",
         ));
     }
+    if let BridgeCall::RunWorkflow { name, values } = request {
+        return super::workflows::run_for_bridge(w, &name, values).await;
+    }
     w.bridge.acquire().await;
     let result = handle_in_turn(w, client, request).await;
     w.bridge.release();

@@ -63,6 +63,11 @@ pub(super) struct StartOptions {
 
 /// Runs a new task on the tab the user looked at last.
 pub(super) async fn run(w: Rc<Worker>, opts: StartOptions) {
+    run_to_end(w, opts).await;
+}
+
+/// [`run`], returning how the task ended (once it is recorded).
+pub(super) async fn run_to_end(w: Rc<Worker>, opts: StartOptions) -> agent::TaskOutcome {
     let Some(tab_id) = crate::tab::target_tab().await else {
         let outcome = agent::TaskOutcome {
             answer: "Open a web page (http or https) in a tab first: Waymark works on the tab \
@@ -75,8 +80,8 @@ pub(super) async fn run(w: Rc<Worker>, opts: StartOptions) {
             elapsed_ms: 0.0,
             ending: agent::Ending::Failed,
         };
-        TaskEventSink(w.clone()).emit(TaskEvent::Finished(outcome));
-        return;
+        TaskEventSink(w.clone()).emit(TaskEvent::Finished(outcome.clone()));
+        return outcome;
     };
     if !matches!(w.host.status(), waymark_core::panel::HostStatus::Connected { .. }) {
         // Not connected: the task's first model call reports the host's error to the user.
@@ -131,12 +136,13 @@ pub(super) async fn run(w: Rc<Worker>, opts: StartOptions) {
             *w.controls.borrow_mut() = None;
             let taint = TaskContext::new(spec.clone()).taint;
             sessions::record_task(&w, &spec.task, &outcome, &taint, None).await;
-            return;
+            return outcome;
         }
     };
     let outcome = agent.run(&mut ctx).await;
     page.guard().end_after_settle();
-    finish(&w, &ctx, outcome, &journal).await;
+    finish(&w, &ctx, outcome.clone(), &journal).await;
+    outcome
 }
 
 /// The agent of this worker, on `page`, with the task's controls and journal.

@@ -12,12 +12,15 @@ use std::cell::RefCell;
 use std::collections::BTreeMap;
 use std::rc::Rc;
 use wasm_bindgen_futures::spawn_local;
+use waymark_core::action::Refuser;
 use waymark_core::agent::{
-    Env, OutputMode, Store, TaskContext, TaskEvent, TaskEvents, TaskOutcome,
+    Ending, Env, OutputMode, Store, TaskContext, TaskEvent, TaskEvents, TaskOutcome,
 };
 use waymark_core::panel::workflows::{self as view, WorkflowExport};
 use waymark_core::panel::{PanelRequest, TaskView};
-use waymark_core::protocol::{ExportFormat, ExportWrite};
+use waymark_core::protocol::{
+    BridgeFailure, BridgeFailureKind, BridgeOutput, ExportFormat, ExportWrite,
+};
 use waymark_core::session::RanWorkflow;
 use waymark_core::workflow::{
     Heal, Workflow, WorkflowEdit, WorkflowMeta, WorkflowRun, WorkflowStore, export_json,
@@ -307,6 +310,74 @@ fn start_run(w: &Rc<Worker>, run: WorkflowRun, mode: OutputMode) -> bool {
     };
     spawn_local(task::run(w.clone(), opts));
     true
+}
+
+/// An external agent (MCP `run_workflow`) runs a saved workflow by name, as a task of the
+/// user's session on the tab the user is looking at (the panel shows it and asks its cards);
+/// the answer once it ended.
+pub(super) async fn run_for_bridge(
+    w: &Rc<Worker>,
+    name: &str,
+    values: BTreeMap<String, String>,
+) -> Result<BridgeOutput, BridgeFailure> {
+    let workflow = w
+        .workflows
+        .saved
+        .borrow()
+        .iter()
+        .find(|s| s.name.trim().eq_ignore_ascii_case(name.trim()))
+        .cloned();
+    let Some(workflow) = workflow else {
+        let names: Vec<String> =
+            w.workflows.saved.borrow().iter().map(|s| format!("“{}”", s.name)).collect();
+        let known = if names.is_empty() { "none yet".to_owned() } else { names.join(", ") };
+        return Err(BridgeFailure::new(
+            BridgeFailureKind::BadArguments,
+            format!("there is no workflow named “{name}” (saved workflows: {known})"),
+        ));
+    };
+    let run = WorkflowRun::bind(workflow, values)
+        .map_err(|e| BridgeFailure::new(BridgeFailureKind::BadArguments, e.to_string()))?;
+    if w.state.borrow().task.as_ref().is_some_and(|t| t.running) {
+        return Err(BridgeFailure::new(
+            BridgeFailureKind::Busy,
+            "Waymark is running a task in this browser; try again when it is done",
+        ));
+    }
+    let prompt = run.task_text();
+    let mut view = TaskView::started(&prompt);
+    view.workflow = Some(run.workflow.name.clone());
+    let allowed_sites = {
+        let mut state = w.state.borrow_mut();
+        state.task = Some(view);
+        state.task_turn = None;
+        state.settings.agent.allowed_sites.clone()
+    };
+    w.broadcast();
+    let opts = task::StartOptions {
+        prompt,
+        mode: OutputMode::default(),
+        max_steps: None,
+        step_mode: false,
+        resources: BTreeMap::new(),
+        allowed_sites,
+        workflow: Some(run),
+    };
+    let outcome = task::run_to_end(w.clone(), opts).await;
+    let kind = match outcome.ending {
+        Ending::Finished => {
+            return Ok(BridgeOutput { text: outcome.answer, ..BridgeOutput::default() });
+        }
+        Ending::Refused
+            if outcome.steps.last().and_then(|s| s.outcome.refused_by) == Some(Refuser::User) =>
+        {
+            BridgeFailureKind::Denied
+        }
+        Ending::Refused => BridgeFailureKind::Refused,
+        Ending::Stopped => BridgeFailureKind::Stopped,
+        Ending::Failed | Ending::NotFinished => BridgeFailureKind::PageFailed,
+    };
+    Err(BridgeFailure::new(kind, outcome.answer))
 }
 
 /// A prompt "run NAME …" that names a saved workflow starts it (or shows why it cannot);
