@@ -27,7 +27,7 @@ function runForm(item) {
     return [
       el('label', { htmlFor: id, textContent: p.label ? `${p.label} ({{${p.name}}})` : p.name }),
       el('input', {
-        id, name: p.name, value: p.default, autocomplete: 'off', spellcheck: false,
+        id, name: p.name, defaultValue: p.default, autocomplete: 'off', spellcheck: false,
         type: p.secret ? 'password' : 'text',
         placeholder: p.secret ? 'a secret: asked at each run, never stored' : '',
       }),
@@ -191,7 +191,9 @@ export function initWorkflows(send) {
     if (form.classList.contains('run-form')) {
       const values = Object.fromEntries([...form.querySelectorAll('input')].map((i) => [i.name, i.value]));
       send({ type: 'run_workflow', id: form.dataset.id, values });
-      for (const secret of form.querySelectorAll('input[type=password]')) secret.value = '';
+      // Back to the defaults (a secret never stays in the form).
+      form.reset();
+      form.hidden = true;
       setWorkflowsOpen(false);
     } else if (form.classList.contains('rename-workflow')) {
       send({ type: 'rename_workflow', id: form.dataset.id, name: form.querySelector('input').value });
