@@ -86,3 +86,24 @@ fn only_actions_that_can_start_something_wait_for_the_page_to_settle() {
     assert!(quiet(0, 410.0).is_settled(click));
     assert!(!Settled { pending: 1, ..quiet(3, 500.0) }.is_settled(click), "a request in flight");
 }
+
+#[test]
+fn a_replay_settles_briefly_after_the_actions_that_settle_at_all() {
+    let r = Ref::top(1);
+    for action in [
+        Action::Type { ref_id: r, text: "a".into(), append: false },
+        Action::Click { ref_id: r },
+        Action::SelectOption { ref_id: r, option: "x".into() },
+        Action::Scroll { direction: ScrollDirection::Down, ref_id: None },
+        Action::Navigate { url: "https://a.example/".into() },
+    ] {
+        match (action.settle_window(), action.replay_settle_window()) {
+            (None, None) => {}
+            (Some(live), Some(replay)) => {
+                assert!(replay.after_change_ms <= live.after_change_ms, "{action:?}");
+                assert!(replay.without_change_ms <= live.without_change_ms, "{action:?}");
+            }
+            other => panic!("{action:?}: {other:?}"),
+        }
+    }
+}

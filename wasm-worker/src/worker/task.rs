@@ -168,7 +168,8 @@ fn metered(w: &Rc<Worker>) -> MeteredLlm {
 fn page_for(w: &Rc<Worker>, tab_id: i32, spec: &TaskSpec) -> TabPage {
     let uploads =
         crate::upload::Uploads { resources: spec.resources.clone(), host: w.host.clone() };
-    TabPage::for_task(tab_id).with_uploads(uploads)
+    let page = TabPage::for_task(tab_id).with_uploads(uploads);
+    if spec.workflow.is_some() { page.replaying() } else { page }
 }
 
 /// Resumes the task a previous worker left unfinished, if any; reports one whose journal
