@@ -180,11 +180,17 @@ fn accessible(panel: &Panel, name: &str) {
     for theme in ["light", "dark"] {
         panel
             .page
-            .call("Emulation.setDeviceMetricsOverride", json!({"width": 400, "height": 860, "deviceScaleFactor": 1, "mobile": false}))
+            .call(
+                "Emulation.setDeviceMetricsOverride",
+                json!({"width": 400, "height": 860, "deviceScaleFactor": 1, "mobile": false}),
+            )
             .expect("viewport");
         panel
             .page
-            .call("Emulation.setEmulatedMedia", json!({"features": [{"name": "prefers-color-scheme", "value": theme}]}))
+            .call(
+                "Emulation.setEmulatedMedia",
+                json!({"features": [{"name": "prefers-color-scheme", "value": theme}]}),
+            )
             .expect("theme");
         let shot = dir.join(format!("workflows-{name}-{theme}.png"));
         panel.page.screenshot(&shot).unwrap_or_else(|e| panic!("screenshot {name}: {e:#}"));
@@ -196,7 +202,11 @@ fn accessible(panel: &Panel, name: &str) {
                  .map((v) => ({ id: v.id, help: v.help, nodes: v.nodes.map((n) => n.target.join(' ')) })))",
             )
             .expect("axe runs");
-        assert_eq!(result, json!([]), "{name} ({theme}): serious or critical accessibility violations");
+        assert_eq!(
+            result,
+            json!([]),
+            "{name} ({theme}): serious or critical accessibility violations"
+        );
     }
 }
 

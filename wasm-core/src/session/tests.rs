@@ -487,7 +487,10 @@ fn a_task_run_from_a_workflow_says_so_in_the_export() {
     s.records[1].workflow =
         Some(RanWorkflow { id: "w1".into(), name: "Order a *teapot*".into(), healed: 0 });
     let md = to_markdown(&s, 0.0, TrackedValues::Include);
-    assert!(md.contains("- Ran from the workflow “Order a \\*teapot\\*” (replayed without the model)"), "{md}");
+    assert!(
+        md.contains("- Ran from the workflow “Order a \\*teapot\\*” (replayed without the model)"),
+        "{md}"
+    );
     assert_eq!(md.matches("Ran from the workflow").count(), 1, "{md}");
     s.records[1].workflow.as_mut().expect("run").healed = 2;
     let md = to_markdown(&s, 0.0, TrackedValues::Include);
