@@ -4,13 +4,16 @@
 //! values (from the run form and from a "run NAME …" prompt); a renamed button and a moved
 //! checkbox cost exactly one model call each; a removed target stops the run saying where and
 //! why; a card denied mid-replay stops it cleanly; a malformed or future-version import stores
-//! nothing; a save refused by full storage loses nothing.
+//! nothing; a save refused by full storage loses nothing; an external agent runs a workflow by
+//! name through MCP (`run_workflow`) while the card waits for the panel.
 
 mod common;
+mod mcp_support;
 
 use common::{
     Panel, Setup, TASK_TIMEOUT, Waymark, built_extension, find_ref, message_text, role_reply,
 };
+use mcp_support::{Client, switched_on};
 use serde_json::{Value, json};
 use std::path::{Path, PathBuf};
 use waymark_tests::fixture_server::FixtureServer;
@@ -465,5 +468,62 @@ fn bad_imports_and_a_full_storage_on_save_change_nothing_and_lose_nothing() {
         .wait_text("workflows-notice", &format!("t.includes('Imported “{NAME} (2)”')"))
         .expect("imported");
     wait_js(&panel, "document.querySelectorAll('#workflow-list li').length === 2");
+    llm.assert_no_script_panics().expect("script ok");
+}
+
+#[test]
+fn an_external_agent_runs_a_saved_workflow_by_name_and_its_card_waits_for_the_panel() {
+    let Some(extension) = built_extension() else { return };
+    let llm = ScriptedLlm::start(model).expect("scripted LLM");
+    let wm = Waymark::launch(&extension, Setup { llm: &llm, install_host: true, site: site() })
+        .expect("launch");
+    let panel = wm.panel().expect("panel");
+    panel.wait_text("host-status", "t.includes('connected')").expect("host connects");
+    record(&wm, &panel);
+    save_as_workflow(&panel);
+    click(&panel, "#workflows-close");
+    switched_on(&wm, &panel);
+    let claude = Client::spawn(&wm, "claude-code");
+
+    // An unknown name lists the saved workflows; an unknown input names the known ones.
+    let (err, text) = claude.tool("run_workflow", json!({"name": "Order a kettle"}));
+    assert!(err && text.contains(&format!("“{NAME}”")), "{text}");
+    let (err, text) = claude.tool("run_workflow", json!({"name": NAME, "inputs": {"nobody": "x"}}));
+    assert!(
+        err && text.contains("no input named “nobody”") && text.contains("full_name"),
+        "{text}"
+    );
+
+    // The run is the user's own task: shown in the panel, its card answered there.
+    let _tab = wm.open("/wf/order.html").expect("the shop");
+    let before = calls(&llm);
+    let run = claude.start(
+        "run_workflow",
+        json!({"name": "order a TEAPOT", "inputs": {"full_name": "Ada Byron"}}),
+    );
+    let card = panel.approve_card().expect("the order's card waits for the panel");
+    assert!(card.contains("Place order"), "{card}");
+    let (err, text) = claude.finish(run);
+    assert!(!err && text.contains("Ran the workflow") && text.contains("no model call"), "{text}");
+    assert_eq!(
+        wait_orders(&wm.site, 2)[1],
+        "name=Ada+Byron&date=2026-03-14&shipping=Express&gift=on"
+    );
+    assert_eq!(calls(&llm), before, "no model call");
+
+    // Denied at the card: an error for the agent, nothing ordered.
+    let _tab = wm.open("/wf/order.html").expect("the shop");
+    let run = claude.start("run_workflow", json!({"name": NAME}));
+    wait_js(
+        &panel,
+        "!document.getElementById('intervention').hidden && document.getElementById('intervention').dataset.kind === 'confirm'",
+    );
+    click(&panel, "#intervention-deny");
+    let (err, text) = claude.finish(run);
+    assert!(err && text.contains("you did not approve it"), "{text}");
+    assert_eq!(orders(&wm.site).len(), 2, "nothing was ordered");
+    // The agent's own calls go on afterwards.
+    let (err, snap) = claude.tool("browser_snapshot", json!({}));
+    assert!(!err, "{snap}");
     llm.assert_no_script_panics().expect("script ok");
 }

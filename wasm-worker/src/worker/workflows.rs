@@ -314,7 +314,7 @@ fn start_run(w: &Rc<Worker>, run: WorkflowRun, mode: OutputMode) -> bool {
 
 /// An external agent (MCP `run_workflow`) runs a saved workflow by name, as a task of the
 /// user's session on the tab the user is looking at (the panel shows it and asks its cards);
-/// the answer once it ended.
+/// the answer once it ended. The bridge checks first that no task of Waymark's own runs.
 pub(super) async fn run_for_bridge(
     w: &Rc<Worker>,
     name: &str,
@@ -338,12 +338,6 @@ pub(super) async fn run_for_bridge(
     };
     let run = WorkflowRun::bind(workflow, values)
         .map_err(|e| BridgeFailure::new(BridgeFailureKind::BadArguments, e.to_string()))?;
-    if w.state.borrow().task.as_ref().is_some_and(|t| t.running) {
-        return Err(BridgeFailure::new(
-            BridgeFailureKind::Busy,
-            "Waymark is running a task in this browser; try again when it is done",
-        ));
-    }
     let prompt = run.task_text();
     let mut view = TaskView::started(&prompt);
     view.workflow = Some(run.workflow.name.clone());
