@@ -180,3 +180,85 @@ pub fn heal_review(workflow_id: &str, workflow_name: &str, heals: &[Heal]) -> He
             .collect(),
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::workflow::{Param, SCHEMA_VERSION, StepAction, Template, UrlPattern};
+
+    fn workflow(id: &str, name: &str) -> Workflow {
+        let page = UrlPattern::of_page("https://shop.example/order").expect("page");
+        let save = Locator {
+            role: "button".into(),
+            name: Template::literal("Save"),
+            heading: Some(Template::literal("Your order")),
+            near: None,
+            nth: 0,
+            of: 1,
+            frames: vec![],
+        };
+        Workflow {
+            schema_version: SCHEMA_VERSION,
+            id: id.into(),
+            name: name.into(),
+            task: Template::literal("t"),
+            params: vec![
+                Param {
+                    name: "who".into(),
+                    label: "Name".into(),
+                    default: Some("Ada".into()),
+                    secret: false,
+                },
+                Param { name: "pin".into(), label: "PIN".into(), default: None, secret: true },
+            ],
+            steps: vec![WorkflowStep {
+                intent: "Click Save".into(),
+                page,
+                action: StepAction::Click,
+                target: Some(save),
+                destination: None,
+            }],
+            created_ms: 0.0,
+            updated_ms: 0.0,
+            revision: 0,
+        }
+    }
+
+    #[test]
+    fn the_list_is_by_name_and_the_run_form_knows_secrets_and_defaults() {
+        let items = list(&[workflow("2", "weekly report"), workflow("1", "Order a teapot")]);
+        assert_eq!(
+            items.iter().map(|i| i.name.as_str()).collect::<Vec<_>>(),
+            ["Order a teapot", "weekly report"]
+        );
+        assert_eq!(items[0].params[0].default, "Ada");
+        assert!(items[0].params[1].secret && items[0].params[1].default.is_empty());
+        let editor =
+            editor(&items.first().map(|_| workflow("1", "Order a teapot")).expect("one"), Some(3));
+        assert!(editor.is_new);
+        assert_eq!(
+            editor.steps,
+            ["click on button “Save” under “Your order” at https://shop.example/order"]
+        );
+    }
+
+    #[test]
+    fn a_heal_review_shows_what_each_step_was_and_is_now() {
+        let was = workflow("1", "w").steps[0].clone();
+        let mut now = was.clone();
+        if let Some(t) = now.target.as_mut() {
+            t.name = Template::literal("Store");
+        }
+        let heal = Heal {
+            index: 4,
+            why: "there is no button “Save” on the page".into(),
+            was,
+            now,
+            revision: 0,
+        };
+        let review = heal_review("1", "w", &[heal]);
+        assert_eq!(review.steps[0].step, 5);
+        assert_eq!(review.steps[0].was, "button “Save” under “Your order”");
+        assert_eq!(review.steps[0].now, "button “Store” under “Your order”");
+    }
+}
