@@ -13,6 +13,7 @@ import { atEnd, initThread, keepEnd, renderThread, setDrawer } from './panel/thr
 import { renderFindings } from './panel/findings.js';
 import { initPrompt, renderPrompt } from './panel/prompt.js';
 import { initExternal, renderExternal } from './panel/external.js';
+import { initWorkflows, renderWorkflows, setWorkflowsOpen } from './panel/workflows.js';
 
 let port;
 // Input given before the port is open (the first few ms) waits for it.
@@ -41,6 +42,7 @@ function draw(state) {
   renderThread(state);
   keepEnd(wasAtEnd);
   renderExternal(state.external);
+  renderWorkflows(state);
   // When the panel first became usable with its session (read by `cargo xtask bench panel`).
   if (!document.body.dataset.readyMs && state.session.id) {
     document.body.dataset.stateMs = String(arrived);
@@ -79,6 +81,7 @@ $('export').addEventListener('click', () => send(exportRequest('md')));
 initPrompt(send, () => $('prompt-form').requestSubmit());
 initSettings(send);
 initExternal(send);
+initWorkflows(send);
 
 // Keyboard: Ctrl/Cmd+E exports; Escape closes the settings, or else stops the running task
 // (the worker ignores it when nothing runs).
@@ -88,6 +91,7 @@ document.addEventListener('keydown', (event) => {
     send(exportRequest('md'));
   } else if (event.key === 'Escape' && !event.isComposing) {
     if (!$('settings').hidden) setSettingsOpen(false, send);
+    else if (!$('workflows').hidden) setWorkflowsOpen(false);
     else if (document.body.classList.contains('drawer-open')) setDrawer(false);
     else if (!$('confirm-delete').hidden) send({ type: 'cancel_delete' });
     else send({ type: 'stop' });

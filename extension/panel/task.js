@@ -22,9 +22,10 @@ export function renderTask(task) {
     : c.taken_over ? (c.waiting ? 'You have control' : 'Handing over after this action…')
     : c.paused ? (c.waiting ? 'Paused' : 'Pausing after this action…')
     : c.stopping ? 'Stopping after this action…' : 'Working…';
+  const from = task.workflow ? ` · workflow “${task.workflow}”` : '';
   text($('task-progress'), task.running
-    ? `${state} · step ${task.step}${where}${engine}`
-    : `${task.heading}${where}${engine}`);
+    ? `${state} · step ${task.step}${from}${where}${engine}`
+    : `${task.heading}${from}${where}${engine}`);
   $('task-controls').hidden = !task.running;
   const held = c.paused || c.taken_over;
   $('pause').hidden = held;

@@ -125,6 +125,13 @@ fn mcp_lists_sessions_and_reads_a_turn() {
     }
     // The browser tools sit beside them (tested end to end in tests/tests/mcp_bridge.rs).
     assert!(names.iter().filter(|n| n.starts_with("browser_")).count() >= 14, "{names:?}");
+    // A saved workflow runs by name with its inputs.
+    let run_workflow = tools["result"]["tools"]
+        .as_array()
+        .and_then(|t| t.iter().find(|t| t["name"] == "run_workflow"))
+        .expect("run_workflow listed");
+    assert_eq!(run_workflow["inputSchema"]["required"], json!(["name"]), "{run_workflow}");
+    assert!(run_workflow["inputSchema"]["properties"]["inputs"].is_object(), "{run_workflow}");
 
     let (err, text) = mcp.tool(3, "list_sessions", json!({}));
     assert!(!err);

@@ -359,6 +359,15 @@ impl Action {
         }
     }
 
+    /// The settle window of this action in a workflow replay: only a short quiet (and nothing
+    /// in flight) before going on. The live windows give the model a page to look at after
+    /// the effect (a search box's suggestions after its debounce); a replay asks no model, and
+    /// its next step waits for its own element when it is not there yet.
+    pub fn replay_settle_window(&self) -> Option<SettleWindow> {
+        self.settle_window()
+            .map(|_| SettleWindow { after_change_ms: 60.0, without_change_ms: 60.0 })
+    }
+
     /// Whether a page action commonly makes the page navigate or open a tab (a link, a
     /// submit button, Enter, a select that jumps): after these the tab adapter gives the page
     /// a moment before looking for the effect. Typing, hovering, scrolling and reading do

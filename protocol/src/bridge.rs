@@ -131,6 +131,14 @@ pub enum BridgeCall {
         #[serde(default, skip_serializing_if = "Option::is_none")]
         session: Option<String>,
     },
+    /// Run a saved workflow (by name) on the tab the user is looking at, with these inputs.
+    RunWorkflow {
+        /// The workflow's name, as the side panel lists it.
+        name: String,
+        /// Values of its inputs by name; the others take their defaults.
+        #[serde(default, skip_serializing_if = "std::collections::BTreeMap::is_empty")]
+        values: std::collections::BTreeMap<String, String>,
+    },
 }
 
 impl BridgeCall {
@@ -156,6 +164,7 @@ impl BridgeCall {
             Self::Screenshot => "screenshot",
             Self::WaitFor { .. } => "wait_for",
             Self::RunTask { .. } => "run_task",
+            Self::RunWorkflow { .. } => "run_workflow",
         }
     }
 
@@ -168,6 +177,9 @@ impl BridgeCall {
             Self::PressKey { key } => key.len(),
             Self::WaitFor { text: Some(t), .. } => t.len(),
             Self::Upload { file, .. } => file.len(),
+            Self::RunWorkflow { name, values } => {
+                name.len() + values.iter().map(|(k, v)| k.len() + v.len()).sum::<usize>()
+            }
             _ => 0,
         }
     }

@@ -19,3 +19,4 @@ pub mod session;
 pub mod tabs;
 pub mod text;
 pub mod upload;
+pub mod workflow;

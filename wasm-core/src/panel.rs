@@ -18,6 +18,7 @@ pub mod settings;
 pub mod setup;
 pub mod status;
 pub mod view;
+pub mod workflows;
 
 pub use guide::{Guide, GuideAction, GuideModelForm, GuideStep, GuideView};
 pub use llm_state::{LlmLine, LlmState, LlmStates};
@@ -26,6 +27,7 @@ pub use settings::{AgentSettings, DoctorView, SettingsForm, SettingsView};
 pub use setup::{InstallCommand, Platform};
 pub use status::Usage;
 pub use view::{Dot, PanelView, StatusLine};
+pub use workflows::WorkflowsView;
 
 /// What the side panel can ask of the service worker.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -166,6 +168,70 @@ pub enum PanelRequest {
         /// Its id (from [`external::ExternalClient`]).
         client: u64,
     },
+    /// Make a workflow of a finished task of the current session: the editor opens with the
+    /// draft (nothing is stored until the user saves it).
+    SaveAsWorkflow {
+        /// The task's turn.
+        turn: u32,
+    },
+    /// Open a saved workflow in the editor.
+    EditWorkflow {
+        /// Its id.
+        id: String,
+    },
+    /// Save the editor's workflow with the user's changes (validated in Rust).
+    SaveWorkflow {
+        /// The form as the user left it.
+        form: crate::workflow::WorkflowEdit,
+    },
+    /// Close the editor without saving.
+    CloseWorkflowEditor,
+    /// Run a workflow on the tab the user is looking at.
+    RunWorkflow {
+        /// Its id.
+        id: String,
+        /// The run form's values (empty ones take the defaults).
+        #[serde(default)]
+        values: std::collections::BTreeMap<String, String>,
+    },
+    /// Give a workflow a new name.
+    RenameWorkflow {
+        /// Its id.
+        id: String,
+        /// The new name.
+        name: String,
+    },
+    /// Copy a workflow.
+    DuplicateWorkflow {
+        /// Its id.
+        id: String,
+    },
+    /// Ask to delete a workflow: the panel then shows a confirmation.
+    DeleteWorkflow {
+        /// Its id.
+        id: String,
+    },
+    /// The user confirmed the deletion.
+    ConfirmDeleteWorkflow {
+        /// Its id.
+        id: String,
+    },
+    /// The user kept the workflow.
+    CancelDeleteWorkflow,
+    /// Write a workflow as a JSON file through the host (and show its JSON to copy).
+    ExportWorkflow {
+        /// Its id.
+        id: String,
+    },
+    /// Import a workflow file's text (validated; nothing is stored when it is refused).
+    ImportWorkflow {
+        /// The file's content.
+        json: String,
+    },
+    /// Write the last run's healed steps into its workflow.
+    AcceptHeals,
+    /// Keep the workflow as it was.
+    RejectHeals,
 }
 
 /// Everything the side panel shows.
@@ -246,6 +312,9 @@ pub struct PanelState {
     /// External agents: the switch, who is connected, what is wrong.
     #[serde(default)]
     pub external: external::ExternalView,
+    /// Saved workflows, the editor, the last run's healed steps.
+    #[serde(default)]
+    pub workflows: WorkflowsView,
 }
 
 /// What the worker does with one message from a side panel.
@@ -291,6 +360,10 @@ impl PanelState {
             prompt_history: self.prompt_history.clone(),
             guide: self.guide,
             install: self.install.clone(),
+            workflows: WorkflowsView {
+                list: self.workflows.list.clone(),
+                ..WorkflowsView::default()
+            },
             settings: SettingsView {
                 roles: self.settings.roles.clone(),
                 agent: self.settings.agent.clone(),
@@ -454,6 +527,9 @@ pub struct TaskView {
     /// The tail of the model's text while it streams (see [`live`]); empty otherwise.
     #[serde(default)]
     pub live_text: String,
+    /// The workflow this task runs, by name (a run says so).
+    #[serde(default)]
+    pub workflow: Option<String>,
 }
 
 /// One action in the timeline.
@@ -478,6 +554,7 @@ impl TaskView {
     /// The view of a task resumed from its journal after the service worker restarted.
     pub fn resumed(ctx: &crate::agent::TaskContext) -> Self {
         let mut view = Self::replayed(&ctx.spec.shown_task(), ctx);
+        view.workflow = ctx.spec.workflow.as_ref().map(|r| r.workflow.name.clone());
         view.notes
             .push("Waymark restarted and resumed this task from its last completed step.".into());
         view

@@ -45,6 +45,8 @@ pub struct TabPage {
     uploads: Option<super::upload::Uploads>,
     /// Holds the tab to each action's network permit.
     guard: NetGuard,
+    /// A workflow replay: actions settle for [`Action::replay_settle_window`] only.
+    replaying: bool,
 }
 
 /// What `chrome.tabs` tells about a tab (the fields used here).
@@ -127,12 +129,22 @@ impl TabPage {
     /// The agent starts on `tab_id`. Its network rules go after each action's settle window
     /// (single actions); a task's page keeps them between actions, see [`TabPage::for_task`].
     pub fn new(tab_id: i32) -> Self {
-        Self { tab_id: Cell::new(tab_id), uploads: None, guard: NetGuard::new(false) }
+        Self {
+            tab_id: Cell::new(tab_id),
+            uploads: None,
+            guard: NetGuard::new(false),
+            replaying: false,
+        }
     }
 
     /// The page of a task: between actions its tab stays within the task's scope.
     pub fn for_task(tab_id: i32) -> Self {
         Self { guard: NetGuard::new(true), ..Self::new(tab_id) }
+    }
+
+    /// The page of a workflow replay (see [`Action::replay_settle_window`]).
+    pub fn replaying(self) -> Self {
+        Self { replaying: true, ..self }
     }
 
     /// The network guard, for the task's controls (the user taking the page) and its end.
@@ -388,7 +400,9 @@ impl TabPage {
         };
         if outcome.ok && action.runs_in_page() {
             let frame = action.target_ref().map(|r| r.frame).unwrap_or(0);
-            let settled = match action.settle_window() {
+            let window =
+                if self.replaying { action.replay_settle_window() } else { action.settle_window() };
+            let settled = match window {
                 Some(window) => self.settle_frame(frame, window, settle::SETTLE_CAP_MS).await,
                 None => None,
             };

@@ -76,6 +76,18 @@ pub fn mcp() -> Result<()> {
         .env_remove("WAYMARK_SKIP_BROWSER"))
 }
 
+/// `cargo xtask bench workflow`: a saved workflow's replay against the live run it was recorded
+/// from, with the scripted model answering after 1.5 s per call (see
+/// `tests/tests/workflow_bench.rs`).
+pub fn workflow() -> Result<()> {
+    setup::all(setup::Need { chromium: true, eval: false })?;
+    build::all(build::Options { release: false, test_hooks: true })?;
+    sh(util::cargo()
+        .args(["test", "-p", "waymark-tests", "--test", "workflow_bench"])
+        .args(["--", "--ignored", "--nocapture"])
+        .env_remove("WAYMARK_SKIP_BROWSER"))
+}
+
 /// Dispatches `cargo xtask bench <name>`.
 pub fn run(name: Option<&str>) -> Result<()> {
     match name {
@@ -83,9 +95,11 @@ pub fn run(name: Option<&str>) -> Result<()> {
         Some("panel") => panel(),
         Some("tokens") => tokens(),
         Some("mcp") => mcp(),
+        Some("workflow") => workflow(),
         other => {
             bail!(
-                "unknown benchmark {other:?}; try `cargo xtask bench step`, `panel`, `tokens` or `mcp`"
+                "unknown benchmark {other:?}; try `cargo xtask bench step`, `panel`, `tokens`, \
+                 `mcp` or `workflow`"
             )
         }
     }

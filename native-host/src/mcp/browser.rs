@@ -256,7 +256,11 @@ fn client_name(peer: &Peer<RoleServer>) -> String {
 }
 
 impl SessionsServer {
-    async fn browser(&self, peer: &Peer<RoleServer>, call: BridgeCall) -> CallToolResult {
+    pub(super) async fn browser(
+        &self,
+        peer: &Peer<RoleServer>,
+        call: BridgeCall,
+    ) -> CallToolResult {
         match self.link.call(&client_name(peer), call).await {
             Ok(out) => output(out),
             Err(e) => failed(&e),

@@ -4,6 +4,7 @@
 
 pub mod browser;
 pub mod link;
+pub mod workflow;
 
 use std::path::PathBuf;
 
@@ -77,7 +78,11 @@ impl SessionsServer {
     /// label contains `browser` (or the only one registered).
     pub fn new(dir: PathBuf, browser: Option<String>) -> Self {
         let link = std::sync::Arc::new(link::Link::new(browser));
-        Self { dir, link, tool_router: Self::tool_router() + Self::browser_router() }
+        Self {
+            dir,
+            link,
+            tool_router: Self::tool_router() + Self::browser_router() + Self::workflow_router(),
+        }
     }
 
     #[tool(description = "List captured Waymark browser sessions, most recent first: id, title, \

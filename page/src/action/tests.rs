@@ -101,3 +101,24 @@ fn where_find_read_its_lines_is_never_stored() {
     let back: ActionOutcome = serde_json::from_value(stored).expect("outcome");
     assert!(back.read.is_empty());
 }
+
+#[test]
+fn a_replay_settles_briefly_after_the_actions_that_settle_at_all() {
+    let r = Ref::top(1);
+    for action in [
+        Action::Type { ref_id: r, text: "a".into(), append: false },
+        Action::Click { ref_id: r },
+        Action::SelectOption { ref_id: r, option: "x".into() },
+        Action::Scroll { direction: ScrollDirection::Down, ref_id: None },
+        Action::Navigate { url: "https://a.example/".into() },
+    ] {
+        match (action.settle_window(), action.replay_settle_window()) {
+            (None, None) => {}
+            (Some(live), Some(replay)) => {
+                assert!(replay.after_change_ms <= live.after_change_ms, "{action:?}");
+                assert!(replay.without_change_ms <= live.without_change_ms, "{action:?}");
+            }
+            other => panic!("{action:?}: {other:?}"),
+        }
+    }
+}

@@ -67,6 +67,10 @@ pub struct TaskSpec {
     /// any). Not journaled: it is the session's own data, and a resumed task goes without.
     #[serde(skip)]
     pub recallable: Vec<crate::session::TaskRecord>,
+    /// Set when the task runs a saved workflow: its steps are replayed without the model
+    /// (see `agent::replay`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub workflow: Option<crate::workflow::WorkflowRun>,
 }
 
 fn yes() -> bool {
@@ -157,6 +161,19 @@ pub enum JournalEntry {
         /// How.
         outcome: TaskOutcome,
     },
+    /// A workflow run is about to do step `index` (0-based) of its workflow, found by its
+    /// locator or, with `heal`, by the model; or, with `opening`, it opens the workflow's
+    /// start page first.
+    WorkflowStep {
+        /// The step.
+        index: u32,
+        /// The healed step, when the recorded one could not be found.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        heal: Option<Box<crate::workflow::Heal>>,
+        /// Opening the start page before the first step.
+        #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+        opening: bool,
+    },
     /// A site the agent may act on for this task: the tab it started on, or one the user
     /// approved with a click in the side panel (never a model's request).
     SiteAllowed {
@@ -174,6 +191,38 @@ pub enum JournalEntry {
         /// The site (origin) it applies to.
         origin: String,
     },
+}
+
+/// How far a workflow run got.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct ReplayState {
+    /// The next step to do (0-based).
+    pub next: u32,
+    /// The step begun and not yet ended.
+    pub current: Option<u32>,
+    /// The start page was opened (once per run).
+    pub opened: bool,
+    /// Steps healed by the model, in order, for the user to accept into the workflow.
+    pub heals: Vec<crate::workflow::Heal>,
+}
+
+impl ReplayState {
+    /// The healed steps that ran to completion (a healed step whose action then failed or was
+    /// refused is not offered to the workflow).
+    pub fn completed_heals(&self) -> Vec<crate::workflow::Heal> {
+        self.heals.iter().filter(|h| h.index < self.next).cloned().collect()
+    }
+}
+
+/// Where a workflow step sent data when it was recorded.
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) struct ExpectedDestination {
+    /// The recorded destination (`None`: it sent nothing).
+    pub recorded: Option<crate::workflow::UrlPattern>,
+    /// The workflow's name, for the card.
+    pub workflow: String,
+    /// The step (1-based), for the card.
+    pub step: u32,
 }
 
 /// A finding the model kept (`progress.memory`).
@@ -243,6 +292,11 @@ pub struct TaskContext {
     pub(crate) pending: Option<(u32, Action, String)>,
     /// The sites the agent may act on during this task.
     pub scope: crate::safety::SiteScope,
+    /// How far a workflow run got (rebuilt from the journal).
+    pub replay: ReplayState,
+    /// While a workflow step is policed: where it sent data when recorded (a different
+    /// destination always asks the user).
+    pub(crate) replay_expect: Option<ExpectedDestination>,
     /// Values seen during this task and where they came from: the user's task, answers and
     /// attached files and the session notes (rebuilt from the journal on replay), and the
     /// pages read (not journaled: a resumed task rebuilds those from the pages it reads next).
@@ -272,6 +326,11 @@ impl TaskContext {
                 self.pending = Some((*step, action.clone(), description.clone()));
             }
             JournalEntry::Outcome { record } => {
+                if let Some(current) = self.replay.current.take()
+                    && record.outcome.ok
+                {
+                    self.replay.next = current + 1;
+                }
                 self.pending = None;
                 self.step = self.step.max(record.step);
                 self.steps.push(record.clone());
@@ -306,6 +365,14 @@ impl TaskContext {
             JournalEntry::SimilarAllowed { class, origin } => {
                 self.scope.allow_similar(*class, origin)
             }
+            JournalEntry::WorkflowStep { index, heal, opening } => {
+                if *opening {
+                    self.replay.opened = true;
+                } else {
+                    self.replay.current = Some(*index);
+                    self.replay.heals.extend(heal.as_deref().cloned());
+                }
+            }
         }
     }
 
@@ -338,6 +405,7 @@ impl TaskContext {
                 action,
                 description,
                 outcome: ActionOutcome::interrupted(INTERRUPTED),
+                located: None,
             });
         }
         ctx
@@ -362,6 +430,14 @@ fn ledger_for(spec: &TaskSpec) -> TaintLedger {
     }
     if let Some(notes) = &spec.session_context {
         taint.record_session_notes(notes, &spec.session_provenance);
+    }
+    if let Some(run) = &spec.workflow {
+        // A run's values are the user's words, like the task's (secrets among them are
+        // never shown in the task's words, so they are recorded here).
+        for (name, value) in &run.values {
+            let secret = run.workflow.param(name).is_some_and(|p| p.secret);
+            taint.record_user_value(value, secret);
+        }
     }
     taint
 }
@@ -391,6 +467,7 @@ mod tests {
                     action: click.clone(),
                     description: "Click [2]".into(),
                     outcome: ActionOutcome::done(),
+                    located: None,
                 },
             },
             JournalEntry::Intent { step: 2, action: click, description: "Click [2]".into() },
@@ -414,6 +491,7 @@ mod tests {
                     action: extract,
                     description: "Extract".into(),
                     outcome: ActionOutcome::with_text("Your code is 493817"),
+                    located: None,
                 },
             },
         ];

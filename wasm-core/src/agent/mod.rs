@@ -14,6 +14,7 @@ mod parse;
 mod police;
 mod policy;
 mod prompt;
+mod replay;
 mod role_tools;
 mod roles;
 mod runner;
@@ -21,7 +22,7 @@ mod shared;
 mod stuck;
 mod tools;
 
-pub use context::{INTERRUPTED, JournalEntry, TaskContext, TaskSpec, ToolMode};
+pub use context::{INTERRUPTED, JournalEntry, ReplayState, TaskContext, TaskSpec, ToolMode};
 pub use control::{ControlState, Controls, Gate, Operator};
 pub use external::{Policed, police_external};
 pub use interventions::{
@@ -175,6 +176,24 @@ pub struct StepRecord {
     pub description: String,
     /// What happened.
     pub outcome: ActionOutcome,
+    /// Where it ran and on what, in terms that outlive the page's refs (what a workflow is
+    /// recorded from); absent for actions that did not pass the policy.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub located: Option<Box<Located>>,
+}
+
+/// Where an action ran and on what, in stable terms: the page's URL pattern, the element's
+/// locator, and where the action sent data as the policy judged it.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Located {
+    /// The page (origin and path; the query is never kept).
+    pub page: crate::workflow::UrlPattern,
+    /// The element acted on.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub target: Option<crate::workflow::Locator>,
+    /// Where it sent data (a form's action, a link's target, a URL opened, a tab switched to).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub destination: Option<crate::workflow::UrlPattern>,
 }
 
 /// How a task ended.

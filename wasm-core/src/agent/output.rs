@@ -66,6 +66,7 @@ mod tests {
                 action: Action::Click { ref_id: crate::observation::Ref::top(2) },
                 description: "Click “Save” [2]".into(),
                 outcome: ActionOutcome::done(),
+                located: None,
             }],
             step_count: 2,
             elapsed_ms: 1500.0,

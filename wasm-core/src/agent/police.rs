@@ -1,8 +1,9 @@
 //! The safety policy in the loop: before an action's intent is journaled, its live target is
 //! described, [`decide`] rules, and a card asks the user when the decision says so.
 
-use super::context::{JournalEntry, TaskContext};
+use super::context::{ExpectedDestination, JournalEntry, TaskContext};
 use super::control::Operator;
+use super::interventions::{Intervention, InterventionKind};
 use super::policy::{Decision, canonical, decide, needs_facts, record_sends};
 use super::runner::{Agent, Flow};
 use super::{Env, Journal, Llm, Page, TaskEvents};
@@ -10,18 +11,28 @@ use crate::action::{Action, ActionOutcome, Refuser};
 use crate::observation::Observation;
 use crate::safety::{ActionTarget, NetworkPermit, WebUrl};
 
+/// An action the policy lets go.
+#[derive(Debug)]
+pub(super) struct Cleared {
+    /// What the browser lets the tab reach while it runs.
+    pub permit: NetworkPermit,
+    /// Where it sends data, as judged (canonical URL), if anywhere.
+    pub destination: Option<String>,
+}
+
 impl<L: Llm, P: Page, E: Env, V: TaskEvents, O: Operator, J: Journal> Agent<'_, L, P, E, V, O, J> {
-    /// The safety policy for one action, before its intent is journaled: `Ok(Ok(permit))` to go
-    /// on (the browser enforces `permit` while the action runs), `Ok(Err(outcome))` when it is
-    /// refused (by the policy or the user), `Err` when the user stopped the task at a card.
-    /// A navigation's URL is rewritten in `action` to the canonical form the policy judged, so
-    /// the journal and the browser get exactly that string.
+    /// The safety policy for one action, before its intent is journaled: `Ok(Ok(cleared))` to
+    /// go on (the browser enforces its permit while the action runs), `Ok(Err(outcome))` when
+    /// it is refused (by the policy or the user), `Err` when the user stopped the task at a
+    /// card. A navigation's URL is rewritten in `action` to the canonical form the policy
+    /// judged, so the journal and the browser get exactly that string. A workflow step whose
+    /// destination differs from the recorded one is always put to the user.
     pub(super) async fn police(
         &self,
         ctx: &mut TaskContext,
         observation: &Observation,
         action: &mut Action,
-    ) -> Result<Result<NetworkPermit, ActionOutcome>, Flow> {
+    ) -> Result<Result<Cleared, ActionOutcome>, Flow> {
         match canonical(action) {
             Ok(judged) => *action = judged,
             Err(refusal) => return Ok(Err(ActionOutcome::refused(Refuser::Policy, refusal))),
@@ -46,7 +57,8 @@ impl<L: Llm, P: Page, E: Env, V: TaskEvents, O: Operator, J: Journal> Agent<'_, 
         } else {
             None
         };
-        let decision = decide(
+        let destination = approved_destination(action, facts.as_ref());
+        let mut decision = decide(
             action,
             facts.as_ref(),
             observation,
@@ -54,18 +66,34 @@ impl<L: Llm, P: Page, E: Env, V: TaskEvents, O: Operator, J: Journal> Agent<'_, 
             &ctx.scope,
             &ctx.taint,
         );
+        if let Some(expected) = ctx.replay_expect.take()
+            && matches!(decision, Decision::Go | Decision::Remembered)
+            && let Some(card) = new_destination(
+                &expected,
+                destination.as_deref(),
+                &action.describe(
+                    action
+                        .target_ref()
+                        .and_then(|r| observation.element(r))
+                        .map(|e| e.name.as_str()),
+                ),
+            )
+        {
+            decision = Decision::Confirm { card, allow: None, similar: None };
+        }
         let (card, allow, similar, refusal) = match decision {
             Decision::Go => {
                 record_sends(&mut ctx.taint, action, facts.as_ref(), observation);
-                return Ok(Ok(match submitted_to(action, facts.as_ref()) {
+                let permit = match submitted_to(action, facts.as_ref()) {
                     Some(form_action) => NetworkPermit::submitting(&ctx.scope, &form_action),
                     None => NetworkPermit::within(&ctx.scope),
-                }));
+                };
+                return Ok(Ok(Cleared { permit, destination }));
             }
             Decision::Remembered => {
                 record_sends(&mut ctx.taint, action, facts.as_ref(), observation);
-                let destination = approved_destination(action, facts.as_ref());
-                return Ok(Ok(NetworkPermit::approved(&ctx.scope, destination.as_deref())));
+                let permit = NetworkPermit::approved(&ctx.scope, destination.as_deref());
+                return Ok(Ok(Cleared { permit, destination }));
             }
             Decision::Refuse(reason) => {
                 return Ok(Err(ActionOutcome::refused(Refuser::Policy, reason)));
@@ -122,9 +150,35 @@ impl<L: Llm, P: Page, E: Env, V: TaskEvents, O: Operator, J: Journal> Agent<'_, 
             ctx.apply(&entry);
         }
         record_sends(&mut ctx.taint, action, facts.as_ref(), observation);
-        let destination = approved_destination(action, facts.as_ref());
-        Ok(Ok(NetworkPermit::approved(&ctx.scope, destination.as_deref())))
+        let permit = NetworkPermit::approved(&ctx.scope, destination.as_deref());
+        Ok(Ok(Cleared { permit, destination }))
     }
+}
+
+/// The card for a workflow step that would send somewhere other than when it was recorded
+/// (`None` when it sends where it did, or nowhere).
+fn new_destination(
+    expected: &ExpectedDestination,
+    live: Option<&str>,
+    what: &str,
+) -> Option<Intervention> {
+    let live = live?;
+    let was = match &expected.recorded {
+        Some(recorded) if recorded.matches(live) => return None,
+        Some(recorded) => format!("it sent to {recorded}"),
+        None => "it sent nothing".to_owned(),
+    };
+    Some(Intervention {
+        kind: InterventionKind::Confirm,
+        title: "Confirm: this step now sends somewhere new".into(),
+        message: format!(
+            "{what} (sends to {live})\nStep {} of the workflow “{}”: when it was recorded {was}. \
+             Approve only if you expect this.",
+            expected.step, expected.workflow
+        ),
+        questions: vec![],
+        allow_similar: None,
+    })
 }
 
 /// Where a free action submits a form, as judged: the browser lets a document be POSTed only

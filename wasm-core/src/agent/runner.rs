@@ -12,8 +12,8 @@ use super::roles::{Plan, parse_plan, parse_verdict, planner_messages, validator_
 use super::shared::{Role, RoleState};
 use super::stuck::{StuckLevel, fingerprint};
 use super::{
-    Ending, Env, Journal, JournalError, Llm, MAX_ACTIONS_PER_STEP, Page, PageError, StepRecord,
-    TaskEvent, TaskEvents, TaskOutcome, explain_llm_error, navigator_tools,
+    Ending, Env, Journal, JournalError, Llm, Located, MAX_ACTIONS_PER_STEP, Page, PageError,
+    StepRecord, TaskEvent, TaskEvents, TaskOutcome, explain_llm_error, navigator_tools,
 };
 use crate::action::{Action, ActionOutcome};
 use crate::observation::Observation;
@@ -83,7 +83,7 @@ impl Operator for AutoOperator {
 }
 
 /// Why a model call gave no completion.
-enum CallFailed {
+pub(super) enum CallFailed {
     /// The model (or the host) answered with an error.
     Llm(ErrorBody),
     /// The user stopped the task while the call was in flight; the call was dropped (which
@@ -107,6 +107,26 @@ async fn unless_stopped<T>(
         call.as_mut().poll(cx).map(Some)
     })
     .await
+}
+
+/// Where an action runs and on what, in stable terms (what a workflow is recorded from):
+/// the page's pattern, the element's locator, and where it sends (for a tab switch: the
+/// tab's page). `None` off the web.
+fn locate(
+    observation: &Observation,
+    action: &Action,
+    destination: Option<&str>,
+) -> Option<Box<Located>> {
+    use crate::workflow::{Locator, UrlPattern};
+    let page = UrlPattern::of_page(&observation.url)?;
+    let target = action.target_ref().and_then(|r| Locator::capture(observation, r));
+    let destination = match action {
+        Action::SwitchTab { tab } => {
+            observation.tabs.iter().find(|t| t.id == *tab).map(|t| t.url.as_str())
+        }
+        _ => destination,
+    };
+    Some(Box::new(Located { page, target, destination: destination.and_then(UrlPattern::of_page) }))
 }
 
 /// Whether the loop goes on after a part of a step.
@@ -177,6 +197,10 @@ impl<L: Llm, P: Page, E: Env, V: TaskEvents, O: Operator, J: Journal> Agent<'_, 
             ctx.fence = format!("{:012x}", self.env.random_u64() & 0xffff_ffff_ffff);
         }
         let nonce = ctx.fence.clone();
+        if let Some(run) = ctx.spec.workflow.clone() {
+            // A workflow run: no plan, no navigator while its steps find their elements.
+            return self.replay(ctx, &run, observation).await;
+        }
         if ctx.plan.is_none() {
             if let Flow::End(o) = self.plan(ctx, &observation, &nonce, None).await {
                 return Flow::End(o);
@@ -259,7 +283,7 @@ impl<L: Llm, P: Page, E: Env, V: TaskEvents, O: Operator, J: Journal> Agent<'_, 
         }
     }
 
-    async fn observe(&self, ctx: &mut TaskContext) -> Result<Observation, Flow> {
+    pub(super) async fn observe(&self, ctx: &mut TaskContext) -> Result<Observation, Flow> {
         let mut replaced = 0;
         loop {
             let started = self.env.precise_ms();
@@ -325,7 +349,7 @@ impl<L: Llm, P: Page, E: Env, V: TaskEvents, O: Operator, J: Journal> Agent<'_, 
         }
     }
 
-    fn parts<'c>(
+    pub(super) fn parts<'c>(
         &self,
         ctx: &'c TaskContext,
         observation: &'c Observation,
@@ -353,7 +377,7 @@ impl<L: Llm, P: Page, E: Env, V: TaskEvents, O: Operator, J: Journal> Agent<'_, 
 
     /// One model call for `role`, raced against the user's Stop: a stopped call is dropped at
     /// once (the host cancels the upstream request) instead of running out its timeout.
-    async fn call(
+    pub(super) async fn call(
         &self,
         ctx: &mut TaskContext,
         role: Role,
@@ -383,7 +407,7 @@ impl<L: Llm, P: Page, E: Env, V: TaskEvents, O: Operator, J: Journal> Agent<'_, 
     }
 
     /// Ends the task after the user stopped it during a model call of `role`.
-    async fn stopped_in_call(&self, ctx: &mut TaskContext, role: Role) -> Flow {
+    pub(super) async fn stopped_in_call(&self, ctx: &mut TaskContext, role: Role) -> Flow {
         let msg = format!(
             "Stopped by you after {} while the model was answering (as {}); that call was \
              cancelled and nothing of it was done. Every action that started was finished and \
@@ -617,7 +641,7 @@ impl<L: Llm, P: Page, E: Env, V: TaskEvents, O: Operator, J: Journal> Agent<'_, 
         Flow::Go
     }
 
-    async fn execute(
+    pub(super) async fn execute(
         &self,
         ctx: &mut TaskContext,
         observation: &Observation,
@@ -656,6 +680,7 @@ impl<L: Llm, P: Page, E: Env, V: TaskEvents, O: Operator, J: Journal> Agent<'_, 
             }
             let target = action.target_ref().and_then(|r| observation.element(r));
             let mut description = action.describe(target.map(|el| el.name.as_str()));
+            let mut located = None;
             let outcome = match action.target_ref() {
                 Some(r) if target.is_none() => ActionOutcome::failed(format!(
                     "there is no element [{r}] on the current page; use a ref from it"
@@ -663,7 +688,9 @@ impl<L: Llm, P: Page, E: Env, V: TaskEvents, O: Operator, J: Journal> Agent<'_, 
                 _ => match self.police(ctx, observation, &mut action).await {
                     Err(flow) => return flow,
                     Ok(Err(refused)) => refused,
-                    Ok(Ok(permit)) => {
+                    Ok(Ok(cleared)) => {
+                        let permit = cleared.permit;
+                        located = locate(observation, &action, cleared.destination.as_deref());
                         // The policy may have rewritten a URL to the canonical form it judged.
                         description = action.describe(target.map(|el| el.name.as_str()));
                         let intent = JournalEntry::Intent {
@@ -688,7 +715,7 @@ impl<L: Llm, P: Page, E: Env, V: TaskEvents, O: Operator, J: Journal> Agent<'_, 
                     }
                 },
             };
-            let record = StepRecord { step, action, description, outcome };
+            let record = StepRecord { step, action, description, outcome, located };
             let stop_batch = !record.outcome.ok || record.outcome.navigated;
             if let Err(e) =
                 self.journal.write(&JournalEntry::Outcome { record: record.clone() }).await
@@ -781,7 +808,7 @@ impl<L: Llm, P: Page, E: Env, V: TaskEvents, O: Operator, J: Journal> Agent<'_, 
         });
     }
 
-    async fn note(&self, ctx: &mut TaskContext, text: String) {
+    pub(super) async fn note(&self, ctx: &mut TaskContext, text: String) {
         let entry = JournalEntry::Note { text: text.clone() };
         self.write_or_warn(&entry).await;
         ctx.apply(&entry);
@@ -792,7 +819,7 @@ impl<L: Llm, P: Page, E: Env, V: TaskEvents, O: Operator, J: Journal> Agent<'_, 
     /// without it: a note (a hint for the model), the start tab's site (a resumed task
     /// without it takes the site it reads first, as a new task does), the task's end (the
     /// worker records the turn from memory and clears the journal). The loss is logged.
-    async fn write_or_warn(&self, entry: &JournalEntry) {
+    pub(super) async fn write_or_warn(&self, entry: &JournalEntry) {
         if let Err(e) = self.journal.write(entry).await {
             tracing::warn!(error = %e, "a journal entry was not saved; going on without it");
         }
@@ -828,7 +855,7 @@ impl<L: Llm, P: Page, E: Env, V: TaskEvents, O: Operator, J: Journal> Agent<'_, 
         self.end(ctx, answer, Ending::Stopped, Some("stopped by the user".into())).await
     }
 
-    async fn end(
+    pub(super) async fn end(
         &self,
         ctx: &mut TaskContext,
         answer: String,

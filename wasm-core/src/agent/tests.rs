@@ -695,6 +695,7 @@ fn each_side_effect_is_journaled_before_and_after() {
             JournalEntry::Recalled { .. } => "recalled",
             JournalEntry::Finished { .. } => "finished",
             JournalEntry::SiteAllowed { .. } => "site",
+            JournalEntry::WorkflowStep { .. } => "workflow",
             JournalEntry::SimilarAllowed { .. } => "similar",
         })
         .collect();

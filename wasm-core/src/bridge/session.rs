@@ -120,6 +120,10 @@ impl ExternalSession {
                 // The worker runs it (it needs the model, the journal and the session).
                 return Err(fail(Kind::Unsupported, "a task is run by the worker, not a call"));
             }
+            // The worker runs workflows as tasks of the user's session, before any session.
+            BridgeCall::RunWorkflow { .. } => {
+                return Err(fail(Kind::Unsupported, "workflows run as the user's own tasks"));
+            }
             BridgeCall::OpenTab { url } => match url {
                 Some(url) => Action::OpenTab { url },
                 None => return Err(fail(Kind::BadArguments, "give the new tab's url")),
@@ -487,6 +491,7 @@ impl ExternalSession {
             action: action.clone(),
             description,
             outcome,
+            located: None,
         }));
     }
 }

@@ -142,6 +142,15 @@ impl TaintLedger {
         }
     }
 
+    /// Records one value the user gave (a workflow's parameter): like their task's words, and
+    /// a secret when they gave it as one (never stored, cut from everything kept).
+    pub fn record_user_value(&mut self, value: &str, secret: bool) {
+        self.record_user_text(value, UserText::Task);
+        if secret {
+            self.add(value, TaintSource::User { said: UserText::Task }, true, MIN_NAMED_VALUE);
+        }
+    }
+
     /// A site of the task's scope at its start (the start tab, a site allowed in Settings):
     /// the user's data may go there.
     pub fn allow_user_site(&mut self, url: &str) {

@@ -47,6 +47,13 @@ pub fn to_markdown(session: &Session, now_ms: f64, values: TrackedValues) -> Str
             record.elapsed_ms / 1000.0,
             timestamp(record.created_ms, true)
         );
+        if let Some(ran) = &record.workflow {
+            let healed = match ran.healed {
+                0 => "replayed without the model".to_owned(),
+                n => format!("{} healed by the model", counted(n, "step")),
+            };
+            let _ = writeln!(out, "- Ran from the workflow “{}” ({healed})", inert(&ran.name));
+        }
         if !record.read_from.is_empty() {
             let sites: Vec<String> = record.read_from.iter().map(|s| inert(s)).collect();
             let _ = writeln!(out, "- Read on: {}", sites.join(", "));

@@ -73,6 +73,21 @@ pub struct TaskRecord {
     /// session whose every turn an external agent asked for may be continued by one.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub asked_by: Option<String>,
+    /// Set when the task ran a saved workflow (its TOC line, summary and export say so).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub workflow: Option<RanWorkflow>,
+}
+
+/// The workflow a task ran.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct RanWorkflow {
+    /// Its id.
+    pub id: String,
+    /// Its name then.
+    pub name: String,
+    /// Steps the model healed in that run.
+    #[serde(default)]
+    pub healed: u32,
 }
 
 impl TaskRecord {
@@ -95,6 +110,7 @@ impl TaskRecord {
             provenance: Default::default(),
             read_from: Vec::new(),
             asked_by: None,
+            workflow: None,
         };
         record.apply_summary(extractive_summary(task, &outcome.answer), false);
         record

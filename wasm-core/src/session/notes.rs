@@ -5,7 +5,7 @@
 
 use super::TaskRecord;
 use crate::action::Action;
-use crate::agent::{StepRecord, TaskOutcome};
+use crate::agent::{Located, StepRecord, TaskOutcome};
 use crate::safety::{Provenance, TaintLedger};
 
 impl TaskRecord {
@@ -70,7 +70,20 @@ pub(super) fn redact_step(step: &StepRecord, cut: &impl Fn(&str) -> String) -> S
         action: redact_action(&step.action, cut),
         description: cut(&step.description),
         outcome,
+        located: step.located.as_deref().map(|l| Box::new(redact_located(l, cut))),
     }
+}
+
+/// The element's words with secrets cut too (a heading or a line near the element may show
+/// one); a workflow refuses to keep a locator that lost its words this way.
+fn redact_located(located: &Located, cut: &impl Fn(&str) -> String) -> Located {
+    let mut located = located.clone();
+    if let Some(target) = located.target.as_mut() {
+        for template in target.templates_mut() {
+            template.0 = cut(&template.0);
+        }
+    }
+    located
 }
 
 /// The action with its free-text arguments redacted (what was typed, chosen, opened…).
@@ -135,6 +148,7 @@ mod tests {
                 action: typed,
                 description: "Type “sunshine42” into “Password” [1]".into(),
                 outcome: ActionOutcome::with_text(format!("key {KEY}")),
+                located: None,
             }],
             step_count: 1,
             elapsed_ms: 10.0,

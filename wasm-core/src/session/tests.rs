@@ -481,6 +481,24 @@ fn markdown_has_every_task_summary_data_and_a_follow_up_prompt() {
     assert!(md.contains("session titled \"Items\""), "{md}");
 }
 
+#[test]
+fn a_task_run_from_a_workflow_says_so_in_the_export() {
+    let mut s = session_of(2);
+    s.records[1].workflow =
+        Some(RanWorkflow { id: "w1".into(), name: "Order a *teapot*".into(), healed: 0 });
+    let md = to_markdown(&s, 0.0, TrackedValues::Include);
+    assert!(
+        md.contains("- Ran from the workflow “Order a \\*teapot\\*” (replayed without the model)"),
+        "{md}"
+    );
+    assert_eq!(md.matches("Ran from the workflow").count(), 1, "{md}");
+    s.records[1].workflow.as_mut().expect("run").healed = 2;
+    let md = to_markdown(&s, 0.0, TrackedValues::Include);
+    assert!(md.contains("(2 steps healed by the model)"), "{md}");
+    let json = to_json(&s, 0.0, TrackedValues::Include).expect("json");
+    assert!(json.contains("\"workflow\""), "{json}");
+}
+
 /// A session whose answer (a model obeying a page) carries an image beacon, a link, markdown
 /// and HTML, and an order number read on the shop.
 fn hostile_session() -> Session {
@@ -562,6 +580,7 @@ fn transcript_of_a_turn_has_task_actions_answer_and_summary_and_starts_the_sessi
         action: Action::Click { ref_id: crate::observation::Ref::top(4) },
         description: "Click “Save” [4]".into(),
         outcome: ActionOutcome::failed("gone"),
+        located: None,
     });
     let first = transcript_record(&s, &s.records[0]);
     assert_eq!(first.session_id, "s");

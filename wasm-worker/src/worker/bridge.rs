@@ -317,9 +317,43 @@ async fn handle(
             ),
         ));
     }
+    if let BridgeCall::RunWorkflow { name, values } = request {
+        return run_workflow(w, &name, values).await;
+    }
     w.bridge.acquire().await;
     let result = handle_in_turn(w, call, client, request).await;
     w.bridge.release();
+    result
+}
+
+/// A saved workflow run for an external agent: Waymark's own task, which the panel shows and
+/// whose cards only the panel answers; the external agents' controls take the panel again
+/// after it. Busy while Waymark's own task runs.
+async fn run_workflow(
+    w: &Rc<Worker>,
+    name: &str,
+    values: std::collections::BTreeMap<String, String>,
+) -> Result<BridgeOutput, BridgeFailure> {
+    let ours = w.bridge.controls.borrow().clone();
+    let current = w.controls.borrow().clone();
+    let own_task = match (&ours, &current) {
+        (Some(ours), Some(current)) => !Rc::ptr_eq(ours, current),
+        (None, current) => current.is_some(),
+        (Some(_), None) => false,
+    };
+    if own_task {
+        return Err(BridgeFailure::new(
+            BridgeFailureKind::Busy,
+            "Waymark's own agent is running a task in this browser; try again when it is done",
+        ));
+    }
+    let result = super::workflows::run_for_bridge(w, name, values).await;
+    if let Some(ours) = ours
+        && w.controls.borrow().is_none()
+        && !w.state.borrow().external.clients.is_empty()
+    {
+        *w.controls.borrow_mut() = Some(ours);
+    }
     result
 }
 

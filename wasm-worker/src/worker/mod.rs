@@ -14,6 +14,7 @@ mod snapshot;
 mod status;
 mod storage;
 mod task;
+mod workflows;
 
 use super::chrome::{self, Port};
 use super::host_port::{HostClient, to_js};
@@ -43,6 +44,8 @@ struct Worker {
     summaries: Limiter,
     /// External agents' calls (the bridge).
     bridge: bridge::BridgeState,
+    /// Saved workflows, the one in the editor, the last run's healed steps.
+    workflows: workflows::WorkflowsState,
 }
 
 thread_local! {
@@ -65,6 +68,7 @@ fn worker() -> Rc<Worker> {
                     unsaved: RefCell::new(Vec::new()),
                     summaries: Limiter::new(sessions::MAX_SUMMARY_CALLS),
                     bridge: bridge::BridgeState::default(),
+                    workflows: workflows::WorkflowsState::default(),
                 });
                 let weak = Rc::downgrade(&worker);
                 host.set_on_status(move || {
@@ -113,6 +117,7 @@ pub async fn sw_start() -> Result<(), JsValue> {
         loading.broadcast();
     });
     sessions::start(&w).await;
+    workflows::load(&w).await;
     if let Some(settings) = storage::load_intervention_settings().await {
         w.state.borrow_mut().interventions = settings;
     }
@@ -242,6 +247,20 @@ pub fn sw_panel_message(port: Port, msg: JsValue) {
         PanelRequest::Detach { name } => settings::detach_file(&w, &name),
         PanelRequest::SetExternalAgents { on } => bridge::set_enabled(&w, on),
         PanelRequest::DisconnectExternal { client } => bridge::disconnect(&w, client),
+        request @ (PanelRequest::SaveAsWorkflow { .. }
+        | PanelRequest::EditWorkflow { .. }
+        | PanelRequest::SaveWorkflow { .. }
+        | PanelRequest::CloseWorkflowEditor
+        | PanelRequest::RunWorkflow { .. }
+        | PanelRequest::RenameWorkflow { .. }
+        | PanelRequest::DuplicateWorkflow { .. }
+        | PanelRequest::DeleteWorkflow { .. }
+        | PanelRequest::ConfirmDeleteWorkflow { .. }
+        | PanelRequest::CancelDeleteWorkflow
+        | PanelRequest::ExportWorkflow { .. }
+        | PanelRequest::ImportWorkflow { .. }
+        | PanelRequest::AcceptHeals
+        | PanelRequest::RejectHeals) => spawn_local(workflows::handle(w, request)),
     }
 }
 
@@ -256,6 +275,11 @@ fn start_task(
 ) {
     let running = w.state.borrow().task.as_ref().is_some_and(|t| t.running);
     if running || prompt.trim().is_empty() {
+        return;
+    }
+    // "run NAME …" names a saved workflow: it runs (or says why it cannot).
+    if workflows::start_from_prompt(&w, &prompt, mode) {
+        settings::remember_prompt(&w, &prompt);
         return;
     }
     let mut view = TaskView::started(&prompt);
@@ -276,7 +300,15 @@ fn start_task(
         (resources, state.settings.agent.allowed_sites.clone())
     };
     w.broadcast();
-    let opts = task::StartOptions { prompt, mode, max_steps, step_mode, resources, allowed_sites };
+    let opts = task::StartOptions {
+        prompt,
+        mode,
+        max_steps,
+        step_mode,
+        resources,
+        allowed_sites,
+        workflow: None,
+    };
     spawn_local(task::run(w, opts));
 }
 

@@ -47,15 +47,17 @@ pub(super) fn provenance_for_next_task(w: &Rc<Worker>) -> waymark_core::safety::
 }
 
 /// Records a finished task as the next turn (see [`store_turn`]) and runs its summary call
-/// in the background.
+/// in the background (a workflow run, `ran`, makes no model call: it keeps its extractive
+/// summary).
 pub(super) async fn record_task(
     w: &Rc<Worker>,
     prompt: &str,
     outcome: &TaskOutcome,
     taint: &waymark_core::safety::TaintLedger,
     asked_by: Option<String>,
+    ran: Option<session::RanWorkflow>,
 ) {
-    if let Some(turn) = store_turn(w, prompt, outcome, taint, asked_by).await {
+    if let Some(turn) = store_turn(w, prompt, outcome, taint, asked_by, ran).await {
         let w = w.clone();
         spawn_local(async move {
             summarise(&w, turn).await;
@@ -74,19 +76,26 @@ pub(super) struct StoredTurn {
 
 /// Records a finished task as the next turn (with an extractive summary at once, so nothing
 /// is ever missing; the secrets `taint` knows cut out first) and stores it; what its summary
-/// call needs.
+/// call needs. A workflow run (`ran`) keeps its extractive summary: `None`, no call to make.
 pub(super) async fn store_turn(
     w: &Rc<Worker>,
     prompt: &str,
     outcome: &TaskOutcome,
     taint: &waymark_core::safety::TaintLedger,
     asked_by: Option<String>,
+    ran: Option<session::RanWorkflow>,
 ) -> Option<StoredTurn> {
     let mut record = TaskRecord::noted(0, prompt, outcome, BrowserEnv.now_ms(), taint);
     record.asked_by = asked_by;
+    let summarise = ran.is_none();
+    record.workflow = ran;
     let turn = w.session.borrow_mut().push(record);
     let snapshot = w.session.borrow().clone();
     save(w, &snapshot, turn).await;
+    if !summarise {
+        send_transcript(w, &snapshot, turn).await;
+        return None;
+    }
     let record = snapshot.turn(turn)?.clone();
     let request = summary_request(&snapshot, &record);
     Some(StoredTurn { session_id: snapshot.id.clone(), record, request })

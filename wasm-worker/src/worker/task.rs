@@ -57,10 +57,17 @@ pub(super) struct StartOptions {
     pub resources: BTreeMap<String, String>,
     /// Sites allowed in Settings.
     pub allowed_sites: Vec<String>,
+    /// The saved workflow the task runs, with its values.
+    pub workflow: Option<waymark_core::workflow::WorkflowRun>,
 }
 
 /// Runs a new task on the tab the user looked at last.
 pub(super) async fn run(w: Rc<Worker>, opts: StartOptions) {
+    run_to_end(w, opts).await;
+}
+
+/// [`run`], returning how the task ended (once it is recorded).
+pub(super) async fn run_to_end(w: Rc<Worker>, opts: StartOptions) -> agent::TaskOutcome {
     let Some(tab_id) = crate::tab::target_tab().await else {
         let outcome = agent::TaskOutcome {
             answer: "Open a web page (http or https) in a tab first: Waymark works on the tab \
@@ -73,22 +80,34 @@ pub(super) async fn run(w: Rc<Worker>, opts: StartOptions) {
             elapsed_ms: 0.0,
             ending: agent::Ending::Failed,
         };
-        TaskEventSink(w.clone()).emit(TaskEvent::Finished(outcome));
-        return;
+        TaskEventSink(w.clone()).emit(TaskEvent::Finished(outcome.clone()));
+        return outcome;
     };
     if !matches!(w.host.status(), waymark_core::panel::HostStatus::Connected { .. }) {
         // Not connected: the task's first model call reports the host's error to the user.
         w.host.refresh().await;
     }
-    let spec = TaskSpec {
-        resources: opts.resources,
-        max_steps: opts.max_steps.unwrap_or(agent::DEFAULT_MAX_STEPS),
-        session_context: session_context(&w),
-        session_provenance: sessions::provenance_for_next_task(&w),
-        recallable: sessions::recallable_for_next_task(&w),
-        output: opts.mode,
-        allowed_sites: opts.allowed_sites,
-        ..TaskSpec::new(opts.prompt)
+    let spec = match opts.workflow {
+        // A workflow run asks no model while its steps resolve: no session notes, no
+        // validation, one agent step per workflow step.
+        Some(run) => TaskSpec {
+            max_steps: run.max_steps(),
+            validate: false,
+            output: opts.mode,
+            allowed_sites: opts.allowed_sites,
+            workflow: Some(run),
+            ..TaskSpec::new(opts.prompt)
+        },
+        None => TaskSpec {
+            resources: opts.resources,
+            max_steps: opts.max_steps.unwrap_or(agent::DEFAULT_MAX_STEPS),
+            session_context: session_context(&w),
+            session_provenance: sessions::provenance_for_next_task(&w),
+            recallable: sessions::recallable_for_next_task(&w),
+            output: opts.mode,
+            allowed_sites: opts.allowed_sites,
+            ..TaskSpec::new(opts.prompt)
+        },
     };
     let id = format!("{:x}{:08x}", BrowserEnv.now_ms() as u64, BrowserEnv.random_u64() as u32);
     let journal = StorageJournal::new(ChromeStore, id, tab_id);
@@ -116,13 +135,14 @@ pub(super) async fn run(w: Rc<Worker>, opts: StartOptions) {
             // accepts writes again), so the user sees what happened and loses nothing.
             *w.controls.borrow_mut() = None;
             let taint = TaskContext::new(spec.clone()).taint;
-            sessions::record_task(&w, &spec.task, &outcome, &taint, None).await;
-            return;
+            sessions::record_task(&w, &spec.task, &outcome, &taint, None, None).await;
+            return outcome;
         }
     };
     let outcome = agent.run(&mut ctx).await;
     page.guard().end_after_settle();
-    finish_and_summarise(&w, &ctx, outcome, &journal).await;
+    finish_and_summarise(&w, &ctx, outcome.clone(), &journal).await;
+    outcome
 }
 
 /// Ends a task and runs its summary call in the background.
@@ -163,7 +183,8 @@ pub(super) fn metered(w: &Rc<Worker>) -> MeteredLlm {
 pub(super) fn page_for(w: &Rc<Worker>, tab_id: i32, spec: &TaskSpec) -> TabPage {
     let uploads =
         crate::upload::Uploads { resources: spec.resources.clone(), host: w.host.clone() };
-    TabPage::for_task(tab_id).with_uploads(uploads)
+    let page = TabPage::for_task(tab_id).with_uploads(uploads);
+    if spec.workflow.is_some() { page.replaying() } else { page }
 }
 
 /// Resumes the task a previous worker left unfinished, if any; reports one whose journal
@@ -215,7 +236,7 @@ async fn report_damaged(
     w.state.borrow_mut().task = Some(TaskView::unrestored(&report, now));
     w.broadcast();
     let Some(journal) = journal else { return };
-    sessions::record_task(w, report.task(), &outcome, &report.recovered.taint, None).await;
+    sessions::record_task(w, report.task(), &outcome, &report.recovered.taint, None, None).await;
     clear_journal(&journal).await;
 }
 
@@ -296,7 +317,8 @@ pub(super) async fn finish(
     }
     w.broadcast();
     let asked_by = ctx.spec.asked_by.clone();
-    let turn = sessions::store_turn(w, &shown, &outcome, &ctx.taint, asked_by).await;
+    let ran = super::workflows::after_run(w, ctx).await;
+    let turn = sessions::store_turn(w, &shown, &outcome, &ctx.taint, asked_by, ran).await;
     super::status::save_session_usage(w).await;
     clear_journal(journal).await;
     turn

@@ -54,6 +54,7 @@ fn record(step: u32, description: &str) -> StepRecord {
         action: Action::Click { ref_id: Ref::top(step) },
         description: description.into(),
         outcome: ActionOutcome::done(),
+        located: None,
     }
 }
 
