@@ -9,8 +9,8 @@ mod common;
 mod mcp_support;
 
 use common::{
-    Gate, Setup, TASK_TIMEOUT, Waymark, built_extension, fill_the_form, find_ref, is_summary_call,
-    message_text, navigator_requests, role_reply,
+    Gate, Panel, Setup, TASK_TIMEOUT, Waymark, built_extension, fill_the_form, find_ref,
+    is_summary_call, message_text, navigator_requests, role_reply,
 };
 use mcp_support::{Client, switched_on, wait_until};
 use serde_json::{Value, json};
@@ -24,6 +24,16 @@ fn launch(llm: &ScriptedLlm) -> Option<Waymark> {
     let ext = built_extension()?;
     let site = FixtureServer::builder(paths::fixtures_dir().join("site")).start().expect("site");
     Some(Waymark::launch(&ext, Setup { llm, install_host: true, site }).expect("launch"))
+}
+
+/// Waymark on `path` of the fixture site, with external agents switched on in the panel.
+fn on_the_page(llm: &ScriptedLlm, path: &str) -> Option<(Waymark, Panel)> {
+    let w = launch(llm)?;
+    let panel = w.panel().expect("panel");
+    let page = w.open(path).expect("page");
+    page.wait_for("document.readyState === 'complete'", TASK_TIMEOUT).expect("loaded");
+    switched_on(&w, &panel);
+    Some((w, panel))
 }
 
 /// The report a `waymark_run_task` answered with (its JSON part).
@@ -142,11 +152,7 @@ fn a_card_the_panel_denies_is_an_error_and_nothing_is_sent_approved_it_goes_thro
         }
     })
     .expect("llm");
-    let Some(w) = launch(&llm) else { return };
-    let panel = w.panel().expect("panel");
-    let page = w.open("/bridge.html").expect("page");
-    page.wait_for("document.readyState === 'complete'", TASK_TIMEOUT).expect("loaded");
-    switched_on(&w, &panel);
+    let Some((w, panel)) = on_the_page(&llm, "/bridge.html") else { return };
     let claude = Client::spawn(&w, "claude-code");
 
     let run = claude.start("waymark_run_task", json!({"task": "Send the feedback hello there"}));
@@ -210,11 +216,7 @@ fn navigator_asked(llm: &ScriptedLlm, n: usize) {
 fn stop_in_the_panel_ends_the_task_and_the_client_is_told() {
     let gate = Gate::default();
     let llm = gated(&gate);
-    let Some(w) = launch(&llm) else { return };
-    let panel = w.panel().expect("panel");
-    let page = w.open("/form.html").expect("page");
-    page.wait_for("document.readyState === 'complete'", TASK_TIMEOUT).expect("loaded");
-    switched_on(&w, &panel);
+    let Some((w, panel)) = on_the_page(&llm, "/form.html") else { return };
     let claude = Client::spawn(&w, "claude-code");
     let run = claude.start("waymark_run_task", json!({"task": "Look at the form"}));
     navigator_asked(&llm, 1);
@@ -231,11 +233,7 @@ fn stop_in_the_panel_ends_the_task_and_the_client_is_told() {
 fn a_task_is_busy_while_another_runs() {
     let gate = Gate::default();
     let llm = gated(&gate);
-    let Some(w) = launch(&llm) else { return };
-    let panel = w.panel().expect("panel");
-    let page = w.open("/form.html").expect("page");
-    page.wait_for("document.readyState === 'complete'", TASK_TIMEOUT).expect("loaded");
-    switched_on(&w, &panel);
+    let Some((w, panel)) = on_the_page(&llm, "/form.html") else { return };
 
     // The user's own task runs: a client's task is told so.
     panel.send("Look at the form").expect("send");
@@ -262,11 +260,7 @@ fn a_task_is_busy_while_another_runs() {
 fn a_worker_restarted_mid_task_is_reported_and_the_task_not_resumed() {
     let gate = Gate::default();
     let llm = gated(&gate);
-    let Some(w) = launch(&llm) else { return };
-    let panel = w.panel().expect("panel");
-    let page = w.open("/form.html").expect("page");
-    page.wait_for("document.readyState === 'complete'", TASK_TIMEOUT).expect("loaded");
-    switched_on(&w, &panel);
+    let Some((w, panel)) = on_the_page(&llm, "/form.html") else { return };
     let claude = Client::spawn(&w, "claude-code");
     let run = claude.start("waymark_run_task", json!({"task": "Look at the form"}));
     navigator_asked(&llm, 1);
@@ -285,11 +279,7 @@ fn a_worker_restarted_mid_task_is_reported_and_the_task_not_resumed() {
 fn disconnecting_the_agent_stops_the_task_it_asked_for() {
     let gate = Gate::default();
     let llm = gated(&gate);
-    let Some(w) = launch(&llm) else { return };
-    let panel = w.panel().expect("panel");
-    let page = w.open("/form.html").expect("page");
-    page.wait_for("document.readyState === 'complete'", TASK_TIMEOUT).expect("loaded");
-    switched_on(&w, &panel);
+    let Some((w, panel)) = on_the_page(&llm, "/form.html") else { return };
     let claude = Client::spawn(&w, "claude-code");
     let run = claude.start("waymark_run_task", json!({"task": "Look at the form"}));
     navigator_asked(&llm, 1);
