@@ -33,6 +33,12 @@ const MAX_DEPTH: u32 = 192;
 /// Longest text line kept; the rest is for `extract`.
 const MAX_TEXT: usize = 500;
 
+/// Content taller than its box by more than this scrolls on its own: listed as `scrollable`.
+const MIN_SCROLL_PX: i32 = 8;
+
+/// A canvas at least this wide and tall is worth a line saying it cannot be read.
+const MIN_CANVAS_PX: f64 = 40.0;
+
 /// Reads this frame's document and renews its refs.
 pub fn observe(engine: String) -> Result<Observation, crate::error::ContentError> {
     let window = web_sys::window().ok_or_else(crate::error::ContentError::no_document)?;
@@ -264,6 +270,9 @@ impl Walker {
         if tag == "iframe" || tag == "frame" {
             return self.frame(el);
         }
+        if tag == "canvas" {
+            return self.canvas(el);
+        }
         let mut role = roles::interactive_role_of(el, facts, pointer && !parent_pointer);
         // Inside a clickable row, an element with its own declared pointer (a star or delete
         // icon, one of two buttons) is a control of its own, not part of the row.
@@ -286,6 +295,15 @@ impl Walker {
                 || !super::affordance::listener_control(el))
         {
             role = None;
+        }
+        // A box whose content scrolls on its own (a list that draws only the rows in view):
+        // the model scrolls it by its ref and reads how much more there is.
+        if role.is_none()
+            && style.scrolls_y()
+            && !matches!(tag, "body" | "html")
+            && el.scroll_height() > el.client_height() + MIN_SCROLL_PX
+        {
+            role = Some(roles::SCROLLABLE);
         }
         if let Some(role) = role
             && let Some(listed) = self.listed(el, facts, style, role)
@@ -387,6 +405,31 @@ impl Walker {
             return;
         }
         self.items.push(Item::Frame(Frame { src, zone, ..Frame::default() }));
+    }
+
+    /// A canvas shows what its script draws, which no DOM walk can read: a line says so (and
+    /// what the page calls it), so the model and the user learn it cannot be done here rather
+    /// than meeting a blank. Small ones (sparklines, icons) are left out.
+    fn canvas(&mut self, el: &Element) {
+        let rect = facts::rect(el);
+        if rect.width < MIN_CANVAS_PX || rect.height < MIN_CANVAS_PX {
+            return;
+        }
+        self.flush();
+        let name = roles::own_label(el);
+        let name = if name.is_empty() { String::new() } else { format!(" “{name}”") };
+        let text = format!(
+            "(canvas{name}, {:.0}×{:.0} px: drawn by the page's script — Waymark cannot read it \
+             or act inside it; a screenshot shows it)",
+            rect.width, rect.height
+        );
+        let zone = match self.zone_of(el) {
+            Some(zone) => zone,
+            None => self.zone(),
+        };
+        if self.seen.insert(text.clone()) {
+            self.items.push(Item::Text { text, heading: None, zone });
+        }
     }
 
     /// Zone of the innermost block with a box, reading pending boxes outermost first (and

@@ -96,6 +96,8 @@ export function style_facts(el) {
     f |= 32;
     if (s.overflow === 'hidden') f |= 64;
   }
+  const oy = s.overflowY;
+  if (oy === 'auto' || oy === 'scroll' || oy === 'overlay') f |= 128;
   return f;
 }
 export function paint_of(el) {
@@ -159,7 +161,7 @@ extern "C" {
 /// Skipped with their content: never rendered as text.
 pub(super) const SKIPPED: &[&str] = &[
     "script", "style", "noscript", "template", "head", "meta", "link", "title", "svg", "math",
-    "object", "embed", "canvas", "video", "audio", "map", "datalist",
+    "object", "embed", "video", "audio", "map", "datalist",
 ];
 
 /// Blocks: their text is a line of its own.
@@ -210,7 +212,7 @@ pub(super) const BLOCKS: &[&str] = &[
 /// Read specially by the walk.
 const SPECIAL: &[&str] = &[
     "input", "select", "textarea", "button", "a", "iframe", "frame", "td", "th", "slot", "body",
-    "html",
+    "html", "canvas",
 ];
 
 /// Tags the walk tells apart, in the order of the 1-based indexes the JS side reports (anything
@@ -365,6 +367,10 @@ impl StyleFacts {
     /// `overflow: hidden` (read for positioned elements only).
     pub fn overflow_hidden(self) -> bool {
         self.0 & 64 != 0
+    }
+    /// `overflow-y` auto or scroll: its content may scroll on its own (a list, a panel).
+    pub fn scrolls_y(self) -> bool {
+        self.0 & 128 != 0
     }
 }
 
