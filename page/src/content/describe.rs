@@ -48,8 +48,8 @@ pub fn describe(target: Option<Ref>) -> Result<ActionTarget, ContentError> {
         _ => String::new(),
     };
     Ok(ActionTarget {
+        name: super::roles::name_as(&el, &tag, &role),
         role,
-        name: accessible_name(&el, &tag),
         input_type: if tag == "input" || tag == "button" {
             string_prop(&el, "type").to_lowercase()
         } else {

@@ -8,6 +8,7 @@
 
 use super::facts::{self, NodeFacts, StyleFacts};
 use super::roles::{self, Described};
+use super::widgets::Signals;
 use crate::observation::{Frame, Item, Observation, Viewport, Zone, clean, shorten};
 use std::cell::RefCell;
 use std::collections::HashSet;
@@ -32,9 +33,6 @@ const MAX_DEPTH: u32 = 192;
 
 /// Longest text line kept; the rest is for `extract`.
 const MAX_TEXT: usize = 500;
-
-/// Content taller than its box by more than this scrolls on its own: listed as `scrollable`.
-const MIN_SCROLL_PX: i32 = 8;
 
 /// A canvas at least this wide and tall is worth a line saying it cannot be read.
 const MIN_CANVAS_PX: f64 = 40.0;
@@ -281,30 +279,17 @@ impl Walker {
         if nested {
             role = roles::interactive_role_of(el, facts, true);
         }
-        // A listener is the page's word only: a box as tall as half the screen, or one holding
-        // many elements or other controls, is where the page delegates its events (an app
-        // root, a list), not a control.
-        let own_pointer = pointer && !parent_pointer;
-        if role == Some("clickable")
-            && facts.listener()
-            && !own_pointer
-            && !nested
-            && !facts.onclick()
-            && !facts.has_tabindex()
-            && (facts::rect(el).height > self.viewport_height / 2.0
-                || !super::affordance::listener_control(el))
-        {
-            role = None;
-        }
-        // A box whose content scrolls on its own (a list that draws only the rows in view):
-        // the model scrolls it by its ref and reads how much more there is.
-        if role.is_none()
-            && style.scrolls_y()
-            && !matches!(tag, "body" | "html")
-            && el.scroll_height() > el.client_height() + MIN_SCROLL_PX
-        {
-            role = Some(roles::SCROLLABLE);
-        }
+        // Drop zones, draggable cards, terminals, scrolling boxes; delegating roots dropped.
+        let signals = Signals {
+            listener: facts.listener(),
+            own_pointer: (pointer && !parent_pointer) || nested,
+            onclick: facts.onclick(),
+            tabindex: facts.has_tabindex(),
+            drop: facts.drop_target(),
+            draggable: facts.draggable(),
+            scrolls_y: style.scrolls_y(),
+        };
+        role = super::widgets::refine(el, tag, role, signals, self.viewport_height);
         if let Some(role) = role
             && let Some(listed) = self.listed(el, facts, style, role)
         {

@@ -28,31 +28,50 @@ export function attrs_of(el) {
   return out;
 }
 let listened = new WeakSet();
+let droppable = new WeakSet();
 let pending = 0;
 export function ask_page_hooks() {
   const got = new WeakSet();
-  const onListener = (e) => {
+  const drops = new WeakSet();
+  const into = (set) => (e) => {
     const target = e.composedPath()[0];
-    if (target instanceof Element) got.add(target);
+    if (target instanceof Element) set.add(target);
     e.stopImmediatePropagation();
   };
+  const onListener = into(got);
+  const onDrop = into(drops);
   const onPending = (e) => {
     if (typeof e.detail === 'number' && e.detail >= 0) pending = e.detail;
   };
   pending = 0;
   document.addEventListener('waymark-listener', onListener, true);
+  document.addEventListener('waymark-drop', onDrop, true);
   document.addEventListener('waymark-pending', onPending, true);
   try {
     document.dispatchEvent(new CustomEvent('waymark-ask'));
   } finally {
     document.removeEventListener('waymark-listener', onListener, true);
+    document.removeEventListener('waymark-drop', onDrop, true);
     document.removeEventListener('waymark-pending', onPending, true);
   }
   listened = got;
+  droppable = drops;
   return pending;
 }
 export function has_listener(el) {
   return listened.has(el);
+}
+export function takes_drops(el) {
+  return droppable.has(el);
+}
+export function capture_field(el) {
+  if (el.getBoundingClientRect().height < 40) return null;
+  for (const f of el.querySelectorAll('textarea, input:not([type]), input[type=text]')) {
+    if (f.disabled || f.tabIndex < 0) continue;
+    const r = f.getBoundingClientRect();
+    if (Number(getComputedStyle(f).opacity) < 0.2 || (r.width <= 2 && r.height <= 2)) return f;
+  }
+  return null;
 }
 export function node_facts(node) {
   const type = node.nodeType;
@@ -61,6 +80,7 @@ export function node_facts(node) {
   let f = 0x200 | (tags.get(node.localName) || 0);
   if (node.shadowRoot) f |= 0x20000;
   if (listened.has(node)) f |= 0x100000;
+  if (droppable.has(node)) f |= 0x200000;
   if (node.firstChild !== null) f |= 0x80000;
   if (!node.hasAttributes()) return f;
   if (node.getAttribute('aria-hidden') === 'true') f |= 0x400;
@@ -71,6 +91,7 @@ export function node_facts(node) {
   if (node.hasAttribute('onclick')) f |= 0x4000;
   if (node.hasAttribute('tabindex')) f |= 0x8000;
   if (node.hasAttribute('href')) f |= 0x10000;
+  if (node.getAttribute('draggable') === 'true') f |= 0x400000;
   return f;
 }
 let styled = null;
@@ -134,6 +155,11 @@ extern "C" {
     pub(super) fn ask_page_hooks() -> u32;
     /// Whether the page gave the element a click-like listener (as of [`ask_page_hooks`]).
     pub(super) fn has_listener(el: &Element) -> bool;
+    /// Whether the page listens for drops on the element (as of [`ask_page_hooks`]).
+    pub(super) fn takes_drops(el: &Element) -> bool;
+    /// A text field inside a tall element that nobody can see (transparent, or 1×1 px) and
+    /// that takes the focus: where a terminal or a canvas editor routes the keyboard.
+    pub(super) fn capture_field(el: &Element) -> Option<Element>;
     /// Gives the JS side the tag table: [`node_facts`] reports a tag as its 1-based index.
     fn set_tags(names: Vec<JsValue>);
     /// Gives the JS side the attribute names [`attrs_of`] reads.
@@ -332,6 +358,14 @@ impl NodeFacts {
     /// only).
     pub fn listener(self) -> bool {
         self.0 & 0x100000 != 0
+    }
+    /// The page listens for drops on it (page-controlled: a candidate only).
+    pub fn drop_target(self) -> bool {
+        self.0 & 0x200000 != 0
+    }
+    /// `draggable="true"`: a person can pick it up.
+    pub fn draggable(self) -> bool {
+        self.0 & 0x400000 != 0
     }
 }
 

@@ -23,6 +23,7 @@ mod settle;
 mod slider;
 mod typing;
 mod usable;
+mod widgets;
 
 use crate::action::{ContentRequest, Measurement, Probe};
 use crate::error::{ContentError, ContentErrorKind};

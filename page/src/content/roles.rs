@@ -13,9 +13,6 @@ use web_sys::{
 /// Longest accessible name kept.
 const MAX_NAME: usize = 60;
 
-/// The role of a box whose content scrolls on its own (not an ARIA role: what the model needs
-/// to know to scroll it).
-pub(super) const SCROLLABLE: &str = "scrollable";
 /// Longest text-area value shown on the element's line.
 const MAX_AREA: usize = 1500;
 /// Options of a select listed before `+N`.
@@ -74,7 +71,7 @@ pub(super) fn interactive_role(el: &Element, tag: &str, pointer: bool) -> Option
         || focusable_by_tabindex(el)
         || super::facts::has_listener(el);
     let list_select = is_list_select(el, tag);
-    rules::interactive_role(RoleFacts {
+    let base = rules::interactive_role(RoleFacts {
         tag,
         input_type: &input_type,
         role: role.as_deref(),
@@ -82,12 +79,14 @@ pub(super) fn interactive_role(el: &Element, tag: &str, pointer: bool) -> Option
         editable,
         list_select,
         clickable,
-    })
-    .or_else(|| {
-        // As the walk lists it: a box whose content scrolls on its own.
-        let scrolls = !matches!(tag, "body" | "html") && super::act::scrolls(el);
-        scrolls.then_some(SCROLLABLE)
-    })
+    });
+    // As the walk decides it (drop zones, terminals, scrolling boxes, delegating roots).
+    let height = web_sys::window()
+        .and_then(|w| w.inner_height().ok())
+        .and_then(|h| h.as_f64())
+        .unwrap_or(0.0);
+    let signals = super::widgets::live_signals(el, pointer);
+    super::widgets::refine(el, tag, base, signals, height)
 }
 
 /// The role from the walk's batched reads ([`NodeFacts`]): attribute values are read only
@@ -274,13 +273,11 @@ pub(super) fn describe(el: &Element, tag: &str, role: &'static str, index: u32) 
     {
         value = Some(aria("aria-valuetext").unwrap_or(now));
     }
-    let name = if role == SCROLLABLE {
-        // Its content is read on its own lines: only a label the page gave it names it.
+    if role == super::widgets::SCROLLABLE {
         states.extend(scroll_states(el));
-        own_label(el)
-    } else {
-        shorten(&raw_name(el, tag, &attrs), MAX_NAME)
-    };
+    }
+    let name = super::widgets::special_name(el, tag, role)
+        .unwrap_or_else(|| shorten(&raw_name(el, tag, &attrs), MAX_NAME));
     let fingerprint = fingerprint(role, &name, tag);
     let info = Info {
         ref_id: Ref::top(index),
@@ -458,7 +455,8 @@ pub(super) fn live_fingerprint(el: &Element) -> Option<String> {
     Some(fingerprint(role, &name_as(el, &tag, role), &tag))
 }
 
-/// The name the observation gives an element of `role` (a scrolling box: only its own label).
+/// The name the observation gives an element of `role` (a scrolling box: only its own label;
+/// see [`super::widgets::special_name`]).
 pub(super) fn name_as(el: &Element, tag: &str, role: &str) -> String {
-    if role == SCROLLABLE { own_label(el) } else { accessible_name(el, tag) }
+    super::widgets::special_name(el, tag, role).unwrap_or_else(|| accessible_name(el, tag))
 }
