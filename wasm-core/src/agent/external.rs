@@ -48,7 +48,7 @@ pub async fn police_external<P: Page, E: Env, V: TaskEvents, O: Operator>(
 ) -> Policed {
     let agent = Agent { llm: &NoModel, page, env, events, operator, journal: &NoJournal };
     match agent.police(ctx, observation, action).await {
-        Ok(Ok(permit)) => Policed::Permit(permit),
+        Ok(Ok((permit, _))) => Policed::Permit(permit),
         Ok(Err(outcome)) => Policed::NotDone(outcome),
         Err(_) => Policed::Stopped,
     }

@@ -17,6 +17,7 @@ mod prompt;
 mod role_tools;
 mod roles;
 mod runner;
+mod script_send;
 mod shared;
 mod stuck;
 mod tools;

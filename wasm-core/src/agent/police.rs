@@ -13,9 +13,10 @@ use crate::observation::Observation;
 use crate::safety::{ActionTarget, NetworkPermit, WebUrl};
 
 impl<L: Llm, P: Page, E: Env, V: TaskEvents, O: Operator, J: Journal> Agent<'_, L, P, E, V, O, J> {
-    /// The safety policy for one action, before its intent is journaled: `Ok(Ok(permit))` to go
-    /// on (the browser enforces `permit` while the action runs), `Ok(Err(outcome))` when it is
-    /// refused (by the policy or the user), `Err` when the user stopped the task at a card.
+    /// The safety policy for one action, before its intent is journaled: `Ok(Ok((permit,
+    /// facts)))` to go on (the browser enforces `permit` while the action runs; `facts` are the
+    /// live element's as judged), `Ok(Err(outcome))` when it is refused (by the policy or the
+    /// user), `Err` when the user stopped the task at a card.
     /// A navigation's URL is rewritten in `action` to the canonical form the policy judged, so
     /// the journal and the browser get exactly that string.
     pub(super) async fn police(
@@ -23,7 +24,7 @@ impl<L: Llm, P: Page, E: Env, V: TaskEvents, O: Operator, J: Journal> Agent<'_, 
         ctx: &mut TaskContext,
         observation: &Observation,
         action: &mut Action,
-    ) -> Result<Result<NetworkPermit, ActionOutcome>, Flow> {
+    ) -> Result<Result<(NetworkPermit, Option<ActionTarget>), ActionOutcome>, Flow> {
         match canonical(action) {
             Ok(judged) => *action = judged,
             Err(refusal) => return Ok(Err(ActionOutcome::refused(Refuser::Policy, refusal))),
@@ -56,15 +57,17 @@ impl<L: Llm, P: Page, E: Env, V: TaskEvents, O: Operator, J: Journal> Agent<'_, 
         let (card, allow, similar, refusal) = match decision {
             Decision::Go => {
                 record_sends(&mut ctx.taint, action, facts.as_ref(), observation);
-                return Ok(Ok(match submitted_to(action, facts.as_ref()) {
+                let permit = match submitted_to(action, facts.as_ref()) {
                     Some(form_action) => NetworkPermit::submitting(&ctx.scope, &form_action),
                     None => NetworkPermit::within(&ctx.scope),
-                }));
+                };
+                return Ok(Ok((permit, facts)));
             }
             Decision::Remembered => {
                 record_sends(&mut ctx.taint, action, facts.as_ref(), observation);
                 let destination = approved_destination(action, facts.as_ref());
-                return Ok(Ok(NetworkPermit::approved(&ctx.scope, destination.as_deref())));
+                let permit = NetworkPermit::approved(&ctx.scope, destination.as_deref());
+                return Ok(Ok((permit, facts)));
             }
             Decision::Refuse(reason) => {
                 return Ok(Err(ActionOutcome::refused(Refuser::Policy, reason)));
@@ -119,7 +122,8 @@ impl<L: Llm, P: Page, E: Env, V: TaskEvents, O: Operator, J: Journal> Agent<'_, 
         }
         record_sends(&mut ctx.taint, action, facts.as_ref(), observation);
         let destination = approved_destination(action, facts.as_ref());
-        Ok(Ok(NetworkPermit::approved(&ctx.scope, destination.as_deref())))
+        let permit = NetworkPermit::approved(&ctx.scope, destination.as_deref());
+        Ok(Ok((permit, facts)))
     }
 }
 
