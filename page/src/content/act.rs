@@ -13,7 +13,11 @@ use web_sys::{Element, HtmlElement, HtmlInputElement, HtmlSelectElement, HtmlTex
 /// Performs one page action; never acts on an element other than the one the ref named.
 /// `expect` and `expect_to` are the target's and the drop target's `role|name` as the model
 /// saw them.
-pub async fn perform(action: &Action, expect: Option<&str>, expect_to: Option<&str>) -> ActionOutcome {
+pub async fn perform(
+    action: &Action,
+    expect: Option<&str>,
+    expect_to: Option<&str>,
+) -> ActionOutcome {
     let live = |r: Ref, expect: Option<&str>| {
         resolve(r).map_err(|e| e.to_string()).and_then(|el| check_expectation(el, r, expect))
     };
@@ -340,7 +344,15 @@ fn type_text(el: &Element, text: &str, append: bool) -> Result<ActionOutcome, St
 fn input_less(el: &Element) -> bool {
     let by_tag = matches!(
         el.local_name().as_str(),
-        "button" | "a" | "select" | "img" | "option" | "summary" | "label" | "iframe" | "video"
+        "button"
+            | "a"
+            | "select"
+            | "img"
+            | "option"
+            | "summary"
+            | "label"
+            | "iframe"
+            | "video"
             | "audio"
     );
     let role = el.get_attribute("role").unwrap_or_default();

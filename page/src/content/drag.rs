@@ -46,11 +46,7 @@ pub(super) async fn drag(source: &Element, target: &Element) -> Result<ActionOut
     let (from_x, from_y) = {
         let moved = source.get_bounding_client_rect();
         let (x, y) = (moved.x() + moved.width() / 2.0, moved.y() + moved.height() / 2.0);
-        if (x - from_x).abs() > 0.5 || (y - from_y).abs() > 0.5 {
-            (x, y)
-        } else {
-            (from_x, from_y)
-        }
+        if (x - from_x).abs() > 0.5 || (y - from_y).abs() > 0.5 { (x, y) } else { (from_x, from_y) }
     };
     let rect = target.get_bounding_client_rect();
     let (to_x, to_y) = (rect.x() + rect.width() / 2.0, rect.y() + rect.height() / 2.0);
@@ -68,7 +64,9 @@ pub(super) async fn drag(source: &Element, target: &Element) -> Result<ActionOut
     match hit(target, to_x, to_y) {
         Some(over) if target.contains(Some(&over)) || over.contains(Some(target)) => {}
         Some(over) if source.contains(Some(&over)) => {}
-        Some(over) => return Err(format!("another element covers the drop target: {}", label(&over))),
+        Some(over) => {
+            return Err(format!("another element covers the drop target: {}", label(&over)));
+        }
         None => return Err("the drop target is not on the screen".to_owned()),
     }
     match draggable(&grip, source) {

@@ -67,7 +67,10 @@ pub(super) async fn type_into(
     }
     for _ in 0..READ_BACK_TRIES {
         if took(el, text) {
-            return Ok(ActionOutcome { value_changed: old != el.inner_text(), ..ActionOutcome::done() });
+            return Ok(ActionOutcome {
+                value_changed: old != el.inner_text(),
+                ..ActionOutcome::done()
+            });
         }
         super::drag::sleep(16).await;
     }

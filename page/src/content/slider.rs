@@ -15,9 +15,7 @@ const MAX_PRESSES: u32 = 400;
 /// Whether `el` is a custom slider this module sets (native ranges are typed into).
 pub(super) fn is_custom(el: &Element) -> bool {
     el.local_name() != "input"
-        && el
-            .get_attribute("role")
-            .is_some_and(|r| r.split_whitespace().next() == Some("slider"))
+        && el.get_attribute("role").is_some_and(|r| r.split_whitespace().next() == Some("slider"))
 }
 
 fn number(el: &Element, attr: &str) -> Option<f64> {
@@ -71,7 +69,8 @@ fn by_keys(el: &Element, goal: f64) -> Result<f64, String> {
         if (now - goal).abs() <= f64::EPSILON {
             break;
         }
-        let (up, back) = if now < goal { ("ArrowRight", "ArrowLeft") } else { ("ArrowLeft", "ArrowRight") };
+        let (up, back) =
+            if now < goal { ("ArrowRight", "ArrowLeft") } else { ("ArrowLeft", "ArrowRight") };
         press_one(&document, el, &press(up), &mut seen)?;
         let next = read().unwrap_or(now);
         if next == now {
