@@ -5,7 +5,7 @@
 //! Each press runs like a real one: `keydown`, `keypress` for a character, `beforeinput`
 //! before text goes into a field, the default action unless the page cancelled one of them,
 //! `keyup`. Default actions are taken only on an element a person can see
-//! ([`super::usable::check`]): a field nobody can see (a terminal's 1×1 capture textarea, or a
+//! ([`super::usable::visible_now`]): a field nobody can see (a terminal's 1×1 capture textarea, or a
 //! trap) receives the key events its page listens to, and Waymark writes nothing into it.
 
 use super::act::set_value;
@@ -48,14 +48,15 @@ pub(super) struct Seen {
 }
 
 impl Seen {
-    /// Whether default actions may act on `el`: a person can see it.
+    /// Whether default actions may act on `el`: a person can see it (measured where it is:
+    /// pressing keys scrolls nothing).
     pub fn visible(&mut self, el: &Element) -> bool {
         if let Some((known, visible)) = &self.last
             && known == el
         {
             return *visible;
         }
-        let visible = super::usable::check(el).is_ok();
+        let visible = super::usable::visible_now(el);
         self.last = Some((el.clone(), visible));
         visible
     }
