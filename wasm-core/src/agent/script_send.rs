@@ -88,7 +88,10 @@ mod tests {
             Some("https://shop.example/api/support")
         );
         // A free action's permit approved nothing: its blocks stand without a card.
-        assert_eq!(script_destination(&NetworkPermit::within(&scope), &[api.clone()]), None);
+        assert_eq!(
+            script_destination(&NetworkPermit::within(&scope), std::slice::from_ref(&api)),
+            None
+        );
         // A document posted elsewhere is a rewritten form; reads are not sends.
         let rewritten = blocked("https://shop.example/checkout", "POST", "main_frame");
         let read = blocked("https://shop.example/api/support", "GET", "xmlhttprequest");
