@@ -497,9 +497,11 @@ impl ActionOutcome {
                 | Action::Uncheck { .. }
                 | Action::Drag { .. }
         );
+        // A drag says how it went (dropped, released) and still may have changed nothing.
+        let said_what_changed = self.text.is_some() && !matches!(action, Action::Drag { .. });
         self.no_effect = meant_to_change
             && self.ok
-            && self.text.is_none()
+            && !said_what_changed
             && !self.navigated
             && self.opened_tab.is_none()
             && !self.value_changed

@@ -95,4 +95,15 @@ fn only_actions_that_can_start_something_wait_for_the_page_to_settle() {
     assert!(!quiet(0, 160.0).is_settled(click), "nothing yet: give it longer");
     assert!(quiet(0, 410.0).is_settled(click));
     assert!(!Settled { pending: 1, ..quiet(3, 500.0) }.is_settled(click), "a request in flight");
+    // A drag that changed nothing says so, although it reports how it was done.
+    let drag = Action::Drag { ref_id: r, to: crate::observation::Ref::top(2) };
+    let mut released = ActionOutcome::with_text("dragged with the pointer and released");
+    released.judge_effect(&drag, &quiet(0, 500.0));
+    assert!(released.no_effect);
+    let mut moved = ActionOutcome::with_text("dragged with the pointer and released");
+    moved.judge_effect(&drag, &quiet(4, 200.0));
+    assert!(!moved.no_effect);
+    let mut extracted = ActionOutcome::with_text("| a |");
+    extracted.judge_effect(&Action::Click { ref_id: r }, &quiet(0, 500.0));
+    assert!(!extracted.no_effect, "a click that reports text said what it did");
 }
