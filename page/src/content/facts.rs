@@ -64,14 +64,14 @@ export function has_listener(el) {
 export function takes_drops(el) {
   return droppable.has(el);
 }
-export function capture_field(el) {
-  if (el.getBoundingClientRect().height < 40) return null;
+export function focusable_text_fields(el, max) {
+  const out = [];
   for (const f of el.querySelectorAll('textarea, input:not([type]), input[type=text]')) {
     if (f.disabled || f.tabIndex < 0) continue;
-    const r = f.getBoundingClientRect();
-    if (Number(getComputedStyle(f).opacity) < 0.2 || (r.width <= 2 && r.height <= 2)) return f;
+    out.push(f);
+    if (out.length >= max) break;
   }
-  return null;
+  return out;
 }
 export function node_facts(node) {
   const type = node.nodeType;
@@ -157,9 +157,9 @@ extern "C" {
     pub(super) fn has_listener(el: &Element) -> bool;
     /// Whether the page listens for drops on the element (as of [`ask_page_hooks`]).
     pub(super) fn takes_drops(el: &Element) -> bool;
-    /// A text field inside a tall element that nobody can see (transparent, or 1×1 px) and
-    /// that takes the focus: where a terminal or a canvas editor routes the keyboard.
-    pub(super) fn capture_field(el: &Element) -> Option<Element>;
+    /// The first `max` text fields inside the element that can take the focus (enabled, not
+    /// `tabindex=-1`).
+    fn focusable_text_fields(el: &Element, max: u32) -> Vec<Element>;
     /// Gives the JS side the tag table: [`node_facts`] reports a tag as its 1-based index.
     fn set_tags(names: Vec<JsValue>);
     /// Gives the JS side the attribute names [`attrs_of`] reads.
@@ -416,6 +416,18 @@ pub(super) struct Rect {
     pub right: f64,
     pub width: f64,
     pub height: f64,
+}
+
+/// An element shorter than this hosts no terminal or editor surface.
+const MIN_KEYBOARD_HOST_PX: f64 = 40.0;
+
+/// A text field inside a tall element that takes the focus and that nobody can see (xterm.js's
+/// transparent 1×1 px textarea): where a terminal or a canvas editor routes the keyboard.
+pub(super) fn capture_field(el: &Element) -> Option<Element> {
+    if rect(el).height < MIN_KEYBOARD_HOST_PX {
+        return None;
+    }
+    focusable_text_fields(el, 8).into_iter().find(|f| !super::usable::visible_now(f))
 }
 
 /// Sends the tag and attribute tables to the JS side once per content-script instance.
