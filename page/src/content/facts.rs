@@ -117,8 +117,11 @@ export function style_facts(el) {
     f |= 32;
     if (s.overflow === 'hidden') f |= 64;
   }
-  const oy = s.overflowY;
-  if (oy === 'auto' || oy === 'scroll' || oy === 'overlay') f |= 128;
+  // Only a box scrolls its content: inline text (most elements) is not asked.
+  if (display !== 'inline' && display !== 'none' && display !== 'contents') {
+    const oy = s.overflowY;
+    if (oy === 'auto' || oy === 'scroll' || oy === 'overlay') f |= 128;
+  }
   return f;
 }
 export function paint_of(el) {
@@ -402,7 +405,8 @@ impl StyleFacts {
     pub fn overflow_hidden(self) -> bool {
         self.0 & 64 != 0
     }
-    /// `overflow-y` auto or scroll: its content may scroll on its own (a list, a panel).
+    /// `overflow-y` auto or scroll on a box (not read for inline elements): its content may
+    /// scroll on its own (a list, a panel).
     pub fn scrolls_y(self) -> bool {
         self.0 & 128 != 0
     }
