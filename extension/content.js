@@ -21,8 +21,10 @@
   globalThis.__waymark = {
     handle(msg, log) {
       loading ??= load();
+      // An action that takes time in the page (a drag) answers with a promise: awaited here.
       return loading
-        .then(({ core, engine }) => ({ ok: true, value: core.content_handle(msg, engine, log) }))
+        .then(({ core, engine }) => core.content_handle(msg, engine, log))
+        .then((value) => ({ ok: true, value }))
         .catch((err) => ({
           ok: false,
           name: String((err && err.name) || ''),

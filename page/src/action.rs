@@ -79,7 +79,18 @@ pub enum Action {
         #[serde(rename = "ref")]
         ref_id: Ref,
     },
-    /// Scroll the page, or the element with `ref`, by most of a screen or to an end.
+    /// Drag an element onto another one (a card onto a column, a row onto a row of a sortable
+    /// list): HTML5 drag and drop for draggable elements, the pointer's press, moves and release
+    /// otherwise. Both elements are in the same frame.
+    Drag {
+        /// The element to drag.
+        #[serde(rename = "ref")]
+        ref_id: Ref,
+        /// The element to drop it on.
+        to: Ref,
+    },
+    /// Scroll the page, or the element with `ref` (or the scrollable box around it), by most of
+    /// a screen or to an end.
     Scroll {
         /// `down` (default), `up`, `top` or `bottom`.
         #[serde(default)]
@@ -133,8 +144,9 @@ pub enum Action {
         #[serde(default, skip_serializing_if = "Option::is_none")]
         tab: Option<i32>,
     },
-    /// Wait until a text appears, or without one until the page settles (loaded, the DOM
-    /// quiet, no request in flight), at most `seconds`.
+    /// Wait until a text appears (or with `gone`, until it disappears: a "Loading…" line), or
+    /// without one until the page settles (loaded, the DOM quiet, no request in flight), at most
+    /// `seconds`.
     Wait {
         /// Text to wait for; absent = wait for the page to settle.
         #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -142,6 +154,9 @@ pub enum Action {
         /// Upper bound (default 5, at most 15).
         #[serde(default, skip_serializing_if = "Option::is_none")]
         seconds: Option<f64>,
+        /// Wait until `text` is no longer on the page instead.
+        #[serde(default, skip_serializing_if = "is_false")]
+        gone: bool,
     },
     /// The readable text of the page, or of one element, as markdown (tables kept).
     Extract {
@@ -196,6 +211,7 @@ impl Action {
         "select_option",
         "check",
         "uncheck",
+        "drag",
         "scroll",
         "scroll_to",
         "upload",
@@ -225,6 +241,7 @@ impl Action {
             Self::SelectOption { .. } => "select_option",
             Self::Check { .. } => "check",
             Self::Uncheck { .. } => "uncheck",
+            Self::Drag { .. } => "drag",
             Self::Scroll { .. } => "scroll",
             Self::ScrollTo { .. } => "scroll_to",
             Self::Upload { .. } => "upload",
@@ -262,6 +279,7 @@ impl Action {
             Self::SelectOption { ref_id, option } => format!("Choose “{option}” in{t} [{ref_id}]"),
             Self::Check { ref_id } => format!("Check{t} [{ref_id}]"),
             Self::Uncheck { ref_id } => format!("Uncheck{t} [{ref_id}]"),
+            Self::Drag { ref_id, to } => format!("Drag{t} [{ref_id}] onto [{to}]"),
             Self::Scroll { direction, ref_id } => {
                 let way = match direction {
                     ScrollDirection::Down => "down",
@@ -283,6 +301,9 @@ impl Action {
             Self::SwitchTab { tab } => format!("Switch to tab {tab}"),
             Self::CloseTab { tab: Some(tab) } => format!("Close tab {tab}"),
             Self::CloseTab { tab: None } => "Close this tab".to_owned(),
+            Self::Wait { text: Some(text), gone: true, .. } => {
+                format!("Wait until “{text}” disappears")
+            }
             Self::Wait { text: Some(text), .. } => format!("Wait for “{text}”"),
             Self::Wait { text: None, .. } => "Wait for the page to settle".to_owned(),
             Self::Extract { ref_id: None } => "Extract the page's text".to_owned(),
@@ -305,11 +326,21 @@ impl Action {
             | Self::SelectOption { ref_id, .. }
             | Self::Check { ref_id }
             | Self::Uncheck { ref_id }
+            | Self::Drag { ref_id, .. }
             | Self::Upload { ref_id, .. } => Some(*ref_id),
             Self::PressKeys { ref_id, .. }
             | Self::Scroll { ref_id, .. }
             | Self::ScrollTo { ref_id, .. }
             | Self::Extract { ref_id } => *ref_id,
+            _ => None,
+        }
+    }
+
+    /// The second element an action names: where a drag drops (same frame as
+    /// [`Action::target_ref`]).
+    pub fn drop_ref(&self) -> Option<Ref> {
+        match self {
+            Self::Drag { to, .. } => Some(*to),
             _ => None,
         }
     }
@@ -327,6 +358,7 @@ impl Action {
                 | Self::SelectOption { .. }
                 | Self::Check { .. }
                 | Self::Uncheck { .. }
+                | Self::Drag { .. }
                 | Self::Scroll { .. }
                 | Self::ScrollTo { .. }
                 | Self::Extract { .. }
@@ -353,6 +385,7 @@ impl Action {
             | Self::SelectOption { .. }
             | Self::Check { .. }
             | Self::Uncheck { .. }
+            | Self::Drag { .. }
             | Self::Upload { .. } => window(150.0, 400.0),
             Self::Scroll { .. } | Self::Hover { .. } => window(100.0, 100.0),
             _ => None,
@@ -493,10 +526,13 @@ impl ActionOutcome {
                 | Action::SelectOption { .. }
                 | Action::Check { .. }
                 | Action::Uncheck { .. }
+                | Action::Drag { .. }
         );
+        // A drag says how it went (dropped, released) and still may have changed nothing.
+        let said_what_changed = self.text.is_some() && !matches!(action, Action::Drag { .. });
         self.no_effect = meant_to_change
             && self.ok
-            && self.text.is_none()
+            && !said_what_changed
             && !self.navigated
             && self.opened_tab.is_none()
             && !self.value_changed
@@ -540,6 +576,9 @@ pub enum ContentRequest {
         /// even if the frame was observed again since (refs renewed under the model's feet).
         #[serde(default, skip_serializing_if = "Option::is_none")]
         expect: Option<String>,
+        /// The same for the element a drag drops on ([`Action::drop_ref`]).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        expect_to: Option<String>,
     },
     /// Set a file on a file input through `DataTransfer` (input and change events follow).
     SetFile {
@@ -567,6 +606,11 @@ pub enum ContentRequest {
     /// What changed since the latest action in the frame and how quiet the page is now
     /// ([`Settled`]), for settling after an action and for `wait`.
     Settle,
+    /// Goes back one entry of the tab's history from inside the top frame (`history.back()`):
+    /// Chrome skips, on the browser's own Back (`chrome.tabs.goBack`), the entries that
+    /// navigated away without a user gesture — every page the agent's synthetic clicks left —
+    /// but never on a move the page makes itself.
+    GoBack,
     /// The live facts of a ref's element (or the focused element) for the safety policy
     /// ([`crate::target::ActionTarget`]).
     Describe {
@@ -585,6 +629,13 @@ pub struct Probe {
     pub found: bool,
     /// The frame's URL.
     pub url: String,
+}
+
+/// The content script's answer to [`ContentRequest::GoBack`].
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct WentBack {
+    /// The frame's URL when it asked to go back (the move itself happens after the reply).
+    pub from: String,
 }
 
 /// The content script's answer to [`ContentRequest::Settle`].

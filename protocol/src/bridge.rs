@@ -112,7 +112,8 @@ pub enum BridgeCall {
     },
     /// A picture of the visible part of the agent's tab.
     Screenshot,
-    /// Wait until a text appears (or the page settles), at most `seconds` (≤ 15).
+    /// Wait until a text appears (with `gone`, until it disappears; without a text, until the
+    /// page settles), at most `seconds` (≤ 15).
     WaitFor {
         /// Text to wait for.
         #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -120,6 +121,9 @@ pub enum BridgeCall {
         /// Upper bound in seconds.
         #[serde(default, skip_serializing_if = "Option::is_none")]
         seconds: Option<f64>,
+        /// Wait until `text` is gone instead (Playwright MCP's `textGone`).
+        #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+        gone: bool,
     },
     /// Run a whole task with Waymark's own agent in the agent's tab, as the user's own tasks
     /// run (same model, policy and cards); the answer carries a [`BridgeTaskReport`].

@@ -1,4 +1,4 @@
-//! The evaluation harness end to end with the oracle navigators (CI's subset): both suites run
+//! The evaluation harness end to end with the oracle navigators (CI's subset): the suites run
 //! through the real extension and host, the oracles choose refs by name from the observation
 //! the model is sent, and each task's own check decides. A task passes exactly when it has no
 //! known defect, so a regression (an element missing or unnamed, an action without effect)
@@ -63,6 +63,17 @@ fn the_sites_suite_with_the_oracle() {
 }
 
 #[test]
+fn the_widgets_suite_with_the_oracle() {
+    let Some(extension) = common::built_extension() else { return };
+    let report = eval::evaluate(&options(SuiteName::Widgets, extension)).expect("evaluation");
+    assert_eq!(report.results.len(), eval::widgets::tasks().len());
+    assert_as_known(&report);
+    // The canvas task is done by saying it cannot be, never by claiming success.
+    let canvas = report.results.iter().find(|r| r.task == "canvas").expect("canvas");
+    assert!(!canvas.agent_success && canvas.answer.contains("canvas"), "{canvas:?}");
+}
+
+#[test]
 fn a_miniwob_subset_with_the_oracle() {
     let Some(extension) = common::built_extension() else { return };
     if !miniwob::html_dir().join("core/core.js").is_file() {
@@ -78,4 +89,9 @@ fn a_miniwob_subset_with_the_oracle() {
     let report = eval::evaluate(&options(SuiteName::MiniWob, extension)).expect("evaluation");
     assert_eq!(report.results.len(), miniwob::ORACLE_TASKS.len());
     assert_as_known(&report);
+    // Passwords are typed by the user at Waymark's take-over card, as designed.
+    for task in ["enter-password", "login-user"] {
+        let r = report.results.iter().find(|r| r.task == task).expect("password task");
+        assert!(r.by_hand >= 1, "{task}: {r:?}");
+    }
 }

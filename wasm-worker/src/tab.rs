@@ -5,6 +5,8 @@ use super::chrome::{self, sleep};
 
 // Uploads of task resources and the page's faults (tab closed, navigated under a wait).
 mod faults;
+// `back` through the page's own history.
+mod history;
 // Settling after an action, and `wait` for a quiet page.
 mod settle;
 // The end-to-end tests' and benchmarks' direct line to this module (never in shipped builds).
@@ -319,15 +321,27 @@ impl TabPage {
         let mut outcome = match action {
             a if a.runs_in_page() => {
                 let frame = a.target_ref().map(|r| r.frame).unwrap_or(0);
-                let expect = a.target_ref().and_then(|r| {
+                let seen = |r: Ref| {
                     LAST.with(|l| {
                         l.borrow()
                             .get(&self.tab_id())
                             .and_then(|o| o.element(r))
                             .map(|e| e.expectation())
                     })
-                });
-                self.content(frame, &ContentRequest::Act { action: a.clone(), expect }).await?
+                };
+                match a.drop_ref() {
+                    // One content script performs a drag: both ends live in its frame.
+                    Some(to) if to.frame != frame => ActionOutcome::failed(
+                        "a drag from one frame into another cannot be done here: both elements \
+                         must be in the same frame",
+                    ),
+                    _ => {
+                        let expect = a.target_ref().and_then(seen);
+                        let expect_to = a.drop_ref().and_then(seen);
+                        let request = ContentRequest::Act { action: a.clone(), expect, expect_to };
+                        self.content(frame, &request).await?
+                    }
+                }
             }
             Action::Upload { ref_id, file } => self.upload(*ref_id, file).await?,
             Action::Navigate { url } => {
@@ -340,7 +354,7 @@ impl TabPage {
                 sleep(50).await;
                 ActionOutcome { navigated: true, ..ActionOutcome::done() }
             }
-            Action::Back => history(chrome::tabs_go_back(self.tab_id()), "back").await?,
+            Action::Back => self.go_back().await?,
             Action::Forward => history(chrome::tabs_go_forward(self.tab_id()), "forward").await?,
             Action::Reload => {
                 promise(chrome::tabs_reload(self.tab_id())).await?;
@@ -377,8 +391,8 @@ impl TabPage {
             Action::CloseTab { tab } => {
                 self.close_tab(tab.unwrap_or(self.tab_id()), before.window_id).await?
             }
-            Action::Wait { text, seconds } => {
-                let mut outcome = self.wait(text.as_deref(), *seconds).await?;
+            Action::Wait { text, seconds, gone } => {
+                let mut outcome = self.wait(text.as_deref(), *seconds, *gone).await?;
                 self.note_navigation(&before, &mut outcome).await;
                 outcome
             }
@@ -464,6 +478,7 @@ impl TabPage {
         &self,
         text: Option<&str>,
         seconds: Option<f64>,
+        gone: bool,
     ) -> Result<ActionOutcome, PageError> {
         let limit = seconds.unwrap_or(5.0).clamp(0.1, MAX_WAIT_SECONDS) * 1000.0;
         if text.is_none() {
@@ -477,6 +492,8 @@ impl TabPage {
             let probe: Result<Probe, PageError> =
                 self.content(0, &ContentRequest::Probe { text: text.map(str::to_owned) }).await;
             let ready = match (&probe, text) {
+                // Gone once the page that shows it has loaded and no longer shows it.
+                (Ok(p), Some(_)) if gone => p.loaded && !p.found,
                 (Ok(p), Some(_)) => p.found,
                 (Ok(p), None) => p.loaded,
                 (Err(_), _) => false,
@@ -493,9 +510,11 @@ impl TabPage {
                 return Ok(ActionOutcome::done());
             }
             if js_sys::Date::now() - started >= limit {
-                let what = text
-                    .map(|t| format!("“{t}” did not appear"))
-                    .unwrap_or_else(|| "the page did not finish loading".into());
+                let what = match text {
+                    Some(t) if gone => format!("“{t}” was still on the page"),
+                    Some(t) => format!("“{t}” did not appear"),
+                    None => "the page did not finish loading".into(),
+                };
                 return Ok(ActionOutcome::failed(format!("{what} within {:.0} s", limit / 1000.0)));
             }
             sleep(200).await;
@@ -511,6 +530,7 @@ fn check_url(url: &str) -> Result<(), PageError> {
     }
 }
 
+/// The browser's own history move (`chrome.tabs.goBack` / `goForward`).
 async fn history(
     p: Result<js_sys::Promise, JsValue>,
     way: &str,

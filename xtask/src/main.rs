@@ -66,7 +66,7 @@ fn main() -> Result<()> {
         Some("eval") => eval::eval(&args[1..]),
         Some("help") | None => {
             println!(
-                "usage: cargo xtask <setup [--eval]|build [--release] [--test-hooks]|test|test-windows|bench <step|panel|tokens|mcp|workflow|dom|sessions|host>|dist [--sourcemaps] [--skip-hosts]|run [--headless]|eval --suite sites,miniwob [--tasks a,b] [--runs N] [--role-model ROLE=MODEL] [--oracle|--llama|--base-url URL --model M]>"
+                "usage: cargo xtask <setup [--eval]|build [--release] [--test-hooks]|test|test-windows|bench <step|panel|tokens|mcp|workflow|dom|sessions|host>|dist [--sourcemaps] [--skip-hosts]|run [--headless]|eval --suite sites,miniwob,widgets [--tasks a,b] [--runs N] [--role-model ROLE=MODEL] [--oracle|--llama|--base-url URL --model M]>"
             );
             Ok(())
         }

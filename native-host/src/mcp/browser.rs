@@ -180,6 +180,9 @@ pub struct WaitArgs {
     /// Text to wait for.
     #[serde(default)]
     pub text: Option<String>,
+    /// Text to wait to disappear (a "Loading…" line); used when `text` is not given.
+    #[serde(default, rename = "textGone")]
+    pub text_gone: Option<String>,
     /// Longest wait in seconds (at most 15).
     #[serde(default)]
     pub time: Option<f64>,
@@ -422,14 +425,20 @@ impl SessionsServer {
         Ok(self.browser(&peer, BridgeCall::Screenshot).await)
     }
 
-    #[tool(description = "Wait until `text` appears on the current page (or until it finishes \
-                          loading), at most `time` seconds (default 5, at most 15).")]
+    #[tool(description = "Wait until `text` appears on the current page, or `textGone` \
+                          disappears (or, with neither, until it finishes loading), at most \
+                          `time` seconds (default 5, at most 15).")]
     async fn browser_wait_for(
         &self,
         peer: Peer<RoleServer>,
-        Parameters(WaitArgs { text, time }): Parameters<WaitArgs>,
+        Parameters(WaitArgs { text, text_gone, time }): Parameters<WaitArgs>,
     ) -> Result<CallToolResult, ErrorData> {
-        Ok(self.browser(&peer, BridgeCall::WaitFor { text, seconds: time }).await)
+        let (text, gone) = match (text, text_gone) {
+            (Some(text), _) => (Some(text), false),
+            (None, Some(gone)) => (Some(gone), true),
+            (None, None) => (None, false),
+        };
+        Ok(self.browser(&peer, BridgeCall::WaitFor { text, seconds: time, gone }).await)
     }
 
     #[tool(description = "Have Waymark's own browser agent do a whole task, starting in the \

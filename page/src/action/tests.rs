@@ -13,6 +13,7 @@ fn tool_names_match_the_serde_tags() {
         json!({"action": "select_option", "ref": 1, "option": "France"}),
         json!({"action": "check", "ref": 1}),
         json!({"action": "uncheck", "ref": 1}),
+        json!({"action": "drag", "ref": 1, "to": 2}),
         json!({"action": "scroll", "direction": "bottom"}),
         json!({"action": "scroll_to", "text": "Terms"}),
         json!({"action": "upload", "ref": 1, "file": "cv.pdf"}),
@@ -23,7 +24,7 @@ fn tool_names_match_the_serde_tags() {
         json!({"action": "open_tab", "url": "http://x/"}),
         json!({"action": "switch_tab", "tab": 3}),
         json!({"action": "close_tab"}),
-        json!({"action": "wait", "text": "Done", "seconds": 2}),
+        json!({"action": "wait", "text": "Loading", "seconds": 2, "gone": true}),
         json!({"action": "extract"}),
         json!({"action": "find", "query": "price"}),
         json!({"action": "screenshot"}),
@@ -53,6 +54,15 @@ fn descriptions_name_the_target() {
     assert!(keys.may_navigate());
     let typing = Action::Type { ref_id: Ref::top(1), text: "a".into(), append: false };
     assert!(typing.runs_in_page() && !typing.may_navigate());
+    let drag = Action::Drag { ref_id: Ref::top(2), to: Ref::top(5) };
+    assert_eq!(drag.describe(Some("Card")), "Drag “Card” [2] onto [5]");
+    assert_eq!((drag.target_ref(), drag.drop_ref()), (Some(Ref::top(2)), Some(Ref::top(5))));
+    assert!(drag.runs_in_page() && drag.settle_window().is_some());
+    let gone = Action::Wait { text: Some("Loading…".into()), seconds: None, gone: true };
+    assert_eq!(gone.describe(None), "Wait until “Loading…” disappears");
+    let parsed: Action =
+        serde_json::from_value(json!({"action": "wait", "text": "x"})).expect("wait");
+    assert_eq!(parsed, Action::Wait { text: Some("x".into()), seconds: None, gone: false });
 }
 
 #[test]
@@ -85,6 +95,17 @@ fn only_actions_that_can_start_something_wait_for_the_page_to_settle() {
     assert!(!quiet(0, 160.0).is_settled(click), "nothing yet: give it longer");
     assert!(quiet(0, 410.0).is_settled(click));
     assert!(!Settled { pending: 1, ..quiet(3, 500.0) }.is_settled(click), "a request in flight");
+    // A drag that changed nothing says so, although it reports how it was done.
+    let drag = Action::Drag { ref_id: r, to: crate::observation::Ref::top(2) };
+    let mut released = ActionOutcome::with_text("dragged with the pointer and released");
+    released.judge_effect(&drag, &quiet(0, 500.0));
+    assert!(released.no_effect);
+    let mut moved = ActionOutcome::with_text("dragged with the pointer and released");
+    moved.judge_effect(&drag, &quiet(4, 200.0));
+    assert!(!moved.no_effect);
+    let mut extracted = ActionOutcome::with_text("| a |");
+    extracted.judge_effect(&Action::Click { ref_id: r }, &quiet(0, 500.0));
+    assert!(!extracted.no_effect, "a click that reports text said what it did");
 }
 
 #[test]

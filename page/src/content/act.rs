@@ -3,7 +3,7 @@
 use super::dom::REFS;
 use super::events::{fire, fire_input, mouse, point_of};
 use super::roles::live_fingerprint;
-use crate::action::{Action, ActionOutcome, ScrollDirection};
+use crate::action::{Action, ActionOutcome};
 use crate::error::ContentError;
 use crate::js::best_effort;
 use crate::observation::{Ref, clean, shorten};
@@ -11,16 +11,23 @@ use wasm_bindgen::{JsCast, JsValue};
 use web_sys::{Element, HtmlElement, HtmlInputElement, HtmlSelectElement, HtmlTextAreaElement};
 
 /// Performs one page action; never acts on an element other than the one the ref named.
-pub fn perform(action: &Action, expect: Option<&str>) -> ActionOutcome {
-    let target = match action.target_ref() {
-        Some(r) => match resolve(r)
-            .map_err(|e| e.to_string())
-            .and_then(|el| check_expectation(el, r, expect))
-        {
-            Ok(el) => Some(el),
-            Err(reason) => return ActionOutcome::failed(reason),
-        },
-        None => None,
+/// `expect` and `expect_to` are the target's and the drop target's `role|name` as the model
+/// saw them.
+pub async fn perform(
+    action: &Action,
+    expect: Option<&str>,
+    expect_to: Option<&str>,
+) -> ActionOutcome {
+    let live = |r: Ref, expect: Option<&str>| {
+        resolve(r).map_err(|e| e.to_string()).and_then(|el| check_expectation(el, r, expect))
+    };
+    let target = match action.target_ref().map(|r| live(r, expect)).transpose() {
+        Ok(target) => target,
+        Err(reason) => return ActionOutcome::failed(reason),
+    };
+    let dropped_on = match action.drop_ref().map(|r| live(r, expect_to)).transpose() {
+        Ok(on) => on,
+        Err(reason) => return ActionOutcome::failed(reason),
     };
     let el = || target.clone().ok_or_else(|| "this action needs a ref".to_owned());
     // Typing, selecting and ticking need a field a person can see, as clicking does.
@@ -43,14 +50,25 @@ pub fn perform(action: &Action, expect: Option<&str>) -> ActionOutcome {
         Action::Click { .. } => el().and_then(|e| click(&e, 1)),
         Action::DoubleClick { .. } => el().and_then(|e| click(&e, 2)),
         Action::Hover { .. } => el().and_then(|e| hover(&e)),
-        Action::Type { text, append, .. } => el().and_then(|e| type_text(&e, text, *append)),
-        Action::Clear { .. } => el().and_then(|e| type_text(&e, "", false)),
+        Action::Type { text, append, .. } => match el() {
+            Ok(e) => type_any(&e, text, *append).await,
+            Err(e) => Err(e),
+        },
+        Action::Clear { .. } => match el() {
+            Ok(e) => type_any(&e, "", false).await,
+            Err(e) => Err(e),
+        },
         Action::PressKeys { keys, .. } => super::keys::press(target.as_ref(), keys),
         Action::SelectOption { option, .. } => el().and_then(|e| select_option(&e, option)),
         Action::Check { .. } => el().and_then(|e| set_checked(&e, true)),
         Action::Uncheck { .. } => el().and_then(|e| set_checked(&e, false)),
-        Action::Scroll { direction, .. } => scroll(target.as_ref(), *direction),
-        Action::ScrollTo { text, .. } => scroll_to(target.as_ref(), text.as_deref()),
+        Action::Drag { .. } => match (el(), &dropped_on) {
+            (Ok(from), Some(to)) => super::drag::drag(&from, to).await,
+            (Err(e), _) => Err(e),
+            (_, None) => Err("drag needs the element to drop on (`to`)".to_owned()),
+        },
+        Action::Scroll { direction, .. } => super::scroll::scroll(target.as_ref(), *direction),
+        Action::ScrollTo { text, .. } => super::scroll::scroll_to(target.as_ref(), text.as_deref()),
         Action::Extract { .. } => {
             Ok(ActionOutcome::with_text(super::extract::markdown(target.as_ref())))
         }
@@ -64,8 +82,8 @@ fn check_expectation(el: Element, r: Ref, expect: Option<&str>) -> Result<Elemen
     let Some(expect) = expect else { return Ok(el) };
     let tag = el.local_name();
     let live = live_fingerprint(&el).unwrap_or_default();
-    let (role, name) =
-        (live.split('|').next().unwrap_or_default(), super::roles::accessible_name(&el, &tag));
+    let role = live.split('|').next().unwrap_or_default();
+    let name = super::roles::name_as(&el, &tag, role);
     if format!("{role}|{name}") == expect {
         return Ok(el);
     }
@@ -122,7 +140,7 @@ pub(super) fn label(el: &Element) -> String {
 /// Scrolls the element into view and returns its centre and the element a person's pointer
 /// would land on there (the element itself, a child that fills it, or a label standing for a
 /// control), or why it cannot be reached (something else covers it).
-fn reachable_point(el: &Element) -> Result<(f64, f64, Element), String> {
+pub(super) fn reachable_point(el: &Element) -> Result<(f64, f64, Element), String> {
     let options = web_sys::ScrollIntoViewOptions::new();
     options.set_block(web_sys::ScrollLogicalPosition::Center);
     options.set_inline(web_sys::ScrollLogicalPosition::Center);
@@ -201,6 +219,11 @@ fn click(el: &Element, count: u32) -> Result<ActionOutcome, String> {
     Ok(ActionOutcome { value_changed: before != field_value(el), ..ActionOutcome::done() })
 }
 
+/// Clicks a widget so that its page gives it the keyboard focus (typing through the keyboard).
+pub(super) fn click_to_focus(el: &Element) -> Result<(), String> {
+    click(el, 1).map(|_| ())
+}
+
 fn hover(el: &Element) -> Result<ActionOutcome, String> {
     let (x, y, target) = reachable_point(el)?;
     pointer_over(&target, el, x, y)?;
@@ -245,25 +268,50 @@ fn field_value(el: &Element) -> Option<String> {
     el.get_attribute("aria-checked")
 }
 
+/// Types into whatever the element is: a custom slider is moved to the value, an editor
+/// (contenteditable) takes the text as an edit, a field its value, and a widget that listens
+/// to keys (a terminal) the keys.
+async fn type_any(el: &Element, text: &str, append: bool) -> Result<ActionOutcome, String> {
+    if super::slider::is_custom(el) {
+        return super::slider::set(el, text).await;
+    }
+    match el.dyn_ref::<HtmlElement>() {
+        Some(editor) if editor.is_content_editable() => {
+            super::editor::type_into(editor, text, append).await
+        }
+        _ => type_text(el, text, append),
+    }
+}
+
 /// Sets the value through the prototype's setter (so React/Vue value trackers see a change),
-/// then fires `input` and `change` like a user would; contenteditable gets `insertText`.
+/// then fires `input` and `change` like a user would.
 fn type_text(el: &Element, text: &str, append: bool) -> Result<ActionOutcome, String> {
     let html = html(el)?;
-    if el.dyn_ref::<HtmlInputElement>().is_some_and(|i| i.disabled() || i.read_only())
-        || el.dyn_ref::<HtmlTextAreaElement>().is_some_and(|t| t.disabled() || t.read_only())
+    if el.dyn_ref::<HtmlInputElement>().is_some_and(HtmlInputElement::disabled)
+        || el.dyn_ref::<HtmlTextAreaElement>().is_some_and(HtmlTextAreaElement::disabled)
     {
-        return Err("the field is disabled or read-only".to_owned());
+        return Err("the field is disabled".to_owned());
     }
-    best_effort(html.focus(), "focus before typing");
+    if el.dyn_ref::<HtmlInputElement>().is_some_and(HtmlInputElement::read_only)
+        || el.dyn_ref::<HtmlTextAreaElement>().is_some_and(HtmlTextAreaElement::read_only)
+    {
+        return Err("the field is read-only: the page sets it through a picker or another \
+                    control (click the field, or a button beside it, and choose in what opens)"
+            .to_owned());
+    }
     let (proto, old) = if let Some(input) = el.dyn_ref::<HtmlInputElement>() {
         ("HTMLInputElement", input.value())
     } else if let Some(area) = el.dyn_ref::<HtmlTextAreaElement>() {
         ("HTMLTextAreaElement", area.value())
-    } else if html.is_content_editable() {
-        return type_editable(html, text, append);
+    } else if input_less(el) {
+        return Err("the element does not take text (it is not a field, an editor or a widget \
+                    that listens to keys)"
+            .to_owned());
     } else {
-        return Err("the element is not a text field".to_owned());
+        // A widget that takes keys itself (a terminal, a canvas editor): through the keyboard.
+        return super::typing::type_keys(el, text);
     };
+    best_effort(html.focus(), "focus before typing");
     let kind = el
         .dyn_ref::<HtmlInputElement>()
         .and_then(|i| crate::formats::FieldKind::of(&i.type_().to_ascii_lowercase()));
@@ -291,6 +339,30 @@ fn type_text(el: &Element, text: &str, append: bool) -> Result<ActionOutcome, St
     Ok(outcome)
 }
 
+/// Elements that never take typing: buttons, links, choices (typing "into" them is a mistake
+/// of the model, said as such, rather than keys sent to them).
+fn input_less(el: &Element) -> bool {
+    let by_tag = matches!(
+        el.local_name().as_str(),
+        "button"
+            | "a"
+            | "select"
+            | "img"
+            | "option"
+            | "summary"
+            | "label"
+            | "iframe"
+            | "video"
+            | "audio"
+    );
+    let role = el.get_attribute("role").unwrap_or_default();
+    let by_role = matches!(
+        role.split_whitespace().next().unwrap_or_default(),
+        "button" | "link" | "checkbox" | "radio" | "switch" | "tab" | "menuitem" | "option"
+    );
+    by_tag || by_role
+}
+
 /// The text value of an input or textarea.
 fn field_text(el: &Element) -> Option<String> {
     if let Some(input) = el.dyn_ref::<HtmlInputElement>() {
@@ -312,36 +384,6 @@ pub(super) fn set_value(el: &Element, proto: &str, value: &str) -> Result<(), St
         .call1(el, &JsValue::from_str(value))
         .map_err(|e| format!("setting the value failed: {}", crate::js::js_message(&e)))?;
     Ok(())
-}
-
-/// Editors (contenteditable) take text through `execCommand('insertText')`, which fires the
-/// `beforeinput`/`input` events editors listen to; plain text content is the fallback.
-fn type_editable(el: &HtmlElement, text: &str, append: bool) -> Result<ActionOutcome, String> {
-    let old = el.inner_text();
-    let document = el.owner_document().ok_or("no document")?;
-    if let Some(selection) = document.get_selection().ok().flatten()
-        && let Ok(range) = document.create_range()
-    {
-        best_effort(range.select_node_contents(el), "select the editor's text");
-        if append {
-            range.collapse_with_to_start(false);
-        }
-        best_effort(selection.remove_all_ranges(), "clear the selection");
-        best_effort(selection.add_range(&range), "select the editor's text");
-    }
-    let command = if text.is_empty() { "delete" } else { "insertText" };
-    let inserted = js_sys::Reflect::get(&document, &"execCommand".into())
-        .ok()
-        .and_then(|f| f.dyn_into::<js_sys::Function>().ok())
-        .and_then(|f| f.call3(&document, &command.into(), &JsValue::FALSE, &text.into()).ok())
-        .and_then(|r| r.as_bool())
-        .unwrap_or(false);
-    if !inserted {
-        let new = if append { format!("{old}{text}") } else { text.to_owned() };
-        el.set_text_content(Some(&new));
-        fire_input(el, "insertText", text)?;
-    }
-    Ok(ActionOutcome { value_changed: old != el.inner_text(), ..ActionOutcome::done() })
 }
 
 fn matches_option(label: &str, value: &str, wanted: &str) -> bool {
@@ -449,51 +491,6 @@ fn set_checked(el: &Element, want: bool) -> Result<ActionOutcome, String> {
         return Err("clicking it did not change its state".to_owned());
     }
     Ok(ActionOutcome { value_changed: true, ..ActionOutcome::done() })
-}
-
-fn scroll(target: Option<&Element>, direction: ScrollDirection) -> Result<ActionOutcome, String> {
-    let window = web_sys::window().ok_or("no window")?;
-    let scroller: Element = match target {
-        Some(el) => el.clone(),
-        None => {
-            window.document().and_then(|d| d.scrolling_element()).ok_or("the page cannot scroll")?
-        }
-    };
-    let page = target.is_none();
-    let view = if page {
-        window.inner_height().ok().and_then(|h| h.as_f64()).unwrap_or(600.0)
-    } else {
-        f64::from(scroller.client_height())
-    };
-    let before = f64::from(scroller.scroll_top());
-    let max = f64::from(scroller.scroll_height()) - view;
-    let goal = match direction {
-        ScrollDirection::Down => before + view * 0.8,
-        ScrollDirection::Up => before - view * 0.8,
-        ScrollDirection::Top => 0.0,
-        ScrollDirection::Bottom => max,
-    }
-    .clamp(0.0, max.max(0.0));
-    scroller.set_scroll_top(goal as i32);
-    let after = f64::from(scroller.scroll_top());
-    if (after - before).abs() < 1.0 {
-        return Err(format!("already at the {}", if goal <= before { "top" } else { "bottom" }));
-    }
-    let below = (f64::from(scroller.scroll_height()) - view - after).max(0.0);
-    Ok(ActionOutcome::with_text(format!("scrolled to {after:.0}px; {below:.0}px below")))
-}
-
-fn scroll_to(target: Option<&Element>, text: Option<&str>) -> Result<ActionOutcome, String> {
-    let el = match (target, text) {
-        (Some(el), _) => el.clone(),
-        (None, Some(text)) => super::extract::element_with_text(text)
-            .ok_or_else(|| format!("the text “{text}” is not on the page"))?,
-        (None, None) => return Err("scroll_to needs a ref or a text".to_owned()),
-    };
-    let options = web_sys::ScrollIntoViewOptions::new();
-    options.set_block(web_sys::ScrollLogicalPosition::Center);
-    el.scroll_into_view_with_scroll_into_view_options(&options);
-    Ok(ActionOutcome::done())
 }
 
 /// Puts a file into a file input through `DataTransfer`, then fires input and change.

@@ -89,7 +89,7 @@ pub fn describe(target: Option<Ref>) -> Result<ActionTarget, ContentError> {
         (Some(button), false) => accessible_name(button, &button.local_name()),
         _ => String::new(),
     };
-    let name = accessible_name(&el, &tag);
+    let name = super::roles::name_as(&el, &tag, &role);
     Ok(ActionTarget {
         role,
         shown: shown(&el, &name),

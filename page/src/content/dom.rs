@@ -8,6 +8,7 @@
 
 use super::facts::{self, NodeFacts, StyleFacts};
 use super::roles::{self, Described};
+use super::widgets::Signals;
 use crate::observation::{Frame, Item, Observation, Viewport, Zone, clean, shorten};
 use std::cell::RefCell;
 use std::collections::HashSet;
@@ -32,6 +33,9 @@ const MAX_DEPTH: u32 = 192;
 
 /// Longest text line kept; the rest is for `extract`.
 const MAX_TEXT: usize = 500;
+
+/// A canvas at least this wide and tall is worth a line saying it cannot be read.
+const MIN_CANVAS_PX: f64 = 40.0;
 
 /// Reads this frame's document and renews its refs.
 pub fn observe(engine: String) -> Result<Observation, crate::error::ContentError> {
@@ -318,6 +322,9 @@ impl Walker {
         if tag == "iframe" || tag == "frame" {
             return self.frame(el);
         }
+        if tag == "canvas" {
+            return self.canvas(el);
+        }
         let mut role = roles::interactive_role_of(el, facts, pointer && !parent_pointer);
         // Inside a clickable row, an element with its own declared pointer (a star or delete
         // icon, one of two buttons) is a control of its own, not part of the row.
@@ -326,21 +333,17 @@ impl Walker {
         if nested {
             role = roles::interactive_role_of(el, facts, true);
         }
-        // A listener is the page's word only: a box as tall as half the screen, or one holding
-        // many elements or other controls, is where the page delegates its events (an app
-        // root, a list), not a control.
-        let own_pointer = pointer && !parent_pointer;
-        if role == Some("clickable")
-            && facts.listener()
-            && !own_pointer
-            && !nested
-            && !facts.onclick()
-            && !facts.has_tabindex()
-            && (facts::rect(el).height > self.viewport_height / 2.0
-                || !super::affordance::listener_control(el))
-        {
-            role = None;
-        }
+        // Drop zones, draggable cards, terminals, scrolling boxes; delegating roots dropped.
+        let signals = Signals {
+            listener: facts.listener(),
+            own_pointer: (pointer && !parent_pointer) || nested,
+            onclick: facts.onclick(),
+            tabindex: facts.has_tabindex(),
+            drop: facts.drop_target(),
+            draggable: facts.draggable(),
+            scrolls_y: style.scrolls_y(),
+        };
+        role = super::widgets::refine(el, tag, role, signals, self.viewport_height);
         if let Some(role) = role
             && let Some(listed) = self.listed(el, facts, style, role)
         {
@@ -446,6 +449,31 @@ impl Walker {
             return;
         }
         self.items.push(Item::Frame(Frame { src, zone, ..Frame::default() }));
+    }
+
+    /// A canvas shows what its script draws, which no DOM walk can read: a line says so (and
+    /// what the page calls it), so the model and the user learn it cannot be done here rather
+    /// than meeting a blank. Small ones (sparklines, icons) are left out.
+    fn canvas(&mut self, el: &Element) {
+        let rect = facts::rect(el);
+        if rect.width < MIN_CANVAS_PX || rect.height < MIN_CANVAS_PX {
+            return;
+        }
+        self.flush();
+        let name = roles::own_label(el);
+        let name = if name.is_empty() { String::new() } else { format!(" “{name}”") };
+        let text = format!(
+            "(canvas{name}, {:.0}×{:.0} px: drawn by the page's script — Waymark cannot read it \
+             or act inside it; a screenshot shows it)",
+            rect.width, rect.height
+        );
+        let zone = match self.zone_of(el) {
+            Some(zone) => zone,
+            None => self.zone(),
+        };
+        if self.seen.insert(text.clone()) {
+            self.items.push(Item::Text { text, heading: None, zone });
+        }
     }
 
     /// Zone of the innermost block with a box, reading pending boxes outermost first (and

@@ -1,6 +1,5 @@
 //! Synthetic DOM events, fired the way a user's input would fire them.
 
-use wasm_bindgen::JsCast;
 use web_sys::Element;
 
 fn js(e: wasm_bindgen::JsValue) -> String {
@@ -27,9 +26,28 @@ pub(super) fn fire_input(el: &Element, input_type: &str, data: &str) -> Result<(
     Ok(())
 }
 
-/// Fires a mouse (or pointer) event at viewport point `(x, y)`.
+/// The mouse's pointer id in Chrome: a page that captures the pointer on `pointerdown`
+/// (`setPointerCapture(e.pointerId)`, sliders and drag handles) throws for an id no pointer has.
+const MOUSE_POINTER_ID: i32 = 1;
+
+/// Fires a mouse (or pointer) event at viewport point `(x, y)`, the primary button held only
+/// while pressing.
 pub(super) fn mouse(el: &Element, kind: &str, x: f64, y: f64, detail: u32) -> Result<(), String> {
-    let bubbles = !matches!(kind, "mouseenter" | "pointerenter");
+    let pressing = kind == "pointerdown" || kind == "mousedown";
+    mouse_with(el, kind, x, y, detail, u16::from(pressing)).map(|_| ())
+}
+
+/// Fires a mouse (or pointer) event at viewport point `(x, y)` with the `buttons` held (1 while
+/// dragging); returns false when a listener cancelled it.
+pub(super) fn mouse_with(
+    el: &Element,
+    kind: &str,
+    x: f64,
+    y: f64,
+    detail: u32,
+    buttons: u16,
+) -> Result<bool, String> {
+    let bubbles = !matches!(kind, "mouseenter" | "pointerenter" | "mouseleave" | "pointerleave");
     if kind.starts_with("pointer") {
         let init = web_sys::PointerEventInit::new();
         init.set_bubbles(bubbles);
@@ -37,12 +55,13 @@ pub(super) fn mouse(el: &Element, kind: &str, x: f64, y: f64, detail: u32) -> Re
         init.set_composed(true);
         init.set_client_x(x as i32);
         init.set_client_y(y as i32);
+        init.set_pointer_id(MOUSE_POINTER_ID);
         init.set_pointer_type("mouse");
         init.set_is_primary(true);
-        init.set_buttons(u16::from(kind == "pointerdown"));
+        init.set_buttons(buttons);
+        init.set_pressure(if buttons > 0 { 0.5 } else { 0.0 });
         let event = web_sys::PointerEvent::new_with_event_init_dict(kind, &init).map_err(js)?;
-        el.dispatch_event(&event).map_err(js)?;
-        return Ok(());
+        return el.dispatch_event(&event).map_err(js);
     }
     let init = web_sys::MouseEventInit::new();
     init.set_bubbles(bubbles);
@@ -51,13 +70,50 @@ pub(super) fn mouse(el: &Element, kind: &str, x: f64, y: f64, detail: u32) -> Re
     init.set_client_x(x as i32);
     init.set_client_y(y as i32);
     init.set_detail(detail as i32);
-    init.set_buttons(u16::from(kind == "mousedown"));
+    init.set_buttons(buttons);
     if let Some(view) = web_sys::window() {
         init.set_view(Some(&view));
     }
     let event = web_sys::MouseEvent::new_with_mouse_event_init_dict(kind, &init).map_err(js)?;
-    el.dispatch_event(&event).map_err(js)?;
-    Ok(())
+    el.dispatch_event(&event).map_err(js)
+}
+
+/// Fires an HTML5 drag-and-drop event (`dragstart`, `dragover`, `drop`, …) carrying `data`,
+/// the one `DataTransfer` of the whole drag; returns false when a listener cancelled it (for
+/// `dragover`: the page accepts a drop there).
+pub(super) fn drag_event(
+    el: &Element,
+    kind: &str,
+    x: f64,
+    y: f64,
+    data: &web_sys::DataTransfer,
+) -> Result<bool, String> {
+    let init = web_sys::DragEventInit::new();
+    init.set_bubbles(true);
+    init.set_cancelable(!matches!(kind, "dragleave" | "dragend"));
+    init.set_composed(true);
+    init.set_client_x(x as i32);
+    init.set_client_y(y as i32);
+    init.set_buttons(u16::from(kind != "drop" && kind != "dragend"));
+    init.set_data_transfer(Some(data));
+    if let Some(view) = web_sys::window() {
+        init.set_view(Some(&view));
+    }
+    let event = web_sys::DragEvent::new_with_event_init_dict(kind, &init).map_err(js)?;
+    el.dispatch_event(&event).map_err(js)
+}
+
+/// Fires a cancelable `beforeinput` carrying `inputType` and `data`; returns false when the
+/// page cancelled it (an editor that applies the edit to its own model, then redraws).
+pub(super) fn before_input(el: &Element, input_type: &str, data: &str) -> Result<bool, String> {
+    let init = web_sys::InputEventInit::new();
+    init.set_bubbles(true);
+    init.set_cancelable(true);
+    init.set_composed(true);
+    init.set_input_type(input_type);
+    init.set_data(Some(data));
+    let event = web_sys::InputEvent::new_with_event_init_dict("beforeinput", &init).map_err(js)?;
+    el.dispatch_event(&event).map_err(js)
 }
 
 /// The element's centre in viewport coordinates.
@@ -66,7 +122,8 @@ pub(super) fn point_of(el: &Element) -> (f64, f64) {
     (rect.x() + rect.width() / 2.0, rect.y() + rect.height() / 2.0)
 }
 
-/// Fires a keyboard event; returns false when a listener cancelled it.
+/// Fires a keyboard event (`keydown`, `keypress`, `keyup`); returns false when a listener
+/// cancelled it.
 pub(super) fn key(
     el: &Element,
     kind: &str,
@@ -82,13 +139,17 @@ pub(super) fn key(
     init.set_shift_key(press.shift);
     init.set_alt_key(press.alt);
     init.set_meta_key(press.meta);
-    if press.key == "Enter" {
-        // Old code reads keyCode/which; they are not settable through the init dictionary.
-        js_sys::Reflect::set(&init, &"keyCode".into(), &13.into()).map_err(js)?;
-        js_sys::Reflect::set(&init, &"which".into(), &13.into()).map_err(js)?;
+    // Old code (and terminal emulators) read keyCode/which/charCode; the init dictionary of
+    // the DOM has no such members, so they are set the way Chrome still reads them.
+    let (code, char_code) = crate::observation::rules::key_codes(press, kind == "keypress");
+    if code > 0 {
+        js_sys::Reflect::set(&init, &"keyCode".into(), &code.into()).map_err(js)?;
+        js_sys::Reflect::set(&init, &"which".into(), &code.into()).map_err(js)?;
+    }
+    if char_code > 0 {
+        js_sys::Reflect::set(&init, &"charCode".into(), &char_code.into()).map_err(js)?;
     }
     let event =
         web_sys::KeyboardEvent::new_with_keyboard_event_init_dict(kind, &init).map_err(js)?;
-    let _ = event.dyn_ref::<web_sys::Event>();
     el.dispatch_event(&event).map_err(js)
 }

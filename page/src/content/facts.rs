@@ -28,31 +28,50 @@ export function attrs_of(el) {
   return out;
 }
 let listened = new WeakSet();
+let droppable = new WeakSet();
 let pending = 0;
 export function ask_page_hooks() {
   const got = new WeakSet();
-  const onListener = (e) => {
+  const drops = new WeakSet();
+  const into = (set) => (e) => {
     const target = e.composedPath()[0];
-    if (target instanceof Element) got.add(target);
+    if (target instanceof Element) set.add(target);
     e.stopImmediatePropagation();
   };
+  const onListener = into(got);
+  const onDrop = into(drops);
   const onPending = (e) => {
     if (typeof e.detail === 'number' && e.detail >= 0) pending = e.detail;
   };
   pending = 0;
   document.addEventListener('waymark-listener', onListener, true);
+  document.addEventListener('waymark-drop', onDrop, true);
   document.addEventListener('waymark-pending', onPending, true);
   try {
     document.dispatchEvent(new CustomEvent('waymark-ask'));
   } finally {
     document.removeEventListener('waymark-listener', onListener, true);
+    document.removeEventListener('waymark-drop', onDrop, true);
     document.removeEventListener('waymark-pending', onPending, true);
   }
   listened = got;
+  droppable = drops;
   return pending;
 }
 export function has_listener(el) {
   return listened.has(el);
+}
+export function takes_drops(el) {
+  return droppable.has(el);
+}
+export function focusable_text_fields(el, max) {
+  const out = [];
+  for (const f of el.querySelectorAll('textarea, input:not([type]), input[type=text]')) {
+    if (f.disabled || f.tabIndex < 0) continue;
+    out.push(f);
+    if (out.length >= max) break;
+  }
+  return out;
 }
 export function node_facts(node) {
   const type = node.nodeType;
@@ -61,6 +80,7 @@ export function node_facts(node) {
   let f = 0x200 | (tags.get(node.localName) || 0);
   if (node.shadowRoot) f |= 0x20000;
   if (listened.has(node)) f |= 0x100000;
+  if (droppable.has(node)) f |= 0x200000;
   if (node.firstChild !== null) f |= 0x80000;
   if (!node.hasAttributes()) return f;
   if (node.getAttribute('aria-hidden') === 'true') f |= 0x400;
@@ -71,6 +91,7 @@ export function node_facts(node) {
   if (node.hasAttribute('onclick')) f |= 0x4000;
   if (node.hasAttribute('tabindex')) f |= 0x8000;
   if (node.hasAttribute('href')) f |= 0x10000;
+  if (node.getAttribute('draggable') === 'true') f |= 0x400000;
   return f;
 }
 let styled = null;
@@ -95,6 +116,11 @@ export function style_facts(el) {
   if (position === 'absolute' || position === 'fixed') {
     f |= 32;
     if (s.overflow === 'hidden') f |= 64;
+  }
+  // Only a box scrolls its content: inline text (most elements) is not asked.
+  if (display !== 'inline' && display !== 'none' && display !== 'contents') {
+    const oy = s.overflowY;
+    if (oy === 'auto' || oy === 'scroll' || oy === 'overlay') f |= 128;
   }
   return f;
 }
@@ -185,6 +211,11 @@ extern "C" {
     pub(super) fn ask_page_hooks() -> u32;
     /// Whether the page gave the element a click-like listener (as of [`ask_page_hooks`]).
     pub(super) fn has_listener(el: &Element) -> bool;
+    /// Whether the page listens for drops on the element (as of [`ask_page_hooks`]).
+    pub(super) fn takes_drops(el: &Element) -> bool;
+    /// The first `max` text fields inside the element that can take the focus (enabled, not
+    /// `tabindex=-1`).
+    fn focusable_text_fields(el: &Element, max: u32) -> Vec<Element>;
     /// Gives the JS side the tag table: [`node_facts`] reports a tag as its 1-based index.
     fn set_tags(names: Vec<JsValue>);
     /// Gives the JS side the attribute names [`attrs_of`] reads.
@@ -217,7 +248,7 @@ extern "C" {
 /// Skipped with their content: never rendered as text.
 pub(super) const SKIPPED: &[&str] = &[
     "script", "style", "noscript", "template", "head", "meta", "link", "title", "svg", "math",
-    "object", "embed", "canvas", "video", "audio", "map", "datalist",
+    "object", "embed", "video", "audio", "map", "datalist",
 ];
 
 /// Blocks: their text is a line of its own.
@@ -268,7 +299,7 @@ pub(super) const BLOCKS: &[&str] = &[
 /// Read specially by the walk.
 const SPECIAL: &[&str] = &[
     "input", "select", "textarea", "button", "a", "iframe", "frame", "td", "th", "slot", "body",
-    "html",
+    "html", "canvas",
 ];
 
 /// Tags the walk tells apart, in the order of the 1-based indexes the JS side reports (anything
@@ -389,6 +420,14 @@ impl NodeFacts {
     pub fn listener(self) -> bool {
         self.0 & 0x100000 != 0
     }
+    /// The page listens for drops on it (page-controlled: a candidate only).
+    pub fn drop_target(self) -> bool {
+        self.0 & 0x200000 != 0
+    }
+    /// `draggable="true"`: a person can pick it up.
+    pub fn draggable(self) -> bool {
+        self.0 & 0x400000 != 0
+    }
 }
 
 /// What [`style_facts`] says about an element's computed style.
@@ -424,6 +463,11 @@ impl StyleFacts {
     pub fn overflow_hidden(self) -> bool {
         self.0 & 64 != 0
     }
+    /// `overflow-y` auto or scroll on a box (not read for inline elements): its content may
+    /// scroll on its own (a list, a panel).
+    pub fn scrolls_y(self) -> bool {
+        self.0 & 128 != 0
+    }
 }
 
 /// An element's border box in viewport coordinates.
@@ -434,6 +478,18 @@ pub(super) struct Rect {
     pub right: f64,
     pub width: f64,
     pub height: f64,
+}
+
+/// An element shorter than this hosts no terminal or editor surface.
+const MIN_KEYBOARD_HOST_PX: f64 = 40.0;
+
+/// A text field inside a tall element that takes the focus and that nobody can see (xterm.js's
+/// transparent 1×1 px textarea): where a terminal or a canvas editor routes the keyboard.
+pub(super) fn capture_field(el: &Element) -> Option<Element> {
+    if rect(el).height < MIN_KEYBOARD_HOST_PX {
+        return None;
+    }
+    focusable_text_fields(el, 8).into_iter().find(|f| !super::usable::visible_now(f))
 }
 
 /// Sends the tag and attribute tables to the JS side once per content-script instance.

@@ -1,11 +1,17 @@
 //! Key presses: keyboard events to the focused element, plus the default action a browser
 //! would take for a trusted key (synthetic events have none): Enter submits or activates,
-//! Tab moves focus, Space toggles, printable keys type, Backspace deletes.
+//! Tab moves focus, Space toggles, printable keys type, Backspace deletes, arrows move a range.
+//!
+//! Each press runs like a real one: `keydown`, `keypress` for a character, `beforeinput`
+//! before text goes into a field, the default action unless the page cancelled one of them,
+//! `keyup`. Default actions are taken only on an element a person can see
+//! ([`super::usable::visible_now`]): a field nobody can see (a terminal's 1×1 capture textarea, or a
+//! trap) receives the key events its page listens to, and Waymark writes nothing into it.
 
 use super::act::set_value;
-use super::events::{fire, fire_input, key};
+use super::events::{before_input, fire, fire_input, key};
 use crate::action::ActionOutcome;
-use crate::observation::rules::{KeyPress, parse_keys};
+use crate::observation::rules::{KeyPress, parse_keys, types_character};
 use wasm_bindgen::JsCast;
 use web_sys::{Element, HtmlElement, HtmlInputElement, HtmlTextAreaElement};
 
@@ -16,20 +22,72 @@ pub(super) fn press(target: Option<&Element>, keys: &str) -> Result<ActionOutcom
     if let Some(el) = target.and_then(|t| t.dyn_ref::<HtmlElement>()) {
         crate::js::best_effort(el.focus(), "focus before the key press");
     }
+    let mut seen = Seen::default();
     let mut changed = false;
     for press in &presses {
-        let focused: Element = document
-            .active_element()
-            .or_else(|| document.body().map(Into::into))
-            .ok_or("nothing has focus")?;
-        let focused = deep_focus(focused);
-        let proceed = key(&focused, "keydown", press)?;
-        if proceed {
-            changed |= default_action(&document, &focused, press)?;
-        }
-        key(&focused, "keyup", press)?;
+        let focused = focused_element(&document)?;
+        changed |= press_one(&document, &focused, press, &mut seen)?.changed;
     }
     Ok(ActionOutcome { value_changed: changed, ..ActionOutcome::done() })
+}
+
+/// What one press did.
+#[derive(Default, Clone, Copy)]
+pub(super) struct Pressed {
+    /// A value changed (text typed, a box toggled, a range moved).
+    pub changed: bool,
+    /// The page cancelled the key (it handled it itself: a terminal, an editor, a slider).
+    pub taken: bool,
+}
+
+/// Whether a person can see an element, remembered for the last one asked (a press sequence
+/// asks about the same focused element again and again).
+#[derive(Default)]
+pub(super) struct Seen {
+    last: Option<(Element, bool)>,
+}
+
+impl Seen {
+    /// Whether default actions may act on `el`: a person can see it (measured where it is:
+    /// pressing keys scrolls nothing).
+    pub fn visible(&mut self, el: &Element) -> bool {
+        if let Some((known, visible)) = &self.last
+            && known == el
+        {
+            return *visible;
+        }
+        let visible = super::usable::visible_now(el);
+        self.last = Some((el.clone(), visible));
+        visible
+    }
+}
+
+/// The focused element (inside open shadow roots), or the body.
+pub(super) fn focused_element(document: &web_sys::Document) -> Result<Element, String> {
+    let focused: Element = document
+        .active_element()
+        .or_else(|| document.body().map(Into::into))
+        .ok_or("nothing has focus")?;
+    Ok(deep_focus(focused))
+}
+
+/// One press on `focused`, as a real keyboard delivers it.
+pub(super) fn press_one(
+    document: &web_sys::Document,
+    focused: &Element,
+    press: &KeyPress,
+    seen: &mut Seen,
+) -> Result<Pressed, String> {
+    let mut proceed = key(focused, "keydown", press)?;
+    if proceed && types_character(press) {
+        proceed = key(focused, "keypress", press)?;
+    }
+    let mut out = Pressed { taken: !proceed, ..Pressed::default() };
+    if proceed && seen.visible(focused) {
+        out.changed = default_action(document, focused, press)?;
+    }
+    key(focused, "keyup", press)?;
+    Ok(out)
 }
 
 /// The focused element inside open shadow roots.
@@ -65,10 +123,13 @@ fn default_action(
     press: &KeyPress,
 ) -> Result<bool, String> {
     let plain = !press.ctrl && !press.meta && !press.alt;
+    if let Some(range) = el.dyn_ref::<HtmlInputElement>().filter(|i| i.type_() == "range") {
+        return Ok(plain && step_range(el, range, &press.key)?);
+    }
     match press.key.as_str() {
         "Enter" if plain => {
             if el.is_instance_of::<HtmlTextAreaElement>() {
-                return insert(el, "\n");
+                return insert(el, "\n", "insertLineBreak");
             }
             if let Some(input) = el.dyn_ref::<HtmlInputElement>()
                 && text_field(el).is_some()
@@ -77,6 +138,9 @@ fn default_action(
                     form.request_submit().map_err(|e| crate::js::js_message(&e))?;
                 }
                 return Ok(false);
+            }
+            if el.dyn_ref::<HtmlElement>().is_some_and(|h| h.is_content_editable()) {
+                return insert(el, "\n", "insertParagraph");
             }
             if (matches!(el.local_name().as_str(), "a" | "button" | "summary")
                 || el.get_attribute("role").as_deref() == Some("button"))
@@ -95,6 +159,9 @@ fn default_action(
                 h.click();
                 return Ok(true);
             }
+            if el.dyn_ref::<HtmlElement>().is_some_and(|h| h.is_content_editable()) {
+                return insert(el, " ", "insertText");
+            }
             Ok(false)
         }
         "Tab" if !press.ctrl && !press.meta => {
@@ -104,7 +171,7 @@ fn default_action(
         "Backspace" if plain => {
             let Some((proto, value)) = text_field(el) else { return Ok(false) };
             let mut chars: Vec<char> = value.chars().collect();
-            if chars.pop().is_none() {
+            if chars.pop().is_none() || !before_input(el, "deleteContentBackward", "")? {
                 return Ok(false);
             }
             set_value(el, proto, &chars.into_iter().collect::<String>())?;
@@ -119,31 +186,67 @@ fn default_action(
             }
             Ok(false)
         }
-        k if plain && k.chars().count() == 1 => insert(el, k),
+        k if plain && k.chars().count() == 1 => insert(el, k, "insertText"),
         _ => Ok(false),
     }
 }
 
-/// Types `text` at the end of a field like a keystroke would.
-fn insert(el: &Element, text: &str) -> Result<bool, String> {
+/// A range input moves by its step on the arrows, by a tenth on Page Up/Down, to an end on
+/// Home/End, as a browser moves it; `input` and `change` follow a move.
+fn step_range(el: &Element, range: &HtmlInputElement, key: &str) -> Result<bool, String> {
+    let before = range.value();
+    let min = range.min().parse::<f64>().unwrap_or(0.0);
+    let max = range.max().parse::<f64>().unwrap_or(100.0);
+    let step = range.step().parse::<f64>().ok().filter(|s| *s > 0.0).unwrap_or(1.0);
+    let now = range.value_as_number();
+    let page = (((max - min) / 10.0) / step).round().max(1.0) * step;
+    let goal = match key {
+        "ArrowRight" | "ArrowUp" => now + step,
+        "ArrowLeft" | "ArrowDown" => now - step,
+        "PageUp" => now + page,
+        "PageDown" => now - page,
+        "Home" => min,
+        "End" => max,
+        _ => return Ok(false),
+    };
+    // The browser sanitises the value onto the range's steps and bounds.
+    range.set_value_as_number(goal.clamp(min, max));
+    if range.value() == before {
+        return Ok(false);
+    }
+    fire(el, "input")?;
+    fire(el, "change")?;
+    Ok(true)
+}
+
+/// Types `text` at the end of a field like a keystroke would, unless the page cancels the
+/// `beforeinput` (it inserts the text itself).
+fn insert(el: &Element, text: &str, input_type: &str) -> Result<bool, String> {
     if let Some((proto, value)) = text_field(el) {
+        if !before_input(el, input_type, text)? {
+            return Ok(false);
+        }
         set_value(el, proto, &format!("{value}{text}"))?;
-        fire_input(el, "insertText", text)?;
+        fire_input(el, input_type, text)?;
         return Ok(true);
     }
     if el.dyn_ref::<HtmlElement>().is_some_and(|h| h.is_content_editable())
         && let Some(document) = el.owner_document()
     {
+        if !before_input(el, input_type, text)? {
+            // The editor inserts it itself; the settle sees whether it did.
+            return Ok(false);
+        }
         let exec = js_sys::Reflect::get(&document, &"execCommand".into())
             .ok()
             .and_then(|f| f.dyn_into::<js_sys::Function>().ok());
         if let Some(exec) = exec {
-            let inserted = exec.call3(&document, &"insertText".into(), &false.into(), &text.into());
+            let command = if text == "\n" { "insertParagraph" } else { "insertText" };
+            let inserted = exec.call3(&document, &command.into(), &false.into(), &text.into());
             crate::js::best_effort(inserted, "insert the text");
             return Ok(true);
         }
     }
-    let _ = fire;
     Ok(false)
 }
 

@@ -9,15 +9,22 @@ mod act;
 mod affordance;
 mod describe;
 mod dom;
+mod drag;
+mod editor;
 mod events;
 mod extract;
 mod facts;
 mod hidden;
+mod history;
 mod keys;
 mod read;
 mod roles;
+mod scroll;
 mod settle;
+mod slider;
+mod typing;
 mod usable;
+mod widgets;
 
 use crate::action::{ContentRequest, Measurement, Probe};
 use crate::error::{ContentError, ContentErrorKind};
@@ -46,12 +53,20 @@ fn handle(msg: JsValue, engine: String) -> Result<JsValue, ContentError> {
     })?;
     let reply = match request {
         ContentRequest::Observe => crate::js::to_js(&dom::observe(engine)?),
-        ContentRequest::Act { action, expect } => {
-            settle::start_action();
-            let outcome = act::perform(&action, expect.as_deref());
-            settle::after_action();
-            crate::js::to_js(&outcome)
+        ContentRequest::Act { action, expect, expect_to } => {
+            // Some actions take time in the page (a drag's moves a frame apart, an editor's
+            // redraw): the reply is a promise, which `content.js` awaits.
+            let acting = async move {
+                settle::start_action();
+                let outcome = act::perform(&action, expect.as_deref(), expect_to.as_deref()).await;
+                settle::after_action();
+                crate::js::to_js(&outcome).map_err(|e| {
+                    crate::js::named_error(&ContentError::new(ContentErrorKind::EncodeFailed, e))
+                })
+            };
+            Ok(wasm_bindgen_futures::future_to_promise(acting).into())
         }
+        ContentRequest::GoBack => crate::js::to_js(&history::go_back()),
         ContentRequest::Settle => crate::js::to_js(&settle::settled()),
         ContentRequest::SetFile { ref_id, name, mime, base64 } => {
             crate::js::to_js(&act::set_file(ref_id, &name, &mime, &base64))

@@ -1,6 +1,7 @@
 //! Text reads for names, done in one JS call each (see `facts.rs` for why): an element's text
-//! with spaces between its blocks, and the strings an icon-only control carries (class lists,
-//! icon references, image file names). They only read; the names are made in `roles.rs` and
+//! with spaces between its blocks, the strings an icon-only control carries (class lists,
+//! icon references, image file names), and the text a person reads beside a field that no
+//! label is tied to. They only read; the names are made in `roles.rs` and
 //! [`crate::observation::names`].
 
 use wasm_bindgen::prelude::*;
@@ -56,6 +57,43 @@ export function icon_sources(el) {
   add(el);
   return out;
 }
+const CONTROLS = 'input,select,textarea,button';
+function textBefore(n) {
+  for (let p = n.previousSibling; p !== null; p = p.previousSibling) {
+    if (p.nodeType === 3) {
+      if (p.data.trim()) return p.data;
+      continue;
+    }
+    if (p.nodeType !== 1 || p.localName === 'br' || SKIP.has(p.localName)) continue;
+    // Text that belongs to another control, or that names one, is not this field's.
+    if (p.matches(CONTROLS) || p.querySelector(CONTROLS) !== null) return null;
+    if (p.localName === 'label' && p.control) return null;
+    if (!p.checkVisibility({ opacityProperty: true, visibilityProperty: true })) continue;
+    if (p.textContent.trim()) return p.textContent;
+  }
+  return '';
+}
+export function nearby_texts(el) {
+  const out = [];
+  let n = el;
+  for (let depth = 0; depth < 3 && n.parentElement !== null; depth++) {
+    const text = textBefore(n);
+    if (text === null) break;
+    if (text) {
+      out.push(text);
+      break;
+    }
+    const parent = n.parentElement;
+    if (parent.localName === 'td' || parent.localName === 'th') {
+      const cell = parent.previousElementSibling;
+      if (cell !== null && cell.querySelector(CONTROLS) === null) out.push(cell.textContent);
+      break;
+    }
+    if (parent.localName === 'form' || parent.localName === 'body') break;
+    n = parent;
+  }
+  return out;
+}
 "#)]
 extern "C" {
     /// The element's text with a space at each boundary of a non-inline element (list items,
@@ -64,4 +102,8 @@ extern "C" {
     /// Class lists, `data-icon`, `<use href>` and image `src` of the element's first
     /// descendants (the icon itself), then of the element: what [`crate::observation::names::icon_name`] reads.
     pub(super) fn icon_sources(el: &Element) -> Vec<String>;
+    /// The visible text just before a field — in its parent, or its wrapper's, or the previous
+    /// table cell — unless a control or a label of another control comes first: what
+    /// [`crate::observation::names::nearby_label`] reads.
+    pub(super) fn nearby_texts(el: &Element) -> Vec<String>;
 }

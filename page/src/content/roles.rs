@@ -12,6 +12,7 @@ use web_sys::{
 
 /// Longest accessible name kept.
 const MAX_NAME: usize = 60;
+
 /// Longest text-area value shown on the element's line.
 const MAX_AREA: usize = 1500;
 /// Options of a select listed before `+N`.
@@ -70,7 +71,7 @@ pub(super) fn interactive_role(el: &Element, tag: &str, pointer: bool) -> Option
         || focusable_by_tabindex(el)
         || super::facts::has_listener(el);
     let list_select = is_list_select(el, tag);
-    rules::interactive_role(RoleFacts {
+    let base = rules::interactive_role(RoleFacts {
         tag,
         input_type: &input_type,
         role: role.as_deref(),
@@ -78,7 +79,14 @@ pub(super) fn interactive_role(el: &Element, tag: &str, pointer: bool) -> Option
         editable,
         list_select,
         clickable,
-    })
+    });
+    // As the walk decides it (drop zones, terminals, scrolling boxes, delegating roots).
+    let height = web_sys::window()
+        .and_then(|w| w.inner_height().ok())
+        .and_then(|h| h.as_f64())
+        .unwrap_or(0.0);
+    let signals = super::widgets::live_signals(el, pointer);
+    super::widgets::refine(el, tag, base, signals, height)
 }
 
 /// The role from the walk's batched reads ([`NodeFacts`]): attribute values are read only
@@ -265,7 +273,11 @@ pub(super) fn describe(el: &Element, tag: &str, role: &'static str, index: u32) 
     {
         value = Some(aria("aria-valuetext").unwrap_or(now));
     }
-    let name = shorten(&raw_name(el, tag, &attrs), MAX_NAME);
+    if role == super::widgets::SCROLLABLE {
+        states.extend(scroll_states(el));
+    }
+    let name = super::widgets::special_name(el, tag, role)
+        .unwrap_or_else(|| shorten(&raw_name(el, tag, &attrs), MAX_NAME));
     let fingerprint = fingerprint(role, &name, tag);
     let info = Info {
         ref_id: Ref::top(index),
@@ -277,6 +289,38 @@ pub(super) fn describe(el: &Element, tag: &str, role: &'static str, index: u32) 
         ..Info::default()
     };
     Described { info, fingerprint }
+}
+
+/// How far a scrolling box's content goes beyond its view: `1200px below`, `300px above`.
+fn scroll_states(el: &Element) -> Vec<String> {
+    let above = el.scroll_top();
+    let below = el.scroll_height() - el.client_height() - above;
+    let mut out = Vec::new();
+    if above > 0 {
+        out.push(format!("{above}px above"));
+    }
+    if below > 0 {
+        out.push(format!("{below}px below"));
+    }
+    out
+}
+
+/// The name a page gives an element itself (aria-labelledby, aria-label, title), without its
+/// content: for a scrolling box or a canvas, whose content is read apart (or cannot be).
+pub(super) fn own_label(el: &Element) -> String {
+    let attrs = Attrs::of(el);
+    if let Some(ids) = attrs.get("aria-labelledby") {
+        let document = el.owner_document();
+        let text: Vec<String> = ids
+            .split_whitespace()
+            .filter_map(|id| document.as_ref()?.get_element_by_id(id)?.text_content())
+            .collect();
+        if let Some(text) = non_empty(Some(text.join(" "))) {
+            return shorten(&text, MAX_NAME);
+        }
+    }
+    let label = non_empty(attrs.owned("aria-label")).or_else(|| non_empty(attrs.owned("title")));
+    shorten(&label.unwrap_or_default(), MAX_NAME)
 }
 
 /// The accessible name: aria-labelledby, aria-label, labels, button values, alt, title,
@@ -365,7 +409,11 @@ fn raw_name(el: &Element, tag: &str, attrs: &Attrs) -> String {
         return beside;
     }
     if field {
-        return non_empty(attrs.owned("name")).unwrap_or_default();
+        // No label is tied to it: what a person reads beside it (a `<label>` without `for=`
+        // before it, `Name: <input>`, the previous table cell), else the page's own field name.
+        let nearby = super::read::nearby_texts(el);
+        let nearby = crate::observation::names::nearby_label(nearby.iter().map(String::as_str));
+        return nearby.or_else(|| non_empty(attrs.owned("name"))).unwrap_or_default();
     }
     String::new()
 }
@@ -404,5 +452,11 @@ pub(super) fn live_fingerprint(el: &Element) -> Option<String> {
         .and_then(|s| s.get_property_value("cursor").ok())
         .is_some_and(|c| c == "pointer");
     let role = interactive_role(el, &tag, pointer)?;
-    Some(fingerprint(role, &accessible_name(el, &tag), &tag))
+    Some(fingerprint(role, &name_as(el, &tag, role), &tag))
+}
+
+/// The name the observation gives an element of `role` (a scrolling box: only its own label;
+/// see [`super::widgets::special_name`]).
+pub(super) fn name_as(el: &Element, tag: &str, role: &str) -> String {
+    super::widgets::special_name(el, tag, role).unwrap_or_else(|| accessible_name(el, tag))
 }

@@ -203,6 +203,13 @@ pub(super) fn check(el: &Element) -> Result<(), String> {
     }
 }
 
+/// Whether a person can see `el` where it is now (nothing is scrolled: an element out of view
+/// counts as seen, as in the walk): for the default actions of keys pressed on the focused
+/// element, which must not move the page.
+pub(super) fn visible_now(el: &Element) -> bool {
+    !hidden_in_walk(el, effective_opacity(el))
+}
+
 /// For the walk: whether to leave the field `el` (effective opacity `opacity`) out of the
 /// observation. Nothing is scrolled: a field outside the viewport is judged on size and
 /// opacity only, unless it lies where no scrolling reaches (left of or above the page); a

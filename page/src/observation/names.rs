@@ -195,6 +195,23 @@ pub fn icon_name<'a>(sources: impl IntoIterator<Item = &'a str>) -> Option<Strin
     (!words.is_empty()).then(|| format!("{} icon", words.join(" ")))
 }
 
+/// Longest text beside a field that is still taken for its label: longer text is prose.
+pub const MAX_NEARBY: usize = 60;
+
+/// The name of a form field that nothing ties a label to (a `<label>` without `for=` before
+/// it, `Name: <input>`, a label in the previous table cell): what a person reads beside it.
+/// `candidates` come nearest first; the first that reads like a label wins — not empty, at
+/// most [`MAX_NEARBY`] characters — without its trailing `:` and `*` (the required mark).
+pub fn nearby_label<'a>(candidates: impl IntoIterator<Item = &'a str>) -> Option<String> {
+    candidates.into_iter().find_map(|raw| {
+        let text = super::clean(raw);
+        let text = text.trim_end_matches(|c: char| c == ':' || c == '*' || c.is_whitespace());
+        let text = text.trim_start_matches(|c: char| c == '*' || c.is_whitespace());
+        let fits = !text.is_empty() && text.chars().count() <= MAX_NEARBY;
+        fits.then(|| text.to_owned())
+    })
+}
+
 /// Joins text pieces read from separate elements with one space where neither side has one,
 /// so list items do not run together ("Bahamas Bahrain", not "BahamasBahrain").
 pub fn join_pieces<'a>(pieces: impl IntoIterator<Item = &'a str>) -> String {
@@ -237,6 +254,18 @@ mod tests {
         assert_eq!(icon_name([""]), None);
         assert_eq!(icon_words(["fa fa-solid fa-heart", "fa-lg"]), ["heart"]);
         assert_eq!(icon_words(["fa fa-heart", "tool"]), ["heart"]);
+    }
+
+    #[test]
+    fn a_field_is_named_by_the_label_beside_it() {
+        assert_eq!(nearby_label(["Username"]).as_deref(), Some("Username"));
+        assert_eq!(nearby_label(["  Email address: * "]).as_deref(), Some("Email address"));
+        assert_eq!(nearby_label(["", "Password"]).as_deref(), Some("Password"), "nearest first");
+        let prose = "This paragraph explains at length why we need your details and how \
+                     we keep them safe.";
+        assert_eq!(nearby_label([prose, "Phone"]).as_deref(), Some("Phone"));
+        assert_eq!(nearby_label([":", "*"]), None);
+        assert_eq!(nearby_label(Vec::<&str>::new()), None);
     }
 
     #[test]

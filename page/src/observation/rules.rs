@@ -202,9 +202,121 @@ pub fn parse_keys(keys: &str) -> Result<Vec<KeyPress>, String> {
     Ok(presses)
 }
 
+/// The number in what the model wrote for a slider: `70`, `70%`, `$1,200`, `-3.5`.
+pub fn number_in(text: &str) -> Option<f64> {
+    let digits: String =
+        text.trim().chars().filter(|c| c.is_ascii_digit() || matches!(c, '.' | '-')).collect();
+    digits.parse::<f64>().ok().filter(|v| v.is_finite())
+}
+
+/// The key presses that type `text` on a keyboard: one per character, a line break as Enter
+/// and a tab as Tab (what a terminal or an editor listening to keys receives).
+pub fn text_presses(text: &str) -> Vec<KeyPress> {
+    text.chars()
+        .filter(|c| *c != '\r')
+        .map(|c| match c {
+            '\n' => KeyPress { key: "Enter".into(), code: "Enter".into(), ..KeyPress::default() },
+            '\t' => KeyPress { key: "Tab".into(), code: "Tab".into(), ..KeyPress::default() },
+            ' ' => KeyPress { key: " ".into(), code: "Space".into(), ..KeyPress::default() },
+            c => KeyPress {
+                key: c.to_string(),
+                code: char_code_name(c),
+                shift: c.is_ascii_uppercase(),
+                ..KeyPress::default()
+            },
+        })
+        .collect()
+}
+
+/// `KeyA`, `Digit7`, or empty for a character without its own key.
+fn char_code_name(c: char) -> String {
+    if c.is_ascii_alphabetic() {
+        format!("Key{}", c.to_ascii_uppercase())
+    } else if c.is_ascii_digit() {
+        format!("Digit{c}")
+    } else {
+        String::new()
+    }
+}
+
+/// Whether a press types a character (fires `keypress` and inserts text): one character and
+/// no Ctrl, Alt or Meta, or Enter.
+pub fn types_character(press: &KeyPress) -> bool {
+    let plain = !press.ctrl && !press.alt && !press.meta;
+    plain && (press.key.chars().count() == 1 || press.key == "Enter")
+}
+
+/// The legacy `keyCode` and `charCode` of a press, as Chrome reports them: on `keydown` and
+/// `keyup` the key's code (an upper-case letter's, a digit's, Enter 13, the arrows 37–40…);
+/// on `keypress` (`keypress = true`) both are the typed character's code point.
+pub fn key_codes(press: &KeyPress, keypress: bool) -> (u32, u32) {
+    let single = press.key.chars().next().filter(|_| press.key.chars().count() == 1);
+    if keypress {
+        let point = match (press.key.as_str(), single) {
+            ("Enter", _) => 13,
+            (_, Some(c)) => u32::from(c),
+            _ => 0,
+        };
+        return (point, point);
+    }
+    let code = match press.key.as_str() {
+        "Enter" => 13,
+        "Tab" => 9,
+        "Escape" => 27,
+        "Backspace" => 8,
+        "Delete" => 46,
+        "ArrowLeft" => 37,
+        "ArrowUp" => 38,
+        "ArrowRight" => 39,
+        "ArrowDown" => 40,
+        "Home" => 36,
+        "End" => 35,
+        "PageUp" => 33,
+        "PageDown" => 34,
+        " " => 32,
+        f if f.len() > 1 && f.starts_with('F') => {
+            f[1..].parse::<u32>().ok().filter(|n| (1..=24).contains(n)).map_or(0, |n| 111 + n)
+        }
+        _ => match single {
+            Some(c) if c.is_ascii_alphanumeric() => u32::from(c.to_ascii_uppercase()),
+            _ => 0,
+        },
+    };
+    (code, 0)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn slider_values_are_read_from_what_the_model_wrote() {
+        assert_eq!(number_in("70"), Some(70.0));
+        assert_eq!(number_in(" 70% "), Some(70.0));
+        assert_eq!(number_in("$1,200"), Some(1200.0));
+        assert_eq!(number_in("-3.5"), Some(-3.5));
+        assert_eq!(number_in("loud"), None);
+    }
+
+    #[test]
+    fn text_becomes_key_presses_with_their_codes() {
+        let presses = text_presses("Ls 7\n");
+        let keys: Vec<&str> = presses.iter().map(|p| p.key.as_str()).collect();
+        assert_eq!(keys, ["L", "s", " ", "7", "Enter"]);
+        assert!(presses[0].shift && !presses[1].shift);
+        assert_eq!((presses[0].code.as_str(), presses[2].code.as_str()), ("KeyL", "Space"));
+        assert_eq!(key_codes(&presses[1], false), (83, 0), "keydown of s: the key S");
+        assert_eq!(key_codes(&presses[1], true), (115, 115), "keypress of s: its character");
+        assert_eq!(key_codes(&presses[4], false), (13, 0));
+        assert_eq!(key_codes(&presses[4], true), (13, 13));
+        let arrow = parse_keys("ArrowRight F5").expect("keys");
+        assert_eq!(key_codes(&arrow[0], false), (39, 0));
+        assert_eq!(key_codes(&arrow[1], false), (116, 0));
+        assert!(types_character(&presses[1]) && types_character(&presses[4]));
+        assert!(!types_character(&arrow[0]));
+        assert!(!types_character(&parse_keys("Control+a").expect("keys")[0]));
+        assert_eq!(text_presses("a\r\nb").len(), 3, "CRLF is one Enter");
+    }
 
     fn role(f: RoleFacts<'_>) -> Option<&'static str> {
         interactive_role(f)

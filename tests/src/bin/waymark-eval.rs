@@ -62,7 +62,8 @@ fn main() -> Result<()> {
         .suite
         .iter()
         .map(|s| {
-            SuiteName::parse(s).with_context(|| format!("unknown suite {s:?} (sites, miniwob)"))
+            SuiteName::parse(s)
+                .with_context(|| format!("unknown suite {s:?} (sites, miniwob, widgets)"))
         })
         .collect::<Result<Vec<_>>>()?;
     let role_models = args

@@ -7,7 +7,7 @@
 //! JavaScript gives when it ends the episode (positive = success, MiniWoB's convention).
 
 use super::oracle::{Oracle, Script, Step, Target, all_quoted, quoted};
-use super::task::{Check, EvalTask, Prompt, SuiteName};
+use super::task::{ByHand, Check, EvalTask, Prompt, SuiteName};
 use std::path::PathBuf;
 
 /// The `miniwob` package version `cargo xtask setup` installs.
@@ -70,24 +70,14 @@ pub fn task(name: &str) -> EvalTask {
         check: Check::Reward,
         session: None,
         known_failure: known_failure(name),
+        by_hand: matches!(name, "enter-password" | "login-user").then_some(ByHand::TypePassword),
     }
 }
 
 /// Why a MiniWoB task fails with the oracle today (each a defect or a design choice the
-/// evaluation found, explained).
-pub fn known_failure(name: &str) -> Option<&'static str> {
-    match name {
-        "enter-password" => Some(
-            "by design: Waymark never types into a password field (the policy hands it to the \
-             user), and the evaluation cannot take over",
-        ),
-        "login-user" => Some(
-            "the page's labels are not tied to their fields (a <label> without for= beside the \
-             input), so the observation lists both fields as (no name); the password field is \
-             the user's by design as well",
-        ),
-        _ => None,
-    }
+/// evaluation found, explained); none is known now.
+pub fn known_failure(_name: &str) -> Option<&'static str> {
+    None
 }
 
 /// Every task page the package ships (for `--tasks all`).

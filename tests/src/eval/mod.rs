@@ -3,7 +3,7 @@
 //! reports per-task success (from each task's own check), steps, model calls, tokens, cost
 //! and wall time, with the success rate's spread over runs.
 //!
-//! - [`task`]: tasks, budgets and checks; [`sites`] and [`miniwob`]: the two suites.
+//! - [`task`]: tasks, budgets and checks; [`sites`], [`miniwob`] and [`widgets`]: the suites.
 //! - [`stack`]: Chromium + extension + host, driven through the side panel's own port.
 //! - [`run`]: one task in a fresh tab under its budgets; [`report`]: markdown and JSON.
 //! - [`llama`]: the real llama.cpp server CI evaluates against.
@@ -19,6 +19,7 @@ pub mod seen;
 pub mod sites;
 pub mod stack;
 pub mod task;
+pub mod widgets;
 
 use crate::fixture_server::FixtureServer;
 use crate::llm_server::ScriptedLlm;
@@ -91,8 +92,8 @@ pub fn select(suite: SuiteName, opts: &Options) -> Result<Vec<EvalTask>> {
         }
     };
     let tasks: Vec<EvalTask> = match suite {
-        SuiteName::Sites => {
-            let all = sites::tasks();
+        SuiteName::Sites | SuiteName::Widgets => {
+            let all = if suite == SuiteName::Sites { sites::tasks() } else { widgets::tasks() };
             let keep = picked(all.iter().map(|t| t.id.clone()).collect());
             all.into_iter().filter(|t| keep.contains(&t.id)).collect()
         }
@@ -122,6 +123,7 @@ pub fn select(suite: SuiteName, opts: &Options) -> Result<Vec<EvalTask>> {
             .filter(|t| match t.suite {
                 SuiteName::Sites => sites::oracle(&t.id).is_some(),
                 SuiteName::MiniWob => miniwob::oracle(&t.id).is_some(),
+                SuiteName::Widgets => widgets::oracle(&t.id).is_some(),
             })
             .collect()
     } else {
@@ -166,6 +168,7 @@ pub fn evaluate(opts: &Options) -> Result<Report> {
             let site = match s {
                 SuiteName::Sites => sites::serve()?,
                 SuiteName::MiniWob => FixtureServer::start(miniwob::html_dir())?,
+                SuiteName::Widgets => FixtureServer::start(widgets::root())?,
             };
             Ok((*s, tasks, site))
         })

@@ -36,7 +36,8 @@ impl Target {
         Target::Named(role, name.into())
     }
 
-    fn resolve<'a>(&self, seen: &'a Seen) -> Result<&'a Element, String> {
+    /// The element this target names in what the model is shown.
+    pub fn resolve<'a>(&self, seen: &'a Seen) -> Result<&'a Element, String> {
         let found = match self {
             Target::Named(role, name) => seen.find(role, name),
             Target::Only(role) => seen.only(role),
@@ -87,8 +88,14 @@ pub enum Step {
     Press(Target, String),
     /// Put the attached file (by its name) into the target file input.
     Upload(Target, String),
+    /// Drag the first target onto the second.
+    Drag(Target, Target),
+    /// Wait until this text is gone from the page (a "Loading…" line).
+    WaitGone(String),
     /// End the task with the answer read from the page.
     Answer(AnswerFn),
+    /// Stop, saying why the task cannot be done here (read from the page).
+    GiveUp(AnswerFn),
 }
 
 /// What an oracle does on one navigator call.
@@ -164,8 +171,20 @@ impl Oracle for Script {
             Step::Check(t) => act(t, "check", json!({})),
             Step::Press(t, keys) => act(t, "press_keys", json!({"keys": keys})),
             Step::Upload(t, file) => act(t, "upload", json!({"file": file})),
+            Step::Drag(from, to) => match to.resolve(seen) {
+                // The model's tool: `click` with `to` drags.
+                Ok(onto) => act(from, "click", json!({"to": onto.reference})),
+                Err(why) => give_up(why),
+            },
+            Step::WaitGone(text) => {
+                Move::Act("wait", json!({"text": text, "gone": true, "seconds": 10}))
+            }
             Step::Answer(read) => match read(seen) {
                 Ok(answer) => Move::Done { answer, success: true },
+                Err(why) => give_up(why),
+            },
+            Step::GiveUp(read) => match read(seen) {
+                Ok(answer) => Move::Done { answer, success: false },
                 Err(why) => give_up(why),
             },
         }

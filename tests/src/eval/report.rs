@@ -30,6 +30,8 @@ pub struct TaskResult {
     pub agent_success: bool,
     /// Confirmation cards the harness approved.
     pub approvals: u32,
+    /// Take-overs the harness did by hand as the user (a password typed), then continued.
+    pub by_hand: u32,
     /// The agent's final answer.
     pub answer: String,
     /// Why the check failed, and how the task ended.
@@ -146,9 +148,15 @@ impl Report {
             let n = rows.len() as f64;
             let ok = rows.iter().filter(|r| r.success).count();
             let mean = |f: &dyn Fn(&TaskResult) -> f64| rows.iter().map(|r| f(r)).sum::<f64>() / n;
+            let by_hand: u32 = rows.iter().map(|r| r.by_hand).sum();
+            let helped = if by_hand > 0 {
+                format!(" ({by_hand} step(s) by the user)")
+            } else {
+                String::new()
+            };
             let _ = writeln!(
                 out,
-                "| {suite} | {task} | {ok}/{} | {:.1} | {:.1} | {:.0} | {:.0} | {:.0} | {} | {:.1} |",
+                "| {suite} | {task} | {ok}/{}{helped} | {:.1} | {:.1} | {:.0} | {:.0} | {:.0} | {} | {:.1} |",
                 rows.len(),
                 mean(&|r| f64::from(r.steps)),
                 mean(&|r| f64::from(r.usage.calls)),
@@ -307,6 +315,7 @@ mod tests {
             heading: "Done".into(),
             agent_success: success,
             approvals: 0,
+            by_hand: 0,
             answer: "a".into(),
             failure: (!success).then(|| "the answer lacks x".into()),
             timeline: vec![],

@@ -6,7 +6,7 @@ use super::miniwob::{self, Episode};
 use super::oracle::OracleSlot;
 use super::report::TaskResult;
 use super::stack::{CardView, Stack, TaskState};
-use super::task::{Budget, Check, EvalTask, Prompt, mentions, request_fields};
+use super::task::{Budget, ByHand, Check, EvalTask, Prompt, mentions, request_fields};
 use crate::fixture_server::FixtureServer;
 use anyhow::{Context, Result};
 use std::time::{Duration, Instant};
@@ -76,7 +76,7 @@ pub fn run_task(stack: &Stack, task: &EvalTask, env: &TaskEnv<'_>) -> Result<Tas
             if t.running
                 && let Some(card) = t.controls.card.clone()
             {
-                watch.answer_card(stack, card)?;
+                watch.answer_card(stack, card, task.by_hand.map(|b| (&tab, b, prompt.as_str())))?;
             }
         }
         if watch.episode.is_none() && task.check == Check::Reward {
@@ -104,7 +104,8 @@ pub fn run_task(stack: &Stack, task: &EvalTask, env: &TaskEnv<'_>) -> Result<Tas
     }
     let answer = ended.answer.clone().unwrap_or_default();
     let received = env.site.requests().split_off(requests_before.min(env.site.requests().len()));
-    let verdict = judge(&task.check, &answer, &received, watch.episode.as_ref());
+    let verdict = judge(&task.check, &answer, &received, watch.episode.as_ref())
+        .and_then(|()| gave_up_honestly(&task.check, ended.success));
     #[allow(clippy::let_underscore_must_use, reason = "a tab already gone needs no closing")]
     let _ = stack.browser.close_target(tab.target_id());
     let failure = match &verdict {
@@ -123,6 +124,7 @@ pub fn run_task(stack: &Stack, task: &EvalTask, env: &TaskEnv<'_>) -> Result<Tas
         heading: ended.heading.clone(),
         agent_success: ended.success,
         approvals: watch.approvals,
+        by_hand: watch.by_hand,
         answer,
         failure,
         known_failure: task.known_failure.map(str::to_owned),
@@ -141,6 +143,32 @@ fn oracle_for(task: &EvalTask) -> Option<Box<dyn super::oracle::Oracle>> {
     match task.suite {
         super::task::SuiteName::Sites => super::sites::oracle(&task.id),
         super::task::SuiteName::MiniWob => miniwob::oracle(&task.id),
+        super::task::SuiteName::Widgets => super::widgets::oracle(&task.id),
+    }
+}
+
+/// Does by hand, in the tab, what the task says the user does at a take-over card: as a
+/// person would, with the keyboard (trusted input events from the browser).
+fn do_by_hand(tab: &crate::chromium::Page, by_hand: ByHand, prompt: &str) -> Result<()> {
+    match by_hand {
+        ByHand::TypePassword => {
+            let password = super::oracle::all_quoted(prompt)
+                .pop()
+                .context("the task names no password to type")?;
+            let count = tab
+                .eval("document.querySelectorAll('input[type=password]').length")?
+                .as_u64()
+                .unwrap_or(0);
+            for i in 0..count {
+                let focus = format!(
+                    "(() => {{ const f = document.querySelectorAll('input[type=password]')[{i}];                      if (f.value !== '') return false; f.focus(); return true; }})()"
+                );
+                if tab.eval(&focus)?.as_bool() == Some(true) {
+                    tab.call("Input.insertText", serde_json::json!({ "text": password }))?;
+                }
+            }
+            Ok(())
+        }
     }
 }
 
@@ -157,6 +185,8 @@ struct Watch {
     last_actions: usize,
     answered: Vec<CardView>,
     approvals: u32,
+    /// Take-overs the harness did by hand, as the task says the user would.
+    by_hand: u32,
     stopped: bool,
     over_time: bool,
     abandoned: bool,
@@ -178,18 +208,29 @@ impl Watch {
         }
     }
 
-    /// Answers a card once: approves a confirmation (the task asked for that action), stops
-    /// at a take-over (nobody is there to do it), continues otherwise.
-    fn answer_card(&mut self, stack: &Stack, card: CardView) -> Result<()> {
+    /// Answers a card once: approves a confirmation (the task asked for that action); at a
+    /// take-over does what the task says the user does by hand and continues, or stops when it
+    /// says nothing (nobody is there to do it); continues otherwise.
+    fn answer_card(
+        &mut self,
+        stack: &Stack,
+        card: CardView,
+        by_hand: Option<(&crate::chromium::Page, ByHand, &str)>,
+    ) -> Result<()> {
         if self.answered.contains(&card) {
             return Ok(());
         }
-        let reply = match card.kind.as_str() {
-            "confirm" => {
+        let reply = match (card.kind.as_str(), by_hand) {
+            ("confirm", _) => {
                 self.approvals += 1;
                 Reply { approve: true, ..Reply::default() }
             }
-            "take_over" => {
+            ("take_over", Some((tab, what, prompt))) => {
+                do_by_hand(tab, what, prompt)?;
+                self.by_hand += 1;
+                Reply::proceed()
+            }
+            ("take_over", None) => {
                 self.handed_over = Some(card.message.clone());
                 self.stopped = true;
                 Reply::stop()
@@ -277,7 +318,29 @@ pub fn judge(
             )),
             None => Err("the episode never ended".into()),
         },
+        Check::GaveUp(words) => {
+            let missing: Vec<&str> =
+                words.iter().filter(|w| !mentions(answer, w)).map(String::as_str).collect();
+            if missing.is_empty() {
+                Ok(())
+            } else {
+                Err(format!(
+                    "the answer does not say why it cannot be done ({})",
+                    missing.join(", ")
+                ))
+            }
+        }
         Check::All(checks) => checks.iter().try_for_each(|c| judge(c, answer, received, episode)),
+    }
+}
+
+/// A task that cannot be done succeeds only when the agent did not claim success.
+fn gave_up_honestly(check: &Check, claimed: bool) -> Result<(), String> {
+    match check {
+        Check::GaveUp(_) if claimed => {
+            Err("the agent claimed success on a task that cannot be done here".into())
+        }
+        _ => Ok(()),
     }
 }
 

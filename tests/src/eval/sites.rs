@@ -23,6 +23,7 @@ fn task(id: &str, start: &str, prompt: &str, check: Check) -> EvalTask {
         check,
         session: None,
         known_failure: None,
+        by_hand: None,
     }
 }
 
@@ -34,18 +35,6 @@ pub fn serve() -> anyhow::Result<crate::fixture_server::FixtureServer> {
     site.add_redirect("/api/upload", 303);
     Ok(site)
 }
-
-/// Why `shop-compare` fails today.
-pub const BACK_SKIPS: &str = "one Go back (chrome.tabs.goBack) returns two pages, to the shop \
-    instead of the search results, although the tab's history still holds them (shop, results, \
-    product; the index moves from 3 to 1); most likely Chrome's history intervention, which \
-    skips on back the entries that navigated away without a user gesture — the agent's \
-    synthetic clicks carry none";
-
-/// Why `contact-fetch` fails today.
-pub const FETCH_AFTER_APPROVAL: &str = "after the user approves the message, the page's own \
-    fetch() POST to its API is blocked by the network guard: the approved destination is the \
-    form's URL (the page itself, the form has no action), and nothing else may receive data";
 
 fn sent(path: &str, fields: &[(&str, &str)]) -> Check {
     Check::Sent {
@@ -91,16 +80,13 @@ pub fn tasks() -> Vec<EvalTask> {
                 ],
             ),
         ),
-        EvalTask {
-            known_failure: Some(BACK_SKIPS),
-            ..task(
-                "shop-compare",
-                "/shop.html",
-                "Search this shop for kettles and find the cheapest kettle rated at least 4 stars. \
+        task(
+            "shop-compare",
+            "/shop.html",
+            "Search this shop for kettles and find the cheapest kettle rated at least 4 stars. \
              Tell me its name and price.",
-                answer(&["Steelbrew", "34.50"]),
-            )
-        },
+            answer(&["Steelbrew", "34.50"]),
+        ),
         task(
             "offices-table",
             "/offices.html",
@@ -130,15 +116,12 @@ pub fn tasks() -> Vec<EvalTask> {
                 &[("recipient", "E-2044"), ("subject", "Closure"), ("body", "24 December")],
             ),
         ),
-        EvalTask {
-            known_failure: Some(FETCH_AFTER_APPROVAL),
-            ..task(
-                "contact-fetch",
-                "/contact.html",
-                "Tell support that the printer on floor 3 is jammed (topic: Printer).",
-                sent("/api/support", &[("topic", "Printer"), ("details", "floor 3")]),
-            )
-        },
+        task(
+            "contact-fetch",
+            "/contact.html",
+            "Tell support that the printer on floor 3 is jammed (topic: Printer).",
+            sent("/api/support", &[("topic", "Printer"), ("details", "floor 3")]),
+        ),
     ]
 }
 

@@ -11,6 +11,10 @@ pub enum SuiteName {
     Sites,
     /// MiniWoB++ task pages from the `miniwob` package; the reward comes from the page.
     MiniWob,
+    /// Component-library widgets on the widget zoo (`tests/fixtures/zoo/`): a date picker, an
+    /// async combobox, sliders, drag and drop, a rich-text editor, a virtualised list, a
+    /// terminal, a canvas app.
+    Widgets,
 }
 
 impl SuiteName {
@@ -19,6 +23,7 @@ impl SuiteName {
         match self {
             SuiteName::Sites => "sites",
             SuiteName::MiniWob => "miniwob",
+            SuiteName::Widgets => "widgets",
         }
     }
 
@@ -27,6 +32,7 @@ impl SuiteName {
         match name {
             "sites" => Some(SuiteName::Sites),
             "miniwob" => Some(SuiteName::MiniWob),
+            "widgets" => Some(SuiteName::Widgets),
             _ => None,
         }
     }
@@ -65,6 +71,9 @@ pub enum Check {
     Answer(Vec<String>),
     /// MiniWoB: the page's own JavaScript ended the episode with a positive raw reward.
     Reward,
+    /// The task cannot be done here: the agent must stop without claiming success and say why,
+    /// naming every one of these (case-insensitively), rather than pretend.
+    GaveUp(Vec<String>),
     /// Every check holds.
     All(Vec<Check>),
 }
@@ -90,6 +99,18 @@ pub struct EvalTask {
     /// Why the task is known to fail today (a defect the evaluation found, explained): the
     /// oracle run in CI expects it to fail, so fixing the defect flips the flag.
     pub known_failure: Option<&'static str>,
+    /// What the user does by hand when the agent hands a step over (a take-over card): an
+    /// unattended run stops there unless the task says.
+    pub by_hand: Option<ByHand>,
+}
+
+/// A step the user does themselves when Waymark hands it over, as designed (Waymark never types
+/// a password).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ByHand {
+    /// The user types the password the task names (its last quoted word) into every empty
+    /// password field of the page, with the keyboard, then continues.
+    TypePassword,
 }
 
 /// The limits each task runs under.

@@ -18,6 +18,7 @@ mod replay;
 mod role_tools;
 mod roles;
 mod runner;
+mod script_send;
 mod shared;
 mod stuck;
 mod tools;

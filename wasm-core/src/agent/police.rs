@@ -4,7 +4,9 @@
 use super::context::{ExpectedDestination, JournalEntry, TaskContext};
 use super::control::Operator;
 use super::interventions::{Intervention, InterventionKind};
-use super::policy::{Decision, canonical, decide, needs_facts, record_sends};
+use super::policy::{
+    Decision, as_drop_target, canonical, decide, judged_ref, needs_facts, record_sends,
+};
 use super::runner::{Agent, Flow};
 use super::{Env, Journal, Llm, Page, TaskEvents};
 use crate::action::{Action, ActionOutcome, Refuser};
@@ -18,6 +20,8 @@ pub(super) struct Cleared {
     pub permit: NetworkPermit,
     /// Where it sends data, as judged (canonical URL), if anywhere.
     pub destination: Option<String>,
+    /// The live element's facts as judged (for actions on an element).
+    pub facts: Option<ActionTarget>,
 }
 
 impl<L: Llm, P: Page, E: Env, V: TaskEvents, O: Operator, J: Journal> Agent<'_, L, P, E, V, O, J> {
@@ -39,12 +43,9 @@ impl<L: Llm, P: Page, E: Env, V: TaskEvents, O: Operator, J: Journal> Agent<'_, 
         }
         let action = &*action;
         let facts = if needs_facts(action) {
-            let target = match action {
-                Action::PressKeys { ref_id, .. } => *ref_id,
-                other => other.target_ref(),
-            };
+            let target = judged_ref(action);
             let started = self.env.precise_ms();
-            let described = self.page.describe(target).await;
+            let described = self.page.describe(target).await.map(|f| judged_facts(action, f));
             ctx.overhead_page_ms += self.env.precise_ms() - started;
             match described {
                 Ok(facts) => Some(facts),
@@ -88,12 +89,12 @@ impl<L: Llm, P: Page, E: Env, V: TaskEvents, O: Operator, J: Journal> Agent<'_, 
                     Some(form_action) => NetworkPermit::submitting(&ctx.scope, &form_action),
                     None => NetworkPermit::within(&ctx.scope),
                 };
-                return Ok(Ok(Cleared { permit, destination }));
+                return Ok(Ok(Cleared { permit, destination, facts }));
             }
             Decision::Remembered => {
                 record_sends(&mut ctx.taint, action, facts.as_ref(), observation);
                 let permit = NetworkPermit::approved(&ctx.scope, destination.as_deref());
-                return Ok(Ok(Cleared { permit, destination }));
+                return Ok(Ok(Cleared { permit, destination, facts }));
             }
             Decision::Refuse(reason) => {
                 return Ok(Err(ActionOutcome::refused(Refuser::Policy, reason)));
@@ -127,11 +128,8 @@ impl<L: Llm, P: Page, E: Env, V: TaskEvents, O: Operator, J: Journal> Agent<'_, 
         // The user approved what the card showed: the element must still be exactly that (a
         // page could rewrite a form's action while the card was open).
         if let Some(approved) = &facts {
-            let target = match action {
-                Action::PressKeys { ref_id, .. } => *ref_id,
-                other => other.target_ref(),
-            };
-            if self.page.describe(target).await.as_ref() != Ok(approved) {
+            let now = self.page.describe(judged_ref(action)).await.map(|f| judged_facts(action, f));
+            if now.as_ref() != Ok(approved) {
                 return Ok(Err(ActionOutcome::failed(
                     "not done: the element changed while the user was deciding (what they \
                      approved is no longer what it would do); observe again",
@@ -151,7 +149,16 @@ impl<L: Llm, P: Page, E: Env, V: TaskEvents, O: Operator, J: Journal> Agent<'_, 
         }
         record_sends(&mut ctx.taint, action, facts.as_ref(), observation);
         let permit = NetworkPermit::approved(&ctx.scope, destination.as_deref());
-        Ok(Ok(Cleared { permit, destination }))
+        Ok(Ok(Cleared { permit, destination, facts }))
+    }
+}
+
+/// The facts the policy judges for `action`: a drop's target without its link and form (a
+/// drop follows and submits neither), everything else as described.
+fn judged_facts(action: &Action, facts: ActionTarget) -> ActionTarget {
+    match action {
+        Action::Drag { .. } => as_drop_target(&facts),
+        _ => facts,
     }
 }
 

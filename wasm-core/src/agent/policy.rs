@@ -46,7 +46,10 @@ pub enum Decision {
 /// The risk-relevant kind of an action; `SwitchTab` counts as opening that tab's URL.
 fn kind_of(action: &Action, observation: &Observation) -> ActionKind {
     match action {
-        Action::Click { .. } | Action::DoubleClick { .. } => ActionKind::Click,
+        // A drop is judged like a click on where it lands (a "Delete" zone is a deletion).
+        Action::Click { .. } | Action::DoubleClick { .. } | Action::Drag { .. } => {
+            ActionKind::Click
+        }
         Action::Type { text, .. } => ActionKind::Type { text: text.clone() },
         Action::Clear { .. } => ActionKind::Type { text: String::new() },
         Action::PressKeys { keys, .. } => ActionKind::PressKey { key: keys.clone() },
@@ -62,6 +65,29 @@ fn kind_of(action: &Action, observation: &Observation) -> ActionKind {
             None => ActionKind::Read,
         },
         _ => ActionKind::Read,
+    }
+}
+
+/// The element whose live facts the policy judges: the element a drag drops on, the one keys
+/// are pressed on (`None`: the focused element), else the action's target.
+pub fn judged_ref(action: &Action) -> Option<crate::observation::Ref> {
+    match action {
+        Action::PressKeys { ref_id, .. } => *ref_id,
+        Action::Drag { to, .. } => Some(*to),
+        other => other.target_ref(),
+    }
+}
+
+/// What a drop lands on, as the policy judges it: dropping follows no link and submits no
+/// form, so those facts of the element under it do not count.
+pub fn as_drop_target(t: &ActionTarget) -> ActionTarget {
+    ActionTarget {
+        href: None,
+        download: false,
+        form_action: None,
+        submits_form: false,
+        form_data: String::new(),
+        ..t.clone()
     }
 }
 
@@ -115,6 +141,11 @@ pub fn decide(
     if kind == ActionKind::Read {
         return Decision::Go;
     }
+    let dropped_on = match (action, target) {
+        (Action::Drag { .. }, Some(t)) => Some(as_drop_target(t)),
+        _ => None,
+    };
+    let target = dropped_on.as_ref().or(target);
     // The same resolution the upload itself uses, so the policy and the upload agree on what
     // "attached" means.
     if let ActionKind::Upload { file } = &kind
@@ -133,7 +164,17 @@ pub fn decide(
     if let Some(block) = outbound(action, &kind, facts, taint) {
         return Decision::Refuse(block);
     }
-    let risk = classify(&kind, Some(facts));
+    let risk = match classify(&kind, Some(facts)) {
+        // Also a line break typed through the keyboard presses Enter (a terminal, a form).
+        Risk::Free if matches!(&kind, ActionKind::Type { text } if text.contains('\n')) => {
+            classify(&ActionKind::PressKey { key: "Enter".into() }, Some(facts))
+        }
+        Risk::Confirm { class, .. } if matches!(action, Action::Drag { .. }) => {
+            let what = describe_plainly(action, facts, None, None);
+            Risk::Confirm { class, what }
+        }
+        risk => risk,
+    };
     if let Risk::Never { reason } = risk {
         return take_over(action, facts, &reason);
     }
@@ -337,7 +378,11 @@ pub fn record_sends(
 ) {
     let kind = kind_of(action, observation);
     let here = ActionTarget { page_url: observation.url.clone(), ..ActionTarget::default() };
-    for (to, data) in sends(action, &kind, target.unwrap_or(&here)) {
+    let dropped_on = match (action, target) {
+        (Action::Drag { .. }, Some(t)) => Some(as_drop_target(t)),
+        _ => None,
+    };
+    for (to, data) in sends(action, &kind, dropped_on.as_ref().or(target).unwrap_or(&here)) {
         taint.record_sent(&to, &data);
     }
 }
@@ -382,6 +427,7 @@ fn describe_plainly(
         Action::Navigate { url } | Action::OpenTab { url } => format!("Open {url}"),
         Action::SwitchTab { tab } => format!("Switch to tab {tab}"),
         Action::Type { text, .. } => format!("Type “{text}” into {name} {place}"),
+        Action::Drag { ref_id, .. } => format!("Drag element [{ref_id}] onto {name} {place}"),
         other => format!("{} {name} {place}", other.name().replace('_', " ")),
     }
 }

@@ -689,25 +689,48 @@ impl<L: Llm, P: Page, E: Env, V: TaskEvents, O: Operator, J: Journal> Agent<'_, 
                     Err(flow) => return flow,
                     Ok(Err(refused)) => refused,
                     Ok(Ok(cleared)) => {
-                        let permit = cleared.permit;
+                        let (permit, facts) = (cleared.permit, cleared.facts);
                         located = locate(observation, &action, cleared.destination.as_deref());
                         // The policy may have rewritten a URL to the canonical form it judged.
                         description = action.describe(target.map(|el| el.name.as_str()));
-                        let intent = JournalEntry::Intent {
-                            step,
-                            action: action.clone(),
-                            description: description.clone(),
-                        };
-                        if let Err(e) = self.journal.write(&intent).await {
-                            return self.journal_failed(ctx, e).await;
-                        }
-                        acted = true;
-                        let started = self.env.precise_ms();
-                        let outcome = self.page.act(&action, &permit).await;
-                        ctx.overhead_page_ms += self.env.precise_ms() - started;
                         let mut outcome =
-                            outcome.unwrap_or_else(|e| ActionOutcome::failed(e.to_string()));
-                        self.report_blocked(&mut outcome).await;
+                            match self.act_once(ctx, step, &action, &description, &permit).await {
+                                Ok(outcome) => outcome,
+                                Err(flow) => return flow,
+                            };
+                        acted = true;
+                        let blocked = self.report_blocked(&mut outcome).await;
+                        // An approved send that the page's script made to another address: the
+                        // user is asked about exactly that address, then it is done again.
+                        let again = self
+                            .approve_script_send(
+                                ctx,
+                                &description,
+                                facts.as_ref(),
+                                &permit,
+                                &blocked,
+                            )
+                            .await;
+                        match again {
+                            Err(flow) => return flow,
+                            Ok(None) => {}
+                            Ok(Some(permit)) => {
+                                outcome = match self
+                                    .act_once(ctx, step, &action, &description, &permit)
+                                    .await
+                                {
+                                    Ok(outcome) => outcome,
+                                    Err(flow) => return flow,
+                                };
+                                self.report_blocked(&mut outcome).await;
+                                let note =
+                                    "done again after the user approved where the page sends it";
+                                outcome.text = Some(match outcome.text.take() {
+                                    Some(text) => format!("{note}\n{text}"),
+                                    None => note.to_owned(),
+                                });
+                            }
+                        }
                         // Extract and find output is page text the model reads: tracked
                         // with the origin of the document it was read in.
                         record_output(&mut ctx.taint, observation, &action, &outcome);
@@ -789,12 +812,35 @@ impl<L: Llm, P: Page, E: Env, V: TaskEvents, O: Operator, J: Journal> Agent<'_, 
         Flow::Go
     }
 
+    /// Journals the intent of `action`, then performs it under `permit`.
+    async fn act_once(
+        &self,
+        ctx: &mut TaskContext,
+        step: u32,
+        action: &Action,
+        description: &str,
+        permit: &crate::safety::NetworkPermit,
+    ) -> Result<ActionOutcome, Flow> {
+        let intent = JournalEntry::Intent {
+            step,
+            action: action.clone(),
+            description: description.to_owned(),
+        };
+        if let Err(e) = self.journal.write(&intent).await {
+            return Err(self.journal_failed(ctx, e).await);
+        }
+        let started = self.env.precise_ms();
+        let outcome = self.page.act(action, permit).await;
+        ctx.overhead_page_ms += self.env.precise_ms() - started;
+        Ok(outcome.unwrap_or_else(|e| ActionOutcome::failed(e.to_string())))
+    }
+
     /// What the network layer blocked while the action ran joins its outcome: the user sees it
     /// in the timeline and the model learns the page tried to send somewhere it may not.
-    async fn report_blocked(&self, outcome: &mut ActionOutcome) {
+    async fn report_blocked(&self, outcome: &mut ActionOutcome) -> Vec<BlockedRequest> {
         let blocked = self.page.blocked_requests().await;
         if blocked.is_empty() {
-            return;
+            return blocked;
         }
         let lines: Vec<String> = blocked.iter().map(BlockedRequest::describe).collect();
         // The user sees it in the timeline's notes; the model in the outcome.
@@ -806,6 +852,7 @@ impl<L: Llm, P: Page, E: Env, V: TaskEvents, O: Operator, J: Journal> Agent<'_, 
             Some(before) => format!("{before}\n{text}"),
             None => text,
         });
+        blocked
     }
 
     pub(super) async fn note(&self, ctx: &mut TaskContext, text: String) {

@@ -13,6 +13,7 @@ mod economy;
 mod policy;
 mod stop;
 mod taint;
+mod widgets;
 
 type Reply_ = Result<LlmCompletion, ErrorBody>;
 

@@ -53,11 +53,13 @@ fn spec(name: &str) -> (&'static str, Value, Vec<&'static str>) {
     let text = || json!({"type": "string"});
     let flag = || json!({"type": "boolean"});
     match name {
-        "click" => {
-            ("Click ref; double: double-click.", json!({"ref": r(), "double": flag()}), vec!["ref"])
-        }
+        "click" => (
+            "Click ref; double: double-click; to: drag ref onto that ref.",
+            json!({"ref": r(), "double": flag(), "to": r()}),
+            vec!["ref"],
+        ),
         "type" => (
-            "Set a field's text (append adds; \"\" empties).",
+            "Set a field's text (append adds; \"\" empties); a slider takes a number.",
             json!({"ref": r(), "text": text(), "append": flag()}),
             vec!["ref", "text"],
         ),
@@ -98,8 +100,8 @@ fn spec(name: &str) -> (&'static str, Value, Vec<&'static str>) {
             vec!["do"],
         ),
         "wait" => (
-            "Wait for text, or until the page settles; seconds ≤15.",
-            json!({"text": text(), "seconds": {"type": "number"}}),
+            "Wait for text (gone: until it disappears), or until the page settles; seconds ≤15.",
+            json!({"text": text(), "gone": flag(), "seconds": {"type": "number"}}),
             vec![],
         ),
         "extract" => ("Page or ref as markdown.", json!({"ref": r()}), vec![]),
@@ -139,6 +141,10 @@ pub fn to_action_call(
     };
     let legacy = Action::TOOL_NAMES.iter().copied().find(|n| *n == name);
     let folded = match name {
+        "click" if args.get("to").is_some_and(|to| !to.is_null()) => {
+            args.remove("double");
+            "drag"
+        }
         "click" if take_bool(&mut args, "double")? => "double_click",
         "type" => {
             let empty = args.get("text").and_then(Value::as_str).is_some_and(str::is_empty);
@@ -251,6 +257,7 @@ mod tests {
             action("select_option", json!({"ref": 1, "option": "x"})),
             action("check", json!({"ref": 1})),
             action("check", json!({"ref": 1, "checked": false})),
+            action("click", json!({"ref": 1, "to": "2"})),
             action("scroll", json!({"direction": "down"})),
             action("scroll", json!({"direction": "into_view", "text": "x"})),
             action("upload", json!({"ref": 1, "file": "a.txt"})),
@@ -261,7 +268,7 @@ mod tests {
             action("tab", json!({"do": "open", "url": "https://example.com/"})),
             action("tab", json!({"do": "switch", "tab": 3})),
             action("tab", json!({"do": "close"})),
-            action("wait", json!({})),
+            action("wait", json!({"text": "Loading", "gone": true})),
             action("extract", json!({})),
             action("find", json!({"query": "x"})),
             action("screenshot", json!({})),
@@ -271,7 +278,7 @@ mod tests {
         names.dedup();
         assert_eq!(names, Action::TOOL_NAMES);
         assert_eq!(reached[4], Action::Clear { ref_id: one });
-        assert_eq!(reached[10], Action::ScrollTo { ref_id: None, text: Some("x".into()) });
+        assert_eq!(reached[11], Action::ScrollTo { ref_id: None, text: Some("x".into()) });
     }
 
     #[test]

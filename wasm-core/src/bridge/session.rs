@@ -190,7 +190,7 @@ impl ExternalSession {
                 Action::Extract { ref_id: ref_id.as_deref().map(parse_ref).transpose()? }
             }
             BridgeCall::Screenshot => Action::Screenshot,
-            BridgeCall::WaitFor { text, seconds } => Action::Wait { text, seconds },
+            BridgeCall::WaitFor { text, seconds, gone } => Action::Wait { text, seconds, gone },
         };
         self.act(action, browser, env, events, operator).await
     }

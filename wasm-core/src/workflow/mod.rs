@@ -156,7 +156,7 @@ pub enum StepAction {
     Forward,
     /// Reload.
     Reload,
-    /// Wait for a text, or for the page to settle.
+    /// Wait for a text (or, with `gone`, for it to disappear), or for the page to settle.
     Wait {
         /// The text (may name parameters).
         #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -164,6 +164,9 @@ pub enum StepAction {
         /// At most this long.
         #[serde(default, skip_serializing_if = "Option::is_none")]
         seconds: Option<f64>,
+        /// Wait until `text` is gone instead (a "Loading…" line).
+        #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+        gone: bool,
     },
     /// Read the page's text (or the element's): what the run reports.
     Extract,
@@ -274,9 +277,11 @@ impl StepAction {
             Self::Back => Action::Back,
             Self::Forward => Action::Forward,
             Self::Reload => Action::Reload,
-            Self::Wait { text, seconds } => {
-                Action::Wait { text: text.as_ref().map(|t| t.fill(values)), seconds: *seconds }
-            }
+            Self::Wait { text, seconds, gone } => Action::Wait {
+                text: text.as_ref().map(|t| t.fill(values)),
+                seconds: *seconds,
+                gone: *gone,
+            },
             Self::Extract => Action::Extract { ref_id: target },
         })
     }
@@ -304,9 +309,13 @@ impl StepAction {
             Action::Back => Self::Back,
             Action::Forward => Self::Forward,
             Action::Reload => Self::Reload,
-            Action::Wait { text, seconds } => {
-                Self::Wait { text: text.clone().map(Template::literal), seconds: *seconds }
-            }
+            Action::Wait { text, seconds, gone } => Self::Wait {
+                text: text.clone().map(Template::literal),
+                seconds: *seconds,
+                gone: *gone,
+            },
+            // A drag needs a second locator (where it drops), which steps do not keep yet.
+            Action::Drag { .. } => return Some(Err(RecordError::Drag)),
             Action::Extract { .. } => Self::Extract,
             Action::Upload { .. } => return Some(Err(RecordError::Upload)),
             // Which tab is resolved when the step is read with its page facts (record.rs).
@@ -350,6 +359,9 @@ impl WorkflowStep {
             StepAction::Back => "Go back".to_owned(),
             StepAction::Forward => "Go forward".to_owned(),
             StepAction::Reload => "Reload the page".to_owned(),
+            StepAction::Wait { text: Some(t), gone: true, .. } => {
+                format!("Wait until “{}” is gone", t.as_str())
+            }
             StepAction::Wait { text: Some(t), .. } => format!("Wait for “{}”", t.as_str()),
             StepAction::Wait { text: None, .. } => "Wait for the page to settle".to_owned(),
             StepAction::Extract if target.is_some() => format!("Read the text of {on}"),

@@ -28,6 +28,9 @@ pub enum RecordError {
     /// An upload: its file comes from the user's disk per task.
     #[error("the task uploaded a file; uploads cannot be part of a workflow yet")]
     Upload,
+    /// A drag (its drop target would need a locator of its own).
+    #[error("the task dragged an element; drags cannot be part of a workflow yet")]
+    Drag,
     /// A tab switch or close by id (ids change every time).
     #[error("the task switched or closed a tab Waymark could not name by its page")]
     TabById,

@@ -1,0 +1,199 @@
+//! Dragging one element onto another, as a person's mouse would: HTML5 drag and drop when the
+//! element is draggable (`dragstart`, `dragenter`/`dragover` along the way, `drop` where the
+//! page accepts it, `dragend`), else the pointer pressed, moved in steps and released (sortable
+//! lists, kanban boards and sliders built on pointer events). The moves are spaced by a frame's
+//! time, as libraries that read positions on the next frame expect.
+
+use super::act::{label, reachable_point};
+use super::events::{drag_event, mouse_with};
+use crate::action::ActionOutcome;
+use wasm_bindgen_futures::JsFuture;
+use web_sys::Element;
+
+/// Moves between the press and the release.
+const STEPS: u32 = 10;
+/// Time between two moves, in ms: about a frame.
+const STEP_MS: i32 = 16;
+
+/// Resolves after `ms` milliseconds (a timer, which also runs in a background tab).
+pub(super) async fn sleep(ms: i32) {
+    let promise = js_sys::Promise::new(&mut |resolve, _| {
+        if let Some(window) = web_sys::window() {
+            crate::js::best_effort(
+                window.set_timeout_with_callback_and_timeout_and_arguments_0(&resolve, ms),
+                "start a timer",
+            );
+        }
+    });
+    crate::js::best_effort(JsFuture::from(promise).await, "wait for a timer");
+}
+
+/// The innermost element at viewport point (x, y) of the element's document.
+fn hit(el: &Element, x: f64, y: f64) -> Option<Element> {
+    el.owner_document().and_then(|d| d.element_from_point(x as f32, y as f32))
+}
+
+/// Drags `source` onto `target` (both already resolved and checked in this frame).
+pub(super) async fn drag(source: &Element, target: &Element) -> Result<ActionOutcome, String> {
+    if source == target || source.contains(Some(target)) {
+        return Err("an element cannot be dropped on itself or inside itself".to_owned());
+    }
+    let (from_x, from_y, grip) = reachable_point(source)?;
+    // The drop target must be on screen with the source: scroll it in only as far as needed.
+    let options = web_sys::ScrollIntoViewOptions::new();
+    options.set_block(web_sys::ScrollLogicalPosition::Nearest);
+    target.scroll_into_view_with_scroll_into_view_options(&options);
+    let (from_x, from_y) = {
+        let moved = source.get_bounding_client_rect();
+        let (x, y) = (moved.x() + moved.width() / 2.0, moved.y() + moved.height() / 2.0);
+        if (x - from_x).abs() > 0.5 || (y - from_y).abs() > 0.5 { (x, y) } else { (from_x, from_y) }
+    };
+    let rect = target.get_bounding_client_rect();
+    let (to_x, to_y) = (rect.x() + rect.width() / 2.0, rect.y() + rect.height() / 2.0);
+    let window = web_sys::window().ok_or("no window")?;
+    let size = |v: Result<wasm_bindgen::JsValue, wasm_bindgen::JsValue>| {
+        v.ok().and_then(|v| v.as_f64()).unwrap_or(0.0)
+    };
+    let (vw, vh) = (size(window.inner_width()), size(window.inner_height()));
+    let on_screen = |x: f64, y: f64| x >= 0.0 && y >= 0.0 && x < vw && y < vh;
+    if !on_screen(from_x, from_y) || !on_screen(to_x, to_y) {
+        return Err("the two elements do not fit on the screen together; scroll so that both \
+                    show, or drag in shorter steps"
+            .to_owned());
+    }
+    match hit(target, to_x, to_y) {
+        Some(over) if target.contains(Some(&over)) || over.contains(Some(target)) => {}
+        Some(over) if source.contains(Some(&over)) => {}
+        Some(over) => {
+            return Err(format!("another element covers the drop target: {}", label(&over)));
+        }
+        None => return Err("the drop target is not on the screen".to_owned()),
+    }
+    match draggable(&grip, source) {
+        Some(dragged) => html5(&grip, &dragged, target, (from_x, from_y), (to_x, to_y)).await,
+        None => {
+            pointer_drag(&grip, (from_x, from_y), (to_x, to_y)).await?;
+            Ok(ActionOutcome::with_text("dragged with the pointer and released on the target"))
+        }
+    }
+}
+
+/// The element HTML5 drag and drop would drag from `grip`: the nearest with `draggable="true"`,
+/// from the pressed element up to a few levels above the source (a handle inside a card).
+fn draggable(grip: &Element, source: &Element) -> Option<Element> {
+    let mut node = Some(grip.clone());
+    let mut past_source = 0;
+    while let Some(el) = node {
+        if el.get_attribute("draggable").as_deref() == Some("true") {
+            return Some(el);
+        }
+        if &el == source || past_source > 0 {
+            past_source += 1;
+            if past_source > 3 {
+                return None;
+            }
+        }
+        node = el.parent_element();
+    }
+    None
+}
+
+/// The point `i` of `STEPS` on the way from `from` to `to`.
+fn along(from: (f64, f64), to: (f64, f64), i: u32) -> (f64, f64) {
+    let t = f64::from(i) / f64::from(STEPS);
+    (from.0 + (to.0 - from.0) * t, from.1 + (to.1 - from.1) * t)
+}
+
+/// HTML5 drag and drop from `grip` (inside `dragged`) onto `target`.
+async fn html5(
+    grip: &Element,
+    dragged: &Element,
+    target: &Element,
+    from: (f64, f64),
+    to: (f64, f64),
+) -> Result<ActionOutcome, String> {
+    mouse_with(grip, "pointerdown", from.0, from.1, 1, 1)?;
+    mouse_with(grip, "mousedown", from.0, from.1, 1, 1)?;
+    let data = web_sys::DataTransfer::new().map_err(|e| crate::js::js_message(&e))?;
+    if !drag_event(dragged, "dragstart", from.0, from.1, &data)? {
+        return Err("the page did not let the drag start".to_owned());
+    }
+    let mut over: Option<Element> = None;
+    let mut accepted = false;
+    for i in 1..=STEPS + 1 {
+        sleep(STEP_MS).await;
+        let (x, y) = along(from, to, i.min(STEPS));
+        drag_event(dragged, "drag", x, y, &data)?;
+        let Some(now) = hit(dragged, x, y) else { continue };
+        if over.as_ref() != Some(&now) {
+            if let Some(left) = &over {
+                drag_event(left, "dragleave", x, y, &data)?;
+            }
+            drag_event(&now, "dragenter", x, y, &data)?;
+            over = Some(now.clone());
+        }
+        // A page accepts a drop where it cancels `dragover`.
+        accepted = !drag_event(&now, "dragover", x, y, &data)?;
+    }
+    let dropped_on = over.filter(|o| target.contains(Some(o)) || o.contains(Some(target)));
+    let result = match (&dropped_on, accepted) {
+        (Some(on), true) => {
+            drag_event(on, "drop", to.0, to.1, &data)?;
+            Ok(ActionOutcome::with_text("dropped: the page accepted the drop on the target"))
+        }
+        (on, _) => {
+            if let Some(on) = on {
+                drag_event(on, "dragleave", to.0, to.1, &data)?;
+            }
+            Err("the page does not accept a drop on that element".to_owned())
+        }
+    };
+    drag_event(dragged, "dragend", to.0, to.1, &data)?;
+    result
+}
+
+/// The pointer pressed on `grip` at `from`, moved in steps to `to` and released there. Moves
+/// and the release go to the element that captured the pointer, if one did, else to the element
+/// under the pointer (they bubble to the document, where most libraries listen).
+pub(super) async fn pointer_drag(
+    grip: &Element,
+    from: (f64, f64),
+    to: (f64, f64),
+) -> Result<(), String> {
+    mouse_with(grip, "pointerover", from.0, from.1, 0, 0)?;
+    mouse_with(grip, "pointermove", from.0, from.1, 0, 0)?;
+    mouse_with(grip, "mousemove", from.0, from.1, 0, 0)?;
+    mouse_with(grip, "pointerdown", from.0, from.1, 1, 1)?;
+    mouse_with(grip, "mousedown", from.0, from.1, 1, 1)?;
+    let captured = captor(grip);
+    let receiver = |x: f64, y: f64| -> Option<Element> {
+        captured.clone().or_else(|| hit(grip, x, y)).or_else(|| Some(grip.clone()))
+    };
+    // Two frames at the end: libraries settle what is under the pointer after a move.
+    for i in 1..=STEPS + 2 {
+        sleep(STEP_MS).await;
+        let (x, y) = along(from, to, i.min(STEPS));
+        if let Some(el) = receiver(x, y) {
+            mouse_with(&el, "pointermove", x, y, 0, 1)?;
+            mouse_with(&el, "mousemove", x, y, 0, 1)?;
+        }
+    }
+    if let Some(el) = receiver(to.0, to.1) {
+        mouse_with(&el, "pointerup", to.0, to.1, 1, 0)?;
+        mouse_with(&el, "mouseup", to.0, to.1, 1, 0)?;
+    }
+    Ok(())
+}
+
+/// The element holding pointer capture of the mouse after the press, if the page took it
+/// (`setPointerCapture` on the pressed element or one around it).
+fn captor(grip: &Element) -> Option<Element> {
+    let mut node = Some(grip.clone());
+    while let Some(el) = node {
+        if el.has_pointer_capture(1) {
+            return Some(el);
+        }
+        node = el.parent_element();
+    }
+    None
+}

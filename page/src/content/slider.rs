@@ -1,0 +1,131 @@
+//! Custom sliders (`role=slider` with `aria-valuenow`, as component libraries draw them): set to
+//! a value with the arrow keys every accessible slider takes, and with the pointer on its track
+//! when the keys do not move it. The value the slider reports afterwards is the outcome.
+
+use super::keys::{Seen, press_one};
+use crate::action::ActionOutcome;
+use crate::observation::rules::KeyPress;
+use crate::observation::{clean, shorten};
+use wasm_bindgen::JsCast;
+use web_sys::{Element, HtmlElement};
+
+/// Most arrow presses spent reaching a value (a 0–100 slider in steps of 1 needs 100).
+const MAX_PRESSES: u32 = 400;
+
+/// Whether `el` is a custom slider this module sets (native ranges are typed into).
+pub(super) fn is_custom(el: &Element) -> bool {
+    el.local_name() != "input"
+        && el.get_attribute("role").is_some_and(|r| r.split_whitespace().next() == Some("slider"))
+}
+
+fn number(el: &Element, attr: &str) -> Option<f64> {
+    el.get_attribute(attr)?.trim().parse::<f64>().ok().filter(|v| v.is_finite())
+}
+
+/// Moves the slider `el` to the value in `text`.
+pub(super) async fn set(el: &Element, text: &str) -> Result<ActionOutcome, String> {
+    let goal = crate::observation::rules::number_in(text).ok_or_else(|| {
+        format!("“{}” is not a number; a slider takes a number", shorten(text, 40))
+    })?;
+    let start = number(el, "aria-valuenow")
+        .ok_or("the slider does not tell its value (no aria-valuenow), so it cannot be set")?;
+    let (min, max) =
+        (number(el, "aria-valuemin").unwrap_or(0.0), number(el, "aria-valuemax").unwrap_or(100.0));
+    if goal < min || goal > max {
+        return Err(format!("{goal} is outside the slider's range ({min}–{max})"));
+    }
+    if let Some(h) = el.dyn_ref::<HtmlElement>() {
+        crate::js::best_effort(h.focus(), "focus the slider");
+    }
+    let now = by_keys(el, goal)?;
+    if now == start && (goal - start).abs() > f64::EPSILON {
+        by_pointer(el, goal, min, max).await?;
+    }
+    let now = number(el, "aria-valuenow").unwrap_or(start);
+    let shown = match el.get_attribute("aria-valuetext").map(|t| clean(&t)) {
+        Some(t) if !t.is_empty() && t != format!("{now}") => format!("{now} ({t})"),
+        _ => format!("{now}"),
+    };
+    let note = if (now - goal).abs() > f64::EPSILON {
+        format!("the slider is at {shown}: the nearest value it takes to {goal}")
+    } else {
+        format!("the slider is at {shown}")
+    };
+    if (now - start).abs() <= f64::EPSILON && (goal - start).abs() > f64::EPSILON {
+        return Err(format!("neither the arrow keys nor the pointer moved the slider; {note}"));
+    }
+    Ok(ActionOutcome { value_changed: now != start, ..ActionOutcome::with_text(note) })
+}
+
+/// Arrow presses toward `goal` until the slider reaches it, passes it (then the nearer of the
+/// two values is kept) or stops moving; the value it ends at.
+fn by_keys(el: &Element, goal: f64) -> Result<f64, String> {
+    let document = el.owner_document().ok_or("no document")?;
+    let read = || number(el, "aria-valuenow");
+    let press = |key: &str| KeyPress { key: key.into(), code: key.into(), ..KeyPress::default() };
+    let mut seen = Seen::default();
+    let mut now = read().unwrap_or(goal);
+    for _ in 0..MAX_PRESSES {
+        if (now - goal).abs() <= f64::EPSILON {
+            break;
+        }
+        let (up, back) =
+            if now < goal { ("ArrowRight", "ArrowLeft") } else { ("ArrowLeft", "ArrowRight") };
+        press_one(&document, el, &press(up), &mut seen)?;
+        let next = read().unwrap_or(now);
+        if next == now {
+            break;
+        }
+        let passed = (now < goal) != (next < goal) && next != goal;
+        if passed {
+            if (now - goal).abs() < (next - goal).abs() {
+                press_one(&document, el, &press(back), &mut seen)?;
+                return Ok(read().unwrap_or(next));
+            }
+            return Ok(next);
+        }
+        now = next;
+    }
+    Ok(read().unwrap_or(now))
+}
+
+/// The slider's track: the slider itself when it is wide, else the nearest element around it
+/// that is (the slider is often only the thumb).
+fn track(el: &Element) -> Element {
+    let own = el.get_bounding_client_rect();
+    let mut node = el.parent_element();
+    let mut depth = 0;
+    while let Some(parent) = node {
+        let rect = parent.get_bounding_client_rect();
+        if rect.width() >= own.width() * 3.0 || rect.height() >= own.height() * 3.0 {
+            return parent;
+        }
+        depth += 1;
+        if depth > 3 {
+            break;
+        }
+        node = parent.parent_element();
+    }
+    el.clone()
+}
+
+/// Presses the thumb and drags it to where `goal` lies on the track.
+async fn by_pointer(el: &Element, goal: f64, min: f64, max: f64) -> Result<(), String> {
+    let (x, y, grip) = super::act::reachable_point(el)?;
+    let bar = if own_track(el) { el.clone() } else { track(el) };
+    let rect = bar.get_bounding_client_rect();
+    let share = if max > min { (goal - min) / (max - min) } else { 0.0 };
+    let vertical = el.get_attribute("aria-orientation").as_deref() == Some("vertical");
+    let to = if vertical {
+        (x, rect.bottom() - share * rect.height())
+    } else {
+        (rect.left() + share * rect.width(), y)
+    };
+    super::drag::pointer_drag(&grip, (x, y), to).await
+}
+
+/// Whether the slider element is the whole track (wider than tall, a bar) rather than a thumb.
+fn own_track(el: &Element) -> bool {
+    let rect = el.get_bounding_client_rect();
+    rect.width() > rect.height() * 3.0 || rect.height() > rect.width() * 3.0
+}

@@ -1,0 +1,128 @@
+//! Roles beyond HTML's and ARIA's that component-library widgets need, decided the same way for
+//! the walk and for the live element of a ref (whose fingerprint must match):
+//!
+//! * `dropzone`: an element the page listens for drops on (a kanban column), named by its own
+//!   label or its heading — where a `drag` can land;
+//! * `draggable`: an element with `draggable="true"` that nothing else makes a control (a card);
+//! * `textbox` for a terminal or a canvas editor: a tall element the page listens on that holds
+//!   a keyboard capture field nobody can see (xterm.js's 1×1 px transparent textarea), named by
+//!   its own label or the capture field's — typing there goes through the keyboard;
+//! * `scrollable`: a box whose content scrolls on its own (a virtualised list), with how far.
+//!
+//! The page's listeners are page-controlled candidates (`page_hooks.js`): each of these only
+//! lists an element the model may then act on under the same checks as any other.
+
+use super::facts;
+use web_sys::Element;
+
+/// A box whose content scrolls on its own.
+pub(super) const SCROLLABLE: &str = "scrollable";
+/// An element the page accepts drops on.
+pub(super) const DROPZONE: &str = "dropzone";
+/// An element a person can pick up and drag.
+pub(super) const DRAGGABLE: &str = "draggable";
+
+/// Content taller than its box by more than this scrolls on its own.
+const MIN_SCROLL_PX: i32 = 8;
+
+/// What the page says about an element, beyond its tag and ARIA.
+#[derive(Clone, Copy, Default)]
+pub(super) struct Signals {
+    /// A click-like listener recorded by the page hooks.
+    pub listener: bool,
+    /// `cursor: pointer` of its own (not only inherited from a clickable row around it).
+    pub own_pointer: bool,
+    /// An `onclick` attribute.
+    pub onclick: bool,
+    /// A `tabindex` attribute.
+    pub tabindex: bool,
+    /// A drop listener recorded by the page hooks.
+    pub drop: bool,
+    /// `draggable="true"`.
+    pub draggable: bool,
+    /// `overflow-y` auto or scroll.
+    pub scrolls_y: bool,
+}
+
+/// The role the observation gives an element whose HTML/ARIA role is `role`.
+pub(super) fn refine(
+    el: &Element,
+    tag: &str,
+    role: Option<&'static str>,
+    s: Signals,
+    viewport_height: f64,
+) -> Option<&'static str> {
+    if s.drop && matches!(role, None | Some("clickable")) {
+        return Some(DROPZONE);
+    }
+    // A listener is the page's word only: a box as tall as half the screen, or one holding
+    // many elements or other controls, is where the page delegates its events (an app root,
+    // a list), not a control — unless it hosts the keyboard (a terminal).
+    let script_only =
+        role == Some("clickable") && s.listener && !s.own_pointer && !s.onclick && !s.tabindex;
+    let role = if script_only {
+        if facts::capture_field(el).is_some() {
+            return Some("textbox");
+        }
+        let tall = facts::rect(el).height > viewport_height / 2.0;
+        if tall || !super::affordance::listener_control(el) { None } else { role }
+    } else {
+        role
+    };
+    if role.is_some() {
+        return role;
+    }
+    if s.draggable {
+        return Some(DRAGGABLE);
+    }
+    let overflows = || el.scroll_height() > el.client_height() + MIN_SCROLL_PX;
+    if s.scrolls_y && !matches!(tag, "body" | "html") && overflows() {
+        return Some(SCROLLABLE);
+    }
+    None
+}
+
+/// The signals of a live element (outside the walk, which reads them in batches).
+pub(super) fn live_signals(el: &Element, pointer: bool) -> Signals {
+    let style = web_sys::window().and_then(|w| w.get_computed_style(el).ok().flatten());
+    let overflow = style.and_then(|s| s.get_property_value("overflow-y").ok()).unwrap_or_default();
+    Signals {
+        listener: facts::has_listener(el),
+        own_pointer: pointer,
+        onclick: el.has_attribute("onclick"),
+        tabindex: el.has_attribute("tabindex"),
+        drop: facts::takes_drops(el),
+        draggable: el.get_attribute("draggable").as_deref() == Some("true"),
+        scrolls_y: matches!(overflow.as_str(), "auto" | "scroll" | "overlay"),
+    }
+}
+
+/// The name of an element of these roles, from what the page gives it rather than from its
+/// content (which is read on its own lines, changes as it scrolls or prints, or is a column of
+/// cards); `None` for every other role.
+pub(super) fn special_name(el: &Element, tag: &str, role: &str) -> Option<String> {
+    match role {
+        SCROLLABLE => Some(super::roles::own_label(el)),
+        DROPZONE => {
+            let own = super::roles::own_label(el);
+            Some(if own.is_empty() { heading_inside(el) } else { own })
+        }
+        "textbox" if !matches!(tag, "input" | "textarea") && !editable(el) => {
+            let field = facts::capture_field(el)?;
+            let own = super::roles::own_label(el);
+            Some(if own.is_empty() { super::roles::own_label(&field) } else { own })
+        }
+        _ => None,
+    }
+}
+
+fn editable(el: &Element) -> bool {
+    el.get_attribute("contenteditable").is_some_and(|v| v != "false")
+}
+
+/// The text of the first heading (or legend, caption) inside the element.
+fn heading_inside(el: &Element) -> String {
+    let heading = el.query_selector("h1, h2, h3, h4, h5, h6, [role=heading], legend, caption");
+    let text = heading.ok().flatten().and_then(|h| h.text_content()).unwrap_or_default();
+    crate::observation::shorten(&crate::observation::clean(&text), 60)
+}
