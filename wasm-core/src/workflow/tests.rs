@@ -273,6 +273,24 @@ fn tasks_that_cannot_be_repeated_say_why() {
         file: "cv.pdf".into(),
     };
     assert_eq!(super::record(&upload, "x".into(), 0.0), Err(RecordError::Upload));
+    let mut drag = recorded_task();
+    drag.actions[0].action = crate::action::Action::Drag {
+        ref_id: crate::observation::Ref::top(1),
+        to: crate::observation::Ref::top(2),
+    };
+    assert_eq!(super::record(&drag, "x".into(), 0.0), Err(RecordError::Drag));
+}
+
+#[test]
+fn a_wait_until_a_text_is_gone_is_kept_as_such() {
+    let wait = crate::action::Action::Wait {
+        text: Some("Loading…".into()),
+        seconds: Some(5.0),
+        gone: true,
+    };
+    let step = StepAction::from_action(&wait).expect("kept").expect("recordable");
+    assert_eq!(step.to_action(None, None, &BTreeMap::new()), Some(wait));
+    assert!(WorkflowStep::describe_default(&step, None).contains("is gone"));
 }
 
 #[test]
