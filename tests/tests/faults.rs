@@ -10,12 +10,12 @@
 mod common;
 
 use common::{
-    Gate, Panel, Setup, TASK_TIMEOUT, Waymark, built_extension, fill_the_form, find_ref,
-    is_summary_call, message_text, role_of, role_reply,
+    Gate, Panel, Setup, TASK_TIMEOUT, Waymark, built_extension, extension_with_quota,
+    fill_the_form, find_ref, is_summary_call, message_text, role_of, role_reply,
 };
 use serde_json::{Value, json};
 use std::collections::HashMap;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::sync::{Arc, Mutex};
 use waymark_tests::fixture_server::FixtureServer;
 use waymark_tests::llm_server::{RecordedRequest, ScriptedLlm, ScriptedReply};
@@ -502,32 +502,6 @@ fn model_endpoint_failures_are_retried_or_stop_with_a_clear_message() {
         assert!(steps(&panel).is_empty(), "{task}: nothing was done on the page");
     }
     llm.assert_no_script_panics().expect("script ok");
-}
-
-/// A copy of the built extension without `unlimitedStorage`, so `chrome.storage.local` has its
-/// real 10 MB quota (same key, same ID).
-fn extension_with_quota(extension: &Path, into: &Path) -> PathBuf {
-    fn copy(from: &Path, to: &Path) {
-        std::fs::create_dir_all(to).expect("mkdir");
-        for entry in std::fs::read_dir(from).expect("read dir").flatten() {
-            let target = to.join(entry.file_name());
-            if entry.file_type().expect("type").is_dir() {
-                copy(&entry.path(), &target);
-            } else {
-                std::fs::copy(entry.path(), &target).expect("copy");
-            }
-        }
-    }
-    let dir = into.join("extension");
-    copy(extension, &dir);
-    let manifest_path = dir.join("manifest.json");
-    let mut manifest: Value =
-        serde_json::from_str(&std::fs::read_to_string(&manifest_path).expect("manifest"))
-            .expect("manifest json");
-    let permissions = manifest["permissions"].as_array_mut().expect("permissions");
-    permissions.retain(|p| p != "unlimitedStorage");
-    std::fs::write(&manifest_path, manifest.to_string()).expect("write manifest");
-    dir
 }
 
 /// Fills `chrome.storage.local` until it refuses even a few bytes; returns the keys written.

@@ -11,11 +11,11 @@ mod common;
 mod mcp_support;
 
 use common::{
-    Panel, Setup, TASK_TIMEOUT, Waymark, built_extension, find_ref, message_text, role_reply,
+    Panel, Setup, TASK_TIMEOUT, Waymark, built_extension, extension_with_quota, find_ref,
+    message_text, role_reply,
 };
 use mcp_support::{Client, switched_on};
 use serde_json::{Value, json};
-use std::path::{Path, PathBuf};
 use waymark_tests::fixture_server::FixtureServer;
 use waymark_tests::llm_server::{RecordedRequest, ScriptedLlm, ScriptedReply};
 use waymark_tests::paths;
@@ -338,34 +338,6 @@ fn a_recorded_task_replays_without_the_model_and_heals_changed_steps_with_one_ca
     assert!(heading.starts_with("Refused after"), "{heading}");
     assert_eq!(orders(&wm.site).len(), 6, "nothing was ordered");
     llm.assert_no_script_panics().expect("script ok");
-}
-
-/// A copy of the built extension without `unlimitedStorage`: `chrome.storage.local` has its
-/// real 10 MB quota.
-fn extension_with_quota(extension: &Path, into: &Path) -> PathBuf {
-    fn copy(from: &Path, to: &Path) {
-        std::fs::create_dir_all(to).expect("mkdir");
-        for entry in std::fs::read_dir(from).expect("read dir").flatten() {
-            let target = to.join(entry.file_name());
-            if entry.file_type().expect("type").is_dir() {
-                copy(&entry.path(), &target);
-            } else {
-                std::fs::copy(entry.path(), &target).expect("copy");
-            }
-        }
-    }
-    let dir = into.join("extension");
-    copy(extension, &dir);
-    let manifest_path = dir.join("manifest.json");
-    let mut manifest: Value =
-        serde_json::from_str(&std::fs::read_to_string(&manifest_path).expect("manifest"))
-            .expect("json");
-    manifest["permissions"]
-        .as_array_mut()
-        .expect("permissions")
-        .retain(|p| p != "unlimitedStorage");
-    std::fs::write(&manifest_path, manifest.to_string()).expect("write manifest");
-    dir
 }
 
 /// Fills `chrome.storage.local` until it refuses even a few bytes.

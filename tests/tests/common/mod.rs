@@ -353,3 +353,29 @@ pub fn seed_storage(wm: &Waymark, items: serde_json::Map<String, Value>) {
     sw.detach().ok();
     wm.browser.stop_service_worker(&worker, TASK_TIMEOUT).expect("stop worker");
 }
+
+/// A copy of the built extension without `unlimitedStorage`, so `chrome.storage.local` has its
+/// real 10 MB quota (same key, same ID).
+pub fn extension_with_quota(extension: &Path, into: &Path) -> PathBuf {
+    fn copy(from: &Path, to: &Path) {
+        std::fs::create_dir_all(to).expect("mkdir");
+        for entry in std::fs::read_dir(from).expect("read dir").flatten() {
+            let target = to.join(entry.file_name());
+            if entry.file_type().expect("type").is_dir() {
+                copy(&entry.path(), &target);
+            } else {
+                std::fs::copy(entry.path(), &target).expect("copy");
+            }
+        }
+    }
+    let dir = into.join("extension");
+    copy(extension, &dir);
+    let manifest_path = dir.join("manifest.json");
+    let mut manifest: Value =
+        serde_json::from_str(&std::fs::read_to_string(&manifest_path).expect("manifest"))
+            .expect("manifest json");
+    let permissions = manifest["permissions"].as_array_mut().expect("permissions");
+    permissions.retain(|p| p != "unlimitedStorage");
+    std::fs::write(&manifest_path, manifest.to_string()).expect("write manifest");
+    dir
+}
