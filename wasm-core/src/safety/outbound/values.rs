@@ -343,9 +343,13 @@ fn accept(word: &str, strong: bool) -> Option<Found> {
 fn url_pieces(word: &str) -> Vec<String> {
     let Some(at) = word.find("://") else { return vec![word.to_owned()] };
     // The URL starts at its scheme (`src=https://…`: what precedes it is no part of it).
+    // The scheme's first byte: just past the last character that cannot be in a scheme (that
+    // character may be a multi-byte `“` or `：`, so step over its whole width).
     let start = word[..at]
-        .rfind(|c: char| !(c.is_ascii_alphanumeric() || "+-.".contains(c)))
-        .map_or(0, |i| i + 1);
+        .char_indices()
+        .rev()
+        .find(|&(_, c)| !(c.is_ascii_alphanumeric() || "+-.".contains(c)))
+        .map_or(0, |(i, c)| i + c.len_utf8());
     let Ok(url) = url::Url::parse(&word[start..]) else {
         // Not a URL the parser takes: its pieces after the authority, as written.
         let rest = &word[at + 3..];
@@ -510,5 +514,26 @@ mod tests {
     fn card_numbers_pass_luhn() {
         assert!(luhn("4111111111111111"));
         assert!(!luhn("4111111111111112"));
+    }
+
+    #[test]
+    fn a_url_glued_to_a_wide_character_is_read_from_its_scheme() {
+        // Issue 25: `“` before the scheme once put the slice inside the quote's three bytes.
+        for glued in [
+            "“https://docs.example.com/setup?token=Zq8aXcanary42Lm9Tt”",
+            "链接：https://docs.example.com/setup?token=Zq8aXcanary42Lm9Tt",
+            "«https://docs.example.com/setup?token=Zq8aXcanary42Lm9Tt»",
+            "→https://docs.example.com/setup?token=Zq8aXcanary42Lm9Tt",
+            "👉🏽https://docs.example.com/setup?token=Zq8aXcanary42Lm9Tt",
+        ] {
+            let pieces = url_pieces(glued);
+            assert!(
+                pieces.iter().any(|p| p.starts_with("Zq8aXcanary42Lm9Tt")),
+                "{glued}: {pieces:?}"
+            );
+            assert!(pieces.contains(&"setup".to_owned()), "{glued}: {pieces:?}");
+            // And the scanners over page text take it whole.
+            let _ = page(glued);
+        }
     }
 }
