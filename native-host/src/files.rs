@@ -170,6 +170,10 @@ pub fn media_type(name: &str) -> &'static str {
 }
 
 #[cfg(test)]
+#[allow(
+    clippy::string_slice,
+    reason = "assertions cut prompts and fixtures at ASCII markers the test itself found"
+)]
 mod tests {
     use super::*;
 

@@ -1,5 +1,9 @@
 //! The requests added for the side panel — `config.get`/`config.set`, `transcript.record`,
 //! `file.read` — through the built binary, with every error code they can produce.
+#![allow(
+    clippy::string_slice,
+    reason = "assertions cut prompts and fixtures at ASCII markers the test itself found"
+)]
 
 mod common;
 

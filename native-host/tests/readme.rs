@@ -1,6 +1,10 @@
 //! The request table in `native-host/README.md` is generated from the protocol types, so the
 //! documentation cannot drift from what the host serves. `WAYMARK_BLESS=1 cargo test -p
 //! waymark-host --test readme` rewrites it after a protocol change.
+#![allow(
+    clippy::string_slice,
+    reason = "assertions cut prompts and fixtures at ASCII markers the test itself found"
+)]
 
 use std::path::PathBuf;
 

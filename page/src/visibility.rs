@@ -338,26 +338,26 @@ pub fn unreadable_on(text: [f64; 4], effective_opacity: f64, background: [f64; 4
 fn functions(value: &str) -> Vec<(&str, &str)> {
     let mut out = Vec::new();
     let mut rest = value.trim();
-    while let Some(open) = rest.find('(') {
-        let name = rest[..open].trim().trim_start_matches(',').trim();
-        let mut depth = 0usize;
+    while let Some((head, after_open)) = rest.split_once('(') {
+        let name = head.trim().trim_start_matches(',').trim();
+        let mut depth = 1usize;
         let mut close = None;
-        for (i, c) in rest[open..].char_indices() {
+        for (i, c) in after_open.char_indices() {
             match c {
                 '(' => depth += 1,
                 ')' => {
-                    depth = depth.saturating_sub(1);
+                    depth -= 1;
                     if depth == 0 {
-                        close = Some(open + i);
+                        close = Some(i);
                         break;
                     }
                 }
                 _ => {}
             }
         }
-        let Some(close) = close else { break };
-        out.push((name, &rest[open + 1..close]));
-        rest = &rest[close + 1..];
+        let Some((args, tail)) = close.and_then(|i| after_open.split_at_checked(i)) else { break };
+        out.push((name, args));
+        rest = tail.strip_prefix(')').unwrap_or(tail);
     }
     out
 }
@@ -366,13 +366,14 @@ fn functions(value: &str) -> Vec<(&str, &str)> {
 fn colours(value: &str) -> Vec<[f64; 4]> {
     let mut out = Vec::new();
     let mut rest = value;
-    while let Some(at) = rest.find("rgb") {
-        let tail = &rest[at..];
+    while let Some((at, _)) = rest.match_indices("rgb").next() {
+        let tail = rest.get(at..).unwrap_or("");
         let Some(end) = tail.find(')') else { break };
-        if let Some(c) = rgba(&tail[..=end]) {
+        let Some((colour, after)) = tail.split_at_checked(end + 1) else { break };
+        if let Some(c) = rgba(colour) {
             out.push(c);
         }
-        rest = &tail[end + 1..];
+        rest = after;
     }
     out
 }

@@ -138,7 +138,7 @@ pub fn render_manifest(exe: &Path, extension_ids: &[String]) -> Result<String, I
     let path = exe.to_str().ok_or_else(|| InstallError::Exe("path is not valid UTF-8".into()))?;
     let esc = |s: &str| {
         let quoted = serde_json::Value::from(s).to_string();
-        quoted[1..quoted.len() - 1].to_owned()
+        quoted.strip_prefix('"').and_then(|q| q.strip_suffix('"')).unwrap_or(&quoted).to_owned()
     };
     let origins: Vec<String> = extension_ids.iter().map(|id| origin_for(id)).collect();
     let origins =

@@ -173,7 +173,7 @@ impl Drop for TranscriptStore {
 /// Cuts `s` to `max` characters, noting how much was dropped.
 fn truncate_chars(s: &mut String, max: usize) {
     if let Some((cut, _)) = s.char_indices().nth(max) {
-        let dropped = s[cut..].chars().count();
+        let dropped = s.get(cut..).map_or(0, |rest| rest.chars().count());
         s.truncate(cut);
         s.push_str(&format!("… [{dropped} more characters]"));
     }

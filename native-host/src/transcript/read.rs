@@ -169,7 +169,7 @@ pub fn search(dir: &Path, query: &str, limit: usize) -> Result<Vec<Hit>, Transcr
             if let Some(pos) = lower.find(&needle) {
                 // Byte offsets of the lowercase copy may not match the original; excerpt from
                 // the lowercase copy's char position instead.
-                let char_pos = lower[..pos].chars().count();
+                let char_pos = lower.get(..pos).map_or(0, |before| before.chars().count());
                 let start = char_pos.saturating_sub(40);
                 let excerpt: String =
                     text.chars().skip(start).take(needle.chars().count() + 80).collect();

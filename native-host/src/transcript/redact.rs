@@ -164,8 +164,10 @@ fn replacement(p: &Pattern, c: &Captures<'_>) -> String {
     let tag = format!("[REDACTED:{}]", p.label);
     match (p.group_only, c.get(1), c.get(0)) {
         (true, Some(g), Some(m)) => {
-            let (start, end) = (g.start() - m.start(), g.end() - m.start());
-            format!("{}{tag}{}", &whole[..start], &whole[end..])
+            // Match offsets are character boundaries of the same text.
+            let before = whole.get(..g.start() - m.start()).unwrap_or("");
+            let after = whole.get(g.end() - m.start()..).unwrap_or("");
+            format!("{before}{tag}{after}")
         }
         _ => tag,
     }

@@ -308,7 +308,7 @@ pub fn clean(text: &str) -> String {
 pub fn shorten(text: &str, max: usize) -> String {
     match text.char_indices().nth(max) {
         None => text.to_owned(),
-        Some((at, _)) => format!("{}…", &text[..at]),
+        Some((at, _)) => format!("{}…", text.get(..at).unwrap_or(text)),
     }
 }
 

@@ -188,7 +188,10 @@ pub fn parse_keys(keys: &str) -> Result<Vec<KeyPress>, String> {
             } else {
                 String::new()
             };
-        } else if key.len() > 1 && key.starts_with(['F', 'f']) && key[1..].parse::<u8>().is_ok() {
+        } else if key.len() > 1
+            && key.starts_with(['F', 'f'])
+            && key.get(1..).is_some_and(|n| n.parse::<u8>().is_ok())
+        {
             press.key = key.to_ascii_uppercase();
             press.code = press.key.clone();
         } else {
@@ -275,7 +278,8 @@ pub fn key_codes(press: &KeyPress, keypress: bool) -> (u32, u32) {
         "PageDown" => 34,
         " " => 32,
         f if f.len() > 1 && f.starts_with('F') => {
-            f[1..].parse::<u32>().ok().filter(|n| (1..=24).contains(n)).map_or(0, |n| 111 + n)
+            let n = f.get(1..).and_then(|n| n.parse::<u32>().ok());
+            n.filter(|n| (1..=24).contains(n)).map_or(0, |n| 111 + n)
         }
         _ => match single {
             Some(c) if c.is_ascii_alphanumeric() => u32::from(c.to_ascii_uppercase()),

@@ -179,12 +179,12 @@ fn to_call(name: &str, args: Value) -> Result<Call, ParseError> {
 /// Finds the JSON object in a text answer: strips code fences and surrounding prose and drops
 /// trailing commas. Returns `None` when there is no balanced object.
 pub fn extract_json(text: &str) -> Option<String> {
-    let start = text.find('{')?;
+    let object = text.get(text.find('{')?..)?;
     let mut depth = 0usize;
     let mut in_string = false;
     let mut escaped = false;
     let mut end = None;
-    for (i, ch) in text[start..].char_indices() {
+    for (i, ch) in object.char_indices() {
         if in_string {
             match ch {
                 _ if escaped => escaped = false,
@@ -200,14 +200,14 @@ pub fn extract_json(text: &str) -> Option<String> {
             '}' => {
                 depth -= 1;
                 if depth == 0 {
-                    end = Some(start + i + 1);
+                    end = Some(i + ch.len_utf8());
                     break;
                 }
             }
             _ => {}
         }
     }
-    Some(drop_trailing_commas(&text[start..end?]))
+    Some(drop_trailing_commas(object.get(..end?)?))
 }
 
 fn drop_trailing_commas(json: &str) -> String {

@@ -1,4 +1,8 @@
 //! The loop against in-memory fakes: one test per behaviour.
+#![allow(
+    clippy::string_slice,
+    reason = "assertions cut prompts and fixtures at ASCII markers the test itself found"
+)]
 
 use super::*;
 use crate::observation::{Element, Item, Ref};

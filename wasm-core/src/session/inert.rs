@@ -42,23 +42,26 @@ const URL_MARK: char = '\u{0}';
 fn delink(text: &str) -> String {
     let mut out = String::with_capacity(text.len());
     let mut rest = text;
-    while let Some(open) = rest.find('[') {
+    while let Some((before_open, after_open)) = rest.split_once('[') {
         // A link's words run from this `[` to the first `]` after it, which must be followed
         // by `(`; anything else (`[note]`, `[[x]]`) is plain text, kept as it is.
-        let Some(close) = rest[open + 1..].find(']').map(|c| open + 1 + c) else { break };
-        let end = rest[close + 1..]
-            .starts_with('(')
-            .then(|| rest[close + 2..].find(')').map(|e| close + 2 + e))
-            .flatten();
-        let Some(end) = end.filter(|_| !rest[open + 1..close].contains('[')) else {
-            out.push_str(&rest[..=open]);
-            rest = &rest[open + 1..];
+        let Some((words, after_close)) = after_open.split_once(']') else { break };
+        let link = after_close
+            .strip_prefix('(')
+            .and_then(|inner| inner.split_once(')'))
+            .filter(|_| !words.contains('['));
+        let Some((target, tail)) = link else {
+            out.push_str(before_open);
+            out.push('[');
+            rest = after_open;
             continue;
         };
-        let image = rest[..open].ends_with('!');
-        let before = if image { &rest[..open - 1] } else { &rest[..open] };
-        let words = rest[open + 1..close].trim();
-        let target = rest[close + 2..end].split_whitespace().next().unwrap_or("");
+        let (before, image) = match before_open.strip_suffix('!') {
+            Some(before) => (before, true),
+            None => (before_open, false),
+        };
+        let words = words.trim();
+        let target = target.split_whitespace().next().unwrap_or("");
         let target = target.trim_matches(['<', '>']);
         out.push_str(before);
         let target: String = target.chars().filter(|c| *c != URL_MARK).collect();
@@ -72,7 +75,7 @@ fn delink(text: &str) -> String {
         } else {
             out.push_str(&format!("{words} (link:{url})"));
         }
-        rest = &rest[end + 1..];
+        rest = tail;
     }
     out.push_str(rest);
     out

@@ -145,7 +145,7 @@ fn first_sentences_n(text: &str, n: usize) -> String {
         if matches!(c, '.' | '!' | '?') && chars.peek().is_some_and(|(_, next)| *next == ' ') {
             count += 1;
             if count == n {
-                return flat[..=i].to_owned();
+                return flat.get(..i + c.len_utf8()).unwrap_or(&flat).to_owned();
             }
         }
     }

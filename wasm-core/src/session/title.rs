@@ -78,7 +78,7 @@ pub(crate) fn clip(text: &str, max: usize) -> String {
         None => text.to_owned(),
         Some(_) => {
             let end = text.char_indices().nth(max.saturating_sub(1)).map_or(text.len(), |(i, _)| i);
-            format!("{}…", text[..end].trim_end())
+            format!("{}…", text.get(..end).unwrap_or(text).trim_end())
         }
     }
 }

@@ -183,8 +183,7 @@ pub fn parse_run_prompt(
 
 /// `text` after a leading `word` (case-insensitive, whole word).
 fn strip_word<'a>(text: &'a str, word: &str) -> Option<&'a str> {
-    let head = text.get(..word.len())?;
-    let tail = &text[word.len()..];
+    let (head, tail) = text.split_at_checked(word.len())?;
     (head.eq_ignore_ascii_case(word) && tail.starts_with(char::is_whitespace))
         .then(|| tail.trim_start())
 }
@@ -198,11 +197,11 @@ fn strip_name<'a>(text: &'a str, name: &str) -> Option<&'a str> {
     }
     for (open, close) in [("“", "”"), ("\"", "\""), ("'", "'"), ("", "")] {
         let Some(inner) = text.strip_prefix(open) else { continue };
-        let Some(head) = inner.get(..name.len()) else { continue };
+        let Some((head, after)) = inner.split_at_checked(name.len()) else { continue };
         if !head.eq_ignore_ascii_case(name) {
             continue;
         }
-        let Some(tail) = inner[name.len()..].strip_prefix(close) else { continue };
+        let Some(tail) = after.strip_prefix(close) else { continue };
         if tail.is_empty() || tail.starts_with(|c: char| !c.is_alphanumeric()) {
             return Some(tail);
         }

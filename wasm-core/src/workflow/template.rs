@@ -114,18 +114,17 @@ enum Piece<'a> {
 fn pieces(text: &str) -> Vec<Piece<'_>> {
     let mut out = Vec::new();
     let mut rest = text;
-    while let Some(open) = rest.find("{{") {
-        let after = &rest[open + 2..];
-        match after.find("}}") {
-            Some(close) if is_param_name(&after[..close]) => {
-                if open > 0 {
-                    out.push(Piece::Text(&rest[..open]));
-                }
-                out.push(Piece::Param(&after[..close]));
-                rest = &after[close + 2..];
+    while let Some((before, after)) = rest.split_once("{{") {
+        if !before.is_empty() {
+            out.push(Piece::Text(before));
+        }
+        match after.split_once("}}") {
+            Some((name, tail)) if is_param_name(name) => {
+                out.push(Piece::Param(name));
+                rest = tail;
             }
             _ => {
-                out.push(Piece::Text(&rest[..open + 2]));
+                out.push(Piece::Text("{{"));
                 rest = after;
             }
         }
@@ -139,7 +138,7 @@ fn pieces(text: &str) -> Vec<Piece<'_>> {
 /// The `{{name}}` reference itself, as it appears in `text`.
 fn whole<'a>(text: &'a str, name: &str) -> &'a str {
     let wanted = format!("{{{{{name}}}}}");
-    text.find(&wanted).map_or("", |at| &text[at..at + wanted.len()])
+    text.match_indices(&wanted).next().map_or("", |(_, found)| found)
 }
 
 /// Replaces `value` (case-insensitively, on word boundaries) by `with`, never inside a
@@ -154,29 +153,45 @@ fn replace_outside_params(text: &str, value: &str, with: &str) -> String {
         .collect()
 }
 
+/// A character compared without case: its lower case when that is one character (`İ`, whose
+/// lower case is two, stays itself), so matching works char by char and never needs a byte
+/// offset into a lower-cased copy whose lengths differ from the text's.
+fn folded(c: char) -> char {
+    let mut lower = c.to_lowercase();
+    match (lower.next(), lower.next()) {
+        (Some(l), None) => l,
+        _ => c,
+    }
+}
+
 fn replace_words(text: &str, value: &str, with: &str) -> String {
-    let lower = text.to_lowercase();
-    let needle = value.to_lowercase();
-    // Lower-casing can change byte lengths outside ASCII: match only where it did not.
-    if needle.is_empty() || lower.len() != text.len() || needle.len() != value.len() {
-        return text.replace(value, with);
+    let needle: Vec<char> = value.chars().map(folded).collect();
+    let chars: Vec<char> = text.chars().collect();
+    if needle.is_empty() {
+        return text.to_owned();
     }
-    let mut out = String::new();
-    let mut from = 0;
-    while let Some(found) = lower[from..].find(&needle) {
-        let at = from + found;
-        let end = at + needle.len();
-        let boundary_before = text[..at].chars().next_back().is_none_or(|c| !c.is_alphanumeric());
-        let boundary_after = text[end..].chars().next().is_none_or(|c| !c.is_alphanumeric());
-        if boundary_before && boundary_after {
-            out.push_str(&text[from..at]);
+    let is_word = |i: Option<&char>| i.is_some_and(|c| c.is_alphanumeric());
+    let mut out = String::with_capacity(text.len());
+    let mut i = 0;
+    while i < chars.len() {
+        let end = i + needle.len();
+        let matches = chars
+            .get(i..end)
+            .is_some_and(|window| window.iter().zip(&needle).all(|(&c, &n)| folded(c) == n));
+        let bounded = matches
+            && !is_word(i.checked_sub(1).and_then(|b| chars.get(b)))
+            && !is_word(chars.get(end));
+        if bounded {
             out.push_str(with);
+            i = end;
+        } else if matches {
+            out.extend(chars.get(i..end).into_iter().flatten());
+            i = end;
         } else {
-            out.push_str(&text[from..end]);
+            out.extend(chars.get(i));
+            i += 1;
         }
-        from = end;
     }
-    out.push_str(&text[from..]);
     out
 }
 
@@ -229,5 +244,16 @@ mod tests {
                 && !is_param_name("A")
                 && !is_param_name("")
         );
+    }
+
+    #[test]
+    fn values_match_without_case_in_any_script() {
+        // `İ` lower-cases to two characters and `ẞ` to a shorter one: byte offsets into a
+        // lower-cased copy once landed inside a character.
+        let vals = vec![("city".to_owned(), "İstanbul".to_owned())];
+        let t = Template::from_text("ẞ to İSTANBUL and istanbulx, “İstanbul”", &vals, 3);
+        assert_eq!(t.as_str(), "ẞ to {{city}} and istanbulx, “{{city}}”");
+        let vals = vec![("who".to_owned(), "Ада".to_owned())];
+        assert_eq!(Template::from_text("для АДА: {{x}}", &vals, 3).as_str(), "для {{who}}: {{x}}");
     }
 }

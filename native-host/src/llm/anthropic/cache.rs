@@ -86,7 +86,8 @@ fn valid_breaks(index: usize, m: &ChatMessage) -> Vec<usize> {
     let mut kept: Vec<usize> = Vec::new();
     for at in candidates {
         let from = kept.last().copied().unwrap_or(0);
-        if text[from..at].trim().is_empty() {
+        // Both offsets were checked to be character boundaries above.
+        if text.get(from..at).is_none_or(|block| block.trim().is_empty()) {
             tracing::debug!(message = index, offset = at, "cache break ignored: blank block");
         } else {
             kept.push(at);
@@ -94,7 +95,7 @@ fn valid_breaks(index: usize, m: &ChatMessage) -> Vec<usize> {
     }
     // What follows the last break must not be a blank block either.
     while let Some(&at) = kept.last() {
-        let rest = &text[at..];
+        let rest = text.get(at..).unwrap_or("");
         if rest.is_empty() || !rest.trim().is_empty() {
             break;
         }
@@ -109,11 +110,11 @@ pub(super) fn pieces<'a>(text: &'a str, breaks: &[usize]) -> Vec<(&'a str, bool)
     let mut out = Vec::with_capacity(breaks.len() + 1);
     let mut from = 0;
     for &at in breaks {
-        out.push((&text[from..at], true));
+        out.push((text.get(from..at).unwrap_or(""), true));
         from = at;
     }
     if from < text.len() || out.is_empty() {
-        out.push((&text[from..], false));
+        out.push((text.get(from..).unwrap_or(""), false));
     }
     out
 }

@@ -33,13 +33,15 @@ pub fn destinations(url: &str) -> Vec<String> {
 /// `https:` without slashes (browsers read `https:evil.example` as a host too).
 fn authorities(text: &str) -> Vec<&str> {
     let mut out = Vec::new();
-    for (at, _) in text.match_indices("//") {
-        out.push(&text[at + 2..]);
+    // Each match is ASCII, so the byte just after it is a character boundary (`get` cannot
+    // miss); ASCII lower-casing keeps every byte where it was.
+    for (at, found) in text.match_indices("//") {
+        out.extend(text.get(at + found.len()..));
     }
     let lower = text.to_ascii_lowercase();
     for scheme in ["http:", "https:"] {
         for (at, _) in lower.match_indices(scheme) {
-            let rest = &text[at + scheme.len()..];
+            let rest = text.get(at + scheme.len()..).unwrap_or("");
             if !rest.starts_with('/') {
                 out.push(rest);
             }

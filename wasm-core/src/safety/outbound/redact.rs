@@ -35,7 +35,8 @@ pub fn redact(text: &str, needles: &[&Needle]) -> String {
 /// Whether the next letter or digit after byte `i` is marked (the separator at `i` sits
 /// inside one value).
 fn next_marked(marked: &[bool], text: &str, i: usize) -> bool {
-    text[i..]
+    text.get(i..)
+        .unwrap_or("")
         .char_indices()
         .skip(1)
         .find(|(_, c)| c.is_alphanumeric())
@@ -87,7 +88,7 @@ fn mark_plain(text: &str, needles: &[&Needle]) -> Vec<bool> {
             }
             if value.len() > PARTIAL_MIN {
                 for start in 0..=value.len() - PARTIAL_MIN {
-                    let window = &value[start..start + PARTIAL_MIN];
+                    let Some(window) = value.get(start..start + PARTIAL_MIN) else { continue };
                     for (at, _) in squashed.match_indices(window) {
                         hit(at, PARTIAL_MIN);
                     }

@@ -374,10 +374,12 @@ impl<'a> Sent<'a> {
 /// of `value` that was sent as a whole token.
 fn covered(value: &str, sent: &Sent<'_>, min: usize) -> usize {
     let mut hit = vec![false; value.len()];
-    for start in 0..value.len() {
-        for end in (start + min)..=value.len() {
-            if sent.pieces.contains(&value[start..end]) {
-                hit[start..end].iter_mut().for_each(|h| *h = true);
+    // Pieces start and end on character boundaries (a value may hold `é` or `“`).
+    let bounds: Vec<usize> = value.char_indices().map(|(i, _)| i).chain([value.len()]).collect();
+    for (k, &start) in bounds.iter().enumerate() {
+        for &end in bounds.iter().skip(k).filter(|&&end| end >= start + min) {
+            if value.get(start..end).is_some_and(|piece| sent.pieces.contains(&piece)) {
+                hit.iter_mut().take(end).skip(start).for_each(|h| *h = true);
             }
         }
     }
@@ -733,20 +735,18 @@ fn char_codes(text: &str) -> Option<String> {
 fn html_numeric_entities(text: &str) -> String {
     let mut out = String::with_capacity(text.len());
     let mut rest = text;
-    while let Some(at) = rest.find("&#") {
-        out.push_str(&rest[..at]);
-        let after = &rest[at + 2..];
-        let (radix, digits_from) = match after.as_bytes().first() {
-            Some(b'x' | b'X') => (16, 1),
-            _ => (10, 0),
+    while let Some((before, after)) = rest.split_once("&#") {
+        out.push_str(before);
+        let (radix, body) = match after.strip_prefix(['x', 'X']) {
+            Some(hex) => (16, hex),
+            None => (10, after),
         };
-        let body = &after[digits_from..];
-        let len = body.find(|c: char| !c.is_digit(radix)).unwrap_or(body.len());
-        match u32::from_str_radix(&body[..len], radix).ok().and_then(char::from_u32) {
-            Some(c) if len > 0 => {
+        let digits = body.split(|c: char| !c.is_digit(radix)).next().unwrap_or("");
+        let tail = body.strip_prefix(digits).unwrap_or(body);
+        match u32::from_str_radix(digits, radix).ok().and_then(char::from_u32) {
+            Some(c) if !digits.is_empty() => {
                 out.push(c);
-                let consumed = digits_from + len;
-                rest = after[consumed..].strip_prefix(';').unwrap_or(&after[consumed..]);
+                rest = tail.strip_prefix(';').unwrap_or(tail);
             }
             _ => {
                 out.push_str("&#");
@@ -762,25 +762,28 @@ fn html_numeric_entities(text: &str) -> String {
 fn js_escapes(text: &str) -> String {
     let mut out = String::with_capacity(text.len());
     let mut rest = text;
-    while let Some(at) = rest.find('\\') {
-        out.push_str(&rest[..at]);
-        let after = &rest[at + 1..];
-        let (body, len, skip) = if let Some(h) = after.strip_prefix('x') {
-            (h.get(..2), 2, 1)
+    while let Some((before, after)) = rest.split_once('\\') {
+        out.push_str(before);
+        // The escape's hex digits and what follows it.
+        let escape = if let Some(h) = after.strip_prefix('x') {
+            h.split_at_checked(2)
         } else if let Some(braced) = after.strip_prefix("u{") {
-            let end = braced.find('}').unwrap_or(0);
-            (braced.get(..end), end, 3)
+            braced.split_once('}')
         } else if let Some(h) = after.strip_prefix('u') {
-            (h.get(..4), 4, 1)
+            h.split_at_checked(4)
         } else {
-            (None, 0, 0)
+            None
         };
-        match body.and_then(|b| u32::from_str_radix(b, 16).ok()).and_then(char::from_u32) {
-            Some(c) if len > 0 => {
+        let decoded = escape.and_then(|(digits, tail)| {
+            let c = u32::from_str_radix(digits, 16).ok().and_then(char::from_u32)?;
+            (!digits.is_empty()).then_some((c, tail))
+        });
+        match decoded {
+            Some((c, tail)) => {
                 out.push(c);
-                rest = &after[skip + len..];
+                rest = tail;
             }
-            _ => {
+            None => {
                 out.push('\\');
                 rest = after;
             }
@@ -810,7 +813,8 @@ fn base64_runs(text: &str) -> String {
             if usable < 4 {
                 continue;
             }
-            if let Ok(bytes) = ENGINE.decode(&standard[offset..offset + usable]) {
+            let Some(group) = standard.get(offset..offset + usable) else { continue };
+            if let Ok(bytes) = ENGINE.decode(group) {
                 out.push(String::from_utf8_lossy(&bytes).into_owned());
             }
         }

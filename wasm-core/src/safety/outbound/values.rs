@@ -264,10 +264,14 @@ fn named_secrets(words: &[&str], speaker: Speaker) -> Vec<Found> {
     let mut out = Vec::new();
     let mut i = 0;
     while i < words.len() {
-        let lower = words[i].to_lowercase();
-        let (name, glued) = match lower.split_once([':', '=']) {
-            Some((n, v)) if !v.is_empty() => (n.to_owned(), Some(&words[i][n.len() + 1..])),
-            _ => (lower.trim_matches(|c: char| !c.is_alphanumeric()).to_owned(), None),
+        // The name is split off the word as written, then lower-cased (lower-casing can
+        // change lengths: `İ` is two bytes, its lower case three).
+        let (name, glued) = match words[i].split_once([':', '=']) {
+            Some((n, v)) if !v.is_empty() => (n.to_lowercase(), Some(v)),
+            _ => (
+                words[i].to_lowercase().trim_matches(|c: char| !c.is_alphanumeric()).to_owned(),
+                None,
+            ),
         };
         let strong = STRONG_NAMES.contains(&name.as_str());
         if !strong && !WEAK_NAMES.contains(&name.as_str()) {
@@ -301,9 +305,9 @@ fn named_secrets(words: &[&str], speaker: Speaker) -> Vec<Found> {
                     q => q,
                 };
                 let rest = words[j..].join(" ");
-                let inner = &rest[quote.len_utf8()..];
-                if let Some(end) = inner.find(closing) {
-                    let value = inner[..end].trim();
+                let inner = rest.strip_prefix(quote).unwrap_or(&rest);
+                if let Some((value, _)) = inner.split_once(closing) {
+                    let value = value.trim();
                     if value.chars().filter(|c| c.is_alphanumeric()).count() >= MIN_NAMED_LEN {
                         out.push(Found { value: value.to_owned(), secret: true, link: Vec::new() });
                     }
@@ -341,19 +345,13 @@ fn accept(word: &str, strong: bool) -> Option<Found> {
 /// A URL shown as text is split into its path, query and fragment pieces, without its scheme
 /// and host: a link to another site is not a secret, but a token in its query may be.
 fn url_pieces(word: &str) -> Vec<String> {
-    let Some(at) = word.find("://") else { return vec![word.to_owned()] };
-    // The URL starts at its scheme (`src=https://…`: what precedes it is no part of it).
-    // The scheme's first byte: just past the last character that cannot be in a scheme (that
-    // character may be a multi-byte `“` or `：`, so step over its whole width).
-    let start = word[..at]
-        .char_indices()
-        .rev()
-        .find(|&(_, c)| !(c.is_ascii_alphanumeric() || "+-.".contains(c)))
-        .map_or(0, |(i, c)| i + c.len_utf8());
-    let Ok(url) = url::Url::parse(&word[start..]) else {
+    let Some((before, after)) = word.split_once("://") else { return vec![word.to_owned()] };
+    // The URL starts at its scheme (`src=https://…`, `“https://…`: what precedes it is no
+    // part of it), so only the scheme's characters just before `://` are kept.
+    let scheme = before.rsplit(|c: char| !(c.is_ascii_alphanumeric() || "+-.".contains(c))).next();
+    let Ok(url) = url::Url::parse(&format!("{}://{after}", scheme.unwrap_or(""))) else {
         // Not a URL the parser takes: its pieces after the authority, as written.
-        let rest = &word[at + 3..];
-        return rest.split(['/', '?', '&', '=', '#']).skip(1).map(str::to_owned).collect();
+        return after.split(['/', '?', '&', '=', '#']).skip(1).map(str::to_owned).collect();
     };
     let path = url.path_segments().into_iter().flatten();
     let query = url.query().into_iter().flat_map(|q| q.split(['&', '=']));
