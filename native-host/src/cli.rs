@@ -388,7 +388,17 @@ fn install_cmd(args: &InstallArgs) -> anyhow::Result<ExitCode> {
             .context("copying the host into your user directory")?;
     }
     for t in targets {
-        let path = install::install(&t, &exe, &ids)
+        // Every copy of Waymark the browser has may connect: the store's and an unpacked
+        // release zip's (whose ID Chrome derives from its folder) alike.
+        let copies = t.waymark_copies();
+        let mut these = ids.clone();
+        for copy in &copies {
+            if !these.contains(&copy.id) {
+                these.push(copy.id.clone());
+            }
+            println!("found Waymark {} in {}", copy.id, copy.profile.display());
+        }
+        let path = install::install(&t, &exe, &these)
             .with_context(|| format!("installing for {}", t.label()))?;
         println!(
             "installed {} for {} at {}",
