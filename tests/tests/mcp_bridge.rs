@@ -314,3 +314,52 @@ fn a_second_user_cannot_open_the_socket() {
     let text = String::from_utf8_lossy(&doctor.stdout);
     assert!(doctor.status.success() && text.starts_with("ok: "), "{text}");
 }
+
+#[test]
+fn playwright_spellings_a_whole_form_in_one_call_and_closing_a_tab() {
+    let llm = nothing_scripted();
+    let Some(w) = launch(&llm) else { return };
+    let panel = w.panel().expect("panel");
+    let page = w.open("/form.html").expect("page");
+    page.wait_for("document.readyState === 'complete'", TASK_TIMEOUT).expect("loaded");
+    switched_on(&w, &panel);
+    let agent = Client::spawn(&w, "playwright-habits");
+
+    // Tabs by position, as Playwright MCP names them.
+    let (err, tabs) = agent.tool("browser_tabs", json!({"action": "select", "index": 0}));
+    assert!(!err, "{tabs}");
+    let (err, tabs) = agent.tool("browser_tabs", json!({"action": "select", "index": 9}));
+    assert!(err && tabs.contains("no tab at index 9"), "{tabs}");
+
+    let (err, snap) = agent.tool("browser_snapshot", json!({}));
+    assert!(!err, "{snap}");
+    let name = find_ref(&snap, "textbox", "Name").expect("Name ref");
+    // A whole form in one call, with `target` for `ref`: each field is its own action.
+    let (err, filled) = agent.tool(
+        "browser_fill_form",
+        json!({"fields": [{"name": "Name", "type": "textbox", "target": name.to_string(),
+                           "value": "Ada Lovelace"}]}),
+    );
+    assert!(!err, "{filled}");
+    let typed = page.eval("document.getElementById('name').value").expect("value");
+    assert_eq!(typed, json!("Ada Lovelace"));
+    // The first field that fails stops the rest, and the answer says what was done.
+    let (err, stopped) = agent.tool(
+        "browser_fill_form",
+        json!({"fields": [{"name": "Name", "type": "textbox", "ref": name, "value": "Grace"},
+                          {"name": "Ghost", "type": "textbox", "ref": 999, "value": "x"},
+                          {"name": "Again", "type": "textbox", "ref": name, "value": "never"}]}),
+    );
+    assert!(err && stopped.starts_with("Ghost failed") && stopped.contains("Name: "), "{stopped}");
+    let typed = page.eval("document.getElementById('name').value").expect("value");
+    assert_eq!(typed, json!("Grace"), "the field after the failed one was not touched");
+
+    // A new tab, closed with browser_close: the first one is left.
+    let (err, opened) =
+        agent.tool("browser_tabs", json!({"action": "new", "url": w.site.url("/bridge.html")}));
+    assert!(!err, "{opened}");
+    let (err, closed) = agent.tool("browser_close", json!({}));
+    assert!(!err, "{closed}");
+    let (err, tabs) = agent.tool("browser_tabs", json!({"action": "list"}));
+    assert!(!err && !tabs.contains("/bridge.html") && tabs.contains("/form.html"), "{tabs}");
+}
