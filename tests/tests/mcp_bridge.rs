@@ -363,3 +363,44 @@ fn playwright_spellings_a_whole_form_in_one_call_and_closing_a_tab() {
     let (err, tabs) = agent.tool("browser_tabs", json!({"action": "list"}));
     assert!(!err && !tabs.contains("/bridge.html") && tabs.contains("/form.html"), "{tabs}");
 }
+
+#[test]
+fn a_drag_moves_a_card_onto_a_column() {
+    let llm = nothing_scripted();
+    let Some(ext) = built_extension() else { return };
+    let site = FixtureServer::builder(paths::fixtures_dir().join("zoo")).start().expect("zoo");
+    let w = Waymark::launch(&ext, Setup { llm: &llm, install_host: true, site }).expect("launch");
+    let panel = w.panel().expect("panel");
+    let page = w.open("/dnd.html").expect("page");
+    page.wait_for("document.readyState === 'complete'", TASK_TIMEOUT).expect("loaded");
+    switched_on(&w, &panel);
+    let agent = Client::spawn(&w, "claude-code");
+    let (err, snap) = agent.tool("browser_snapshot", json!({}));
+    assert!(!err, "{snap}");
+    let card = find_ref(&snap, "draggable", "Write report").expect("card ref");
+    let done = find_ref(&snap, "dropzone", "Done").expect("column ref");
+    // Playwright MCP's argument names (`endTarget` for `endRef`); a card, if the policy asks
+    // for one, is approved.
+    let drag = agent.start(
+        "browser_drag",
+        json!({"startElement": "Write report", "startRef": card, "endElement": "Done",
+               "endTarget": done.to_string()}),
+    );
+    let asked = "(() => { const c = document.getElementById('intervention'); \
+                 return !c.hidden && c.dataset.kind === 'confirm'; })()";
+    wait_until("the drag", || {
+        if drag.is_finished() {
+            return Some(());
+        }
+        if panel.page.eval(asked).is_ok_and(|v| v == json!(true)) {
+            answer_card(&panel, "approve");
+        }
+        None
+    });
+    let (err, dragged) = agent.finish(drag);
+    assert!(!err, "{dragged}");
+    let moved = page
+        .eval("[...document.querySelectorAll('[data-column=done] .card')].map((c) => c.dataset.id).join()")
+        .expect("columns");
+    assert_eq!(moved, json!("report"));
+}
