@@ -225,24 +225,27 @@ fn bridge_cmd(action: BridgeAction) -> anyhow::Result<ExitCode> {
     let runtime = tokio::runtime::Builder::new_current_thread().enable_all().build()?;
     match action {
         BridgeAction::List => {
-            let found = crate::bridge::client::live_registrations(&ProcessEnv)?;
-            if found.is_empty() {
-                println!("{}", crate::bridge::BridgeError::NotRegistered);
+            let survey = crate::bridge::survey::Survey::take(&ProcessEnv)?;
+            if survey.live.is_empty() {
+                println!("{}", survey.why_none());
                 return Ok(ExitCode::FAILURE);
             }
-            for reg in found {
+            for reg in survey.live {
                 let endpoint = reg.pipe.clone().unwrap_or_else(|| reg.socket.display().to_string());
                 println!("{}\t{}\t{endpoint}", reg.pid, reg.label);
             }
             Ok(ExitCode::SUCCESS)
         }
         BridgeAction::Ping { browser } => {
-            let pinged = runtime
-                .block_on(crate::doctor_bridge::ping_all(&ProcessEnv, browser.as_deref()))?;
-            if pinged.is_empty() {
-                println!("{}", crate::bridge::BridgeError::NotRegistered);
-                return Ok(ExitCode::FAILURE);
-            }
+            let pinged = match runtime
+                .block_on(crate::doctor_bridge::ping_all(&ProcessEnv, browser.as_deref()))
+            {
+                Ok(p) => p,
+                Err(e) => {
+                    println!("{e}");
+                    return Ok(ExitCode::FAILURE);
+                }
+            };
             let mut ok = true;
             for p in pinged {
                 match p.result {
@@ -385,7 +388,17 @@ fn install_cmd(args: &InstallArgs) -> anyhow::Result<ExitCode> {
             .context("copying the host into your user directory")?;
     }
     for t in targets {
-        let path = install::install(&t, &exe, &ids)
+        // Every copy of Waymark the browser has may connect: the store's and an unpacked
+        // release zip's (whose ID Chrome derives from its folder) alike.
+        let copies = t.waymark_copies();
+        let mut these = ids.clone();
+        for copy in &copies {
+            if !these.contains(&copy.id) {
+                these.push(copy.id.clone());
+            }
+            println!("found Waymark {} in {}", copy.id, copy.profile.display());
+        }
+        let path = install::install(&t, &exe, &these)
             .with_context(|| format!("installing for {}", t.label()))?;
         println!(
             "installed {} for {} at {}",

@@ -87,8 +87,21 @@ fn manifests(opts: &DoctorOptions, exe: Option<&Path>, id: &str, out: &mut Vec<C
                 continue;
             }
         };
+        let copies = t.waymark_copies();
         if !path.exists() {
-            if opts.explicit {
+            // A browser with Waymark in it and no manifest: the panel says "not installed".
+            for copy in &copies {
+                out.push(Check::fix(format!(
+                    "Waymark {} in {} cannot reach the host: no host manifest for {} at {} (run \
+                     `waymark-host install {}`)",
+                    copy.id,
+                    copy.profile.display(),
+                    t.label(),
+                    path.display(),
+                    install_flags(t)
+                )));
+            }
+            if opts.explicit && copies.is_empty() {
                 out.push(Check::fix(format!(
                     "no host manifest for {} at {} (run `waymark-host install {}`)",
                     t.label(),
@@ -101,6 +114,22 @@ fn manifests(opts: &DoctorOptions, exe: Option<&Path>, id: &str, out: &mut Vec<C
         found += 1;
         out.push(Check::ok(format!("manifest for {} found at {}", t.label(), path.display())));
         out.extend(check_manifest(&path, exe, id, t));
+        // Each copy of Waymark the browser has must be let in, or its panel says the host is
+        // not installed while the manifest is there.
+        for copy in copies.iter().filter(|c| c.id != id) {
+            let lets_in = check_manifest(&path, exe, &copy.id, t).pop();
+            if let Some(check) = lets_in {
+                out.push(Check {
+                    text: format!(
+                        "Waymark {} in {}: {}",
+                        copy.id,
+                        copy.profile.display(),
+                        check.text
+                    ),
+                    ..check
+                });
+            }
+        }
     }
     if found == 0 && !opts.explicit {
         out.push(Check::fix(

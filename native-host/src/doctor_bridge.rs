@@ -9,6 +9,7 @@ use waymark_protocol::{BridgeCall, BridgeResult};
 use crate::bridge::BridgeError;
 use crate::bridge::client::{self, Target};
 use crate::bridge::registry;
+use crate::bridge::survey::Survey;
 use crate::config::Env;
 use crate::doctor::Check;
 
@@ -24,15 +25,17 @@ pub struct Pinged {
     pub result: Result<Duration, BridgeError>,
 }
 
-/// Pings every registered browser (or the one `browser` names).
+/// Pings every registered browser (or the one `browser` names); when none is registered,
+/// why (nothing registered where, a browser that closed, external agents switched off).
 pub async fn ping_all(
     env: &(dyn Env + Sync),
     browser: Option<&str>,
 ) -> Result<Vec<Pinged>, BridgeError> {
-    let registrations = client::live_registrations(env)?;
+    let survey = Survey::take(env)?;
     let chosen = match browser {
-        Some(_) => vec![registry::pick(registrations, browser)?],
-        None => registrations,
+        Some(_) => vec![survey.pick(browser)?],
+        None if survey.live.is_empty() => return Err(survey.why_none()),
+        None => survey.live,
     };
     let mut out = Vec::new();
     for reg in chosen {
@@ -63,7 +66,10 @@ pub async fn ping_all(
     Ok(out)
 }
 
-/// The doctor's lines about external agents.
+/// The doctor's lines about external agents: what `waymark-host mcp` would find in this
+/// same environment. Nothing registered and switched off are states, not faults (the user
+/// may not use external agents); a registration whose browser is gone, an unsafe directory
+/// or a failed ping are.
 pub async fn checks(env: &(dyn Env + Sync)) -> Vec<Check> {
     match registry::runtime_dir(env).and_then(|dir| registry::private_dir(&dir).map(|()| dir)) {
         Ok(_) => {}
@@ -71,14 +77,11 @@ pub async fn checks(env: &(dyn Env + Sync)) -> Vec<Check> {
     }
     let pinged = match ping_all(env, None).await {
         Ok(p) => p,
+        Err(e @ (BridgeError::NotRegistered(_) | BridgeError::SwitchedOff(_))) => {
+            return vec![Check::ok(format!("external agents: {e}"))];
+        }
         Err(e) => return vec![Check::fix(format!("external agents: {e}"))],
     };
-    if pinged.is_empty() {
-        return vec![Check::ok(
-            "external agents: no browser has them switched on (to use this browser from Claude \
-             Code, switch on Settings → External agents in Waymark's side panel)",
-        )];
-    }
     pinged
         .into_iter()
         .map(|p| match p.result {
@@ -116,14 +119,16 @@ mod tests {
             (registry::ENV_RUNTIME_DIR, rt.display().to_string()),
             ("WAYMARK_CONFIG_DIR", tmp.path().join("cfg").display().to_string()),
         ]);
-        let checks = checks(&env).await;
-        assert_eq!(checks.len(), 1);
-        assert!(checks[0].ok && checks[0].text.contains("External agents"), "{checks:?}");
+        let first = checks(&env).await;
+        assert_eq!(first.len(), 1);
+        assert!(first[0].ok && first[0].text.contains("no browser has registered"), "{first:?}");
         // A host that died left its files: they are removed, and it is not listed.
         let (sock, info) = registry::paths_for(&rt, 999_999_999, 1);
         std::fs::write(&sock, "").expect("sock");
         std::fs::write(&info, r#"{"pid":999999999,"label":"ghost"}"#).expect("info");
-        assert!(client::live_registrations(&env).expect("list").is_empty());
+        let second = checks(&env).await;
+        assert!(!second[0].ok && second[0].text.contains("“ghost”"), "{second:?}");
         assert!(!sock.exists() && !info.exists());
+        assert!(Survey::take(&env).expect("list").live.is_empty());
     }
 }

@@ -69,7 +69,19 @@ struct Mcp {
 }
 
 impl Mcp {
-    fn spawn(mut cmd: Command) -> Self {
+    /// Spawned, with the handshake of protocol 2025-06-18 done as `claude-code`.
+    fn spawn(cmd: Command) -> Self {
+        let mut mcp = Self::spawn_bare(cmd);
+        mcp.send(json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
+            "protocolVersion": "2025-06-18", "capabilities": {},
+            "clientInfo": {"name": "claude-code", "version": "1"}}}));
+        assert!(mcp.until(|v| v["id"] == 1)["result"].is_object());
+        mcp.send(json!({"jsonrpc": "2.0", "method": "notifications/initialized"}));
+        mcp
+    }
+
+    /// Spawned, nothing sent yet.
+    fn spawn_bare(mut cmd: Command) -> Self {
         let mut child = cmd
             .arg("mcp")
             .stdin(Stdio::piped())
@@ -87,13 +99,7 @@ impl Mcp {
                 }
             }
         });
-        let mut mcp = Self { child, lines };
-        mcp.send(json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
-            "protocolVersion": "2025-06-18", "capabilities": {},
-            "clientInfo": {"name": "claude-code", "version": "1"}}}));
-        assert!(mcp.until(|v| v["id"] == 1)["result"].is_object());
-        mcp.send(json!({"jsonrpc": "2.0", "method": "notifications/initialized"}));
-        mcp
+        Self { child, lines }
     }
 
     fn send(&mut self, v: Value) {
@@ -152,6 +158,16 @@ fn a_task_call_crosses_the_bridge_with_progress_and_its_denial_is_a_tool_error()
     assert_eq!(progress["params"]["progressToken"], "p1");
     assert_eq!(progress["params"]["progress"], 1.0);
     assert_eq!(progress["params"]["message"], "Step 1: Click “Send” (not done)");
+    // The browser's step number repeats (a card, then the step it guarded): the progress
+    // values still grow, as the MCP spec wants.
+    host.request(
+        13,
+        "bridge.progress",
+        json!({"call": id, "step": 1, "message": "Step 1: Click “Send” (done)"}),
+    );
+    assert_eq!(host.reply(13)["ok"], true);
+    let progress = mcp.until(|v| v["method"] == "notifications/progress");
+    assert_eq!(progress["params"]["progress"], 2.0, "{progress}");
 
     let report = json!({"status": "denied", "answer": "Not sent.", "session": "s7", "turn": 2,
                         "steps": 1, "summary": "", "findings": {}});
@@ -190,11 +206,12 @@ fn a_ping_from_another_process_goes_through_and_a_wrong_secret_is_refused() {
     let text = String::from_utf8_lossy(&out.stdout);
     assert!(out.status.success() && text.starts_with("ok: test browser answers"), "{text}");
 
-    // Another install's secret: refused before any call reaches the worker.
-    let other = runtime.path().join("other-config");
-    std::fs::create_dir_all(&other).expect("dir");
-    std::fs::write(other.join("bridge.secret"), "0".repeat(64)).expect("secret");
-    let out = command(&host, runtime.path(), &other)
+    // A secret other than the one the host holds (the file was replaced after it read it):
+    // refused before any call reaches the worker.
+    let secret = runtime.path().join("rt").join("bridge.secret");
+    assert_eq!(std::fs::read_to_string(&secret).expect("the secret beside the sockets").len(), 64);
+    std::fs::write(&secret, "0".repeat(64)).expect("secret");
+    let out = command(&host, runtime.path(), &config)
         .args(["bridge", "ping"])
         .output()
         .expect("ping with the wrong secret");
@@ -243,4 +260,63 @@ fn a_task_call_the_client_cancels_closes_its_connection() {
         (gone["client"].clone(), gone["connected"].as_bool()),
         (client["client"].clone(), Some(false))
     );
+}
+
+#[test]
+fn a_call_waiting_at_a_card_says_so_then_times_out_and_goes_away() {
+    let (mut host, runtime) = open_bridge();
+    let config = host.dir.path().join("config");
+    std::fs::create_dir_all(&config).expect("config dir");
+    std::fs::write(config.join("config.toml"), "[agents]\napproval_timeout_secs = 1\n")
+        .expect("config");
+    let mut mcp = Mcp::spawn(command(&host, runtime.path(), &config));
+    mcp.send(json!({"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": {
+        "name": "browser_click", "_meta": {"progressToken": 5},
+        "arguments": {"element": "Send", "ref": "3"}}}));
+    let client = next_event(&host, "bridge.client");
+    let call = next_event(&host, "bridge.call");
+    host.request(
+        10,
+        "bridge.progress",
+        json!({"call": call["call"], "step": 0, "awaiting_user": true,
+               "message": "waiting for your approval in the Waymark panel: Claude Code wants \
+                           to click “Send”"}),
+    );
+    assert_eq!(host.reply(10)["ok"], true);
+    let progress = mcp.until(|v| v["method"] == "notifications/progress");
+    assert_eq!(progress["params"]["progress"], 1.0);
+    let message = progress["params"]["message"].as_str().expect("message");
+    assert!(message.starts_with("waiting for your approval in the Waymark panel"), "{message}");
+    // Nobody answers the card: the call ends as timed out…
+    let result = mcp.until(|v| v["id"] == 2);
+    assert_eq!(result["result"]["isError"], true, "{result}");
+    let text = result["result"]["content"][0]["text"].as_str().expect("text");
+    assert!(text.starts_with("timed out") && text.contains("within 1 s"), "{text}");
+    assert!(text.contains("agents.approval_timeout_secs"), "names the setting: {text}");
+    // …and the agent's connection closes, so the worker withdraws the card.
+    let gone = next_event(&host, "bridge.client");
+    assert_eq!(
+        (gone["client"].clone(), gone["connected"].as_bool()),
+        (client["client"].clone(), Some(false))
+    );
+}
+
+#[test]
+fn a_client_on_the_newest_protocol_is_named_from_its_requests() {
+    let (host, runtime) = open_bridge();
+    let config = host.dir.path().join("config");
+    let mut mcp = Mcp::spawn_bare(command(&host, runtime.path(), &config));
+    // Protocol 2026-07-28 has no handshake: every request carries who sends it.
+    let meta = json!({
+        "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+        "io.modelcontextprotocol/clientInfo": {"name": "cursor", "version": "3"},
+        "io.modelcontextprotocol/clientCapabilities": {}});
+    mcp.send(json!({"jsonrpc": "2.0", "id": 1, "method": "server/discover",
+                    "params": {"_meta": meta}}));
+    let discovered = mcp.until(|v| v["id"] == 1);
+    assert!(discovered["result"].is_object(), "{discovered}");
+    mcp.send(json!({"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": {
+        "name": "browser_snapshot", "arguments": {}, "_meta": meta}}));
+    let client = next_event(&host, "bridge.client");
+    assert_eq!(client["name"], "Cursor", "{client}");
 }

@@ -96,6 +96,15 @@ pub enum BridgeCall {
         #[serde(rename = "ref")]
         ref_id: String,
     },
+    /// Drag an element onto another one (judged like the agent's own drag: a drop target is
+    /// a state change like a click on it).
+    Drag {
+        /// The element to drag.
+        #[serde(rename = "ref")]
+        ref_id: String,
+        /// The element to drop it on.
+        to: String,
+    },
     /// Put a file the user attached in the side panel into a file input.
     Upload {
         /// The file input's ref.
@@ -163,6 +172,7 @@ impl BridgeCall {
             Self::PressKey { .. } => "press_key",
             Self::Scroll { .. } => "scroll",
             Self::Hover { .. } => "hover",
+            Self::Drag { .. } => "drag",
             Self::Upload { .. } => "upload",
             Self::Extract { .. } => "extract",
             Self::Screenshot => "screenshot",
@@ -419,6 +429,10 @@ pub struct BridgeProgress {
     pub step: u32,
     /// What happened last, in words.
     pub message: String,
+    /// The call waits for the user's answer to a card in the side panel (the agent's MCP
+    /// server then counts the user's approval timeout).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub awaiting_user: bool,
 }
 
 /// Reply of `bridge.answer`, `bridge.progress`, `bridge.disconnect` and `bridge.close`.

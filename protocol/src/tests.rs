@@ -214,7 +214,10 @@ fn a_task_report_and_progress_cross_the_envelope() {
     assert!(text.contains(r#""status":"denied""#), "{text}");
     let back: Request = serde_json::from_str(&text).expect("parse");
     assert_eq!(back.body, RequestBody::BridgeAnswer(answer));
-    let progress = BridgeProgress { call: 4, step: 1, message: "Click “Send”".into() };
+    let progress =
+        BridgeProgress {
+            call: 4, step: 1, message: "Click “Send”".into(), awaiting_user: false
+        };
     let text = serde_json::to_string(&Request::new(7, progress.clone())).expect("serialise");
     assert!(text.contains(r#""type":"bridge.progress""#), "{text}");
     let back: Request = serde_json::from_str(&text).expect("parse");

@@ -75,6 +75,15 @@ pub fn tools_dir() -> PathBuf {
     home.join(".cache").join("waymark").join("tools")
 }
 
+/// The official MCP Python SDK's version `cargo xtask setup --eval` (and `test`) installs
+/// (must equal `xtask/src/python.rs`'s `MCP_SDK_VERSION`).
+pub const MCP_SDK_VERSION: &str = "2.3.0";
+
+/// The Python of the venv holding the official MCP SDK (`<tools>/python/mcp-sdk-<v>/`).
+pub fn mcp_sdk_python() -> PathBuf {
+    tools_dir().join("python").join(format!("mcp-sdk-{MCP_SDK_VERSION}")).join("bin").join("python")
+}
+
 /// The debug host binary `cargo xtask build` produces (under [`target_dir`]).
 pub fn host_binary() -> PathBuf {
     // `WAYMARK_HOST_BINARY` measures another build (a release host in `cargo xtask bench mcp`).

@@ -314,3 +314,93 @@ fn a_second_user_cannot_open_the_socket() {
     let text = String::from_utf8_lossy(&doctor.stdout);
     assert!(doctor.status.success() && text.starts_with("ok: "), "{text}");
 }
+
+#[test]
+fn playwright_spellings_a_whole_form_in_one_call_and_closing_a_tab() {
+    let llm = nothing_scripted();
+    let Some(w) = launch(&llm) else { return };
+    let panel = w.panel().expect("panel");
+    let page = w.open("/form.html").expect("page");
+    page.wait_for("document.readyState === 'complete'", TASK_TIMEOUT).expect("loaded");
+    switched_on(&w, &panel);
+    let agent = Client::spawn(&w, "playwright-habits");
+
+    // Tabs by position, as Playwright MCP names them.
+    let (err, tabs) = agent.tool("browser_tabs", json!({"action": "select", "index": 0}));
+    assert!(!err, "{tabs}");
+    let (err, tabs) = agent.tool("browser_tabs", json!({"action": "select", "index": 9}));
+    assert!(err && tabs.contains("no tab at index 9"), "{tabs}");
+
+    let (err, snap) = agent.tool("browser_snapshot", json!({}));
+    assert!(!err, "{snap}");
+    let name = find_ref(&snap, "textbox", "Name").expect("Name ref");
+    // A whole form in one call, with `target` for `ref`: each field is its own action.
+    let (err, filled) = agent.tool(
+        "browser_fill_form",
+        json!({"fields": [{"name": "Name", "type": "textbox", "target": name.to_string(),
+                           "value": "Ada Lovelace"}]}),
+    );
+    assert!(!err, "{filled}");
+    let typed = page.eval("document.getElementById('name').value").expect("value");
+    assert_eq!(typed, json!("Ada Lovelace"));
+    // The first field that fails stops the rest, and the answer says what was done.
+    let (err, stopped) = agent.tool(
+        "browser_fill_form",
+        json!({"fields": [{"name": "Name", "type": "textbox", "ref": name, "value": "Grace"},
+                          {"name": "Ghost", "type": "textbox", "ref": 999, "value": "x"},
+                          {"name": "Again", "type": "textbox", "ref": name, "value": "never"}]}),
+    );
+    assert!(err && stopped.starts_with("Ghost failed") && stopped.contains("Name: "), "{stopped}");
+    let typed = page.eval("document.getElementById('name').value").expect("value");
+    assert_eq!(typed, json!("Grace"), "the field after the failed one was not touched");
+
+    // A new tab, closed with browser_close: the first one is left.
+    let (err, opened) =
+        agent.tool("browser_tabs", json!({"action": "new", "url": w.site.url("/bridge.html")}));
+    assert!(!err, "{opened}");
+    let (err, closed) = agent.tool("browser_close", json!({}));
+    assert!(!err, "{closed}");
+    let (err, tabs) = agent.tool("browser_tabs", json!({"action": "list"}));
+    assert!(!err && !tabs.contains("/bridge.html") && tabs.contains("/form.html"), "{tabs}");
+}
+
+#[test]
+fn a_drag_moves_a_card_onto_a_column() {
+    let llm = nothing_scripted();
+    let Some(ext) = built_extension() else { return };
+    let site = FixtureServer::builder(paths::fixtures_dir().join("zoo")).start().expect("zoo");
+    let w = Waymark::launch(&ext, Setup { llm: &llm, install_host: true, site }).expect("launch");
+    let panel = w.panel().expect("panel");
+    let page = w.open("/dnd.html").expect("page");
+    page.wait_for("document.readyState === 'complete'", TASK_TIMEOUT).expect("loaded");
+    switched_on(&w, &panel);
+    let agent = Client::spawn(&w, "claude-code");
+    let (err, snap) = agent.tool("browser_snapshot", json!({}));
+    assert!(!err, "{snap}");
+    let card = find_ref(&snap, "draggable", "Write report").expect("card ref");
+    let done = find_ref(&snap, "dropzone", "Done").expect("column ref");
+    // Playwright MCP's argument names (`endTarget` for `endRef`); a card, if the policy asks
+    // for one, is approved.
+    let drag = agent.start(
+        "browser_drag",
+        json!({"startElement": "Write report", "startRef": card, "endElement": "Done",
+               "endTarget": done.to_string()}),
+    );
+    let asked = "(() => { const c = document.getElementById('intervention'); \
+                 return !c.hidden && c.dataset.kind === 'confirm'; })()";
+    wait_until("the drag", || {
+        if drag.is_finished() {
+            return Some(());
+        }
+        if panel.page.eval(asked).is_ok_and(|v| v == json!(true)) {
+            answer_card(&panel, "approve");
+        }
+        None
+    });
+    let (err, dragged) = agent.finish(drag);
+    assert!(!err, "{dragged}");
+    let moved = page
+        .eval("[...document.querySelectorAll('[data-column=done] .card')].map((c) => c.dataset.id).join()")
+        .expect("columns");
+    assert_eq!(moved, json!("report"));
+}

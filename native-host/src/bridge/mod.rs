@@ -6,6 +6,7 @@
 //! * [`endpoint`]: the local endpoint per platform (a Unix socket, a Windows named pipe).
 //! * [`registry`]: where sockets live, the per-install secret, finding the browser to use.
 //! * [`wire`]: the socket's line-delimited JSON messages.
+//! * [`survey`]: what the directory says: live, closed and switched-off browsers.
 //! * [`server`]: the host side (in the process Chrome started).
 //! * [`client`]: the MCP side.
 
@@ -13,6 +14,7 @@ pub mod client;
 pub mod endpoint;
 pub mod registry;
 pub mod server;
+pub mod survey;
 pub mod wire;
 
 pub use registry::BridgeError;

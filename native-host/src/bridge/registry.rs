@@ -2,12 +2,16 @@
 //! host process that Chrome started with external agents on), each beside a small file naming
 //! its browser, and the per-install secret every client must present.
 //!
-//! The directory is `$WAYMARK_RUNTIME_DIR`, else `$XDG_RUNTIME_DIR/waymark`, else
-//! `<temp dir>/waymark-<uid>` (on Windows `%LOCALAPPDATA%\Waymark\bridge`, inside the user's
-//! own profile); on Unix it is created 0700 and refused unless it belongs to this user and no
-//! one else may enter it. Sockets are 0600; on Windows each registration names its pipe, whose
-//! DACL lets only this user in. The secret lives in the config directory (0600), created on
-//! the first `bridge.open`.
+//! The directory is a fixed place per user that needs no environment variable, so an MCP
+//! client that starts `waymark-host mcp` with a minimal environment (the official SDKs pass
+//! only `HOME`, `PATH`, `USER` and a few more) finds what the browser's host registered:
+//! `<home>/.local/state/waymark/bridge` (`<home>/Library/Application Support/Waymark/bridge`
+//! on macOS; `%LOCALAPPDATA%\Waymark\bridge` on Windows), the home being `$HOME` or, without
+//! it, the user's entry in the password database. `$WAYMARK_RUNTIME_DIR` overrides it (tests).
+//! On Unix it is created 0700 and refused unless it belongs to this user and no one else may
+//! enter it. Sockets are 0600; on Windows each registration names its pipe, whose DACL lets
+//! only this user in. The secret (0600) lives in the same directory, created on the first
+//! `bridge.open`: whoever finds the sockets finds the secret, whatever its environment.
 
 use std::io::Write;
 use std::path::{Path, PathBuf};
@@ -15,9 +19,9 @@ use std::path::{Path, PathBuf};
 use serde::{Deserialize, Serialize};
 use subtle::ConstantTimeEq;
 
-use crate::config::{Env, config_dir};
+use crate::config::Env;
 
-/// Overrides the directory of bridge sockets (tests; a system without `$XDG_RUNTIME_DIR`).
+/// Overrides the directory of bridge sockets (tests).
 pub const ENV_RUNTIME_DIR: &str = "WAYMARK_RUNTIME_DIR";
 
 /// The secret's file name in the config directory.
@@ -44,8 +48,8 @@ pub struct Registration {
 pub enum BridgeError {
     /// No directory for sockets could be found.
     #[error(
-        "no directory for the bridge's sockets: neither {ENV_RUNTIME_DIR} nor XDG_RUNTIME_DIR \
-         is set and the temporary directory is unusable"
+        "no directory for the bridge's sockets: this user has no home directory (neither \
+         HOME nor the password database names one); set {ENV_RUNTIME_DIR}"
     )]
     NoRuntimeDir,
     /// The socket directory could be entered by someone else, or is not ours.
@@ -56,13 +60,35 @@ pub enum BridgeError {
         /// What is wrong.
         why: String,
     },
-    /// No browser has registered: Waymark is not running, or external agents are off.
+    /// No browser has registered in the directory (never, or it removed its registration
+    /// when it closed).
     #[error(
-        "no browser with Waymark is reachable: open the browser with the Waymark extension and \
-         switch on Settings → External agents in its side panel (the extension must be \
-         installed and its host registered: run `waymark-host doctor`)"
+        "no browser has registered for external agents at {}: open the browser with the \
+         Waymark extension and switch on Settings → External agents in its side panel (if it \
+         is on, the browser runs as another user or with another HOME; `waymark-host doctor` \
+         checks the install)", .0.display()
     )]
-    NotRegistered,
+    NotRegistered(PathBuf),
+    /// A registration was found, but the browser's host that made it no longer runs.
+    #[error(
+        "found the registration of “{label}” at {}, but that browser is not running any more \
+         (its Waymark host, process {pid}, ended): open the browser again; External agents \
+         stays on", dir.display()
+    )]
+    BrowserGone {
+        /// The directory.
+        dir: PathBuf,
+        /// The browser it named.
+        label: String,
+        /// The host process that ended.
+        pid: u32,
+    },
+    /// The browser's host runs, and the user switched external agents off.
+    #[error(
+        "the browser “{0}” runs, but External agents is switched off in its Waymark side \
+         panel: ask the user to switch on Settings → External agents"
+    )]
+    SwitchedOff(String),
     /// Several browsers are registered and none was named.
     #[error(
         "several browsers with Waymark are reachable ({0}); name one with `waymark-host mcp \
@@ -77,16 +103,17 @@ pub enum BridgeError {
         /// What is registered.
         found: String,
     },
-    /// There is no secret yet: no browser ever opened the bridge on this install.
+    /// There is no secret yet: no browser ever opened the bridge in this directory.
     #[error(
-        "the bridge secret {0} is missing: switch on Settings → External agents in Waymark's \
-         side panel (that creates it)"
+        "the bridge secret {0} is missing: switch External agents off and on again in \
+         Waymark's side panel (that creates it)"
     )]
     NoSecret(PathBuf),
     /// The browser's host rejected our secret.
     #[error(
-        "the browser's Waymark host rejected this process's secret: `waymark-host mcp` and the \
-         browser's host use different config directories (WAYMARK_CONFIG_DIR) or installs"
+        "the browser's Waymark host rejected this process's secret: the secret file changed \
+         after the browser's host read it; switch External agents off and on again in \
+         Waymark's side panel"
     )]
     SecretMismatch,
     /// The browser's host rejected us for another reason.
@@ -119,24 +146,40 @@ impl BridgeError {
     }
 }
 
-/// The socket directory (not created).
+/// The socket directory (not created): `$WAYMARK_RUNTIME_DIR`, else the fixed per-user place
+/// (see the module doc).
 pub fn runtime_dir(env: &dyn Env) -> Result<PathBuf, BridgeError> {
-    if let Some(dir) = env.var(ENV_RUNTIME_DIR) {
+    if let Some(dir) = env.var(ENV_RUNTIME_DIR).filter(|d| !d.is_empty()) {
         return Ok(PathBuf::from(dir));
     }
-    if cfg!(windows)
-        && let Some(dir) = env.var("LOCALAPPDATA")
+    if cfg!(windows) {
+        let local =
+            env.var("LOCALAPPDATA").filter(|d| !d.is_empty()).map(PathBuf::from).or_else(|| {
+                env.var("USERPROFILE").map(|p| PathBuf::from(p).join("AppData").join("Local"))
+            });
+        return local.map(|d| d.join("Waymark").join("bridge")).ok_or(BridgeError::NoRuntimeDir);
+    }
+    let home = home_dir(env).ok_or(BridgeError::NoRuntimeDir)?;
+    Ok(if cfg!(target_os = "macos") {
+        home.join("Library").join("Application Support").join("Waymark").join("bridge")
+    } else {
+        home.join(".local").join("state").join("waymark").join("bridge")
+    })
+}
+
+/// The user's home: `$HOME` when it is an absolute path, else the password database's entry.
+fn home_dir(env: &dyn Env) -> Option<PathBuf> {
+    if let Some(home) = env.var("HOME").map(PathBuf::from).filter(|h| h.is_absolute()) {
+        return Some(home);
+    }
+    #[cfg(unix)]
     {
-        return Ok(PathBuf::from(dir).join("Waymark").join("bridge"));
+        nix::unistd::User::from_uid(nix::unistd::getuid()).ok().flatten().map(|u| u.dir)
     }
-    if let Some(dir) = env.var("XDG_RUNTIME_DIR") {
-        return Ok(PathBuf::from(dir).join("waymark"));
+    #[cfg(not(unix))]
+    {
+        None
     }
-    let tmp = std::env::temp_dir();
-    if tmp.as_os_str().is_empty() {
-        return Err(BridgeError::NoRuntimeDir);
-    }
-    Ok(tmp.join(format!("waymark-{}", uid())))
 }
 
 /// This process's user id (0 where there are none).
@@ -225,16 +268,9 @@ impl Secret {
     }
 }
 
-fn secret_path(env: &dyn Env) -> Result<PathBuf, BridgeError> {
-    config_dir(env).map(|d| d.join(SECRET_FILE)).map_err(|e| BridgeError::Io {
-        what: "finding the config directory".into(),
-        source: std::io::Error::other(e.to_string()),
-    })
-}
-
-/// Reads the secret (the MCP side: it never creates one).
-pub fn read_secret(env: &dyn Env) -> Result<Secret, BridgeError> {
-    let path = secret_path(env)?;
+/// Reads the secret of bridge directory `dir` (the MCP side: it never creates one).
+pub fn read_secret(dir: &Path) -> Result<Secret, BridgeError> {
+    let path = dir.join(SECRET_FILE);
     match std::fs::read_to_string(&path) {
         Ok(text) if !text.trim().is_empty() => Ok(Secret(text.trim().to_owned())),
         Ok(_) => Err(BridgeError::NoSecret(path)),
@@ -243,9 +279,10 @@ pub fn read_secret(env: &dyn Env) -> Result<Secret, BridgeError> {
     }
 }
 
-/// Reads the secret, creating it (32 random bytes, file 0600) on first use.
-pub fn load_or_create_secret(env: &dyn Env) -> Result<Secret, BridgeError> {
-    match read_secret(env) {
+/// Reads the secret of bridge directory `dir`, creating it (32 random bytes, file 0600) on
+/// first use.
+pub fn load_or_create_secret(dir: &Path) -> Result<Secret, BridgeError> {
+    match read_secret(dir) {
         Err(BridgeError::NoSecret(path)) => create_secret(&path),
         other => other,
     }
@@ -286,49 +323,45 @@ pub fn paths_for(dir: &Path, pid: u32, seq: u64) -> (PathBuf, PathBuf) {
     (dir.join(format!("{pid}-{seq}.sock")), dir.join(format!("{pid}-{seq}.json")))
 }
 
-/// Every registration in `dir` (empty when the directory does not exist).
+/// Every registration in `dir` (empty when the directory does not exist), reachable or not.
 pub fn list(dir: &Path) -> Vec<Registration> {
+    read_all(dir, "json", |p| p.with_extension("sock"))
+}
+
+/// The marker a host leaves while the user has external agents switched off in its browser
+/// (`<pid>.off`, naming the browser like a registration).
+pub fn off_path(dir: &Path, pid: u32) -> PathBuf {
+    dir.join(format!("{pid}.off"))
+}
+
+/// Every switched-off marker in `dir`.
+pub fn list_off(dir: &Path) -> Vec<Registration> {
+    read_all(dir, "off", |_| PathBuf::new())
+}
+
+/// The files in `dir` ending in `.ext` that read as registrations, by pid; `socket` says
+/// where each one's socket is.
+fn read_all(dir: &Path, ext: &str, socket: impl Fn(&Path) -> PathBuf) -> Vec<Registration> {
     let Ok(entries) = std::fs::read_dir(dir) else { return Vec::new() };
     let mut out: Vec<Registration> = entries
         .filter_map(Result::ok)
         .map(|e| e.path())
-        .filter(|p| p.extension().is_some_and(|x| x == "json"))
+        .filter(|p| p.extension().is_some_and(|x| x == ext))
         .filter_map(|p| {
             let text = std::fs::read_to_string(&p).ok()?;
             let mut reg: Registration = serde_json::from_str(&text).ok()?;
-            reg.socket = p.with_extension("sock");
-            // A pipe is opened by name (checking it would take one of its instances).
-            let reachable = if cfg!(windows) { reg.pipe.is_some() } else { reg.socket.exists() };
-            reachable.then_some(reg)
+            reg.socket = socket(&p);
+            Some(reg)
         })
         .collect();
     out.sort_by_key(|r| r.pid);
     out
 }
 
-/// Picks the registration the user named (a case-insensitive part of its label or its pid),
-/// or the only one.
-pub fn pick(found: Vec<Registration>, wanted: Option<&str>) -> Result<Registration, BridgeError> {
-    let names = || found.iter().map(|r| format!("“{}”", r.label)).collect::<Vec<_>>().join(", ");
-    match wanted.map(str::trim).filter(|w| !w.is_empty()) {
-        Some(w) => {
-            let lower = w.to_lowercase();
-            let mut hits: Vec<&Registration> = found
-                .iter()
-                .filter(|r| r.label.to_lowercase().contains(&lower) || r.pid.to_string() == w)
-                .collect();
-            match hits.len() {
-                1 => Ok(hits.remove(0).clone()),
-                0 if found.is_empty() => Err(BridgeError::NotRegistered),
-                _ => Err(BridgeError::NoMatch { wanted: w.to_owned(), found: names() }),
-            }
-        }
-        None => match found.len() {
-            0 => Err(BridgeError::NotRegistered),
-            1 => Ok(found.into_iter().next().ok_or(BridgeError::NotRegistered)?),
-            _ => Err(BridgeError::Several(names())),
-        },
-    }
+/// Whether a registration can be opened now (a pipe is opened by name: checking it would take
+/// one of its instances).
+pub fn reachable(reg: &Registration) -> bool {
+    if cfg!(windows) { reg.pipe.is_some() } else { reg.socket.exists() }
 }
 
 /// The label of this host's browser when the extension gave none: the browser's program name
@@ -360,21 +393,6 @@ pub fn default_label() -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    fn reg(pid: u32, label: &str) -> Registration {
-        Registration { pid, label: label.into(), pipe: None, socket: PathBuf::new() }
-    }
-
-    #[test]
-    fn picks_the_only_one_or_the_named_one() {
-        assert!(matches!(pick(vec![], None), Err(BridgeError::NotRegistered)));
-        assert_eq!(pick(vec![reg(1, "chromium")], None).expect("only").pid, 1);
-        let two = vec![reg(1, "chromium (work)"), reg(2, "chrome")];
-        assert!(matches!(pick(two.clone(), None), Err(BridgeError::Several(_))));
-        assert_eq!(pick(two.clone(), Some("WORK")).expect("named").pid, 1);
-        assert_eq!(pick(two.clone(), Some("2")).expect("by pid").pid, 2);
-        assert!(matches!(pick(two, Some("edge")), Err(BridgeError::NoMatch { .. })));
-    }
 
     #[test]
     fn secrets_compare_whole() {

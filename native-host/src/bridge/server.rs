@@ -41,6 +41,10 @@ struct Inner {
     clients: Mutex<HashMap<u64, watch::Sender<Option<CloseReason>>>>,
     /// The open bridge: how to close it.
     open: Mutex<Option<watch::Sender<Option<CloseReason>>>>,
+    /// Where the last bridge registered, and its label (for the switched-off marker).
+    last: Mutex<Option<(std::path::PathBuf, String)>>,
+    /// The marker saying the user switched external agents off, while they are.
+    off: Mutex<Option<Registered>>,
 }
 
 /// One call waiting for the worker's answer.
@@ -58,7 +62,8 @@ fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
 }
 
 /// Removes the socket and its description when the bridge ends, however it ends (the
-/// dispatcher's tasks are aborted when the browser closes the port).
+/// dispatcher's tasks are aborted when the browser closes the port); also the switched-off
+/// marker (then `socket` is empty).
 struct Registered {
     socket: std::path::PathBuf,
     info: std::path::PathBuf,
@@ -66,7 +71,7 @@ struct Registered {
 
 impl Drop for Registered {
     fn drop(&mut self) {
-        for path in [&self.socket, &self.info] {
+        for path in [&self.socket, &self.info].into_iter().filter(|p| !p.as_os_str().is_empty()) {
             if let Err(e) = std::fs::remove_file(path)
                 && e.kind() != std::io::ErrorKind::NotFound
             {
@@ -86,9 +91,11 @@ impl Bridge {
         outbox: Outbox,
         env: &dyn Env,
     ) -> Result<impl std::future::Future<Output = ()> + Send + 'static, BridgeError> {
-        let secret = registry::load_or_create_secret(env)?;
         let dir = registry::runtime_dir(env)?;
         registry::private_dir(&dir)?;
+        let secret = registry::load_or_create_secret(&dir)?;
+        // Switched on again: the marker goes.
+        drop(lock(&self.inner.off).take());
         let pid = std::process::id();
         let seq = self.next_id();
         let (socket, info) = registry::paths_for(&dir, pid, seq);
@@ -99,6 +106,7 @@ impl Bridge {
         let guard = Registered { socket, info: info.clone() };
         let text = serde_json::to_string(&reg).map_err(|e| BridgeError::Protocol(e.to_string()))?;
         write_private(&info, &text)?;
+        *lock(&self.inner.last) = Some((dir, label.clone()));
         let (close_tx, close_rx) = watch::channel(None);
         if let Some(old) = lock(&self.inner.open).replace(close_tx) {
             // A second open (a worker restarted on the same port): the first one ends.
@@ -114,8 +122,29 @@ impl Bridge {
         })
     }
 
-    /// Closes the open bridge (`bridge.close`): every client is told and the socket goes.
+    /// Closes the open bridge (`bridge.close`: the user switched external agents off): every
+    /// client is told, the socket goes, and a marker says so to the clients that come later
+    /// (until the bridge opens again or this process ends).
     pub fn close(&self) -> bool {
+        if let Some((dir, label)) = lock(&self.inner.last).clone() {
+            let path = registry::off_path(&dir, std::process::id());
+            let reg = Registration {
+                pid: std::process::id(),
+                label,
+                pipe: None,
+                socket: std::path::PathBuf::new(),
+            };
+            match serde_json::to_string(&reg) {
+                Ok(text) => match write_private(&path, &text) {
+                    Ok(()) => {
+                        let marker = Registered { socket: std::path::PathBuf::new(), info: path };
+                        *lock(&self.inner.off) = Some(marker);
+                    }
+                    Err(e) => tracing::warn!(error = %e, "the switched-off marker was not written"),
+                },
+                Err(e) => tracing::warn!(error = %e, "the switched-off marker was not made"),
+            }
+        }
         match lock(&self.inner.open).take() {
             Some(tx) => {
                 tx.send_replace(Some(CloseReason::SwitchedOff));
@@ -317,7 +346,12 @@ impl Bridge {
                      see whether it was done",
                 ))),
                 Some(p) = progressed.recv() => {
-                    let line = FromHost::Progress { id, step: p.step, message: p.message };
+                    let line = FromHost::Progress {
+                        id,
+                        step: p.step,
+                        message: p.message,
+                        awaiting_user: p.awaiting_user,
+                    };
                     if write_msg(write, &line).await.is_err() {
                         lock(&self.inner.pending).remove(&call);
                         return Err(None);

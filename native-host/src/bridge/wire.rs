@@ -93,7 +93,7 @@ pub enum FromHost {
         /// Its result.
         result: BridgeResult,
     },
-    /// How far a long call got (`run_task`), before its result.
+    /// How far a long call got (`run_task`, or a card it waits at), before its result.
     Progress {
         /// The call's id.
         id: u64,
@@ -101,6 +101,9 @@ pub enum FromHost {
         step: u32,
         /// What happened last.
         message: String,
+        /// It waits for the user's answer to a card.
+        #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+        awaiting_user: bool,
     },
     /// A line that was not a call (the connection goes on).
     Invalid {

@@ -166,6 +166,25 @@ pub struct ConfigFile {
     /// Price overrides by model name.
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
     pub prices: BTreeMap<String, PriceSection>,
+    /// External agents (`waymark-host mcp`).
+    #[serde(default, skip_serializing_if = "AgentsSection::is_empty")]
+    pub agents: AgentsSection,
+}
+
+/// The `[agents]` table: external agents through `waymark-host mcp`.
+#[derive(Debug, Default, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct AgentsSection {
+    /// How long a call waits at a card for the user's answer, in seconds.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub approval_timeout_secs: Option<u64>,
+}
+
+impl AgentsSection {
+    /// Whether nothing is set (then the table is left out when saving).
+    pub fn is_empty(&self) -> bool {
+        self.approval_timeout_secs.is_none()
+    }
 }
 
 /// Why the config file could not be read or written.

@@ -50,6 +50,7 @@ pub fn apply_setting(file: &mut ConfigFile, setting: &Setting) {
             file.files.allowed_dirs = v.iter().flatten().map(PathBuf::from).collect();
         }
         Setting::MaxBytes(v) => file.files.max_bytes = *v,
+        Setting::ApprovalTimeoutSecs(v) => file.agents.approval_timeout_secs = *v,
         Setting::Price(model, _, None) => {
             file.prices.remove(model);
         }
@@ -126,6 +127,8 @@ mod tests {
         assert_eq!(f.files.max_bytes, Some(10));
         set(&mut f, "files.allowed_dirs", None);
         assert!(f.files.allowed_dirs.is_empty());
+        set(&mut f, "agents.approval_timeout_secs", Some("45"));
+        assert_eq!(f.agents.approval_timeout_secs, Some(45));
     }
 
     #[test]

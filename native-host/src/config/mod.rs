@@ -13,8 +13,8 @@ use std::path::PathBuf;
 use std::time::Duration;
 
 pub use file::{
-    ConfigFile, FileError, FilesSection, LlmSection, PriceSection, RoleSection, TranscriptSection,
-    load_file, save_file,
+    AgentsSection, ConfigFile, FileError, FilesSection, LlmSection, PriceSection, RoleSection,
+    TranscriptSection, load_file, save_file,
 };
 pub use keys::apply_setting;
 pub use resolve::{Env, ProcessEnv, resolve};

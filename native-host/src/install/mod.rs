@@ -7,6 +7,7 @@
 //! are written with the crate's registry helpers. A dedicated profile (`--user-data-dir DIR`)
 //! is not a location the crate knows: Chromium reads `DIR/NativeMessagingHosts/` for it.
 
+pub mod found;
 pub mod place;
 pub mod registry;
 
@@ -50,6 +51,23 @@ impl Target {
             Self::Browser(key) => (*key).to_owned(),
             Self::UserDataDir(dir) => format!("profile {}", dir.display()),
         }
+    }
+
+    /// The browser's data directory (its profiles): where the manifest directory sits, or the
+    /// dedicated profile itself. Unknown on Windows, whose manifests live elsewhere.
+    pub fn user_data_dir(&self) -> Option<PathBuf> {
+        match self {
+            Self::Browser(_) if cfg!(windows) => None,
+            Self::Browser(_) => {
+                self.manifest_path().ok()?.parent().and_then(Path::parent).map(Path::to_path_buf)
+            }
+            Self::UserDataDir(dir) => Some(dir.clone()),
+        }
+    }
+
+    /// Every copy of Waymark this browser has (see [`found`]).
+    pub fn waymark_copies(&self) -> Vec<found::Found> {
+        self.user_data_dir().map(|d| found::waymark_in(&d)).unwrap_or_default()
     }
 
     /// Whether the browser seems present (its config directory exists); profiles always are.

@@ -6,7 +6,7 @@ use tokio::sync::Mutex;
 use waymark_protocol::{BridgeCall, BridgeFailure, BridgeOutput};
 
 use crate::bridge::BridgeError;
-use crate::bridge::client::{self, CallError, Connection, Target};
+use crate::bridge::client::{self, CallError, Connection, Progress, Target};
 use crate::bridge::wire::CloseReason;
 use crate::config::ProcessEnv;
 
@@ -82,7 +82,7 @@ impl Link {
 
     /// Sends one call as `client` (the MCP client's name the user sees).
     pub async fn call(&self, client: &str, call: BridgeCall) -> Result<BridgeOutput, LinkError> {
-        self.call_with_progress(client, call, &mut |_, _| {}).await
+        self.call_with_progress(client, call, &mut |_| {}).await
     }
 
     /// Sends one call as `client`; `on_progress` hears how far it got meanwhile (steps done,
@@ -91,7 +91,7 @@ impl Link {
         &self,
         client: &str,
         call: BridgeCall,
-        on_progress: &mut (dyn FnMut(u32, String) + Send),
+        on_progress: &mut (dyn FnMut(Progress) + Send),
     ) -> Result<BridgeOutput, LinkError> {
         if call.longest_text() > waymark_protocol::MAX_BRIDGE_TEXT {
             return Err(LinkError::Failed(BridgeFailure::new(
@@ -146,6 +146,8 @@ impl Link {
                 }
             }
         }
-        Err(LinkError::Bridge(BridgeError::NotRegistered))
+        Err(LinkError::Bridge(BridgeError::Closed(
+            "the browser's Waymark host went away twice in a row; the call was not sent".into(),
+        )))
     }
 }

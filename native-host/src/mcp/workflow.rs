@@ -7,7 +7,8 @@ use std::collections::BTreeMap;
 
 use rmcp::handler::server::wrapper::Parameters;
 use rmcp::model::CallToolResult;
-use rmcp::{ErrorData, Peer, RoleServer, schemars, tool, tool_router};
+use rmcp::service::RequestContext;
+use rmcp::{ErrorData, RoleServer, schemars, tool, tool_router};
 use serde::Deserialize;
 use waymark_protocol::BridgeCall;
 
@@ -34,12 +35,12 @@ impl SessionsServer {
                           where and why. An unknown name lists the saved workflows.")]
     async fn run_workflow(
         &self,
-        peer: Peer<RoleServer>,
+        context: RequestContext<RoleServer>,
         Parameters(WorkflowArgs { name, inputs }): Parameters<WorkflowArgs>,
     ) -> Result<CallToolResult, ErrorData> {
         if name.trim().is_empty() {
             return Err(ErrorData::invalid_params("give the workflow's `name`", None));
         }
-        Ok(self.browser(&peer, BridgeCall::RunWorkflow { name, values: inputs }).await)
+        Ok(self.browser(&context, BridgeCall::RunWorkflow { name, values: inputs }).await)
     }
 }

@@ -170,6 +170,8 @@ pub enum SettingKey {
     AllowedDirs,
     /// `files.max_bytes`.
     MaxBytes,
+    /// `agents.approval_timeout_secs`.
+    ApprovalTimeoutSecs,
     /// `prices.<model>.<input|output>`.
     Price(String, PriceSide),
 }
@@ -177,7 +179,7 @@ pub enum SettingKey {
 /// The settings whose name is fixed, in help order: name and what a valid value looks like.
 /// The endpoint fields and prices, whose names carry a role or a model, are described by
 /// [`EndpointField`] and [`PRICE_EXPECTS`].
-static FIXED: [(SettingKey, &str, &str); 12] = [
+static FIXED: [(SettingKey, &str, &str); 13] = [
     (SettingKey::RetryBaseMs, "llm.retry_base_ms", "a whole number of milliseconds"),
     (SettingKey::IdleTimeoutSecs, "llm.idle_timeout_secs", "a whole number of seconds, 1 or more"),
     (
@@ -198,6 +200,11 @@ static FIXED: [(SettingKey, &str, &str); 12] = [
     (SettingKey::Redact, "transcripts.redact", "exact secrets to hide, one per line"),
     (SettingKey::AllowedDirs, "files.allowed_dirs", "absolute paths, one per line"),
     (SettingKey::MaxBytes, "files.max_bytes", "a size in bytes, 1 or more"),
+    (
+        SettingKey::ApprovalTimeoutSecs,
+        "agents.approval_timeout_secs",
+        "a whole number of seconds, 1 or more",
+    ),
 ];
 
 /// What a price looks like.

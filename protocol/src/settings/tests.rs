@@ -43,6 +43,7 @@ fn every_setting() -> Vec<(&'static str, &'static str, Setting)> {
             Setting::AllowedDirs(Some(vec!["/a:b".into(), "/c".into(), "\\\\srv\\share".into()]))
         }),
         ("files.max_bytes", "524288", Setting::MaxBytes(Some(524_288))),
+        ("agents.approval_timeout_secs", "90", Setting::ApprovalTimeoutSecs(Some(90))),
         (
             "prices.gpt-4.1.input",
             "2.5",
@@ -95,6 +96,7 @@ fn bad_values_are_refused_naming_the_field() {
         ("transcripts.flush_every", "0"),
         ("files.allowed_dirs", "/ok\nrelative/dir"),
         ("files.max_bytes", "0"),
+        ("agents.approval_timeout_secs", "0"),
         ("prices.m.input", "-1"),
         ("prices.m.input", "NaN"),
         ("prices.m.output", "inf"),

@@ -63,6 +63,9 @@ pub enum Setting {
     AllowedDirs(Option<Vec<String>>),
     /// `files.max_bytes`: the largest file `file.read` returns.
     MaxBytes(Option<u64>),
+    /// `agents.approval_timeout_secs`: how long an external agent's call waits at a card for
+    /// the user's answer before it fails (and the card is withdrawn).
+    ApprovalTimeoutSecs(Option<u64>),
     /// `prices.<model>.<input|output>`: US dollars per million tokens. `None` removes the
     /// user's prices of that model (both sides).
     Price(String, PriceSide, Option<f64>),
@@ -155,6 +158,9 @@ impl SettingKey {
                 }
             })?),
             Self::MaxBytes => Setting::MaxBytes(self.read(text, |t| number(t, 1))?),
+            Self::ApprovalTimeoutSecs => {
+                Setting::ApprovalTimeoutSecs(self.read(text, |t| number(t, 1))?)
+            }
             Self::Price(model, side) => {
                 Setting::Price(model.clone(), *side, self.read(text, price)?)
             }
@@ -202,6 +208,7 @@ impl Setting {
             Self::Redact(_) => SettingKey::Redact,
             Self::AllowedDirs(_) => SettingKey::AllowedDirs,
             Self::MaxBytes(_) => SettingKey::MaxBytes,
+            Self::ApprovalTimeoutSecs(_) => SettingKey::ApprovalTimeoutSecs,
             Self::Price(model, side, _) => SettingKey::Price(model.clone(), *side),
         }
     }
@@ -229,7 +236,8 @@ impl Setting {
             Self::RetryBaseMs(n)
             | Self::IdleTimeoutSecs(n)
             | Self::RequestTimeoutSecs(n)
-            | Self::MaxBytes(n) => text(n),
+            | Self::MaxBytes(n)
+            | Self::ApprovalTimeoutSecs(n) => text(n),
             Self::MaxConcurrent(n) | Self::RetentionDays(n) | Self::FlushEvery(n) => text(n),
             Self::TranscriptsEnabled(b) => text(b),
             Self::Redact(list) | Self::AllowedDirs(list) => lines(list),

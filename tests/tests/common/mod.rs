@@ -72,6 +72,16 @@ impl Waymark {
 
     /// Launches Chromium with the extension and, if asked, the host registered for its profile.
     pub fn launch(extension: &Path, setup: Setup<'_>) -> Result<Self> {
+        Self::launch_with_env(extension, setup, &[])
+    }
+
+    /// [`Self::launch`] with `extra` variables for the browser (and so its host) set after the
+    /// test's own (a later one wins; an empty value reads as unset to the host).
+    pub fn launch_with_env(
+        extension: &Path,
+        setup: Setup<'_>,
+        extra: &[(&str, String)],
+    ) -> Result<Self> {
         let profile = TempProfile::new()?;
         let work = tempfile::tempdir().context("temp dir")?;
         let export_dir = work.path().join("exports");
@@ -88,7 +98,7 @@ impl Waymark {
                 bail!("waymark-host install failed: {status}");
             }
         }
-        let browser = launch_browser(extension, profile.path(), work.path(), setup.llm)?;
+        let browser = launch_browser(extension, profile.path(), work.path(), setup.llm, extra)?;
         Ok(Self { browser, site: setup.site, export_dir, work, profile })
     }
 
@@ -97,7 +107,7 @@ impl Waymark {
     pub fn restart(self, extension: &Path, llm: &ScriptedLlm) -> Result<Self> {
         let Self { browser, site, export_dir, work, profile } = self;
         browser.close(TASK_TIMEOUT)?;
-        let browser = launch_browser(extension, profile.path(), work.path(), llm)?;
+        let browser = launch_browser(extension, profile.path(), work.path(), llm, &[])?;
         Ok(Self { browser, site, export_dir, work, profile })
     }
 
@@ -121,8 +131,9 @@ fn launch_browser(
     profile: &Path,
     work: &Path,
     llm: &ScriptedLlm,
+    extra: &[(&str, String)],
 ) -> Result<Browser> {
-    let options = LaunchOptions::new(profile)
+    let mut options = LaunchOptions::new(profile)
         .extension(extension)
         .env("WAYMARK_LLM_BASE_URL", llm.base_url())
         .env("WAYMARK_LLM_MODEL", "scripted-model")
@@ -134,6 +145,9 @@ fn launch_browser(
         // The bridge's sockets: per test, never the user's own runtime directory.
         .env("WAYMARK_RUNTIME_DIR", work.join("runtime").display().to_string())
         .env("WAYMARK_LOG", "debug");
+    for (name, value) in extra {
+        options = options.env(*name, value.clone());
+    }
     let browser = Browser::launch(options)?;
     browser.wait_for_extension_worker(TASK_TIMEOUT)?;
     Ok(browser)

@@ -13,7 +13,7 @@ mod task;
 #[cfg(test)]
 mod tests;
 
-pub use operator::{ExternalOperator, who_asks};
+pub use operator::{ExternalOperator, OnCard, awaiting_user, who_asks};
 pub use session::ExternalSession;
 use session::fenced;
 pub use task::{

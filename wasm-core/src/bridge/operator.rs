@@ -4,6 +4,22 @@
 use std::cell::Cell;
 
 use crate::agent::{Gate, Intervention, InterventionKind, InterventionSettings, Operator, Reply};
+use crate::protocol::BridgeProgress;
+
+/// The progress that tells the agent of call `call` that it waits for the user at `card`.
+pub fn awaiting_user(call: u64, card: &Intervention) -> BridgeProgress {
+    let first = card.message.lines().next().unwrap_or_default();
+    BridgeProgress {
+        call,
+        step: 0,
+        message: format!("waiting for your approval in the Waymark panel: {first}"),
+        awaiting_user: true,
+    }
+}
+
+/// Told of each card as it goes up, before the user answers it (the worker tells the waiting
+/// agent, whose call would otherwise look hung).
+pub type OnCard = Box<dyn Fn(&Intervention)>;
 
 /// The user's controls for one external agent's calls.
 pub struct ExternalOperator<O> {
@@ -11,12 +27,25 @@ pub struct ExternalOperator<O> {
     client: String,
     asked: Cell<Option<InterventionKind>>,
     stopped: Cell<bool>,
+    on_card: Option<OnCard>,
 }
 
 impl<O: Operator> ExternalOperator<O> {
     /// Cards go to `inner` (the side panel), naming `client`.
     pub fn new(inner: O, client: &str) -> Self {
-        Self { inner, client: client.to_owned(), asked: Cell::new(None), stopped: Cell::new(false) }
+        Self {
+            inner,
+            client: client.to_owned(),
+            asked: Cell::new(None),
+            stopped: Cell::new(false),
+            on_card: None,
+        }
+    }
+
+    /// Calls `on_card` with each card (as the user sees it) before waiting for its answer.
+    pub fn with_on_card(mut self, on_card: OnCard) -> Self {
+        self.on_card = Some(on_card);
+        self
     }
 
     /// Forgets what the previous call asked (called before each call).
@@ -64,7 +93,11 @@ impl<O: Operator> Operator for ExternalOperator<O> {
 
     async fn ask(&self, card: Intervention) -> Reply {
         self.asked.set(Some(card.kind));
-        let reply = self.inner.ask(who_asks(&self.client, card)).await;
+        let card = who_asks(&self.client, card);
+        if let Some(on_card) = &self.on_card {
+            on_card(&card);
+        }
+        let reply = self.inner.ask(card).await;
         if reply.stop {
             // Stop ends this agent's turn: the action is not done, and the worker
             // disconnects it.

@@ -183,6 +183,9 @@ impl ExternalSession {
                 ref_id: ref_id.as_deref().map(parse_ref).transpose()?,
             },
             BridgeCall::Hover { ref_id } => Action::Hover { ref_id: parse_ref(&ref_id)? },
+            BridgeCall::Drag { ref_id, to } => {
+                Action::Drag { ref_id: parse_ref(&ref_id)?, to: parse_ref(&to)? }
+            }
             BridgeCall::Upload { ref_id, file } => {
                 Action::Upload { ref_id: parse_ref(&ref_id)?, file }
             }

@@ -28,12 +28,19 @@ use crate::session::{Session, TaskRecord};
 pub struct ClientTaskOperator<O> {
     inner: O,
     client: String,
+    on_card: Option<super::OnCard>,
 }
 
 impl<O: Operator> ClientTaskOperator<O> {
     /// Cards go to `inner` (the side panel), naming `client`.
     pub fn new(inner: O, client: &str) -> Self {
-        Self { inner, client: client.to_owned() }
+        Self { inner, client: client.to_owned(), on_card: None }
+    }
+
+    /// Calls `on_card` with each card (as the user sees it) before waiting for its answer.
+    pub fn with_on_card(mut self, on_card: super::OnCard) -> Self {
+        self.on_card = Some(on_card);
+        self
     }
 }
 
@@ -47,7 +54,11 @@ impl<O: Operator> Operator for ClientTaskOperator<O> {
     }
 
     async fn ask(&self, card: Intervention) -> Reply {
-        self.inner.ask(who_asks(&self.client, card)).await
+        let card = who_asks(&self.client, card);
+        if let Some(on_card) = &self.on_card {
+            on_card(&card);
+        }
+        self.inner.ask(card).await
     }
 
     fn settings(&self) -> InterventionSettings {

@@ -276,3 +276,34 @@ fn tabs_list_only_web_pages_and_mark_the_selected_one() {
     let err = w.call(BridgeCall::Click { ref_id: "x".into(), double: false }).expect_err("bad ref");
     assert_eq!(err.kind, BridgeFailureKind::BadArguments);
 }
+
+#[test]
+fn a_card_is_told_to_the_waiting_agent_before_the_user_answers() {
+    let w = World::new(vec![Reply::approve()]);
+    let told: Rc<RefCell<Vec<crate::protocol::BridgeProgress>>> = Rc::default();
+    let seen = told.clone();
+    let panel = w.panel.clone();
+    let on_card: OnCard = Box::new(move |card| {
+        // Told while the card is up: the panel has not been asked yet.
+        assert!(panel.cards.borrow().is_empty(), "told before the user answers");
+        seen.borrow_mut().push(awaiting_user(41, card));
+    });
+    let operator = ExternalOperator::new(w.panel.clone(), "Claude Code").with_on_card(on_card);
+    let browser = FakeBrowser(w.shop.clone());
+    let mut session = w.session;
+    block_on(session.handle(BridgeCall::Snapshot, &browser, &Clock, &w.timeline, &operator))
+        .expect("snapshot");
+    assert!(told.borrow().is_empty(), "no card, nothing told");
+    let click = BridgeCall::Click { ref_id: "2".into(), double: false };
+    block_on(session.handle(click, &browser, &Clock, &w.timeline, &operator)).expect("approved");
+    let told = told.borrow();
+    assert_eq!(told.len(), 1);
+    assert_eq!((told[0].call, told[0].awaiting_user), (41, true));
+    assert!(
+        told[0].message.starts_with(
+            "waiting for your approval in the Waymark panel: Claude Code wants to submit the form"
+        ),
+        "{}",
+        told[0].message
+    );
+}

@@ -14,11 +14,13 @@ use std::collections::{HashMap, VecDeque};
 use std::rc::Rc;
 use wasm_bindgen_futures::{JsFuture, spawn_local};
 use waymark_core::agent::{Controls, PageError, Reply};
-use waymark_core::bridge::{Browser, BrowserTab, ExternalOperator, ExternalSession};
+use waymark_core::bridge::{
+    Browser, BrowserTab, ExternalOperator, ExternalSession, OnCard, awaiting_user,
+};
 use waymark_core::panel::TaskView;
 use waymark_core::protocol::{
     BridgeAnswer, BridgeCall, BridgeClose, BridgeDisconnect, BridgeFailure, BridgeFailureKind,
-    BridgeOpen, BridgeOutput, ErrorCode, HostEvent,
+    BridgeOpen, BridgeOutput, BridgeProgress, ErrorCode, HostEvent,
 };
 
 /// Where the switch is kept in `chrome.storage.local`.
@@ -41,6 +43,8 @@ pub(super) struct BridgeState {
     waiting: RefCell<VecDeque<js_sys::Function>>,
     /// The task an external agent asked for, while it runs.
     task: RefCell<Option<ClientTask>>,
+    /// The client whose call holds the turn (its card is withdrawn when it goes away).
+    in_turn: Cell<Option<u64>>,
 }
 
 /// A running task an external agent asked for.
@@ -259,8 +263,12 @@ fn ensure_controls(w: &Rc<Worker>, name: &str) -> Option<Rc<Controls>> {
 }
 
 fn client_gone(w: &Rc<Worker>, client: u64, note: &str) {
-    // A task it asked for stops with it: no one waits for its answer.
+    // A task it asked for stops with it, and a card it waits at is withdrawn (answered with
+    // Stop: not done): no one waits for its answer (its MCP server gave up waiting).
     w.bridge.stop_task_of(client);
+    if w.bridge.in_turn.get() == Some(client) {
+        stop_card(w);
+    }
     let name = w.state.borrow().external.name_of(client).map(str::to_owned);
     w.bridge.sessions.borrow_mut().remove(&client);
     w.state.borrow_mut().external.gone(client);
@@ -377,7 +385,10 @@ async fn handle_in_turn(
     let Some(mut session) = w.bridge.sessions.borrow_mut().remove(&client) else {
         return Err(BridgeFailure::new(BridgeFailureKind::Stopped, "this agent was disconnected"));
     };
-    let operator = ExternalOperator::new(controls, session.client());
+    let progress = w.host.clone();
+    let on_card: OnCard = Box::new(move |card| send_progress(&progress, awaiting_user(call, card)));
+    let operator = ExternalOperator::new(controls, session.client()).with_on_card(on_card);
+    w.bridge.in_turn.set(Some(client));
     let result = match request {
         BridgeCall::RunTask { prompt, session: id } => {
             super::client_task::run(w, call, client, &mut session, prompt, id).await
@@ -388,6 +399,7 @@ async fn handle_in_turn(
             session.handle(request, &browser, &BrowserEnv, &events, &operator).await
         }
     };
+    w.bridge.in_turn.set(None);
     if w.state.borrow().external.name_of(client).is_some() {
         w.bridge.sessions.borrow_mut().insert(client, session);
     }
@@ -395,6 +407,16 @@ async fn handle_in_turn(
         disconnect(w, client);
     }
     result
+}
+
+/// Tells the agent waiting for a call how far it got (a card it waits at).
+pub(super) fn send_progress(host: &Rc<crate::host_port::HostClient>, progress: BridgeProgress) {
+    let host = host.clone();
+    spawn_local(async move {
+        if let Err(e) = host.request(progress).await {
+            tracing::debug!(code = %e.code, "progress not delivered: {}", e.message);
+        }
+    });
 }
 
 /// The browser's tabs, for the core.

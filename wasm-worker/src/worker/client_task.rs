@@ -12,7 +12,8 @@ use super::{Worker, sessions};
 use std::rc::Rc;
 use waymark_core::agent::{Agent, Env, TaskEvent, TaskEvents, TaskSpec};
 use waymark_core::bridge::{
-    ClientTaskOperator, ExternalSession, may_continue, progress_of, task_report,
+    ClientTaskOperator, ExternalSession, OnCard, awaiting_user, may_continue, progress_of,
+    task_report,
 };
 use waymark_core::panel::TaskView;
 use waymark_core::protocol::{BridgeFailure, BridgeFailureKind, BridgeOutput, BridgeProgress};
@@ -27,7 +28,7 @@ impl TaskEvents for ProgressSink {
     fn emit(&self, event: TaskEvent) {
         if let Some((step, message)) = progress_of(&event) {
             let host = self.view.0.host.clone();
-            let progress = BridgeProgress { call: self.call, step, message };
+            let progress = BridgeProgress { call: self.call, step, message, awaiting_user: false };
             wasm_bindgen_futures::spawn_local(async move {
                 if let Err(e) = host.request(progress).await {
                     tracing::debug!(code = %e.code, "progress not delivered: {}", e.message);
@@ -87,7 +88,11 @@ pub(super) async fn run(
     let page = task::page_for(w, tab, &spec);
     let controls = task::attach_controls(w, false, page.guard());
     w.bridge.task_started(client, session.client(), &controls);
-    let operator = ClientTaskOperator::new(controls, session.client());
+    let progress = w.host.clone();
+    let on_card: OnCard = Box::new(move |card| {
+        super::bridge::send_progress(&progress, awaiting_user(call, card));
+    });
+    let operator = ClientTaskOperator::new(controls, session.client()).with_on_card(on_card);
     let llm = task::metered(w);
     let events = ProgressSink { view: TaskEventSink(w.clone()), call };
     let agent = Agent {
