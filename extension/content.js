@@ -1,10 +1,18 @@
 // Content script glue, injected by the service worker once per document. Loads the content
 // build of the Rust core (waymark-content: the DOM walk and actions only; real wasm first, its
 // wasm2js build when the page's CSP refuses to compile WebAssembly) and hands each request to it.
+//
+// A panic traps the wasm and leaves its instance unusable: the requests waiting on it fail at
+// once (an action's promise would otherwise never settle), and the next request runs on a
+// fresh instance of the same module (`__wbg_reset_state`). The worker (Rust) decides what the
+// failure means for the action.
 (() => {
   if (globalThis.__waymark) return;
   const url = (path) => chrome.runtime.getURL(path);
   let loading = null;
+  let crashed = false;
+  // The reject functions of requests the instance has not answered yet.
+  const waiting = new Set();
   async function load() {
     try {
       const core = await import(url('pkg-content/waymark_content.js'));
@@ -16,20 +24,43 @@
       return { core, engine: 'wasm2js' };
     }
   }
+  function crash(message) {
+    crashed = true;
+    for (const reject of waiting) reject(new WebAssembly.RuntimeError(message));
+    waiting.clear();
+  }
+  // Called by the Rust panic hook before the trap.
+  globalThis.waymarkPanicked = (message) => crash(String(message));
+  function run(core, msg, engine, log) {
+    if (crashed && typeof core.__wbg_reset_state === 'function') {
+      crashed = false;
+      core.__wbg_reset_state();
+    }
+    return new Promise((resolve, reject) => {
+      waiting.add(reject);
+      Promise.resolve()
+        .then(() => core.content_handle(msg, engine, log))
+        .then(resolve, reject)
+        .finally(() => waiting.delete(reject));
+    });
+  }
   // `log` is the worker's console level. A failure keeps its kind: Rust names its errors
-  // (`name`), and the worker reads any other name as the script itself failing.
+  // (`name`), and the worker reads any other name (a trap's `RuntimeError`) itself.
   globalThis.__waymark = {
     handle(msg, log) {
       loading ??= load();
       // An action that takes time in the page (a drag) answers with a promise: awaited here.
       return loading
-        .then(({ core, engine }) => core.content_handle(msg, engine, log))
+        .then(({ core, engine }) => run(core, msg, engine, log))
         .then((value) => ({ ok: true, value }))
-        .catch((err) => ({
-          ok: false,
-          name: String((err && err.name) || ''),
-          error: String((err && err.message) || err),
-        }));
+        .catch((err) => {
+          if (err instanceof WebAssembly.RuntimeError) crash(String(err.message));
+          return {
+            ok: false,
+            name: String((err && err.name) || ''),
+            error: String((err && err.message) || err),
+          };
+        });
     },
   };
 })();

@@ -14,6 +14,7 @@ import { renderFindings } from './panel/findings.js';
 import { initPrompt, renderPrompt } from './panel/prompt.js';
 import { initExternal, renderExternal } from './panel/external.js';
 import { initWorkflows, renderWorkflows, setWorkflowsOpen } from './panel/workflows.js';
+import { initCrash, renderCrash } from './panel/crash.js';
 
 let port;
 // Input given before the port is open (the first few ms) waits for it.
@@ -29,6 +30,7 @@ function draw(state) {
   renderHost(state.host, state.install);
   $('panel-error').hidden = !state.panel_error;
   $('panel-error').textContent = state.panel_error ?? '';
+  renderCrash(state.crash);
   renderTask(state.task);
   renderIntervention(state.task, state.interventions);
   renderExport(state.export);
@@ -82,6 +84,7 @@ initPrompt(send, () => $('prompt-form').requestSubmit());
 initSettings(send);
 initExternal(send);
 initWorkflows(send);
+initCrash(send);
 
 // Keyboard: Ctrl/Cmd+E exports; Escape closes the settings, or else stops the running task
 // (the worker ignores it when nothing runs).

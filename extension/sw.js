@@ -1,24 +1,84 @@
 // Service worker glue: load the Rust core, forward Chrome's events to it. No decisions here.
+//
+// A Rust panic traps the wasm (`panic = "abort"`) and leaves its instance unusable. The glue
+// notices (the panic hook calls `waymarkPanicked` first; any call that throws a
+// `WebAssembly.RuntimeError` or an uncaught one does too), starts a fresh instance, hands it
+// what the crashed one said (`sw_recover`: Rust decides what becomes of the task and what the
+// user is told) and introduces the open side panels to it again.
 import init, {
+  __wbg_reset_state,
   sw_start,
+  sw_recover,
   sw_panel_connected,
   sw_panel_message,
   sw_panel_disconnected,
   sw_request_error,
 } from './pkg/waymark_worker.js';
 
-const ready = init().then(() => sw_start());
+let ready = init().then(() => sw_start());
+// Every port that connected and is still open (Rust keeps only its own panel's).
+const ports = new Set();
+// What the panic hook said, until a fresh instance is told.
+let crash = null;
+let restarting = false;
+// Crashes in a row (each within a minute of the last restart) wait longer before the next.
+let lastRestart = 0;
+let pause = 0;
+
+globalThis.waymarkPanicked = (message, location) => {
+  crash ??= { message: String(message), location: location ?? null };
+  // Still inside the crashing wasm: the restart runs once it has unwound.
+  setTimeout(restart, 0);
+};
+
+/** Whether `err` is a trap of the wasm (a fresh instance is then on its way). */
+function trapped(err) {
+  if (!(err instanceof WebAssembly.RuntimeError)) return false;
+  crash ??= { message: String(err.message), location: null };
+  restart();
+  return true;
+}
+
+function restart() {
+  if (restarting || crash === null) return;
+  restarting = true;
+  const now = Date.now();
+  pause = now - lastRestart < 60_000 ? Math.min(Math.max(pause * 2, 250), 30_000) : 0;
+  ready = new Promise((resolve) => setTimeout(resolve, pause)).then(() => {
+    const { message, location } = crash;
+    crash = null;
+    restarting = false;
+    lastRestart = Date.now();
+    __wbg_reset_state();
+    return sw_recover(message, location);
+  });
+  ready.then(() => ports.forEach((port) => sw_panel_connected(port))).catch(trapped);
+}
+
+/** Runs `f` once the core is ready; a trap inside it starts a fresh instance. */
+function call(f) {
+  return ready.then(f).catch((err) => {
+    if (!trapped(err)) throw err;
+  });
+}
+
+self.addEventListener('error', (event) => trapped(event.error));
+self.addEventListener('unhandledrejection', (event) => trapped(event.reason));
 
 // Listeners are registered synchronously so Chrome can wake the worker for them.
 chrome.runtime.onConnect.addListener((port) => {
-  port.onMessage.addListener((msg) => ready.then(() => sw_panel_message(port, msg)));
-  port.onDisconnect.addListener(() => ready.then(() => sw_panel_disconnected(port)));
-  ready.then(() => sw_panel_connected(port));
+  ports.add(port);
+  port.onMessage.addListener((msg) => call(() => sw_panel_message(port, msg)));
+  port.onDisconnect.addListener(() => {
+    ports.delete(port);
+    call(() => sw_panel_disconnected(port));
+  });
+  call(() => sw_panel_connected(port));
 });
 
 // Requests that failed (the network guard's blocks among them); Rust keeps the ones it blocked.
 chrome.webRequest.onErrorOccurred.addListener(
-  (details) => ready.then(() => sw_request_error(details)),
+  (details) => call(() => sw_request_error(details)),
   { urls: ['<all_urls>'] },
 );
 

@@ -399,6 +399,25 @@ impl RequestCtx {
     }
 }
 
+/// A model call whose task ended without answering — it panicked (a bug in the host: tokio
+/// keeps the panic inside the task and drops it) — is answered `internal` here, so the
+/// extension's call ends with an error it reports instead of waiting for a reply that would
+/// never come. A finished or cancelled call is no longer in flight: nothing more is sent.
+impl Drop for RequestCtx {
+    fn drop(&mut self) {
+        let mut map = self.in_flight.lock().unwrap_or_else(PoisonError::into_inner);
+        if map.remove(&self.id).is_some() {
+            tracing::error!(request = self.id, "a model call's task ended without an answer");
+            self.outbox.reply(ReplyFrame::<()>::err(
+                self.id,
+                ErrorCode::Internal,
+                "the Waymark host failed while handling this call (a bug: its log has the \
+                 details); the call was not completed",
+            ));
+        }
+    }
+}
+
 impl EventSink for RequestCtx {
     fn delta(&self, text: &str) {
         self.event(HostEvent::LlmDelta { text: text.to_owned() });
@@ -458,6 +477,39 @@ pub fn parse_request(text: &str) -> Result<Request, ReplyFrame<()>> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_model_call_whose_task_panics_is_answered_with_an_error() {
+        let (outbox, mut frames) = Outbox::for_test();
+        let in_flight: InFlight = Arc::default();
+        let (cancel, _kept) = oneshot::channel();
+        in_flight.lock().expect("lock").insert(7, cancel);
+        let ctx = RequestCtx { id: 7, outbox, in_flight: Arc::clone(&in_flight) };
+        let panicked = std::panic::catch_unwind(std::panic::AssertUnwindSafe(move || {
+            let _held = ctx;
+            panic!("a bug while reading the model's stream");
+        }));
+        assert!(panicked.is_err());
+        let frame = frames.try_recv().expect("a reply was sent");
+        let reply: Value = serde_json::from_slice(&frame[4..]).expect("json");
+        assert_eq!(reply["id"], 7);
+        assert_eq!(reply["ok"], false);
+        assert_eq!(reply["error"]["code"], "internal");
+        assert!(in_flight.lock().expect("lock").is_empty(), "no longer in flight");
+        assert!(frames.try_recv().is_err(), "one reply");
+    }
+
+    #[test]
+    fn a_model_call_that_finishes_is_answered_once() {
+        let (outbox, mut frames) = Outbox::for_test();
+        let in_flight: InFlight = Arc::default();
+        let (cancel, _kept) = oneshot::channel();
+        in_flight.lock().expect("lock").insert(8, cancel);
+        let ctx = RequestCtx { id: 8, outbox, in_flight };
+        ctx.finish(ReplyFrame::<LlmCompletion>::err(8, ErrorCode::LlmHttp, "500"));
+        assert!(frames.try_recv().is_ok());
+        assert!(frames.try_recv().is_err(), "dropping the finished call sends nothing more");
+    }
 
     #[test]
     fn hello_tells_an_extension_two_releases_behind_to_update_and_no_one_else() {

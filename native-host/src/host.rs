@@ -44,6 +44,13 @@ impl Outbox {
     pub fn event(&self, frame: EventFrame) -> bool {
         self.send(&HostFrame::<()>::Event(frame))
     }
+
+    /// An outbox whose frames the test reads from the receiver.
+    #[cfg(test)]
+    pub(crate) fn for_test() -> (Self, mpsc::UnboundedReceiver<Vec<u8>>) {
+        let (tx, rx) = mpsc::unbounded_channel();
+        (Self { tx }, rx)
+    }
 }
 
 /// Settings the loop needs besides the config.

@@ -568,6 +568,10 @@ impl ActionOutcome {
 pub enum ContentRequest {
     /// Read the frame; renews its refs.
     Observe,
+    /// Panic inside the content script, after an await as inside an action (test builds only:
+    /// the crash-recovery tests).
+    #[cfg(feature = "test-hooks")]
+    Panic,
     /// Perform one page action on the latest refs (the ref's frame is already chosen).
     Act {
         /// The action.

@@ -30,20 +30,24 @@ pub enum ContentErrorKind {
     StaleElement,
     /// The reply could not be encoded for the worker.
     EncodeFailed,
-    /// The content script itself failed: it did not load, or it crashed. Any JS error that
-    /// is not one of ours has this kind.
+    /// The content script itself failed: it did not load, or threw. Any JS error that is not
+    /// one of ours (and not a trap) has this kind.
     ScriptFailed,
+    /// The content script's wasm trapped (a panic): `content.js` runs the next request on a
+    /// fresh instance, and what this one was doing may or may not have been done.
+    Crashed,
 }
 
 impl ContentErrorKind {
     /// Every kind, for the name round trip.
-    pub const ALL: [Self; 6] = [
+    pub const ALL: [Self; 7] = [
         Self::BadRequest,
         Self::NoDocument,
         Self::NoSuchElement,
         Self::StaleElement,
         Self::EncodeFailed,
         Self::ScriptFailed,
+        Self::Crashed,
     ];
 
     /// The JS `Error.name` of this kind.
@@ -55,12 +59,17 @@ impl ContentErrorKind {
             Self::StaleElement => "StaleElement",
             Self::EncodeFailed => "EncodeFailed",
             Self::ScriptFailed => "ScriptFailed",
+            Self::Crashed => "Crashed",
         }
     }
 
-    /// The kind a JS `Error.name` stands for: anything that is not one of our names (a
-    /// `TypeError` while loading, a wasm `RuntimeError` after a panic) is [`Self::ScriptFailed`].
+    /// The kind a JS `Error.name` stands for: a wasm trap's `RuntimeError` (a panic) is
+    /// [`Self::Crashed`]; anything else that is not one of our names (a `TypeError` while
+    /// loading) is [`Self::ScriptFailed`].
     pub fn from_name(name: &str) -> Self {
+        if name == "RuntimeError" {
+            return Self::Crashed;
+        }
         Self::ALL.into_iter().find(|k| k.name() == name).unwrap_or(Self::ScriptFailed)
     }
 }
@@ -179,6 +188,12 @@ impl PageError {
                 Self::BadReply(error.message)
             }
             ContentErrorKind::ScriptFailed => Self::ScriptFailed(error.message),
+            // Not retried: the request may have had its effect before the trap.
+            ContentErrorKind::Crashed => Self::ScriptFailed(format!(
+                "it crashed ({}) and is loaded afresh for the next request; what it was doing \
+                 may or may not have been done, so read the page before doing it again",
+                error.message
+            )),
         }
     }
 }
@@ -216,9 +231,20 @@ mod tests {
 
     #[test]
     fn a_js_error_that_is_not_ours_is_a_failed_script() {
-        for name in ["TypeError", "RuntimeError", "CompileError", "Error", ""] {
+        for name in ["TypeError", "CompileError", "Error", ""] {
             assert_eq!(ContentErrorKind::from_name(name), ContentErrorKind::ScriptFailed);
         }
+    }
+
+    #[test]
+    fn a_trap_is_a_crash_whose_action_may_or_may_not_have_been_done() {
+        assert_eq!(ContentErrorKind::from_name("RuntimeError"), ContentErrorKind::Crashed);
+        let trap = ContentError::from_parts("RuntimeError", "unreachable");
+        let e = PageError::from_content(0, trap);
+        assert_eq!(e.name(), "ScriptFailed");
+        let text = e.to_string();
+        assert!(text.starts_with("the page's script failed: it crashed (unreachable)"), "{text}");
+        assert!(text.contains("may or may not have been done"), "{text}");
     }
 
     #[test]
@@ -233,10 +259,10 @@ mod tests {
             PageError::from_content(4, ContentError::no_document()),
             PageError::FrameGone { frame: 4 }
         );
-        let crashed = ContentError::from_parts("RuntimeError", "unreachable");
+        let failed = ContentError::from_parts("TypeError", "import failed");
         assert_eq!(
-            PageError::from_content(0, crashed),
-            PageError::ScriptFailed("unreachable".into())
+            PageError::from_content(0, failed),
+            PageError::ScriptFailed("import failed".into())
         );
         let bad = ContentError::new(ContentErrorKind::BadRequest, "unknown op");
         assert!(matches!(PageError::from_content(0, bad), PageError::BadReply(_)));

@@ -77,6 +77,7 @@ pub fn init_console(prefix: &'static str, level: LevelFilter) {
         std::panic::set_hook(Box::new(|info| {
             let who = PREFIX.get().copied().unwrap_or("waymark");
             web_sys::console::error_1(&format!("[{who}] {info}").into());
+            tell_the_glue(info);
         }));
         if tracing::subscriber::set_global_default(LineSubscriber::new(&LEVEL, console_line))
             .is_err()
@@ -86,6 +87,31 @@ pub fn init_console(prefix: &'static str, level: LevelFilter) {
     }
     if LEVEL.set(level) {
         tracing::callsite::rebuild_interest_cache();
+    }
+}
+
+/// The global a glue script sets to learn of a panic before the wasm traps (the instance is
+/// unusable after it): `(message, location)`. The service worker's glue starts a fresh
+/// instance and hands both to it; where no glue set it, nothing is called.
+pub const PANIC_GLOBAL: &str = "waymarkPanicked";
+
+/// Calls [`PANIC_GLOBAL`] with the panic's message and `file:line:col`, if a glue set it.
+fn tell_the_glue(info: &std::panic::PanicHookInfo<'_>) {
+    let Ok(f) = js_sys::Reflect::get(&js_sys::global(), &JsValue::from_str(PANIC_GLOBAL)) else {
+        return;
+    };
+    let Some(f) = f.dyn_ref::<js_sys::Function>() else { return };
+    let payload = info.payload();
+    let message = payload
+        .downcast_ref::<&str>()
+        .map(|s| (*s).to_owned())
+        .or_else(|| payload.downcast_ref::<String>().cloned())
+        .unwrap_or_else(|| info.to_string());
+    let location = info.location().map(|l| format!("{}:{}:{}", l.file(), l.line(), l.column()));
+    let location = location.map_or(JsValue::NULL, |l| JsValue::from_str(&l));
+    // The wasm traps right after this hook: a glue that throws changes nothing of that.
+    if let Err(e) = f.call2(&JsValue::UNDEFINED, &JsValue::from_str(&message), &location) {
+        web_sys::console::error_1(&e);
     }
 }
 

@@ -10,12 +10,12 @@
 mod common;
 
 use common::{
-    Gate, Panel, Setup, TASK_TIMEOUT, Waymark, built_extension, extension_with_quota,
-    fill_the_form, find_ref, is_summary_call, message_text, role_of, role_reply,
+    Gate, Panel, Setup, TASK_TIMEOUT, Waymark, built_extension, descendants_running,
+    extension_with_quota, fill_the_form, find_ref, is_summary_call, message_text, role_of,
+    role_reply,
 };
 use serde_json::{Value, json};
 use std::collections::HashMap;
-use std::path::Path;
 use std::sync::{Arc, Mutex};
 use waymark_tests::fixture_server::FixtureServer;
 use waymark_tests::llm_server::{RecordedRequest, ScriptedLlm, ScriptedReply};
@@ -263,31 +263,6 @@ fn an_attached_resource_is_uploaded_and_nothing_else_can_be() {
     assert!(told.contains("only those can be uploaded"), "{told}");
     assert!(!llm.requests().iter().any(|r| r.raw_body.contains("canary-secret-3141")));
     llm.assert_no_script_panics().expect("script ok");
-}
-
-/// Every process below `ancestor` whose executable is `exe`.
-fn descendants_running(ancestor: u32, exe: &Path) -> Vec<i32> {
-    let parent = |pid: i32| -> Option<i32> {
-        let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
-        let rest = &stat[stat.rfind(')')? + 2..];
-        rest.split_whitespace().nth(1)?.parse().ok()
-    };
-    let Ok(entries) = std::fs::read_dir("/proc") else { return Vec::new() };
-    entries
-        .filter_map(|e| e.ok()?.file_name().to_str()?.parse::<i32>().ok())
-        .filter(|pid| std::fs::read_link(format!("/proc/{pid}/exe")).ok().as_deref() == Some(exe))
-        .filter(|pid| {
-            let mut p = *pid;
-            for _ in 0..16 {
-                match parent(p) {
-                    Some(pp) if pp == ancestor as i32 => return true,
-                    Some(pp) if pp > 1 => p = pp,
-                    _ => return false,
-                }
-            }
-            false
-        })
-        .collect()
 }
 
 /// The model a user would hope for on the form fixture.

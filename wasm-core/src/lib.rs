@@ -9,6 +9,7 @@
 pub use waymark_page::action;
 pub mod agent;
 pub mod bridge;
+pub mod crash;
 pub mod frames;
 pub mod host_retry;
 pub use waymark_page::observation;

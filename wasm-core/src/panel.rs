@@ -228,6 +228,8 @@ pub enum PanelRequest {
         /// The file's content.
         json: String,
     },
+    /// The user read the crash notice (its report copied or not): it goes.
+    DismissCrash,
     /// Write the last run's healed steps into its workflow.
     AcceptHeals,
     /// Keep the workflow as it was.
@@ -315,6 +317,10 @@ pub struct PanelState {
     /// Saved workflows, the editor, the last run's healed steps.
     #[serde(default)]
     pub workflows: WorkflowsView,
+    /// Waymark's own wasm crashed and was restarted: what happened and a report to copy,
+    /// until the user dismisses it.
+    #[serde(default)]
+    pub crash: Option<crate::crash::CrashNotice>,
 }
 
 /// What the worker does with one message from a side panel.

@@ -150,6 +150,10 @@ extern "C" {
     #[wasm_bindgen(method, catch, js_name = postMessage)]
     pub fn post_message(this: &Port, msg: &JsValue) -> Result<(), JsValue>;
 
+    /// `port.disconnect()`: the other end sees the port close (a native host sees EOF).
+    #[wasm_bindgen(method)]
+    pub fn disconnect(this: &Port);
+
     /// `port.onMessage`.
     #[wasm_bindgen(method, getter, js_name = onMessage)]
     pub fn on_message(this: &Port) -> ChromeEvent;

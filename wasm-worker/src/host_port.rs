@@ -214,6 +214,17 @@ impl HostClient {
         Ok(port)
     }
 
+    /// Closes the native port at once, the host process exiting on its EOF: for an instance
+    /// that is crashing, whose listeners will never run again (the fresh instance connects
+    /// its own host). Does nothing while the port's state is borrowed by the crashed code.
+    pub fn close_now(&self) {
+        if let Ok(conn) = self.port.try_borrow()
+            && let Some(conn) = conn.as_ref()
+        {
+            conn.port.disconnect();
+        }
+    }
+
     fn on_frame(&self, msg: JsValue) {
         if let Some(conn) = &*self.port.borrow() {
             conn.answered.set(true);

@@ -549,6 +549,11 @@ pub async fn target_tab() -> Option<i32> {
     pick_target_tab(&tabs)
 }
 
+/// The address of tab `tab_id`, if it is still open (the crash report names its origin).
+pub async fn tab_url(tab_id: i32) -> Option<String> {
+    TabPage::new(tab_id).tab(tab_id).await.ok().map(|tab| tab.url)
+}
+
 impl Page for TabPage {
     async fn observe(&self) -> Result<Observation, PageError> {
         match self.observe_frames().await {

@@ -14,8 +14,9 @@ use std::time::Instant;
 pub struct Options {
     /// Build the host with the release profile.
     pub release: bool,
-    /// Compile waymark-worker's `test-hooks` feature into the service worker: the end-to-end
-    /// tests and benchmarks drive the agent's tab code through it. Shipped builds (`run`,
+    /// Compile waymark-worker's `test-hooks` feature into the service worker (and
+    /// waymark-content's into the content script): the end-to-end tests and benchmarks drive
+    /// the agent's tab code through it, and force crashes with it. Shipped builds (`run`,
     /// `build --release`) leave it out.
     pub test_hooks: bool,
 }
@@ -66,7 +67,7 @@ pub fn extension(test_hooks: bool) -> Result<PathBuf> {
     let extension_dir = util::root().join("extension");
     let web = wasm_web(&extension_dir, test_hooks)?;
     write_marker(&extension_dir, test_hooks)?;
-    let content = wasm_content(&extension_dir)?;
+    let content = wasm_content(&extension_dir, test_hooks)?;
     let js = wasm2js(&extension_dir)?;
     let panel = crate::panel::bundle(&extension_dir, crate::panel::SourceMap::Linked)?;
     eprintln!(
@@ -157,10 +158,15 @@ fn wasm_bindgen(input: &Path, target: &str, out_dir: &Path) -> Result<()> {
         std::fs::remove_dir_all(out_dir)
             .with_context(|| format!("clearing {}", out_dir.display()))?;
     }
-    run(Command::new("wasm-bindgen")
-        .args(["--target", target, "--no-typescript", "--out-dir"])
-        .arg(out_dir)
-        .arg(input))
+    let mut cmd = Command::new("wasm-bindgen");
+    cmd.args(["--target", target, "--no-typescript", "--out-dir"]).arg(out_dir).arg(input);
+    if target == "web" {
+        // `__wbg_reset_state()`: after a panic traps the wasm, the glue (`sw.js`, `content.js`)
+        // starts a fresh instance of the same module in place; closures of the crashed one
+        // throw instead of running on the new one's memory.
+        cmd.arg("--experimental-reset-state-function");
+    }
+    run(&mut cmd)
 }
 
 /// The `--target web` build used by the service worker and the side panel.
@@ -169,8 +175,8 @@ fn wasm_web(extension_dir: &Path, test_hooks: bool) -> Result<PathBuf> {
 }
 
 /// The content script's own `--target web` build: only the DOM walk and actions.
-fn wasm_content(extension_dir: &Path) -> Result<PathBuf> {
-    web_build(extension_dir, CONTENT, "pkg-content", false)
+fn wasm_content(extension_dir: &Path, test_hooks: bool) -> Result<PathBuf> {
+    web_build(extension_dir, CONTENT, "pkg-content", test_hooks)
 }
 
 fn web_build(extension_dir: &Path, package: &str, dir: &str, test_hooks: bool) -> Result<PathBuf> {

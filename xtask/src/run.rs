@@ -28,7 +28,8 @@ pub fn test() -> Result<()> {
         .args(["--target", "wasm32-unknown-unknown", "--", "-D", "warnings"]))?;
     // The test hooks (compiled into the build the tests use, never into a shipped one).
     sh(util::cargo()
-        .args(["clippy", "-p", "waymark-worker", "--lib", "--features", "test-hooks"])
+        .args(["clippy", "-p", "waymark-worker", "-p", "waymark-content", "--lib"])
+        .args(["--features", "test-hooks"])
         .args(["--target", "wasm32-unknown-unknown", "--", "-D", "warnings"]))?;
     // Chromium and the build are there now, so no end-to-end test may be skipped for want of
     // them; a skip the user asks for otherwise (the corpus one) is counted and reported.

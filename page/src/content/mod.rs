@@ -82,8 +82,18 @@ fn handle(msg: JsValue, engine: String) -> Result<JsValue, ContentError> {
         }
         ContentRequest::Measure { runs } => crate::js::to_js(&measure(runs, engine)?),
         ContentRequest::Describe { ref_id } => crate::js::to_js(&describe::describe(ref_id)?),
+        #[cfg(feature = "test-hooks")]
+        ContentRequest::Panic => Ok(wasm_bindgen_futures::future_to_promise(crash_later()).into()),
     };
     reply.map_err(|e| ContentError::new(ContentErrorKind::EncodeFailed, e))
+}
+
+/// Panics once the current task has yielded, as a bug inside an action would (test builds).
+#[cfg(feature = "test-hooks")]
+async fn crash_later() -> Result<JsValue, JsValue> {
+    let tick = js_sys::Promise::resolve(&JsValue::NULL);
+    wasm_bindgen_futures::JsFuture::from(tick).await?;
+    panic!("forced by a test in the content script (test-hooks)");
 }
 
 /// Observes and serialises the whole frame `runs` times (benchmark).

@@ -393,3 +393,28 @@ pub fn extension_with_quota(extension: &Path, into: &Path) -> PathBuf {
     std::fs::write(&manifest_path, manifest.to_string()).expect("write manifest");
     dir
 }
+
+/// Every process below `ancestor` whose executable is `exe`.
+pub fn descendants_running(ancestor: u32, exe: &Path) -> Vec<i32> {
+    let parent = |pid: i32| -> Option<i32> {
+        let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
+        let rest = &stat[stat.rfind(')')? + 2..];
+        rest.split_whitespace().nth(1)?.parse().ok()
+    };
+    let Ok(entries) = std::fs::read_dir("/proc") else { return Vec::new() };
+    entries
+        .filter_map(|e| e.ok()?.file_name().to_str()?.parse::<i32>().ok())
+        .filter(|pid| std::fs::read_link(format!("/proc/{pid}/exe")).ok().as_deref() == Some(exe))
+        .filter(|pid| {
+            let mut p = *pid;
+            for _ in 0..16 {
+                match parent(p) {
+                    Some(pp) if pp == ancestor as i32 => return true,
+                    Some(pp) if pp > 1 => p = pp,
+                    _ => return false,
+                }
+            }
+            false
+        })
+        .collect()
+}

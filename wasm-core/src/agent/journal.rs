@@ -204,6 +204,36 @@ impl DamageReport {
     }
 }
 
+/// The outcome of a task whose worker crashed while it ran (a panic in Waymark's own wasm).
+/// It is never run again, unlike a task whose worker Chrome merely stopped: what crashed it
+/// could crash it again, and the user decides. Its actions are kept; the one that was under
+/// way (see [`TaskContext::interrupted_record`]) may or may not have been done.
+pub fn interrupted_outcome(ctx: &TaskContext, now_ms: f64) -> TaskOutcome {
+    let done = ctx.steps.iter().filter(|s| !s.outcome.interrupted).count();
+    let under_way = match ctx.interrupted_record() {
+        Some(record) => {
+            format!("; “{}” was under way and may or may not have been done", record.description)
+        }
+        None => String::new(),
+    };
+    let answer = format!(
+        "Interrupted — may or may not have been done: Waymark crashed while running this task \
+         and restarted without running it again. It had done {}{under_way}. Check the page, \
+         then start the task again if it is not done.",
+        counted(done, "action")
+    );
+    let started = ctx.spec.started_ms;
+    TaskOutcome {
+        answer: answer.clone(),
+        success: false,
+        error: Some(answer),
+        steps: ctx.steps.clone(),
+        step_count: ctx.step,
+        elapsed_ms: if started > 0.0 { now_ms - started } else { 0.0 },
+        ending: Ending::Interrupted,
+    }
+}
+
 /// The unfinished task a previous worker left behind in `store`, rebuilt from its journal.
 pub async fn load_active<S: Store>(store: S) -> Recovery<S> {
     let damaged = |journal, damage, recovered, task_known| Recovery::Damaged {

@@ -31,7 +31,8 @@ pub use interventions::{
     MAX_UPFRONT_QUESTIONS, ProgressReport, Reply, attention, hedges,
 };
 pub use journal::{
-    DamageReport, JournalError, Recovery, Store, StoreError, StoredJournal, load_active,
+    DamageReport, JournalError, Recovery, Store, StoreError, StoredJournal, interrupted_outcome,
+    load_active,
 };
 pub use output::{OutputMode, render_output};
 pub use parse::{Call, NavigatorAnswer, ParseError, extract_json, parse_actions, parse_answer};
@@ -234,6 +235,9 @@ pub enum Ending {
     /// It could not go on because what it needed last was refused (by the safety policy or
     /// the user at a card) and the model gave up.
     Refused,
+    /// Waymark itself crashed while it ran (a panic in its wasm); it was not run again, and its
+    /// last action may or may not have been done.
+    Interrupted,
 }
 
 impl Ending {
@@ -246,6 +250,7 @@ impl Ending {
             Self::Stopped => format!("Stopped after {steps}"),
             Self::Failed => format!("Failed after {steps}"),
             Self::Refused => format!("Refused after {steps}"),
+            Self::Interrupted => format!("Interrupted after {steps}"),
         }
     }
 }

@@ -142,7 +142,7 @@ pub fn task_status(outcome: &TaskOutcome) -> BridgeTaskStatus {
                 _ => BridgeTaskStatus::Refused,
             }
         }
-        Ending::NotFinished | Ending::Failed => BridgeTaskStatus::Failed,
+        Ending::NotFinished | Ending::Failed | Ending::Interrupted => BridgeTaskStatus::Failed,
     }
 }
 

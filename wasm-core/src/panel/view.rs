@@ -110,6 +110,10 @@ impl PanelState {
             details.push(e.clone());
             problem.get_or_insert_with(|| "Problem".into());
         }
+        // Waymark works again after a crash: the notice says so, the dot stays as it is.
+        if let Some(crash) = &self.crash {
+            details.push(crash.text.clone());
+        }
         let task = self.task.as_ref().filter(|t| t.running);
         let (dot, text) = if let Some(p) = problem {
             (Dot::Problem, p)
@@ -158,6 +162,33 @@ mod tests {
         assert_eq!(state.view().status.dot, Dot::NeedsYou);
         state.host = host_missing(HostUnreachable::NotInstalled, "not found");
         assert_eq!(state.view().status.dot, Dot::Problem);
+    }
+
+    #[test]
+    fn a_crash_notice_is_a_detail_with_its_report_and_waymark_is_ready_again() {
+        let crash = crate::crash::Crash { message: "unreachable".into(), location: None };
+        let mut state = PanelState {
+            host: HostStatus::Connected {
+                version: "0.1.0".into(),
+                llm: crate::protocol::LlmStatus {
+                    provider: "openai".into(),
+                    base_url: "http://x".into(),
+                    model: "m".into(),
+                    has_key: true,
+                },
+            },
+            crash: Some(crash.notice(None, None, "0.1.0")),
+            ..PanelState::default()
+        };
+        let status = state.view().status;
+        assert_eq!(status.dot, Dot::Ready, "the next task can run");
+        assert!(status.details.iter().any(|d| d.starts_with("Waymark crashed and restarted")));
+        let json = serde_json::to_value(state.view()).expect("view");
+        assert!(json["crash"]["report"].as_str().is_some_and(|r| r.contains("Error: unreachable")));
+        let dismissed = state.receive(Ok(crate::panel::PanelRequest::DismissCrash));
+        assert_eq!(dismissed.request, Some(crate::panel::PanelRequest::DismissCrash));
+        state.crash = None;
+        assert!(serde_json::to_value(state.view()).expect("view")["crash"].is_null());
     }
 
     #[test]

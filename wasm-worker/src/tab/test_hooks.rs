@@ -19,6 +19,9 @@ use waymark_core::safety::NetworkPermit;
 /// `network_guard.rs`, `tests/examples/bench_dom.rs`).
 const HOOK: &str = "waymarkPageRequest";
 
+/// The global that forces a panic.
+const PANIC_HOOK: &str = "waymarkForcePanic";
+
 /// Requests of the hook.
 #[derive(Deserialize)]
 #[serde(tag = "op", rename_all = "snake_case")]
@@ -70,6 +73,21 @@ pub(crate) fn register(wasm_ms: f64) {
     set(&global, HOOK, hook.as_ref());
     // The hook lives as long as the worker.
     hook.forget();
+    // `globalThis.waymarkForcePanic(where)`: a panic in this wasm, as a bug would cause one —
+    // at once (`"now"`), or inside a spawned future as most of the worker's work runs
+    // (`"task"`), for the crash-recovery tests (`tests/tests/panics.rs`).
+    let panic = Closure::<dyn Fn(JsValue)>::new(|at: JsValue| {
+        if at.as_string().as_deref() == Some("task") {
+            wasm_bindgen_futures::spawn_local(async {
+                crate::chrome::sleep(0).await;
+                panic!("forced by a test inside a future (test-hooks)");
+            });
+        } else {
+            panic!("forced by a test (test-hooks)");
+        }
+    });
+    set(&global, PANIC_HOOK, panic.as_ref());
+    panic.forget();
 }
 
 /// `performance.now()` of the worker: ms since its time origin (the worker's start).

@@ -97,6 +97,20 @@ fn worker() -> Rc<Worker> {
 /// Starts the worker: loads the current session from storage.
 #[wasm_bindgen]
 pub async fn sw_start() -> Result<(), JsValue> {
+    start(None).await
+}
+
+/// Starts a fresh instance after the previous one crashed (a panic traps the wasm and leaves
+/// it unusable; `sw.js` starts a new instance and calls this). `message` and `location` are
+/// what the crashed instance's panic hook said (or the trap's message). The task that was
+/// running is recorded as interrupted and never run again; the panel tells the user and
+/// offers a report.
+#[wasm_bindgen]
+pub async fn sw_recover(message: String, location: Option<String>) -> Result<(), JsValue> {
+    start(Some(waymark_core::crash::Crash { message, location })).await
+}
+
+async fn start(crash: Option<waymark_core::crash::Crash>) -> Result<(), JsValue> {
     #[cfg(feature = "test-hooks")]
     let wasm_ms = super::tab::test_hooks::worker_now();
     // Panics and warnings reach the worker's console from here on; a developer's level
@@ -107,6 +121,10 @@ pub async fn sw_start() -> Result<(), JsValue> {
         let level = waymark_page::log::parse_level(level.as_deref());
         waymark_page::js::init_console("waymark worker", level);
     });
+    close_host_on_panic();
+    if let Some(crash) = &crash {
+        tracing::error!(message = %crash.message, location = ?crash.location, "restarted after a crash");
+    }
     let w = worker();
     // The extension's settings and the prompt history load alongside the session (the panel's
     // first state needs only the session; they follow in the next one).
@@ -125,11 +143,36 @@ pub async fn sw_start() -> Result<(), JsValue> {
     super::netguard::clear_stale_rules().await;
     // External agents come back in if the user allows them (this keeps the native port open).
     bridge::start(&w).await;
-    // A task the previous worker left unfinished goes on from its last completed step.
-    spawn_local(task::resume(w));
+    match crash {
+        // A task the previous worker left unfinished goes on from its last completed step.
+        None => spawn_local(task::resume(w)),
+        // Unless that worker crashed: what crashed it could again, and its last action may
+        // have been done.
+        Some(crash) => spawn_local(task::after_crash(w, crash)),
+    }
     #[cfg(feature = "test-hooks")]
     super::tab::test_hooks::register(wasm_ms);
     Ok(())
+}
+
+/// After the console's panic hook (which tells the glue), a panic also closes this
+/// instance's native port: the crashed instance can no longer answer it, and its host process
+/// would otherwise stay until the worker stops.
+fn close_host_on_panic() {
+    static ONCE: std::sync::Once = std::sync::Once::new();
+    ONCE.call_once(|| {
+        let console = std::panic::take_hook();
+        std::panic::set_hook(Box::new(move |info| {
+            console(info);
+            let host = WORKER
+                .try_with(|w| w.try_borrow().ok().and_then(|w| w.as_ref().map(|w| w.host.clone())))
+                .ok()
+                .flatten();
+            if let Some(host) = host {
+                host.close_now();
+            }
+        }));
+    });
 }
 
 /// A side panel connected. Ports from anything but our own panel page are ignored: content
@@ -232,6 +275,10 @@ pub fn sw_panel_message(port: Port, msg: JsValue) {
         PanelRequest::ConfirmDelete { id } => spawn_local(sessions::delete(w, id)),
         PanelRequest::CancelDelete => {
             w.state.borrow_mut().confirm_delete = None;
+            w.broadcast();
+        }
+        PanelRequest::DismissCrash => {
+            w.state.borrow_mut().crash = None;
             w.broadcast();
         }
         PanelRequest::Search { query, current_only } => {

@@ -221,6 +221,46 @@ pub(super) async fn resume(w: Rc<Worker>) {
     finish_and_summarise(&w, &ctx, outcome, &journal).await;
 }
 
+/// After a crash of the previous instance: the task it ran (if any) is recorded as
+/// interrupted — its end written through the journal first, so a worker that dies now records
+/// it too and never runs it again — and the panel shows what happened with a report.
+pub(super) async fn after_crash(w: Rc<Worker>, crash: waymark_core::crash::Crash) {
+    let (task, tab) = match journal::load_active().await {
+        agent::Recovery::Nothing => (None, None),
+        agent::Recovery::Damaged { journal, report } => {
+            let tab = journal.as_ref().map(StorageJournal::tab_id);
+            let task = report.task().to_owned();
+            report_damaged(&w, journal, report).await;
+            (Some(task), tab)
+        }
+        agent::Recovery::Resume { journal, ctx } => {
+            let outcome = match ctx.finished.clone() {
+                // It had ended; only its turn may be missing.
+                Some(outcome) => outcome,
+                None => {
+                    let outcome = agent::interrupted_outcome(&ctx, BrowserEnv.now_ms());
+                    let end = agent::JournalEntry::Finished { outcome: outcome.clone() };
+                    if let Err(e) = agent::Journal::write(&journal, &end).await {
+                        tracing::warn!(error = %e, "the interrupted task's end was not journaled");
+                    }
+                    w.state.borrow_mut().task = Some(TaskView::not_resumed(&ctx));
+                    outcome
+                }
+            };
+            finish_and_summarise(&w, &ctx, outcome, &journal).await;
+            (Some(ctx.spec.shown_task()), Some(journal.tab_id()))
+        }
+    };
+    let page = match tab {
+        Some(tab) => crate::tab::tab_url(tab).await,
+        None => None,
+    };
+    let version = crate::chrome::extension_version();
+    let notice = crash.notice(task.as_deref(), page.as_deref(), &version);
+    w.state.borrow_mut().crash = Some(notice);
+    w.broadcast();
+}
+
 /// A task whose journal could not be fully read is not resumed: the panel shows it as failed
 /// with what was recovered, and it is recorded as a turn of the session; its journal then
 /// goes (unless storage could not be read at all: the next start tries again).

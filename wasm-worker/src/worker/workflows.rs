@@ -369,7 +369,7 @@ pub(super) async fn run_for_bridge(
         }
         Ending::Refused => BridgeFailureKind::Refused,
         Ending::Stopped => BridgeFailureKind::Stopped,
-        Ending::Failed | Ending::NotFinished => BridgeFailureKind::PageFailed,
+        Ending::Failed | Ending::NotFinished | Ending::Interrupted => BridgeFailureKind::PageFailed,
     };
     Err(BridgeFailure::new(kind, outcome.answer))
 }

@@ -225,3 +225,39 @@ fn a_refused_write_keeps_its_kind() {
     block_on(journal.write(&JournalEntry::StepBegun { step: 1 })).expect("written");
     assert!(store.map.borrow().contains_key(&entry_key("t2", 1)), "the failed write took no seq");
 }
+
+#[test]
+fn a_crashed_task_is_interrupted_with_its_action_in_flight_and_never_resumed_after() {
+    let store = MemStore::default();
+    write_task(&store);
+    let Recovery::Resume { journal, ctx } = block_on(load_active(&store)) else {
+        panic!("not read")
+    };
+    let outcome = interrupted_outcome(&ctx, 1_000.0);
+    assert_eq!(outcome.ending, Ending::Interrupted);
+    assert!(!outcome.success);
+    assert_eq!(
+        outcome.answer,
+        "Interrupted — may or may not have been done: Waymark crashed while running this task \
+         and restarted without running it again. It had done 2 actions; “Click “Book”” was \
+         under way and may or may not have been done. Check the page, then start the task \
+         again if it is not done."
+    );
+    assert_eq!(outcome.error.as_deref(), Some(outcome.answer.as_str()));
+    assert_eq!(outcome.steps.len(), 3, "both actions and the one under way");
+    assert!(outcome.steps[2].outcome.interrupted);
+    assert_eq!(Ending::Interrupted.heading(outcome.step_count), "Interrupted after 3 steps");
+    // Written through the journal before the turn is stored: a worker that dies in between
+    // finds the task ended and records it, and runs nothing of it again.
+    block_on(journal.write(&JournalEntry::Finished { outcome: outcome.clone() })).expect("written");
+    let Recovery::Resume { ctx, .. } = block_on(load_active(&store)) else { panic!("not read") };
+    assert_eq!(ctx.finished, Some(outcome));
+}
+
+#[test]
+fn a_task_that_crashed_before_acting_had_done_nothing() {
+    let ctx = TaskContext::new(TaskSpec::new("read the news"));
+    let outcome = interrupted_outcome(&ctx, 0.0);
+    assert!(outcome.answer.contains("It had done 0 actions. Check the page"), "{}", outcome.answer);
+    assert!(outcome.steps.is_empty());
+}
