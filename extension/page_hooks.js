@@ -11,9 +11,10 @@
 // script's `waymark-mark` (an action begins; `detail` 1) and `waymark-mark` with `detail` 0
 // (its own events are dispatched), every timer armed with a delay up to 1 s (a debounce) is
 // followed until it fires or is cleared, and so are the timers armed by those timers'
-// callbacks or in the `await` continuations of what is followed (armed while it runs or within
-// 50 ms of its end), a few generations deep: a debounce that re-arms itself, not a page's
-// endless loop; every request sent after the mark is followed until it ends. `waymark-ask-settle`
+// callbacks (a few generations deep: a debounce that re-arms itself, not a page's endless
+// loop), or in the `await` continuation of a followed request (armed while one runs or within
+// 50 ms of one ending or of the mark; followed one generation only); every request sent after
+// the mark is followed until it ends. `waymark-ask-settle`
 // answers with `waymark-pending` (as above), `waymark-waiting` (how many are still running) and `waymark-activity` (when
 // the last of them ended or fired, on the document's clock).
 //
@@ -70,6 +71,8 @@
   let started = 0;
   let epoch = 0;
   let activity = 0;
+  let requestEnded = -Infinity;
+  let markedAt = -Infinity;
   const timers = new Map();
   let generation = 0;
   const MAX_DEBOUNCE_MS = 1000;
@@ -91,6 +94,7 @@
       if (mine !== epoch) return;
       started = Math.max(0, started - 1);
       activity = now();
+      requestEnded = activity;
     };
   };
   const fetch0 = window.fetch;
@@ -118,13 +122,17 @@
   window.setTimeout = function setTimeout(callback, delay, ...args) {
     const ms = Number(delay) || 0;
     // Also armed in an `await` continuation of what the action started (a slow answer
-    // awaited after the request): while something followed is running or just ended.
+    // awaited after its request): while a followed request runs, or just after one ended or
+    // the action began. Such a timer is the last generation followed, so two unrelated
+    // loops cannot keep each other followed.
     const chained = generation > 0 && generation < MAX_GENERATIONS;
-    const soon = generation === 0 && (started > 0 || timers.size > 0 || now() - activity < RECENT_MS);
+    const t = now();
+    const soon = generation === 0
+      && (started > 0 || t - requestEnded < RECENT_MS || t - markedAt < RECENT_MS);
     const follow = marked && typeof callback === 'function' && ms <= MAX_DEBOUNCE_MS
       && (acting || chained || soon);
     if (!follow) return setTimeout0.call(this, callback, delay, ...args);
-    const depth = chained ? generation + 1 : 1;
+    const depth = acting ? 1 : chained ? generation + 1 : MAX_GENERATIONS;
     let id = 0;
     const run = function (...a) {
       timers.delete(id);
@@ -153,6 +161,8 @@
       started = 0;
       timers.clear();
       activity = now();
+      markedAt = activity;
+      requestEnded = -Infinity;
     } else {
       acting = false;
     }

@@ -25,7 +25,12 @@ fn percentile(sorted: &[f64], p: f64) -> f64 {
 #[test]
 #[ignore = "benchmark: run with `cargo xtask bench step`"]
 fn bench_step_overhead_in_chromium() {
-    let Some(extension) = built_extension() else { return };
+    // `WAYMARK_EXTENSION_DIR=<an earlier build>` measures that build (before/after figures).
+    let extension = match std::env::var_os("WAYMARK_EXTENSION_DIR") {
+        Some(dir) => Some(std::path::PathBuf::from(dir)),
+        None => built_extension(),
+    };
+    let Some(extension) = extension else { return };
     let llm = ScriptedLlm::start(|req| {
         if let Some(r) = role_reply(req) {
             return r;
