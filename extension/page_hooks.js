@@ -7,6 +7,17 @@
 // `waymark-drop`) event (the content script catches it in the capture phase and reads its
 // target), then the document a `waymark-pending` event carrying the count.
 //
+// For settling after an action it also counts what the action started: between the content
+// script's `waymark-mark` (an action begins; `detail` 1) and `waymark-mark` with `detail` 0
+// (its own events are dispatched), every timer armed with a delay up to 1 s (a debounce) is
+// followed until it fires or is cleared, and so are the timers armed by those timers'
+// callbacks (a few generations deep: a debounce that re-arms itself, not a page's endless
+// loop), or in the `await` continuation of a followed request (armed while one runs or within
+// 50 ms of one ending or of the mark; followed one generation only); every request sent after
+// the mark is followed until it ends. `waymark-ask-settle`
+// answers with `waymark-pending` (as above), `waymark-waiting` (how many are still running) and `waymark-activity` (when
+// the last of them ended or fired, on the document's clock).
+//
 // SECURITY: the page controls this world, so everything recorded here is page-controlled input.
 // It may only ADD candidate elements to the observation, each of which the content script then
 // judges with its own live checks (visibility, size, hit-testing, the safety policy's risk), and
@@ -54,27 +65,113 @@
       });
     }
   }
+  // What the latest action started (see above).
+  let marked = false;
+  let acting = false;
+  let started = 0;
+  let epoch = 0;
+  let activity = 0;
+  let requestEnded = -Infinity;
+  let markedAt = -Infinity;
+  const timers = new Map();
+  let generation = 0;
+  const MAX_DEBOUNCE_MS = 1000;
+  const MAX_GENERATIONS = 3;
+  const RECENT_MS = 50;
+  const now = () => performance.now();
   const done = () => { pending = Math.max(0, pending - 1); };
+  // A request: followed when sent after the mark. Returns its end.
+  const sent = () => {
+    pending += 1;
+    if (!marked) return done;
+    started += 1;
+    const mine = epoch;
+    let ended = false;
+    return () => {
+      if (ended) return;
+      ended = true;
+      done();
+      if (mine !== epoch) return;
+      started = Math.max(0, started - 1);
+      activity = now();
+      requestEnded = activity;
+    };
+  };
   const fetch0 = window.fetch;
   if (fetch0) {
     window.fetch = function fetch(...args) {
       const p = fetch0.apply(this, args);
-      pending += 1;
-      p.then(done, done);
+      const end = sent();
+      p.then(end, end);
       return p;
     };
   }
   const send0 = XMLHttpRequest.prototype.send;
   XMLHttpRequest.prototype.send = function send(...args) {
-    pending += 1;
-    add.call(this, 'loadend', done, { once: true });
+    const end = sent();
+    add.call(this, 'loadend', end, { once: true });
     try {
       return send0.apply(this, args);
     } catch (err) {
-      done();
+      end();
       throw err;
     }
   };
+  const setTimeout0 = window.setTimeout;
+  const clearTimeout0 = window.clearTimeout;
+  window.setTimeout = function setTimeout(callback, delay, ...args) {
+    const ms = Number(delay) || 0;
+    // Also armed in an `await` continuation of what the action started (a slow answer
+    // awaited after its request): while a followed request runs, or just after one ended or
+    // the action began. Such a timer is the last generation followed, so two unrelated
+    // loops cannot keep each other followed.
+    const chained = generation > 0 && generation < MAX_GENERATIONS;
+    const t = now();
+    const soon = generation === 0
+      && (started > 0 || t - requestEnded < RECENT_MS || t - markedAt < RECENT_MS);
+    const follow = marked && typeof callback === 'function' && ms <= MAX_DEBOUNCE_MS
+      && (acting || chained || soon);
+    if (!follow) return setTimeout0.call(this, callback, delay, ...args);
+    const depth = acting ? 1 : chained ? generation + 1 : MAX_GENERATIONS;
+    let id = 0;
+    const run = function (...a) {
+      timers.delete(id);
+      activity = now();
+      const outer = generation;
+      generation = depth;
+      try {
+        return callback.apply(this, a);
+      } finally {
+        generation = outer;
+      }
+    };
+    id = setTimeout0.call(this, run, delay, ...args);
+    timers.set(id, true);
+    return id;
+  };
+  window.clearTimeout = function clearTimeout(id) {
+    if (timers.delete(id)) activity = now();
+    return clearTimeout0.call(this, id);
+  };
+  add.call(document, 'waymark-mark', (e) => {
+    if (e.detail === 1) {
+      marked = true;
+      acting = true;
+      epoch += 1;
+      started = 0;
+      timers.clear();
+      activity = now();
+      markedAt = activity;
+      requestEnded = -Infinity;
+    } else {
+      acting = false;
+    }
+  });
+  add.call(document, 'waymark-ask-settle', () => {
+    document.dispatchEvent(new CustomEvent('waymark-pending', { detail: pending }));
+    document.dispatchEvent(new CustomEvent('waymark-waiting', { detail: started + timers.size }));
+    document.dispatchEvent(new CustomEvent('waymark-activity', { detail: activity }));
+  });
   const announce = (list, name) => {
     const live = [];
     for (const ref of list.refs) {

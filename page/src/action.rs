@@ -365,20 +365,23 @@ impl Action {
         )
     }
 
-    /// How long the page must stay quiet (no DOM change, no request in flight) after this
-    /// action before it is read again; `None`: it cannot start anything worth waiting for.
-    /// Typing waits out a search box's debounce (150–300 ms) so its suggestions are seen;
-    /// a click or a choice that changed something is read soon after the changes stop, one
-    /// that changed nothing yet is given longer before "no visible effect" is concluded (a
-    /// menu that opens after a short delay); scrolling and hovering only a short beat (lazy
-    /// loading shows up as a request in flight, which is waited for). Every action pays this,
-    /// so each kind waits no longer than it needs.
+    /// How long the page must stay quiet after this action before it is read again;
+    /// `None`: it cannot start anything worth waiting for.
+    ///
+    /// Settling follows the page's own events, not a fixed timer: what the action started
+    /// is waited for whatever it takes (a request, and the debounce timer a search box arms
+    /// on a keystroke, then the request and the DOM change that timer's callback causes; see
+    /// [`Settled::waiting`]), and the windows here are only the quiet beat after the last
+    /// thing that happened. When nothing started at all, the short grace is how long the page
+    /// gets to begin (a framework's render a frame later); a click or a choice gets a little
+    /// more before "no visible effect" is concluded. Every action pays this, so each kind
+    /// waits no longer than it needs.
     pub fn settle_window(&self) -> Option<SettleWindow> {
         let window = |after_change_ms, without_change_ms| {
             Some(SettleWindow { after_change_ms, without_change_ms })
         };
         match self {
-            Self::Type { .. } | Self::Clear { .. } => window(350.0, 350.0),
+            Self::Type { .. } | Self::Clear { .. } => window(40.0, 40.0),
             Self::Click { .. }
             | Self::DoubleClick { .. }
             | Self::PressKeys { .. }
@@ -386,8 +389,8 @@ impl Action {
             | Self::Check { .. }
             | Self::Uncheck { .. }
             | Self::Drag { .. }
-            | Self::Upload { .. } => window(150.0, 400.0),
-            Self::Scroll { .. } | Self::Hover { .. } => window(100.0, 100.0),
+            | Self::Upload { .. } => window(40.0, 80.0),
+            Self::Scroll { .. } | Self::Hover { .. } => window(40.0, 40.0),
             _ => None,
         }
     }
@@ -397,8 +400,10 @@ impl Action {
     /// the effect (a search box's suggestions after its debounce); a replay asks no model, and
     /// its next step waits for its own element when it is not there yet.
     pub fn replay_settle_window(&self) -> Option<SettleWindow> {
-        self.settle_window()
-            .map(|_| SettleWindow { after_change_ms: 60.0, without_change_ms: 60.0 })
+        self.settle_window().map(|live| SettleWindow {
+            after_change_ms: live.after_change_ms.min(40.0),
+            without_change_ms: live.without_change_ms.min(40.0),
+        })
     }
 
     /// Whether a page action commonly makes the page navigate or open a tab (a link, a
@@ -608,8 +613,14 @@ pub enum ContentRequest {
         runs: u32,
     },
     /// What changed since the latest action in the frame and how quiet the page is now
-    /// ([`Settled`]), for settling after an action and for `wait`.
-    Settle,
+    /// ([`Settled`]), for settling after an action and for `wait`. With a `window`, the
+    /// content script answers once the page has settled for it, or after at most
+    /// [`SETTLE_POLL_MS`] (one round trip instead of one per poll).
+    Settle {
+        /// The window to wait for; absent = report at once.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        window: Option<SettleWindow>,
+    },
     /// Goes back one entry of the tab's history from inside the top frame (`history.back()`):
     /// Chrome skips, on the browser's own Back (`chrome.tabs.goBack`), the entries that
     /// navigated away without a user gesture — every page the agent's synthetic clicks left —
@@ -642,6 +653,10 @@ pub struct WentBack {
     pub from: String,
 }
 
+/// Longest a [`ContentRequest::Settle`] with a window waits in the page before it answers
+/// (the service worker asks again until its own cap).
+pub const SETTLE_POLL_MS: f64 = 400.0;
+
 /// The content script's answer to [`ContentRequest::Settle`].
 #[derive(Debug, Clone, Copy, Default, PartialEq, Serialize, Deserialize)]
 pub struct Settled {
@@ -649,21 +664,28 @@ pub struct Settled {
     pub acted: bool,
     /// DOM mutations since the action started.
     pub mutations: u32,
-    /// Milliseconds since the last mutation (or since the action, when none).
+    /// Milliseconds since the last thing that happened: a mutation, the end of a request or
+    /// the firing of a timer the action started (or since the action, when none).
     pub quiet_ms: f64,
     /// The focus or the URL moved since the action started.
     pub moved: bool,
-    /// The page's fetch/XHR requests in flight, as the page's own world reports them
-    /// (page-controlled: it only makes settling wait, up to a cap).
+    /// All of the page's fetch/XHR requests in flight, as the page's own world reports them
+    /// (page-controlled: it only makes settling wait, up to a cap); what `wait` waits for.
     pub pending: u32,
+    /// What the action started and the page has not finished: requests sent since the action
+    /// and still in flight, and short timers (a debounce, ≤ 1 s) armed by the action's own
+    /// events, or by the callbacks of such timers, that have not fired yet. Page-controlled
+    /// like `pending`: it only makes settling wait, up to the cap.
+    #[serde(default)]
+    pub waiting: u32,
 }
 
 /// How long the page must stay quiet after an action ([`Action::settle_window`]).
-#[derive(Debug, Clone, Copy, PartialEq)]
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
 pub struct SettleWindow {
     /// Once something changed: quiet this long after the last change.
     pub after_change_ms: f64,
-    /// While nothing changed: this long after the action.
+    /// While nothing changed: this long after the action (or after what it started ended).
     pub without_change_ms: f64,
 }
 
@@ -673,11 +695,13 @@ impl Settled {
         self.quiet_ms >= quiet_ms && self.pending == 0
     }
 
-    /// Settled for `window`: quiet long enough for what has (or has not yet) changed.
+    /// Settled for `window`: nothing the action started is still running, and the page has
+    /// been quiet long enough for what has (or has not yet) changed. Requests that were in
+    /// flight before the action (a long poll, a tracker) do not hold it.
     pub fn is_settled(&self, window: SettleWindow) -> bool {
         let changed = self.mutations > 0 || self.moved;
         let quiet = if changed { window.after_change_ms } else { window.without_change_ms };
-        self.is_quiet(quiet)
+        self.waiting == 0 && self.quiet_ms >= quiet
     }
 
     /// Anything a person could notice changed: the DOM, the focus or the URL.

@@ -31,13 +31,24 @@ pub fn opacity_of(css: &str) -> f64 {
 /// `Some(false)` visible, `None` when the background decides (light text: compare with
 /// [`is_light`] of the background).
 pub fn invisible_by_style(effective_opacity: f64, font_size: &str, color: &str) -> Option<bool> {
+    let px = font_size.trim().trim_end_matches("px").trim().parse::<f64>().ok();
+    invisible_by_style_of(effective_opacity, px, rgba(color))
+}
+
+/// [`invisible_by_style`] of values already read: the font size in px and the colour
+/// (`None` when unknown; the walk reads them as numbers, without a string per element).
+pub fn invisible_by_style_of(
+    effective_opacity: f64,
+    font_px: Option<f64>,
+    color: Option<[f64; 4]>,
+) -> Option<bool> {
     if transparent(effective_opacity) {
         return Some(true);
     }
-    if font_size.trim().trim_end_matches("px").trim().parse::<f64>().is_ok_and(|px| px < 2.0) {
+    if font_px.is_some_and(|px| px < 2.0) {
         return Some(true);
     }
-    match rgba(color) {
+    match color {
         Some(c) if transparent(c[3] * effective_opacity) => Some(true),
         Some(c) if is_light(c) => None,
         _ => Some(false),

@@ -10,6 +10,10 @@
 //! `WAYMARK_BENCH_WASM_ONLY=1` skips the wasm2js pass, `WAYMARK_BENCH_DUMP=<dir>` writes each
 //! page's serialisation there, `WAYMARK_EXTENSION_DIR=<dir>` measures another build (before/after).
 //! `tests/examples/profile_dom.rs` shows where the time goes.
+//!
+//! On the corpus and on MiniWoB++ task pages it also measures, in the same run, the
+//! renderer's CPU per call of Waymark, the floor and Playwright's ARIA snapshot
+//! (`support/compare.rs`) and prints the ratios (`WAYMARK_BENCH_COMPARE=0` skips them).
 
 use anyhow::{Context, Result, anyhow};
 use serde_json::{Value, json};
@@ -21,6 +25,9 @@ use waymark_tests::e2e;
 use waymark_tests::fixture_server::FixtureServer;
 use waymark_tests::paths::{self, TempProfile};
 
+#[path = "support/compare.rs"]
+mod compare;
+
 const RUNS: u32 = 5;
 const BOUND: Duration = Duration::from_secs(60);
 
@@ -30,6 +37,8 @@ struct PageResult {
     visited: u64,
     elements: u64,
     tokens: usize,
+    /// Renderer CPU per call against the references (when compared).
+    cpu: Option<compare::Cpu>,
 }
 
 fn median(v: &mut [f64]) -> f64 {
@@ -79,12 +88,23 @@ impl Bench {
         Ok(Self { browser, sw, tab_page, tab, _profile: profile })
     }
 
-    fn measure(&self, url: &str) -> Result<Value> {
+    fn measure(&self, url: &str, prepare: Option<&str>) -> Result<Value> {
         self.tab_page.navigate(url)?;
+        if let Some(js) = prepare {
+            self.tab_page.eval(js)?;
+        }
         let request =
             json!({"op": "content", "frame": 0, "request": {"op": "measure", "runs": RUNS}});
         self.sw.eval_timeout(&format!("waymarkPageRequest({}, {request})", self.tab), BOUND)
     }
+}
+
+/// How a set of pages is read: the references' script when they are compared, and JavaScript
+/// run on each page once it has loaded (a MiniWoB episode's start).
+#[derive(Clone, Copy, Default)]
+struct Pass<'a> {
+    aria: Option<&'a str>,
+    prepare: Option<&'a str>,
 }
 
 fn run_pages(
@@ -92,10 +112,11 @@ fn run_pages(
     site: &FixtureServer,
     ids: &[String],
     bpe: &tiktoken_rs::CoreBPE,
+    pass: Pass<'_>,
 ) -> Vec<PageResult> {
     let mut out = Vec::new();
     for id in ids {
-        match bench.measure(&site.url(&format!("/{id}"))) {
+        match bench.measure(&site.url(&format!("/{id}")), pass.prepare) {
             Ok(m) => {
                 let mut runs: Vec<f64> = m["runs_ms"]
                     .as_array()
@@ -111,12 +132,18 @@ fn run_pages(
                         eprintln!("could not dump {}: {e}", file.display());
                     }
                 }
+                let cpu = pass.aria.and_then(|aria| {
+                    compare::page(&bench.sw, &bench.tab_page, bench.tab, aria)
+                        .map_err(|e| eprintln!("{id}: comparison: {e:#}"))
+                        .ok()
+                });
                 out.push(PageResult {
                     id: id.clone(),
                     median_ms: median(&mut runs),
                     visited: m["visited"].as_u64().unwrap_or(0),
                     elements: m["elements"].as_u64().unwrap_or(0),
                     tokens: bpe.encode_ordinary(text).len(),
+                    cpu,
                 });
             }
             Err(e) => eprintln!("{id}: {e:#}"),
@@ -209,6 +236,53 @@ fn reference_counts(dir: &Path, bpe: &tiktoken_rs::CoreBPE) -> String {
     out
 }
 
+/// MiniWoB++ task pages compared (the first of the evaluation's default tasks).
+const MINIWOB_PAGES: usize = 20;
+
+/// The ratios against the floor and Playwright's ARIA snapshot (`support/compare.rs`).
+#[expect(clippy::let_underscore_must_use, reason = "writing to a String cannot fail")]
+fn compare_report(report: &mut String, corpus: &[PageResult], miniwob: &[PageResult]) {
+    let _ = writeln!(
+        report,
+        "\n### Against the floor and Playwright's ARIA snapshot (renderer CPU per call, same run)\n\n\
+         Warm calls: median of {} per page after one cold call; the three tools interleaved. \
+         Floor: a TreeWalker over the body's elements with one `getComputedStyle` read each. \
+         ARIA: playwright-core {} `ariaSnapshot(body, {{mode: 'default'}})` in the page. \
+         Waymark: one observe request of the top frame through the worker.\n",
+        compare::WARM,
+        compare::PLAYWRIGHT_CORE_VERSION,
+    );
+    let _ = writeln!(
+        report,
+        "| pages | n | Waymark ms | ARIA ms | floor ms | Waymark ÷ ARIA (medians) | Waymark ÷ ARIA (median of per-page ratios) | ÷ ARIA per element (pages ≥ 300 elements) | ÷ floor per element (same pages) |\n|---|---|---|---|---|---|---|---|---|"
+    );
+    let all: Vec<compare::Cpu> =
+        corpus.iter().chain(miniwob).filter_map(|r| r.cpu.clone()).collect();
+    for (label, set) in [
+        ("corpus", corpus.iter().filter_map(|r| r.cpu.clone()).collect::<Vec<_>>()),
+        ("MiniWoB", miniwob.iter().filter_map(|r| r.cpu.clone()).collect()),
+        ("all", all),
+    ] {
+        if set.is_empty() {
+            continue;
+        }
+        let r = compare::ratios(&set);
+        let _ = writeln!(
+            report,
+            "| {label} | {} | {:.2} | {:.2} | {:.2} | {:.2} | {:.2} | {:.2} ({} pages) | {:.1} |",
+            r.pages,
+            r.waymark_ms,
+            r.aria_ms,
+            r.floor_ms,
+            r.aria_median,
+            r.aria_per_page,
+            r.aria_per_element,
+            r.big_pages,
+            r.floor_per_element,
+        );
+    }
+}
+
 /// Fresh pages whose first content-script request is timed.
 const FRESH_PAGE_RUNS: usize = 9;
 
@@ -270,14 +344,39 @@ fn main() -> Result<()> {
     let load_before = load_average();
     let corpus_site = FixtureServer::builder(&corpus).start()?;
     let zoo_site = FixtureServer::builder(&zoo_dir).start()?;
-    let corpus_wasm = run_pages(&bench, &corpus_site, &corpus_ids, &bpe);
-    let zoo_wasm = run_pages(&bench, &zoo_site, &zoo_ids, &bpe);
+    let aria = if std::env::var("WAYMARK_BENCH_COMPARE").is_ok_and(|v| v == "0") {
+        None
+    } else {
+        Some(compare::aria_source(&paths::tools_dir())?)
+    };
+    compare::enable(&bench.tab_page)?;
+    let compared = Pass { aria: aria.as_deref(), prepare: None };
+    let corpus_wasm = run_pages(&bench, &corpus_site, &corpus_ids, &bpe, compared);
+    let zoo_wasm = run_pages(&bench, &zoo_site, &zoo_ids, &bpe, Pass::default());
+    let miniwob_dir = waymark_tests::eval::miniwob::html_dir();
+    let miniwob = match (&aria, miniwob_dir.is_dir()) {
+        (Some(_), true) => {
+            let site = FixtureServer::builder(&miniwob_dir).start()?;
+            let start = waymark_tests::eval::miniwob::start_episode_js("bench", 600_000);
+            let ids: Vec<String> = waymark_tests::eval::miniwob::DEFAULT_TASKS
+                .iter()
+                .take(MINIWOB_PAGES)
+                .filter(|t| t.contains(&only))
+                .map(|t| format!("miniwob/{t}.html"))
+                .collect();
+            run_pages(&bench, &site, &ids, &bpe, Pass { prepare: Some(&start), ..compared })
+        }
+        _ => Vec::new(),
+    };
     summary(&mut report, "wasm, corpus", &corpus_wasm);
     summary(&mut report, "wasm, zoo", &zoo_wasm);
+    if !miniwob.is_empty() {
+        summary(&mut report, "wasm, MiniWoB", &miniwob);
+    }
     let all: Vec<PageResult> = corpus_wasm
         .iter()
         .chain(&zoo_wasm)
-        .map(|r| PageResult { id: r.id.clone(), ..*r })
+        .map(|r| PageResult { id: r.id.clone(), cpu: None, ..*r })
         .collect();
     summary(&mut report, "wasm, all", &all);
     let strict = |dir: &Path| {
@@ -286,12 +385,12 @@ fn main() -> Result<()> {
             .start()
     };
     if !wasm_only {
-        let corpus_js = run_pages(&bench, &strict(&corpus)?, &corpus_ids, &bpe);
-        let zoo_js = run_pages(&bench, &strict(&zoo_dir)?, &zoo_ids, &bpe);
+        let corpus_js = run_pages(&bench, &strict(&corpus)?, &corpus_ids, &bpe, Pass::default());
+        let zoo_js = run_pages(&bench, &strict(&zoo_dir)?, &zoo_ids, &bpe, Pass::default());
         let all_js: Vec<PageResult> = corpus_js
             .iter()
             .chain(&zoo_js)
-            .map(|r| PageResult { id: r.id.clone(), ..*r })
+            .map(|r| PageResult { id: r.id.clone(), cpu: None, ..*r })
             .collect();
         summary(&mut report, "wasm2js, all", &all_js);
     }
@@ -302,6 +401,10 @@ fn main() -> Result<()> {
         load_average(),
         std::thread::available_parallelism().map(|n| n.get()).unwrap_or(0)
     );
+
+    if aria.is_some() {
+        compare_report(&mut report, &corpus_wasm, &miniwob);
+    }
 
     // Per-page figures for the pages the reference tools were sampled on.
     let _ = writeln!(report, "\n### Against the reference tools (pages of dom-bench-samples)\n");

@@ -66,6 +66,25 @@ fn a_popup_calendar_picks_a_date() {
 }
 
 #[test]
+fn a_debounced_search_shows_its_suggestions_in_the_next_observation() {
+    let Some(extension) = common::built_extension_with_test_hooks() else { return };
+    let zoo = Zoo::launch(&extension).expect("launch");
+    let (_page, tab) = zoo.open("/combobox.html").expect("page");
+    let (obs, _) = zoo.observe(tab).expect("observe");
+    let city = must_ref(&obs, "combobox", "Ship to");
+    // Each keystroke restarts a 250 ms debounce; then a request, a slow answer awaited after
+    // it, and the list. Settling follows all of it, so the very next observation (no `wait`)
+    // has the suggestions, and the step did not pay a fixed quiet window for it.
+    let typed = zoo.act(tab, json!({"action": "type", "ref": city, "text": "Lon"})).expect("type");
+    ok(&typed);
+    let (obs, _) = zoo.observe(tab).expect("observe the suggestions");
+    for city in ["London", "Londonderry", "Long Beach"] {
+        assert!(ref_of(&obs, "option", city).is_some(), "no option {city}:\n{obs}");
+    }
+    assert!(!obs.contains("Loading…"), "{obs}");
+}
+
+#[test]
 fn an_async_combobox_takes_typing_then_a_choice() {
     let Some(extension) = common::built_extension_with_test_hooks() else { return };
     let zoo = Zoo::launch(&extension).expect("launch");

@@ -3,8 +3,8 @@
 use wasm_bindgen::prelude::*;
 
 #[wasm_bindgen(inline_js = r#"
-export function call_content(target, msg, log) {
-  return chrome.scripting
+export function call_content(target, msg, log, within) {
+  const call = chrome.scripting
     .executeScript({
       target,
       func: (m, l) => (globalThis.__waymark ? globalThis.__waymark.handle(m, l) : { absent: true }),
@@ -12,6 +12,10 @@ export function call_content(target, msg, log) {
       injectImmediately: true,
     })
     .then((results) => (results || []).map((r) => ({ frameId: r.frameId, result: r.result })));
+  if (!within) return call;
+  // A frame that navigates while its answer is pending (into the back/forward cache) never
+  // answers: no answer within `within` ms reads as no frame.
+  return Promise.race([call, new Promise((ok) => setTimeout(() => ok([]), within))]);
 }
 export function inject_content(target) {
   return chrome.scripting
@@ -74,7 +78,8 @@ extern "C" {
     /// `result` is `{absent: true}` in frames that have no content script yet. `log` is the
     /// worker's console level, which the content script takes on (`waymark_page::log`).
     #[wasm_bindgen(js_name = call_content)]
-    pub fn call_content(target: &JsValue, msg: &JsValue, log: &str) -> js_sys::Promise;
+    pub fn call_content(target: &JsValue, msg: &JsValue, log: &str, within: u32)
+    -> js_sys::Promise;
 
     /// Injects `content.js` into the frames of `target` (it installs itself once per document).
     #[wasm_bindgen(js_name = inject_content)]

@@ -39,11 +39,16 @@ fn target(tab_id: i32, frames: Option<&[u32]>) -> Result<JsValue, JsValue> {
 
 /// Sends `msg` to the frames (all of the tab's when `frames` is `None`), injecting the content
 /// script where it is missing; resolves to `[{frameId, result}]` like `executeScript`.
-async fn run(tab_id: i32, frames: Option<&[u32]>, msg: &JsValue) -> Result<js_sys::Array, JsValue> {
+async fn run(
+    tab_id: i32,
+    frames: Option<&[u32]>,
+    msg: &JsValue,
+    within: u32,
+) -> Result<js_sys::Array, JsValue> {
     // The content scripts log at the worker's level.
     let log = waymark_page::js::console_level().to_string();
     let replies: js_sys::Array =
-        JsFuture::from(chrome::call_content(&target(tab_id, frames)?, msg, &log))
+        JsFuture::from(chrome::call_content(&target(tab_id, frames)?, msg, &log, within))
             .await?
             .unchecked_into();
     let missing: Vec<u32> = replies.iter().filter(absent).filter_map(|r| frame_id(&r)).collect();
@@ -53,7 +58,7 @@ async fn run(tab_id: i32, frames: Option<&[u32]>, msg: &JsValue) -> Result<js_sy
     let only = target(tab_id, Some(&missing))?;
     JsFuture::from(chrome::inject_content(&only)).await?;
     let again: js_sys::Array =
-        JsFuture::from(chrome::call_content(&only, msg, &log)).await?.unchecked_into();
+        JsFuture::from(chrome::call_content(&only, msg, &log, within)).await?.unchecked_into();
     // Keep the first pass's answers and replace the frames that had no script.
     let merged: js_sys::Array = replies.iter().filter(|r| !absent(r)).collect();
     for reply in again.iter() {
@@ -65,16 +70,18 @@ async fn run(tab_id: i32, frames: Option<&[u32]>, msg: &JsValue) -> Result<js_sy
 /// Every frame of the tab: resolves to `[{frameId, result}]` (frames that cannot be scripted
 /// are left out).
 pub(super) async fn run_in_frames(tab_id: i32, msg: &JsValue) -> Result<JsValue, JsValue> {
-    run(tab_id, None, msg).await.map(Into::into)
+    run(tab_id, None, msg, 0).await.map(Into::into)
 }
 
-/// One frame (0 = top): resolves to its reply, or `undefined`.
+/// One frame (0 = top): resolves to its reply, or `undefined` (also when it has not answered
+/// within `within` ms, unless that is 0).
 pub(super) async fn run_in_frame(
     tab_id: i32,
     frame: u32,
     msg: &JsValue,
+    within: u32,
 ) -> Result<JsValue, JsValue> {
-    let replies = run(tab_id, Some(&[frame]), msg).await?;
+    let replies = run(tab_id, Some(&[frame]), msg, within).await?;
     let first = replies.get(0);
     if first.is_undefined() {
         return Ok(JsValue::UNDEFINED);

@@ -123,8 +123,12 @@ fn unwrap_reply<T: DeserializeOwned>(
         let error = waymark_page::ContentError::from_parts(&reply.name, message);
         return Err(PageError::from_content(frame, error));
     }
-    serde_json::from_value(reply.value)
-        .map_err(|e| PageError::BadReply(format!("the content script's answer: {e}")))
+    // The content script answers with one JSON string (an older one with the value itself).
+    let parsed = match reply.value {
+        serde_json::Value::String(json) => serde_json::from_str(&json),
+        value => serde_json::from_value(value),
+    };
+    parsed.map_err(|e| PageError::BadReply(format!("the content script's answer: {e}")))
 }
 
 impl TabPage {
@@ -247,8 +251,19 @@ impl TabPage {
         frame: u32,
         request: &ContentRequest,
     ) -> Result<T, PageError> {
+        self.content_within(frame, request, 0).await
+    }
+
+    /// [`TabPage::content`] for a request the page may leave unanswered by navigating while
+    /// it waits: no answer within `within` ms (0: no bound) is [`PageError::FrameGone`].
+    pub(super) async fn content_within<T: DeserializeOwned>(
+        &self,
+        frame: u32,
+        request: &ContentRequest,
+        within: u32,
+    ) -> Result<T, PageError> {
         let msg = encode(request)?;
-        let reply = match super::inject::run_in_frame(self.tab_id(), frame, &msg).await {
+        let reply = match super::inject::run_in_frame(self.tab_id(), frame, &msg, within).await {
             Ok(reply) => reply,
             // The tab is there (else `diagnose` tells) but Chrome could not reach the frame:
             // a subframe has navigated away or been removed.

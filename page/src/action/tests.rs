@@ -81,7 +81,7 @@ fn only_actions_that_can_start_something_wait_for_the_page_to_settle() {
     let scroll = Action::Scroll { direction: Default::default(), ref_id: None }.settle_window();
     let typing = typing.expect("typing settles");
     let scroll = scroll.expect("scroll settles");
-    assert!(typing.after_change_ms > click.after_change_ms);
+    assert!(typing.without_change_ms <= click.without_change_ms);
     assert!(click.without_change_ms > click.after_change_ms, "no effect needs longer to conclude");
     assert!(scroll.without_change_ms < click.without_change_ms);
     for read in
@@ -91,10 +91,16 @@ fn only_actions_that_can_start_something_wait_for_the_page_to_settle() {
     }
     let quiet =
         |mutations, quiet_ms| Settled { acted: true, mutations, quiet_ms, ..Settled::default() };
-    assert!(quiet(3, 160.0).is_settled(click), "changed, then quiet");
-    assert!(!quiet(0, 160.0).is_settled(click), "nothing yet: give it longer");
-    assert!(quiet(0, 410.0).is_settled(click));
-    assert!(!Settled { pending: 1, ..quiet(3, 500.0) }.is_settled(click), "a request in flight");
+    assert!(quiet(3, 50.0).is_settled(click), "changed, then quiet");
+    assert!(!quiet(3, 10.0).is_settled(click), "still changing");
+    assert!(!quiet(0, 50.0).is_settled(click), "nothing yet: give it longer");
+    assert!(quiet(0, 90.0).is_settled(click));
+    let started = Settled { waiting: 1, ..quiet(3, 500.0) };
+    assert!(!started.is_settled(click), "a request or a debounce the click started");
+    assert!(!Settled { waiting: 1, ..quiet(0, 900.0) }.is_settled(typing), "a debounce");
+    let older = Settled { pending: 2, ..quiet(3, 50.0) };
+    assert!(older.is_settled(click), "a long poll sent before the click does not hold it");
+    assert!(!older.is_quiet(50.0), "but `wait` waits for every request");
     // A drag that changed nothing says so, although it reports how it was done.
     let drag = Action::Drag { ref_id: r, to: crate::observation::Ref::top(2) };
     let mut released = ActionOutcome::with_text("dragged with the pointer and released");

@@ -277,20 +277,19 @@ impl Walker {
         if facts::SKIPPED.contains(&tag) || facts.aria_hidden() || facts.inert() {
             return;
         }
-        let style = facts::of_style(el);
+        let facts::ElementStyle { style, paint } = facts::of_element(el);
         if style.display_none()
             || style.content_hidden()
             || (style.invisible() && !style.display_contents())
         {
             return;
         }
+        // The paint is read for every element that renders (the same conditions).
+        let Some(paint) = paint else { return };
         if tag == "input" && roles::input_type(el) == "hidden" {
             return;
         }
-        let paint = facts::paint_of(el);
-        let opacity = self.opacity
-            * crate::visibility::opacity_of(&paint.opacity)
-            * super::hidden::filter_opacity(&paint);
+        let opacity = self.opacity * paint.opacity * super::hidden::filter_opacity(&paint);
         let backdrop = super::hidden::backdrop(&paint, self.backdrop);
         // A transparent native toggle over a styled box is what a person clicks (its box is
         // drawn by its label or neighbour); anything else invisible is left out.

@@ -103,10 +103,14 @@ function styleOf(el) {
   }
   return style;
 }
+let display = '';
+// Elements that are atomic boxes even when their display is `inline` (replaced, form controls).
+const ATOMIC = new Set(['img', 'video', 'canvas', 'iframe', 'object', 'embed', 'input', 'select',
+  'textarea', 'button', 'svg', 'audio', 'meter', 'progress']);
 export function style_facts(el) {
   const s = styleOf(el);
   let f = 0;
-  const display = s.display;
+  display = s.display;
   if (display === 'none') f |= 1;
   else if (display === 'contents') f |= 2;
   if (s.visibility !== 'visible') f |= 4;
@@ -123,6 +127,62 @@ export function style_facts(el) {
     if (oy === 'auto' || oy === 'scroll' || oy === 'overlay') f |= 128;
   }
   return f;
+}
+// Colours seen by `element_facts`, by index: a page uses a few, and the walk parses each once
+// instead of receiving a string per element. Bounded: past the cap a colour reads as -2 and
+// the walk falls back to `paint_of`.
+const colors = new Map();
+const colorNames = [];
+const MAX_COLORS = 4096;
+function colorIndex(c) {
+  let i = colors.get(c);
+  if (i === undefined) {
+    if (colorNames.length >= MAX_COLORS) return -2;
+    i = colorNames.length;
+    colorNames.push(c);
+    colors.set(c, i);
+  }
+  return i;
+}
+export function color_name(i) {
+  return colorNames[i] || '';
+}
+// Computed-style facts of an element, as `StyleFacts` bits.
+export function element_facts(el, out) {
+  const f = style_facts(el);
+  // Not rendered (see `StyleFacts`): no paint is read.
+  if ((f & 1) || (f & 8) || ((f & 4) && !(f & 2))) return f;
+  const s = style;
+  let p = 0x10000;
+  const opacity = s.opacity;
+  out[0] = opacity === '1' ? 1 : +opacity;
+  // A transform or an overflow does nothing to a non-replaced inline box: not read there.
+  if (display !== 'inline' || ATOMIC.has(el.localName)) {
+    if (s.transform !== 'none') p |= 0x100;
+    const overflow = s.overflow;
+    if (overflow !== 'visible' && (overflow.includes('hidden') || overflow.includes('clip'))) p |= 0x200;
+  }
+  if (s.filter !== 'none') p |= 0x400;
+  if (s.clipPath !== 'none') p |= 0x800;
+  if ((s.webkitMaskImage || s.maskImage) !== 'none') p |= 0x1000;
+  if (s.backgroundImage !== 'none') p |= 0x2000;
+  const bg = s.backgroundColor;
+  out[1] = bg === 'rgba(0, 0, 0, 0)' ? -1 : colorIndex(bg);
+  let text = false;
+  for (let c = el.firstChild; c !== null && !text; c = c.nextSibling) {
+    text = c.nodeType === 3 && !BLANK.test(c.data);
+  }
+  if (text) {
+    p |= 0x4000;
+    out[2] = parseFloat(s.fontSize);
+    const color = s.color;
+    out[3] = colorIndex(color);
+    const fill = s.webkitTextFillColor;
+    out[4] = fill === color ? -1 : colorIndex(fill);
+    if ((s.webkitBackgroundClip || s.backgroundClip) === 'text') p |= 0x8000;
+    if (s.webkitTextSecurity !== 'none') p |= 0x20000;
+  }
+  return f | p;
 }
 const NONE = (v) => (v === 'none' ? '' : v);
 export function paint_of(el) {
@@ -224,8 +284,14 @@ extern "C" {
     fn attrs_of(el: &Element) -> Vec<String>;
     /// Kind, tag index and attribute presence of a node, as [`NodeFacts`] bits.
     fn node_facts(node: &Node) -> u32;
-    /// Computed-style facts of an element, as [`StyleFacts`] bits.
-    fn style_facts(el: &Element) -> u32;
+    /// [`style_facts`] and, for an element that renders, its paint in one call: bits for the
+    /// paint values off their initial value, and numbers in `out` — opacity, background
+    /// colour, then for an element with text of its own the font size in px, the colour and
+    /// the text fill colour when it differs (colours as indexes of [`color_name`]; -1 none);
+    /// a bit says the text is drawn as bullets (`-webkit-text-security`).
+    fn element_facts(el: &Element, out: &mut [f64]) -> u32;
+    /// The colour string of an index [`element_facts`] reported.
+    fn color_name(index: u32) -> String;
     /// The computed style's paint in one NUL-separated string (values may hold any other
     /// character): transform, overflow, opacity, then font size, colour, text fill colour (when
     /// it differs) and `text` for a background clipped to the text, then filter, clip path,
@@ -506,14 +572,127 @@ pub(super) fn of_node(node: &Node) -> NodeFacts {
     NodeFacts(node_facts(node))
 }
 
-/// Computed-style facts of one element.
-pub(super) fn of_style(el: &Element) -> StyleFacts {
-    StyleFacts(style_facts(el))
+/// What [`element_facts`] read: the style facts and, for an element that renders, its
+/// [`Paint`].
+pub(super) struct ElementStyle {
+    pub style: StyleFacts,
+    pub paint: Option<Paint>,
+}
+
+thread_local! {
+    /// Colours by the index the JS side gave them, parsed once per content-script instance.
+    static COLOURS: std::cell::RefCell<Vec<Option<[f64; 4]>>> =
+        const { std::cell::RefCell::new(Vec::new()) };
+}
+
+/// The colour of an index [`element_facts`] reported (-1: none, -2: past the table's cap).
+fn colour(index: f64) -> Colour {
+    if index == -1.0 {
+        return Colour::None;
+    }
+    if index < 0.0 || !index.is_finite() {
+        return Colour::Unknown;
+    }
+    let i = index as usize;
+    COLOURS.with(|table| {
+        let mut table = table.borrow_mut();
+        while table.len() <= i {
+            let name = color_name(table.len() as u32);
+            table.push(crate::visibility::rgba(&name));
+        }
+        Colour::Parsed(table[i])
+    })
+}
+
+enum Colour {
+    None,
+    Parsed(Option<[f64; 4]>),
+    Unknown,
+}
+
+/// Style facts and paint of one element, in one call; the rare paint values only a string
+/// can carry (a transform, a filter, a clip path, a mask, a background image) are read with a
+/// second call when the element has one.
+pub(super) fn of_element(el: &Element) -> ElementStyle {
+    let mut out = [0.0; 5];
+    let bits = element_facts(el, &mut out);
+    let style = StyleFacts(bits & 0xff);
+    if bits & 0x10000 == 0 {
+        return ElementStyle { style, paint: None };
+    }
+    let background = colour(out[1]);
+    let text = bits & 0x4000 != 0;
+    let (ink, fill) =
+        if text { (colour(out[3]), colour(out[4])) } else { (Colour::None, Colour::None) };
+    let unknown = [&background, &ink, &fill].iter().any(|c| matches!(c, Colour::Unknown));
+    let masked = bits & 0x20000 != 0;
+    if bits & 0x3d00 != 0 || unknown {
+        let mut paint = paint_of(el);
+        if let Some(text) = paint.text.as_mut() {
+            text.masked = masked;
+        }
+        return ElementStyle { style, paint: Some(paint) };
+    }
+    let parsed = |c: Colour| match c {
+        Colour::Parsed(c) => c,
+        _ => None,
+    };
+    let opacity = if out[0].is_nan() { 1.0 } else { out[0].clamp(0.0, 1.0) };
+    let paint = Paint {
+        opacity,
+        clips: bits & 0x200 != 0,
+        text: text.then(|| TextPaint {
+            font_px: Some(out[2]).filter(|px| px.is_finite()),
+            color: parsed(ink),
+            fill: match fill {
+                Colour::None => None,
+                other => Some(parsed(other)),
+            },
+            clip_text: bits & 0x8000 != 0,
+            masked,
+        }),
+        background_color: parsed(background),
+        ..Paint::default()
+    };
+    ElementStyle { style, paint: Some(paint) }
+}
+
+/// The paint of an element's own text (read only for an element with text of its own).
+#[derive(Default)]
+pub(super) struct TextPaint {
+    /// Font size in px (`None`: not a number).
+    pub font_px: Option<f64>,
+    /// The colour (`None`: not an `rgb()` colour).
+    pub color: Option<[f64; 4]>,
+    /// `-webkit-text-fill-color` when it is not the colour (it paints the glyphs then).
+    pub fill: Option<Option<[f64; 4]>>,
+    /// The background is clipped to the text (gradient text).
+    pub clip_text: bool,
+    /// `-webkit-text-security` draws every character as a bullet: a person reads none of it.
+    pub masked: bool,
 }
 
 /// What the computed style says about whether a person can see an element's text (the
-/// decision is [`crate::visibility`]'s, in `hidden.rs`); empty at initial values.
+/// decision is [`crate::visibility`]'s, in `hidden.rs`); strings empty at initial values.
+#[derive(Default)]
 pub(super) struct Paint {
+    /// `opacity`, 0–1.
+    pub opacity: f64,
+    /// `overflow` hides or clips what overflows.
+    pub clips: bool,
+    /// Text properties: set only for an element with text of its own.
+    pub text: Option<TextPaint>,
+    /// The background colour when it is not transparent (`None` also for an unparsed one).
+    pub background_color: Option<[f64; 4]>,
+    pub transform: String,
+    pub filter: String,
+    pub clip_path: String,
+    pub mask: String,
+    pub background_image: String,
+}
+
+/// The computed style's paint as strings (see [`paint_string`]).
+struct PaintStrings {
     pub transform: String,
     pub overflow: String,
     pub opacity: String,
@@ -531,12 +710,13 @@ pub(super) struct Paint {
     pub background_image: String,
 }
 
-/// The element's [`Paint`], in one call.
+/// The element's [`Paint`] from its computed style's strings, in one call (the full read,
+/// for elements with a paint value only a string carries).
 pub(super) fn paint_of(el: &Element) -> Paint {
     let joined = paint_string(el);
     let mut values = joined.split('\0').map(str::to_owned);
     let mut next = || values.next().unwrap_or_default();
-    Paint {
+    let p = PaintStrings {
         transform: next(),
         overflow: next(),
         opacity: next(),
@@ -549,6 +729,24 @@ pub(super) fn paint_of(el: &Element) -> Paint {
         mask: next(),
         background_color: next(),
         background_image: next(),
+    };
+    use crate::visibility::rgba;
+    Paint {
+        opacity: crate::visibility::opacity_of(&p.opacity),
+        clips: p.overflow.contains("hidden") || p.overflow.contains("clip"),
+        text: (!p.font_size.is_empty()).then(|| TextPaint {
+            font_px: p.font_size.trim().trim_end_matches("px").trim().parse().ok(),
+            color: rgba(&p.color),
+            fill: (!p.fill.is_empty()).then(|| rgba(&p.fill)),
+            clip_text: p.clip_text,
+            masked: false,
+        }),
+        background_color: rgba(&p.background_color),
+        transform: p.transform,
+        filter: p.filter,
+        clip_path: p.clip_path,
+        mask: p.mask,
+        background_image: p.background_image,
     }
 }
 

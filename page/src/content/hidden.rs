@@ -8,10 +8,11 @@
 //! in (the text fill colour when set) against what is behind them (the nearest opaque
 //! background or uniform gradient, carried down the walk as [`Backdrop`]). Where the glyphs of
 //! each text node end up (scaled, zoomed, squashed, moved off the page) is judged per node.
+//! Text drawn as bullets (`-webkit-text-security`) shows none of its words.
 
 use super::facts::{self, Paint};
 use crate::visibility::{
-    MIN_GLYPH_PX, clip_hides, filter_effect, invisible_by_style, mask_hides, rgba,
+    MIN_GLYPH_PX, clip_hides, filter_effect, invisible_by_style_of, mask_hides,
     transform_collapses, uniform_image, unreadable_on,
 };
 use web_sys::Element;
@@ -38,7 +39,7 @@ fn own_backdrop(paint: &Paint) -> Option<Backdrop> {
     if !paint.background_image.is_empty() {
         return Some(uniform_image(&paint.background_image));
     }
-    rgba(&paint.background_color).filter(|c| c[3] > 0.5).map(Some)
+    paint.background_color.filter(|c| c[3] > 0.5).map(Some)
 }
 
 /// The backdrop of the element's content, given its parent's.
@@ -55,7 +56,7 @@ pub(super) fn filter_opacity(paint: &Paint) -> f64 {
 /// effective opacity (its own times its ancestors', multiplied down the walk) and the backdrop
 /// its text sits on (its own background or its parent's).
 pub(super) fn invisible(el: &Element, paint: &Paint, opacity: f64, behind: Backdrop) -> bool {
-    if transform_collapses(&paint.transform) {
+    if !paint.transform.is_empty() && transform_collapses(&paint.transform) {
         return true;
     }
     if !paint.filter.is_empty() && filter_effect(&paint.filter).1 {
@@ -66,34 +67,36 @@ pub(super) fn invisible(el: &Element, paint: &Paint, opacity: f64, behind: Backd
     }
     // A box too small to show a glyph that clips its overflow (or its clip path) shows none
     // of its text.
-    let overflow = &paint.overflow;
-    let clips = overflow.contains("hidden") || overflow.contains("clip");
-    if clips || !paint.clip_path.is_empty() {
-        let rect = el.get_bounding_client_rect();
-        let (width, height) = (rect.width(), rect.height());
-        if clips && (width < MIN_GLYPH_PX || height < MIN_GLYPH_PX) {
+    if paint.clips || !paint.clip_path.is_empty() {
+        let rect = facts::rect(el);
+        let (width, height) = (rect.width, rect.height);
+        if paint.clips && (width < MIN_GLYPH_PX || height < MIN_GLYPH_PX) {
             return true;
         }
         if !paint.clip_path.is_empty() && clip_hides(&paint.clip_path, width, height) {
             return true;
         }
     }
-    if paint.font_size.is_empty() {
+    let Some(text) = &paint.text else {
         // No text of its own: only its opacity matters here (its children's text is judged
         // where it is).
         return crate::visibility::transparent(opacity);
+    };
+    // Every character drawn as a bullet: the words are not on the screen.
+    if text.masked {
+        return true;
     }
     // A background clipped to the glyphs paints them (gradient text): their colour is the
     // image's, not judged.
-    if paint.clip_text && !paint.background_image.is_empty() {
+    if text.clip_text && !paint.background_image.is_empty() {
         return crate::visibility::transparent(opacity);
     }
     // The text fill colour, when set, is what paints the glyphs.
-    let ink = if paint.fill.is_empty() { &paint.color } else { &paint.fill };
-    if invisible_by_style(opacity, &paint.font_size, ink) == Some(true) {
+    let ink = text.fill.unwrap_or(text.color);
+    if invisible_by_style_of(opacity, text.font_px, ink) == Some(true) {
         return true;
     }
-    match (rgba(ink), behind) {
+    match (ink, behind) {
         (Some(colour), Some(background)) => unreadable_on(colour, opacity, background),
         _ => false,
     }

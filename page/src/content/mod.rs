@@ -52,7 +52,7 @@ fn handle(msg: JsValue, engine: String) -> Result<JsValue, ContentError> {
         )
     })?;
     let reply = match request {
-        ContentRequest::Observe => crate::js::to_js(&dom::observe(engine)?),
+        ContentRequest::Observe => reply(&dom::observe(engine)?),
         ContentRequest::Act { action, expect, expect_to } => {
             // Some actions take time in the page (a drag's moves a frame apart, an editor's
             // redraw): the reply is a promise, which `content.js` awaits.
@@ -60,16 +60,24 @@ fn handle(msg: JsValue, engine: String) -> Result<JsValue, ContentError> {
                 settle::start_action();
                 let outcome = act::perform(&action, expect.as_deref(), expect_to.as_deref()).await;
                 settle::after_action();
-                crate::js::to_js(&outcome).map_err(|e| {
+                reply(&outcome).map_err(|e| {
                     crate::js::named_error(&ContentError::new(ContentErrorKind::EncodeFailed, e))
                 })
             };
             Ok(wasm_bindgen_futures::future_to_promise(acting).into())
         }
-        ContentRequest::GoBack => crate::js::to_js(&history::go_back()),
-        ContentRequest::Settle => crate::js::to_js(&settle::settled()),
+        ContentRequest::GoBack => reply(&history::go_back()),
+        ContentRequest::Settle { window: None } => reply(&settle::settled()),
+        ContentRequest::Settle { window: Some(window) } => {
+            let waiting = async move {
+                reply(&settle::settle(window).await).map_err(|e| {
+                    crate::js::named_error(&ContentError::new(ContentErrorKind::EncodeFailed, e))
+                })
+            };
+            Ok(wasm_bindgen_futures::future_to_promise(waiting).into())
+        }
         ContentRequest::SetFile { ref_id, name, mime, base64 } => {
-            crate::js::to_js(&act::set_file(ref_id, &name, &mime, &base64))
+            reply(&act::set_file(ref_id, &name, &mime, &base64))
         }
         ContentRequest::Probe { text } => {
             let document = web_sys::window().and_then(|w| w.document());
@@ -78,10 +86,10 @@ fn handle(msg: JsValue, engine: String) -> Result<JsValue, ContentError> {
                 found: text.as_deref().is_some_and(dom::has_text),
                 url: document.and_then(|d| d.url().ok()).unwrap_or_default(),
             };
-            crate::js::to_js(&probe)
+            reply(&probe)
         }
-        ContentRequest::Measure { runs } => crate::js::to_js(&measure(runs, engine)?),
-        ContentRequest::Describe { ref_id } => crate::js::to_js(&describe::describe(ref_id)?),
+        ContentRequest::Measure { runs } => reply(&measure(runs, engine)?),
+        ContentRequest::Describe { ref_id } => reply(&describe::describe(ref_id)?),
         #[cfg(feature = "test-hooks")]
         ContentRequest::Panic => Ok(wasm_bindgen_futures::future_to_promise(crash_later()).into()),
     };
@@ -94,6 +102,14 @@ async fn crash_later() -> Result<JsValue, JsValue> {
     let tick = js_sys::Promise::resolve(&JsValue::NULL);
     wasm_bindgen_futures::JsFuture::from(tick).await?;
     panic!("forced by a test in the content script (test-hooks)");
+}
+
+/// A reply to the worker as one JSON string: the structured clone of one string costs the page
+/// a fraction of an object graph's (an observation has hundreds of small objects, which were
+/// most of a small page's cost per call), and the worker parses it with `serde_json` instead
+/// of walking JS objects. The worker reads both forms.
+fn reply<T: serde::Serialize>(value: &T) -> Result<JsValue, String> {
+    serde_json::to_string(value).map(|json| JsValue::from_str(&json)).map_err(|e| e.to_string())
 }
 
 /// Observes and serialises the whole frame `runs` times (benchmark).

@@ -1,20 +1,36 @@
 //! Whether the page reacted to an action, and whether it has settled since: the content
 //! script counts DOM mutations from the start of each action (a `MutationObserver`, which only
-//! reads) and reports them, with the focus and URL it saw then and the page's in-flight
-//! requests (`page_hooks.js`, page-controlled: it can only make the service worker wait, up to
-//! its cap). The service worker polls [`settled`] after each action and for `wait`.
+//! reads) and reports them, with the focus and URL it saw then, the page's in-flight requests
+//! and what the action itself started and the page has not finished (requests sent since, a
+//! debounce timer armed by its events: `page_hooks.js`, page-controlled, so it can only make
+//! the service worker wait, up to its cap). The decision is [`Settled::is_settled`]'s; with a
+//! window, [`settle`] waits here for it (one round trip, not one per poll).
 
-use crate::action::Settled;
+use crate::action::{SETTLE_POLL_MS, SettleWindow, Settled};
 use wasm_bindgen::prelude::*;
 
 #[wasm_bindgen(inline_js = r#"
 let observer = null;
 let mutations = 0;
 let last = 0;
+let started = 0;
 let acted = false;
 let focus = null;
 let url = '';
 let idle = null;
+let waiting = 0;
+let activity = 0;
+let pending = 0;
+const onPending = (e) => {
+  if (typeof e.detail === 'number' && e.detail >= 0) pending = e.detail;
+};
+const onWaiting = (e) => {
+  if (typeof e.detail === 'number' && e.detail >= 0) waiting = e.detail;
+};
+const onActivity = (e) => {
+  if (typeof e.detail === 'number' && e.detail >= 0) activity = e.detail;
+};
+let wake = null;
 function stop() {
   if (observer) observer.disconnect();
   observer = null;
@@ -23,50 +39,127 @@ export function start_action() {
   mutations = 0;
   acted = true;
   last = performance.now();
+  started = last;
   focus = document.activeElement;
   url = location.href;
   if (!observer) {
     observer = new MutationObserver((records) => {
       mutations += records.length;
       last = performance.now();
+      if (wake) wake();
     });
     observer.observe(document, { subtree: true, childList: true, attributes: true, characterData: true });
   }
   // Counting stops once nobody asks: a page animating for ever costs nothing after that.
   clearTimeout(idle);
   idle = setTimeout(stop, 20000);
+  document.dispatchEvent(new CustomEvent('waymark-mark', { detail: 1 }));
 }
 export function after_action() {
   focus = document.activeElement;
+  document.dispatchEvent(new CustomEvent('waymark-mark', { detail: 0 }));
 }
 export function since_action(out) {
+  waiting = 0;
+  activity = 0;
+  pending = 0;
+  document.addEventListener('waymark-pending', onPending, true);
+  document.addEventListener('waymark-waiting', onWaiting, true);
+  document.addEventListener('waymark-activity', onActivity, true);
+  try {
+    document.dispatchEvent(new CustomEvent('waymark-ask-settle'));
+  } finally {
+    document.removeEventListener('waymark-pending', onPending, true);
+    document.removeEventListener('waymark-waiting', onWaiting, true);
+    document.removeEventListener('waymark-activity', onActivity, true);
+  }
+  const now = performance.now();
+  // The page's clock may only shorten the quiet, never move it before the action.
+  const latest = Math.max(last, started, Math.min(activity, now));
   out[0] = acted ? 1 : 0;
   out[1] = mutations;
-  out[2] = performance.now() - last;
+  out[2] = now - latest;
   out[3] = acted && (document.activeElement !== focus || location.href !== url) ? 1 : 0;
+  out[4] = waiting;
+  out[5] = pending;
+}
+let leaving = false;
+addEventListener('pagehide', () => {
+  leaving = true;
+  if (wake) wake();
+});
+addEventListener('pageshow', () => {
+  leaving = false;
+});
+export function page_leaving() {
+  return leaving;
+}
+export function next_change(ms) {
+  return new Promise((resolve) => {
+    const done = () => {
+      wake = null;
+      clearTimeout(timer);
+      resolve();
+    };
+    const timer = setTimeout(done, ms);
+    wake = done;
+  });
 }
 "#)]
 extern "C" {
-    /// Starts counting the page's mutations for the action about to run, and notes the focus
-    /// and URL.
+    /// Starts counting the page's mutations for the action about to run, notes the focus and
+    /// URL, and marks the start for `page_hooks.js` (what the action starts is followed).
     pub(super) fn start_action();
-    /// Notes the focus once the action ran: the click's own focus on its element is not the
-    /// page reacting.
+    /// Notes the focus once the action ran (the click's own focus on its element is not the
+    /// page reacting) and tells `page_hooks.js` the action's own events are over.
     pub(super) fn after_action();
-    /// `[acted, mutations, ms since the last mutation (or the action), focus or URL moved]`.
+    /// `[acted, mutations, ms since the last mutation or activity (or the action), focus or
+    /// URL moved, started by the action and still running, all requests in flight]`.
     fn since_action(out: &mut [f64]);
+    /// Resolves at the next DOM mutation, when the page is left, or after `ms`.
+    fn next_change(ms: f64) -> js_sys::Promise;
+    /// The document is being left (`pagehide`): a wait answers at once.
+    fn page_leaving() -> bool;
 }
 
 /// What changed since the latest action in this document, and how quiet the page is now.
 pub(super) fn settled() -> Settled {
-    let mut out = [0.0; 4];
+    let mut out = [0.0; 6];
     since_action(&mut out);
-    let pending = super::facts::ask_page_hooks();
     Settled {
         acted: out[0] > 0.0,
         mutations: out[1] as u32,
         quiet_ms: out[2],
         moved: out[3] > 0.0,
-        pending,
+        pending: out[5] as u32,
+        waiting: out[4] as u32,
+    }
+}
+
+/// Shortest pause between two looks while waiting: timers and requests end without a DOM
+/// mutation to wake the wait.
+const LOOK_MS: f64 = 10.0;
+
+/// The report once the page has settled for `window` (or straight away for a document that
+/// saw no action), or after [`SETTLE_POLL_MS`] at the latest.
+pub(super) async fn settle(window: SettleWindow) -> Settled {
+    let window_start = web_sys::window().map(|w| super::dom::now(&w)).unwrap_or(0.0);
+    loop {
+        let report = settled();
+        if !report.acted || report.is_settled(window) || page_leaving() {
+            return report;
+        }
+        let elapsed = web_sys::window().map(|w| super::dom::now(&w)).unwrap_or(f64::MAX);
+        if elapsed - window_start >= SETTLE_POLL_MS {
+            return report;
+        }
+        // The quiet still owed, at least one short look later.
+        let changed = report.mutations > 0 || report.moved;
+        let owed = if changed { window.after_change_ms } else { window.without_change_ms };
+        let pause =
+            if report.waiting > 0 { LOOK_MS } else { (owed - report.quiet_ms).max(LOOK_MS) };
+        if wasm_bindgen_futures::JsFuture::from(next_change(pause)).await.is_err() {
+            return report;
+        }
     }
 }

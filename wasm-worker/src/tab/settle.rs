@@ -1,18 +1,23 @@
 //! Settling after an action and `wait` without a text: the page is given time to react (an
 //! autocomplete list after its debounce, a panel after its request) before it is read again,
-//! judged on the content script's [`Settled`] reports — quiet DOM, nothing in flight — and
-//! always capped.
+//! judged on the content script's [`Settled`] reports — what the action started has finished
+//! and the DOM is quiet — and always capped. After an action the content script waits for the
+//! window itself and answers once settled (one round trip per [`SETTLE_POLL_MS`], not a poll
+//! every few milliseconds).
 
 use super::TabPage;
 use crate::chrome::sleep;
-use waymark_core::action::{ContentRequest, SettleWindow, Settled};
+use waymark_core::action::{ContentRequest, SETTLE_POLL_MS, SettleWindow, Settled};
 
 /// How long the DOM must stay unchanged, with no request in flight, for `wait` without a text
 /// (after an action, each kind has its own: `Action::settle_window`).
 pub(super) const QUIET_MS: f64 = 400.0;
 /// Longest settling after an action; the next observation reads whatever is there by then.
 pub(super) const SETTLE_CAP_MS: f64 = 3_000.0;
-/// Pause between two reports.
+/// Longest wait for the answer to one settle request (it waits in the page up to
+/// [`SETTLE_POLL_MS`]): a document that navigated meanwhile never answers.
+const ANSWER_WITHIN_MS: u32 = SETTLE_POLL_MS as u32 + 600;
+/// Pause between two reports of `wait`.
 const POLL_MS: u32 = 50;
 
 impl TabPage {
@@ -26,8 +31,10 @@ impl TabPage {
     ) -> Option<Settled> {
         let started = js_sys::Date::now();
         let mut last = None;
+        let request = ContentRequest::Settle { window: Some(window) };
         loop {
-            match self.content::<Settled>(frame, &ContentRequest::Settle).await {
+            let asked = js_sys::Date::now();
+            match self.content_within::<Settled>(frame, &request, ANSWER_WITHIN_MS).await {
                 // A document that saw no action is a new one: the action navigated.
                 Ok(s) if !s.acted || s.is_settled(window) => return Some(s),
                 Ok(s) => last = Some(s),
@@ -36,7 +43,11 @@ impl TabPage {
             if js_sys::Date::now() - started >= cap_ms {
                 return last;
             }
-            sleep(POLL_MS).await;
+            // An unsettled answer comes after the page's own wait ran out; one that came
+            // sooner could not wait there: do not spin.
+            if js_sys::Date::now() - asked < SETTLE_POLL_MS / 2.0 {
+                sleep(POLL_MS).await;
+            }
         }
     }
 
@@ -45,7 +56,8 @@ impl TabPage {
         let started = js_sys::Date::now();
         loop {
             let loaded = self.tab(self.tab_id()).await.is_ok_and(|t| t.status == "complete");
-            let report = self.content::<Settled>(0, &ContentRequest::Settle).await.ok();
+            let report =
+                self.content::<Settled>(0, &ContentRequest::Settle { window: None }).await.ok();
             // A document that saw no action counts its quiet from the wait's start.
             let waited = js_sys::Date::now() - started;
             let quiet = report.map(|s| if s.acted { s.quiet_ms } else { waited });
