@@ -414,6 +414,14 @@ pub(super) fn start_from_prompt(w: &Rc<Worker>, prompt: &str, mode: OutputMode) 
 pub(super) async fn after_run(w: &Rc<Worker>, ctx: &TaskContext) -> Option<RanWorkflow> {
     let run = ctx.spec.workflow.as_ref()?;
     let heals = ctx.replay.completed_heals();
+    let every_step = ctx.replay.next as usize >= run.workflow.steps.len();
+    let finished = ctx.finished.as_ref().is_some_and(|o| o.success);
+    if run.workflow.needs_review() && every_step && finished {
+        // The user approved every step of its first run: it is theirs now.
+        if let Err(e) = store().mark_reviewed(&run.workflow.id).await {
+            tracing::warn!(error = %e, "an imported workflow's first run could not be recorded");
+        }
+    }
     let ran = RanWorkflow {
         id: run.workflow.id.clone(),
         name: run.workflow.name.clone(),
