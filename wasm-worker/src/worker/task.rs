@@ -314,7 +314,10 @@ pub(super) async fn finish(
         task.apply(&TaskEvent::Finished(outcome.clone()));
         task.output =
             Some(agent::render_output(ctx.spec.output, &shown, &outcome, BrowserEnv.now_ms()));
+        task.show_parts();
     }
+    // The answer may name secrets by their handles: the user may ask to see them.
+    *w.secrets.borrow_mut() = Some(ctx.taint.clone());
     w.broadcast();
     let asked_by = ctx.spec.asked_by.clone();
     let ran = super::workflows::after_run(w, ctx).await;

@@ -4,6 +4,9 @@
 //! The journal and the step list keep the handle, never the key.
 
 use super::*;
+use crate::agent::handles::conceal_messages;
+use crate::protocol::{ChatMessage, ChatRole};
+use crate::safety::TaintLedger;
 
 const KEY: &str = "sk-live-Zq8aXcanary42Lm9Tt";
 const HANDLE: &str = "⟨secret:1 api key from dash.example⟩";
@@ -154,4 +157,63 @@ fn a_handle_is_refused_on_another_site_in_a_public_area_and_in_an_address() {
     let (run, _) = run_on(&page, &[("navigate", &url)]);
     let error = run.outcome.steps[0].outcome.error.clone().unwrap_or_default();
     assert!(error.contains("can only be typed into a field"), "{error}");
+}
+
+/// `cargo xtask bench step` (handles): what concealing costs per model call — the whole
+/// navigator prompt of a 300-element page with 40 steps of history, against a ledger of 900
+/// tracked values of which 12 are secrets — and what revealing costs per typed handle.
+#[test]
+#[ignore = "benchmark: run with `cargo xtask bench step`"]
+fn bench_handle_overhead() {
+    let mut taint = TaintLedger::default();
+    for i in 0..888 {
+        taint.record_page_text(
+            "https://shop.example/orders",
+            &format!("Order {}", 40_000_000 + i * 7),
+        );
+    }
+    for i in 0..12 {
+        let key = format!("sk-live-Zq8aXcanary{i:02}Lm9Tt{i:02}Pq");
+        taint.record_page_text("https://dash.example/keys", &format!("API key: {key}"));
+    }
+    let mut prompt = String::from("Task: check my keys\nCurrent page:\n<page_content id=1>\n");
+    for i in 1..=300 {
+        prompt.push_str(&format!("Paragraph {i} of the article, order {}\n", 40_000_000 + i * 7));
+        prompt.push_str(&format!("[{i}] link \"Link {i}\"\n"));
+    }
+    prompt.push_str("Your API key: sk-live-Zq8aXcanary03Lm9Tt03Pq\n</page_content id=1>\n");
+    for i in 1..=40 {
+        prompt.push_str(&format!("{i}. Click “Link {i}” [{i}] → ok\n"));
+    }
+    let message = ChatMessage::text(ChatRole::User, prompt.clone());
+    let mut conceal = Vec::new();
+    for _ in 0..200 {
+        let started = std::time::Instant::now();
+        let out = conceal_messages(&taint, vec![message.clone()]);
+        conceal.push(started.elapsed().as_secs_f64() * 1000.0);
+        assert!(!out[0].content.contains("canary03"));
+    }
+    let mut reveal = Vec::new();
+    let handle = taint.handles()[3].to_string();
+    for _ in 0..200 {
+        let started = std::time::Instant::now();
+        let real = taint.reveal(
+            &handle,
+            "https://dash.example",
+            &crate::safety::outbound::Audience::Private,
+        );
+        reveal.push(started.elapsed().as_secs_f64() * 1000.0);
+        assert!(real.is_ok());
+    }
+    for (what, mut all) in [("conceal the prompt", conceal), ("reveal a typed handle", reveal)] {
+        all.sort_by(f64::total_cmp);
+        println!(
+            "BENCH handles, {what} ({} bytes, 900 values, 12 secrets): n={} median={:.3} ms p90={:.3} ms max={:.3} ms",
+            prompt.len(),
+            all.len(),
+            all[all.len() / 2],
+            all[all.len() * 9 / 10],
+            all[all.len() - 1]
+        );
+    }
 }
