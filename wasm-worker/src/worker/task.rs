@@ -308,6 +308,7 @@ pub(super) async fn finish(
 ) -> Option<sessions::StoredTurn> {
     *w.controls.borrow_mut() = None;
     interventions::signal(&w.state.borrow().interventions, None);
+    super::workflows::note_reviewed(w, ctx).await;
     let shown = ctx.spec.shown_task();
     if let Some(task) = w.state.borrow_mut().task.as_mut() {
         task.mode = ctx.spec.output;
