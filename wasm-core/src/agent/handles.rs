@@ -60,9 +60,16 @@ pub(super) fn misplaced_handle(action: &Action) -> Option<HandleRefusal> {
         }
         _ => return None,
     };
-    let (range, _) = handle_refs(text).into_iter().next()?;
-    let handle = text.get(range).unwrap_or_default().to_owned();
-    Some(HandleRefusal::NotAField { handle, what })
+    if let Some((range, _)) = handle_refs(text).into_iter().next() {
+        let handle = text.get(range).unwrap_or_default().to_owned();
+        return Some(HandleRefusal::NotAField { handle, what });
+    }
+    // A handle's brackets in an address, however it is encoded or turned around, are a
+    // handle spelled for a page: refused like the handle itself.
+    let decoded = percent_encoding::percent_decode_str(text).decode_utf8_lossy();
+    let spelled = matches!(action, Action::Navigate { .. } | Action::OpenTab { .. })
+        && decoded.contains(['⟨', '⟩']);
+    spelled.then(|| HandleRefusal::NotAField { handle: "a secret's handle".into(), what })
 }
 
 impl<L: Llm, P: Page, E: Env, V: TaskEvents, O: Operator, J: Journal> Agent<'_, L, P, E, V, O, J> {
@@ -121,6 +128,10 @@ mod tests {
         assert!(misplaced_handle(&keys).is_some());
         let plain = Action::Navigate { url: "https://shop.example/".into() };
         assert!(misplaced_handle(&plain).is_none());
+        // Reversed and percent-encoded, as a page may ask.
+        let reversed =
+            Action::OpenTab { url: "https://shop.example/?r=%E2%9F%A91:terces%E2%9F%A8".into() };
+        assert!(misplaced_handle(&reversed).is_some());
     }
 
     #[test]

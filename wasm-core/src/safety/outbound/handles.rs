@@ -242,11 +242,13 @@ pub fn audience(target: &crate::safety::ActionTarget) -> Audience {
         "chat",
         "bio",
         "caption",
-        "forum",
-        "thread",
-        "public",
         "guestbook",
     ];
+    // A password field is a credential field (the policy hands it to the user), never read
+    // by others.
+    if target.input_type == "password" {
+        return Audience::Private;
+    }
     if target.tag == "textarea" || (target.tag != "input" && target.role == "textbox") {
         return Audience::Public(
             "a multi-line text area, where posts and messages are written".into(),
