@@ -2,7 +2,8 @@
 //! also split by separators, in another case, reversed, partly (long values), and words that
 //! decode to one (base64, hex, percent-encoding, entities).
 
-use super::spelling::{Needle, PARTIAL_MIN, Payload, fold};
+use super::spelling::{Needle, PARTIAL_MIN, Payload, fold, pack};
+use std::collections::HashMap;
 
 /// What replaces a redacted value.
 pub const REDACTED: &str = "[redacted]";
@@ -80,28 +81,37 @@ fn mark_plain(text: &str, needles: &[&Needle]) -> Vec<u32> {
     }
     let squashed: Vec<u8> = chars.iter().map(|(b, _, _)| *b).collect();
     let squashed = String::from_utf8_lossy(&squashed).into_owned();
+    let mut hit = |from: usize, len: usize, mark: u32| {
+        for &(_, start, end) in &chars[from..from + len] {
+            marked[start..end].iter_mut().for_each(|m| *m = mark);
+        }
+    };
+    // Every window of PARTIAL_MIN characters of every long spelling, looked up in one pass
+    // over the text (a prompt is tens of kilobytes and is concealed on every model call).
+    let mut windows: HashMap<u64, u32> = HashMap::new();
     for (n, needle) in needles.iter().enumerate() {
         let mark = n as u32 + 1;
-        let mut hit = |from: usize, len: usize| {
-            for &(_, start, end) in &chars[from..from + len] {
-                marked[start..end].iter_mut().for_each(|m| *m = mark);
-            }
-        };
         for value in &needle.spellings() {
+            if value.len() >= PARTIAL_MIN {
+                for window in value.as_bytes().windows(PARTIAL_MIN) {
+                    windows.entry(pack(window)).or_insert(mark);
+                }
+                continue;
+            }
+            // A short value counts only as whole tokens (`4821` stays inside `148210`).
             for (at, _) in squashed.match_indices(value.as_str()) {
                 let whole = starts.get(at).copied().unwrap_or(false)
                     && ends.get(at + value.len() - 1).copied().unwrap_or(false);
-                if value.len() >= PARTIAL_MIN || whole {
-                    hit(at, value.len());
+                if whole {
+                    hit(at, value.len(), mark);
                 }
             }
-            if value.len() > PARTIAL_MIN {
-                for start in 0..=value.len() - PARTIAL_MIN {
-                    let Some(window) = value.get(start..start + PARTIAL_MIN) else { continue };
-                    for (at, _) in squashed.match_indices(window) {
-                        hit(at, PARTIAL_MIN);
-                    }
-                }
+        }
+    }
+    if !windows.is_empty() {
+        for (at, window) in squashed.as_bytes().windows(PARTIAL_MIN).enumerate() {
+            if let Some(&mark) = windows.get(&pack(window)) {
+                hit(at, PARTIAL_MIN, mark);
             }
         }
     }
@@ -117,7 +127,7 @@ fn mark_encoded_words(text: &str, needles: &[&Needle], marked: &mut [u32]) {
             .trim_start_matches(|c: char| !c.is_alphanumeric())
             .trim_end_matches(|c: char| !c.is_alphanumeric() && !matches!(c, '=' | '%' | ';'));
         let already = marked[offset..offset + word.len()].iter().any(|m| *m != 0);
-        if trimmed.len() >= PARTIAL_MIN && !already {
+        if trimmed.len() >= PARTIAL_MIN && !already && may_be_encoded(trimmed) {
             let payload = Payload::new(trimmed);
             if let Some(n) = needles.iter().position(|n| n.find(&payload).is_some()) {
                 let from = offset + start;
@@ -126,6 +136,18 @@ fn mark_encoded_words(text: &str, needles: &[&Needle], marked: &mut [u32]) {
         }
         offset += word.len();
     }
+}
+
+/// Whether a word could spell a value in an encoding (decoding every word of a prompt costs
+/// too much): percent-encoding, entities and escapes have their marks; hex is 12 or more hex
+/// digits; base64 mixes letters with digits or its own symbols (a run of letters alone is a
+/// word).
+fn may_be_encoded(word: &str) -> bool {
+    let marked = word.contains(['%', '&', '\\', '=', ';']);
+    let hex = word.len() >= 12 && word.chars().all(|c| c.is_ascii_hexdigit());
+    let letters = word.chars().any(|c| c.is_ascii_alphabetic());
+    let others = word.chars().any(|c| c.is_ascii_digit() || matches!(c, '+' | '/' | '-' | '_'));
+    marked || hex || (letters && others)
 }
 
 #[cfg(test)]

@@ -468,7 +468,7 @@ fn bytes_text(bytes: &[u8]) -> String {
     String::from_utf8_lossy(bytes).into_owned()
 }
 
-fn pack(window: &[u8]) -> u64 {
+pub(super) fn pack(window: &[u8]) -> u64 {
     window.iter().fold(0u64, |acc, b| (acc << 8) | u64::from(*b))
 }
 
