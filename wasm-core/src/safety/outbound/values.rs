@@ -135,8 +135,20 @@ pub enum Speaker {
     User,
 }
 
-/// The values of `text` worth tracking.
+/// The values of `text` worth tracking. A secret's handle (`⟨secret:3 api key from
+/// dash.example:8080⟩`, in an answer or a note) is Waymark's own words, not a value.
 pub fn values(text: &str, speaker: Speaker) -> Vec<Found> {
+    let without_handles;
+    let text = if super::handles::has_handle(text) {
+        let mut out = text.to_owned();
+        for (range, _) in super::handles::handle_refs(text).into_iter().rev() {
+            out.replace_range(range, " ");
+        }
+        without_handles = out;
+        without_handles.as_str()
+    } else {
+        text
+    };
     let words: Vec<&str> = text.split_whitespace().collect();
     let mut out: Vec<Found> = Vec::new();
     let mut push = |found: Found| {
@@ -576,6 +588,12 @@ mod tests {
             ),
             ["a.example", "shop.localhost:8080"]
         );
+    }
+
+    #[test]
+    fn a_handle_is_no_value() {
+        assert!(page("Your key is ⟨secret:3 api key from dash.localhost:39103⟩.").is_empty());
+        assert_eq!(page("⟨secret:1 code from x⟩ and order 12345678"), ["12345678"]);
     }
 
     #[test]
