@@ -170,6 +170,11 @@ pub fn values(text: &str, speaker: Speaker) -> Vec<Found> {
         }
     }
     for word in text.split(|c: char| c.is_whitespace() || "\"'<>()[]{},;".contains(c)) {
+        // A piece of a handle turned around or cut up (a page asked the model to spell it):
+        // Waymark's own words, no value.
+        if word.contains(['⟨', '⟩']) {
+            continue;
+        }
         // `name=value` outside a URL: the value alone.
         let word = match word.split_once('=') {
             Some((_, value)) if !word.contains("://") => value,
@@ -594,6 +599,7 @@ mod tests {
     fn a_handle_is_no_value() {
         assert!(page("Your key is ⟨secret:3 api key from dash.localhost:39103⟩.").is_empty());
         assert_eq!(page("⟨secret:1 code from x⟩ and order 12345678"), ["12345678"]);
+        assert!(page("⟩30193:tsohlacol.hsad morf yek ipa 1:terces⟨").is_empty());
     }
 
     #[test]
