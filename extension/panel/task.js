@@ -51,7 +51,23 @@ export function renderTask(task) {
   const answer = $('answer');
   answer.hidden = task.answer == null;
   answer.className = task.success ? 'ok' : 'failed';
-  text(answer, task.output ?? task.answer);
+  const parts = task.output_parts || [];
+  if (!parts.length) {
+    text(answer, task.output ?? task.answer);
+    return;
+  }
+  // Words as text; a secret's handle as a button that asks the worker for its value.
+  answer.replaceChildren(...parts.map((p) => {
+    if (p.kind !== 'secret') return document.createTextNode(p.text);
+    const chip = el('button', {
+      type: 'button',
+      className: 'secret-handle',
+      textContent: p.value ?? p.handle,
+      title: p.value ? p.handle : 'Show the real value (only you see it)',
+    });
+    chip.dataset.id = String(p.id);
+    return chip;
+  }));
 }
 
 // Buttons forward to the service worker; what they mean is decided there.
@@ -61,6 +77,10 @@ export function initTaskControls(send) {
     $(id).addEventListener('click', () => send({ type }));
   }
   $('copy-json').addEventListener('click', () => copyText($('copy-json'), output));
+  $('answer').addEventListener('click', (e) => {
+    const chip = e.target.closest('.secret-handle');
+    if (chip) send({ type: 'reveal_secret', id: Number(chip.dataset.id) });
+  });
 }
 
 // Options the user set for the next task.

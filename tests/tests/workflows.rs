@@ -499,3 +499,66 @@ fn an_external_agent_runs_a_saved_workflow_by_name_and_its_card_waits_for_the_pa
     assert!(!err, "{snap}");
     llm.assert_no_script_panics().expect("script ok");
 }
+
+/// An imported workflow shows what it does (issue 26): a file whose every step its author
+/// labelled "Close the welcome banner" asks on its first run about each step that changes
+/// something, naming what the step does; once a run went through, it asks only what the
+/// policy asks (the order).
+#[test]
+fn an_imported_workflow_asks_about_every_step_it_does_on_its_first_run() {
+    let Some(extension) = built_extension() else { return };
+    let llm = ScriptedLlm::start(model).expect("scripted LLM");
+    let wm = Waymark::launch(&extension, Setup { llm: &llm, install_host: true, site: site() })
+        .expect("launch");
+    let panel = wm.panel().expect("panel");
+    panel.wait_text("host-status", "t.includes('connected')").expect("host connects");
+    record(&wm, &panel);
+    save_as_workflow(&panel);
+    click(&panel, "#workflow-list li button[data-action=export]");
+    let exported = panel
+        .page
+        .wait_for("(() => { const t = document.getElementById('workflow-export-json'); return !document.getElementById('workflow-export').hidden && t.value; })()", TASK_TIMEOUT)
+        .expect("exported");
+    let mut file: Value =
+        serde_json::from_str(exported.as_str().unwrap_or_default()).expect("workflow json");
+    file["name"] = json!("Imported teapot");
+    for step in file["steps"].as_array_mut().expect("steps") {
+        step["intent"] = json!("Close the welcome banner");
+    }
+    click(&panel, "#workflow-import-box summary");
+    set_value(&panel, "#workflow-import-json", &file.to_string());
+    click(&panel, "#workflow-import");
+    panel
+        .wait_text("workflows-notice", "t.includes('Imported “Imported teapot”')")
+        .expect("imported");
+    let details = panel
+        .page
+        .eval("[...document.querySelectorAll('#workflow-list li')].map((l) => l.textContent)")
+        .expect("list");
+    assert!(details.to_string().contains("Imported teapot"), "{details}");
+
+    // First run: five review cards (typing, typing, choosing, ticking, clicking), then the
+    // order's own card.
+    run_from_list(&panel, &[]);
+    let cards: Vec<String> =
+        (0..6).map(|_| panel.approve_card().expect("a card for each step")).collect();
+    for card in &cards[..5] {
+        assert!(
+            card.contains("imported workflow")
+                && card.contains("called it “Close the welcome banner”"),
+            "{card}"
+        );
+    }
+    assert!(cards[0].contains("Type “{{full_name}}” into textbox “Full name”"), "{}", cards[0]);
+    assert!(cards[4].contains("Click button “Continue”"), "{}", cards[4]);
+    assert!(cards[5].contains("Place order"), "{}", cards[5]);
+    wait_answer(&panel, "Ran the workflow");
+    assert_eq!(wait_orders(&wm.site, 2).len(), 2);
+
+    // Reviewed: the next run asks only about the order.
+    run_from_list(&panel, &[]);
+    let card = panel.approve_card().expect("the order's card");
+    assert!(card.contains("Place order") && !card.contains("imported workflow"), "{card}");
+    assert_eq!(wait_orders(&wm.site, 3).len(), 3);
+    llm.assert_no_script_panics().expect("script ok");
+}

@@ -14,6 +14,7 @@ pub mod guide;
 pub mod live;
 pub mod llm_state;
 pub mod prompt;
+pub mod secrets;
 pub mod settings;
 pub mod setup;
 pub mod status;
@@ -82,6 +83,12 @@ pub enum PanelRequest {
         /// Tracked values are redacted unless the user chose to include them.
         #[serde(default)]
         values: crate::protocol::TrackedValues,
+    },
+    /// Show the real value of a secret's handle in the last task's answer (the user clicked
+    /// it): the worker reads it from that task's ledger, held in memory only.
+    RevealSecret {
+        /// The handle's number.
+        id: u32,
     },
     /// Start a new, empty session (the current one stays in the list).
     NewSession,
@@ -515,6 +522,13 @@ pub struct TaskView {
     /// The result as the chosen mode renders it, once finished.
     #[serde(default)]
     pub output: Option<String>,
+    /// The result cut into words and secrets' handles (chips the user clicks to see the
+    /// value), once finished.
+    #[serde(default)]
+    pub output_parts: Vec<secrets::ShownPart>,
+    /// The values of handles the user asked to see (never stored, never in a snapshot).
+    #[serde(skip)]
+    pub revealed: std::collections::BTreeMap<u32, String>,
     /// Counts attention sounds asked for; the panel plays one each time it goes up.
     #[serde(default)]
     pub chime: u32,
@@ -651,11 +665,24 @@ impl TaskView {
         }
     }
 
+    /// Shows the real value of handle `id` (the worker found it in the task's ledger).
+    pub fn reveal(&mut self, id: u32, value: String) {
+        self.revealed.insert(id, value);
+        self.show_parts();
+    }
+
+    /// Cuts the shown result into words and handles.
+    pub fn show_parts(&mut self) {
+        let shown = self.output.as_deref().or(self.answer.as_deref()).unwrap_or_default();
+        self.output_parts = secrets::parts(shown, &self.revealed);
+    }
+
     fn finish(&mut self, outcome: &TaskOutcome) {
         self.running = false;
         self.controls = ControlState::default();
         self.output = Some(render_output(self.mode, &self.prompt, outcome, 0.0));
         self.answer = Some(outcome.answer.clone());
+        self.show_parts();
         self.success = outcome.success;
         self.error = outcome.error.clone();
         self.elapsed_ms = Some(outcome.elapsed_ms);

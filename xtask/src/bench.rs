@@ -18,6 +18,10 @@ pub fn step() -> Result<()> {
     sh(util::cargo()
         .args(["test", "-p", "waymark-core", "--release", "--lib", "bench_step_overhead"])
         .args(["--", "--ignored", "--nocapture"]))?;
+    eprintln!("== native: secrets as handles (concealing each prompt, revealing a typed handle)");
+    sh(util::cargo()
+        .args(["test", "-p", "waymark-core", "--release", "--lib", "bench_handle_overhead"])
+        .args(["--", "--ignored", "--nocapture"]))?;
     eprintln!("== Chromium: the built extension on the fixture form");
     sh(util::cargo()
         .args(["test", "-p", "waymark-tests", "--test", "agent_bench"])

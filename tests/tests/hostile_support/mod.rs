@@ -162,6 +162,8 @@ pub fn run(wm: &Waymark, panel: &Panel, task: &Task) -> Run {
     }
     let mut cards = Vec::new();
     let marker = format!("(task {n})");
+    // A task that ended because its page could not be read (a redirect the network guard
+    // blocked left an error page) has no obedient answer: it is over all the same.
     loop {
         let js = format!(
             "(() => {{ const c = document.getElementById('intervention'); \
@@ -170,7 +172,9 @@ pub fn run(wm: &Waymark, panel: &Panel, task: &Task) -> Run {
                message: document.getElementById('intervention-message').textContent, \
                questions: document.getElementById('intervention-questions').textContent}}; \
              const a = document.getElementById('answer'); \
-             return a && !a.hidden && a.textContent.includes({m}) ? {{answer: a.textContent}} : false; }})()",
+             const ended = document.getElementById('task').dataset.running === 'false' \
+               && a.className === 'failed' && a.textContent.startsWith('Could not read the page'); \
+             return a && !a.hidden && (a.textContent.includes({m}) || ended) ? {{answer: a.textContent}} : false; }})()",
             m = serde_json::to_string(&marker).expect("json")
         );
         let v = panel.page.wait_for(&js, TASK_TIMEOUT).unwrap_or_else(|e| {

@@ -150,6 +150,10 @@ pub enum JournalEntry {
         query: String,
         /// The matching tasks, as the notes write them (empty: nothing matched).
         text: String,
+        /// The same tasks one by one, each with where what it holds was read (journals of
+        /// older versions have only `text`).
+        #[serde(default, skip_serializing_if = "Vec::is_empty")]
+        turns: Vec<crate::session::RecalledTurn>,
     },
     /// A note for the model's history (a rejected done claim, a take-over).
     Note {
@@ -223,6 +227,19 @@ pub(crate) struct ExpectedDestination {
     pub workflow: String,
     /// The step (1-based), for the card.
     pub step: u32,
+    /// The first run of an imported workflow, on a step that changes something: the user is
+    /// asked whatever the policy says, with the step described from what it does (and the
+    /// author's label beside it).
+    pub review: Option<StepReview>,
+}
+
+/// What the user is shown of an imported workflow's step on its first run.
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) struct StepReview {
+    /// What the step does, from its action and locator.
+    pub does: String,
+    /// What its author called it.
+    pub label: String,
 }
 
 /// A finding the model kept (`progress.memory`).
@@ -245,6 +262,8 @@ pub struct Recalled {
     pub query: String,
     /// The matching tasks (empty: none).
     pub text: String,
+    /// The same, one by one with their provenance (empty in older journals).
+    pub turns: Vec<crate::session::RecalledTurn>,
 }
 
 /// Everything task-scoped. A new task gets a new one; nothing leaks into the next task.
@@ -336,14 +355,22 @@ impl TaskContext {
                 self.steps.push(record.clone());
             }
             JournalEntry::Note { text } => self.notes.push(text.clone()),
-            JournalEntry::Recalled { step, query, text } => {
-                // Older findings carry their provenance like the session notes do.
-                self.taint.record_session_notes(text, &self.spec.session_provenance);
+            JournalEntry::Recalled { step, query, text, turns } => {
+                // Older findings carry their provenance like page text: each value may go back
+                // only to where its own task read it (nowhere when that is unknown), and the
+                // sites they name are never the user's words.
+                if turns.is_empty() {
+                    self.taint.record_session_notes(text, &self.spec.session_provenance);
+                }
+                for turn in turns {
+                    self.taint.record_session_notes(&turn.text, &turn.provenance);
+                }
                 self.recalled.push(Recalled {
                     after: self.steps.len(),
                     step: *step,
                     query: query.clone(),
                     text: text.clone(),
+                    turns: turns.clone(),
                 });
             }
             JournalEntry::Kept { text } => {
@@ -421,7 +448,11 @@ impl TaskContext {
 /// sites allowed in Settings, the attached files, and the session notes with their provenance.
 fn ledger_for(spec: &TaskSpec) -> TaintLedger {
     let mut taint = TaintLedger::default();
-    taint.record_user_text(&spec.task, UserText::Task);
+    // A workflow run's words hold its inputs' defaults, which are the workflow author's: only
+    // the values the user gave count as the user's (below).
+    if spec.workflow.is_none() {
+        taint.record_user_text(&spec.task, UserText::Task);
+    }
     for site in &spec.allowed_sites {
         taint.allow_user_site(site);
     }
@@ -432,11 +463,16 @@ fn ledger_for(spec: &TaskSpec) -> TaintLedger {
         taint.record_session_notes(notes, &spec.session_provenance);
     }
     if let Some(run) = &spec.workflow {
-        // A run's values are the user's words, like the task's (secrets among them are
-        // never shown in the task's words, so they are recorded here).
+        // The values the user gave are their words, like a task's; a secret among them may go
+        // only to the origins the workflow's own steps name; a default is the author's words
+        // (no authority: the hosts it names are not the user's sites).
         for (name, value) in &run.values {
             let secret = run.workflow.param(name).is_some_and(|p| p.secret);
-            taint.record_user_value(value, secret);
+            if secret {
+                taint.record_workflow_secret(name, value, run.workflow.origins());
+            } else if run.given.contains(name) {
+                taint.record_user_value(value);
+            }
         }
     }
     taint

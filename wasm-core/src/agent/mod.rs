@@ -7,6 +7,7 @@ mod closed_tab;
 mod context;
 mod control;
 mod external;
+mod handles;
 mod interventions;
 mod journal;
 mod output;

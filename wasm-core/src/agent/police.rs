@@ -169,6 +169,25 @@ fn new_destination(
     live: Option<&str>,
     what: &str,
 ) -> Option<Intervention> {
+    if let Some(review) = &expected.review {
+        // An imported workflow's first run: every step that changes something is shown as
+        // what it does (its author's label is only quoted) and asked about.
+        return Some(Intervention {
+            kind: InterventionKind::Confirm,
+            title: "Confirm: a step of an imported workflow".into(),
+            message: format!(
+                "{what}{}\nStep {} of the imported workflow “{}”, first run: {}. Its author \
+                 called it “{}”. Approve only if this is what you want done.",
+                live.map(|l| format!(" (sends to {l})")).unwrap_or_default(),
+                expected.step,
+                expected.workflow,
+                review.does,
+                review.label
+            ),
+            questions: vec![],
+            allow_similar: None,
+        });
+    }
     let live = live?;
     let was = match &expected.recorded {
         Some(recorded) if recorded.matches(live) => return None,

@@ -5,7 +5,7 @@
 //! navigator call for that step alone, and a step that cannot be done ends the run there,
 //! saying what was done and why.
 
-use super::context::{ExpectedDestination, JournalEntry, TaskContext};
+use super::context::{ExpectedDestination, JournalEntry, StepReview, TaskContext};
 use super::control::Operator;
 use super::parse::{Call, parse_answer};
 use super::runner::{Agent, CallFailed, Flow};
@@ -71,13 +71,15 @@ impl<L: Llm, P: Page, E: Env, V: TaskEvents, O: Operator, J: Journal> Agent<'_, 
             Err(flow) => return flow,
         };
         let (action, heal) = match found {
-            Found::Ready { target, tab } => match step.action.to_action(target, tab, &run.values) {
-                Some(action) => (action, None),
-                None => {
-                    let why = "its element or tab was not found".to_owned();
-                    return self.stop_at(ctx, run, index, &why).await;
+            Found::Ready { target, tab } => {
+                match step.action.to_action(target, tab, &run_values(ctx, run)) {
+                    Some(action) => (action, None),
+                    None => {
+                        let why = "its element or tab was not found".to_owned();
+                        return self.stop_at(ctx, run, index, &why).await;
+                    }
                 }
-            },
+            }
             Found::WrongPage(why) => return self.stop_at(ctx, run, index, &why).await,
             Found::Healable(why) => match self.heal(ctx, run, index, &observation, &why).await {
                 Ok((action, heal)) => (action, Some(heal)),
@@ -103,10 +105,13 @@ impl<L: Llm, P: Page, E: Env, V: TaskEvents, O: Operator, J: Journal> Agent<'_, 
             );
             self.note(ctx, text).await;
         }
+        let review = (run.workflow.needs_review() && step.action.changes_state())
+            .then(|| StepReview { does: step.described(), label: step.intent.clone() });
         ctx.replay_expect = Some(ExpectedDestination {
             recorded: step.destination.clone(),
             workflow: run.workflow.name.clone(),
             step: index as u32 + 1,
+            review,
         });
         let before = ctx.steps.len();
         let flow = self.execute(ctx, &observation, vec![Call::Act(action)]).await;
@@ -248,7 +253,7 @@ impl<L: Llm, P: Page, E: Env, V: TaskEvents, O: Operator, J: Journal> Agent<'_, 
         };
         let locator = Locator::capture(observation, target);
         let (Some(action), Some(locator)) =
-            (step.action.to_action(Some(target), None, &run.values), locator)
+            (step.action.to_action(Some(target), None, &run_values(ctx, run)), locator)
         else {
             let why = format!("{why}; the model's choice could not be used");
             return Err(self.stop_at(ctx, run, index, &why).await);
@@ -276,12 +281,12 @@ impl<L: Llm, P: Page, E: Env, V: TaskEvents, O: Operator, J: Journal> Agent<'_, 
         why: &str,
     ) -> Flow {
         let total = run.workflow.steps.len();
-        let intent = run.workflow.steps.get(index).map(|s| s.intent.as_str()).unwrap_or_default();
+        let intent = run.workflow.steps.get(index).map(WorkflowStep::described).unwrap_or_default();
         let msg = format!(
             "Stopped at step {} of {total} of the workflow “{}” (“{}”): {why}.{}",
             index + 1,
             run.workflow.name,
-            clean(intent),
+            clean(&intent),
             done_so_far(ctx)
         );
         let refused = ctx.steps.last().is_some_and(|s| s.outcome.refused_by.is_some());
@@ -398,11 +403,26 @@ fn heal_task(run: &WorkflowRun, index: usize, why: &str) -> String {
         clean(&run.workflow.name),
         index + 1,
         run.workflow.steps.len(),
-        clean(&step.intent),
+        clean(&step.described()),
         clean(&element),
         clean(why),
         step.action.tool()
     )
+}
+
+/// The values a step is filled with: each secret input as its handle, so the run types it
+/// only where the loop reveals it (a field of the workflow's own sites that others cannot
+/// read), exactly like a live task's secret.
+fn run_values(ctx: &TaskContext, run: &WorkflowRun) -> std::collections::BTreeMap<String, String> {
+    let mut values = run.values.clone();
+    for param in run.workflow.params.iter().filter(|p| p.secret) {
+        if let Some(value) = values.get_mut(&param.name)
+            && let Some(handle) = ctx.taint.handle_of(value)
+        {
+            *value = handle.to_string();
+        }
+    }
+    values
 }
 
 /// "Done before it: 1. …; 2. …" from the actions the run performed, or nothing.

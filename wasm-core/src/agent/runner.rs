@@ -387,6 +387,8 @@ impl<L: Llm, P: Page, E: Env, V: TaskEvents, O: Operator, J: Journal> Agent<'_, 
         ctx.shared.set_role(role, RoleState::Working);
         ctx.overhead_from = None;
         let tools = if ctx.spec.tool_mode == ToolMode::Native { tools } else { Vec::new() };
+        // The model reads secrets only as handles, whatever part of the prompt holds them.
+        let messages = super::handles::conceal_messages(&ctx.taint, messages);
         let request = LlmRequest { role, messages, tools, stream: true, max_tokens: Some(1024) };
         let Some(reply) =
             unless_stopped(self.llm.complete(request), self.operator.stop_requested()).await
@@ -579,9 +581,10 @@ impl<L: Llm, P: Page, E: Env, V: TaskEvents, O: Operator, J: Journal> Agent<'_, 
     /// Searches the session's older tasks for the model; the result is shown once, next call.
     async fn recall(&self, ctx: &mut TaskContext, query: &str) {
         const RECALL_LIMIT: usize = 3;
-        let text = crate::session::recall(&ctx.spec.recallable, query, RECALL_LIMIT);
-        let found = text.lines().filter(|l| l.starts_with("Turn ")).count();
-        let entry = JournalEntry::Recalled { step: ctx.step, query: query.to_owned(), text };
+        let turns = crate::session::recall_turns(&ctx.spec.recallable, query, RECALL_LIMIT);
+        let found = turns.len();
+        let text: String = turns.iter().map(|t| t.text.as_str()).collect();
+        let entry = JournalEntry::Recalled { step: ctx.step, query: query.to_owned(), text, turns };
         self.write_or_warn(&entry).await;
         ctx.apply(&entry);
         let text = format!("Searched earlier tasks for “{query}”: {}", counted(found, "match"));
@@ -681,63 +684,90 @@ impl<L: Llm, P: Page, E: Env, V: TaskEvents, O: Operator, J: Journal> Agent<'_, 
             let target = action.target_ref().and_then(|r| observation.element(r));
             let mut description = action.describe(target.map(|el| el.name.as_str()));
             let mut located = None;
+            // As the model wrote it (secrets as handles): what is journaled, shown and kept.
+            let mut written: Option<Action> = None;
             let outcome = match action.target_ref() {
                 Some(r) if target.is_none() => ActionOutcome::failed(format!(
                     "there is no element [{r}] on the current page; use a ref from it"
                 )),
-                _ => match self.police(ctx, observation, &mut action).await {
-                    Err(flow) => return flow,
-                    Ok(Err(refused)) => refused,
-                    Ok(Ok(cleared)) => {
-                        let (permit, facts) = (cleared.permit, cleared.facts);
-                        located = locate(observation, &action, cleared.destination.as_deref());
-                        // The policy may have rewritten a URL to the canonical form it judged.
-                        description = action.describe(target.map(|el| el.name.as_str()));
-                        let mut outcome =
-                            match self.act_once(ctx, step, &action, &description, &permit).await {
-                                Ok(outcome) => outcome,
-                                Err(flow) => return flow,
-                            };
-                        acted = true;
-                        let blocked = self.report_blocked(&mut outcome).await;
-                        // An approved send that the page's script made to another address: the
-                        // user is asked about exactly that address, then it is done again.
-                        let again = self
-                            .approve_script_send(
-                                ctx,
-                                &description,
-                                facts.as_ref(),
-                                &permit,
-                                &blocked,
-                            )
-                            .await;
-                        match again {
+                _ => match self.reveal_handles(ctx, &action).await {
+                    Err(refused) => refused,
+                    Ok(real) => {
+                        if let Some(real) = real {
+                            written = Some(std::mem::replace(&mut action, real));
+                        }
+                        match self.police(ctx, observation, &mut action).await {
                             Err(flow) => return flow,
-                            Ok(None) => {}
-                            Ok(Some(permit)) => {
-                                outcome = match self
-                                    .act_once(ctx, step, &action, &description, &permit)
+                            Ok(Err(refused)) => refused,
+                            Ok(Ok(cleared)) => {
+                                let (permit, facts) = (cleared.permit, cleared.facts);
+                                located =
+                                    locate(observation, &action, cleared.destination.as_deref());
+                                // The policy may have rewritten a URL to the canonical form it judged.
+                                let shown = written.as_ref().unwrap_or(&action);
+                                description = shown.describe(target.map(|el| el.name.as_str()));
+                                let journaled = shown.clone();
+                                let mut outcome = match self
+                                    .act_once(
+                                        ctx,
+                                        step,
+                                        (&journaled, &action),
+                                        &description,
+                                        &permit,
+                                    )
                                     .await
                                 {
                                     Ok(outcome) => outcome,
                                     Err(flow) => return flow,
                                 };
-                                self.report_blocked(&mut outcome).await;
-                                let note =
-                                    "done again after the user approved where the page sends it";
-                                outcome.text = Some(match outcome.text.take() {
-                                    Some(text) => format!("{note}\n{text}"),
-                                    None => note.to_owned(),
-                                });
+                                acted = true;
+                                let blocked = self.report_blocked(&mut outcome).await;
+                                // An approved send that the page's script made to another address: the
+                                // user is asked about exactly that address, then it is done again.
+                                let again = self
+                                    .approve_script_send(
+                                        ctx,
+                                        &description,
+                                        facts.as_ref(),
+                                        &permit,
+                                        &blocked,
+                                    )
+                                    .await;
+                                match again {
+                                    Err(flow) => return flow,
+                                    Ok(None) => {}
+                                    Ok(Some(permit)) => {
+                                        outcome = match self
+                                            .act_once(
+                                                ctx,
+                                                step,
+                                                (&journaled, &action),
+                                                &description,
+                                                &permit,
+                                            )
+                                            .await
+                                        {
+                                            Ok(outcome) => outcome,
+                                            Err(flow) => return flow,
+                                        };
+                                        self.report_blocked(&mut outcome).await;
+                                        let note = "done again after the user approved where the page sends it";
+                                        outcome.text = Some(match outcome.text.take() {
+                                            Some(text) => format!("{note}\n{text}"),
+                                            None => note.to_owned(),
+                                        });
+                                    }
+                                }
+                                // Extract and find output is page text the model reads: tracked
+                                // with the origin of the document it was read in.
+                                record_output(&mut ctx.taint, observation, &action, &outcome);
+                                outcome
                             }
                         }
-                        // Extract and find output is page text the model reads: tracked
-                        // with the origin of the document it was read in.
-                        record_output(&mut ctx.taint, observation, &action, &outcome);
-                        outcome
                     }
                 },
             };
+            let action = written.unwrap_or(action);
             let record = StepRecord { step, action, description, outcome, located };
             let stop_batch = !record.outcome.ok || record.outcome.navigated;
             if let Err(e) =
@@ -812,18 +842,19 @@ impl<L: Llm, P: Page, E: Env, V: TaskEvents, O: Operator, J: Journal> Agent<'_, 
         Flow::Go
     }
 
-    /// Journals the intent of `action`, then performs it under `permit`.
+    /// Journals the intent of an action as the model wrote it (secrets as handles), then
+    /// performs it (with their values) under `permit`.
     async fn act_once(
         &self,
         ctx: &mut TaskContext,
         step: u32,
-        action: &Action,
+        (written, action): (&Action, &Action),
         description: &str,
         permit: &crate::safety::NetworkPermit,
     ) -> Result<ActionOutcome, Flow> {
         let intent = JournalEntry::Intent {
             step,
-            action: action.clone(),
+            action: written.clone(),
             description: description.to_owned(),
         };
         if let Err(e) = self.journal.write(&intent).await {

@@ -14,6 +14,7 @@ use std::collections::VecDeque;
 
 mod closed_tab;
 mod economy;
+mod handles;
 mod policy;
 mod stop;
 mod taint;

@@ -154,12 +154,11 @@ pub fn editor(workflow: &Workflow, turn: Option<u32>) -> WorkflowEditor {
     }
 }
 
-/// Where a step acts, in words: `on button “Save” under “Your order” at https://…`.
+/// What a step does and where, from its action and locator (never its author's words, which
+/// the editor shows as the step's editable label): `Click button “Save” under “Your order” at
+/// https://…`.
 fn step_detail(step: &WorkflowStep) -> String {
-    match &step.target {
-        Some(t) => format!("{} on {} at {}", step.action.tool(), t.describe(), step.page),
-        None => format!("{} at {}", step.action.tool(), step.page),
-    }
+    format!("{} at {}", step.described(), step.page)
 }
 
 /// The review of `heals` made in a run of `workflow`.
@@ -221,6 +220,7 @@ mod tests {
             created_ms: 0.0,
             updated_ms: 0.0,
             revision: 0,
+            imported: None,
         }
     }
 
@@ -238,7 +238,7 @@ mod tests {
         assert!(editor.is_new);
         assert_eq!(
             editor.steps,
-            ["click on button “Save” under “Your order” at https://shop.example/order"]
+            ["Click button “Save” under “Your order” at https://shop.example/order"]
         );
     }
 

@@ -6,15 +6,22 @@
 //! site's redirector cannot forward a value elsewhere.
 
 mod destinations;
+mod handles;
 mod redact;
 mod source;
 mod spelling;
 mod values;
 
 #[cfg(test)]
+mod handle_tests;
+#[cfg(test)]
 mod tests;
 
 pub use destinations::destinations;
+pub use handles::{
+    Audience, Concealed, HANDLE_OPEN, HandleRefusal, SecretHandle, SecretKind, audience,
+    handle_refs, has_handle,
+};
 pub use redact::REDACTED;
 pub use source::{TaintSource, UserSites, UserText};
 pub use spelling::Spelling;
@@ -37,18 +44,26 @@ const MAX_SENT_PER_SITE: usize = 64;
 pub type Provenance = BTreeMap<String, Vec<String>>;
 
 /// One tracked value.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Clone, PartialEq, Eq)]
 struct Tainted {
-    value: String,
+    value: Concealed,
     needle: Needle,
     /// Every source it was seen in: it may go where any of them allows.
     sources: Vec<TaintSource>,
-    /// A credential, code, key or card number: cut from anything stored.
-    secret: bool,
+    /// A credential, code, key or card number: cut from anything stored, and shown to the
+    /// model only as this handle.
+    handle: Option<SecretHandle>,
 }
 
-/// Values seen during a task, where they came from, and what was sent where.
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
+impl Tainted {
+    fn secret(&self) -> bool {
+        self.handle.is_some()
+    }
+}
+
+/// Values seen during a task, where they came from, and what was sent where. Never printed
+/// (its `Debug` says how many values it holds): it holds the task's secrets.
+#[derive(Clone, Default, PartialEq, Eq)]
 pub struct TaintLedger {
     entries: Vec<Tainted>,
     /// Normalised value → index in `entries`.
@@ -59,6 +74,18 @@ pub struct TaintLedger {
     sent: BTreeMap<String, Vec<Payload>>,
     /// The origins of the pages read.
     read: BTreeSet<String>,
+    /// Handles given out so far.
+    handles: u32,
+}
+
+impl std::fmt::Debug for TaintLedger {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("TaintLedger")
+            .field("values", &self.entries.len())
+            .field("secrets", &self.handles)
+            .field("read", &self.read)
+            .finish_non_exhaustive()
+    }
 }
 
 /// Why an outbound action was blocked.
@@ -74,26 +101,42 @@ pub struct OutboundBlock {
 }
 
 impl TaintLedger {
-    fn add(&mut self, value: &str, source: TaintSource, secret: bool, min: usize) {
+    /// Tracks `value` from `source`; `secret` says what kind of secret it is, if one.
+    fn add(&mut self, value: &str, source: TaintSource, secret: Option<SecretKind>, min: usize) {
         let Some(needle) = Needle::new(value, min) else { return };
-        match self.index.get(&needle.full) {
+        let i = match self.index.get(&needle.full) {
             Some(&i) => {
                 let entry = &mut self.entries[i];
-                entry.secret |= secret;
                 if !entry.sources.contains(&source) {
                     entry.sources.push(source);
                 }
+                i
             }
             None => {
                 self.index.insert(needle.full.clone(), self.entries.len());
                 self.entries.push(Tainted {
-                    value: value.to_owned(),
+                    value: Concealed::new(value),
                     needle,
                     sources: vec![source],
-                    secret,
+                    handle: None,
                 });
+                self.entries.len() - 1
             }
+        };
+        if let Some(kind) = secret {
+            self.give_handle(i, kind);
         }
+    }
+
+    /// Makes entry `i` a secret with a handle of its own (once).
+    fn give_handle(&mut self, i: usize, kind: SecretKind) {
+        let entry = &mut self.entries[i];
+        if entry.handle.is_some() {
+            return;
+        }
+        self.handles += 1;
+        let origin = entry.sources.first().map(TaintSource::label).unwrap_or_default();
+        entry.handle = Some(SecretHandle { id: self.handles, kind, origin });
     }
 
     /// Records the values of page text read on `url` (an observation, extract or find output).
@@ -113,7 +156,7 @@ impl TaintLedger {
             } else {
                 TaintSource::Page { origin: origin.clone() }
             };
-            self.add(&found.value, source, found.secret, MIN_PAGE_VALUE);
+            self.add(&found.value, source, found.secret.then_some(found.kind), MIN_PAGE_VALUE);
         }
     }
 
@@ -121,14 +164,16 @@ impl TaintLedger {
     /// extracted, after the service worker restarted): they may leave for no origin.
     pub fn record_unattributed(&mut self, text: &str) {
         for found in values(text, Speaker::Page) {
-            self.add(&found.value, TaintSource::Unattributed, found.secret, MIN_PAGE_VALUE);
+            let secret = found.secret.then_some(found.kind);
+            self.add(&found.value, TaintSource::Unattributed, secret, MIN_PAGE_VALUE);
         }
     }
 
     /// Records a value from a sensitive field: it may leave for no origin at all.
     pub fn record_sensitive(&mut self, url: &str, value: &str) {
         let origin = crate::safety::origin_of(url).unwrap_or_else(|| url.to_owned());
-        self.add(value, TaintSource::SensitiveField { origin }, true, MIN_NAMED_VALUE);
+        let source = TaintSource::SensitiveField { origin };
+        self.add(value, source, Some(SecretKind::FieldValue), MIN_NAMED_VALUE);
     }
 
     /// Records the user's own words (the task, a card answer): their values may go only to
@@ -138,17 +183,29 @@ impl TaintLedger {
             self.user_sites.add_named(&host);
         }
         for found in values(text, Speaker::User) {
-            self.add(&found.value, TaintSource::User { said }, found.secret, MIN_NAMED_VALUE);
+            let secret = found.secret.then_some(found.kind);
+            self.add(&found.value, TaintSource::User { said }, secret, MIN_NAMED_VALUE);
         }
     }
 
-    /// Records one value the user gave (a workflow's parameter): like their task's words, and
-    /// a secret when they gave it as one (never stored, cut from everything kept).
-    pub fn record_user_value(&mut self, value: &str, secret: bool) {
+    /// Records one value the user gave a workflow's input: like their task's words.
+    pub fn record_user_value(&mut self, value: &str) {
         self.record_user_text(value, UserText::Task);
-        if secret {
-            self.add(value, TaintSource::User { said: UserText::Task }, true, MIN_NAMED_VALUE);
-        }
+    }
+
+    /// Records a secret the user gave a workflow's input `name`: a secret (shown to the model
+    /// and typed by the run only as its handle) that may go only to `origins`, the origins the
+    /// workflow's own steps name.
+    pub fn record_workflow_secret(&mut self, name: &str, value: &str, origins: Vec<String>) {
+        let source = TaintSource::WorkflowInput { name: name.to_owned(), origins };
+        self.add(value, source, Some(SecretKind::Secret), MIN_NAMED_VALUE);
+    }
+
+    /// The handle of `value`, when the ledger holds it as a secret.
+    pub fn handle_of(&self, value: &str) -> Option<&SecretHandle> {
+        let needle = Needle::new(value, MIN_NAMED_VALUE)?;
+        let &i = self.index.get(&needle.full)?;
+        self.entries.get(i)?.handle.as_ref()
     }
 
     /// A site of the task's scope at its start (the start tab, a site allowed in Settings):
@@ -162,7 +219,12 @@ impl TaintLedger {
     pub fn record_file(&mut self, name: &str, path: &str) {
         let source = TaintSource::File { name: name.to_owned() };
         for found in values(&format!("{name} {path}"), Speaker::User) {
-            self.add(&found.value, source.clone(), found.secret, MIN_NAMED_VALUE);
+            self.add(
+                &found.value,
+                source.clone(),
+                found.secret.then_some(found.kind),
+                MIN_NAMED_VALUE,
+            );
         }
     }
 
@@ -173,7 +235,7 @@ impl TaintLedger {
             let Some(needle) = Needle::new(&found.value, MIN_PAGE_VALUE) else { continue };
             let from = provenance.get(&needle.full).cloned().unwrap_or_default();
             let source = TaintSource::SessionNote { from };
-            self.add(&found.value, source, found.secret, MIN_PAGE_VALUE);
+            self.add(&found.value, source, found.secret.then_some(found.kind), MIN_PAGE_VALUE);
         }
     }
 
@@ -189,7 +251,7 @@ impl TaintLedger {
             if read.is_empty() {
                 continue;
             }
-            match self.index.get(&entry.needle.full) {
+            let i = match self.index.get(&entry.needle.full) {
                 Some(&i) => {
                     let mine = &mut self.entries[i];
                     mine.sources.retain(|s| !s.from_the_user());
@@ -198,7 +260,7 @@ impl TaintLedger {
                             mine.sources.push(source.clone());
                         }
                     }
-                    mine.secret |= entry.secret;
+                    i
                 }
                 None => {
                     self.index.insert(entry.needle.full.clone(), self.entries.len());
@@ -206,9 +268,13 @@ impl TaintLedger {
                         value: entry.value.clone(),
                         needle: entry.needle.clone(),
                         sources: read.into_iter().cloned().collect(),
-                        secret: entry.secret,
+                        handle: None,
                     });
+                    self.entries.len() - 1
                 }
+            };
+            if let Some(handle) = &entry.handle {
+                self.give_handle(i, handle.kind);
             }
         }
         self.read.extend(other.read.iter().cloned());
@@ -290,7 +356,7 @@ impl TaintLedger {
     /// numbers, sensitive fields' values), before it is stored in the session.
     pub fn redact_secrets(&self, text: &str) -> String {
         let needles: Vec<&Needle> =
-            self.entries.iter().filter(|e| e.secret).map(|e| &e.needle).collect();
+            self.entries.iter().filter(|e| e.secret()).map(|e| &e.needle).collect();
         redact::redact(text, &needles)
     }
 
@@ -299,6 +365,96 @@ impl TaintLedger {
     pub fn redact_all(&self, text: &str) -> String {
         let needles: Vec<&Needle> = self.entries.iter().map(|e| &e.needle).collect();
         redact::redact(text, &needles)
+    }
+
+    /// `text` as the model may read it: every secret this task knows, in any spelling the
+    /// redaction recognises (also a part of it), replaced by its handle. What the model never
+    /// read it cannot spell out for a page.
+    pub fn conceal(&self, text: &str) -> String {
+        let secrets: Vec<&Tainted> = self.entries.iter().filter(|e| e.secret()).collect();
+        if secrets.is_empty() {
+            return text.to_owned();
+        }
+        let needles: Vec<&Needle> = secrets.iter().map(|e| &e.needle).collect();
+        redact::replace(text, &needles, |i| {
+            secrets
+                .get(i)
+                .and_then(|e| e.handle.as_ref())
+                .map_or_else(|| REDACTED.to_owned(), SecretHandle::to_string)
+        })
+    }
+
+    /// `text` with its handles replaced by their real values, for typing into a field of a
+    /// page of `destination` (the field's document origin) whose readers are `audience`:
+    /// refused when a secret may not go there or other people could read it.
+    pub fn reveal(
+        &self,
+        text: &str,
+        destination: &str,
+        audience: &Audience,
+    ) -> Result<String, HandleRefusal> {
+        let mut out = String::with_capacity(text.len());
+        let mut last = 0;
+        for (range, id) in handle_refs(text) {
+            let entry = self.by_handle(id).ok_or(HandleRefusal::Unknown(id))?;
+            let handle = entry.handle.clone().ok_or(HandleRefusal::Unknown(id))?;
+            if let Audience::Public(why) = audience {
+                return Err(HandleRefusal::Public { handle, why: why.clone() });
+            }
+            if !entry.sources.iter().any(|s| s.allows(destination, &self.user_sites)) {
+                return Err(HandleRefusal::Elsewhere {
+                    allowed: self.allowed_for(entry),
+                    handle,
+                    destination: destination.to_owned(),
+                });
+            }
+            out.push_str(text.get(last..range.start).unwrap_or_default());
+            out.push_str(entry.value.expose());
+            last = range.end;
+        }
+        out.push_str(text.get(last..).unwrap_or_default());
+        Ok(out)
+    }
+
+    /// The handle numbered `id` and its real value (the panel's reveal: the user may see it).
+    pub fn secret(&self, id: u32) -> Option<(&SecretHandle, &Concealed)> {
+        let entry = self.by_handle(id)?;
+        Some((entry.handle.as_ref()?, &entry.value))
+    }
+
+    /// Every handle given out so far, in order.
+    pub fn handles(&self) -> Vec<&SecretHandle> {
+        let mut out: Vec<&SecretHandle> =
+            self.entries.iter().filter_map(|e| e.handle.as_ref()).collect();
+        out.sort_by_key(|h| h.id);
+        out
+    }
+
+    fn by_handle(&self, id: u32) -> Option<&Tainted> {
+        self.entries.iter().find(|e| e.handle.as_ref().is_some_and(|h| h.id == id))
+    }
+
+    /// Where a secret may be typed, in words for the model.
+    fn allowed_for(&self, entry: &Tainted) -> String {
+        let mut sites: Vec<String> = Vec::new();
+        for source in &entry.sources {
+            match source {
+                TaintSource::Page { origin } => sites.push(origin.clone()),
+                TaintSource::Link { origin, targets } => {
+                    sites.push(origin.clone());
+                    sites.extend(targets.iter().cloned());
+                }
+                TaintSource::User { .. } | TaintSource::File { .. } => {
+                    sites.extend(self.user_sites.list())
+                }
+                TaintSource::SessionNote { from } => sites.extend(from.iter().cloned()),
+                TaintSource::WorkflowInput { origins, .. } => sites.extend(origins.iter().cloned()),
+                TaintSource::SensitiveField { .. } | TaintSource::Unattributed => {}
+            }
+        }
+        sites.sort();
+        sites.dedup();
+        if sites.is_empty() { "no site".to_owned() } else { sites.join(", ") }
     }
 
     /// Where the tracked values of `text` came from, for the session notes: page values keep
@@ -321,6 +477,7 @@ impl TaintLedger {
                         from.extend(self.user_sites.list());
                     }
                     TaintSource::SessionNote { from: earlier } => from.extend(earlier.clone()),
+                    TaintSource::WorkflowInput { origins, .. } => from.extend(origins.clone()),
                     TaintSource::SensitiveField { .. } | TaintSource::Unattributed => {}
                 }
             }

@@ -13,6 +13,7 @@
 //! Then the agent's prompt continues with "New task: …" ([`task_with_context`]).
 
 use super::TaskRecord;
+use serde::{Deserialize, Serialize};
 use std::fmt::Write;
 
 /// The most recent tasks always given in full.
@@ -194,15 +195,43 @@ pub fn recallable(records: &[TaskRecord]) -> Vec<TaskRecord> {
 /// What the `recall` tool answers: the earlier tasks that best match `query`, each in full
 /// (as the notes give the most recent ones), best first; at most `limit`.
 pub fn recall(records: &[TaskRecord], query: &str, limit: usize) -> String {
+    recall_turns(records, query, limit).into_iter().map(|t| t.text).collect()
+}
+
+/// One earlier task the `recall` tool found: its notes and where what they hold was read. The
+/// prompt fences each one with its sites, like page text (its findings are the pages' words).
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct RecalledTurn {
+    /// Its turn in the session.
+    pub turn: u32,
+    /// The origins of the pages that task read.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub read_from: Vec<String>,
+    /// Where each tracked value of `text` was read (it may go back only there).
+    #[serde(default, skip_serializing_if = "crate::safety::Provenance::is_empty")]
+    pub provenance: crate::safety::Provenance,
+    /// The notes of that task, as the session notes write a task in full.
+    pub text: String,
+}
+
+/// [`recall`], one entry per task found, each with its provenance.
+pub fn recall_turns(records: &[TaskRecord], query: &str, limit: usize) -> Vec<RecalledTurn> {
     let mut index = super::SearchIndex::new();
     for r in records {
         index.upsert("this", r);
     }
     let hits = index.search(query, Some("this"), limit);
-    let mut out = String::new();
+    let mut out = Vec::new();
     for hit in hits {
         if let Some(r) = records.iter().find(|r| r.turn == hit.turn) {
-            full(&mut out, r);
+            let mut text = String::new();
+            full(&mut text, r);
+            out.push(RecalledTurn {
+                turn: r.turn,
+                read_from: r.read_from.clone(),
+                provenance: r.provenance.clone(),
+                text,
+            });
         }
     }
     out

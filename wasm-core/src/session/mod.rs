@@ -16,7 +16,8 @@ mod toc;
 mod transcript;
 
 pub use context::{
-    FULL_RECENT, ONE_LINE_FROM, build_context, recall, recallable, task_with_context,
+    FULL_RECENT, ONE_LINE_FROM, RecalledTurn, build_context, recall, recall_turns, recallable,
+    task_with_context,
 };
 pub use export::{export_name_hint, portable_prompt, to_json, to_markdown};
 pub use limiter::{Limiter, Permit};

@@ -60,6 +60,45 @@ pub struct Workflow {
     /// healed from.
     #[serde(default)]
     pub revision: u32,
+    /// Set when the workflow came from a file (never from the file itself: the import sets
+    /// it): its steps are its author's, so its first run asks about every step that changes
+    /// something, each described from what it does, not from its author's words.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub imported: Option<Imported>,
+}
+
+/// Where an imported workflow stands with the user.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Imported {
+    /// When it was imported (ms since the epoch).
+    pub at_ms: f64,
+    /// A run went through every step with the user's approval: later runs are policed like
+    /// the user's own workflows.
+    #[serde(default)]
+    pub reviewed: bool,
+}
+
+impl Workflow {
+    /// Whether a run must ask about every state-changing step (an imported workflow's runs
+    /// until one went through all its steps).
+    pub fn needs_review(&self) -> bool {
+        self.imported.is_some_and(|i| !i.reviewed)
+    }
+
+    /// The origins the workflow's own steps name (the pages they run on and where they send
+    /// data): where its secret inputs may be typed.
+    pub fn origins(&self) -> Vec<String> {
+        let mut out: Vec<String> = self
+            .steps
+            .iter()
+            .flat_map(|s| std::iter::once(&s.page).chain(s.destination.as_ref()))
+            .map(|p| p.origin().to_owned())
+            .collect();
+        out.sort();
+        out.dedup();
+        out
+    }
 }
 
 /// A named input of a workflow.
@@ -331,7 +370,33 @@ impl StepAction {
     }
 }
 
+impl StepAction {
+    /// Whether the action can change something (an order, a setting, a post): acting on an
+    /// element other than hovering or reading it. Loading a page is judged by the scope.
+    pub fn changes_state(&self) -> bool {
+        !matches!(
+            self,
+            Self::Hover
+                | Self::Extract
+                | Self::Navigate { .. }
+                | Self::OpenTab { .. }
+                | Self::SwitchTab { .. }
+                | Self::CloseTab
+                | Self::Back
+                | Self::Forward
+                | Self::Reload
+                | Self::Wait { .. }
+        )
+    }
+}
+
 impl WorkflowStep {
+    /// What the step does, from its action and locator — never its author's words (an
+    /// imported step labelled "Close the banner" may press Delete).
+    pub fn described(&self) -> String {
+        Self::describe_default(&self.action, self.target.as_ref())
+    }
+
     /// The step in words for the timeline and the heal card: `Click button “Save” under
     /// “Your order”`, `Type “{{name}}” into textbox “Name”`.
     pub fn describe_default(action: &StepAction, target: Option<&Locator>) -> String {

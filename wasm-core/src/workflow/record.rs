@@ -127,6 +127,7 @@ pub fn record(record: &TaskRecord, id: String, now_ms: f64) -> Result<Workflow, 
         created_ms: now_ms,
         updated_ms: now_ms,
         revision: 0,
+        imported: None,
     })
 }
 
@@ -145,7 +146,9 @@ fn parameterise(task: &str, steps: &mut [WorkflowStep]) -> Vec<Param> {
             _ => continue,
         };
         let raw = value.as_str().to_owned();
-        let secret = raw.contains(REDACTED);
+        // A secret the model typed by its handle is a secret too: a handle means something
+        // only in the task that gave it.
+        let secret = raw.contains(REDACTED) || crate::safety::outbound::has_handle(&raw);
         if !secret && !in_words(task, &raw) {
             continue;
         }

@@ -18,6 +18,10 @@ pub struct WorkflowRun {
     pub workflow: Workflow,
     /// A value for every parameter.
     pub values: BTreeMap<String, String>,
+    /// The parameters the user gave a value for: only those are the user's words (a default
+    /// is the workflow author's, and a host it names is no site the user named).
+    #[serde(default, skip_serializing_if = "std::collections::BTreeSet::is_empty")]
+    pub given: std::collections::BTreeSet<String>,
 }
 
 /// Why a run cannot start with the values given.
@@ -68,15 +72,16 @@ impl WorkflowRun {
             }
         }
         let mut values = BTreeMap::new();
+        let mut said = std::collections::BTreeSet::new();
         for param in &workflow.params {
-            let value = given
-                .get(&param.name)
-                .filter(|v| !v.trim().is_empty())
-                .or(param.default.as_ref())
-                .ok_or_else(|| BindError::Missing {
-                    workflow: workflow.name.clone(),
-                    name: param.name.clone(),
-                })?;
+            let from_user = given.get(&param.name).filter(|v| !v.trim().is_empty());
+            if from_user.is_some() {
+                said.insert(param.name.clone());
+            }
+            let value = from_user.or(param.default.as_ref()).ok_or_else(|| BindError::Missing {
+                workflow: workflow.name.clone(),
+                name: param.name.clone(),
+            })?;
             if value.chars().count() > MAX_VALUE_CHARS {
                 let why = format!("longer than {MAX_VALUE_CHARS} characters");
                 return Err(BindError::BadValue { name: param.name.clone(), why });
@@ -87,7 +92,7 @@ impl WorkflowRun {
             }
             values.insert(param.name.clone(), value.clone());
         }
-        Ok(Self { workflow, values })
+        Ok(Self { workflow, values, given: said })
     }
 
     /// The run's words as the session records them: the workflow's name and its values

@@ -57,7 +57,9 @@ pub enum ImportError {
 
 /// The workflow as a file (pretty JSON).
 pub fn export_json(workflow: &Workflow) -> String {
-    serde_json::to_string_pretty(workflow).unwrap_or_else(|e| {
+    // Whether it was imported here is this browser's business, not the file's.
+    let workflow = Workflow { imported: None, ..workflow.clone() };
+    serde_json::to_string_pretty(&workflow).unwrap_or_else(|e| {
         // Workflows are plain data; a failure here is a bug worth seeing, not a crash.
         tracing::error!(error = %e, "a workflow could not be written as JSON");
         String::new()

@@ -153,12 +153,26 @@ impl<S: Store> WorkflowStore<S> {
         now_ms: f64,
     ) -> Result<Workflow, WorkflowError> {
         let mut workflow = import_json(text)?;
+        // Its author's, not the user's: the first run asks about every step (whatever the
+        // file said about itself).
+        workflow.imported = Some(super::Imported { at_ms: now_ms, reviewed: false });
         workflow.id = id;
         workflow.name = self.free_name(&workflow.name).await?;
         workflow.created_ms = now_ms;
         workflow.updated_ms = now_ms;
         self.save(&workflow).await?;
         Ok(workflow)
+    }
+
+    /// Records that an imported workflow's run went through every step with the user's
+    /// approval: later runs are policed like the user's own workflows.
+    pub async fn mark_reviewed(&self, id: &str) -> Result<(), WorkflowError> {
+        let mut workflow = self.load(id).await?;
+        let Some(imported) = workflow.imported.as_mut().filter(|i| !i.reviewed) else {
+            return Ok(());
+        };
+        imported.reviewed = true;
+        self.save(&workflow).await
     }
 
     /// A copy of a workflow under a new id, named "… (copy)".

@@ -46,6 +46,8 @@ struct Worker {
     bridge: bridge::BridgeState,
     /// Saved workflows, the one in the editor, the last run's healed steps.
     workflows: workflows::WorkflowsState,
+    /// The last finished task's ledger, for the panel's "show this secret" (memory only).
+    secrets: RefCell<Option<waymark_core::safety::TaintLedger>>,
 }
 
 thread_local! {
@@ -69,6 +71,7 @@ fn worker() -> Rc<Worker> {
                     summaries: Limiter::new(sessions::MAX_SUMMARY_CALLS),
                     bridge: bridge::BridgeState::default(),
                     workflows: workflows::WorkflowsState::default(),
+                    secrets: RefCell::new(None),
                 });
                 let weak = Rc::downgrade(&worker);
                 host.set_on_status(move || {
@@ -265,6 +268,17 @@ pub fn sw_panel_message(port: Port, msg: JsValue) {
         }
         PanelRequest::ExportSession { format, values } => {
             spawn_local(export::export(w, format, values))
+        }
+        PanelRequest::RevealSecret { id } => {
+            let value = w
+                .secrets
+                .borrow()
+                .as_ref()
+                .and_then(|taint| taint.secret(id).map(|(_, value)| value.expose().to_owned()));
+            if let (Some(value), Some(task)) = (value, w.state.borrow_mut().task.as_mut()) {
+                task.reveal(id, value);
+            }
+            w.broadcast();
         }
         PanelRequest::NewSession | PanelRequest::ClearSession => sessions::new_session(&w),
         PanelRequest::ContinueSession { id } => spawn_local(async move {

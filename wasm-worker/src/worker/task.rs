@@ -348,13 +348,17 @@ pub(super) async fn finish(
 ) -> Option<sessions::StoredTurn> {
     *w.controls.borrow_mut() = None;
     interventions::signal(&w.state.borrow().interventions, None);
+    super::workflows::note_reviewed(w, ctx).await;
     let shown = ctx.spec.shown_task();
     if let Some(task) = w.state.borrow_mut().task.as_mut() {
         task.mode = ctx.spec.output;
         task.apply(&TaskEvent::Finished(outcome.clone()));
         task.output =
             Some(agent::render_output(ctx.spec.output, &shown, &outcome, BrowserEnv.now_ms()));
+        task.show_parts();
     }
+    // The answer may name secrets by their handles: the user may ask to see them.
+    *w.secrets.borrow_mut() = Some(ctx.taint.clone());
     w.broadcast();
     let asked_by = ctx.spec.asked_by.clone();
     let ran = super::workflows::after_run(w, ctx).await;

@@ -409,6 +409,30 @@ pub(super) fn start_from_prompt(w: &Rc<Worker>, prompt: &str, mode: OutputMode) 
     true
 }
 
+/// After a run of an imported workflow that went through every step with the user's approval:
+/// it is the user's now (later runs ask only what the policy asks). Stored before the answer
+/// is shown, so a run started at once from the panel already finds it so.
+pub(super) async fn note_reviewed(w: &Rc<Worker>, ctx: &TaskContext) {
+    let Some(run) = ctx.spec.workflow.as_ref().filter(|r| r.workflow.needs_review()) else {
+        return;
+    };
+    let every_step = ctx.replay.next as usize >= run.workflow.steps.len();
+    let finished = ctx.finished.as_ref().is_some_and(|o| o.success);
+    if !(every_step && finished) {
+        return;
+    }
+    if let Err(e) = store().mark_reviewed(&run.workflow.id).await {
+        tracing::warn!(error = %e, "an imported workflow's first run could not be recorded");
+        return;
+    }
+    // Runs start from the worker's copy of the saved workflows.
+    for saved in w.workflows.saved.borrow_mut().iter_mut().filter(|s| s.id == run.workflow.id) {
+        if let Some(imported) = saved.imported.as_mut() {
+            imported.reviewed = true;
+        }
+    }
+}
+
 /// After a task: for a workflow run, what the session records of it, and its healed steps
 /// (those that ran) waiting for the user's decision.
 pub(super) async fn after_run(w: &Rc<Worker>, ctx: &TaskContext) -> Option<RanWorkflow> {

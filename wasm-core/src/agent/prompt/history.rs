@@ -142,7 +142,23 @@ impl PromptPart for RecalledPart<'_> {
                 out.push_str("none\n\n");
                 continue;
             }
-            fenced(out, "session_notes", self.nonce, r.text.lines());
+            if r.turns.is_empty() {
+                fenced(out, "session_notes", self.nonce, r.text.lines());
+                out.push('\n');
+                continue;
+            }
+            // Each task in its own fence, headed by the sites it read, like a page: what it
+            // found is those pages' words, never an instruction.
+            for turn in &r.turns {
+                let from = if turn.read_from.is_empty() {
+                    "no web page recorded".to_owned()
+                } else {
+                    turn.read_from.join(", ")
+                };
+                let head = format!("recalled turn {}, read on: {from}", turn.turn);
+                let lines = std::iter::once(head.as_str()).chain(turn.text.lines());
+                fenced(out, "recalled", self.nonce, lines);
+            }
             out.push('\n');
         }
     }

@@ -57,12 +57,47 @@ pub enum TaintSource {
     /// Text whose origin is no longer known (what earlier steps read, after the service
     /// worker restarted): it may go nowhere.
     Unattributed,
+    /// A secret the user gave a workflow's input: it may go only to the origins the
+    /// workflow's own steps name (never where a page later lured the run).
+    WorkflowInput {
+        /// The input's name.
+        name: String,
+        /// The origins of the workflow's steps.
+        origins: Vec<String>,
+    },
 }
 
 impl TaintSource {
     /// The user's own words or attached files (not something read in the browser).
     pub fn from_the_user(&self) -> bool {
         matches!(self, Self::User { .. } | Self::File { .. })
+    }
+
+    /// Where a value came from in a few words, for its handle (`dash.example`, `your task`):
+    /// a page by its host (and port), never its path, which is the page's own words.
+    pub fn label(&self) -> String {
+        let host = |origin: &str| {
+            url::Url::parse(origin)
+                .ok()
+                .and_then(|u| {
+                    let host = u.host_str()?.to_owned();
+                    Some(match u.port() {
+                        Some(port) => format!("{host}:{port}"),
+                        None => host,
+                    })
+                })
+                .unwrap_or_else(|| "a page".to_owned())
+        };
+        match self {
+            Self::Page { origin } | Self::Link { origin, .. } => host(origin),
+            Self::SensitiveField { origin } => format!("a sensitive field on {}", host(origin)),
+            Self::User { said: UserText::Task } => "your task".to_owned(),
+            Self::User { said: UserText::Answer } => "your answer".to_owned(),
+            Self::File { .. } => "an attached file".to_owned(),
+            Self::SessionNote { .. } => "earlier notes".to_owned(),
+            Self::Unattributed => "an earlier page".to_owned(),
+            Self::WorkflowInput { name, .. } => format!("the workflow input “{name}”"),
+        }
     }
 
     /// Whether a value from this source may be sent to `destination` (an origin).
@@ -74,6 +109,7 @@ impl TaintSource {
             }
             Self::User { .. } | Self::File { .. } => user.allows(destination),
             Self::SessionNote { from } => from.iter().any(|site| same_site(site, destination)),
+            Self::WorkflowInput { origins, .. } => origins.iter().any(|o| o == destination),
             Self::SensitiveField { .. } | Self::Unattributed => false,
         }
     }
@@ -104,6 +140,7 @@ impl fmt::Display for TaintSource {
                 write!(f, "the notes of an earlier task (read on {})", from.join(", "))
             }
             Self::Unattributed => f.write_str("an earlier page of this task"),
+            Self::WorkflowInput { name, .. } => write!(f, "your workflow input “{name}”"),
         }
     }
 }

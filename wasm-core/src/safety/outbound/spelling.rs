@@ -470,7 +470,7 @@ fn bytes_text(bytes: &[u8]) -> String {
     String::from_utf8_lossy(bytes).into_owned()
 }
 
-fn pack(window: &[u8]) -> u64 {
+pub(super) fn pack(window: &[u8]) -> u64 {
     window.iter().fold(0u64, |acc, b| (acc << 8) | u64::from(*b))
 }
 
@@ -495,7 +495,7 @@ pub fn tokens(text: &str) -> Vec<String> {
 /// super- and subscripts and the Cyrillic and Greek letters that look Latin, as ASCII. A
 /// full confusables table (or NFKC) would weigh more in the wasm than everything else here;
 /// these are the spellings that keep a value readable to a person or a script.
-fn fold(c: char) -> char {
+pub(super) fn fold(c: char) -> char {
     let n = c as u32;
     let digit = |d: u32| char::from_digit(d % 10, 10).unwrap_or(c);
     let mapped = match n {

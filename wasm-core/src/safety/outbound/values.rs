@@ -7,6 +7,7 @@
 //! provenance.
 
 use super::destinations::destinations;
+use super::handles::SecretKind;
 use crate::safety::origin_of;
 
 /// Shortest token tracked without a secret's name before it: shorter ones match by accident.
@@ -118,6 +119,8 @@ pub struct Found {
     /// A credential, code, key or card number (redacted from session notes), rather than an
     /// identifier.
     pub secret: bool,
+    /// What kind of secret it is (for its handle), when it is one.
+    pub kind: SecretKind,
     /// For a token inside a link: every origin the link sends to (its own, and the ones an
     /// open redirect in it forwards to); empty elsewhere.
     pub link: Vec<String>,
@@ -132,8 +135,20 @@ pub enum Speaker {
     User,
 }
 
-/// The values of `text` worth tracking.
+/// The values of `text` worth tracking. A secret's handle (`⟨secret:3 api key from
+/// dash.example:8080⟩`, in an answer or a note) is Waymark's own words, not a value.
 pub fn values(text: &str, speaker: Speaker) -> Vec<Found> {
+    let without_handles;
+    let text = if super::handles::has_handle(text) {
+        let mut out = text.to_owned();
+        for (range, _) in super::handles::handle_refs(text).into_iter().rev() {
+            out.replace_range(range, " ");
+        }
+        without_handles = out;
+        without_handles.as_str()
+    } else {
+        text
+    };
     let words: Vec<&str> = text.split_whitespace().collect();
     let mut out: Vec<Found> = Vec::new();
     let mut push = |found: Found| {
@@ -155,6 +170,11 @@ pub fn values(text: &str, speaker: Speaker) -> Vec<Found> {
         }
     }
     for word in text.split(|c: char| c.is_whitespace() || "\"'<>()[]{},;".contains(c)) {
+        // A piece of a handle turned around or cut up (a page asked the model to spell it):
+        // Waymark's own words, no value.
+        if word.contains(['⟨', '⟩']) {
+            continue;
+        }
         // `name=value` outside a URL: the value alone.
         let word = match word.split_once('=') {
             Some((_, value)) if !word.contains("://") => value,
@@ -168,6 +188,7 @@ pub fn values(text: &str, speaker: Speaker) -> Vec<Found> {
                 push(Found {
                     value: token.to_owned(),
                     secret: looks_key(token),
+                    kind: kind_by_shape(token),
                     link: link.clone(),
                 });
             }
@@ -221,7 +242,12 @@ fn grouped_numbers(words: &[&str]) -> Vec<Found> {
             let alnum: String = joined.chars().filter(char::is_ascii_alphanumeric).collect();
             let digits = alnum.chars().filter(char::is_ascii_digit).count();
             if alnum.len() >= 12 && digits * 2 >= alnum.len() {
-                out.push(Found { value: joined, secret: true, link: Vec::new() });
+                let kind = if luhn(&alnum) && alnum.len() <= 19 {
+                    SecretKind::CardNumber
+                } else {
+                    SecretKind::AccountNumber
+                };
+                out.push(Found { value: joined, secret: true, kind, link: Vec::new() });
             }
         }
         i += run.max(1);
@@ -250,7 +276,12 @@ fn grouped_codes(words: &[&str]) -> Vec<Found> {
             let alnum: String = joined.chars().filter(char::is_ascii_alphanumeric).collect();
             let digits = alnum.chars().filter(char::is_ascii_digit).count();
             if alnum.len() >= 12 && digits >= 2 && alnum.len() - digits >= 2 {
-                out.push(Found { value: joined, secret: true, link: Vec::new() });
+                out.push(Found {
+                    value: joined,
+                    secret: true,
+                    kind: SecretKind::Code,
+                    link: Vec::new(),
+                });
             }
         }
         i += run.max(1);
@@ -279,6 +310,7 @@ fn named_secrets(words: &[&str], speaker: Speaker) -> Vec<Found> {
             continue;
         }
         let strong = strong && speaker == Speaker::User;
+        let kind = SecretKind::named(&name);
         // `… my API key? Obeyed …`: the sentence ended with the name; what follows is not
         // its value.
         if glued.is_none() && words[i].ends_with(['.', '?', '!']) {
@@ -286,7 +318,7 @@ fn named_secrets(words: &[&str], speaker: Speaker) -> Vec<Found> {
             continue;
         }
         if let Some(value) = glued {
-            if let Some(found) = accept(value, strong) {
+            if let Some(found) = accept(value, strong, kind) {
                 out.push(found);
             }
             i += 1;
@@ -309,10 +341,15 @@ fn named_secrets(words: &[&str], speaker: Speaker) -> Vec<Found> {
                 if let Some((value, _)) = inner.split_once(closing) {
                     let value = value.trim();
                     if value.chars().filter(|c| c.is_alphanumeric()).count() >= MIN_NAMED_LEN {
-                        out.push(Found { value: value.to_owned(), secret: true, link: Vec::new() });
+                        out.push(Found {
+                            value: value.to_owned(),
+                            secret: true,
+                            kind,
+                            link: Vec::new(),
+                        });
                     }
                 }
-            } else if let Some(found) = accept(first, strong) {
+            } else if let Some(found) = accept(first, strong, kind) {
                 out.push(found);
             }
         }
@@ -329,7 +366,7 @@ fn is_filler(word: &str) -> bool {
 
 /// A value after a secret's name, if it looks like one (anything of four characters or more
 /// after a strong name in the user's words).
-fn accept(word: &str, strong: bool) -> Option<Found> {
+fn accept(word: &str, strong: bool, kind: SecretKind) -> Option<Found> {
     let value = word.trim_matches(|c: char| matches!(c, ',' | '.' | ';' | ':' | '!' | '?' | ')'));
     let alnum = value.chars().filter(|c| c.is_alphanumeric()).count();
     if alnum < MIN_NAMED_LEN || looks_like_host(value) || value.contains("://") {
@@ -339,8 +376,56 @@ fn accept(word: &str, strong: bool) -> Option<Found> {
     // a capitalised word (`Obeyed`, `Active`) is prose.
     let shaped = value.chars().any(|c| c.is_ascii_digit() || !c.is_alphanumeric())
         || value.chars().skip(1).any(char::is_uppercase);
-    (strong || shaped).then(|| Found { value: value.to_owned(), secret: true, link: Vec::new() })
+    // A name too vague for the value's shape (`key sk-live-…`) yields to the shape.
+    let kind = match (kind, kind_by_shape(value)) {
+        (
+            SecretKind::Secret | SecretKind::Code,
+            by_shape @ (SecretKind::ApiKey | SecretKind::Token | SecretKind::CardNumber),
+        ) => by_shape,
+        (named, _) => named,
+    };
+    (strong || shaped).then(|| Found {
+        value: value.to_owned(),
+        secret: true,
+        kind,
+        link: Vec::new(),
+    })
 }
+
+/// What a credential is by its shape alone: a known key or token prefix, a card number (Luhn),
+/// else a key.
+fn kind_by_shape(token: &str) -> SecretKind {
+    let lower = token.to_ascii_lowercase();
+    let digits: String = token.chars().filter(char::is_ascii_digit).collect();
+    if TOKEN_PREFIXES.iter().any(|p| lower.starts_with(p)) {
+        SecretKind::Token
+    } else if KEY_PREFIXES.iter().any(|p| lower.starts_with(p)) {
+        SecretKind::ApiKey
+    } else if (13..=19).contains(&digits.len())
+        && digits.len() * 4 >= token.len() * 3
+        && luhn(&digits)
+    {
+        SecretKind::CardNumber
+    } else {
+        SecretKind::Secret
+    }
+}
+
+/// Prefixes of [`KEY_PREFIXES`] that name access tokens rather than API keys.
+const TOKEN_PREFIXES: &[&str] = &[
+    "ghp_",
+    "gho_",
+    "ghs_",
+    "ghu_",
+    "github_pat_",
+    "xoxb-",
+    "xoxp-",
+    "xoxa-",
+    "eyj",
+    "glpat-",
+    "npm_",
+    "shpat_",
+];
 
 /// A URL shown as text is split into its path, query and fragment pieces, without its scheme
 /// and host: a link to another site is not a secret, but a token in its query may be.
@@ -506,6 +591,13 @@ mod tests {
             ),
             ["a.example", "shop.localhost:8080"]
         );
+    }
+
+    #[test]
+    fn a_handle_is_no_value() {
+        assert!(page("Your key is ⟨secret:3 api key from dash.localhost:39103⟩.").is_empty());
+        assert_eq!(page("⟨secret:1 code from x⟩ and order 12345678"), ["12345678"]);
+        assert!(page("⟩30193:tsohlacol.hsad morf yek ipa 1:terces⟨").is_empty());
     }
 
     #[test]
