@@ -10,6 +10,7 @@ use std::collections::VecDeque;
 
 mod closed_tab;
 mod economy;
+mod effects;
 mod policy;
 mod stop;
 mod taint;
@@ -698,6 +699,7 @@ fn each_side_effect_is_journaled_before_and_after() {
             JournalEntry::SiteAllowed { .. } => "site",
             JournalEntry::WorkflowStep { .. } => "workflow",
             JournalEntry::SimilarAllowed { .. } => "similar",
+            JournalEntry::FlowAllowed { .. } => "flow",
         })
         .collect();
     assert_eq!(
