@@ -265,17 +265,24 @@ impl<P: Page, E: Env, V: TaskEvents, O: Operator> SafetyGate<'_, P, E, V, O> {
 
     /// After an action done again with `pinned` released: what the page really sent there,
     /// checked against what the card showed. The browser cannot hold a request's body, so a
-    /// page that changed the fields after the approval is reported loudly (`Some(warning)`,
-    /// also in the timeline).
-    pub async fn check_pinned(&self, pinned: &BlockedRequest) -> Option<String> {
+    /// page that changed the fields after the approval is reported loudly (also in the
+    /// timeline); a control that already shows the new state (a box ticked, an option
+    /// chosen) sends nothing when it is operated again, which the model is told.
+    pub async fn check_pinned(&self, pinned: &BlockedRequest) -> Pinned {
         let sent = self.page.sent_requests().await;
         let bare = |u: &str| u.split('#').next().unwrap_or(u).to_owned();
-        let changed = sent.iter().find(|s| {
-            bare(&s.url) == bare(&pinned.url)
-                && s.method == pinned.method
-                && (pinned.body.is_some() || s.body.is_some())
+        let there: Vec<&BlockedRequest> = sent
+            .iter()
+            .filter(|s| bare(&s.url) == bare(&pinned.url) && s.method == pinned.method)
+            .collect();
+        if there.is_empty() {
+            return Pinned::NotSent;
+        }
+        let changed = there.into_iter().find(|s| {
+            (pinned.body.is_some() || s.body.is_some())
                 && !body::same_fields(&pinned.url, pinned.body.as_ref(), &s.url, s.body.as_ref())
-        })?;
+        });
+        let Some(changed) = changed else { return Pinned::Same };
         let now = body::describe_fields(&body::fields(&changed.url, changed.body.as_ref()));
         let warning = format!(
             "WARNING: the page sent {} {} with other fields than the card you approved showed; \
@@ -285,6 +292,32 @@ impl<P: Page, E: Env, V: TaskEvents, O: Operator> SafetyGate<'_, P, E, V, O> {
             bare(&changed.url)
         );
         self.events.emit(super::TaskEvent::Noted { text: warning.clone() });
-        Some(warning)
+        Pinned::Changed(warning)
+    }
+}
+
+/// What an approved request came to when its action was done again.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Pinned {
+    /// Sent with the fields the card showed (or no body either way).
+    Same,
+    /// Sent with other fields: the warning, in words.
+    Changed(String),
+    /// Not sent again (a control that already shows the new state sends nothing).
+    NotSent,
+}
+
+impl Pinned {
+    /// In words for the action's outcome, when there is something to say.
+    pub fn note(&self) -> Option<String> {
+        match self {
+            Self::Same => None,
+            Self::Changed(warning) => Some(warning.clone()),
+            Self::NotSent => Some(
+                "the page sent nothing when the action was done again (a control that already \
+                 shows the new state sends nothing): the change the user approved is not saved"
+                    .into(),
+            ),
+        }
     }
 }

@@ -27,7 +27,7 @@ mod tools;
 pub use context::{INTERRUPTED, JournalEntry, ReplayState, TaskContext, TaskSpec, ToolMode};
 pub use control::{ControlState, Controls, Gate, Operator};
 pub use external::{Policed, police_external};
-pub use gate::{Cleared, GateVerdict, Held, SafetyGate};
+pub use gate::{Cleared, GateVerdict, Held, Pinned, SafetyGate};
 pub use interventions::{
     Attention, Intervention, InterventionKind, InterventionSettings, LOW_CONFIDENCE,
     MAX_UPFRONT_QUESTIONS, ProgressReport, Reply, attention, hedges,

@@ -741,8 +741,10 @@ impl<L: Llm, P: Page, E: Env, V: TaskEvents, O: Operator, J: Journal> Agent<'_, 
                                     .map(|u| u.site())
                                     .unwrap_or_default()
                             );
-                            if let Some(warning) = self.safety_gate().check_pinned(&pinned).await {
-                                note = format!("{note}\n{warning}");
+                            if let Some(said) =
+                                self.safety_gate().check_pinned(&pinned).await.note()
+                            {
+                                note = format!("{note}\n{said}");
                             }
                             outcome.text = Some(match outcome.text.take() {
                                 Some(text) => format!("{note}\n{text}"),

@@ -57,11 +57,11 @@ pub(super) fn held_card(
 ) -> Intervention {
     let fields = body::fields(&held.url, held.body.as_ref());
     let shown = match (&held.body, held.method.as_str()) {
-        (None, "GET" | "HEAD") | (Some(_), _) => body::describe_fields(&fields),
-        (None, _) => format!(
+        (None, "POST" | "PUT" | "PATCH") => format!(
             "{}\n  (the browser did not show the request's body)",
             body::describe_fields(&fields)
         ),
+        _ => body::describe_fields(&fields),
     };
     let path = url.as_str().strip_prefix(&url.origin()).unwrap_or(url.as_str());
     Intervention {

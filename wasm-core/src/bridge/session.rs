@@ -460,8 +460,8 @@ impl ExternalSession {
                     let mut note = "done again after the user approved exactly what the page \
                                     sends"
                         .to_owned();
-                    if let Some(warning) = gate.check_pinned(&pinned).await {
-                        note = format!("{note}\n{warning}");
+                    if let Some(said) = gate.check_pinned(&pinned).await.note() {
+                        note = format!("{note}\n{said}");
                     }
                     outcome.text = Some(match outcome.text.take() {
                         Some(text) => format!("{note}\n{text}"),

@@ -143,7 +143,8 @@ const INTRODUCERS: &[&str] = &[
 ];
 
 /// Where a new request starts inside a text.
-const CLAUSE_ENDS: &[char] = &['.', ',', ';', ':', '!', '?', '\n', '(', ')', '—', '–'];
+const CLAUSE_ENDS: &[char] =
+    &['.', ',', ';', ':', '!', '?', '\n', '(', ')', '[', ']', '{', '}', '—', '–', '•', '|'];
 
 impl WriteBudget {
     /// A read-only budget (no writes at all).
@@ -293,6 +294,7 @@ mod tests {
     fn asked_writes_are_granted_with_their_kind() {
         let cases = [
             ("Order the blue teapot", WriteKind::Purchase),
+            ("[run 90] Subscribe me to the newsletter", WriteKind::Submit),
             ("Add one teapot to the cart", WriteKind::Cart),
             ("Submit the contact form on shop.example", WriteKind::Submit),
             ("Send a message to Bob saying hi", WriteKind::Message),

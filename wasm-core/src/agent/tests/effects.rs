@@ -357,3 +357,23 @@ fn an_external_agents_calls_go_through_the_same_gate_with_no_write_budget() {
         other => panic!("{other:?}"),
     }
 }
+
+#[test]
+fn a_self_saving_box_approved_after_a_hold_says_when_nothing_was_sent_again() {
+    let boxed = ActionTarget {
+        role: "checkbox".into(),
+        name: "Early access".into(),
+        tag: "input".into(),
+        input_type: "checkbox".into(),
+        ..ActionTarget::default()
+    };
+    let page = EffectsPage::new(SHOP)
+        .with(1, boxed)
+        .sending(vec![vec![post("https://shop.example/api/beta", r#"{"on":true}"#)], vec![]]);
+    let (run, cards) =
+        task("Which plan am I on?", &page, &[("check", r#"{"ref":1}"#)], vec![Reply::approve()]);
+    assert_eq!(cards.len(), 1, "{cards:?}");
+    assert!(cards[0].message.contains("POST /api/beta"), "{}", cards[0].message);
+    let text = run.outcome.steps[0].outcome.text.clone().unwrap_or_default();
+    assert!(text.contains("is not saved"), "the model is told: {text}");
+}
