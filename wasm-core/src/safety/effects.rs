@@ -166,48 +166,61 @@ fn decoded(s: &str) -> String {
         .unwrap_or_else(|| s.to_owned())
 }
 
-/// Words in a field's name or its form's address that say what is typed there is shown to
-/// other people (a status, a comment, a post, a review, a public profile).
+/// Words in a field's name that say what is typed there is shown to other people (a status,
+/// a comment, a post, a review, a public profile).
 const PUBLIC_WORDS: &[&str] = &[
     "status",
     "comment",
     "comments",
     "post",
-    "posts",
+    "reply",
+    "tweet",
+    "publish",
+    "review",
+    "public",
+    "mind",
+    "caption",
+    "guestbook",
+    "paste",
+    "shout",
+];
+/// Path segments of a form's address that say it publishes what it is sent.
+const PUBLIC_PATHS: &[&str] = &[
+    "comment",
+    "comments",
     "reply",
     "replies",
+    "status",
+    "statuses",
     "tweet",
     "publish",
     "review",
     "reviews",
-    "public",
-    "wall",
-    "timeline",
-    "feed",
-    "forum",
-    "thread",
-    "chat",
-    "shout",
     "guestbook",
     "paste",
     "pastes",
-    "gist",
-    "share",
-    "mind",
-    "caption",
+    "post",
+    "posts",
+    "new-post",
+    "wall",
 ];
 
-/// Whether a field's form publishes what is typed into it to others: the field's name or the
-/// form's action path say so. Only ever makes a field stricter (a secret is never typed into
-/// it; for a task that did not ask to publish, typing there asks first).
+/// Whether a field's form publishes what is typed into it to others: the field's name or a
+/// segment of its form's action path say so. Only ever makes a field stricter (a secret is
+/// never typed into it; for a task that did not ask to publish, typing there asks first).
+/// Fields the browser autofills (a user name, an e-mail address) and searches are not posts.
 pub fn publishes(t: &ActionTarget) -> bool {
-    let words_of = |text: &str| -> bool {
-        text.to_lowercase().split(|c: char| !c.is_alphanumeric()).any(|w| PUBLIC_WORDS.contains(&w))
+    let has_word = |text: &str, words: &[&str]| {
+        text.to_lowercase()
+            .split(|c: char| !c.is_alphanumeric() && c != '-')
+            .any(|w| words.contains(&w))
     };
-    let field = matches!(t.tag.as_str(), "input" | "textarea")
-        || t.role.eq_ignore_ascii_case("textbox")
-        || t.role.eq_ignore_ascii_case("searchbox");
-    if !field || t.role.eq_ignore_ascii_case("searchbox") || t.input_type == "search" {
+    let field =
+        matches!(t.tag.as_str(), "input" | "textarea") || t.role.eq_ignore_ascii_case("textbox");
+    let autofilled = !t.autocomplete.is_empty() && t.autocomplete != "off";
+    let search = t.role.eq_ignore_ascii_case("searchbox") || t.input_type == "search";
+    let plain_text = matches!(t.input_type.as_str(), "" | "text");
+    if !field || autofilled || search || (t.tag == "input" && !plain_text) {
         return false;
     }
     let action_path = t
@@ -216,7 +229,10 @@ pub fn publishes(t: &ActionTarget) -> bool {
         .and_then(|a| url::Url::parse(a).ok())
         .map(|u| u.path().to_owned())
         .unwrap_or_default();
-    words_of(&t.name) || words_of(&action_path)
+    has_word(&t.name, PUBLIC_WORDS)
+        || action_path
+            .split('/')
+            .any(|segment| PUBLIC_PATHS.contains(&segment.to_lowercase().as_str()))
 }
 
 #[cfg(test)]
@@ -304,5 +320,16 @@ mod tests {
             ..ActionTarget::default()
         };
         assert!(!publishes(&name));
+        // A forum's login form: its user name field is no post.
+        let login = ActionTarget {
+            tag: "input".into(),
+            name: "Username".into(),
+            autocomplete: "username".into(),
+            form_action: Some("https://forum.example/forum/login".into()),
+            ..ActionTarget::default()
+        };
+        assert!(!publishes(&login));
+        let unnamed = ActionTarget { autocomplete: String::new(), ..login };
+        assert!(!publishes(&unnamed), "“forum” in the path is not a post");
     }
 }
