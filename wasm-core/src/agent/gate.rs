@@ -168,7 +168,7 @@ impl<P: Page, E: Env, V: TaskEvents, O: Operator> SafetyGate<'_, P, E, V, O> {
             }
             Decision::Remembered => {
                 record_sends(&mut ctx.taint, action, facts.as_ref(), observation);
-                let permit = NetworkPermit::approved(&ctx.scope, destination.as_deref());
+                let permit = approved_permit(ctx, destination.as_deref(), facts.as_ref());
                 return GateVerdict::Go(Box::new(Cleared {
                     permit,
                     destination,
@@ -222,7 +222,7 @@ impl<P: Page, E: Env, V: TaskEvents, O: Operator> SafetyGate<'_, P, E, V, O> {
             entries.push(entry);
         }
         record_sends(&mut ctx.taint, action, facts.as_ref(), observation);
-        let permit = NetworkPermit::approved(&ctx.scope, destination.as_deref());
+        let permit = approved_permit(ctx, destination.as_deref(), facts.as_ref());
         GateVerdict::Go(Box::new(Cleared { permit, destination, facts, publishes }))
     }
 
@@ -293,6 +293,20 @@ impl<P: Page, E: Env, V: TaskEvents, O: Operator> SafetyGate<'_, P, E, V, O> {
         );
         self.events.emit(super::TaskEvent::Noted { text: warning.clone() });
         Pinned::Changed(warning)
+    }
+}
+
+/// The permit of an action the user approved: state-changing requests only to exactly the
+/// destination the card named; an action that names none (an upload, a choice, typing) may
+/// change state on the element's own site, which the card named.
+fn approved_permit(
+    ctx: &TaskContext,
+    destination: Option<&str>,
+    facts: Option<&ActionTarget>,
+) -> NetworkPermit {
+    match (destination, facts.and_then(crate::safety::document_origin)) {
+        (None, Some(here)) => NetworkPermit::within(&ctx.scope, |o| o == here),
+        (destination, _) => NetworkPermit::approved(&ctx.scope, destination),
     }
 }
 
