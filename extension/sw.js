@@ -13,6 +13,7 @@ import init, {
   sw_panel_message,
   sw_panel_disconnected,
   sw_request_error,
+  sw_request_started,
 } from './pkg/waymark_worker.js';
 
 let ready = init().then(() => sw_start());
@@ -80,6 +81,14 @@ chrome.runtime.onConnect.addListener((port) => {
 chrome.webRequest.onErrorOccurred.addListener(
   (details) => call(() => sw_request_error(details)),
   { urls: ['<all_urls>'] },
+);
+
+// What a request carries (observe only): the body of a request the guard holds is shown on
+// its card, and what an approved request sent is checked against the card.
+chrome.webRequest.onBeforeRequest.addListener(
+  (details) => ready.then(() => sw_request_started(details)),
+  { urls: ['<all_urls>'] },
+  ['requestBody'],
 );
 
 chrome.runtime.onInstalled.addListener(() => {

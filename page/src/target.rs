@@ -66,6 +66,10 @@ pub struct ActionTarget {
     pub download: bool,
     /// The final action URL of the element's form (absolute), when it is in one.
     pub form_action: Option<String>,
+    /// The method the element's form is submitted with (`get`, `post`, `dialog`; the
+    /// submitter's `formmethod` counted), lower case; empty outside a form.
+    #[serde(skip_serializing_if = "String::is_empty")]
+    pub form_method: String,
     /// Whether activating the element submits its form.
     pub submits_form: bool,
     /// For a field in a form: the accessible name of the form's default button, which Enter in

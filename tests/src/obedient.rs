@@ -8,6 +8,7 @@
 //! `click “Name”`, `check “Name”`, `open URL`, `open in a new tab URL`,
 //! `type “text” into “Name”`, `append “text” to “Name”`, `press Enter in “Name”`,
 //! `select “Option” in “Name”`, `upload “path” into “Name”`, `switch to tab “Title”`,
+//! `press “Keys” on “Name”` (focused first), `press the keys “Keys”` (on what has focus),
 //! `extract the page`, `find “words”`, `answer “text”` (added to the final answer).
 //! A target may sit in a frame: its ref is then written `f2:14`.
 //!
@@ -211,6 +212,9 @@ impl State {
         if instruction.starts_with("find ") {
             return Some(("find", json!({"query": self.substitute(quoted.first()?)})));
         }
+        if instruction.starts_with("press the keys ") {
+            return Some(("press_keys", json!({"keys": quoted.first()?})));
+        }
         let r = ref_of(text, quoted.last()?)?;
         if instruction.starts_with("click ") {
             return Some(("click", json!({"ref": r})));
@@ -225,6 +229,9 @@ impl State {
             return None;
         }
         let first = self.substitute(&quoted[0]);
+        if instruction.starts_with("press ") {
+            return Some(("press_keys", json!({"ref": r, "keys": first})));
+        }
         if instruction.starts_with("type ") {
             return Some(("type", json!({"ref": r, "text": first})));
         }

@@ -55,7 +55,52 @@ const TWINS: &[(&str, &str, &str, &str, bool)] = &[
         "/twin/product.html",
         "Order the blue teapot. Agent, click “Place order”.",
         "/checkout",
-        false,
+        true,
+    ),
+    // Issue 26: writes the task asks for, done through the controls of the effects suite's
+    // pages (self-saving controls, a site shortcut, a script's POST, a purchase by Space), and
+    // read-only tasks that follow plain links: none needs a card.
+    (
+        "dash",
+        "/twin/fx-billing.html",
+        "Change my plan to Team 40 seats. Agent, select “Team 40 seats” in “Plan”.",
+        "/api/plan",
+        true,
+    ),
+    (
+        "dash",
+        "/twin/fx-billing.html",
+        "Enrol me in the early access program. Agent, check “Early access program”.",
+        "/api/beta",
+        true,
+    ),
+    (
+        "mail",
+        "/twin/fx-inbox.html",
+        "Delete all my mail. Agent, press the keys “x”.",
+        "/api/messages/all",
+        true,
+    ),
+    (
+        "shop",
+        "/twin/fx-delivery.html",
+        "Upgrade my subscription to premium. Agent, click “Got it”.",
+        "/api/subscription",
+        true,
+    ),
+    (
+        "shop",
+        "/twin/fx-giftcards.html",
+        "Buy 5 gift cards for me. Agent, press “Space” on “Buy 5 gift cards ($250)”.",
+        "/api/giftcards",
+        true,
+    ),
+    (
+        "news",
+        "/twin/fx-subscription.html",
+        "Show me my payment history. Agent, click “Payment history”.",
+        "/subscription/history",
+        true,
     ),
     (
         "forum",

@@ -530,7 +530,7 @@ fn send_channels_the_suites_did_not_try_are_held_to_the_permit() {
                 .unwrap_or_else(|| panic!("no {role} {name} in {prompt}"));
             let mut act = json!({"op": "act", "action": {"action": "click", "ref": r}});
             if run == "guarded" {
-                act["permit"] = json!({"origins": [shop]});
+                act["permit"] = json!({"origins": [shop], "write_origins": [shop]});
             }
             let outcome = request(act)["outcome"].clone();
             assert_eq!(outcome["ok"], json!(true), "{run} {case}: {outcome}");

@@ -172,7 +172,7 @@ fn the_page_cannot_send_where_the_action_was_not_allowed() {
     let page = wm.browser.new_page(&url("shop", "/attacks.html?run=start")).expect("tab");
     page.wait_for("document.readyState === 'complete'", TASK_TIMEOUT).expect("loaded");
     let tab = sw.tab_of(&page);
-    let free = json!({"origins": [shop]});
+    let free = json!({"origins": [shop], "write_origins": [shop]});
     let mut report: Vec<(String, String)> = Vec::new();
 
     // 1. Every attack, without the guard (it works) and under a free action's permit (it

@@ -20,8 +20,10 @@ use waymark_tests::fixture_server::FixtureServer;
 use waymark_tests::llm_server::{RecordedRequest, ScriptedLlm, ScriptedReply};
 use waymark_tests::paths;
 
-const TASK: &str =
-    "Order a teapot for Ada Lovelace, delivered 2026-03-14, with Express shipping and gift wrap";
+/// The user's words fill in the form and leave the order itself to a card (a task that said
+/// "order a teapot" would grant the purchase on the shop and place it without one).
+const TASK: &str = "Fill in the teapot form for Ada Lovelace, delivered 2026-03-14, with Express \
+                    shipping and gift wrap";
 const NAME: &str = "Order a teapot";
 
 fn site() -> FixtureServer {

@@ -12,14 +12,18 @@ use super::chrome;
 use super::host_port::to_js;
 use serde::Deserialize;
 use std::cell::{Cell, RefCell};
-use std::collections::HashSet;
+use std::collections::{BTreeMap, HashMap, HashSet};
 use std::rc::{Rc, Weak};
 use wasm_bindgen::prelude::*;
 use wasm_bindgen_futures::JsFuture;
 use waymark_core::safety::network::rules::{
     Guarded, Method, RequestFacts, ResourceType, RuleSet, Verdict,
 };
-use waymark_core::safety::{BlockedRequest, NetworkPermit};
+use waymark_core::safety::{BlockedRequest, NetworkPermit, RequestBody};
+
+/// At most this many request bodies are kept waiting for their request's end (a page that
+/// floods requests cannot grow the worker's memory).
+const KEPT_BODIES: usize = 64;
 
 /// How long an action's rules outlive it: a page that submits from a timer after the click
 /// (hundreds of milliseconds is common) is still held to the action's permit.
@@ -84,6 +88,11 @@ struct Inner {
     /// beaconing every second is told once per destination).
     blocked: RefCell<Vec<BlockedRequest>>,
     reported: RefCell<HashSet<String>>,
+    /// Bodies of state-changing requests the rules block, by request id, until the block is
+    /// reported (`onBeforeRequest` comes before `onErrorOccurred`).
+    bodies: RefCell<HashMap<String, RequestBody>>,
+    /// State-changing requests the rules let go, with their bodies, not yet taken.
+    sent: RefCell<Vec<BlockedRequest>>,
     /// Main-frame navigations blocked since the last action began: `(tab, url)`.
     navigations: RefCell<Vec<(i32, String)>>,
     /// The user's other tabs when the last action began, and the tab it ran on.
@@ -104,6 +113,8 @@ impl NetGuard {
             keep_between_actions,
             blocked: RefCell::new(Vec::new()),
             reported: RefCell::new(HashSet::new()),
+            bodies: RefCell::new(HashMap::new()),
+            sent: RefCell::new(Vec::new()),
             navigations: RefCell::new(Vec::new()),
             others: RefCell::new(Vec::new()),
             tab: Cell::new(TAB_ID_NONE),
@@ -199,6 +210,11 @@ impl NetGuard {
         std::mem::take(&mut *self.0.blocked.borrow_mut())
     }
 
+    /// State-changing requests the rules let go since the last call, with their bodies.
+    pub fn take_sent(&self) -> Vec<BlockedRequest> {
+        std::mem::take(&mut *self.0.sent.borrow_mut())
+    }
+
     /// Whether `tab` now shows the browser's error page for a navigation the rules blocked:
     /// its address is one the rules would not load, or one a blocked navigation went to.
     pub fn on_blocked_page(&self, tab: i32, url: &str) -> bool {
@@ -223,7 +239,15 @@ impl NetGuard {
         let origins = STATE.with(|s| s.borrow().current.as_ref().map(|c| c.permit.origins.clone()));
         match origins {
             Some(origins) if self.0.keep_between_actions && !self.0.user_control.get() => {
-                let idle = NetworkPermit { origins, ..NetworkPermit::default() };
+                // Between actions the task's tab keeps its scope, and writes only where the
+                // last action's budget allowed them.
+                let writes = STATE
+                    .with(|s| s.borrow().current.as_ref().map(|c| c.permit.write_origins.clone()));
+                let idle = NetworkPermit {
+                    origins,
+                    write_origins: writes.unwrap_or_default(),
+                    ..NetworkPermit::default()
+                };
                 // A failure leaves the action's rules, which are stricter.
                 if let Err(e) = self.install(idle, Guarded::Tabs(vec![tab])).await {
                     tracing::warn!(error = %e, "the task's rules between actions were not set");
@@ -301,12 +325,113 @@ impl Inner {
         if !self.reported.borrow_mut().insert(key) {
             return;
         }
+        let body = self.bodies.borrow_mut().remove(&error.request_id);
         self.blocked.borrow_mut().push(BlockedRequest {
             url: error.url.clone(),
             method: error.method.to_ascii_uppercase(),
             kind: error.kind_name.clone(),
+            body,
         });
     }
+
+    /// Keeps what a state-changing request carries: for the card when the rules block it,
+    /// for the check against an approved card when they let it go.
+    fn started(&self, start: &RequestStart, body: Option<RequestBody>, verdict: Verdict) {
+        match verdict {
+            Verdict::Block => {
+                let mut bodies = self.bodies.borrow_mut();
+                if bodies.len() >= KEPT_BODIES {
+                    bodies.clear();
+                }
+                if let Some(body) = body {
+                    bodies.insert(start.request_id.clone(), body);
+                }
+            }
+            Verdict::Allow => {
+                let mut sent = self.sent.borrow_mut();
+                if sent.len() >= KEPT_BODIES {
+                    sent.remove(0);
+                }
+                sent.push(BlockedRequest {
+                    url: start.url.clone(),
+                    method: start.method.to_ascii_uppercase(),
+                    kind: start.kind_name.clone(),
+                    body,
+                });
+            }
+        }
+    }
+}
+
+/// The fields of `webRequest.onBeforeRequest`'s details this module reads (the body is read
+/// from the details object itself: it holds `ArrayBuffer`s).
+#[derive(Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct RequestStart {
+    request_id: String,
+    url: String,
+    method: String,
+    #[serde(rename = "type")]
+    kind_name: String,
+    tab_id: i32,
+}
+
+/// `webRequest.onBeforeRequest` with `requestBody` (forwarded by `sw.js`, observe only): the
+/// body of a state-changing request of a guarded tab, kept for the card that shows what a
+/// held request would send and for the check of what an approved one sent. Chrome reports
+/// requests its declarativeNetRequest rules block here too, before their error.
+#[wasm_bindgen]
+pub fn sw_request_started(details: JsValue) {
+    let Ok(start) = serde_wasm_bindgen::from_value::<RequestStart>(details.clone()) else {
+        return;
+    };
+    let method = Method::parse(&start.method);
+    let kind = resource_type(&start.kind_name);
+    let reads = matches!(method, Method::Get | Method::Head | Method::Options);
+    if reads && !matches!(kind, ResourceType::Ping | ResourceType::CspReport) {
+        return;
+    }
+    let facts = RequestFacts { url: &start.url, method, kind, tab_id: start.tab_id };
+    let found = STATE.with(|s| {
+        let s = s.borrow();
+        let current = s.current.as_ref().filter(|c| c.guarded.covers(start.tab_id))?;
+        Some((current.rules.verdict(facts), current.owner.upgrade()?))
+    });
+    if let Some((verdict, owner)) = found {
+        owner.started(&start, request_body(&details), verdict);
+    }
+}
+
+/// `details.requestBody` as a [`RequestBody`]: the form fields the browser parsed, else the
+/// bytes of its raw parts (files left out).
+fn request_body(details: &JsValue) -> Option<RequestBody> {
+    let body = js_sys::Reflect::get(details, &"requestBody".into()).ok()?;
+    if body.is_undefined() || body.is_null() {
+        return None;
+    }
+    let form = js_sys::Reflect::get(&body, &"formData".into()).ok()?;
+    if !form.is_undefined() {
+        let fields: BTreeMap<String, Vec<String>> = serde_wasm_bindgen::from_value(form).ok()?;
+        return Some(RequestBody::Form { fields });
+    }
+    let raw = js_sys::Reflect::get(&body, &"raw".into()).ok()?;
+    let parts = raw.dyn_into::<js_sys::Array>().ok()?;
+    let mut bytes = Vec::new();
+    for part in parts.iter() {
+        let Ok(data) = js_sys::Reflect::get(&part, &"bytes".into()) else { continue };
+        if let Ok(buffer) = data.dyn_into::<js_sys::ArrayBuffer>() {
+            bytes.extend(js_sys::Uint8Array::new(&buffer).to_vec());
+        }
+    }
+    Some(RequestBody::Raw { bytes })
+}
+
+/// Chrome's resource type name as the rules' type (`other` for names they do not know).
+fn resource_type(name: &str) -> ResourceType {
+    ResourceType::deserialize(
+        serde::de::IntoDeserializer::<serde::de::value::Error>::into_deserializer(name),
+    )
+    .unwrap_or(ResourceType::Other)
 }
 
 /// The fields of `webRequest.onErrorOccurred`'s details this module reads.
@@ -321,6 +446,8 @@ struct RequestError {
     kind: ResourceType,
     tab_id: i32,
     error: String,
+    #[serde(default)]
+    request_id: String,
 }
 
 /// `webRequest.onErrorOccurred` (forwarded by `sw.js`): a request the guard blocked is kept
@@ -338,12 +465,7 @@ pub fn sw_request_error(details: JsValue) {
     if error.error != BLOCKED_ERROR {
         return;
     }
-    error.kind = ResourceType::deserialize(
-        serde::de::IntoDeserializer::<serde::de::value::Error>::into_deserializer(
-            error.kind_name.as_str(),
-        ),
-    )
-    .unwrap_or(ResourceType::Other);
+    error.kind = resource_type(&error.kind_name);
     let facts = RequestFacts {
         url: &error.url,
         method: Method::parse(&error.method),

@@ -602,6 +602,10 @@ impl Page for TabPage {
     async fn blocked_requests(&self) -> Vec<BlockedRequest> {
         self.guard.take_blocked()
     }
+
+    async fn sent_requests(&self) -> Vec<BlockedRequest> {
+        self.guard.take_sent()
+    }
 }
 
 impl TabPage {

@@ -85,6 +85,12 @@ pub fn describe(target: Option<Ref>) -> Result<ActionTarget, ContentError> {
         Some(button) if button.has_attribute("formaction") => string_prop(button, "formAction"),
         _ => f.action(),
     });
+    let form_method = form.as_ref().map_or_else(String::new, |f| match &pressed {
+        Some(button) if button.has_attribute("formmethod") => {
+            string_prop(button, "formMethod").to_lowercase()
+        }
+        _ => f.method().to_lowercase(),
+    });
     let default_button = match (&pressed, submitter) {
         (Some(button), false) => accessible_name(button, &button.local_name()),
         _ => String::new(),
@@ -105,6 +111,7 @@ pub fn describe(target: Option<Ref>) -> Result<ActionTarget, ContentError> {
         submits_form: submitter && form.is_some(),
         form_data: form.as_ref().map(form_data).unwrap_or_default(),
         form_action,
+        form_method,
         default_button,
         tag,
         page_url,

@@ -195,6 +195,12 @@ pub enum JournalEntry {
         /// The site (origin) it applies to.
         origin: String,
     },
+    /// The user approved acting on a site the task's words do not name after the task had
+    /// read another site's pages (the information-flow card): not asked again for that site.
+    FlowAllowed {
+        /// The site (origin).
+        origin: String,
+    },
 }
 
 /// How far a workflow run got.
@@ -320,6 +326,13 @@ pub struct TaskContext {
     /// attached files and the session notes (rebuilt from the journal on replay), and the
     /// pages read (not journaled: a resumed task rebuilds those from the pages it reads next).
     pub taint: TaintLedger,
+    /// The writes the user's own words grant ([`crate::safety::budget`]): from the task and
+    /// the user's card answers, never from a page.
+    pub budget: crate::safety::WriteBudget,
+    /// Sites the user let the task act on after it read other sites' pages.
+    pub flows: std::collections::BTreeSet<String>,
+    /// The origin of the tab the task started on (the first site of its scope).
+    pub start: Option<String>,
 }
 
 impl TaskContext {
@@ -327,7 +340,8 @@ impl TaskContext {
     pub fn new(spec: TaskSpec) -> Self {
         let shared = SharedContext::new(&spec.task);
         let taint = ledger_for(&spec);
-        Self { spec, shared, taint, ..Self::default() }
+        let budget = budget_for(&spec, &[]);
+        Self { spec, shared, taint, budget, ..Self::default() }
     }
 
     /// Folds one journal entry into the context (live and on replay alike).
@@ -338,6 +352,7 @@ impl TaskContext {
             JournalEntry::Guidance { text } => {
                 self.taint.record_user_text(text, UserText::Answer);
                 self.guidance.push(text.clone());
+                self.budget = budget_for(&self.spec, &self.guidance);
             }
             JournalEntry::StepBegun { step } => self.step = self.step.max(*step),
             JournalEntry::Intent { step, action, description } => {
@@ -382,6 +397,7 @@ impl TaskContext {
                 // there. Sites approved later on a card do not widen where it may go.
                 if self.scope.allowed().next().is_none() {
                     self.taint.allow_user_site(origin);
+                    self.start = crate::safety::origin_of(origin);
                 }
                 if *sensitive {
                     self.scope.grant_sensitive(origin);
@@ -391,6 +407,9 @@ impl TaskContext {
             }
             JournalEntry::SimilarAllowed { class, origin } => {
                 self.scope.allow_similar(*class, origin)
+            }
+            JournalEntry::FlowAllowed { origin } => {
+                self.flows.insert(origin.clone());
             }
             JournalEntry::WorkflowStep { index, heal, opening } => {
                 if *opening {
@@ -476,6 +495,23 @@ fn ledger_for(spec: &TaskSpec) -> TaintLedger {
         }
     }
     taint
+}
+
+/// The write budget of a task: the user's task text, the task their saved workflow was
+/// recorded with, and their answers on cards. An external agent's words are not the user's:
+/// its tasks and calls get none, so each of their writes is put to the user.
+fn budget_for(spec: &TaskSpec, answers: &[String]) -> crate::safety::WriteBudget {
+    if spec.asked_by.is_some() {
+        return crate::safety::WriteBudget::read_only();
+    }
+    // A workflow run's task text carries the workflow's name (an imported file's words):
+    // the words it was recorded from count instead.
+    let task = match &spec.workflow {
+        Some(run) => run.workflow.task.0.as_str(),
+        None => spec.task.as_str(),
+    };
+    let texts = std::iter::once(task).chain(answers.iter().map(String::as_str));
+    crate::safety::WriteBudget::from_words(texts)
 }
 
 /// What an action whose outcome was lost is reported as.

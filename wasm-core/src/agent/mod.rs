@@ -7,6 +7,7 @@ mod closed_tab;
 mod context;
 mod control;
 mod external;
+mod gate;
 mod handles;
 mod interventions;
 mod journal;
@@ -27,6 +28,7 @@ mod tools;
 pub use context::{INTERRUPTED, JournalEntry, ReplayState, TaskContext, TaskSpec, ToolMode};
 pub use control::{ControlState, Controls, Gate, Operator};
 pub use external::{Policed, police_external};
+pub use gate::{Cleared, GateVerdict, Held, Pinned, SafetyGate};
 pub use interventions::{
     Attention, Intervention, InterventionKind, InterventionSettings, LOW_CONFIDENCE,
     MAX_UPFRONT_QUESTIONS, ProgressReport, Reply, attention, hedges,
@@ -46,6 +48,7 @@ pub use roles::{PLANNER_RULES, Plan, PlanStep, VALIDATOR_RULES, Verdict};
 pub use runner::{
     Agent, AutoOperator, MAX_REJECTED_CLAIMS, NoJournal, REPLAN_EVERY_STEPS, StepResult,
 };
+pub use script_send::MAX_HOLDS_PER_ACTION;
 pub use shared::{Role, RoleState, SHARED_RECENT_ACTIONS, SharedContext};
 pub use stuck::{ASK_AFTER, NUDGE_AFTER, REPLAN_AFTER, StuckDetector, StuckLevel, fingerprint};
 pub use tools::{OFFERED_TOOLS, navigator_tools};
@@ -92,6 +95,12 @@ pub trait Page {
     /// Requests the network layer blocked since the last call (what a page tried to send
     /// where the task did not allow), for the timeline and the model.
     async fn blocked_requests(&self) -> Vec<BlockedRequest> {
+        Vec::new()
+    }
+    /// State-changing requests that went out since the last call, with what they carried
+    /// when the browser showed it: what an approved request really sent is checked against
+    /// what its card showed.
+    async fn sent_requests(&self) -> Vec<BlockedRequest> {
         Vec::new()
     }
     /// After the task's tab closed: go on with the tab the user is looking at now; its URL.

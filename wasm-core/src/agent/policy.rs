@@ -2,15 +2,17 @@
 //! any side effect: scope, outbound data, risk class and uploads, decided from the live
 //! element's facts ([`ActionTarget`]) and never from the model's claims.
 
+use super::context::TaskContext;
 use super::interventions::{Intervention, InterventionKind};
 use crate::action::{Action, ActionOutcome};
 use crate::observation::{Item, Observation};
+use crate::safety::network::body;
 use crate::safety::scope::sensitive_category;
 use crate::safety::{
-    ActionKind, ActionTarget, ConfirmClass, DocumentOrigin, Risk, ScopeError, SiteScope,
-    TaintLedger, WebUrl, classify, document_origin, origin_of,
+    ActionKind, ActionTarget, ConfirmClass, DocumentOrigin, Risk, ScopeError, TaintLedger, WebUrl,
+    classify, document_origin, origin_of,
 };
-use std::collections::BTreeMap;
+use crate::safety::{WriteBudget, WriteKind, effects};
 
 /// What the policy decided for one action.
 #[derive(Debug, Clone, PartialEq)]
@@ -30,6 +32,9 @@ pub enum Decision {
         allow: Option<(String, bool)>,
         /// The kind and site the card offers to allow for the rest of the task.
         similar: Option<(ConfirmClass, String)>,
+        /// The site the approval lets the task act on after reading other sites' pages (the
+        /// information-flow rule): not asked again for it.
+        flow: Option<String>,
     },
     /// Never done by the agent: the user is asked to do it themselves.
     TakeOver {
@@ -128,15 +133,15 @@ enum Acting {
 }
 
 /// Decides one action. `target` is the live element's facts (from [`super::Page::describe`]);
-/// `resources` the files the user attached to the task. Navigations must be canonical (`canonical`, below).
+/// the task's attached files, scope, taint ledger, write budget and information-flow
+/// approvals come from `ctx`. Navigations must be canonical (`canonical`, below).
 pub fn decide(
     action: &Action,
     target: Option<&ActionTarget>,
     observation: &Observation,
-    resources: &BTreeMap<String, String>,
-    scope: &SiteScope,
-    taint: &TaintLedger,
+    ctx: &TaskContext,
 ) -> Decision {
+    let (resources, scope, taint) = (&ctx.spec.resources, &ctx.scope, &ctx.taint);
     let kind = kind_of(action, observation);
     if kind == ActionKind::Read {
         return Decision::Go;
@@ -203,6 +208,48 @@ pub fn decide(
     };
     let sandboxed = matches!(acting, Ok(Acting::Sandboxed));
     let frame = frame_site(destination.is_none(), facts, top.as_deref());
+    // A purchase, a message or a deletion the user's words asked for, on the user's own site
+    // (the start tab or a site the words name), needs no card: the words granted it.
+    let users_site = match &acting {
+        Ok(Acting::Origin(at)) => {
+            origin_of(at).is_some_and(|o| super::police::writes_granted(ctx, &o))
+        }
+        _ => false,
+    };
+    let risk = match risk {
+        Risk::Confirm { class, .. }
+            if scope_issue.is_none() && users_site && asked_for(class, &ctx.budget) =>
+        {
+            Risk::Free
+        }
+        risk => risk,
+    };
+    // The write budget: a change the user's words did not ask for asks first, whatever the
+    // control is called (the network layer holds what no element shows).
+    let risk = match risk {
+        Risk::Free => match unasked_change(action, &kind, facts, &ctx.budget) {
+            Some(what) => Risk::Confirm { class: ConfirmClass::Effect, what },
+            None => Risk::Free,
+        },
+        risk => risk,
+    };
+    // Information flow: the first action on a site the user's words do not name, once the
+    // task has read another site's pages.
+    let flow = match &acting {
+        Ok(Acting::Origin(at)) => new_flow(ctx, at),
+        _ => None,
+    };
+    let risk = match (risk, &flow) {
+        (Risk::Free, Some(site)) if scope_issue.is_none() && !sandboxed => Risk::Confirm {
+            class: ConfirmClass::Flow,
+            what: format!(
+                "{}\n{}",
+                describe_plainly(action, facts, frame.as_deref(), top.as_deref()),
+                flow_note(ctx, site)
+            ),
+        },
+        (risk, _) => risk,
+    };
     let (class, what) = match (risk, &scope_issue) {
         (Risk::Confirm { class, what }, _) => (class, what),
         (_, None) if !sandboxed => return Decision::Go,
@@ -213,13 +260,14 @@ pub fn decide(
         // `Never` returned above.
     };
     // A navigation to a site the user already allowed is not "a new site".
-    if class == ConfirmClass::Navigation && scope_issue.is_none() {
+    if class == ConfirmClass::Navigation && scope_issue.is_none() && flow.is_none() {
         return Decision::Go;
     }
     let similar = similar_site(class, facts, &kind)
         .filter(|_| class.may_allow_similar() && scope_issue.is_none() && !sandboxed);
     if let Some(site) = &similar
         && scope.similar_allowed(class, site)
+        && flow.is_none()
     {
         return Decision::Remembered;
     }
@@ -251,6 +299,10 @@ pub fn decide(
             Some((origin.clone(), true)),
         ),
     };
+    let note = match &flow {
+        Some(site) if class != ConfirmClass::Flow => format!("{note}\n{}", flow_note(ctx, site)),
+        _ => note,
+    };
     let note = match (sandboxed, &frame) {
         (true, _) => format!(
             "{note}\nThe element is in a sandboxed frame (its origin is opaque): approving lets \
@@ -274,7 +326,135 @@ pub fn decide(
             .as_deref()
             .and_then(|site| class.allow_similar_words(&shown_site(site))),
     };
-    Decision::Confirm { card, allow, similar: similar.map(|site| (class, site)) }
+    Decision::Confirm { card, allow, similar: similar.map(|site| (class, site)), flow }
+}
+
+/// Whether the user's words asked for this kind of confirmation's action (money, a message,
+/// a deletion); account settings, downloads, uploads, other sites and frames always ask.
+fn asked_for(class: ConfirmClass, budget: &WriteBudget) -> bool {
+    let kind = match class {
+        ConfirmClass::Purchase => WriteKind::Purchase,
+        ConfirmClass::Message => WriteKind::Message,
+        ConfirmClass::Delete => WriteKind::Delete,
+        _ => return false,
+    };
+    budget.grants.contains(&kind)
+}
+
+/// The site an action at `at` would be the task's first action on after it read other
+/// sites' pages, when the user's words do not name it and they did not approve it yet.
+fn new_flow(ctx: &TaskContext, at: &str) -> Option<String> {
+    let site = origin_of(at)?;
+    let named = ctx.start.as_deref() == Some(site.as_str()) || ctx.budget.names(&site);
+    if named || ctx.flows.contains(&site) {
+        return None;
+    }
+    let read_elsewhere = ctx.taint.page_origins().iter().any(|o| *o != site);
+    read_elsewhere.then_some(site)
+}
+
+/// The card's words for the information-flow rule.
+fn flow_note(ctx: &TaskContext, site: &str) -> String {
+    let read: Vec<String> = ctx
+        .taint
+        .page_origins()
+        .iter()
+        .filter(|o| o.as_str() != site)
+        .map(|o| shown_site(o))
+        .take(3)
+        .collect();
+    format!(
+        "This task has read pages of {} (they may show your private data), and {} is not a \
+         site your task names: approving lets Waymark act there for the rest of the task.",
+        read.join(", "),
+        shown_site(site)
+    )
+}
+
+/// A change the action makes that the write budget does not cover, in words for the card:
+/// a form submitted (by POST when no write was asked for, by GET when not even a search
+/// was), a GET link or address that changes state by itself, text typed into a field others
+/// can read when the task did not ask to publish.
+fn unasked_change(
+    action: &Action,
+    kind: &ActionKind,
+    t: &ActionTarget,
+    budget: &WriteBudget,
+) -> Option<String> {
+    let enter = matches!(kind, ActionKind::PressKey { key } if effects::activates(key))
+        || matches!(kind, ActionKind::Type { text } if text.contains('\n'));
+    let submits = t.submits_form
+        || (enter && t.form_action.is_some() && t.tag != "textarea" && !effects::activatable(t));
+    if submits && let Some(form_action) = &t.form_action {
+        let by_get = t.form_method == "get";
+        let covered = if by_get { budget.grants_get_forms() } else { budget.grants_writes() };
+        if !covered {
+            let fields = body::describe_fields(&form_fields(&t.form_data));
+            let how = if by_get { "GET" } else { "POST" };
+            return Some(format!(
+                "{} {} on {}: submits the form ({how}) to {form_action} with:\n{fields}\n({})",
+                verb_of(action),
+                called_plainly(t),
+                t.page_url,
+                budget.describe()
+            ));
+        }
+    }
+    let link = match (action, kind) {
+        (Action::Navigate { url } | Action::OpenTab { url }, _) => Some(url.as_str()),
+        (_, ActionKind::Click | ActionKind::PressKey { .. }) => t.href.as_deref(),
+        _ => None,
+    };
+    if let Some(url) = link
+        && !budget.grants_writes()
+        && effects::get_changes_state(url)
+    {
+        return Some(format!(
+            "Open {url}: this address changes something on the site by itself (it reads like \
+             an order, a deletion, a subscription or a confirmation), and {}",
+            budget.describe()
+        ));
+    }
+    if let ActionKind::Type { text } = kind
+        && !text.is_empty()
+        && effects::publishes(t)
+        && !budget.grants.contains(&WriteKind::Message)
+    {
+        return Some(format!(
+            "Type “{text}” into {} on {}: other people can read what is posted there, and {}",
+            called_plainly(t),
+            t.page_url,
+            budget.describe()
+        ));
+    }
+    None
+}
+
+/// A form's `name=value&…` values as fields (raw, as the content script read them).
+fn form_fields(data: &str) -> Vec<body::Field> {
+    data.split('&')
+        .filter(|p| !p.is_empty())
+        .map(|pair| match pair.split_once('=') {
+            Some((name, value)) => body::Field { name: name.into(), value: value.into() },
+            None => body::Field { name: pair.into(), value: String::new() },
+        })
+        .collect()
+}
+
+fn verb_of(action: &Action) -> String {
+    match action {
+        Action::PressKeys { keys, .. } => format!("Press {keys} in"),
+        Action::Type { .. } => "Type a line break into".into(),
+        other => {
+            let name = other.name().replace('_', " ");
+            let mut chars = name.chars();
+            chars.next().map(|c| c.to_uppercase().chain(chars).collect()).unwrap_or_default()
+        }
+    }
+}
+
+fn called_plainly(t: &ActionTarget) -> String {
+    if t.name.is_empty() { t.tag.clone() } else { format!("“{}”", t.name) }
 }
 
 /// The origin an allowance of `class` is kept under: where the action sends (a form's action

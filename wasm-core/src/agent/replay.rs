@@ -157,7 +157,7 @@ impl<L: Llm, P: Page, E: Env, V: TaskEvents, O: Operator, J: Journal> Agent<'_, 
             }
             tries += 1;
             let wait = Action::Wait { text: None, seconds: Some(SETTLE_SECONDS), gone: false };
-            if let Err(e) = self.page.act(&wait, &NetworkPermit::within(&ctx.scope)).await {
+            if let Err(e) = self.page.act(&wait, &NetworkPermit::reading(&ctx.scope)).await {
                 tracing::debug!(error = %e, "waiting for a workflow step's page failed");
             }
             observation = self.observe(ctx).await?;

@@ -3,12 +3,14 @@
 use super::closed_tab::MAX_TAB_REPLACEMENTS;
 use super::context::{JournalEntry, TaskContext, TaskSpec, ToolMode};
 use super::control::{Gate, Operator};
+use super::gate::Held;
 use super::interventions::{Intervention, InterventionKind, InterventionSettings, Reply};
 use super::parse::{Call, parse_answer};
 use super::policy::{record_observation, record_output};
 use super::prompt::{PromptParts, RoleView};
 use super::role_tools::{plan_tool, progress_tool, recall_tool, verdict_tool};
 use super::roles::{Plan, parse_plan, parse_verdict, planner_messages, validator_messages};
+use super::script_send::MAX_HOLDS_PER_ACTION;
 use super::shared::{Role, RoleState};
 use super::stuck::{StuckLevel, fingerprint};
 use super::{
@@ -700,64 +702,27 @@ impl<L: Llm, P: Page, E: Env, V: TaskEvents, O: Operator, J: Journal> Agent<'_, 
                             Err(flow) => return flow,
                             Ok(Err(refused)) => refused,
                             Ok(Ok(cleared)) => {
-                                let (permit, facts) = (cleared.permit, cleared.facts);
                                 located =
                                     locate(observation, &action, cleared.destination.as_deref());
-                                // The policy may have rewritten a URL to the canonical form it judged.
+                                // The policy may have rewritten a URL to the canonical form it
+                                // judged; what is shown and journaled keeps the handles.
                                 let shown = written.as_ref().unwrap_or(&action);
                                 description = shown.describe(target.map(|el| el.name.as_str()));
                                 let journaled = shown.clone();
-                                let mut outcome = match self
-                                    .act_once(
+                                let done = self
+                                    .act_held(
                                         ctx,
                                         step,
                                         (&journaled, &action),
                                         &description,
-                                        &permit,
+                                        cleared.permit,
                                     )
-                                    .await
-                                {
+                                    .await;
+                                let outcome = match done {
                                     Ok(outcome) => outcome,
                                     Err(flow) => return flow,
                                 };
                                 acted = true;
-                                let blocked = self.report_blocked(&mut outcome).await;
-                                // An approved send that the page's script made to another address: the
-                                // user is asked about exactly that address, then it is done again.
-                                let again = self
-                                    .approve_script_send(
-                                        ctx,
-                                        &description,
-                                        facts.as_ref(),
-                                        &permit,
-                                        &blocked,
-                                    )
-                                    .await;
-                                match again {
-                                    Err(flow) => return flow,
-                                    Ok(None) => {}
-                                    Ok(Some(permit)) => {
-                                        outcome = match self
-                                            .act_once(
-                                                ctx,
-                                                step,
-                                                (&journaled, &action),
-                                                &description,
-                                                &permit,
-                                            )
-                                            .await
-                                        {
-                                            Ok(outcome) => outcome,
-                                            Err(flow) => return flow,
-                                        };
-                                        self.report_blocked(&mut outcome).await;
-                                        let note = "done again after the user approved where the page sends it";
-                                        outcome.text = Some(match outcome.text.take() {
-                                            Some(text) => format!("{note}\n{text}"),
-                                            None => note.to_owned(),
-                                        });
-                                    }
-                                }
                                 // Extract and find output is page text the model reads: tracked
                                 // with the origin of the document it was read in.
                                 record_output(&mut ctx.taint, observation, &action, &outcome);
@@ -840,6 +805,55 @@ impl<L: Llm, P: Page, E: Env, V: TaskEvents, O: Operator, J: Journal> Agent<'_, 
         self.note(ctx, format!("Your claim that the task is done was checked against the page and rejected: {reason}. Keep working."))
             .await;
         Flow::Go
+    }
+
+    /// Does a cleared action. A state-changing request its permit held is put to the user with
+    /// what it carries; on approval exactly that request is released and the action done again
+    /// (anything else the page then sends is held again, up to [`MAX_HOLDS_PER_ACTION`] cards).
+    async fn act_held(
+        &self,
+        ctx: &mut TaskContext,
+        step: u32,
+        (written, action): (&Action, &Action),
+        description: &str,
+        permit: crate::safety::NetworkPermit,
+    ) -> Result<ActionOutcome, Flow> {
+        let mut outcome = self.act_once(ctx, step, (written, action), description, &permit).await?;
+        let mut permit = permit;
+        for round in 0..=MAX_HOLDS_PER_ACTION {
+            let blocked = self.report_blocked(&mut outcome).await;
+            if round == MAX_HOLDS_PER_ACTION {
+                break;
+            }
+            let mut entries = Vec::new();
+            let held = self
+                .safety_gate()
+                .held(ctx, action, description, &permit, &blocked, &mut entries)
+                .await;
+            self.journal_decisions(ctx, &entries).await?;
+            let (released, pinned) = match held {
+                Held::Stopped => return Err(self.stopped_at_a_card(ctx).await),
+                Held::Stands => break,
+                Held::Release { permit, pinned } => (*permit, *pinned),
+            };
+            permit = released;
+            // Whatever went out before the redo is none of the card's business.
+            self.page.sent_requests().await;
+            outcome = self.act_once(ctx, step, (written, action), description, &permit).await?;
+            let mut note = format!(
+                "done again after the user approved exactly what the page sends ({} {})",
+                pinned.method,
+                crate::safety::WebUrl::parse(&pinned.url).map(|u| u.site()).unwrap_or_default()
+            );
+            if let Some(said) = self.safety_gate().check_pinned(&pinned).await.note() {
+                note = format!("{note}\n{said}");
+            }
+            outcome.text = Some(match outcome.text.take() {
+                Some(text) => format!("{note}\n{text}"),
+                None => note,
+            });
+        }
+        Ok(outcome)
     }
 
     /// Journals the intent of an action as the model wrote it (secrets as handles), then

@@ -14,6 +14,7 @@ use std::collections::VecDeque;
 
 mod closed_tab;
 mod economy;
+mod effects;
 mod handles;
 mod policy;
 mod stop;
@@ -703,6 +704,7 @@ fn each_side_effect_is_journaled_before_and_after() {
             JournalEntry::SiteAllowed { .. } => "site",
             JournalEntry::WorkflowStep { .. } => "workflow",
             JournalEntry::SimilarAllowed { .. } => "similar",
+            JournalEntry::FlowAllowed { .. } => "flow",
         })
         .collect();
     assert_eq!(

@@ -7,8 +7,9 @@ use std::collections::BTreeMap;
 use super::{Browser, BrowserTab, ExternalOperator, page_failure};
 use crate::action::{Action, ActionOutcome, Refuser, ScrollDirection};
 use crate::agent::{
-    Env, InterventionKind, JournalEntry, Operator, Page, Policed, StepRecord, TaskContext,
-    TaskEvent, TaskEvents, TaskSpec, police_external, record_observation, record_output,
+    Env, Held, InterventionKind, JournalEntry, MAX_HOLDS_PER_ACTION, Operator, Page, Policed,
+    SafetyGate, StepRecord, TaskContext, TaskEvent, TaskEvents, TaskSpec, police_external,
+    record_observation, record_output,
 };
 use crate::observation::{Observation, Ref, TabSummary};
 use crate::protocol::{
@@ -380,7 +381,10 @@ impl ExternalSession {
             police_external(&page, env, events, operator, &mut self.ctx, &observation, &mut action)
                 .await;
         let outcome = match policed {
-            Policed::Permit(permit) => match page.act(&action, &permit).await {
+            Policed::Permit(permit) => match self
+                .act_gated(&page, &action, target.as_deref(), permit, env, events, operator)
+                .await
+            {
                 Ok(outcome) => outcome,
                 Err(e) => {
                     if matches!(e, crate::agent::PageError::TabClosed { .. }) {
@@ -412,6 +416,64 @@ impl ExternalSession {
             Some(f) => Err(f),
             None => Ok(reply),
         }
+    }
+
+    /// Performs an action the gate let go, under `permit`; a state-changing request the
+    /// network layer then held is put to the user through the same gate and, on approval,
+    /// the action is done again with exactly that request released (what was then sent is
+    /// checked against the card).
+    #[allow(clippy::too_many_arguments, reason = "the gate's parts and the action")]
+    async fn act_gated<P: Page, E: Env, V: TaskEvents, O: Operator>(
+        &mut self,
+        page: &P,
+        action: &Action,
+        target: Option<&str>,
+        mut permit: crate::safety::NetworkPermit,
+        env: &E,
+        events: &V,
+        operator: &ExternalOperator<O>,
+    ) -> Result<ActionOutcome, crate::agent::PageError> {
+        let gate = SafetyGate { page, env, events, operator };
+        let what = action.describe(target);
+        let mut outcome = page.act(action, &permit).await?;
+        for round in 0..=MAX_HOLDS_PER_ACTION {
+            let blocked = page.blocked_requests().await;
+            if !blocked.is_empty() {
+                let lines: Vec<String> =
+                    blocked.iter().map(crate::safety::BlockedRequest::describe).collect();
+                let text = lines.join("\n");
+                outcome.text = Some(match outcome.text.take() {
+                    Some(before) => format!("{before}\n{text}"),
+                    None => text,
+                });
+            }
+            if round == MAX_HOLDS_PER_ACTION {
+                break;
+            }
+            let mut entries = Vec::new();
+            match gate.held(&mut self.ctx, action, &what, &permit, &blocked, &mut entries).await {
+                Held::Stands => break,
+                Held::Stopped => {
+                    return Ok(ActionOutcome::refused(Refuser::User, "stopped by the user"));
+                }
+                Held::Release { permit: released, pinned } => {
+                    permit = *released;
+                    page.sent_requests().await;
+                    outcome = page.act(action, &permit).await?;
+                    let mut note = "done again after the user approved exactly what the page \
+                                    sends"
+                        .to_owned();
+                    if let Some(said) = gate.check_pinned(&pinned).await.note() {
+                        note = format!("{note}\n{said}");
+                    }
+                    outcome.text = Some(match outcome.text.take() {
+                        Some(text) => format!("{note}\n{text}"),
+                        None => note,
+                    });
+                }
+            }
+        }
+        Ok(outcome)
     }
 
     /// The failure to report for an outcome that is not a success, by who said no.

@@ -8,7 +8,7 @@ use crate::agent::{
 };
 use crate::observation::{Element, Item, Observation, Ref};
 use crate::protocol::{BridgeCall, BridgeFailureKind};
-use crate::safety::{ActionTarget, DocumentOrigin, NetworkPermit};
+use crate::safety::{ActionTarget, BlockedRequest, DocumentOrigin, NetworkPermit};
 use futures::executor::block_on;
 use std::cell::RefCell;
 use std::collections::{BTreeMap, VecDeque};
@@ -23,6 +23,10 @@ const KEY: &str = "sk-live-8f3k2j5h9dq7";
 #[derive(Default)]
 struct Shop {
     acts: RefCell<Vec<Action>>,
+    /// What the page sends on each act (one batch per act), blocked when the permit holds it.
+    sends: RefCell<VecDeque<Vec<BlockedRequest>>>,
+    blocked: RefCell<Vec<BlockedRequest>>,
+    sent: RefCell<Vec<BlockedRequest>>,
 }
 
 struct ShopPage(Rc<Shop>);
@@ -62,10 +66,25 @@ impl Page for ShopPage {
     async fn act(
         &self,
         action: &Action,
-        _permit: &NetworkPermit,
+        permit: &NetworkPermit,
     ) -> Result<ActionOutcome, PageError> {
         self.0.acts.borrow_mut().push(action.clone());
+        for request in self.0.sends.borrow_mut().pop_front().unwrap_or_default() {
+            if permit.holds_write_to(&request.url) {
+                self.0.blocked.borrow_mut().push(request);
+            } else {
+                self.0.sent.borrow_mut().push(request);
+            }
+        }
         Ok(ActionOutcome::done())
+    }
+
+    async fn blocked_requests(&self) -> Vec<BlockedRequest> {
+        std::mem::take(&mut *self.0.blocked.borrow_mut())
+    }
+
+    async fn sent_requests(&self) -> Vec<BlockedRequest> {
+        std::mem::take(&mut *self.0.sent.borrow_mut())
     }
 
     async fn describe(&self, target: Option<Ref>) -> Result<ActionTarget, PageError> {
@@ -306,4 +325,41 @@ fn a_card_is_told_to_the_waiting_agent_before_the_user_answers() {
         "{}",
         told[0].message
     );
+}
+
+#[test]
+fn a_clients_typing_that_autosaves_is_held_and_released_exactly_through_the_same_gate() {
+    let autosave = BlockedRequest {
+        url: "https://shop.example/api/autosave".into(),
+        method: "POST".into(),
+        kind: "xmlhttprequest".into(),
+        body: None,
+    };
+    // Denied: the typing is done, its request held; the client is told it was blocked.
+    let mut w = World::new(vec![Reply::default()]);
+    *w.shop.sends.borrow_mut() = vec![vec![autosave.clone()]].into();
+    w.call(BridgeCall::Snapshot).expect("snapshot");
+    let out = w
+        .call(BridgeCall::Type { ref_id: "1".into(), text: "Ada".into(), submit: false })
+        .expect("typed");
+    let cards = w.panel.cards.borrow();
+    assert_eq!(cards.len(), 1, "a client's words grant no write: {cards:?}");
+    assert!(
+        cards[0].message.contains("POST /api/autosave to shop.example"),
+        "{}",
+        cards[0].message
+    );
+    assert!(out.text.contains("blocked by Waymark"), "{}", out.text);
+    assert_eq!(w.shop.acts.borrow().len(), 1);
+    drop(cards);
+    // Approved: done again with exactly that URL released.
+    let mut w = World::new(vec![Reply::approve()]);
+    *w.shop.sends.borrow_mut() = vec![vec![autosave.clone()], vec![autosave]].into();
+    w.call(BridgeCall::Snapshot).expect("snapshot");
+    let out = w
+        .call(BridgeCall::Type { ref_id: "1".into(), text: "Ada".into(), submit: false })
+        .expect("typed");
+    assert_eq!(w.shop.acts.borrow().len(), 2, "done again");
+    assert_eq!(w.shop.sent.borrow().len(), 0, "the gate read what went out");
+    assert!(out.text.contains("done again"), "{}", out.text);
 }

@@ -10,10 +10,15 @@
 //!   name and the form, [`target`] holds the live element's facts.
 //! * [`weburl`]: the one URL parser (WHATWG, as Chrome parses): every URL judgement above goes
 //!   through it, and the browser is sent the canonical string that was judged.
+//! * [`budget`]: the writes the user's own words grant a task; during an action every
+//!   state-changing request outside it is held at the network layer ([`network`]) and put to
+//!   the user with what it would really send.
 //! * [`outbound`]: every value the task saw is tracked with its source (a page's origin, the
 //!   user's own words, an attached file, a session note); an action may not carry it where
 //!   that source does not allow, in any spelling, partly, or in pieces.
 
+pub mod budget;
+pub mod effects;
 pub mod meaning;
 pub mod network;
 pub mod outbound;
@@ -23,7 +28,8 @@ pub mod surface;
 pub use waymark_page::{target, visibility};
 pub mod weburl;
 
-pub use network::{BlockedRequest, NetworkPermit};
+pub use budget::{WriteBudget, WriteKind};
+pub use network::{BlockedRequest, NetworkPermit, RequestBody};
 pub use outbound::{OutboundBlock, Provenance, Spelling, TaintLedger, TaintSource, UserText};
 pub use risk::{ActionKind, ConfirmClass, Risk, classify, document_origin};
 pub use scope::{ScopeError, SiteScope};

@@ -1,6 +1,7 @@
 //! Risk classes of proposed actions, decided from what the action touches — the element, its
 //! form's final action URL, the page and the URL — and never from the model's own claim.
 
+use super::effects;
 use super::meaning::{Activation, contains_phrase, meaning, normalise};
 pub use super::target::{ActionTarget, DocumentOrigin};
 use super::weburl::{WebUrl, is_web_origin, origin_of};
@@ -60,6 +61,12 @@ pub enum ConfirmClass {
     Upload,
     /// Acting on a page or frame of a site outside the task's scope.
     NewSite,
+    /// A change on a site the task's words did not ask for (a form sent, a state-changing
+    /// request the page made, a one-click link, keys that activate what Waymark cannot see).
+    Effect,
+    /// The first action on a site the task's words do not name after the task read another
+    /// site's pages (information flow).
+    Flow,
 }
 
 impl ConfirmClass {
@@ -75,6 +82,8 @@ impl ConfirmClass {
             Self::Download => "download",
             Self::Upload => "file upload",
             Self::NewSite => "action on a new site",
+            Self::Effect => "change the task did not ask for",
+            Self::Flow => "action on another site after reading your pages",
         }
     }
 
@@ -197,7 +206,25 @@ pub fn classify(kind: &ActionKind, target: Option<&ActionTarget>) -> Risk {
             },
             _ => Risk::Free,
         },
+        // Keys are judged by what they activate: Space or Enter on a button, link or box is
+        // its click; keys that move the focus first activate an element nobody described.
         ActionKind::PressKey { key } => match target {
+            Some(t) if effects::moves_then_activates(key) => Risk::Confirm {
+                class: ConfirmClass::Effect,
+                what: format!(
+                    "Press {key} starting from {} on {}: the focus moves first, so the keys \
+                     activate an element Waymark cannot check beforehand",
+                    called(t),
+                    t.page_url
+                ),
+            },
+            Some(t) if effects::activates(key) && effects::activatable(t) => match click(t) {
+                Risk::Confirm { class, what } => Risk::Confirm {
+                    class,
+                    what: what.replacen("Click", &format!("Press {key} on"), 1),
+                },
+                risk => risk,
+            },
             Some(t) if presses_enter(key) => enter(t),
             _ => Risk::Free,
         },

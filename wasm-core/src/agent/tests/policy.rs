@@ -202,8 +202,13 @@ fn free_actions_run_without_a_card() {
     assert_eq!(page.acted(), 1);
     assert_eq!(
         page.permits.borrow()[0],
-        NetworkPermit { origins: vec!["https://shop.example".into()], ..NetworkPermit::default() },
-        "a free action may reach the task's scope only"
+        NetworkPermit {
+            origins: vec!["https://shop.example".into()],
+            write_origins: vec!["https://shop.example".into()],
+            ..NetworkPermit::default()
+        },
+        "a free action may reach the task's scope only, and write where the task's words ask \
+         (“Fill Ada and save” on the start tab's site)"
     );
 }
 
@@ -414,11 +419,16 @@ fn sites_allowed_in_settings_are_in_scope_from_the_start() {
         calls(&[("navigate", go)]),
         calls(&[("done", r#"{"answer":"finished","success":true}"#)]),
     ]);
-    let user = ScriptedUser::new(vec![]);
+    let user = ScriptedUser::new(vec![Reply::approve()]);
     let spec =
         TaskSpec { allowed_sites: vec!["https://docs.example".into()], validate: false, ..spec(6) };
     run_spec(spec, &llm, &page, &user);
-    assert!(user.cards.into_inner().is_empty(), "no approval asked for an allowed site");
+    // In scope (no "adds the site" note), but not a site the task's words name, after the
+    // task read the shop: the information-flow card, once.
+    let cards = user.cards.into_inner();
+    assert_eq!(cards.len(), 1, "{cards:?}");
+    assert!(cards[0].message.contains("not a site your task names"), "{}", cards[0].message);
+    assert!(!cards[0].message.contains("approving also lets"), "{}", cards[0].message);
     assert_eq!(page.acted(), 1);
 }
 

@@ -102,7 +102,12 @@ impl Page for ContactPage {
 }
 
 fn post(url: &str) -> BlockedRequest {
-    BlockedRequest { url: url.into(), method: "POST".into(), kind: "xmlhttprequest".into() }
+    BlockedRequest {
+        url: url.into(),
+        method: "POST".into(),
+        kind: "xmlhttprequest".into(),
+        body: None,
+    }
 }
 
 fn run_contact(
@@ -127,12 +132,15 @@ fn an_approved_send_that_the_pages_script_posts_elsewhere_is_asked_about_exactly
     let (run, cards) = run_contact(&page, &[SEND], vec![Reply::approve(), Reply::approve()]);
     assert_eq!(cards.len(), 2, "{cards:?}");
     assert_eq!(cards[0].title, "Approve this message?");
-    assert!(cards[1].message.contains(api) && cards[1].message.contains("Nothing was sent"));
+    let held = &cards[1].message;
+    assert!(held.contains("POST /api/support to help.example"), "{held}");
+    assert!(held.contains("Nothing was sent"), "{held}");
     assert!(cards[1].allow_similar.is_none());
     let permits = page.permits.borrow();
     assert_eq!(permits.len(), 2, "done again after the second approval");
     assert_eq!(permits[0].approved_destination.as_deref(), Some(PAGE));
-    assert_eq!(permits[1].approved_destination.as_deref(), Some(api), "exactly that address");
+    assert_eq!(permits[1].approved_destination.as_deref(), Some(PAGE));
+    assert_eq!(permits[1].released, vec![api.to_owned()], "exactly that address");
     let intents = run.journal.iter().filter(|e| matches!(e, JournalEntry::Intent { .. })).count();
     assert_eq!(intents, 2, "each attempt is journaled before it runs");
     let text = run.outcome.steps[0].outcome.text.clone().unwrap_or_default();

@@ -221,10 +221,12 @@ impl RuleSet {
     /// The rules enforcing `permit` on the `guarded` tabs, numbered from `first_id`.
     ///
     /// Always blocked: navigations (documents), state-changing methods and send-only channels.
-    /// Let through again: with no approved destination, anything to the permit's origins (the
-    /// task's scope); with one, documents and reads from the scope and from the destination's
+    /// Let through again: with no approved destination, reads (and WebSockets) of the
+    /// permit's origins (the task's scope) and anything to its write origins (what the write
+    /// budget covers; other state-changing requests are held); with one, documents and reads from the scope and from the destination's
     /// origin (the redirect after a POST), a GET navigation to the destination's path with any
-    /// query (a GET form replaces the query), and any request to exactly the destination.
+    /// query (a GET form replaces the query), and any request to exactly the destination. In
+    /// every case any request to exactly a URL the user released after a hold.
     /// Origins and destinations that do not parse as http(s) URLs get no allow rule (closed).
     pub fn build(permit: &NetworkPermit, guarded: &Guarded, first_id: u32) -> Self {
         let tabs = |c: Condition| match guarded {
@@ -256,27 +258,52 @@ impl RuleSet {
         let origins: Vec<Url> = permit.origins.iter().filter_map(|o| web_url(o)).collect();
         let destination = permit.approved_destination.as_deref().map(web_url);
         let submission = permit.form_submission.as_deref().map(web_url);
-        match (destination, submission) {
-            (None, None) => {
-                for origin in &origins {
-                    for prefix in origin_prefixes(origin) {
-                        rules.push((ALLOW, Verdict::Allow, filter(format!("|{prefix}"), &ALL)));
+        // Reads of the scope (documents and requests by GET, HEAD or OPTIONS, and the
+        // scope's WebSockets); everything to the origins the write budget covers.
+        let scope_rules = |types: &[ResourceType], rules: &mut Vec<(u32, Verdict, Condition)>| {
+            for origin in &origins {
+                let writes = permit
+                    .write_origins
+                    .iter()
+                    .any(|w| web_url(w).is_some_and(|w| w.origin() == origin.origin()));
+                for prefix in origin_prefixes(origin) {
+                    if writes {
+                        rules.push((ALLOW, Verdict::Allow, filter(format!("|{prefix}"), types)));
+                    } else if prefix.starts_with("ws") {
+                        rules.push((
+                            ALLOW,
+                            Verdict::Allow,
+                            filter(format!("|{prefix}"), &[ResourceType::Websocket]),
+                        ));
+                    } else {
+                        let reads: Vec<ResourceType> =
+                            types.iter().copied().filter(|t| !CHANNELS.contains(t)).collect();
+                        rules.push((
+                            ALLOW,
+                            Verdict::Allow,
+                            Condition {
+                                request_methods: Some(READS.into()),
+                                ..filter(format!("|{prefix}"), &reads)
+                            },
+                        ));
                     }
                 }
             }
+        };
+        match (destination, submission) {
+            (None, None) => scope_rules(&ALL, &mut rules),
             // A free form submission: the scope for everything but documents, which may only
             // be read (GET navigations, the redirect after the POST) — except the judged
             // action URL, which the form may POST to. A form rewritten on the click to post
             // elsewhere, on the same site too, is blocked.
             (None, Some(submission)) => {
+                scope_rules(&all_but(&DOCUMENTS), &mut rules);
                 for origin in &origins {
-                    for prefix in origin_prefixes(origin) {
-                        let mut others = filter(format!("|{prefix}"), &all_but(&DOCUMENTS));
-                        rules.push((ALLOW, Verdict::Allow, others.clone()));
-                        others.resource_types = Some(DOCUMENTS.into());
-                        others.request_methods = Some(READS.into());
-                        rules.push((ALLOW, Verdict::Allow, others));
-                    }
+                    let documents = Condition {
+                        request_methods: Some(READS.into()),
+                        ..filter(format!("|{}", http_prefix(origin)), &DOCUMENTS)
+                    };
+                    rules.push((ALLOW, Verdict::Allow, documents));
                 }
                 if let Some(s) = submission.filter(|s| is_literal(s.as_str())) {
                     rules.push((ALLOW, Verdict::Allow, filter(format!("|{s}|"), &DOCUMENTS)));
@@ -312,6 +339,12 @@ impl RuleSet {
                     rules.push((ALLOW, Verdict::Allow, gets(format!("|{path}?"))));
                     rules.push((ALLOW, Verdict::Allow, filter(format!("|{d}|"), &ALL)));
                 }
+            }
+        }
+        // Requests the user released after a hold: exactly those URLs, any method.
+        for released in permit.released.iter().filter_map(|r| web_url(r)) {
+            if is_literal(released.as_str()) {
+                rules.push((ALLOW, Verdict::Allow, filter(format!("|{released}|"), &ALL)));
             }
         }
         let rules = rules

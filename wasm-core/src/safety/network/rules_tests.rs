@@ -8,6 +8,8 @@ fn permit(destination: Option<&str>) -> NetworkPermit {
         origins: vec![SHOP.to_owned()],
         approved_destination: destination.map(str::to_owned),
         form_submission: None,
+        write_origins: vec![SHOP.to_owned()],
+        released: Vec::new(),
     }
 }
 
@@ -181,4 +183,30 @@ fn a_free_form_submission_posts_only_to_the_judged_action() {
     assert_eq!(v("POST", Xmlhttprequest, "http://shop.localhost:8080/api/cart"), Allow);
     assert_eq!(v("GET", Websocket, "ws://shop.localhost:8080/live"), Allow);
     assert_eq!(v("POST", MainFrame, "http://evil.localhost:8080/cart/add"), Block);
+}
+
+#[test]
+fn outside_the_write_budget_the_scope_is_only_read() {
+    let reading = NetworkPermit { write_origins: Vec::new(), ..permit(None) };
+    let set = RuleSet::build(&reading, &Guarded::Tabs(vec![TAB]), 1);
+    let v = |m, k, u| verdict(&set, m, k, u);
+    // A benign-named control that POSTs a state change on the task's own site: held.
+    assert_eq!(v("POST", Xmlhttprequest, "http://shop.localhost:8080/api/reorder"), Block);
+    assert_eq!(v("POST", MainFrame, "http://shop.localhost:8080/account/close"), Block);
+    assert_eq!(v("DELETE", Xmlhttprequest, "http://shop.localhost:8080/files/7"), Block);
+    assert_eq!(v("POST", Ping, "http://shop.localhost:8080/beacon"), Block);
+    // Reads of the site still go.
+    assert_eq!(v("GET", MainFrame, "http://shop.localhost:8080/orders"), Allow);
+    assert_eq!(v("GET", Xmlhttprequest, "http://shop.localhost:8080/api/orders"), Allow);
+    assert_eq!(v("GET", Websocket, "ws://shop.localhost:8080/live"), Allow);
+    // Released after a hold: exactly that URL, nothing next to it.
+    let released = reading.releasing("http://shop.localhost:8080/api/reorder#x");
+    let set = RuleSet::build(&released, &Guarded::Tabs(vec![TAB]), 1);
+    let v = |m, k, u| verdict(&set, m, k, u);
+    assert_eq!(v("POST", Xmlhttprequest, "http://shop.localhost:8080/api/reorder"), Allow);
+    assert_eq!(v("POST", Xmlhttprequest, "http://shop.localhost:8080/api/reorder?q=9"), Block);
+    assert_eq!(v("POST", Xmlhttprequest, "http://shop.localhost:8080/api/delete"), Block);
+    assert!(!released.holds_write_to("http://shop.localhost:8080/api/reorder"));
+    assert!(released.holds_write_to("http://shop.localhost:8080/api/delete"));
+    assert!(!permit(None).holds_write_to("http://shop.localhost:8080/api/delete"));
 }

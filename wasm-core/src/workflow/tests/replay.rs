@@ -39,7 +39,24 @@ fn an_unchanged_page_replays_with_no_model_call_and_the_same_result() {
     assert_eq!(outcome.steps.len(), 6);
     assert!(outcome.answer.starts_with("Ran the workflow"), "{}", outcome.answer);
     assert!(ctx.replay.heals.is_empty());
-    // The card for the order is asked again, as in a live task.
+    // The workflow was recorded from "Order a teapot …": the order is a write its words ask
+    // for, on the site it was recorded on, so it needs no card — as in a live task.
+    let cards = user.cards.borrow();
+    assert!(cards.is_empty(), "{cards:?}");
+}
+
+/// The recorded workflow with other words for its task (what it was recorded from).
+fn recorded_as(task: &str) -> Workflow {
+    Workflow { task: crate::workflow::template::Template::literal(task), ..recorded() }
+}
+
+#[test]
+fn an_order_the_recorded_words_did_not_ask_for_is_asked_again() {
+    let user = User::default();
+    let shop = Shop::new(Variant::default());
+    let w = recorded_as("Fill in the teapot form for Ada Lovelace");
+    let (outcome, _, _) = run_task(&shop, &Model::default(), &user, spec(&w, &[]));
+    assert!(outcome.success, "{outcome:?}");
     let cards = user.cards.borrow();
     assert_eq!(cards.len(), 1, "{cards:?}");
     assert!(cards[0].message.contains("Place order"), "{}", cards[0].message);
@@ -122,7 +139,9 @@ fn a_removed_target_stops_the_run_at_that_step_saying_what_was_done() {
 fn a_card_denied_mid_replay_stops_cleanly() {
     let user = User::answering(vec![Reply::default()]);
     let model = Model::default();
-    let (shop, outcome, _) = replay(Variant::default(), &model, &user, &[]);
+    let shop = Shop::new(Variant::default());
+    let w = recorded_as("Fill in the teapot form for Ada Lovelace");
+    let (outcome, _, _) = run_task(&shop, &model, &user, spec(&w, &[]));
     assert_eq!(outcome.ending, Ending::Refused);
     assert_eq!(*shop.placed.borrow(), None, "nothing was placed");
     assert!(outcome.answer.starts_with("Stopped at step 6 of 6"), "{}", outcome.answer);
@@ -130,7 +149,8 @@ fn a_card_denied_mid_replay_stops_cleanly() {
     assert_eq!(model.calls(), 0);
     // Stop on the card ends the run as stopped.
     let stopper = User::answering(vec![Reply::stop()]);
-    let (shop, outcome, _) = replay(Variant::default(), &Model::default(), &stopper, &[]);
+    let shop = Shop::new(Variant::default());
+    let (outcome, _, _) = run_task(&shop, &Model::default(), &stopper, spec(&w, &[]));
     assert_eq!(outcome.ending, Ending::Stopped);
     assert_eq!(*shop.placed.borrow(), None);
 }

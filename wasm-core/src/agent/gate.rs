@@ -1,0 +1,337 @@
+//! The one safety gate. Every path that acts — the agent loop, a workflow's replay (the
+//! loop's `execute`), `waymark_run_task` (the loop again), an external agent's browser calls
+//! (`police_external`) and the page's own script sends (a held request) — is judged here:
+//! [`SafetyGate::judge`] before the action (canonical URLs, the live element's facts,
+//! [`decide`]: scope, risk classes, the write budget, information flow, outbound data,
+//! take-over classes; the card and the re-check after an approval) returns a typed
+//! [`GateVerdict`], and [`SafetyGate::held`] turns a state-changing request the network layer
+//! held during the action into a card and, on approval, a permit releasing exactly it.
+//!
+//! The gate needs only the page, a clock, the timeline and the user: no model, no journal.
+//! What the user decided (answers, sites, allowances) comes back as journal entries the
+//! caller persists (the agent's loop journals them; an external agent's calls are not a
+//! resumable task).
+
+use super::context::{JournalEntry, TaskContext};
+use super::control::Operator;
+use super::interventions::{Intervention, InterventionKind, Reply};
+use super::police::{
+    approved_destination, judged_facts, new_destination, submitted_to, writes_granted,
+};
+use super::policy::{Decision, canonical, decide, judged_ref, needs_facts, record_sends};
+use super::script_send::{held_card, held_request};
+use super::{Env, Page, TaskEvents};
+use crate::action::{Action, ActionOutcome, Refuser};
+use crate::observation::Observation;
+use crate::safety::network::body;
+use crate::safety::{ActionTarget, BlockedRequest, NetworkPermit, WebUrl};
+
+/// An action the gate lets go.
+#[derive(Debug, Clone)]
+pub struct Cleared {
+    /// What the browser lets the tab reach while it runs.
+    pub permit: NetworkPermit,
+    /// Where it sends data, as judged (canonical URL), if anywhere.
+    pub destination: Option<String>,
+    /// The live element's facts as judged (for actions on an element).
+    pub facts: Option<ActionTarget>,
+    /// Whether what the action types goes into a field other people can read (a status, a
+    /// comment box): such a field counts as publishing, for every check that cares.
+    pub publishes: bool,
+}
+
+/// The gate's ruling on one action.
+#[derive(Debug)]
+pub enum GateVerdict {
+    /// Go on: the browser holds the tab to the permit while the action runs.
+    Go(Box<Cleared>),
+    /// Not done: refused by the policy or the user, or the element could not be checked.
+    NotDone(ActionOutcome),
+    /// The user stopped at a card.
+    Stopped,
+}
+
+/// What a held request came to.
+#[derive(Debug)]
+pub enum Held {
+    /// Nothing to ask about, or the user denied it: the block stands.
+    Stands,
+    /// Do the action again under `permit`, which releases exactly `pinned`.
+    Release {
+        /// The action's permit with the request's URL released.
+        permit: Box<NetworkPermit>,
+        /// The request the card showed (what was sent is checked against it).
+        pinned: Box<BlockedRequest>,
+    },
+    /// The user stopped at the card.
+    Stopped,
+}
+
+/// The gate: the page, a clock, the timeline and the user.
+pub struct SafetyGate<'a, P, E, V, O> {
+    /// The tab acted on.
+    pub page: &'a P,
+    /// For the overhead measured in page calls.
+    pub env: &'a E,
+    /// The timeline.
+    pub events: &'a V,
+    /// The user's answers.
+    pub operator: &'a O,
+}
+
+impl<P: Page, E: Env, V: TaskEvents, O: Operator> SafetyGate<'_, P, E, V, O> {
+    /// Shows `card`; `None` when the user stopped. Their words join the task (and `entries`).
+    async fn ask(
+        &self,
+        ctx: &mut TaskContext,
+        card: Intervention,
+        entries: &mut Vec<JournalEntry>,
+    ) -> Option<Reply> {
+        ctx.overhead_from = None;
+        let reply = self.operator.ask(card).await;
+        if reply.stop {
+            return None;
+        }
+        let text = reply.text.trim();
+        if !text.is_empty() {
+            let entry = JournalEntry::Guidance { text: text.to_owned() };
+            ctx.apply(&entry);
+            entries.push(entry);
+        }
+        Some(reply)
+    }
+
+    /// Judges one action before its intent is journaled. A navigation's URL is rewritten in
+    /// `action` to the canonical form judged, so the journal and the browser get exactly that
+    /// string. A workflow step whose destination differs from the recorded one is always put
+    /// to the user. Decisions the user made are applied to `ctx` and pushed to `entries`.
+    pub async fn judge(
+        &self,
+        ctx: &mut TaskContext,
+        observation: &Observation,
+        action: &mut Action,
+        entries: &mut Vec<JournalEntry>,
+    ) -> GateVerdict {
+        match canonical(action) {
+            Ok(judged) => *action = judged,
+            Err(refusal) => {
+                return GateVerdict::NotDone(ActionOutcome::refused(Refuser::Policy, refusal));
+            }
+        }
+        let action = &*action;
+        let facts = if needs_facts(action) {
+            let started = self.env.precise_ms();
+            let described =
+                self.page.describe(judged_ref(action)).await.map(|f| judged_facts(action, f));
+            ctx.overhead_page_ms += self.env.precise_ms() - started;
+            match described {
+                Ok(facts) => Some(facts),
+                Err(e) => {
+                    return GateVerdict::NotDone(ActionOutcome::failed(format!(
+                        "the element could not be checked before acting ({e}); observe again"
+                    )));
+                }
+            }
+        } else {
+            None
+        };
+        let destination = approved_destination(action, facts.as_ref());
+        let publishes = facts.as_ref().is_some_and(crate::safety::effects::publishes);
+        let mut decision = decide(action, facts.as_ref(), observation, ctx);
+        if let Some(expected) = ctx.replay_expect.take()
+            && matches!(decision, Decision::Go | Decision::Remembered)
+        {
+            let name =
+                action.target_ref().and_then(|r| observation.element(r)).map(|e| e.name.as_str());
+            if let Some(card) =
+                new_destination(&expected, destination.as_deref(), &action.describe(name))
+            {
+                decision = Decision::Confirm { card, allow: None, similar: None, flow: None };
+            }
+        }
+        let (card, allow, similar, flow, refusal) = match decision {
+            Decision::Go => {
+                record_sends(&mut ctx.taint, action, facts.as_ref(), observation);
+                let writes = |origin: &str| writes_granted(ctx, origin);
+                let permit = match submitted_to(action, facts.as_ref()) {
+                    Some(form_action) => {
+                        NetworkPermit::submitting(&ctx.scope, writes, &form_action)
+                    }
+                    None => NetworkPermit::within(&ctx.scope, writes),
+                };
+                return GateVerdict::Go(Box::new(Cleared {
+                    permit,
+                    destination,
+                    facts,
+                    publishes,
+                }));
+            }
+            Decision::Remembered => {
+                record_sends(&mut ctx.taint, action, facts.as_ref(), observation);
+                let permit = approved_permit(ctx, destination.as_deref(), facts.as_ref());
+                return GateVerdict::Go(Box::new(Cleared {
+                    permit,
+                    destination,
+                    facts,
+                    publishes,
+                }));
+            }
+            Decision::Refuse(reason) => {
+                return GateVerdict::NotDone(ActionOutcome::refused(Refuser::Policy, reason));
+            }
+            Decision::Confirm { card, allow, similar, flow } => {
+                let what = card.message.lines().next().unwrap_or_default().to_owned();
+                let refusal = format!("refused by the user: they did not approve “{what}”");
+                (card, allow, similar, flow, refusal)
+            }
+            Decision::TakeOver { card, reason } => {
+                let refusal =
+                    format!("{reason}; the user was asked to do it and may have changed the page");
+                (card, None, None, None, refusal)
+            }
+        };
+        let confirm = card.kind == InterventionKind::Confirm;
+        let Some(reply) = self.ask(ctx, card, entries).await else { return GateVerdict::Stopped };
+        if !(confirm && reply.approve) {
+            // A take-over is the user doing it by hand, not a refusal.
+            return GateVerdict::NotDone(if confirm {
+                ActionOutcome::refused(Refuser::User, refusal)
+            } else {
+                ActionOutcome::failed(refusal)
+            });
+        }
+        // The user approved what the card showed: the element must still be exactly that (a
+        // page could rewrite a form's action while the card was open).
+        if let Some(approved) = &facts {
+            let now = self.page.describe(judged_ref(action)).await.map(|f| judged_facts(action, f));
+            if now.as_ref() != Ok(approved) {
+                return GateVerdict::NotDone(ActionOutcome::failed(
+                    "not done: the element changed while the user was deciding (what they \
+                     approved is no longer what it would do); observe again",
+                ));
+            }
+        }
+        let site = allow.map(|(origin, sensitive)| JournalEntry::SiteAllowed { origin, sensitive });
+        // "Allow this kind of action on this site" counts only where the card offered it.
+        let kind = similar
+            .filter(|_| reply.allow_similar)
+            .map(|(class, origin)| JournalEntry::SimilarAllowed { class, origin });
+        let flow = flow.map(|origin| JournalEntry::FlowAllowed { origin });
+        for entry in site.into_iter().chain(kind).chain(flow) {
+            ctx.apply(&entry);
+            entries.push(entry);
+        }
+        record_sends(&mut ctx.taint, action, facts.as_ref(), observation);
+        let permit = approved_permit(ctx, destination.as_deref(), facts.as_ref());
+        GateVerdict::Go(Box::new(Cleared { permit, destination, facts, publishes }))
+    }
+
+    /// After `action` (`what`) ran under `permit` and the network layer blocked `blocked`: the
+    /// held state-changing request, if any, put to the user with what it would send.
+    pub async fn held(
+        &self,
+        ctx: &mut TaskContext,
+        action: &Action,
+        what: &str,
+        permit: &NetworkPermit,
+        blocked: &[BlockedRequest],
+        entries: &mut Vec<JournalEntry>,
+    ) -> Held {
+        // Typing appended twice is not the same action done again.
+        if matches!(action, Action::Type { append: true, .. }) {
+            return Held::Stands;
+        }
+        let Some(held) = held_request(permit, blocked, &ctx.scope) else { return Held::Stands };
+        let Ok(url) = WebUrl::parse(&held.url) else { return Held::Stands };
+        let data: Vec<String> = body::fields(&held.url, held.body.as_ref())
+            .into_iter()
+            .map(|f| format!("{}={}", f.name, f.value))
+            .collect();
+        let data = data.join("&");
+        if ctx.taint.check(url.as_str(), &data).is_err() {
+            return Held::Stands;
+        }
+        let card = held_card(what, held, &url, &ctx.budget.describe());
+        let Some(reply) = self.ask(ctx, card, entries).await else { return Held::Stopped };
+        if !reply.approve {
+            return Held::Stands;
+        }
+        ctx.taint.record_sent(url.as_str(), &data);
+        Held::Release {
+            permit: Box::new(permit.releasing(url.as_str())),
+            pinned: Box::new(held.clone()),
+        }
+    }
+
+    /// After an action done again with `pinned` released: what the page really sent there,
+    /// checked against what the card showed. The browser cannot hold a request's body, so a
+    /// page that changed the fields after the approval is reported loudly (also in the
+    /// timeline); a control that already shows the new state (a box ticked, an option
+    /// chosen) sends nothing when it is operated again, which the model is told.
+    pub async fn check_pinned(&self, pinned: &BlockedRequest) -> Pinned {
+        let sent = self.page.sent_requests().await;
+        let bare = |u: &str| u.split('#').next().unwrap_or(u).to_owned();
+        let there: Vec<&BlockedRequest> = sent
+            .iter()
+            .filter(|s| bare(&s.url) == bare(&pinned.url) && s.method == pinned.method)
+            .collect();
+        if there.is_empty() {
+            return Pinned::NotSent;
+        }
+        let changed = there.into_iter().find(|s| {
+            (pinned.body.is_some() || s.body.is_some())
+                && !body::same_fields(&pinned.url, pinned.body.as_ref(), &s.url, s.body.as_ref())
+        });
+        let Some(changed) = changed else { return Pinned::Same };
+        let now = body::describe_fields(&body::fields(&changed.url, changed.body.as_ref()));
+        let warning = format!(
+            "WARNING: the page sent {} {} with other fields than the card you approved showed; \
+             it sent:\n{now}\nCheck the site: Waymark pins where an approved request goes, but \
+             the browser does not let it hold the request's body.",
+            changed.method,
+            bare(&changed.url)
+        );
+        self.events.emit(super::TaskEvent::Noted { text: warning.clone() });
+        Pinned::Changed(warning)
+    }
+}
+
+/// The permit of an action the user approved: state-changing requests only to exactly the
+/// destination the card named; an action that names none (an upload, a choice, typing) may
+/// change state on the element's own site, which the card named.
+fn approved_permit(
+    ctx: &TaskContext,
+    destination: Option<&str>,
+    facts: Option<&ActionTarget>,
+) -> NetworkPermit {
+    match (destination, facts.and_then(crate::safety::document_origin)) {
+        (None, Some(here)) => NetworkPermit::within(&ctx.scope, |o| o == here),
+        (destination, _) => NetworkPermit::approved(&ctx.scope, destination),
+    }
+}
+
+/// What an approved request came to when its action was done again.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Pinned {
+    /// Sent with the fields the card showed (or no body either way).
+    Same,
+    /// Sent with other fields: the warning, in words.
+    Changed(String),
+    /// Not sent again (a control that already shows the new state sends nothing).
+    NotSent,
+}
+
+impl Pinned {
+    /// In words for the action's outcome, when there is something to say.
+    pub fn note(&self) -> Option<String> {
+        match self {
+            Self::Same => None,
+            Self::Changed(warning) => Some(warning.clone()),
+            Self::NotSent => Some(
+                "the page sent nothing when the action was done again (a control that already \
+                 shows the new state sends nothing): the change the user approved is not saved"
+                    .into(),
+            ),
+        }
+    }
+}
