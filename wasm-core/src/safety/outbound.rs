@@ -12,6 +12,8 @@ mod spelling;
 mod values;
 
 #[cfg(test)]
+mod fuzz_tests;
+#[cfg(test)]
 mod tests;
 
 pub use destinations::destinations;

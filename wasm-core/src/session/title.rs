@@ -67,7 +67,7 @@ fn topic_words(text: &str) -> Vec<String> {
         .collect()
 }
 
-fn one_line(text: &str) -> String {
+pub(super) fn one_line(text: &str) -> String {
     text.split_whitespace().collect::<Vec<_>>().join(" ")
 }
 

@@ -264,10 +264,13 @@ fn named_secrets(words: &[&str], speaker: Speaker) -> Vec<Found> {
     let mut out = Vec::new();
     let mut i = 0;
     while i < words.len() {
-        let lower = words[i].to_lowercase();
-        let (name, glued) = match lower.split_once([':', '=']) {
-            Some((n, v)) if !v.is_empty() => (n.to_owned(), Some(&words[i][n.len() + 1..])),
-            _ => (lower.trim_matches(|c: char| !c.is_alphanumeric()).to_owned(), None),
+        // Split the word as written: lower case can change byte lengths (`Ⱥ` → `ⱥ`).
+        let (name, glued) = match words[i].split_once([':', '=']) {
+            Some((n, v)) if !v.is_empty() => (n.to_lowercase(), Some(v)),
+            _ => {
+                let lower = words[i].to_lowercase();
+                (lower.trim_matches(|c: char| !c.is_alphanumeric()).to_owned(), None)
+            }
         };
         let strong = STRONG_NAMES.contains(&name.as_str());
         if !strong && !WEAK_NAMES.contains(&name.as_str()) {
