@@ -141,3 +141,16 @@ proptest! {
         }
     }
 }
+
+// Crashes the properties found or their generators aim at, each as its minimal input.
+
+/// `İ` grows and `ẞ` shrinks when lower-cased, so the lower-case copy has the text's length
+/// but not its character boundaries: the end of a value found in the copy fell inside the `ẞ`.
+#[test]
+fn a_value_beside_characters_whose_case_changes_their_width_is_matched_on_the_text() {
+    let values = [("name".to_owned(), "ab".to_owned())];
+    assert_eq!(Template::from_text("İabẞ", &values, 1).as_str(), "İabẞ", "inside a word");
+    let template = Template::from_text("İ AB ẞ", &values, 1);
+    assert_eq!(template.as_str(), "İ {{name}} ẞ");
+    assert_eq!(template.fill(&values.into_iter().collect()), "İ ab ẞ");
+}

@@ -155,29 +155,53 @@ fn replace_outside_params(text: &str, value: &str, with: &str) -> String {
 }
 
 fn replace_words(text: &str, value: &str, with: &str) -> String {
-    let lower = text.to_lowercase();
-    let needle = value.to_lowercase();
-    // Lower-casing can change byte lengths outside ASCII: match only where it did not.
-    if needle.is_empty() || lower.len() != text.len() || needle.len() != value.len() {
-        return text.replace(value, with);
+    // Matched character by character on the text itself: lower-casing changes byte lengths
+    // (`İ` grows, `ẞ` shrinks), so no index into a lower-case copy is an index into `text`.
+    let needle: Vec<char> = value.chars().flat_map(char::to_lowercase).collect();
+    if needle.is_empty() {
+        return text.to_owned();
     }
-    let mut out = String::new();
-    let mut from = 0;
-    while let Some(found) = lower[from..].find(&needle) {
-        let at = from + found;
-        let end = at + needle.len();
-        let boundary_before = text[..at].chars().next_back().is_none_or(|c| !c.is_alphanumeric());
-        let boundary_after = text[end..].chars().next().is_none_or(|c| !c.is_alphanumeric());
-        if boundary_before && boundary_after {
-            out.push_str(&text[from..at]);
-            out.push_str(with);
-        } else {
-            out.push_str(&text[from..end]);
+    let mut out = String::with_capacity(text.len());
+    let mut copied = 0;
+    let mut before: Option<char> = None;
+    for (at, c) in text.char_indices() {
+        if at < copied {
+            continue;
         }
-        from = end;
+        let matched = lower_prefix_len(&text[at..], &needle).filter(|len| {
+            let after = text[at + len..].chars().next();
+            before.is_none_or(|b| !b.is_alphanumeric())
+                && after.is_none_or(|a| !a.is_alphanumeric())
+        });
+        match matched {
+            Some(len) => {
+                out.push_str(&text[copied..at]);
+                out.push_str(with);
+                copied = at + len;
+                before = text[..copied].chars().next_back();
+            }
+            None => before = Some(c),
+        }
     }
-    out.push_str(&text[from..]);
+    out.push_str(&text[copied..]);
     out
+}
+
+/// The byte length of the start of `text` whose whole characters lower-case to `needle`.
+fn lower_prefix_len(text: &str, needle: &[char]) -> Option<usize> {
+    let mut matched = 0;
+    for (at, c) in text.char_indices() {
+        if matched == needle.len() {
+            return Some(at);
+        }
+        for lower in c.to_lowercase() {
+            if needle.get(matched) != Some(&lower) {
+                return None;
+            }
+            matched += 1;
+        }
+    }
+    (matched == needle.len()).then_some(text.len())
 }
 
 #[cfg(test)]
