@@ -96,6 +96,11 @@ const CASE_SHIFTERS: &[char] = &[
     'ɫ', 'Ɑ',
 ];
 
+/// Runs whose lower case has the same total length but other character boundaries (`İ` grows
+/// by a byte, `ẞ` shrinks by one): a length check alone does not make a lower-case copy's
+/// indices valid in the original.
+const WIDTH_SWAPS: &[&str] = &["İẞ", "ẞİ", "İ ẞ", "ȺÅ", "Ω İ", "Kİİ", "ﬁ", "ΐ"];
+
 /// Punctuation that sits right before or after a link on real pages.
 const GLUE: &[&str] = &[
     "",
@@ -342,6 +347,7 @@ pub fn piece() -> BoxedStrategy<String> {
         2 => glued_url(),
         2 => secretish(),
         2 => select(SYNTAX).prop_map(str::to_owned),
+        1 => select(WIDTH_SWAPS).prop_map(str::to_owned),
         1 => long_word(),
         1 => any::<String>(),
     ]
