@@ -17,6 +17,8 @@ pub mod doctor_bridge;
 pub mod export;
 pub mod files;
 pub mod framing;
+#[cfg(test)]
+mod fuzz_tests;
 pub mod host;
 pub mod install;
 pub mod llm;

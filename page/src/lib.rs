@@ -25,5 +25,8 @@ pub mod js;
 #[cfg(all(target_arch = "wasm32", feature = "content-script"))]
 pub mod content;
 
+#[cfg(test)]
+mod fuzz_tests;
+
 pub use error::{ContentError, ContentErrorKind, NamedError, PageError};
 pub use target::{ActionTarget, DocumentOrigin};

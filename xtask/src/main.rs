@@ -6,6 +6,8 @@
 //!   unpacked extension in `extension/`; `--test-hooks` adds what the end-to-end tests drive
 //!   (waymark-worker's `test-hooks` feature), which `test` and `bench` always add.
 //! * `test` = setup + build + fmt check + clippy + every test (end-to-end in real Chromium).
+//! * `fuzz [--cases N] [--filter X] [--release]` = only the property tests over hostile text,
+//!   N cases each (see `fuzz.rs`); `test` runs them with 256.
 //! * `test-windows` = the bridge's named pipe for real: the host's bridge test cross-built for
 //!   Windows and run under Wine (see `windows.rs`).
 //! * `bench step` = the agent's own overhead per step (see `bench.rs`).
@@ -28,6 +30,7 @@ mod build;
 mod demo_server;
 mod dist;
 mod eval;
+mod fuzz;
 mod panel;
 mod python;
 mod run;
@@ -54,6 +57,7 @@ fn main() -> Result<()> {
         }
         Some("test") => run::test(),
         Some("test-windows") => windows::test(),
+        Some("fuzz") => fuzz::run(&args[1..]),
         Some("bench") if args.get(1).is_some_and(|a| a == "sessions") => bench_sessions::run(),
         Some("bench") if args.get(1).is_some_and(|a| a == "dom") => bench_dom::dom(),
         Some("bench") if args.get(1).is_some_and(|a| a == "host") => bench_host::run(),
@@ -66,7 +70,7 @@ fn main() -> Result<()> {
         Some("eval") => eval::eval(&args[1..]),
         Some("help") | None => {
             println!(
-                "usage: cargo xtask <setup [--eval]|build [--release] [--test-hooks]|test|test-windows|bench <step|panel|tokens|mcp|workflow|dom|sessions|host>|dist [--sourcemaps] [--skip-hosts]|run [--headless]|eval --suite sites,miniwob,widgets [--tasks a,b] [--runs N] [--role-model ROLE=MODEL] [--oracle|--llama|--base-url URL --model M]>"
+                "usage: cargo xtask <setup [--eval]|build [--release] [--test-hooks]|test|fuzz [--cases N] [--filter X] [--release]|test-windows|bench <step|panel|tokens|mcp|workflow|dom|sessions|host>|dist [--sourcemaps] [--skip-hosts]|run [--headless]|eval --suite sites,miniwob,widgets [--tasks a,b] [--runs N] [--role-model ROLE=MODEL] [--oracle|--llama|--base-url URL --model M]>"
             );
             Ok(())
         }

@@ -323,4 +323,6 @@ fn is_invisible(ch: char) -> bool {
 }
 
 #[cfg(test)]
+mod fuzz_tests;
+#[cfg(test)]
 mod tests;

@@ -283,4 +283,6 @@ pub fn explain_llm_error(error: &ErrorBody) -> String {
 }
 
 #[cfg(test)]
+mod fuzz_tests;
+#[cfg(test)]
 mod tests;

@@ -36,3 +36,6 @@ pub use scope::{ScopeError, SiteScope};
 pub use surface::is_panel_port;
 pub use target::{ActionTarget, DocumentOrigin};
 pub use weburl::{UrlRefusal, WebUrl, browser_origin, origin_of};
+
+#[cfg(test)]
+mod fuzz_tests;

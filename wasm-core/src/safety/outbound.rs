@@ -13,6 +13,8 @@ mod spelling;
 mod values;
 
 #[cfg(test)]
+mod fuzz_tests;
+#[cfg(test)]
 mod handle_tests;
 #[cfg(test)]
 mod tests;

@@ -268,7 +268,8 @@ impl Session {
     /// Sets a title and records it in the history (newest first, capped). Returns whether the
     /// title changed.
     pub fn set_title(&mut self, title: &str, turn: u32, by_user: bool) -> bool {
-        let title = title::clip(title, MAX_TITLE_CHARS);
+        // One line, like every title the summariser or the extractive rule gives.
+        let title = title::clip(&title::one_line(title), MAX_TITLE_CHARS);
         if title.is_empty() || title == self.title {
             return false;
         }
@@ -287,5 +288,7 @@ impl Session {
     }
 }
 
+#[cfg(test)]
+mod fuzz_tests;
 #[cfg(test)]
 pub(crate) mod tests;

@@ -43,6 +43,10 @@ pub fn title_change(session: &Session, proposed: Option<&str>) -> Option<String>
 pub fn extractive_title(session: &Session) -> Option<String> {
     let newest = session.records.last()?;
     let fresh = clip(&one_line(newest.task_line()), MAX_TITLE_CHARS);
+    // A task without words gives no title (an empty one would blank the session's).
+    if fresh.is_empty() {
+        return None;
+    }
     if session.title.is_empty() {
         return Some(fresh);
     }
@@ -67,7 +71,7 @@ fn topic_words(text: &str) -> Vec<String> {
         .collect()
 }
 
-fn one_line(text: &str) -> String {
+pub(super) fn one_line(text: &str) -> String {
     text.split_whitespace().collect::<Vec<_>>().join(" ")
 }
 

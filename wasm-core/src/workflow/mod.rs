@@ -455,4 +455,6 @@ impl Workflow {
 }
 
 #[cfg(test)]
+mod fuzz_tests;
+#[cfg(test)]
 mod tests;
