@@ -217,16 +217,14 @@ impl TaintLedger {
     }
 
     /// Records an attached file's name and path: they reach the model (the resource list) and
-    /// a page only by an upload, so they may go only where the user's data may.
+    /// a page only by an upload, so they may go only where the user's data may. They are
+    /// tracked, never secret: the model names the file it uploads and reads what the page says
+    /// of it (a random temporary directory is no credential), and the file's content never
+    /// reaches the model at all.
     pub fn record_file(&mut self, name: &str, path: &str) {
         let source = TaintSource::File { name: name.to_owned() };
         for found in values(&format!("{name} {path}"), Speaker::User) {
-            self.add(
-                &found.value,
-                source.clone(),
-                found.secret.then_some(found.kind),
-                MIN_NAMED_VALUE,
-            );
+            self.add(&found.value, source.clone(), None, MIN_NAMED_VALUE);
         }
     }
 

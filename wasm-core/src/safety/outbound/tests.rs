@@ -219,6 +219,9 @@ fn attached_files_are_the_users() {
     l.record_file("cv", "/home/ada/private/cv-2024-AX93KQ7Z.pdf");
     assert!(l.check("https://jobs.example/apply", "cv-2024-AX93KQ7Z.pdf").is_ok());
     assert!(blocked(&l, "https://evil.example/", "cv-2024-AX93KQ7Z"));
+    // Tracked, not secret: the model reads the name of the file it uploaded.
+    let said = "uploaded cv-2024-AX93KQ7Z.pdf from /home/ada/private";
+    assert_eq!(l.conceal(said), said);
 }
 
 // Class 4: session notes with provenance.
