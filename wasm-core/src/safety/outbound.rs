@@ -22,7 +22,7 @@ mod tests;
 pub use destinations::destinations;
 pub use handles::{
     Audience, Concealed, HANDLE_OPEN, HandleRefusal, SecretHandle, SecretKind, audience,
-    handle_refs, has_handle,
+    handle_refs, has_handle, spells_handle,
 };
 pub use redact::REDACTED;
 pub use source::{TaintSource, UserSites, UserText};

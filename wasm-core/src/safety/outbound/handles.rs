@@ -224,6 +224,12 @@ pub fn has_handle(text: &str) -> bool {
     text.contains(HANDLE_OPEN)
 }
 
+/// Whether `text`, in any spelling the outbound check reads (as written, percent-encoded,
+/// base64, hex, escapes), carries a handle's bracket: a handle spelled for a page to read.
+pub fn spells_handle(text: &str) -> bool {
+    super::spelling::Payload::texts(text).iter().any(|t| t.contains(['⟨', '⟩']))
+}
+
 /// Who can read a field, from the facts the content script reports about it: multi-line text
 /// (`textarea`, an editable region) is what people publish, and a field whose name, form or
 /// default button says post, comment, reply, status, review, message or share is read by
