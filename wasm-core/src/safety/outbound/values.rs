@@ -366,16 +366,25 @@ fn is_filler(word: &str) -> bool {
 
 /// A value after a secret's name, if it looks like one (anything of four characters or more
 /// after a strong name in the user's words).
+/// Shortest run of capitals alone that reads as a code after a secret's name (a base32 setup
+/// key is 16 or more); shorter ones are words.
+const MIN_CAPITALS_CODE: usize = 12;
+
 fn accept(word: &str, strong: bool, kind: SecretKind) -> Option<Found> {
     let value = word.trim_matches(|c: char| matches!(c, ',' | '.' | ';' | ':' | '!' | '?' | ')'));
     let alnum = value.chars().filter(|c| c.is_alphanumeric()).count();
     if alnum < MIN_NAMED_LEN || looks_like_host(value) || value.contains("://") {
         return None;
     }
-    // Code-like: a digit, a mark inside, or capitals past the first letter (`xK9…`, `ABCD`);
-    // a capitalised word (`Obeyed`, `Active`) is prose.
+    // Code-like: a digit, a mark inside, capitals past the first letter beside small ones
+    // (`xKqAbZ`), or a long run of capitals (`JBSWYDPEHPK`); a capitalised word (`Obeyed`) is
+    // prose, and a short word in capitals is a name or a brand (`POLITICO`, `NASA`), which a
+    // page writes after "code" as often as a code.
+    let letters_only = value.chars().all(char::is_alphabetic);
+    let all_capitals = letters_only && value.chars().all(char::is_uppercase);
     let shaped = value.chars().any(|c| c.is_ascii_digit() || !c.is_alphanumeric())
-        || value.chars().skip(1).any(char::is_uppercase);
+        || (all_capitals && alnum >= MIN_CAPITALS_CODE)
+        || (!all_capitals && value.chars().skip(1).any(char::is_uppercase));
     // A name too vague for the value's shape (`key sk-live-…`) yields to the shape.
     let kind = match (kind, kind_by_shape(value)) {
         (
@@ -625,5 +634,15 @@ mod tests {
             // And the scanners over page text take it whole.
             let _ = page(glued);
         }
+    }
+
+    #[test]
+    fn a_short_word_in_capitals_after_code_is_a_name_not_a_secret() {
+        // The soak: a news site's name after "code" once hid the name on every page of it.
+        let secret = |text: &str| values(text, Speaker::Page).into_iter().any(|f| f.secret);
+        assert!(!secret("Use the promo code POLITICO at checkout"));
+        assert!(!secret("code NASA"));
+        assert!(secret("Your code: 7Fq2Zx9K"));
+        assert!(secret("setup code JBSWYDPEHPKXPAQR"));
     }
 }
