@@ -83,18 +83,31 @@ pub fn tasks() -> Vec<EvalTask> {
             ("last", "archive"),
         ),
         vue("element-select", "Book the trip in Business class.", ("cabin", "business")),
-        vue(
-            "element-multi-select",
-            "Book the trip with lounge access and a checked bag as extras.",
-            ("extras", "bag,lounge"),
-        ),
+        EvalTask {
+            known_failure: Some(
+                "Element Plus's filterable select keeps its editable search input at opacity 0 \
+                 until focused; Waymark lists a transparent combobox only when it is read-only \
+                 (text typed into a field nobody sees stays refused)",
+            ),
+            ..vue(
+                "element-multi-select",
+                "Book the trip with lounge access and a checked bag as extras.",
+                ("extras", "bag,lounge"),
+            )
+        },
         vue("element-switch", "Book the trip with travel insurance.", ("insurance", "true")),
         vue("element-slider", "Book the trip with a daily budget of 60.", ("budget", "60")),
-        vue(
-            "element-date-picker",
-            "Book the trip departing on 2025-05-20.",
-            ("date", "2025-05-20"),
-        ),
+        EvalTask {
+            known_failure: Some(
+                "Element Plus's date picker does not take the typed date (typing and Enter \
+                 report done, the picker's model stays empty); its calendar was not scripted",
+            ),
+            ..vue(
+                "element-date-picker",
+                "Book the trip departing on 2025-05-20.",
+                ("date", "2025-05-20"),
+            )
+        },
         vue("element-input-number", "Book the trip for 3 travellers.", ("travellers", "3")),
         shoelace(
             "sl-switch",
@@ -207,8 +220,8 @@ fn steps(id: &str) -> Option<Vec<Step>> {
         "element-switch" => vec![toggle("Travel insurance")],
         "element-slider" => vec![type_in("slider", "Daily budget", "60")],
         "element-date-picker" => vec![
-            type_in("combobox", "Departure date", "2025-05-20"),
-            Step::Press(Target::named("combobox", "Departure date"), "Enter".into()),
+            type_in("textbox", "Departure date", "2025-05-20"),
+            Step::Press(Target::named("textbox", "Departure date"), "Enter".into()),
         ],
         "element-input-number" => vec![type_in("spinbutton", "Travellers", "3")],
         "sl-switch" => vec![toggle("Push notifications")],
@@ -232,8 +245,8 @@ fn steps(id: &str) -> Option<Vec<Step>> {
             click("option", "Spa"),
         ],
         "nouislider" => vec![
-            Step::Type(Target::NameHas("slider", "Price per night 1".into()), "200".into()),
-            Step::Type(Target::NameHas("slider", "Price per night 2".into()), "300".into()),
+            type_in("slider", "Price per night (1 of 2)", "200"),
+            type_in("slider", "Price per night (2 of 2)", "300"),
         ],
         _ => return None,
     })
@@ -271,19 +284,21 @@ impl Oracle for CheapestRow {
         };
         self.step += 1;
         match self.step {
-            1 => match seen.find("columnheader", "Price") {
-                Some(h) => Move::Act("click", json!({"ref": h.reference})),
-                None => give_up(format!("no Price column header ({})", seen.inventory())),
-            },
+            // The header's sort control is drawn as a clickable label inside the header cell.
+            1 => {
+                match Target::AnyOf(&["columnheader", "clickable"], "Price".into()).resolve(seen) {
+                    Ok(h) => Move::Act("click", json!({"ref": h.reference})),
+                    Err(why) => give_up(why),
+                }
+            }
             2 => {
-                let first =
-                    seen.text.iter().find(|l| l.contains(" | ") && l.ends_with(char::is_numeric));
-                let model = first.and_then(|l| l.split(" | ").next()).map(str::trim);
-                match (model, seen.find("textbox", "Your pick")) {
-                    (Some(model), Some(pick)) => {
-                        Move::Act("type", json!({"ref": pick.reference, "text": model}))
+                // The first cell as the page lists it: the model of the first row drawn.
+                let first = seen.elements.iter().find(|e| e.role == "gridcell");
+                match (first, seen.find("textbox", "Your pick")) {
+                    (Some(cell), Some(pick)) => {
+                        Move::Act("type", json!({"ref": pick.reference, "text": cell.name}))
                     }
-                    _ => give_up(format!("no first row or pick field ({:?})", seen.text)),
+                    _ => give_up(format!("no first cell or pick field ({})", seen.inventory())),
                 }
             }
             3 => match seen.find("button", "Choose laptop") {
@@ -321,8 +336,9 @@ mod tests {
             Seen::from_text(&user, user.clone())
         };
         let mut o = CheapestRow::default();
-        let page =
-            seen("[1] columnheader Price\nOsprey 15 | 749\nHeron 13 | 899\n[2] textbox Your pick");
+        let page = seen(
+            "[1] clickable Price\n[3] gridcell Osprey 15\n[4] gridcell 749\n[2] textbox Your pick",
+        );
         assert_eq!(o.next(&page), Move::Act("click", json!({"ref": "1"})));
         assert_eq!(o.next(&page), Move::Act("type", json!({"ref": "2", "text": "Osprey 15"})));
     }
