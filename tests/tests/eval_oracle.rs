@@ -11,7 +11,7 @@ use waymark_tests::e2e;
 use waymark_tests::eval::report::Report;
 use waymark_tests::eval::task::{Budget, SuiteName};
 use waymark_tests::eval::{self, Model, Options, SKIP_EVAL_TOOLS, miniwob};
-use waymark_tests::paths;
+use waymark_tests::{libzoo, paths};
 
 fn options(suite: SuiteName, extension: std::path::PathBuf) -> Options {
     Options {
@@ -94,4 +94,15 @@ fn a_miniwob_subset_with_the_oracle() {
         let r = report.results.iter().find(|r| r.task == task).expect("password task");
         assert!(r.by_hand >= 1, "{task}: {r:?}");
     }
+}
+
+#[test]
+fn the_libs_suite_with_the_oracle() {
+    let Some(extension) = common::built_extension() else { return };
+    if !libzoo::ready_or_skip() {
+        return;
+    }
+    let report = eval::evaluate(&options(SuiteName::Libs, extension)).expect("evaluation");
+    assert_eq!(report.results.len(), eval::libs::tasks().len());
+    assert_as_known(&report);
 }

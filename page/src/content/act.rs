@@ -59,7 +59,10 @@ pub async fn perform(
             Err(e) => Err(e),
         },
         Action::PressKeys { keys, .. } => super::keys::press(target.as_ref(), keys),
-        Action::SelectOption { option, .. } => el().and_then(|e| select_option(&e, option)),
+        Action::SelectOption { option, .. } => match el() {
+            Ok(e) => select_option(&e, option).await,
+            Err(e) => Err(e),
+        },
         Action::Check { .. } => el().and_then(|e| set_checked(&e, true)),
         Action::Uncheck { .. } => el().and_then(|e| set_checked(&e, false)),
         Action::Drag { .. } => match (el(), &dropped_on) {
@@ -151,14 +154,60 @@ pub(super) fn reachable_point(el: &Element) -> Result<(f64, f64, Element), Strin
         return Err("the element has no size on screen (it is hidden)".to_owned());
     }
     let Some(hit) = hit_at(el, x, y) else { return Ok((x, y, el.clone())) };
-    if el.contains(Some(&hit)) || labels_for(&hit, el) {
+    if el.contains(Some(&hit))
+        || labels_for(&hit, el)
+        || inside_own_shadow(&hit, el)
+        || super::usable::combobox_stand_in(el).is_some_and(|b| b.contains(Some(&hit)))
+    {
+        // The element, its label, its own shadow content (a slot drawing its text), or the
+        // box that draws a transparent combobox: the pointer lands on the element.
         return Ok((x, y, hit));
     }
-    if hit.contains(Some(el)) {
-        // The element lets the pointer through (`pointer-events: none`): keep it the target.
+    if hit.contains(Some(el)) || slotted_into(el, &hit) || hosts(&hit, el) {
+        // The element lets the pointer through (`pointer-events: none`), or the hit test
+        // stopped at the `<slot>` that draws it (a web component's slotted option): keep it
+        // the target.
         return Ok((x, y, el.clone()));
     }
     Err(format!("another element covers it: {}", label(&hit)))
+}
+
+/// Whether `hit` lies in `el`'s own shadow tree (or deeper ones inside it).
+fn inside_own_shadow(hit: &Element, el: &Element) -> bool {
+    let mut node = hit.clone();
+    for _ in 0..32 {
+        let Some(shadow) = node.get_root_node().dyn_into::<web_sys::ShadowRoot>().ok() else {
+            return false;
+        };
+        node = shadow.host();
+        if node == *el {
+            return true;
+        }
+    }
+    false
+}
+
+/// Whether `hit` is the shadow host of `el`'s tree: a point over text the host slots into its
+/// shadow tree (a web component's label) hits the host.
+fn hosts(hit: &Element, el: &Element) -> bool {
+    el.get_root_node().dyn_ref::<web_sys::ShadowRoot>().is_some_and(|s| s.host() == *hit)
+}
+
+/// Whether `el` (or an ancestor of it) is assigned to the slot `hit`: the slot draws it.
+fn slotted_into(el: &Element, hit: &Element) -> bool {
+    if hit.local_name() != "slot" {
+        return false;
+    }
+    let mut node = Some(el.clone());
+    for _ in 0..32 {
+        let Some(n) = node else { return false };
+        let slot = js_sys::Reflect::get(&n, &"assignedSlot".into()).ok();
+        if slot.is_some_and(|s| s == JsValue::from(hit.clone())) {
+            return true;
+        }
+        node = n.parent_element();
+    }
+    false
 }
 
 /// The innermost element at viewport point (x, y) as `el`'s tree sees it, inside open shadow
@@ -190,7 +239,7 @@ fn labels_for(hit: &Element, el: &Element) -> bool {
 /// Clicks like a person: the pointer and mouse events and the click go to the element under
 /// the pointer at the element's centre (a tab's label, a toolbar's icon), so handlers on a
 /// child that fills the element run, and bubble up to the element as a real click would.
-fn click(el: &Element, count: u32) -> Result<ActionOutcome, String> {
+pub(super) fn click(el: &Element, count: u32) -> Result<ActionOutcome, String> {
     let html = html(el)?;
     let hidden_input = el.dyn_ref::<HtmlInputElement>().is_some_and(|i| {
         matches!(i.type_().as_str(), "checkbox" | "radio" | "file")
@@ -386,14 +435,14 @@ pub(super) fn set_value(el: &Element, proto: &str, value: &str) -> Result<(), St
     Ok(())
 }
 
-fn matches_option(label: &str, value: &str, wanted: &str) -> bool {
+pub(super) fn matches_option(label: &str, value: &str, wanted: &str) -> bool {
     let wanted = clean(wanted).to_lowercase();
     clean(label).to_lowercase() == wanted || value.to_lowercase() == wanted
 }
 
-fn select_option(el: &Element, option: &str) -> Result<ActionOutcome, String> {
+async fn select_option(el: &Element, option: &str) -> Result<ActionOutcome, String> {
     let Some(select) = el.dyn_ref::<HtmlSelectElement>() else {
-        return select_custom(el, option);
+        return super::select::custom(el, option).await;
     };
     let options = select.options();
     let mut labels = Vec::new();
@@ -419,47 +468,6 @@ fn select_option(el: &Element, option: &str) -> Result<ActionOutcome, String> {
         labels.push(clean(&o.label()));
     }
     Err(format!("no option “{option}”; the options are: {}", shorten(&labels.join(" | "), 300)))
-}
-
-/// A custom dropdown: open it with a click, then click the option whose name matches.
-fn select_custom(el: &Element, option: &str) -> Result<ActionOutcome, String> {
-    if el.get_attribute("role").as_deref() != Some("option") {
-        click(el, 1)?;
-    }
-    let document = el.owner_document().ok_or("no document")?;
-    let scope: Option<Element> = el
-        .get_attribute("aria-controls")
-        .or_else(|| el.get_attribute("aria-owns"))
-        .and_then(|id| document.get_element_by_id(&id));
-    let root: JsValue = match (&scope, el.get_root_node().dyn_into::<web_sys::ShadowRoot>()) {
-        (Some(scope), _) => scope.clone().into(),
-        (None, Ok(shadow)) => shadow.into(),
-        (None, Err(_)) => document.clone().into(),
-    };
-    let query = |selector: &str| -> Vec<Element> {
-        let list = js_sys::Reflect::get(&root, &"querySelectorAll".into())
-            .ok()
-            .and_then(|f| f.dyn_into::<js_sys::Function>().ok())
-            .and_then(|f| f.call1(&root, &selector.into()).ok())
-            .and_then(|l| l.dyn_into::<web_sys::NodeList>().ok());
-        let Some(list) = list else { return Vec::new() };
-        (0..list.length()).filter_map(|i| list.item(i)?.dyn_into::<Element>().ok()).collect()
-    };
-    let candidates = query("[role=option], [role=menuitem], [role=listbox] li");
-    let visible: Vec<Element> =
-        candidates.into_iter().filter(|c| c.get_bounding_client_rect().height() > 0.0).collect();
-    let name = |c: &Element| super::roles::accessible_name(c, &c.local_name());
-    let value = |c: &Element| c.get_attribute("data-value").unwrap_or_default();
-    let Some(choice) = visible.iter().find(|c| matches_option(&name(c), &value(c), option)) else {
-        let names: Vec<String> = visible.iter().map(name).collect();
-        return Err(if names.is_empty() {
-            "the list did not show any options; observe the page again".to_owned()
-        } else {
-            format!("no option “{option}”; the options are: {}", shorten(&names.join(" | "), 300))
-        });
-    };
-    click(choice, 1)?;
-    Ok(ActionOutcome { value_changed: true, ..ActionOutcome::done() })
 }
 
 fn is_checked(el: &Element) -> bool {

@@ -202,6 +202,15 @@ impl Walker {
             _ => {}
         }
         if facts.has_children() {
+            let role = if facts.has_role() { parent.get_attribute("role") } else { None };
+            if super::order::is_list(facts.tag(), role.as_deref())
+                && let Some(items) = super::order::reordered(parent)
+            {
+                for item in items {
+                    self.node(item.unchecked_into(), pointer);
+                }
+                return;
+            }
             self.walk_list(parent.first_child(), pointer);
         }
     }
@@ -294,8 +303,22 @@ impl Walker {
         // A transparent native toggle over a styled box is what a person clicks (its box is
         // drawn by its label or neighbour); anything else invisible is left out.
         if super::hidden::invisible(el, &paint, opacity, backdrop)
-            && !(tag == "input" && super::usable::transparent_toggle(el).is_some())
+            && !(tag == "input"
+                && (super::usable::transparent_toggle(el).is_some()
+                    || super::usable::auto_sized_box(el).is_some()
+                    || super::usable::clipped_range_thumb(el).is_some()
+                    || super::usable::combobox_stand_in(el).is_some()))
         {
+            // A transparent box may hold a read-only combobox input that the visible box
+            // around it draws (see `usable::combobox_stand_in`): it is judged on its own.
+            if tag != "input"
+                && facts.has_children()
+                && let Ok(Some(input)) = el.query_selector("input[role=combobox][readonly]")
+            {
+                let outer = std::mem::replace(&mut self.opacity, opacity);
+                self.node(input.unchecked_into(), parent_pointer);
+                self.opacity = outer;
+            }
             return;
         }
         let outer = std::mem::replace(&mut self.opacity, opacity);

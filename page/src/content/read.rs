@@ -19,7 +19,13 @@ export function spaced_text(el, limit) {
     let previous = 0;
     for (let c = n.firstChild; c !== null && out.length < limit; c = c.nextSibling) {
       if (c.nodeType === 3) out += c.data;
-      else if (c.nodeType === 1 && !SKIP.has(c.localName)) {
+      else if (c.localName === 'slot') {
+        // A shadow tree's text is what its slots show (a web component's label).
+        for (const a of c.assignedNodes({ flatten: true })) {
+          if (a.nodeType === 3) out += a.data;
+          else if (a.nodeType === 1 && depth < 64) { out += ' '; walk(a, depth + 1); out += ' '; }
+        }
+      } else if (c.nodeType === 1 && !SKIP.has(c.localName)) {
         // Two elements side by side with no text between are two things (flex items, tags).
         const block = !INLINE.has(c.localName) || previous === 1;
         if (block) out += ' ';

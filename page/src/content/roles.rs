@@ -353,7 +353,10 @@ fn raw_name(el: &Element, tag: &str, attrs: &Attrs) -> String {
         return label;
     }
     let field = matches!(tag, "input" | "textarea" | "select");
-    if field && let Some(labels) = labels_text(el) {
+    // A button is labelable too (`<label for>` naming a switch drawn as a button).
+    if (field || tag == "button")
+        && let Some(labels) = labels_text(el)
+    {
         return labels;
     }
     if tag == "input" {
@@ -431,7 +434,9 @@ fn labels_text(el: &Element) -> Option<String> {
     let mut parts = Vec::new();
     let own = el.text_content().unwrap_or_default();
     for i in 0..labels.length() {
-        if let Some(text) = labels.item(i).and_then(|l| l.text_content()) {
+        // Spaced text follows slots: a label inside a web component shows the host's text.
+        let label = labels.item(i).and_then(|l| l.dyn_into::<Element>().ok());
+        if let Some(text) = label.map(|l| super::read::spaced_text(&l, (MAX_NAME * 3) as u32)) {
             // A wrapping label's text includes the control's own (a textarea's content).
             parts.push(if own.is_empty() { text } else { text.replace(&own, " ") });
         }

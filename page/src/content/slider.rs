@@ -37,7 +37,7 @@ pub(super) async fn set(el: &Element, text: &str) -> Result<ActionOutcome, Strin
     if let Some(h) = el.dyn_ref::<HtmlElement>() {
         crate::js::best_effort(h.focus(), "focus the slider");
     }
-    let now = by_keys(el, goal)?;
+    let now = by_keys(el, goal).await?;
     if now == start && (goal - start).abs() > f64::EPSILON {
         by_pointer(el, goal, min, max).await?;
     }
@@ -58,8 +58,9 @@ pub(super) async fn set(el: &Element, text: &str) -> Result<ActionOutcome, Strin
 }
 
 /// Arrow presses toward `goal` until the slider reaches it, passes it (then the nearer of the
-/// two values is kept) or stops moving; the value it ends at.
-fn by_keys(el: &Element, goal: f64) -> Result<f64, String> {
+/// two values is kept) or stops moving; the value it ends at. Each press is read back after a
+/// timer tick: Vue and React redraw `aria-valuenow` after the key's handler has returned.
+async fn by_keys(el: &Element, goal: f64) -> Result<f64, String> {
     let document = el.owner_document().ok_or("no document")?;
     let read = || number(el, "aria-valuenow");
     let press = |key: &str| KeyPress { key: key.into(), code: key.into(), ..KeyPress::default() };
@@ -72,6 +73,7 @@ fn by_keys(el: &Element, goal: f64) -> Result<f64, String> {
         let (up, back) =
             if now < goal { ("ArrowRight", "ArrowLeft") } else { ("ArrowLeft", "ArrowRight") };
         press_one(&document, el, &press(up), &mut seen)?;
+        super::drag::sleep(0).await;
         let next = read().unwrap_or(now);
         if next == now {
             break;
@@ -80,6 +82,7 @@ fn by_keys(el: &Element, goal: f64) -> Result<f64, String> {
         if passed {
             if (now - goal).abs() < (next - goal).abs() {
                 press_one(&document, el, &press(back), &mut seen)?;
+                super::drag::sleep(0).await;
                 return Ok(read().unwrap_or(next));
             }
             return Ok(next);

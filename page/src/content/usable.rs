@@ -22,6 +22,22 @@ export function toggle_unrendered(el) {
   return !!c && c.localName === 'input' && (c.type === 'checkbox' || c.type === 'radio')
     && !c.checkVisibility({ visibilityProperty: true });
 }
+export function drawing_box(el, min) {
+  const r = el.getBoundingClientRect();
+  if (Math.min(r.width, r.height) < 1 || Math.max(r.width, r.height) < min) return null;
+  let n = el;
+  for (let depth = 0; depth < 4; depth++) {
+    const up = n.parentNode;
+    n = n.parentElement || (up instanceof ShadowRoot ? up.host : null);
+    if (n === null) return null;
+    const b = n.getBoundingClientRect();
+    if (b.width < min || b.height < min || Number(getComputedStyle(n).opacity) < 0.2) continue;
+    const inside = r.left >= b.left - 1 && r.right <= b.right + 1 && r.top >= b.top - 1
+      && r.bottom <= b.bottom + 1;
+    return inside && n.querySelectorAll('input,textarea,select').length <= 1 ? n : null;
+  }
+  return null;
+}
 export function in_fixed_layer(el) {
   for (let n = el; n; n = n.parentElement) {
     const p = getComputedStyle(n).position;
@@ -38,6 +54,10 @@ extern "C" {
     pub(super) fn toggle_unrendered(el: &Element) -> bool;
     /// Whether the element or an ancestor is fixed or sticky (stays put while the page scrolls).
     fn in_fixed_layer(el: &Element) -> bool;
+    /// The nearest box around `el` (within four levels, across a shadow root) at least `min`
+    /// px both ways that contains it and no other field, when `el` is at least 1 px thin and
+    /// `min` px long: see [`auto_sized_box`].
+    fn drawing_box(el: &Element, min: f64) -> Option<Element>;
 }
 
 /// Form fields: what typing, selecting and ticking act on.
@@ -60,6 +80,59 @@ fn hidden_toggle(el: &Element) -> bool {
         matches!(i.type_().as_str(), "checkbox" | "radio" | "file")
             && (rect.width() < MIN_FIELD_PX || rect.height() < MIN_FIELD_PX)
     })
+}
+
+/// A field drawn thinner than [`MIN_FIELD_PX`] in one dimension that a person sees and uses
+/// through the box drawn around it: an auto-sized input (a combobox's search box is 2 px wide
+/// until something is typed), a range input thinner than its thumb. The box must contain the
+/// field and no other field, so a box never lends its size to a trap beside a real field.
+/// Text fields and ranges only; passwords and toggles are judged on their own (toggles have
+/// their labels, see [`stand_in`]).
+pub(super) fn auto_sized_box(el: &Element) -> Option<Element> {
+    let input = el.dyn_ref::<HtmlInputElement>()?;
+    if !matches!(
+        input.type_().as_str(),
+        "text" | "search" | "email" | "url" | "tel" | "number" | "range"
+    ) {
+        return None;
+    }
+    let rect = el.get_bounding_client_rect();
+    if rect.width() >= MIN_FIELD_PX && rect.height() >= MIN_FIELD_PX {
+        return None;
+    }
+    drawing_box(el, MIN_FIELD_PX)
+}
+
+/// A native range input hidden the "visually hidden" way (clipped to nothing) inside the
+/// thumb a library draws for it (MUI's slider): the thumb is what a person sees and drags, so
+/// the input is listed, judged and acted on through it.
+pub(super) fn clipped_range_thumb(el: &Element) -> Option<Element> {
+    let input = el.dyn_ref::<HtmlInputElement>()?;
+    if input.type_() != "range" {
+        return None;
+    }
+    let style = web_sys::window()?.get_computed_style(el).ok()??;
+    let clip = style.get_property_value("clip").unwrap_or_default();
+    let clip_path = style.get_property_value("clip-path").unwrap_or_default();
+    let clipped = clip.starts_with("rect(0px, 0px, 0px, 0px)")
+        || (!clip_path.is_empty() && clip_path != "none");
+    if !clipped {
+        return None;
+    }
+    el.parent_element().filter(seen)
+}
+
+/// A combobox's text input drawn transparent inside the box that shows its choice (Element
+/// Plus's select keeps its read-only input at `opacity: 0` over the selected label): the
+/// combobox takes its value from its list, and the box is what a person sees and clicks, so the input
+/// is listed and acted on through the nearest visible box around it that holds no other field.
+pub(super) fn combobox_stand_in(el: &Element) -> Option<Element> {
+    // Read-only: nothing typed can go unseen; the list sets the value.
+    let input = el.dyn_ref::<HtmlInputElement>()?;
+    if el.get_attribute("role").as_deref() != Some("combobox") || !input.read_only() {
+        return None;
+    }
+    drawing_box(el, MIN_FIELD_PX).filter(seen)
 }
 
 /// Whether a person can see `el`: big enough and not faded out.
@@ -123,8 +196,20 @@ fn hit_at(el: &Element, x: f64, y: f64) -> Option<Element> {
 /// Whether `hit` is what a person sees at that point: the field or its content, or (for a
 /// visually-hidden toggle) the label standing for it. A text field whose centre hits its own
 /// wrapping label is not painted there (`clip-path`, a mask), so that does not count.
+///
+/// Inside a shadow root, a point over text the host slots into `shown` (a web component's
+/// label: `<sl-switch>Push notifications</sl-switch>`) hits the host itself; that is the
+/// field's own content too, not a cover.
 fn own(hit: &Element, field: &Element, shown: &Element) -> bool {
-    field.contains(Some(hit)) || shown.contains(Some(hit))
+    field.contains(Some(hit)) || shown.contains(Some(hit)) || slots_into(hit, shown)
+}
+
+/// Whether `hit` is the shadow host of `shown`'s tree and `shown` draws the host's slotted
+/// content.
+fn slots_into(hit: &Element, shown: &Element) -> bool {
+    let root = shown.get_root_node();
+    let Some(shadow) = root.dyn_ref::<web_sys::ShadowRoot>() else { return false };
+    shadow.host() == *hit && shown.query_selector("slot").ok().flatten().is_some()
 }
 
 /// Measures `shown` (the field, or the label standing for it) where it is now; `opacity`
@@ -186,8 +271,12 @@ fn text_look(field: &Element) -> Option<TextLook> {
 pub(super) fn check(el: &Element) -> Result<(), String> {
     let shown = if hidden_toggle(el) {
         visible_label(el).ok_or("the field is hidden (too small, and no visible label)")?
+    } else if let Some(drawn) = auto_sized_box(el) {
+        drawn
+    } else if let Some(thumb) = clipped_range_thumb(el) {
+        thumb
     } else if transparent(effective_opacity(el))
-        && let Some(shown) = stand_in(el)
+        && let Some(shown) = stand_in(el).or_else(|| combobox_stand_in(el))
     {
         shown
     } else {
@@ -216,7 +305,7 @@ pub(super) fn visible_now(el: &Element) -> bool {
 /// field under a fixed or sticky layer (a header) is kept, since scrolling may reveal it.
 pub(super) fn hidden_in_walk(el: &Element, opacity: f64) -> bool {
     let (shown, known) = if transparent(opacity) {
-        match transparent_toggle(el) {
+        match transparent_toggle(el).or_else(|| combobox_stand_in(el)) {
             Some(shown) => (shown, None),
             None => return true,
         }
@@ -225,6 +314,10 @@ pub(super) fn hidden_in_walk(el: &Element, opacity: f64) -> bool {
             Some(label) => (label, None),
             None => return true,
         }
+    } else if let Some(drawn) = auto_sized_box(el) {
+        (drawn, Some(opacity))
+    } else if let Some(thumb) = clipped_range_thumb(el) {
+        (thumb, None)
     } else {
         (el.clone(), Some(opacity))
     };

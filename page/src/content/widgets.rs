@@ -13,6 +13,7 @@
 //! lists an element the model may then act on under the same checks as any other.
 
 use super::facts;
+use wasm_bindgen::JsCast;
 use web_sys::Element;
 
 /// A box whose content scrolls on its own.
@@ -112,8 +113,41 @@ pub(super) fn special_name(el: &Element, tag: &str, role: &str) -> Option<String
             let own = super::roles::own_label(el);
             Some(if own.is_empty() { super::roles::own_label(&field) } else { own })
         }
+        // A thumb without a name of its own is named by the labelled group around it (a range
+        // of two thumbs: which one it is), never by its classes ("touch area").
+        "slider" if tag != "input" => {
+            let own = super::roles::own_label(el);
+            if own.is_empty() { group_name(el) } else { Some(own) }
+        }
         _ => None,
     }
+}
+
+/// Ancestors searched for the label of a group of sliders.
+const MAX_GROUP_DEPTH: u32 = 4;
+
+/// The name of the nearest labelled ancestor of the slider `el` (its own label, the heading
+/// or text before it), with the thumb's place when the group holds several:
+/// `Price per night (1 of 2)`.
+fn group_name(el: &Element) -> Option<String> {
+    let mut node = el.parent_element();
+    for _ in 0..MAX_GROUP_DEPTH {
+        let group = node?;
+        let label = super::roles::own_label(&group);
+        if !label.is_empty() {
+            let thumbs = group.query_selector_all("[role=slider]").ok()?;
+            let count = thumbs.length();
+            let place = (0..count)
+                .position(|i| {
+                    thumbs.item(i).is_some_and(|t| t.is_same_node(Some(el.unchecked_ref())))
+                })
+                .unwrap_or(0);
+            let name = crate::observation::order::thumb_name(&label, place, count as usize);
+            return Some(name);
+        }
+        node = group.parent_element();
+    }
+    None
 }
 
 fn editable(el: &Element) -> bool {

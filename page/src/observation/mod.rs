@@ -34,6 +34,7 @@
 //! removes line breaks and invisible characters from every page string.
 
 pub mod names;
+pub mod order;
 mod refs;
 mod render;
 pub mod rules;

@@ -1,0 +1,205 @@
+//! Custom dropdowns (a combobox or button that opens a list of `role=option` elements, as
+//! component libraries draw them, often over a hidden native `<select>`): opened with a click,
+//! the option clicked once the library has drawn the list, and the outcome read back — the
+//! control must show the chosen option afterwards, or the action says it did not take.
+
+use super::act::{click, matches_option};
+use super::drag::sleep;
+use crate::action::ActionOutcome;
+use crate::observation::{clean, shorten};
+use wasm_bindgen::{JsCast, JsValue};
+use web_sys::{Element, HtmlElement, HtmlInputElement};
+
+/// Waits between looks at the list or the control, in ms (a frame or so).
+const POLL_MS: i32 = 25;
+/// Looks before giving up on the list appearing or the control showing the choice (~1 s).
+const POLLS: u32 = 40;
+/// Ancestors of the control whose text may show the choice (the wrapper a library draws).
+const SHOWN_DEPTH: u32 = 3;
+
+/// Opens the dropdown `el` and clicks its option named `option`.
+pub(super) async fn custom(el: &Element, option: &str) -> Result<ActionOutcome, String> {
+    if el.get_attribute("role").as_deref() == Some("option") {
+        click(el, 1)?;
+        return Ok(ActionOutcome { value_changed: true, ..ActionOutcome::done() });
+    }
+    let before = shown(el);
+    let mut visible = options(el);
+    if visible.is_empty() {
+        click(el, 1)?;
+    }
+    // The library draws its list after the click (a render, a transition).
+    for _ in 0..POLLS {
+        visible = options(el);
+        if !visible.is_empty() {
+            break;
+        }
+        sleep(POLL_MS).await;
+    }
+    let name = |c: &Element| super::roles::accessible_name(c, &c.local_name());
+    let value = |c: &Element| {
+        c.get_attribute("data-value").or_else(|| c.get_attribute("value")).unwrap_or_default()
+    };
+    let Some(choice) = visible.iter().find(|c| matches_option(&name(c), &value(c), option)) else {
+        let names: Vec<String> = visible.iter().map(name).collect();
+        return Err(if names.is_empty() {
+            "the list did not show any options; observe the page again".to_owned()
+        } else {
+            format!("no option “{option}”; the options are: {}", shorten(&names.join(" | "), 300))
+        });
+    };
+    let (label, choice_value) = (name(choice), value(choice));
+    // The list's own text always names the option: the read-back stops short of it.
+    let list = choice.closest("[role=listbox], [role=menu]").ok().flatten();
+    let shown_in = [Some(choice.clone()), list].into_iter().flatten().collect::<Vec<_>>();
+    click(choice, 1)?;
+    for _ in 0..POLLS {
+        if selected(el, &shown_in, &[label.as_str(), choice_value.as_str()]) {
+            let changed = before != shown(el);
+            return Ok(ActionOutcome { value_changed: changed, ..ActionOutcome::done() });
+        }
+        sleep(POLL_MS).await;
+    }
+    Err(format!(
+        "clicked the option “{label}”, but the control does not show it afterwards (it shows \
+         “{}”); observe the page again",
+        shorten(&shown(el), 80)
+    ))
+}
+
+/// The visible options of the list `el` opens: the element its `aria-controls`/`aria-owns`
+/// names, else its shadow root's, else the document's (across open shadow roots, for
+/// slotted options).
+fn options(el: &Element) -> Vec<Element> {
+    let Some(document) = el.owner_document() else { return Vec::new() };
+    let root = el.get_root_node();
+    let scope: Option<Element> = el
+        .get_attribute("aria-controls")
+        .or_else(|| el.get_attribute("aria-owns"))
+        .and_then(|id| match root.dyn_ref::<web_sys::ShadowRoot>() {
+            Some(shadow) => shadow.get_element_by_id(&id),
+            None => document.get_element_by_id(&id),
+        });
+    let mut roots: Vec<JsValue> = Vec::new();
+    match (&scope, root.dyn_ref::<web_sys::ShadowRoot>()) {
+        (Some(scope), _) => roots.push(scope.clone().into()),
+        (None, Some(shadow)) => {
+            roots.push(shadow.clone().into());
+            // Slotted options live in the host's light DOM.
+            roots.push(shadow.host().into());
+        }
+        (None, None) => roots.push(document.clone().into()),
+    }
+    let selector = "[role=option], [role=menuitem], [role=listbox] li";
+    let mut found: Vec<Element> = roots.iter().flat_map(|root| query(root, selector)).collect();
+    // Options slotted into the list (`<sl-option>` in `<sl-select>`) are not its descendants.
+    for root in &roots {
+        for slot in query(root, "slot") {
+            for item in assigned_elements(&slot) {
+                if item.matches(selector).unwrap_or(false) {
+                    found.push(item.clone());
+                }
+                found.extend(query(&item.into(), selector));
+            }
+        }
+    }
+    found.dedup();
+    found.into_iter().filter(|c| c.get_bounding_client_rect().height() > 0.0).collect()
+}
+
+/// The elements assigned to `slot` (flattened through nested slots).
+fn assigned_elements(slot: &Element) -> Vec<Element> {
+    let Some(slot) = slot.dyn_ref::<web_sys::HtmlSlotElement>() else { return Vec::new() };
+    let options = web_sys::AssignedNodesOptions::new();
+    options.set_flatten(true);
+    slot.assigned_nodes_with_options(&options)
+        .iter()
+        .filter_map(|e| e.dyn_into::<Element>().ok())
+        .collect()
+}
+
+fn query(root: &JsValue, selector: &str) -> Vec<Element> {
+    let list = js_sys::Reflect::get(root, &"querySelectorAll".into())
+        .ok()
+        .and_then(|f| f.dyn_into::<js_sys::Function>().ok())
+        .and_then(|f| f.call1(root, &selector.into()).ok())
+        .and_then(|l| l.dyn_into::<web_sys::NodeList>().ok());
+    let Some(list) = list else { return Vec::new() };
+    (0..list.length()).filter_map(|i| list.item(i)?.dyn_into::<Element>().ok()).collect()
+}
+
+/// Whether the choice took: the option says it is selected, or the control (or the wrapper
+/// drawn around it, short of the list itself) shows its label or holds it as its value.
+fn selected(el: &Element, list: &[Element], names: &[&str]) -> bool {
+    let texts: Vec<String> =
+        shown_texts(el, list).iter().map(|t| clean(t).to_lowercase()).collect();
+    names
+        .iter()
+        .map(|n| clean(n).to_lowercase())
+        .filter(|n| !n.is_empty())
+        .any(|n| texts.iter().any(|t| t.contains(&n)))
+}
+
+/// What the control shows: its value or value attribute, then the visible text of it and of
+/// its wrappers up to [`SHOWN_DEPTH`] levels (none that holds the option itself).
+fn shown_texts(el: &Element, list: &[Element]) -> Vec<String> {
+    let mut out = Vec::new();
+    if let Some(input) = el.dyn_ref::<HtmlInputElement>() {
+        out.push(input.value());
+    }
+    if let Some(v) = el.get_attribute("value") {
+        out.push(v);
+    }
+    // A web component holds its value on its host (`<sl-select value=…>`).
+    if let Some(shadow) = el.get_root_node().dyn_ref::<web_sys::ShadowRoot>() {
+        let host = shadow.host();
+        if let Some(v) =
+            js_sys::Reflect::get(&host, &"displayLabel".into()).ok().and_then(|v| v.as_string())
+        {
+            out.push(v);
+        }
+        if let Some(v) =
+            js_sys::Reflect::get(&host, &"value".into()).ok().and_then(|v| v.as_string())
+        {
+            out.push(v);
+        }
+    }
+    let mut node = Some(el.clone());
+    for _ in 0..=SHOWN_DEPTH {
+        let Some(n) = node else { break };
+        if list.iter().any(|l| composed_contains(&n, l)) {
+            break;
+        }
+        if let Some(html) = n.dyn_ref::<HtmlElement>() {
+            out.push(html.inner_text());
+        }
+        node = n.parent_element();
+    }
+    out
+}
+
+/// The control's shown text, to tell whether the choice changed it.
+fn shown(el: &Element) -> String {
+    let texts: Vec<String> =
+        shown_texts(el, &[]).into_iter().filter(|t| !t.trim().is_empty()).collect();
+    texts.join(" ")
+}
+
+/// Whether `outer` holds `inner` in the flat tree: through shadow roots and slots (a web
+/// component's list holds its slotted options).
+fn composed_contains(outer: &Element, inner: &Element) -> bool {
+    let mut node = Some(inner.clone());
+    for _ in 0..256 {
+        let Some(n) = node else { return false };
+        if outer == &n {
+            return true;
+        }
+        let slot = js_sys::Reflect::get(&n, &"assignedSlot".into())
+            .ok()
+            .and_then(|s| s.dyn_into::<Element>().ok());
+        node = slot.or_else(|| n.parent_element()).or_else(|| {
+            n.parent_node().and_then(|p| p.dyn_into::<web_sys::ShadowRoot>().ok()).map(|s| s.host())
+        });
+    }
+    false
+}
