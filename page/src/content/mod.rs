@@ -17,6 +17,7 @@ mod facts;
 mod hidden;
 mod history;
 mod keys;
+mod passage;
 mod read;
 mod roles;
 mod scroll;
