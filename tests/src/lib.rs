@@ -80,6 +80,7 @@ pub mod chromium;
 pub mod e2e;
 pub mod eval;
 pub mod fixture_server;
+pub mod libzoo;
 pub mod llm_server;
 pub mod obedient;
 pub mod paths;

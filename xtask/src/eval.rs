@@ -10,6 +10,9 @@ use anyhow::Result;
 /// Runs the evaluation with `args` (everything after `eval`).
 pub fn eval(args: &[String]) -> Result<()> {
     setup::all(setup::Need { chromium: true, eval: needs_python(args) })?;
+    if args.iter().any(|a| a.split(',').any(|s| s == "libs")) {
+        crate::libzoo::install()?;
+    }
     build::all(build::Options { release: false, test_hooks: true })?;
     harness(args)
 }

@@ -31,6 +31,7 @@ mod demo_server;
 mod dist;
 mod eval;
 mod fuzz;
+mod libzoo;
 mod panel;
 mod python;
 mod run;
@@ -70,7 +71,7 @@ fn main() -> Result<()> {
         Some("eval") => eval::eval(&args[1..]),
         Some("help") | None => {
             println!(
-                "usage: cargo xtask <setup [--eval]|build [--release] [--test-hooks]|test|fuzz [--cases N] [--filter X] [--release]|test-windows|bench <step|panel|tokens|mcp|workflow|dom|sessions|host>|dist [--sourcemaps] [--skip-hosts]|run [--headless]|eval --suite sites,miniwob,widgets [--tasks a,b] [--runs N] [--role-model ROLE=MODEL] [--oracle|--llama|--base-url URL --model M]>"
+                "usage: cargo xtask <setup [--eval]|build [--release] [--test-hooks]|test|fuzz [--cases N] [--filter X] [--release]|test-windows|bench <step|panel|tokens|mcp|workflow|dom|sessions|host>|dist [--sourcemaps] [--skip-hosts]|run [--headless]|eval --suite sites,miniwob,widgets,libs [--tasks a,b] [--runs N] [--role-model ROLE=MODEL] [--oracle|--llama|--base-url URL --model M]>"
             );
             Ok(())
         }

@@ -19,8 +19,9 @@ pub const AXE_CORE_VERSION: &str = "4.10.3";
 pub struct Need {
     /// Debian Chromium (tests and `run`).
     pub chromium: bool,
-    /// The evaluation's Python tools: the MiniWoB++ pages, the llama.cpp server and its
-    /// small model (`cargo xtask eval`, and `test`, which runs the evaluation in CI).
+    /// The evaluation's tools: the MiniWoB++ pages, the llama.cpp server and its small model,
+    /// the library zoo's npm packages (`cargo xtask eval`, and `test`, which runs the
+    /// evaluation in CI).
     pub eval: bool,
 }
 
@@ -36,6 +37,7 @@ pub fn all(need: Need) -> Result<()> {
     }
     if need.eval {
         crate::python::all()?;
+        crate::libzoo::install()?;
     }
     Ok(())
 }

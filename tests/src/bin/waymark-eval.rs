@@ -63,7 +63,7 @@ fn main() -> Result<()> {
         .iter()
         .map(|s| {
             SuiteName::parse(s)
-                .with_context(|| format!("unknown suite {s:?} (sites, miniwob, widgets)"))
+                .with_context(|| format!("unknown suite {s:?} (sites, miniwob, widgets, libs)"))
         })
         .collect::<Result<Vec<_>>>()?;
     let role_models = args

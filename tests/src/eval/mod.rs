@@ -10,6 +10,7 @@
 //! - [`oracle`] and [`seen`]: scripted navigators that choose from the observation the model
 //!   is sent, by name — they prove the harness and the observation end to end in CI.
 
+pub mod libs;
 pub mod llama;
 pub mod miniwob;
 pub mod oracle;
@@ -92,8 +93,12 @@ pub fn select(suite: SuiteName, opts: &Options) -> Result<Vec<EvalTask>> {
         }
     };
     let tasks: Vec<EvalTask> = match suite {
-        SuiteName::Sites | SuiteName::Widgets => {
-            let all = if suite == SuiteName::Sites { sites::tasks() } else { widgets::tasks() };
+        SuiteName::Sites | SuiteName::Widgets | SuiteName::Libs => {
+            let all = match suite {
+                SuiteName::Sites => sites::tasks(),
+                SuiteName::Widgets => widgets::tasks(),
+                _ => libs::tasks(),
+            };
             let keep = picked(all.iter().map(|t| t.id.clone()).collect());
             all.into_iter().filter(|t| keep.contains(&t.id)).collect()
         }
@@ -124,6 +129,7 @@ pub fn select(suite: SuiteName, opts: &Options) -> Result<Vec<EvalTask>> {
                 SuiteName::Sites => sites::oracle(&t.id).is_some(),
                 SuiteName::MiniWob => miniwob::oracle(&t.id).is_some(),
                 SuiteName::Widgets => widgets::oracle(&t.id).is_some(),
+                SuiteName::Libs => libs::oracle(&t.id).is_some(),
             })
             .collect()
     } else {
@@ -169,6 +175,7 @@ pub fn evaluate(opts: &Options) -> Result<Report> {
                 SuiteName::Sites => sites::serve()?,
                 SuiteName::MiniWob => FixtureServer::start(miniwob::html_dir())?,
                 SuiteName::Widgets => FixtureServer::start(widgets::root())?,
+                SuiteName::Libs => crate::libzoo::serve()?,
             };
             Ok((*s, tasks, site))
         })

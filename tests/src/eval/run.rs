@@ -144,6 +144,7 @@ fn oracle_for(task: &EvalTask) -> Option<Box<dyn super::oracle::Oracle>> {
         super::task::SuiteName::Sites => super::sites::oracle(&task.id),
         super::task::SuiteName::MiniWob => miniwob::oracle(&task.id),
         super::task::SuiteName::Widgets => super::widgets::oracle(&task.id),
+        super::task::SuiteName::Libs => super::libs::oracle(&task.id),
     }
 }
 

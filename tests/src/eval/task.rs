@@ -15,6 +15,9 @@ pub enum SuiteName {
     /// async combobox, sliders, drag and drop, a rich-text editor, a virtualised list, a
     /// terminal, a canvas app.
     Widgets,
+    /// Widgets of published component libraries on the library zoo
+    /// (`tests/fixtures/libzoo/`, see `crate::libzoo`).
+    Libs,
 }
 
 impl SuiteName {
@@ -24,6 +27,7 @@ impl SuiteName {
             SuiteName::Sites => "sites",
             SuiteName::MiniWob => "miniwob",
             SuiteName::Widgets => "widgets",
+            SuiteName::Libs => "libs",
         }
     }
 
@@ -33,6 +37,7 @@ impl SuiteName {
             "sites" => Some(SuiteName::Sites),
             "miniwob" => Some(SuiteName::MiniWob),
             "widgets" => Some(SuiteName::Widgets),
+            "libs" => Some(SuiteName::Libs),
             _ => None,
         }
     }
