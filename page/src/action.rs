@@ -8,6 +8,7 @@
 use crate::observation::Ref;
 use serde::{Deserialize, Serialize};
 
+pub mod reorder;
 pub mod richtext;
 
 /// The longest a `wait` may last, in seconds: waits are always bounded.

@@ -143,10 +143,7 @@ pub fn locate(pieces: &[Piece], wanted: &str) -> Result<Span, PassageError> {
     match found.as_slice() {
         [] => {
             let reads: String = text.iter().map(|r| r.ch).collect();
-            Err(PassageError::NotFound {
-                wanted,
-                reads: crate::observation::shorten(&reads, 200),
-            })
+            Err(PassageError::NotFound { wanted, reads: crate::observation::shorten(&reads, 200) })
         }
         [s] => {
             let first = text[*s];
@@ -289,9 +286,7 @@ pub fn is_format_control(name: &str) -> bool {
         "quote",
         "blockquote",
     ];
-    name.to_lowercase()
-        .split(|c: char| !c.is_alphanumeric())
-        .any(|word| WORDS.contains(&word))
+    name.to_lowercase().split(|c: char| !c.is_alphanumeric()).any(|word| WORDS.contains(&word))
 }
 
 /// The outcome of a formatting command from the editor's formatted text before and after

@@ -20,7 +20,10 @@ fn a_passage_is_found_across_elements_and_paragraphs() {
     assert_eq!(span.end, Point { piece: 2, offset: 6 });
     // Across the paragraph boundary, which reads as a space.
     let span = locate(&p, "graph.  Second").expect("across blocks");
-    assert_eq!((span.start, span.end.piece, span.end.offset), (Point { piece: 2, offset: 0 }, 3, 6));
+    assert_eq!(
+        (span.start, span.end.piece, span.end.offset),
+        (Point { piece: 2, offset: 0 }, 3, 6)
+    );
     // Case is a fallback, never a way to choose between two.
     assert!(locate(&p, "second PARAGRAPH").is_ok());
 }
@@ -28,10 +31,7 @@ fn a_passage_is_found_across_elements_and_paragraphs() {
 #[test]
 fn missing_and_ambiguous_passages_are_said_not_guessed() {
     let p = pieces(&[("Old draft. Old notes.", true)]);
-    assert_eq!(
-        locate(&p, "Old"),
-        Err(PassageError::Ambiguous { wanted: "Old".into(), count: 2 })
-    );
+    assert_eq!(locate(&p, "Old"), Err(PassageError::Ambiguous { wanted: "Old".into(), count: 2 }));
     let missing = locate(&p, "New draft").expect_err("missing");
     assert!(missing.to_string().contains("it reads: “Old draft. Old notes.”"), "{missing}");
     assert_eq!(locate(&p, "   "), Err(PassageError::Empty));
@@ -66,10 +66,7 @@ fn marks_read_as_markdown() {
         (" Friday".to_owned(), styled),
         (" notes".to_owned(), link),
     ];
-    assert_eq!(
-        markdown(&runs),
-        "Launch **moved to** **_Friday_** [notes](https://x.example/)"
-    );
+    assert_eq!(markdown(&runs), "Launch **moved to** **_Friday_** [notes](https://x.example/)");
 }
 
 #[test]

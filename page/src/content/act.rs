@@ -98,7 +98,8 @@ fn formats(action: &Action, target: Option<&Element>) -> bool {
         Action::PressKeys { keys, .. } => crate::observation::rules::parse_keys(keys)
             .is_ok_and(|presses| presses.iter().any(|p| format_command(p).is_some())),
         Action::Click { .. } => target.is_some_and(|el| {
-            let inside_editor = el.dyn_ref::<HtmlElement>().is_some_and(|h| h.is_content_editable());
+            let inside_editor =
+                el.dyn_ref::<HtmlElement>().is_some_and(|h| h.is_content_editable());
             let words = [
                 super::roles::accessible_name(el, &el.local_name()),
                 el.get_attribute("title").unwrap_or_default(),

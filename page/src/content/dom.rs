@@ -344,6 +344,8 @@ impl Walker {
             tabindex: facts.has_tabindex(),
             drop: facts.drop_target(),
             draggable: facts.draggable(),
+            // Read again only where the cursor is a grab hand (rare): the parent's decides.
+            grab: style.grab() && super::widgets::own_grab(el),
             scrolls_y: style.scrolls_y(),
         };
         role = super::widgets::refine(el, tag, role, signals, self.viewport_height);
@@ -370,8 +372,10 @@ impl Walker {
             return self.walk_children(el, facts, pointer);
         }
         if !block {
+            // Tags outside the walk's table read as "": named by the element then.
             if self.editing > 0
-                && let Some(mark) = inline_mark(tag)
+                && let Some(mark) =
+                    if tag.is_empty() { inline_mark(&el.local_name()) } else { inline_mark(tag) }
             {
                 return self.marked(el, facts, pointer, mark);
             }

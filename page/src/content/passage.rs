@@ -14,8 +14,27 @@ const READ_BACK_TRIES: u32 = 8;
 
 /// Elements that start a new line of text inside an editor.
 const BLOCKS: &[&str] = &[
-    "p", "div", "li", "h1", "h2", "h3", "h4", "h5", "h6", "blockquote", "pre", "tr", "td", "th",
-    "dd", "dt", "ul", "ol", "section", "article", "figcaption",
+    "p",
+    "div",
+    "li",
+    "h1",
+    "h2",
+    "h3",
+    "h4",
+    "h5",
+    "h6",
+    "blockquote",
+    "pre",
+    "tr",
+    "td",
+    "th",
+    "dd",
+    "dt",
+    "ul",
+    "ol",
+    "section",
+    "article",
+    "figcaption",
 ];
 
 /// The editable region `el` names: itself when it is one, else the first editable region
@@ -156,7 +175,8 @@ fn selected_formatted(root: &Element) -> Option<String> {
             continue;
         }
         let units: Vec<u16> = piece.text.encode_utf16().collect();
-        let from = if &range.start_container().ok()? == node { range.start_offset().ok()? } else { 0 };
+        let from =
+            if &range.start_container().ok()? == node { range.start_offset().ok()? } else { 0 };
         let to = if &range.end_container().ok()? == node {
             range.end_offset().ok()?
         } else {
@@ -248,8 +268,9 @@ fn select_in_field(
     if let Some(html) = el.dyn_ref::<HtmlElement>() {
         crate::js::best_effort(html.focus(), "focus the field");
     }
-    select(span.start.offset, span.end.offset)
-        .map_err(|e| format!("the field does not take a selection: {}", crate::js::js_message(&e)))?;
+    select(span.start.offset, span.end.offset).map_err(|e| {
+        format!("the field does not take a selection: {}", crate::js::js_message(&e))
+    })?;
     let units: Vec<u16> = value.encode_utf16().collect();
     let part = units.get(span.start.offset as usize..span.end.offset as usize).unwrap_or_default();
     Ok(ActionOutcome::with_text(format!("selected “{}”", String::from_utf16_lossy(part))))
