@@ -357,7 +357,8 @@ mod tests {
             let args = Value::Object(args);
             let native = parse_actions(&tool(example.name(), &args.to_string()));
             assert_eq!(native, Ok(vec![example.clone()]), "{}", example.name());
-            let fallback = serde_json::json!({"actions": [{"name": example.name(), "arguments": args}]});
+            let fallback =
+                serde_json::json!({"actions": [{"name": example.name(), "arguments": args}]});
             let json = parse_actions(&text(&format!("Here: {fallback}")));
             assert_eq!(json, Ok(vec![example.clone()]), "{}", example.name());
         }

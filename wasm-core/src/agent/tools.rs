@@ -105,11 +105,9 @@ fn spec(name: &str) -> (&'static str, Value, Vec<&'static str>) {
             vec![],
         ),
         "extract" => ("Page or ref as markdown.", json!({"ref": r()}), vec![]),
-        "find" => (
-            "Find elements and text on the whole page.",
-            json!({"query": text()}),
-            vec!["query"],
-        ),
+        "find" => {
+            ("Find elements and text on the whole page.", json!({"query": text()}), vec!["query"])
+        }
         "screenshot" => ("Screenshot the viewport.", json!({}), vec![]),
         _ => (
             "End the task: answer and success.",

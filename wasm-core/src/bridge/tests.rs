@@ -387,9 +387,7 @@ fn bridge_call_for(action: &Action) -> Option<BridgeCall> {
         // offered to external agents (the scroll to a text, find, done: an external agent
         // reads snapshots and answers its user itself).
         "clear" | "check" | "uncheck" | "drag" | "scroll_to" | "upload" | "navigate"
-        | "forward" | "reload" | "open_tab" | "switch_tab" | "close_tab" | "find" | "done" => {
-            None
-        }
+        | "forward" | "reload" | "open_tab" | "switch_tab" | "close_tab" | "find" | "done" => None,
         other => panic!("no bridge call reaches the action `{other}`: add one (or say why not)"),
     }
 }
