@@ -8,6 +8,9 @@
 use crate::observation::Ref;
 use serde::{Deserialize, Serialize};
 
+pub mod reorder;
+pub mod richtext;
+
 /// The longest a `wait` may last, in seconds: waits are always bounded.
 pub const MAX_WAIT_SECONDS: f64 = 15.0;
 
@@ -58,6 +61,16 @@ pub enum Action {
         /// Element to focus first.
         #[serde(rename = "ref", default, skip_serializing_if = "Option::is_none")]
         ref_id: Option<Ref>,
+    },
+    /// Select a passage inside an editable region (a rich-text editor, a field) by its words, as
+    /// a person drags over it; what comes next (Bold, a link, typing) applies to it. The words
+    /// may cross the editor's elements (a bold word, two paragraphs) and must occur once.
+    SelectText {
+        /// The editor's (or field's) ref.
+        #[serde(rename = "ref")]
+        ref_id: Ref,
+        /// The words to select, as they read on the page.
+        text: String,
     },
     /// Choose an option of a select or a custom listbox, by its label or value.
     SelectOption {
@@ -208,6 +221,7 @@ impl Action {
         "type",
         "clear",
         "press_keys",
+        "select_text",
         "select_option",
         "check",
         "uncheck",
@@ -238,6 +252,7 @@ impl Action {
             Self::Type { .. } => "type",
             Self::Clear { .. } => "clear",
             Self::PressKeys { .. } => "press_keys",
+            Self::SelectText { .. } => "select_text",
             Self::SelectOption { .. } => "select_option",
             Self::Check { .. } => "check",
             Self::Uncheck { .. } => "uncheck",
@@ -260,6 +275,75 @@ impl Action {
         }
     }
 
+    /// One action of every kind, in [`Action::TOOL_NAMES`] order: what the tests of every place
+    /// that spells the vocabulary (the tools offered, the JSON fallback, workflows, the MCP
+    /// bridge) walk, so a new action missing from one of them fails there.
+    pub fn examples() -> Vec<Action> {
+        let r = Ref::top(1);
+        vec![
+            Self::Click { ref_id: r },
+            Self::DoubleClick { ref_id: r },
+            Self::Hover { ref_id: r },
+            Self::Type { ref_id: r, text: "x".into(), append: false },
+            Self::Clear { ref_id: r },
+            Self::PressKeys { keys: "Enter".into(), ref_id: None },
+            Self::SelectText { ref_id: r, text: "second line".into() },
+            Self::SelectOption { ref_id: r, option: "x".into() },
+            Self::Check { ref_id: r },
+            Self::Uncheck { ref_id: r },
+            Self::Drag { ref_id: r, to: Ref::top(2) },
+            Self::Scroll { direction: ScrollDirection::Down, ref_id: None },
+            Self::ScrollTo { ref_id: None, text: Some("x".into()) },
+            Self::Upload { ref_id: r, file: "a.txt".into() },
+            Self::Navigate { url: "https://example.com/".into() },
+            Self::Back,
+            Self::Forward,
+            Self::Reload,
+            Self::OpenTab { url: "https://example.com/".into() },
+            Self::SwitchTab { tab: 3 },
+            Self::CloseTab { tab: None },
+            Self::Wait { text: Some("x".into()), seconds: None, gone: false },
+            Self::Extract { ref_id: None },
+            Self::Find { query: "x".into() },
+            Self::Screenshot,
+            Self::Done { answer: "a".into(), success: true },
+        ]
+    }
+
+    /// The position of this action's kind in [`Action::TOOL_NAMES`]; an exhaustive match, so
+    /// a new variant cannot compile without a place (and then fails the tests until
+    /// [`Action::examples`] and the vocabulary's other spellings have it too).
+    pub fn ordinal(&self) -> usize {
+        match self {
+            Self::Click { .. } => 0,
+            Self::DoubleClick { .. } => 1,
+            Self::Hover { .. } => 2,
+            Self::Type { .. } => 3,
+            Self::Clear { .. } => 4,
+            Self::PressKeys { .. } => 5,
+            Self::SelectText { .. } => 6,
+            Self::SelectOption { .. } => 7,
+            Self::Check { .. } => 8,
+            Self::Uncheck { .. } => 9,
+            Self::Drag { .. } => 10,
+            Self::Scroll { .. } => 11,
+            Self::ScrollTo { .. } => 12,
+            Self::Upload { .. } => 13,
+            Self::Navigate { .. } => 14,
+            Self::Back => 15,
+            Self::Forward => 16,
+            Self::Reload => 17,
+            Self::OpenTab { .. } => 18,
+            Self::SwitchTab { .. } => 19,
+            Self::CloseTab { .. } => 20,
+            Self::Wait { .. } => 21,
+            Self::Extract { .. } => 22,
+            Self::Find { .. } => 23,
+            Self::Screenshot => 24,
+            Self::Done { .. } => 25,
+        }
+    }
+
     /// The action in plain words for the side panel, naming its target when known.
     pub fn describe(&self, target: Option<&str>) -> String {
         let t = target.map(|t| format!(" “{t}”")).unwrap_or_default();
@@ -276,6 +360,7 @@ impl Action {
             Self::Clear { ref_id } => format!("Clear{t} [{ref_id}]"),
             Self::PressKeys { keys, ref_id: None } => format!("Press {keys}"),
             Self::PressKeys { keys, ref_id: Some(r) } => format!("Press {keys} on{t} [{r}]"),
+            Self::SelectText { ref_id, text } => format!("Select “{text}” in{t} [{ref_id}]"),
             Self::SelectOption { ref_id, option } => format!("Choose “{option}” in{t} [{ref_id}]"),
             Self::Check { ref_id } => format!("Check{t} [{ref_id}]"),
             Self::Uncheck { ref_id } => format!("Uncheck{t} [{ref_id}]"),
@@ -323,6 +408,7 @@ impl Action {
             | Self::Hover { ref_id }
             | Self::Type { ref_id, .. }
             | Self::Clear { ref_id }
+            | Self::SelectText { ref_id, .. }
             | Self::SelectOption { ref_id, .. }
             | Self::Check { ref_id }
             | Self::Uncheck { ref_id }
@@ -355,6 +441,7 @@ impl Action {
                 | Self::Type { .. }
                 | Self::Clear { .. }
                 | Self::PressKeys { .. }
+                | Self::SelectText { .. }
                 | Self::SelectOption { .. }
                 | Self::Check { .. }
                 | Self::Uncheck { .. }
@@ -390,7 +477,9 @@ impl Action {
             | Self::Uncheck { .. }
             | Self::Drag { .. }
             | Self::Upload { .. } => window(40.0, 80.0),
-            Self::Scroll { .. } | Self::Hover { .. } => window(40.0, 40.0),
+            Self::Scroll { .. } | Self::Hover { .. } | Self::SelectText { .. } => {
+                window(40.0, 40.0)
+            }
             _ => None,
         }
     }

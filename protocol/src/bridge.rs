@@ -68,6 +68,15 @@ pub enum BridgeCall {
         #[serde(default)]
         submit: bool,
     },
+    /// Select words inside an editor (or a field) by their text, for a formatting command
+    /// or typing to apply to.
+    SelectText {
+        /// The editor's ref.
+        #[serde(rename = "ref")]
+        ref_id: String,
+        /// The words, as they read on the page.
+        text: String,
+    },
     /// Choose an option of a select (by label or value).
     Select {
         /// Element ref.
@@ -168,6 +177,7 @@ impl BridgeCall {
             Self::Snapshot => "snapshot",
             Self::Click { .. } => "click",
             Self::Type { .. } => "type",
+            Self::SelectText { .. } => "select_text",
             Self::Select { .. } => "select",
             Self::PressKey { .. } => "press_key",
             Self::Scroll { .. } => "scroll",
@@ -185,7 +195,9 @@ impl BridgeCall {
     /// The longest text the call carries, in bytes (checked against [`MAX_BRIDGE_TEXT`]).
     pub fn longest_text(&self) -> usize {
         match self {
-            Self::Type { text, .. } | Self::RunTask { prompt: text, .. } => text.len(),
+            Self::Type { text, .. }
+            | Self::SelectText { text, .. }
+            | Self::RunTask { prompt: text, .. } => text.len(),
             Self::Navigate { url } | Self::OpenTab { url: Some(url) } => url.len(),
             Self::Select { values, .. } => values.iter().map(String::len).sum(),
             Self::PressKey { key } => key.len(),

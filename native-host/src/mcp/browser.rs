@@ -173,6 +173,19 @@ pub struct TypeArgs {
     pub submit: bool,
 }
 
+/// Arguments of `browser_select_text`.
+#[derive(Debug, Deserialize, schemars::JsonSchema)]
+pub struct SelectTextArgs {
+    /// The editor in words, for the user.
+    #[serde(default)]
+    pub element: Option<String>,
+    /// The editor's (or field's) ref from the latest snapshot (`target` is read the same).
+    #[serde(rename = "ref", alias = "target")]
+    pub ref_id: RefArg,
+    /// The words to select, as they read on the page; they must occur once in it.
+    pub text: String,
+}
+
 /// Arguments of `browser_select_option`.
 #[derive(Debug, Deserialize, schemars::JsonSchema)]
 pub struct SelectArgs {
@@ -438,6 +451,19 @@ impl SessionsServer {
     ) -> Result<CallToolResult, ErrorData> {
         let call =
             BridgeCall::Type { ref_id: args.ref_id.text(), text: args.text, submit: args.submit };
+        Ok(self.browser(&context, call).await)
+    }
+
+    #[tool(description = "Select words inside a rich-text editor (or a field) by their text, \
+                          as a person drags over them, so that a formatting command (Bold, a \
+                          link) or typing applies to them; the words may cross the editor's \
+                          elements and must occur once.")]
+    async fn browser_select_text(
+        &self,
+        context: RequestContext<RoleServer>,
+        Parameters(args): Parameters<SelectTextArgs>,
+    ) -> Result<CallToolResult, ErrorData> {
+        let call = BridgeCall::SelectText { ref_id: args.ref_id.text(), text: args.text };
         Ok(self.browser(&context, call).await)
     }
 

@@ -10,6 +10,7 @@ fn tool_names_match_the_serde_tags() {
         json!({"action": "type", "ref": 1, "text": "x", "append": true}),
         json!({"action": "clear", "ref": 1}),
         json!({"action": "press_keys", "keys": "Control+a Enter"}),
+        json!({"action": "select_text", "ref": 1, "text": "second paragraph"}),
         json!({"action": "select_option", "ref": 1, "option": "France"}),
         json!({"action": "check", "ref": 1}),
         json!({"action": "uncheck", "ref": 1}),
@@ -37,6 +38,24 @@ fn tool_names_match_the_serde_tags() {
         assert_eq!(serde_json::to_value(&action).expect("ser")["action"], json!(name));
         assert!(!action.describe(Some("X")).is_empty());
     }
+}
+
+/// Every kind of action has one example, at its place in the vocabulary (a new variant without
+/// an example, or without its tool name, fails here).
+#[test]
+fn every_kind_has_an_example_in_vocabulary_order() {
+    let examples = Action::examples();
+    assert_eq!(examples.len(), Action::TOOL_NAMES.len());
+    for (i, (example, name)) in examples.iter().zip(Action::TOOL_NAMES).enumerate() {
+        assert_eq!((example.ordinal(), example.name()), (i, *name));
+        let round: Action =
+            serde_json::from_value(serde_json::to_value(example).expect("ser")).expect("de");
+        assert_eq!(&round, example);
+    }
+    let select = Action::SelectText { ref_id: Ref::top(4), text: "second line".into() };
+    assert_eq!(select.describe(Some("Note")), "Select “second line” in “Note” [4]");
+    assert!(select.runs_in_page() && !select.may_navigate());
+    assert_eq!(select.target_ref(), Some(Ref::top(4)));
 }
 
 #[test]

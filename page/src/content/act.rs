@@ -1,7 +1,7 @@
 //! Performs page actions on the elements of this frame's latest observation.
 
 use super::dom::REFS;
-use super::events::{fire, fire_input, mouse, point_of};
+use super::events::{fire, fire_input, mouse, mouse_with, point_of};
 use super::roles::live_fingerprint;
 use crate::action::{Action, ActionOutcome};
 use crate::error::ContentError;
@@ -39,6 +39,7 @@ pub async fn perform(
             | Action::Check { .. }
             | Action::Uncheck { .. }
             | Action::PressKeys { .. }
+            | Action::SelectText { .. }
     );
     if fills
         && let Some(field) = &target
@@ -46,6 +47,9 @@ pub async fn perform(
     {
         return ActionOutcome::failed(reason);
     }
+    // A formatting command (Ctrl+B, a toolbar's Bold) on selected words is judged by what it
+    // did to them, read back from the editor.
+    let watch = formats(action, target.as_ref()).then(super::passage::FormatWatch::start).flatten();
     let result = match action {
         Action::Click { .. } => el().and_then(|e| click(&e, 1)),
         Action::DoubleClick { .. } => el().and_then(|e| click(&e, 2)),
@@ -59,6 +63,10 @@ pub async fn perform(
             Err(e) => Err(e),
         },
         Action::PressKeys { keys, .. } => super::keys::press(target.as_ref(), keys),
+        Action::SelectText { text, .. } => match el() {
+            Ok(e) => super::passage::select_text(&e, text).await,
+            Err(e) => Err(e),
+        },
         Action::SelectOption { option, .. } => match el() {
             Ok(e) => select_option(&e, option).await,
             Err(e) => Err(e),
@@ -77,7 +85,33 @@ pub async fn perform(
         }
         other => Err(format!("{} is not performed in the page", other.name())),
     };
-    result.unwrap_or_else(ActionOutcome::failed)
+    let outcome = result.unwrap_or_else(ActionOutcome::failed);
+    match watch {
+        Some(watch) => watch.judge(outcome).await,
+        None => outcome,
+    }
+}
+
+/// Whether the action is a formatting command: a formatting shortcut, or a click on a
+/// toolbar control outside the editor whose name, title or class says it formats (Bold, a
+/// link, a list).
+fn formats(action: &Action, target: Option<&Element>) -> bool {
+    use crate::action::richtext::{format_command, is_format_control};
+    match action {
+        Action::PressKeys { keys, .. } => crate::observation::rules::parse_keys(keys)
+            .is_ok_and(|presses| presses.iter().any(|p| format_command(p).is_some())),
+        Action::Click { .. } => target.is_some_and(|el| {
+            let inside_editor =
+                el.dyn_ref::<HtmlElement>().is_some_and(|h| h.is_content_editable());
+            let words = [
+                super::roles::accessible_name(el, &el.local_name()),
+                el.get_attribute("title").unwrap_or_default(),
+                el.get_attribute("class").unwrap_or_default(),
+            ];
+            !inside_editor && words.iter().any(|w| is_format_control(w))
+        }),
+        _ => false,
+    }
 }
 
 /// The element must still have the role and name the model saw.
@@ -255,8 +289,11 @@ pub(super) fn click(el: &Element, count: u32) -> Result<ActionOutcome, String> {
     pointer_over(&target, el, x, y)?;
     for i in 1..=count {
         mouse(&target, "pointerdown", x, y, i)?;
-        mouse(&target, "mousedown", x, y, i)?;
-        best_effort(html.focus(), "focus on click");
+        // A page that cancels the press keeps the focus where it is (an editor's toolbar
+        // keeps the editor's selection so); otherwise the press focuses, as a real one does.
+        if mouse_with(&target, "mousedown", x, y, i, 1)? {
+            best_effort(html.focus(), "focus on click");
+        }
         mouse(&target, "pointerup", x, y, i)?;
         mouse(&target, "mouseup", x, y, i)?;
         // A dispatched click runs the default action too (follows a link, ticks a box).

@@ -132,6 +132,9 @@ struct Walker {
     /// Inside a same-document frame read inline: its glyphs are placed in its own viewport,
     /// not judged against this one.
     inline_frames: u32,
+    /// Inside an editable region: its inline formatting is read as marks (`**bold**`) and its
+    /// list items with their markers, as the model needs to see what a format did.
+    editing: u32,
 }
 
 impl Walker {
@@ -151,6 +154,7 @@ impl Walker {
             backdrop: None,
             page: crate::visibility::Glyphs::default(),
             inline_frames: 0,
+            editing: 0,
         }
     }
 
@@ -363,6 +367,8 @@ impl Walker {
             tabindex: facts.has_tabindex(),
             drop: facts.drop_target(),
             draggable: facts.draggable(),
+            // Read again only where the cursor is a grab hand (rare): the parent's decides.
+            grab: style.grab() && super::widgets::own_grab(el),
             scrolls_y: style.scrolls_y(),
         };
         role = super::widgets::refine(el, tag, role, signals, self.viewport_height);
@@ -389,10 +395,20 @@ impl Walker {
             return self.walk_children(el, facts, pointer);
         }
         if !block {
+            // Tags outside the walk's table read as "": named by the element then.
+            if self.editing > 0
+                && let Some(mark) =
+                    if tag.is_empty() { inline_mark(&el.local_name()) } else { inline_mark(tag) }
+            {
+                return self.marked(el, facts, pointer, mark);
+            }
             return self.walk_children(el, facts, pointer);
         }
         self.flush();
         self.zones.push(Slot::Pending(el.clone(), style.positioned()));
+        if self.editing > 0 && tag == "li" {
+            self.text.push_str(&super::extract::list_marker(el));
+        }
         self.walk_children(el, facts, pointer);
         self.flush_heading(heading);
         self.zones.pop();
@@ -437,11 +453,37 @@ impl Walker {
         }
         self.inside.push(name);
         self.zones.push(Slot::Known(zone));
+        let editor = u32::from(facts.editable());
+        self.editing += editor;
         self.walk_children(el, facts, style.pointer());
+        self.editing -= editor;
         self.flush();
         self.zones.pop();
         self.inside.pop();
         Some(())
+    }
+
+    /// Inline formatting inside an editor, read as its mark around the text (`**bold**`),
+    /// the spaces after it kept outside; no mark around nothing (an icon's `<i>`).
+    fn marked(&mut self, el: &Element, facts: NodeFacts, pointer: bool, mark: &str) {
+        let start = self.text.len();
+        self.text.push_str(mark);
+        let opened = self.text.len();
+        self.walk_children(el, facts, pointer);
+        if self.text.get(start..opened) != Some(mark) {
+            // A block inside flushed the line: the mark went with it.
+            return;
+        }
+        let body = self.text.trim_end().len();
+        if body <= opened {
+            let spaces = self.text.split_off(opened);
+            self.text.truncate(start);
+            self.text.push_str(&spaces);
+            return;
+        }
+        let spaces = self.text.split_off(body);
+        self.text.push_str(mark);
+        self.text.push_str(&spaces);
     }
 
     /// An iframe: same-document ones (about:blank, srcdoc) are read inline, since no content
@@ -565,6 +607,16 @@ fn off_screen(el: &Element, style: StyleFacts) -> bool {
     rect.right <= 0.0
         || rect.bottom + scroll_y <= 0.0
         || (rect.width <= 1.0 && rect.height <= 1.0 && style.overflow_hidden())
+}
+
+/// The markdown mark of an inline formatting element inside an editor.
+fn inline_mark(tag: &str) -> Option<&'static str> {
+    match tag {
+        "strong" | "b" => Some("**"),
+        "em" | "i" => Some("_"),
+        "s" | "del" | "strike" => Some("~~"),
+        _ => None,
+    }
 }
 
 /// Whether `text` occurs in the frame's visible text (for bounded waits).

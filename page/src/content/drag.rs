@@ -7,6 +7,8 @@
 use super::act::{label, reachable_point};
 use super::events::{drag_event, mouse_with};
 use crate::action::ActionOutcome;
+use crate::action::reorder::Place;
+use crate::observation::{clean, shorten};
 use wasm_bindgen_futures::JsFuture;
 use web_sys::Element;
 
@@ -14,6 +16,8 @@ use web_sys::Element;
 const STEPS: u32 = 10;
 /// Time between two moves, in ms: about a frame.
 const STEP_MS: i32 = 16;
+/// Frames the dragged element gets to settle into its place after the release.
+const SETTLE_FRAMES: u32 = 30;
 
 /// Resolves after `ms` milliseconds (a timer, which also runs in a background tab).
 pub(super) async fn sleep(ms: i32) {
@@ -69,13 +73,84 @@ pub(super) async fn drag(source: &Element, target: &Element) -> Result<ActionOut
         }
         None => return Err("the drop target is not on the screen".to_owned()),
     }
-    match draggable(&grip, source) {
-        Some(dragged) => html5(&grip, &dragged, target, (from_x, from_y), (to_x, to_y)).await,
+    let before = place_of(source, None);
+    let (from, to) = ((from_x, from_y), (to_x, to_y));
+    // Whether the page took the drop itself (HTML5: it cancelled `dragover` and got `drop`).
+    let html5_drop = |r: Result<ActionOutcome, String>| {
+        let taken = r.is_ok();
+        (r, taken)
+    };
+    let (attempt, taken) = match draggable(&grip, source) {
+        Some(dragged) => html5_drop(html5(&grip, &dragged, target, from, to, false).await),
         None => {
-            pointer_drag(&grip, (from_x, from_y), (to_x, to_y)).await?;
-            Ok(ActionOutcome::with_text("dragged with the pointer and released on the target"))
+            press(&grip, from)?;
+            match draggable(&grip, source) {
+                // A library that arms HTML5 drag and drop on the press (SortableJS sets
+                // `draggable` then): the browser would start a drag as the mouse moves.
+                Some(dragged) => html5_drop(html5(&grip, &dragged, target, from, to, true).await),
+                None => {
+                    pointer_moves(&grip, from, to).await?;
+                    (Ok(ActionOutcome::with_text("dragged with the pointer and released")), false)
+                }
+            }
         }
+    };
+    let Some(before) = before else { return attempt };
+    // The outcome is where the element is now, read back once the list stops moving.
+    let after = settled_place(source, &before).await;
+    let verdict = crate::action::reorder::judge(&before.0, after.as_ref(), taken);
+    match (attempt, verdict) {
+        (Ok(_), Ok(note)) => Ok(ActionOutcome::with_text(note)),
+        (Ok(_), Err(nothing)) => Err(nothing),
+        // The page reordered the list as the pointer went, without taking a drop event.
+        (Err(_), Ok(note)) if after.as_ref() != Some(&before.0) => {
+            Ok(ActionOutcome::with_text(note))
+        }
+        (Err(why), _) => Err(why),
     }
+}
+
+/// Where `el` is among its siblings in drawn order (top to bottom, then left to right), with
+/// its container; `container_id` is 0 when the container is `same` (or when none is given).
+fn place_of(el: &Element, same: Option<&Element>) -> Option<(Place, Element)> {
+    let parent = el.parent_element()?;
+    let children = parent.children();
+    let mut shown: Vec<(f64, f64, Element)> = (0..children.length())
+        .filter_map(|i| children.item(i))
+        .filter_map(|c| {
+            let r = c.get_bounding_client_rect();
+            (r.width() > 0.0 && r.height() > 0.0).then(|| (r.y(), r.x(), c))
+        })
+        .collect();
+    shown.sort_by(|a, b| a.0.total_cmp(&b.0).then(a.1.total_cmp(&b.1)));
+    let position = shown.iter().position(|(_, _, c)| c == el)? + 1;
+    let order = shown
+        .iter()
+        .map(|(_, _, c)| shorten(&clean(&c.text_content().unwrap_or_default()), 40))
+        .collect::<Vec<_>>();
+    let own = super::roles::own_label(&parent);
+    let container = if own.is_empty() { format!("<{}>", parent.local_name()) } else { own };
+    let container_id = u64::from(same.is_some_and(|s| s != &parent));
+    let place = Place { container, container_id, position, count: shown.len(), order };
+    Some((place, parent))
+}
+
+/// The element's place once it stops changing between frames (a list animates into its new
+/// order), or `None` when it left the page.
+async fn settled_place(el: &Element, before: &(Place, Element)) -> Option<Place> {
+    let mut last: Option<Place> = None;
+    for _ in 0..SETTLE_FRAMES {
+        sleep(STEP_MS).await;
+        if !el.is_connected() {
+            return None;
+        }
+        let now = place_of(el, Some(&before.1)).map(|(p, _)| p);
+        if now.is_some() && now == last {
+            return now;
+        }
+        last = now;
+    }
+    last
 }
 
 /// The element HTML5 drag and drop would drag from `grip`: the nearest with `draggable="true"`,
@@ -111,9 +186,12 @@ async fn html5(
     target: &Element,
     from: (f64, f64),
     to: (f64, f64),
+    pressed: bool,
 ) -> Result<ActionOutcome, String> {
-    mouse_with(grip, "pointerdown", from.0, from.1, 1, 1)?;
-    mouse_with(grip, "mousedown", from.0, from.1, 1, 1)?;
+    if !pressed {
+        mouse_with(grip, "pointerdown", from.0, from.1, 1, 1)?;
+        mouse_with(grip, "mousedown", from.0, from.1, 1, 1)?;
+    }
     let data = web_sys::DataTransfer::new().map_err(|e| crate::js::js_message(&e))?;
     if !drag_event(dragged, "dragstart", from.0, from.1, &data)? {
         return Err("the page did not let the drag start".to_owned());
@@ -160,11 +238,22 @@ pub(super) async fn pointer_drag(
     from: (f64, f64),
     to: (f64, f64),
 ) -> Result<(), String> {
+    press(grip, from)?;
+    pointer_moves(grip, from, to).await
+}
+
+/// The pointer arriving over `grip` at `from` and pressing there.
+fn press(grip: &Element, from: (f64, f64)) -> Result<(), String> {
     mouse_with(grip, "pointerover", from.0, from.1, 0, 0)?;
     mouse_with(grip, "pointermove", from.0, from.1, 0, 0)?;
     mouse_with(grip, "mousemove", from.0, from.1, 0, 0)?;
     mouse_with(grip, "pointerdown", from.0, from.1, 1, 1)?;
     mouse_with(grip, "mousedown", from.0, from.1, 1, 1)?;
+    Ok(())
+}
+
+/// After the press: the moves in steps to `to` and the release there.
+async fn pointer_moves(grip: &Element, from: (f64, f64), to: (f64, f64)) -> Result<(), String> {
     let captured = captor(grip);
     let receiver = |x: f64, y: f64| -> Option<Element> {
         captured.clone().or_else(|| hit(grip, x, y)).or_else(|| Some(grip.clone()))

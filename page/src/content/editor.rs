@@ -32,12 +32,17 @@ fn place_selection(el: &HtmlElement, append: bool) {
 
 /// The browser's own insertion; `false` when it is not available.
 fn exec(el: &HtmlElement, text: &str) -> bool {
+    exec_command(el, if text.is_empty() { "delete" } else { "insertText" }, text)
+}
+
+/// Runs the browser's editing `command` (`insertText`, `bold`…) on the selection of `el`'s
+/// document, as the browser's own keys and menus do; `false` when it did nothing.
+pub(super) fn exec_command(el: &web_sys::Element, command: &str, value: &str) -> bool {
     let Some(document) = el.owner_document() else { return false };
-    let command = if text.is_empty() { "delete" } else { "insertText" };
     js_sys::Reflect::get(&document, &"execCommand".into())
         .ok()
         .and_then(|f| f.dyn_into::<js_sys::Function>().ok())
-        .and_then(|f| f.call3(&document, &command.into(), &JsValue::FALSE, &text.into()).ok())
+        .and_then(|f| f.call3(&document, &command.into(), &JsValue::FALSE, &value.into()).ok())
         .and_then(|r| r.as_bool())
         .unwrap_or(false)
 }

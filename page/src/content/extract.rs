@@ -79,6 +79,29 @@ impl Markdown {
         if el.get_attribute("aria-hidden").as_deref() == Some("true") || !visible(el) {
             return;
         }
+        if let Some(editor) = el.dyn_ref::<web_sys::HtmlElement>().filter(|h| {
+            h.is_content_editable()
+                && !h.parent_element().is_some_and(|p| {
+                    p.dyn_ref::<web_sys::HtmlElement>().is_some_and(|p| p.is_content_editable())
+                })
+        }) {
+            // An editor: its text with the formatting it holds, one block a line.
+            self.block();
+            for line in super::passage::formatted(editor).lines() {
+                self.line.push_str(line);
+                self.block();
+            }
+            return;
+        }
+        let mark = match tag.as_str() {
+            "strong" | "b" => Some("**"),
+            "em" | "i" => Some("_"),
+            "s" | "del" | "strike" => Some("~~"),
+            _ => None,
+        };
+        if let Some(mark) = mark {
+            return self.marked(el, mark);
+        }
         match tag.as_str() {
             "h1" | "h2" | "h3" | "h4" | "h5" | "h6" => {
                 self.block();
@@ -90,7 +113,7 @@ impl Markdown {
             }
             "li" => {
                 self.block();
-                self.line.push_str("- ");
+                self.line.push_str(&list_marker(el));
                 self.children(el);
                 self.block();
             }
@@ -126,6 +149,25 @@ impl Markdown {
             }
             _ => self.children(el),
         }
+    }
+
+    /// Inline formatting around an element's text (`**bold**`), its spaces kept outside; a
+    /// mark around blocks (a bold paragraph) is left out rather than split over lines.
+    fn marked(&mut self, el: &Element, mark: &str) {
+        let (start, lines) = (self.line.len(), self.text.len());
+        self.children(el);
+        if self.text.len() != lines {
+            return;
+        }
+        let inner = self.line.split_off(start);
+        let trimmed = inner.trim();
+        if trimmed.is_empty() {
+            self.line.push_str(&inner);
+            return;
+        }
+        let lead = if inner.starts_with(char::is_whitespace) { " " } else { "" };
+        let trail = if inner.ends_with(char::is_whitespace) { " " } else { "" };
+        self.line.push_str(&format!("{lead}{mark}{trimmed}{mark}{trail}"));
     }
 
     /// A form field's current value (what the user or Waymark wrote there), never a secret's:
@@ -192,6 +234,20 @@ impl Markdown {
             }
         }
     }
+}
+
+/// `- ` for an item of a bulleted list, `3. ` for the third of a numbered one.
+pub(super) fn list_marker(li: &Element) -> String {
+    if li.parent_element().is_none_or(|p| p.local_name() != "ol") {
+        return "- ".to_owned();
+    }
+    let mut n = 1;
+    let mut sibling = li.previous_element_sibling();
+    while let Some(s) = sibling {
+        n += usize::from(s.local_name() == "li");
+        sibling = s.previous_element_sibling();
+    }
+    format!("{n}. ")
 }
 
 fn visible(el: &Element) -> bool {

@@ -116,6 +116,7 @@ export function style_facts(el) {
   if (s.visibility !== 'visible') f |= 4;
   if (s.contentVisibility === 'hidden') f |= 8;
   if (s.cursor === 'pointer') f |= 16;
+  else if (s.cursor === 'grab' || s.cursor === 'move') f |= 0x40000;
   const position = s.position;
   if (position === 'absolute' || position === 'fixed') {
     f |= 32;
@@ -534,6 +535,11 @@ impl StyleFacts {
     pub fn scrolls_y(self) -> bool {
         self.0 & 128 != 0
     }
+    /// `cursor: grab` or `move`: a person sees a hand that picks the element up (the items
+    /// of a sortable list, a board's cards).
+    pub fn grab(self) -> bool {
+        self.0 & 0x100 != 0
+    }
 }
 
 /// An element's border box in viewport coordinates.
@@ -616,7 +622,8 @@ enum Colour {
 pub(super) fn of_element(el: &Element) -> ElementStyle {
     let mut out = [0.0; 5];
     let bits = element_facts(el, &mut out);
-    let style = StyleFacts(bits & 0xff);
+    // The grab cursor's bit (0x40000, clear of the paint's) becomes `StyleFacts`' 0x100.
+    let style = StyleFacts((bits & 0xff) | ((bits >> 10) & 0x100));
     if bits & 0x10000 == 0 {
         return ElementStyle { style, paint: None };
     }

@@ -187,7 +187,15 @@ fn default_action(
             Ok(false)
         }
         k if plain && k.chars().count() == 1 => insert(el, k, "insertText"),
-        _ => Ok(false),
+        _ => match crate::action::richtext::format_command(press) {
+            // Chrome formats the selection of an editable region on a real Ctrl+B / I / U.
+            Some(command)
+                if el.dyn_ref::<HtmlElement>().is_some_and(|h| h.is_content_editable()) =>
+            {
+                Ok(super::editor::exec_command(el, command, ""))
+            }
+            _ => Ok(false),
+        },
     }
 }
 

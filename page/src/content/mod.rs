@@ -18,6 +18,7 @@ mod hidden;
 mod history;
 mod keys;
 mod order;
+mod passage;
 mod read;
 mod roles;
 mod scroll;

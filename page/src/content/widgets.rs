@@ -41,6 +41,8 @@ pub(super) struct Signals {
     pub drop: bool,
     /// `draggable="true"`.
     pub draggable: bool,
+    /// A grab (or move) cursor of its own, not only inherited from an element around it.
+    pub grab: bool,
     /// `overflow-y` auto or scroll.
     pub scrolls_y: bool,
 }
@@ -73,7 +75,7 @@ pub(super) fn refine(
     if role.is_some() {
         return role;
     }
-    if s.draggable {
+    if s.draggable || s.grab {
         return Some(DRAGGABLE);
     }
     let overflows = || el.scroll_height() > el.client_height() + MIN_SCROLL_PX;
@@ -94,8 +96,25 @@ pub(super) fn live_signals(el: &Element, pointer: bool) -> Signals {
         tabindex: el.has_attribute("tabindex"),
         drop: facts::takes_drops(el),
         draggable: el.get_attribute("draggable").as_deref() == Some("true"),
+        grab: own_grab(el),
         scrolls_y: matches!(overflow.as_str(), "auto" | "scroll" | "overlay"),
     }
+}
+
+/// Whether the element shows a grab (or move) cursor that its parent does not: the item a
+/// person picks up, not the text inside it.
+pub(super) fn own_grab(el: &Element) -> bool {
+    let Some(window) = web_sys::window() else { return false };
+    let cursor = |e: &Element| {
+        window
+            .get_computed_style(e)
+            .ok()
+            .flatten()
+            .and_then(|s| s.get_property_value("cursor").ok())
+            .unwrap_or_default()
+    };
+    let grabs = |c: String| c == "grab" || c == "move";
+    grabs(cursor(el)) && !el.parent_element().is_some_and(|p| grabs(cursor(&p)))
 }
 
 /// The name of an element of these roles, from what the page gives it rather than from its

@@ -1,7 +1,8 @@
 //! The `libs` suite: tasks on the library zoo ([`crate::libzoo`]), pages built from the
 //! published npm packages of widely used component libraries — react-select, MUI, Headless UI,
-//! Radix, Element Plus (Vue), Shoelace (web components), flatpickr, Tom Select, noUiSlider and
-//! AG Grid. Each page posts what its widgets hold, read through the library's own state, so a
+//! Radix, Element Plus (Vue), Shoelace (web components), flatpickr, Tom Select, noUiSlider,
+//! AG Grid, the rich-text editors Quill and Tiptap (ProseMirror), and the drag-to-reorder
+//! lists of SortableJS and dnd kit. Each page posts what its widgets hold, read through the library's own state, so a
 //! task succeeds only when the widget really changed.
 
 use super::oracle::{Move, Oracle, Script, Step, Target};
@@ -43,6 +44,43 @@ fn shoelace(id: &str, prompt: &str, field: (&str, &str)) -> EvalTask {
 
 fn vanilla(id: &str, prompt: &str, fields: &[(&str, &str)]) -> EvalTask {
     task(id, "/vanilla.html", prompt, "/api/vanilla", fields)
+}
+
+/// The rich-text editors (Quill, Tiptap) and drag-to-reorder lists (SortableJS, dnd kit).
+fn editing_tasks() -> Vec<EvalTask> {
+    let notes = |id: &str, prompt: &str, field: (&str, &str)| {
+        task(id, "/richtext.html", prompt, "/api/richtext", &[field])
+    };
+    let plan = |id: &str, prompt: &str, fields: &[(&str, &str)]| {
+        task(id, "/reorder.html", prompt, "/api/reorder", fields)
+    };
+    vec![
+        notes(
+            "quill-bold",
+            "In the team notes, make “Fix the login bug” bold and save the notes.",
+            ("quill", "<strong>Fix the login bug</strong> before launch."),
+        ),
+        notes(
+            "tiptap-italic",
+            "In the launch plan, make “every beta tester” italic and save the notes.",
+            ("tiptap", "<p>Email <em>every beta tester</em>.</p>"),
+        ),
+        plan(
+            "sortable-list",
+            "Put “Take out the trash” first in the chores and save the plan.",
+            &[("chores", "trash,dishes,laundry,plants")],
+        ),
+        plan(
+            "sortable-board",
+            "Move “Book the tickets” to the Done column and save the plan.",
+            &[("todo", "[hotel]"), ("done", "tickets")],
+        ),
+        plan(
+            "dnd-kit-list",
+            "Put “Coda” first in the playlist and save the plan.",
+            &[("songs", "coda,intro,rain,drive")],
+        ),
+    ]
 }
 
 /// Every task of the suite, in the order they run.
@@ -156,6 +194,9 @@ pub fn tasks() -> Vec<EvalTask> {
             &[("pick", "Osprey 15"), ("sort", "price:asc")],
         ),
     ]
+    .into_iter()
+    .chain(editing_tasks())
+    .collect()
 }
 
 fn click(role: &'static str, name: &str) -> Step {
@@ -183,7 +224,19 @@ fn status(start: &'static str) -> Step {
 
 /// The steps of `id` before the page's own save button.
 fn steps(id: &str) -> Option<Vec<Step>> {
+    let item = |name: &str| Target::AnyOf(&["draggable", "button"], name.to_owned());
     Some(match id {
+        "quill-bold" => vec![
+            Step::SelectText(Target::named("textbox", "Team notes"), "Fix the login bug".into()),
+            Step::Press(Target::named("textbox", "Team notes"), "Control+b".into()),
+        ],
+        "tiptap-italic" => vec![
+            Step::SelectText(Target::named("textbox", "Launch plan"), "every beta tester".into()),
+            click("button", "Italic"),
+        ],
+        "sortable-list" => vec![Step::Drag(item("Take out the trash"), item("Wash the dishes"))],
+        "sortable-board" => vec![Step::Drag(item("Book the tickets"), item("Renew the passport"))],
+        "dnd-kit-list" => vec![Step::Drag(item("Coda"), item("Intro theme"))],
         "react-select" => {
             vec![type_in("combobox", "Delivery city", "Lis"), click("option", "Lisbon")]
         }
@@ -262,6 +315,8 @@ pub fn oracle(id: &str) -> Option<Box<dyn Oracle>> {
         Some("element") => ("Book trip", "Trip booked"),
         Some("sl") => ("Save settings", "Settings saved"),
         Some("flatpickr" | "tom" | "nouislider") => ("Search holidays", "Searching"),
+        Some("quill" | "tiptap") => ("Save notes", "Notes saved"),
+        Some("sortable" | "dnd") => ("Save plan", "Plan saved"),
         _ => ("Save preferences", "Preferences saved"),
     };
     steps.push(click("button", button));

@@ -86,6 +86,8 @@ pub enum Step {
     Check(Target),
     /// Press keys on the target.
     Press(Target, String),
+    /// Select these words inside the target (an editor).
+    SelectText(Target, String),
     /// Put the attached file (by its name) into the target file input.
     Upload(Target, String),
     /// Drag the first target onto the second.
@@ -170,6 +172,8 @@ impl Oracle for Script {
             Step::Select(t, option) => act(t, "select_option", json!({"option": option})),
             Step::Check(t) => act(t, "check", json!({})),
             Step::Press(t, keys) => act(t, "press_keys", json!({"keys": keys})),
+            // The model's tool: `click` with `select` selects words inside the element.
+            Step::SelectText(t, words) => act(t, "click", json!({"select": words})),
             Step::Upload(t, file) => act(t, "upload", json!({"file": file})),
             Step::Drag(from, to) => match to.resolve(seen) {
                 // The model's tool: `click` with `to` drags.

@@ -40,6 +40,17 @@ pub struct TaskResult {
     pub timeline: Vec<String>,
     /// The task's known defect, when it has one.
     pub known_failure: Option<String>,
+    /// A false success: the task's own check failed while its last step reported ok (see
+    /// [`false_success`]).
+    pub false_success: bool,
+}
+
+/// Whether a run is a false success: the task's own check failed, yet the last action the
+/// agent performed reported ok — what Waymark said about the page was not what the page held
+/// (a formatting command that changed nothing, a drag that moved nothing). A run whose last
+/// step failed, or that did nothing at all, told the truth.
+pub fn false_success(success: bool, last_step_ok: Option<bool>) -> bool {
+    !success && last_step_ok == Some(true)
 }
 
 /// What the run was: model, date and settings (one row of BENCHMARKS.md's results).
@@ -81,6 +92,8 @@ pub struct Totals {
     pub task_runs: u32,
     /// Successful task runs.
     pub successes: u32,
+    /// Failed task runs whose last step reported ok ([`false_success`]).
+    pub false_successes: u32,
     /// Mean success rate over runs (0–1).
     pub success_rate: f64,
     /// Standard deviation of the per-run success rate (0 with one run).
@@ -183,12 +196,14 @@ impl Report {
         );
         let _ = writeln!(
             out,
-            "Success rate {:.1} % (sd {:.1} points over {} run(s), range {:.1}–{:.1} %).",
+            "Success rate {:.1} % (sd {:.1} points over {} run(s), range {:.1}–{:.1} %). False \
+             successes (the check failed, the last step said ok): {}.",
             t.success_rate * 100.0,
             t.success_rate_sd * 100.0,
             s.runs,
             t.success_rate_range.0 * 100.0,
-            t.success_rate_range.1 * 100.0
+            t.success_rate_range.1 * 100.0,
+            t.false_successes
         );
         if t.usage.estimated_calls > 0 {
             let _ = writeln!(
@@ -208,10 +223,11 @@ impl Report {
                     .unwrap_or_default();
                 let _ = writeln!(
                     out,
-                    "- {}/{} run {}: {}{known}",
+                    "- {}/{} run {}: {}{}{known}",
                     r.suite,
                     r.task,
                     r.run,
+                    if r.false_success { "FALSE SUCCESS (the last step said ok) — " } else { "" },
                     one_line(r.failure.as_deref().unwrap_or("failed"))
                 );
             }
@@ -242,6 +258,7 @@ fn totals(results: &[TaskResult], runs: u32) -> Totals {
         Totals { task_runs: u32::try_from(results.len()).unwrap_or(u32::MAX), ..Totals::default() };
     for r in results {
         t.successes += u32::from(r.success);
+        t.false_successes += u32::from(r.false_success);
         t.steps += u64::from(r.steps);
         t.usage.calls += r.usage.calls;
         t.usage.input_tokens += r.usage.input_tokens;
@@ -320,7 +337,37 @@ mod tests {
             failure: (!success).then(|| "the answer lacks x".into()),
             timeline: vec![],
             known_failure: None,
+            false_success: false,
         }
+    }
+
+    #[test]
+    fn a_failed_task_whose_last_step_said_ok_is_a_false_success() {
+        assert!(false_success(false, Some(true)));
+        assert!(!false_success(false, Some(false)), "the last step said it failed");
+        assert!(!false_success(false, None), "no step at all");
+        assert!(!false_success(true, Some(true)));
+        let settings = Settings {
+            suites: vec!["widgets".into()],
+            model: "m".into(),
+            base_url: String::new(),
+            role_models: vec![],
+            date: "2026-11-27".into(),
+            runs: 1,
+            max_steps: 15,
+            time_budget_s: 60,
+        };
+        let mut lied = result("bold", 1, false);
+        lied.false_success = true;
+        let report =
+            Report::new(settings, vec![lied, result("ok", 1, true), result("x", 1, false)]);
+        assert_eq!(report.totals.false_successes, 1);
+        let md = report.markdown();
+        assert!(
+            md.contains("False successes (the check failed, the last step said ok): 1."),
+            "{md}"
+        );
+        assert!(md.contains("- sites/bold run 1: FALSE SUCCESS"), "{md}");
     }
 
     #[test]

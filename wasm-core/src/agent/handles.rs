@@ -55,9 +55,9 @@ pub(super) fn misplaced_handle(action: &Action) -> Option<HandleRefusal> {
         Action::SelectOption { option, .. } => (option.as_str(), "an option to choose"),
         Action::Upload { file, .. } => (file.as_str(), "a file name"),
         Action::Find { query } => (query.as_str(), "a search of the page"),
-        Action::ScrollTo { text: Some(text), .. } | Action::Wait { text: Some(text), .. } => {
-            (text.as_str(), "a text to look for")
-        }
+        Action::ScrollTo { text: Some(text), .. }
+        | Action::Wait { text: Some(text), .. }
+        | Action::SelectText { text, .. } => (text.as_str(), "a text to look for"),
         _ => return None,
     };
     if let Some((range, _)) = handle_refs(text).into_iter().next() {

@@ -345,6 +345,25 @@ mod tests {
         );
     }
 
+    /// Every kind of action reads back from both the native tool call and the JSON fallback,
+    /// under its vocabulary name (a new action the parser drops fails here).
+    #[test]
+    fn every_action_parses_in_both_paths() {
+        for example in Action::examples() {
+            let Value::Object(mut args) = serde_json::to_value(&example).expect("ser") else {
+                panic!("object");
+            };
+            args.remove("action");
+            let args = Value::Object(args);
+            let native = parse_actions(&tool(example.name(), &args.to_string()));
+            assert_eq!(native, Ok(vec![example.clone()]), "{}", example.name());
+            let fallback =
+                serde_json::json!({"actions": [{"name": example.name(), "arguments": args}]});
+            let json = parse_actions(&text(&format!("Here: {fallback}")));
+            assert_eq!(json, Ok(vec![example.clone()]), "{}", example.name());
+        }
+    }
+
     #[test]
     fn garbage_is_an_error() {
         assert_eq!(parse_actions(&text("I think I'll click it")), Err(ParseError::NoActions));

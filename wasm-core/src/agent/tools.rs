@@ -54,8 +54,8 @@ fn spec(name: &str) -> (&'static str, Value, Vec<&'static str>) {
     let flag = || json!({"type": "boolean"});
     match name {
         "click" => (
-            "Click ref; double: double-click; to: drag ref onto that ref.",
-            json!({"ref": r(), "double": flag(), "to": r()}),
+            "Click ref; double: double-click; to: drag onto that ref; select: select these words in ref.",
+            json!({"ref": r(), "double": flag(), "to": r(), "select": text()}),
             vec!["ref"],
         ),
         "type" => (
@@ -78,7 +78,7 @@ fn spec(name: &str) -> (&'static str, Value, Vec<&'static str>) {
             json!({"ref": r(), "checked": flag()}),
             vec!["ref"],
         ),
-        "hover" => ("Move the pointer over ref.", json!({"ref": r()}), vec!["ref"]),
+        "hover" => ("Hover over ref.", json!({"ref": r()}), vec!["ref"]),
         "scroll" => (
             "Scroll the page or ref; into_view shows ref or text.",
             json!({"direction": {"enum": ["down", "up", "top", "bottom", "into_view"]}, "ref": r(), "text": text()}),
@@ -90,29 +90,27 @@ fn spec(name: &str) -> (&'static str, Value, Vec<&'static str>) {
             vec!["ref", "file"],
         ),
         "navigate" => (
-            "Load url here, or go back/forward/reload.",
+            "Load url, or go back/forward/reload.",
             json!({"url": text(), "history": {"enum": ["back", "forward", "reload"]}}),
             vec![],
         ),
         "tab" => (
-            "Open url in a new tab; switch to or close tab (no id: this one).",
+            "Open url in a new tab; switch or close tab (no id: this one).",
             json!({"do": {"enum": ["open", "switch", "close"]}, "url": text(), "tab": {"type": "integer"}}),
             vec!["do"],
         ),
         "wait" => (
-            "Wait for text (gone: until it disappears), or until the page settles; seconds ≤15.",
+            "Wait for text (gone: until gone) or the page to settle; seconds ≤15.",
             json!({"text": text(), "gone": flag(), "seconds": {"type": "number"}}),
             vec![],
         ),
         "extract" => ("Page or ref as markdown.", json!({"ref": r()}), vec![]),
-        "find" => (
-            "Find matching elements and text on the whole page.",
-            json!({"query": text()}),
-            vec!["query"],
-        ),
+        "find" => {
+            ("Find elements and text on the whole page.", json!({"query": text()}), vec!["query"])
+        }
         "screenshot" => ("Screenshot the viewport.", json!({}), vec![]),
         _ => (
-            "End the task with the user's answer and success.",
+            "End the task: answer and success.",
             json!({"answer": text(), "success": flag()}),
             vec!["answer", "success"],
         ),
@@ -143,9 +141,20 @@ pub fn to_action_call(
     let folded = match name {
         "click" if args.get("to").is_some_and(|to| !to.is_null()) => {
             args.remove("double");
+            args.remove("select");
             "drag"
         }
-        "click" if take_bool(&mut args, "double")? => "double_click",
+        "click" if args.get("select").is_some_and(|s| !s.is_null()) => {
+            args.remove("double");
+            if let Some(words) = args.remove("select") {
+                args.insert("text".into(), words);
+            }
+            "select_text"
+        }
+        "click" if take_bool(&mut args, "double")? => {
+            args.remove("select");
+            "double_click"
+        }
         "type" => {
             let empty = args.get("text").and_then(Value::as_str).is_some_and(str::is_empty);
             let append = args.get("append").and_then(Value::as_bool).unwrap_or(false);
@@ -254,6 +263,7 @@ mod tests {
             action("type", json!({"ref": 1, "text": "a"})),
             action("type", json!({"ref": 1, "text": ""})),
             action("press_keys", json!({"keys": "Enter"})),
+            action("click", json!({"ref": 1, "select": "second line"})),
             action("select_option", json!({"ref": 1, "option": "x"})),
             action("check", json!({"ref": 1})),
             action("check", json!({"ref": 1, "checked": false})),
@@ -278,7 +288,12 @@ mod tests {
         names.dedup();
         assert_eq!(names, Action::TOOL_NAMES);
         assert_eq!(reached[4], Action::Clear { ref_id: one });
-        assert_eq!(reached[11], Action::ScrollTo { ref_id: None, text: Some("x".into()) });
+        assert_eq!(reached[12], Action::ScrollTo { ref_id: None, text: Some("x".into()) });
+        // The same kinds as the vocabulary's own examples (a new action must be offered).
+        let examples: Vec<usize> = Action::examples().iter().map(Action::ordinal).collect();
+        let mut kinds: Vec<usize> = reached.iter().map(Action::ordinal).collect();
+        kinds.dedup();
+        assert_eq!(kinds, examples);
     }
 
     #[test]

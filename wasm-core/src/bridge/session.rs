@@ -155,6 +155,9 @@ impl ExternalSession {
                 }
                 Action::PressKeys { keys: "Enter".into(), ref_id: Some(ref_id) }
             }
+            BridgeCall::SelectText { ref_id, text } => {
+                Action::SelectText { ref_id: parse_ref(&ref_id)?, text }
+            }
             BridgeCall::Select { ref_id, values } => {
                 let ref_id = parse_ref(&ref_id)?;
                 let mut values = values.into_iter();

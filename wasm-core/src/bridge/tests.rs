@@ -363,3 +363,46 @@ fn a_clients_typing_that_autosaves_is_held_and_released_exactly_through_the_same
     assert_eq!(w.shop.sent.borrow().len(), 0, "the gate read what went out");
     assert!(out.text.contains("done again"), "{}", out.text);
 }
+
+/// The bridge call an external agent makes for each kind of action, or `None` for the kinds the
+/// bridge does not offer (said why); a new action with no line here fails.
+fn bridge_call_for(action: &Action) -> Option<BridgeCall> {
+    let r = || "1".to_owned();
+    match action.name() {
+        "click" => Some(BridgeCall::Click { ref_id: r(), double: false }),
+        "double_click" => Some(BridgeCall::Click { ref_id: r(), double: true }),
+        "hover" => Some(BridgeCall::Hover { ref_id: r() }),
+        "type" => Some(BridgeCall::Type { ref_id: r(), text: "Ada".into(), submit: false }),
+        "press_keys" => Some(BridgeCall::PressKey { key: "Tab".into() }),
+        "select_text" => Some(BridgeCall::SelectText { ref_id: r(), text: "Ada".into() }),
+        "select_option" => Some(BridgeCall::Select { ref_id: r(), values: vec!["x".into()] }),
+        "scroll" => Some(BridgeCall::Scroll { direction: Default::default(), ref_id: None }),
+        "extract" => Some(BridgeCall::Extract { ref_id: None }),
+        "back" => Some(BridgeCall::Back),
+        "wait" => Some(BridgeCall::WaitFor { text: None, seconds: Some(0.0), gone: false }),
+        "screenshot" => Some(BridgeCall::Screenshot),
+        // Reached through calls that fold them (checkboxes through `browser_click` and
+        // `browser_fill_form`, emptying a field through `browser_type` with ""), through
+        // calls that need another page or a file (navigate, tabs, drag, upload), or not
+        // offered to external agents (the scroll to a text, find, done: an external agent
+        // reads snapshots and answers its user itself).
+        "clear" | "check" | "uncheck" | "drag" | "scroll_to" | "upload" | "navigate"
+        | "forward" | "reload" | "open_tab" | "switch_tab" | "close_tab" | "find" | "done" => None,
+        other => panic!("no bridge call reaches the action `{other}`: add one (or say why not)"),
+    }
+}
+
+#[test]
+fn every_offered_page_action_is_reachable_from_a_bridge_call() {
+    for example in Action::examples() {
+        let Some(call) = bridge_call_for(&example) else { continue };
+        if !example.runs_in_page() || example.target_ref().is_none() {
+            continue;
+        }
+        let mut w = World::new(vec![]);
+        w.call(BridgeCall::Snapshot).expect("snapshot");
+        w.call(call).unwrap_or_else(|e| panic!("{}: {e:?}", example.name()));
+        let acts = w.shop.acts.borrow();
+        assert_eq!(acts.last().map(Action::name), Some(example.name()), "{acts:?}");
+    }
+}

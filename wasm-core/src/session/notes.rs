@@ -90,7 +90,7 @@ fn redact_located(located: &Located, cut: &impl Fn(&str) -> String) -> Located {
 fn redact_action(action: &Action, cut: &impl Fn(&str) -> String) -> Action {
     let mut action = action.clone();
     match &mut action {
-        Action::Type { text, .. } => *text = cut(text),
+        Action::Type { text, .. } | Action::SelectText { text, .. } => *text = cut(text),
         Action::PressKeys { keys, .. } => *keys = cut(keys),
         Action::SelectOption { option, .. } => *option = cut(option),
         Action::Upload { file, .. } => *file = cut(file),
@@ -107,7 +107,7 @@ fn redact_action(action: &Action, cut: &impl Fn(&str) -> String) -> Action {
 
 fn action_texts(action: &Action) -> Vec<&str> {
     match action {
-        Action::Type { text, .. } => vec![text],
+        Action::Type { text, .. } | Action::SelectText { text, .. } => vec![text],
         Action::PressKeys { keys, .. } => vec![keys],
         Action::SelectOption { option, .. } => vec![option],
         Action::Upload { file, .. } => vec![file],

@@ -162,6 +162,11 @@ pub enum StepAction {
         #[serde(default, skip_serializing_if = "std::ops::Not::not")]
         append: bool,
     },
+    /// Select words inside an editor (what the next step formats or types over).
+    SelectText {
+        /// The words (may name parameters).
+        text: Template,
+    },
     /// Choose an option.
     SelectOption {
         /// The option's label or value (may name parameters).
@@ -233,6 +238,7 @@ impl StepAction {
             | Self::Uncheck
             | Self::Clear
             | Self::Type { .. }
+            | Self::SelectText { .. }
             | Self::SelectOption { .. } => TargetNeed::Required,
             Self::PressKeys { .. } | Self::Extract => TargetNeed::Optional,
             _ => TargetNeed::None,
@@ -249,6 +255,7 @@ impl StepAction {
             Self::Uncheck => "uncheck",
             Self::Clear => "clear",
             Self::Type { .. } => "type",
+            Self::SelectText { .. } => "select_text",
             Self::SelectOption { .. } => "select_option",
             Self::PressKeys { .. } => "press_keys",
             Self::Navigate { .. } => "navigate",
@@ -266,7 +273,7 @@ impl StepAction {
     /// Every text of the action that may name parameters.
     pub fn templates(&self) -> Vec<&Template> {
         match self {
-            Self::Type { text, .. } => vec![text],
+            Self::Type { text, .. } | Self::SelectText { text } => vec![text],
             Self::SelectOption { option } => vec![option],
             Self::Navigate { url } | Self::OpenTab { url } => vec![url],
             Self::Wait { text: Some(text), .. } => vec![text],
@@ -277,7 +284,7 @@ impl StepAction {
     /// Every text of the action that may name parameters, mutably.
     pub fn templates_mut(&mut self) -> Vec<&mut Template> {
         match self {
-            Self::Type { text, .. } => vec![text],
+            Self::Type { text, .. } | Self::SelectText { text } => vec![text],
             Self::SelectOption { option } => vec![option],
             Self::Navigate { url } | Self::OpenTab { url } => vec![url],
             Self::Wait { text: Some(text), .. } => vec![text],
@@ -304,6 +311,9 @@ impl StepAction {
             Self::Clear => Action::Clear { ref_id: on()? },
             Self::Type { text, append } => {
                 Action::Type { ref_id: on()?, text: text.fill(values), append: *append }
+            }
+            Self::SelectText { text } => {
+                Action::SelectText { ref_id: on()?, text: text.fill(values) }
             }
             Self::SelectOption { option } => {
                 Action::SelectOption { ref_id: on()?, option: option.fill(values) }
@@ -337,6 +347,9 @@ impl StepAction {
             Action::Clear { .. } => Self::Clear,
             Action::Type { text, append, .. } => {
                 Self::Type { text: Template::literal(text.clone()), append: *append }
+            }
+            Action::SelectText { text, .. } => {
+                Self::SelectText { text: Template::literal(text.clone()) }
             }
             Action::SelectOption { option, .. } => {
                 Self::SelectOption { option: Template::literal(option.clone()) }
@@ -377,6 +390,7 @@ impl StepAction {
         !matches!(
             self,
             Self::Hover
+                | Self::SelectText { .. }
                 | Self::Extract
                 | Self::Navigate { .. }
                 | Self::OpenTab { .. }
@@ -414,6 +428,7 @@ impl WorkflowStep {
             StepAction::Type { text, append: true } => {
                 format!("Append “{}” to {on}", text.as_str())
             }
+            StepAction::SelectText { text } => format!("Select “{}” in {on}", text.as_str()),
             StepAction::SelectOption { option } => format!("Choose “{}” in {on}", option.as_str()),
             StepAction::PressKeys { keys } if target.is_some() => format!("Press {keys} on {on}"),
             StepAction::PressKeys { keys } => format!("Press {keys}"),

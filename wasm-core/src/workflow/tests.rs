@@ -444,3 +444,31 @@ fn the_store_lists_renames_duplicates_deletes_and_loses_nothing_when_full() {
     assert!(matches!(block_on(store.load("wf2")), Err(WorkflowError::NotFound(_))));
     assert_eq!(block_on(store.list()).expect("list").len(), 2);
 }
+
+/// Every kind of action either becomes a step that replays as the same kind, or is one a
+/// workflow says it does not keep (a new action forgotten here fails).
+#[test]
+fn every_action_kind_is_kept_or_declined_by_workflows() {
+    let values = std::collections::BTreeMap::new();
+    for example in Action::examples() {
+        match StepAction::from_action(&example) {
+            Some(Ok(step)) => {
+                assert_eq!(step.tool(), example.name());
+                let target = example.target_ref();
+                let again = step.to_action(target, Some(3), &values).expect("replays");
+                assert_eq!(again.name(), example.name());
+                if example.target_ref().is_some() {
+                    assert_ne!(step.target_need(), TargetNeed::None, "{}", example.name());
+                }
+            }
+            Some(Err(why)) => assert!(!why.to_string().is_empty()),
+            None => assert!(
+                matches!(example.name(), "scroll" | "scroll_to" | "find" | "screenshot" | "done"),
+                "{} is dropped from recordings without a reason",
+                example.name()
+            ),
+        }
+    }
+    let select = StepAction::SelectText { text: Template::literal("second line") };
+    assert!(!select.changes_state());
+}
