@@ -363,3 +363,52 @@ fn a_clients_typing_that_autosaves_is_held_and_released_exactly_through_the_same
     assert_eq!(w.shop.sent.borrow().len(), 0, "the gate read what went out");
     assert!(out.text.contains("done again"), "{}", out.text);
 }
+
+#[test]
+fn the_client_reads_secrets_as_handles_and_types_one_only_where_it_may_go() {
+    let mut w = World::new(vec![]);
+    let snap = w.call(BridgeCall::Snapshot).expect("snapshot").text;
+    assert!(!snap.contains("8f3k2j5h"), "no part of the key: {snap}");
+    let handle = "⟨secret:1 api key from shop.example⟩";
+    assert!(snap.contains(handle), "{snap}");
+    let extract = w.call(BridgeCall::Extract { ref_id: None }).expect("extract").text;
+    assert!(!extract.contains("8f3k2j5h"), "{extract}");
+
+    // Typed into the private Name field of the key's own site: the page gets the key, the
+    // client and the timeline the handle.
+    let typed = w
+        .call(BridgeCall::Type { ref_id: "1".into(), text: handle.into(), submit: false })
+        .expect("typed")
+        .text;
+    assert!(!typed.contains("8f3k2j5h") && typed.contains("⟨secret:1"), "{typed}");
+    assert!(
+        matches!(w.shop.acts.borrow().last(), Some(Action::Type { text, .. }) if text == KEY),
+        "{:?}",
+        w.shop.acts.borrow()
+    );
+    let shown: Vec<String> = w
+        .timeline
+        .0
+        .borrow()
+        .iter()
+        .filter_map(|e| match e {
+            TaskEvent::Acted(r) => Some(r.description.clone()),
+            _ => None,
+        })
+        .collect();
+    assert!(shown.iter().all(|d| !d.contains("8f3k2j5h")), "{shown:?}");
+
+    // Into an address: refused, nothing done.
+    let before = w.shop.acts.borrow().len();
+    let err = w
+        .call(BridgeCall::Navigate { url: format!("https://other.example/?k={handle}") })
+        .expect_err("refused");
+    assert_eq!(err.kind, BridgeFailureKind::Refused, "{err:?}");
+    assert!(err.message.contains("never put into an address"), "{}", err.message);
+    assert_eq!(w.shop.acts.borrow().len(), before);
+    // A handle this client was never shown.
+    let err = w
+        .call(BridgeCall::Type { ref_id: "1".into(), text: "⟨secret:9⟩".into(), submit: false })
+        .expect_err("unknown");
+    assert_eq!(err.kind, BridgeFailureKind::Refused, "{err:?}");
+}
