@@ -149,7 +149,18 @@ pub fn check_build(extension: &Path, host: &Path, needs: Needs) -> Result<PathBu
     if !host.is_file() {
         bail!("the native host is not built (no {})", host.display());
     }
-    if needs == Needs::TestHooks && !has_test_hooks(extension) {
+    let marker = read_marker(extension);
+    let root = extension.parent().unwrap_or(extension);
+    let now = waymark_buildstamp::source_hash(root)?;
+    if marker.as_ref().and_then(|m| m.source_hash.as_deref()) != Some(now.as_str()) {
+        bail!(
+            "the extension in {} was built from other sources than the tree beside it (a stale \
+             build: {} holds no source hash, or not this tree's {now})",
+            extension.display(),
+            extension.join("pkg").join(BUILD_MARKER).display()
+        );
+    }
+    if needs == Needs::TestHooks && !marker.is_some_and(|m| m.test_hooks) {
         bail!(
             "the extension in {} was built without the test hooks this test drives it through \
              (`cargo xtask build` and `run` leave them out; {} says so)",
@@ -160,18 +171,20 @@ pub fn check_build(extension: &Path, host: &Path, needs: Needs) -> Result<PathBu
     Ok(extension.to_path_buf())
 }
 
-/// The build marker `cargo xtask build` writes (`xtask/src/build.rs`): which flavour is built.
+/// The build marker `cargo xtask build` writes (`xtask/src/build.rs`): which flavour is built,
+/// from which sources.
 #[derive(serde::Deserialize)]
 struct BuildMarker {
     test_hooks: bool,
+    /// [`waymark_buildstamp::source_hash`] of the tree the build was made from.
+    #[serde(default)]
+    source_hash: Option<String>,
 }
 
-/// Whether the build marker says the service worker has the `test-hooks` feature.
-fn has_test_hooks(extension: &Path) -> bool {
-    let Ok(text) = std::fs::read_to_string(extension.join("pkg").join(BUILD_MARKER)) else {
-        return false;
-    };
-    serde_json::from_str::<BuildMarker>(&text).is_ok_and(|marker| marker.test_hooks)
+/// The build marker, `None` when there is none or it cannot be read (an old build).
+fn read_marker(extension: &Path) -> Option<BuildMarker> {
+    let text = std::fs::read_to_string(extension.join("pkg").join(BUILD_MARKER)).ok()?;
+    serde_json::from_str(&text).ok()
 }
 
 #[cfg(test)]
@@ -187,9 +200,9 @@ mod tests {
     }
 
     #[test]
-    fn a_build_without_the_marker_has_no_test_hooks() {
+    fn a_build_needs_a_marker_with_this_trees_hash_and_the_hooks_the_test_drives() {
         let dir = tempfile::tempdir().expect("dir");
-        let ext = dir.path();
+        let ext = &dir.path().join("extension");
         for f in [
             "pkg/waymark_worker_bg.wasm",
             "pkg-content/waymark_content_bg.wasm",
@@ -200,17 +213,32 @@ mod tests {
             std::fs::create_dir_all(path.parent().expect("parent")).expect("mkdir");
             std::fs::write(&path, "").expect("write");
         }
+        std::fs::write(ext.join("sw.js"), "// source").expect("source");
         let host = ext.join("host");
         assert!(check_build(ext, &host, Needs::Extension).is_err(), "no host");
         std::fs::write(&host, "").expect("host");
-        assert!(check_build(ext, &host, Needs::Extension).is_ok());
-        let e = check_build(ext, &host, Needs::TestHooks).expect_err("no marker");
-        assert!(format!("{e}").contains("without the test hooks"), "{e}");
-        std::fs::write(ext.join("pkg").join(BUILD_MARKER), r#"{"test_hooks": false}"#)
+        let marker = |hooks: bool, hash: &str| {
+            std::fs::write(
+                ext.join("pkg").join(BUILD_MARKER),
+                format!(r#"{{"test_hooks": {hooks}, "source_hash": "{hash}"}}"#),
+            )
             .expect("marker");
-        assert!(check_build(ext, &host, Needs::TestHooks).is_err());
+        };
+        let e = check_build(ext, &host, Needs::Extension).expect_err("no marker");
+        assert!(format!("{e}").contains("stale"), "{e}");
         std::fs::write(ext.join("pkg").join(BUILD_MARKER), r#"{"test_hooks": true}"#)
             .expect("marker");
+        assert!(check_build(ext, &host, Needs::Extension).is_err(), "a marker without a hash");
+        // The host binary and the build outputs are not sources; `sw.js` is.
+        let hash = waymark_buildstamp::source_hash(dir.path()).expect("hash");
+        marker(false, &hash);
+        assert!(check_build(ext, &host, Needs::Extension).is_ok());
+        let e = check_build(ext, &host, Needs::TestHooks).expect_err("no hooks");
+        assert!(format!("{e}").contains("without the test hooks"), "{e}");
+        marker(true, &hash);
         assert!(check_build(ext, &host, Needs::TestHooks).is_ok());
+        std::fs::write(ext.join("sw.js"), "// edited after the build").expect("edit");
+        let e = check_build(ext, &host, Needs::TestHooks).expect_err("stale");
+        assert!(format!("{e}").contains("stale"), "{e}");
     }
 }

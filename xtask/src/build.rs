@@ -65,8 +65,9 @@ pub fn test_zip() -> PathBuf {
 pub fn extension(test_hooks: bool) -> Result<PathBuf> {
     let start = Instant::now();
     let extension_dir = util::root().join("extension");
+    let source_hash = waymark_buildstamp::source_hash(&util::root())?;
     let web = wasm_web(&extension_dir, test_hooks)?;
-    write_marker(&extension_dir, test_hooks)?;
+    write_marker(&extension_dir, test_hooks, &source_hash)?;
     let content = wasm_content(&extension_dir, test_hooks)?;
     let js = wasm2js(&extension_dir)?;
     let panel = crate::panel::bundle(&extension_dir, crate::panel::SourceMap::Linked)?;
@@ -82,11 +83,16 @@ pub fn extension(test_hooks: bool) -> Result<PathBuf> {
 }
 
 /// Writes [`MARKER`] (read by `tests/tests/common/mod.rs`).
-fn write_marker(extension_dir: &Path, test_hooks: bool) -> Result<()> {
+/// The source hash is the one of the tree when the build started: an edit made while it runs
+/// leaves a marker the tests refuse.
+fn write_marker(extension_dir: &Path, test_hooks: bool, source_hash: &str) -> Result<()> {
     let path = extension_dir.join("pkg").join(MARKER);
-    // A profile name is a plain identifier, so its Debug form is its JSON string.
-    let text =
-        format!("{{\"test_hooks\": {test_hooks}, \"wasm_profile\": {:?}}}\n", wasm_profile());
+    let text = serde_json::json!({
+        "test_hooks": test_hooks,
+        "wasm_profile": wasm_profile(),
+        "source_hash": source_hash,
+    })
+    .to_string();
     std::fs::write(&path, text).with_context(|| format!("writing {}", path.display()))
 }
 

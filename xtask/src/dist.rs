@@ -2,8 +2,9 @@
 //!
 //! * `waymark-extension-<version>.zip`: store-ready (no test hooks, no source maps unless
 //!   `--sourcemaps`, the manifest without the development `key`, no unbundled panel sources);
-//! * one host binary per [`HOST_TARGETS`] entry built here (Linux x86_64 and aarch64, Windows
-//!   x86_64), the others (macOS) type-checked with `cargo check --target`; CI builds them on
+//! * one host binary per [`HOST_TARGETS`] entry built here (Linux x86_64 and aarch64 as static
+//!   musl binaries, checked to load no shared library; Windows x86_64), the others (macOS)
+//!   type-checked with `cargo check --target`; CI builds them on
 //!   their own runners (`.github/workflows/release.yml`);
 //! * `<artifact>.sha256` beside each file and one `SHA256SUMS` (the `sha256sum -c` format);
 //! * a size report, printed and written to `dist/SIZES.txt`.
@@ -171,10 +172,17 @@ fn host(target: &HostTarget, out: &Path) -> Result<PathBuf> {
     if let Some((_, gcc)) = target.cross {
         let var = target.triple.to_uppercase().replace('-', "_");
         cmd.env(format!("CARGO_TARGET_{var}_LINKER"), gcc);
+        cmd.env(format!("CC_{}", target.triple.replace('-', "_")), gcc);
+    }
+    if let Some(cc) = target.c_compiler {
+        cmd.env(format!("CC_{}", target.triple.replace('-', "_")), cc);
     }
     run(&mut cmd)?;
     let exe = if target.triple.contains("windows") { "waymark-host.exe" } else { "waymark-host" };
     let built = util::target_dir().join(target.triple).join(HOST_PROFILE).join(exe);
+    if target.static_binary {
+        crate::elf::require_static(&built)?;
+    }
     let dest = out.join(target.artifact);
     std::fs::copy(&built, &dest)
         .with_context(|| format!("copying {} to {}", built.display(), dest.display()))?;

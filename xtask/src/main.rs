@@ -29,6 +29,7 @@ mod bench_sessions;
 mod build;
 mod demo_server;
 mod dist;
+mod elf;
 mod eval;
 mod fuzz;
 mod panel;

@@ -132,41 +132,57 @@ pub struct HostTarget {
     /// C cross compiler (Debian package, binary) a build needs: `ring` compiles C and the
     /// linker must match the target.
     pub cross: Option<(&'static str, &'static str)>,
+    /// The C compiler for `ring` when the target needs one named but not a cross linker (the
+    /// native musl build: the system gcc compiles ring's freestanding C; Rust links musl in).
+    pub c_compiler: Option<&'static str>,
+    /// A fully static binary (no `PT_INTERP`, no `DT_NEEDED`), checked after the build.
+    pub static_binary: bool,
 }
 
 /// Every host the releases ship. Linux and Windows are built on this Debian machine (Windows
 /// with mingw-w64, Linux aarch64 with Debian's cross gcc); macOS needs Apple's SDK, so here it
-/// is only checked.
+/// is only checked. Linux hosts are static musl binaries: they need no glibc at all, so they
+/// start on any distribution whose kernel Rust supports (3.2 or newer), whatever its libc.
 pub const HOST_TARGETS: &[HostTarget] = &[
     HostTarget {
-        triple: "x86_64-unknown-linux-gnu",
+        triple: "x86_64-unknown-linux-musl",
         artifact: "waymark-host-linux-x86_64",
         build_here: true,
         cross: None,
+        c_compiler: Some("gcc"),
+        static_binary: true,
     },
     HostTarget {
-        triple: "aarch64-unknown-linux-gnu",
+        triple: "aarch64-unknown-linux-musl",
         artifact: "waymark-host-linux-aarch64",
         build_here: true,
         cross: Some(("gcc-aarch64-linux-gnu", "aarch64-linux-gnu-gcc")),
+        c_compiler: None,
+        static_binary: true,
     },
     HostTarget {
         triple: "x86_64-pc-windows-gnu",
         artifact: "waymark-host-windows-x86_64.exe",
         build_here: true,
         cross: Some(("gcc-mingw-w64-x86-64", "x86_64-w64-mingw32-gcc")),
+        c_compiler: None,
+        static_binary: false,
     },
     HostTarget {
         triple: "x86_64-apple-darwin",
         artifact: "waymark-host-macos-x86_64",
         build_here: false,
         cross: None,
+        c_compiler: None,
+        static_binary: false,
     },
     HostTarget {
         triple: "aarch64-apple-darwin",
         artifact: "waymark-host-macos-arm64",
         build_here: false,
         cross: None,
+        c_compiler: None,
+        static_binary: false,
     },
 ];
 
