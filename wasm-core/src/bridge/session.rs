@@ -154,6 +154,26 @@ impl ExternalSession {
             BridgeCall::Ping => return Ok(text("pong")),
             BridgeCall::ListTabs => return self.list_tabs(browser).await,
             BridgeCall::Snapshot => return self.snapshot(browser, env).await,
+            BridgeCall::Resize { width, height } => {
+                let tab = self.tab(browser).await?;
+                return super::inspect::resize(browser, tab, width, height).await;
+            }
+            BridgeCall::NetworkRequests { include_static } => {
+                let tab = self.tab(browser).await?;
+                let tabs = browser.tabs().await.map_err(|e| page_failure(&e))?;
+                let page_url =
+                    tabs.into_iter().find(|t| t.id == tab).map(|t| t.url).unwrap_or_default();
+                let nonce = format!("{:016x}", env.random_u64());
+                return super::inspect::network_requests(
+                    browser,
+                    tab,
+                    &page_url,
+                    &mut self.ctx.taint,
+                    &nonce,
+                    include_static,
+                )
+                .await;
+            }
             BridgeCall::RunTask { .. } => {
                 // The worker runs it (it needs the model, the journal and the session).
                 return Err(fail(Kind::Unsupported, "a task is run by the worker, not a call"));

@@ -14,6 +14,7 @@ use std::cell::RefCell;
 use std::collections::{BTreeMap, VecDeque};
 use std::rc::Rc;
 
+mod inspect;
 mod task;
 
 /// An API key the shop's page shows.
@@ -27,6 +28,10 @@ struct Shop {
     sends: RefCell<VecDeque<Vec<BlockedRequest>>>,
     blocked: RefCell<Vec<BlockedRequest>>,
     sent: RefCell<Vec<BlockedRequest>>,
+    /// What the tab requested since its page loaded (`network_requests`).
+    requests: RefCell<Vec<SeenRequest>>,
+    /// The window's size after each resize.
+    window: RefCell<Vec<(u32, u32)>>,
 }
 
 struct ShopPage(Rc<Shop>);
@@ -141,6 +146,17 @@ impl Browser for FakeBrowser {
 
     fn tab_of(&self, _page: &ShopPage) -> i32 {
         7
+    }
+
+    async fn resize(&self, _tab: i32, width: u32, height: u32) -> Result<(u32, u32), PageError> {
+        // The screen of this fake is 1920×1080: a window gets no larger.
+        let got = (width.min(1920), height.min(1080));
+        self.0.window.borrow_mut().push(got);
+        Ok(got)
+    }
+
+    async fn requests(&self, _tab: i32) -> Result<Vec<SeenRequest>, PageError> {
+        Ok(self.0.requests.borrow().clone())
     }
 }
 
