@@ -442,6 +442,15 @@ struct WindowOf {
     window_id: i32,
 }
 
+/// What `chrome.windows.update` is asked to set (a struct: a plain object in JS, where a map
+/// would become a `Map` Chrome ignores).
+#[derive(serde::Serialize)]
+struct WindowBounds {
+    state: &'static str,
+    width: u32,
+    height: u32,
+}
+
 /// A window's size (`chrome.windows.update`'s answer).
 #[derive(serde::Deserialize)]
 struct WindowSize {
@@ -493,10 +502,9 @@ impl Browser for Tabs {
         let window: WindowOf = serde_wasm_bindgen::from_value(got)
             .map_err(|e| PageError::BadReply(format!("the tab's window: {e}")))?;
         // A maximised or full-screen window keeps its size: it is made normal first.
-        let props = serde_wasm_bindgen::to_value(&serde_json::json!({
-            "state": "normal", "width": width, "height": height,
-        }))
-        .map_err(|e| PageError::BadReply(e.to_string()))?;
+        let bounds = WindowBounds { state: "normal", width, height };
+        let props = serde_wasm_bindgen::to_value(&bounds)
+            .map_err(|e| PageError::BadReply(e.to_string()))?;
         let updated =
             JsFuture::from(chrome::windows_update(window.window_id, &props).map_err(browser)?)
                 .await
