@@ -14,6 +14,8 @@ import init, {
   sw_panel_disconnected,
   sw_request_error,
   sw_request_started,
+  sw_request_completed,
+  sw_tab_removed,
 } from './pkg/waymark_worker.js';
 
 let ready = init().then(() => sw_start());
@@ -90,6 +92,13 @@ chrome.webRequest.onBeforeRequest.addListener(
   { urls: ['<all_urls>'] },
   ['requestBody'],
 );
+
+// Requests that got an answer, and closed tabs: the log external agents read (in memory).
+chrome.webRequest.onCompleted.addListener(
+  (details) => call(() => sw_request_completed(details)),
+  { urls: ['<all_urls>'] },
+);
+chrome.tabs.onRemoved.addListener((tabId) => call(() => sw_tab_removed(tabId)));
 
 chrome.runtime.onInstalled.addListener(() => {
   chrome.sidePanel.setPanelBehavior({ openPanelOnActionClick: true }).catch(() => {});

@@ -143,6 +143,21 @@ pub enum BridgeCall {
         #[serde(default, skip_serializing_if = "std::ops::Not::not")]
         gone: bool,
     },
+    /// Resize the window of the agent's tab (Playwright MCP's `browser_resize`): the page
+    /// lays itself out for the new size. Changes nothing on any site.
+    Resize {
+        /// Window width in CSS pixels.
+        width: u32,
+        /// Window height in CSS pixels.
+        height: u32,
+    },
+    /// The requests the agent's tab made since its page loaded (method, address, status),
+    /// read-only page data like a snapshot.
+    NetworkRequests {
+        /// Also list images, fonts, style sheets, scripts and media (left out by default).
+        #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+        include_static: bool,
+    },
     /// Run a whole task with Waymark's own agent in the agent's tab, as the user's own tasks
     /// run (same model, policy and cards); the answer carries a [`BridgeTaskReport`].
     RunTask {
@@ -187,6 +202,8 @@ impl BridgeCall {
             Self::Extract { .. } => "extract",
             Self::Screenshot => "screenshot",
             Self::WaitFor { .. } => "wait_for",
+            Self::Resize { .. } => "resize",
+            Self::NetworkRequests { .. } => "network_requests",
             Self::RunTask { .. } => "run_task",
             Self::RunWorkflow { .. } => "run_workflow",
         }

@@ -198,6 +198,10 @@ extern "C" {
     #[wasm_bindgen(js_namespace = ["chrome", "tabs"], js_name = update, catch)]
     pub fn tabs_update(tab_id: i32, props: &JsValue) -> Result<js_sys::Promise, JsValue>;
 
+    /// `chrome.windows.update(id, props)`: `browser_resize` sets a window's size.
+    #[wasm_bindgen(js_namespace = ["chrome", "windows"], js_name = update, catch)]
+    pub fn windows_update(window_id: i32, props: &JsValue) -> Result<js_sys::Promise, JsValue>;
+
     /// `chrome.tabs.create(props)`.
     #[wasm_bindgen(js_namespace = ["chrome", "tabs"], js_name = create, catch)]
     pub fn tabs_create(props: &JsValue) -> Result<js_sys::Promise, JsValue>;

@@ -18,6 +18,8 @@ mod inject;
 #[cfg(target_arch = "wasm32")]
 pub(crate) mod netguard;
 #[cfg(target_arch = "wasm32")]
+mod request_log;
+#[cfg(target_arch = "wasm32")]
 mod tab;
 #[cfg(target_arch = "wasm32")]
 pub(crate) mod upload;

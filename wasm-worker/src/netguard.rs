@@ -382,6 +382,7 @@ struct RequestStart {
 /// requests its declarativeNetRequest rules block here too, before their error.
 #[wasm_bindgen]
 pub fn sw_request_started(details: JsValue) {
+    crate::request_log::started(&details);
     let Ok(start) = serde_wasm_bindgen::from_value::<RequestStart>(details.clone()) else {
         return;
     };
@@ -454,6 +455,7 @@ struct RequestError {
 /// for the page that caused it; every other failure is none of Waymark's business.
 #[wasm_bindgen]
 pub fn sw_request_error(details: JsValue) {
+    crate::request_log::ended(&details);
     let mut error = match serde_wasm_bindgen::from_value::<RequestError>(details) {
         Ok(error) => error,
         Err(e) => {

@@ -264,6 +264,23 @@ pub struct WaitArgs {
     pub time: Option<f64>,
 }
 
+/// Arguments of `browser_resize`.
+#[derive(Debug, Deserialize, schemars::JsonSchema)]
+pub struct ResizeArgs {
+    /// Window width in pixels (320–7680).
+    pub width: u32,
+    /// Window height in pixels (200–4320).
+    pub height: u32,
+}
+
+/// Arguments of `browser_network_requests`.
+#[derive(Debug, Default, Deserialize, schemars::JsonSchema)]
+pub struct RequestsArgs {
+    /// Also list images, fonts, style sheets, scripts and media.
+    #[serde(default, rename = "includeStatic")]
+    pub include_static: bool,
+}
+
 /// Arguments of `waymark_run_task`.
 #[derive(Debug, Deserialize, schemars::JsonSchema)]
 pub struct TaskArgs {
@@ -614,6 +631,28 @@ impl SessionsServer {
             (None, None) => (None, false),
         };
         Ok(self.browser(&context, BridgeCall::WaitFor { text, seconds: time, gone }).await)
+    }
+
+    #[tool(description = "Resize the browser window of the current tab to `width`×`height` \
+                          pixels (the page lays itself out again; take a new snapshot).")]
+    async fn browser_resize(
+        &self,
+        context: RequestContext<RoleServer>,
+        Parameters(ResizeArgs { width, height }): Parameters<ResizeArgs>,
+    ) -> Result<CallToolResult, ErrorData> {
+        Ok(self.browser(&context, BridgeCall::Resize { width, height }).await)
+    }
+
+    #[tool(description = "The requests the current tab made since its page loaded: method, \
+                          status and address, the latest 200 (images, fonts, style sheets, \
+                          scripts and media only with `includeStatic`); fenced and untrusted \
+                          like a snapshot.")]
+    async fn browser_network_requests(
+        &self,
+        context: RequestContext<RoleServer>,
+        Parameters(RequestsArgs { include_static }): Parameters<RequestsArgs>,
+    ) -> Result<CallToolResult, ErrorData> {
+        Ok(self.browser(&context, BridgeCall::NetworkRequests { include_static }).await)
     }
 
     #[tool(description = "Have Waymark's own browser agent do a whole task, starting in the \

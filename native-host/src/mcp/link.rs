@@ -61,7 +61,8 @@ struct State {
     disconnected: bool,
 }
 
-/// Calls that change nothing: sent again on a new connection after a lost answer.
+/// Calls that change nothing on a site (a resize only sets the window's size again): sent
+/// again on a new connection after a lost answer.
 fn read_only(call: &BridgeCall) -> bool {
     matches!(
         call,
@@ -71,6 +72,8 @@ fn read_only(call: &BridgeCall) -> bool {
             | BridgeCall::Extract { .. }
             | BridgeCall::Screenshot
             | BridgeCall::WaitFor { .. }
+            | BridgeCall::NetworkRequests { .. }
+            | BridgeCall::Resize { .. }
     )
 }
 

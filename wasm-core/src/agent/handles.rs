@@ -48,7 +48,7 @@ pub(super) fn conceal_messages(
 
 /// The handle written in an argument of `action` that is no typing into a field, if any: a
 /// secret never goes into an address, an option, keys, a search or an upload.
-pub(super) fn misplaced_handle(action: &Action) -> Option<HandleRefusal> {
+pub fn misplaced_handle(action: &Action) -> Option<HandleRefusal> {
     let (text, what) = match action {
         Action::Navigate { url } | Action::OpenTab { url } => (url.as_str(), "an address"),
         Action::PressKeys { keys, .. } => (keys.as_str(), "key presses"),
@@ -72,45 +72,58 @@ pub(super) fn misplaced_handle(action: &Action) -> Option<HandleRefusal> {
 }
 
 impl<L: Llm, P: Page, E: Env, V: TaskEvents, O: Operator, J: Journal> Agent<'_, L, P, E, V, O, J> {
-    /// The action to perform for `action` as the model wrote it: `Ok(None)` when it holds no
-    /// handle, `Ok(Some(real))` for a typing whose handles became their values (the field's
-    /// live facts decide), `Err` with the refusal told to the model otherwise.
+    /// The action to perform for `action` as the model wrote it (see [`reveal_handles`]); the
+    /// time spent asking the page counts as page time.
     pub(super) async fn reveal_handles(
         &self,
         ctx: &mut TaskContext,
         action: &Action,
     ) -> Result<Option<Action>, ActionOutcome> {
-        let refuse = |r: HandleRefusal| ActionOutcome::refused(Refuser::Policy, r.to_string());
-        let Action::Type { ref_id, text, append } = action else {
-            return misplaced_handle(action).map_or(Ok(None), |r| Err(refuse(r)));
-        };
-        if !has_handle(text) {
-            return Ok(None);
-        }
         let started = self.env.precise_ms();
-        let described = self.page.describe(Some(*ref_id)).await;
-        ctx.overhead_page_ms += self.env.precise_ms() - started;
-        let facts = described.map_err(|e| {
-            ActionOutcome::failed(format!(
-                "the field could not be checked before typing a secret into it ({e}); observe \
-                 again"
-            ))
-        })?;
-        let destination = match &facts.origin {
-            DocumentOrigin::Web(origin) => Some(origin.clone()),
-            DocumentOrigin::Unknown => origin_of(&facts.page_url),
-            DocumentOrigin::Opaque => None,
-        };
-        let Some(destination) = destination else {
-            return Err(ActionOutcome::refused(
-                Refuser::Policy,
-                "refused: a secret is never typed into a document without a web origin (a \
-                 sandboxed frame)",
-            ));
-        };
-        let real = ctx.taint.reveal(text, &destination, &audience(&facts)).map_err(refuse)?;
-        Ok(Some(Action::Type { ref_id: *ref_id, text: real, append: *append }))
+        let revealed = reveal_handles(self.page, &ctx.taint, action).await;
+        if matches!(action, Action::Type { text, .. } if has_handle(text)) {
+            ctx.overhead_page_ms += self.env.precise_ms() - started;
+        }
+        revealed
     }
+}
+
+/// The action to perform for `action` as a model wrote it — the loop's navigator or an
+/// external agent (an MCP client), one rule for both: `Ok(None)` when it holds no handle,
+/// `Ok(Some(real))` for a typing whose handles became their values (the field's live facts
+/// decide: its document origin must be one the value may go to, and no one else may read
+/// it), `Err` with the refusal to tell the model otherwise (a handle anywhere but in a typing).
+pub async fn reveal_handles<P: Page>(
+    page: &P,
+    taint: &TaintLedger,
+    action: &Action,
+) -> Result<Option<Action>, ActionOutcome> {
+    let refuse = |r: HandleRefusal| ActionOutcome::refused(Refuser::Policy, r.to_string());
+    let Action::Type { ref_id, text, append } = action else {
+        return misplaced_handle(action).map_or(Ok(None), |r| Err(refuse(r)));
+    };
+    if !has_handle(text) {
+        return Ok(None);
+    }
+    let facts = page.describe(Some(*ref_id)).await.map_err(|e| {
+        ActionOutcome::failed(format!(
+            "the field could not be checked before typing a secret into it ({e}); observe again"
+        ))
+    })?;
+    let destination = match &facts.origin {
+        DocumentOrigin::Web(origin) => Some(origin.clone()),
+        DocumentOrigin::Unknown => origin_of(&facts.page_url),
+        DocumentOrigin::Opaque => None,
+    };
+    let Some(destination) = destination else {
+        return Err(ActionOutcome::refused(
+            Refuser::Policy,
+            "refused: a secret is never typed into a document without a web origin (a \
+             sandboxed frame)",
+        ));
+    };
+    let real = taint.reveal(text, &destination, &audience(&facts)).map_err(refuse)?;
+    Ok(Some(Action::Type { ref_id: *ref_id, text: real, append: *append }))
 }
 
 #[cfg(test)]

@@ -29,6 +29,7 @@ pub use context::{INTERRUPTED, JournalEntry, ReplayState, TaskContext, TaskSpec,
 pub use control::{ControlState, Controls, Gate, Operator};
 pub use external::{Policed, police_external};
 pub use gate::{Cleared, GateVerdict, Held, Pinned, SafetyGate};
+pub use handles::{misplaced_handle, reveal_handles};
 pub use interventions::{
     Attention, Intervention, InterventionKind, InterventionSettings, LOW_CONFIDENCE,
     MAX_UPFRONT_QUESTIONS, ProgressReport, Reply, attention, hedges,

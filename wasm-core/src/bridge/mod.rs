@@ -7,12 +7,14 @@
 //! An MCP client can never approve a card: no [`BridgeCall`] answers one, and only the side
 //! panel's port reaches the controls.
 
+mod inspect;
 mod operator;
 mod session;
 mod task;
 #[cfg(test)]
 mod tests;
 
+pub use inspect::{HEIGHTS, MAX_LISTED_REQUESTS, RequestLog, SeenRequest, WIDTHS};
 pub use operator::{ExternalOperator, OnCard, awaiting_user, who_asks};
 pub use session::ExternalSession;
 use session::fenced;
@@ -49,6 +51,11 @@ pub trait Browser {
     fn page(&self, tab: i32) -> Self::Page;
     /// The tab a page works on now (it moves with open, switch and close tab).
     fn tab_of(&self, page: &Self::Page) -> i32;
+    /// Resizes the window that holds `tab` to `width`×`height` (outer size, CSS pixels) and
+    /// says the size it got.
+    async fn resize(&self, tab: i32, width: u32, height: u32) -> Result<(u32, u32), PageError>;
+    /// The requests `tab` made since its page loaded, oldest first.
+    async fn requests(&self, tab: i32) -> Result<Vec<SeenRequest>, PageError>;
 }
 
 /// The failure an external agent is told for a page error: each kind with what to do.

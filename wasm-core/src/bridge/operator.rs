@@ -1,10 +1,11 @@
 //! The user, as an external agent's actions meet them: the panel's controls, with every card
 //! saying who asks, and a Stop at a card ending that agent's turn instead of a task.
 
-use std::cell::Cell;
+use std::cell::{Cell, RefCell};
 
 use crate::agent::{Gate, Intervention, InterventionKind, InterventionSettings, Operator, Reply};
 use crate::protocol::BridgeProgress;
+use crate::safety::TaintLedger;
 
 /// The progress that tells the agent of call `call` that it waits for the user at `card`.
 pub fn awaiting_user(call: u64, card: &Intervention) -> BridgeProgress {
@@ -28,6 +29,8 @@ pub struct ExternalOperator<O> {
     asked: Cell<Option<InterventionKind>>,
     stopped: Cell<bool>,
     on_card: Option<OnCard>,
+    /// The agent's secrets: a card is told to it (as progress) with them as handles.
+    secrets: RefCell<TaintLedger>,
 }
 
 impl<O: Operator> ExternalOperator<O> {
@@ -39,6 +42,7 @@ impl<O: Operator> ExternalOperator<O> {
             asked: Cell::new(None),
             stopped: Cell::new(false),
             on_card: None,
+            secrets: RefCell::new(TaintLedger::default()),
         }
     }
 
@@ -46,6 +50,12 @@ impl<O: Operator> ExternalOperator<O> {
     pub fn with_on_card(mut self, on_card: OnCard) -> Self {
         self.on_card = Some(on_card);
         self
+    }
+
+    /// The secrets the agent knows by handle now: what it is told of a card shows their
+    /// handles (the panel's card shows the real values, to the user).
+    pub fn conceal_with(&self, secrets: TaintLedger) {
+        *self.secrets.borrow_mut() = secrets;
     }
 
     /// Forgets what the previous call asked (called before each call).
@@ -95,7 +105,13 @@ impl<O: Operator> Operator for ExternalOperator<O> {
         self.asked.set(Some(card.kind));
         let card = who_asks(&self.client, card);
         if let Some(on_card) = &self.on_card {
-            on_card(&card);
+            let secrets = self.secrets.borrow();
+            let told = Intervention {
+                title: secrets.conceal(&card.title),
+                message: secrets.conceal(&card.message),
+                ..card.clone()
+            };
+            on_card(&told);
         }
         let reply = self.inner.ask(card).await;
         if reply.stop {

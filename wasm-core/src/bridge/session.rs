@@ -9,7 +9,7 @@ use crate::action::{Action, ActionOutcome, Refuser, ScrollDirection};
 use crate::agent::{
     Env, Held, InterventionKind, JournalEntry, MAX_HOLDS_PER_ACTION, Operator, Page, Policed,
     SafetyGate, StepRecord, TaskContext, TaskEvent, TaskEvents, TaskSpec, police_external,
-    record_observation, record_output,
+    record_observation, record_output, reveal_handles,
 };
 use crate::observation::{Observation, Ref, TabSummary};
 use crate::protocol::{
@@ -103,7 +103,9 @@ impl ExternalSession {
         self.tab(browser).await
     }
 
-    /// Answers one call.
+    /// Answers one call. The agent is a model too: everything it is told (page text, tab
+    /// titles and addresses, extract output, refusals) shows this agent's secrets as their
+    /// handles, as the loop's prompts do, so it never reads a secret's characters.
     pub async fn handle<B: Browser, E: Env, V: TaskEvents, O: Operator>(
         &mut self,
         call: BridgeCall,
@@ -113,10 +115,65 @@ impl ExternalSession {
         operator: &ExternalOperator<O>,
     ) -> Result<BridgeOutput, BridgeFailure> {
         operator.reset();
+        match self.answer(call, browser, env, events, operator).await {
+            Ok(output) => Ok(self.conceal_output(output)),
+            Err(mut failure) => {
+                failure.message = self.ctx.taint.conceal(&failure.message);
+                Err(failure)
+            }
+        }
+    }
+
+    /// `output` with this agent's secrets as their handles.
+    fn conceal_output(&self, mut output: BridgeOutput) -> BridgeOutput {
+        let taint = &self.ctx.taint;
+        output.text = taint.conceal(&output.text);
+        for tab in output.tabs.iter_mut().flatten() {
+            tab.title = taint.conceal(&tab.title);
+            tab.url = taint.conceal(&tab.url);
+        }
+        if let Some(task) = output.task.as_mut() {
+            task.answer = taint.conceal(&task.answer);
+            task.summary = taint.conceal(&task.summary);
+            for value in task.findings.values_mut() {
+                *value = taint.conceal(value);
+            }
+        }
+        output
+    }
+
+    async fn answer<B: Browser, E: Env, V: TaskEvents, O: Operator>(
+        &mut self,
+        call: BridgeCall,
+        browser: &B,
+        env: &E,
+        events: &V,
+        operator: &ExternalOperator<O>,
+    ) -> Result<BridgeOutput, BridgeFailure> {
         let action = match call {
             BridgeCall::Ping => return Ok(text("pong")),
             BridgeCall::ListTabs => return self.list_tabs(browser).await,
             BridgeCall::Snapshot => return self.snapshot(browser, env).await,
+            BridgeCall::Resize { width, height } => {
+                let tab = self.tab(browser).await?;
+                return super::inspect::resize(browser, tab, width, height).await;
+            }
+            BridgeCall::NetworkRequests { include_static } => {
+                let tab = self.tab(browser).await?;
+                let tabs = browser.tabs().await.map_err(|e| page_failure(&e))?;
+                let page_url =
+                    tabs.into_iter().find(|t| t.id == tab).map(|t| t.url).unwrap_or_default();
+                let nonce = format!("{:016x}", env.random_u64());
+                return super::inspect::network_requests(
+                    browser,
+                    tab,
+                    &page_url,
+                    &mut self.ctx.taint,
+                    &nonce,
+                    include_static,
+                )
+                .await;
+            }
             BridgeCall::RunTask { .. } => {
                 // The worker runs it (it needs the model, the journal and the session).
                 return Err(fail(Kind::Unsupported, "a task is run by the worker, not a call"));
@@ -220,6 +277,12 @@ impl ExternalSession {
 
     async fn list_tabs<B: Browser>(&mut self, browser: &B) -> Result<BridgeOutput, BridgeFailure> {
         let tabs = browser.tabs().await.map_err(|e| page_failure(&e))?;
+        // Titles and addresses are page text the agent reads, as in an observation's tab
+        // list: their secrets get handles before the agent sees them.
+        for tab in &tabs {
+            self.ctx.taint.record_page_text(&tab.url, &tab.title);
+            self.ctx.taint.record_page_text(&tab.url, &tab.url);
+        }
         let selected = self.tab(browser).await.ok();
         let tabs: Vec<BridgeTab> = tabs
             .into_iter()
@@ -380,9 +443,27 @@ impl ExternalSession {
         let page = browser.page(tab);
         let target =
             action.target_ref().and_then(|r| observation.element(r)).map(|e| e.name.clone());
-        let policed =
-            police_external(&page, env, events, operator, &mut self.ctx, &observation, &mut action)
-                .await;
+        // As the agent wrote it (secrets as handles): what it is told and the timeline shows.
+        let mut written: Option<Action> = None;
+        let policed = match reveal_handles(&page, &self.ctx.taint, &action).await {
+            Err(refused) => Policed::NotDone(refused),
+            Ok(real) => {
+                if let Some(real) = real {
+                    written = Some(std::mem::replace(&mut action, real));
+                }
+                operator.conceal_with(self.ctx.taint.secrets_only());
+                police_external(
+                    &page,
+                    env,
+                    events,
+                    operator,
+                    &mut self.ctx,
+                    &observation,
+                    &mut action,
+                )
+                .await
+            }
+        };
         let outcome = match policed {
             Policed::Permit(permit) => match self
                 .act_gated(&page, &action, target.as_deref(), permit, env, events, operator)
@@ -396,7 +477,7 @@ impl ExternalSession {
                     self.record(
                         events,
                         step,
-                        &action,
+                        written.as_ref().unwrap_or(&action),
                         target.as_deref(),
                         ActionOutcome::failed(e.to_string()),
                     );
@@ -412,9 +493,10 @@ impl ExternalSession {
             self.snapshot = None;
         }
         record_output(&mut self.ctx.taint, &observation, &action, &outcome);
-        let description = action.describe(target.as_deref());
-        let reply = self.reply_for(&action, &description, &outcome, env);
-        self.record(events, step, &action, target.as_deref(), outcome);
+        let shown = written.as_ref().unwrap_or(&action);
+        let description = shown.describe(target.as_deref());
+        let reply = self.reply_for(shown, &description, &outcome, env);
+        self.record(events, step, shown, target.as_deref(), outcome);
         match failure {
             Some(f) => Err(f),
             None => Ok(reply),

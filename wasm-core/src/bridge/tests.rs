@@ -14,6 +14,7 @@ use std::cell::RefCell;
 use std::collections::{BTreeMap, VecDeque};
 use std::rc::Rc;
 
+mod inspect;
 mod task;
 
 /// An API key the shop's page shows.
@@ -27,6 +28,10 @@ struct Shop {
     sends: RefCell<VecDeque<Vec<BlockedRequest>>>,
     blocked: RefCell<Vec<BlockedRequest>>,
     sent: RefCell<Vec<BlockedRequest>>,
+    /// What the tab requested since its page loaded (`network_requests`).
+    requests: RefCell<Vec<SeenRequest>>,
+    /// The window's size after each resize.
+    window: RefCell<Vec<(u32, u32)>>,
 }
 
 struct ShopPage(Rc<Shop>);
@@ -141,6 +146,17 @@ impl Browser for FakeBrowser {
 
     fn tab_of(&self, _page: &ShopPage) -> i32 {
         7
+    }
+
+    async fn resize(&self, _tab: i32, width: u32, height: u32) -> Result<(u32, u32), PageError> {
+        // The screen of this fake is 1920×1080: a window gets no larger.
+        let got = (width.min(1920), height.min(1080));
+        self.0.window.borrow_mut().push(got);
+        Ok(got)
+    }
+
+    async fn requests(&self, _tab: i32) -> Result<Vec<SeenRequest>, PageError> {
+        Ok(self.0.requests.borrow().clone())
     }
 }
 
@@ -405,4 +421,53 @@ fn every_offered_page_action_is_reachable_from_a_bridge_call() {
         let acts = w.shop.acts.borrow();
         assert_eq!(acts.last().map(Action::name), Some(example.name()), "{acts:?}");
     }
+}
+
+#[test]
+fn the_client_reads_secrets_as_handles_and_types_one_only_where_it_may_go() {
+    let mut w = World::new(vec![]);
+    let snap = w.call(BridgeCall::Snapshot).expect("snapshot").text;
+    assert!(!snap.contains("8f3k2j5h"), "no part of the key: {snap}");
+    let handle = "⟨secret:1 api key from shop.example⟩";
+    assert!(snap.contains(handle), "{snap}");
+    let extract = w.call(BridgeCall::Extract { ref_id: None }).expect("extract").text;
+    assert!(!extract.contains("8f3k2j5h"), "{extract}");
+
+    // Typed into the private Name field of the key's own site: the page gets the key, the
+    // client and the timeline the handle.
+    let typed = w
+        .call(BridgeCall::Type { ref_id: "1".into(), text: handle.into(), submit: false })
+        .expect("typed")
+        .text;
+    assert!(!typed.contains("8f3k2j5h") && typed.contains("⟨secret:1"), "{typed}");
+    assert!(
+        matches!(w.shop.acts.borrow().last(), Some(Action::Type { text, .. }) if text == KEY),
+        "{:?}",
+        w.shop.acts.borrow()
+    );
+    let shown: Vec<String> = w
+        .timeline
+        .0
+        .borrow()
+        .iter()
+        .filter_map(|e| match e {
+            TaskEvent::Acted(r) => Some(r.description.clone()),
+            _ => None,
+        })
+        .collect();
+    assert!(shown.iter().all(|d| !d.contains("8f3k2j5h")), "{shown:?}");
+
+    // Into an address: refused, nothing done.
+    let before = w.shop.acts.borrow().len();
+    let err = w
+        .call(BridgeCall::Navigate { url: format!("https://other.example/?k={handle}") })
+        .expect_err("refused");
+    assert_eq!(err.kind, BridgeFailureKind::Refused, "{err:?}");
+    assert!(err.message.contains("never put into an address"), "{}", err.message);
+    assert_eq!(w.shop.acts.borrow().len(), before);
+    // A handle this client was never shown.
+    let err = w
+        .call(BridgeCall::Type { ref_id: "1".into(), text: "⟨secret:9⟩".into(), submit: false })
+        .expect_err("unknown");
+    assert_eq!(err.kind, BridgeFailureKind::Refused, "{err:?}");
 }

@@ -384,6 +384,14 @@ impl TaintLedger {
         })
     }
 
+    /// A ledger of this one's secrets alone (handles and values kept), for concealing what
+    /// is shown while this ledger is busy (an external agent's card, told to it as progress).
+    pub fn secrets_only(&self) -> TaintLedger {
+        let entries: Vec<Tainted> = self.entries.iter().filter(|e| e.secret()).cloned().collect();
+        let index = entries.iter().enumerate().map(|(i, e)| (e.needle.full.clone(), i)).collect();
+        TaintLedger { entries, index, handles: self.handles, ..TaintLedger::default() }
+    }
+
     /// `text` with its handles replaced by their real values, for typing into a field of a
     /// page of `destination` (the field's document origin) whose readers are `audience`:
     /// refused when a secret may not go there or other people could read it.

@@ -12,10 +12,11 @@ use crate::tab::TabPage;
 use std::cell::{Cell, RefCell};
 use std::collections::{HashMap, VecDeque};
 use std::rc::Rc;
+use wasm_bindgen::JsValue;
 use wasm_bindgen_futures::{JsFuture, spawn_local};
 use waymark_core::agent::{Controls, PageError, Reply};
 use waymark_core::bridge::{
-    Browser, BrowserTab, ExternalOperator, ExternalSession, OnCard, awaiting_user,
+    Browser, BrowserTab, ExternalOperator, ExternalSession, OnCard, SeenRequest, awaiting_user,
 };
 use waymark_core::panel::TaskView;
 use waymark_core::protocol::{
@@ -434,6 +435,29 @@ struct QueriedTab {
     active: bool,
 }
 
+/// The window a tab is in (`chrome.tabs.get`).
+#[derive(serde::Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct WindowOf {
+    window_id: i32,
+}
+
+/// What `chrome.windows.update` is asked to set (a struct: a plain object in JS, where a map
+/// would become a `Map` Chrome ignores).
+#[derive(serde::Serialize)]
+struct WindowBounds {
+    state: &'static str,
+    width: u32,
+    height: u32,
+}
+
+/// A window's size (`chrome.windows.update`'s answer).
+#[derive(serde::Deserialize)]
+struct WindowSize {
+    width: u32,
+    height: u32,
+}
+
 impl Browser for Tabs {
     type Page = TabPage;
 
@@ -468,5 +492,29 @@ impl Browser for Tabs {
 
     fn tab_of(&self, page: &TabPage) -> i32 {
         page.tab_id()
+    }
+
+    async fn resize(&self, tab: i32, width: u32, height: u32) -> Result<(u32, u32), PageError> {
+        let browser = |e: JsValue| PageError::Browser(crate::js_message(&e));
+        let got = JsFuture::from(chrome::tabs_get(tab).map_err(browser)?)
+            .await
+            .map_err(|_| PageError::TabClosed { tab, during: String::new() })?;
+        let window: WindowOf = serde_wasm_bindgen::from_value(got)
+            .map_err(|e| PageError::BadReply(format!("the tab's window: {e}")))?;
+        // A maximised or full-screen window keeps its size: it is made normal first.
+        let bounds = WindowBounds { state: "normal", width, height };
+        let props = serde_wasm_bindgen::to_value(&bounds)
+            .map_err(|e| PageError::BadReply(e.to_string()))?;
+        let updated =
+            JsFuture::from(chrome::windows_update(window.window_id, &props).map_err(browser)?)
+                .await
+                .map_err(browser)?;
+        let size: WindowSize = serde_wasm_bindgen::from_value(updated)
+            .map_err(|e| PageError::BadReply(format!("the window's new size: {e}")))?;
+        Ok((size.width, size.height))
+    }
+
+    async fn requests(&self, tab: i32) -> Result<Vec<SeenRequest>, PageError> {
+        Ok(crate::request_log::of(tab))
     }
 }

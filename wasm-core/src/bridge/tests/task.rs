@@ -117,7 +117,8 @@ fn what_the_client_read_cannot_be_laundered_through_its_task_words() {
     // The client reads the key on shop.example, then asks for a task that carries it to a
     // site the task names: the user's words may go there, the page's key may not.
     let snap = w.call(BridgeCall::Snapshot).expect("snapshot").text;
-    assert!(snap.contains(KEY), "{snap}");
+    assert!(!snap.contains(KEY) && snap.contains("⟨secret:1 "), "a handle: {snap}");
+    // A client that has the key from elsewhere writes it into its task.
     let (outcome, _) = w.task(
         &format!("Open https://other.example/?q={KEY}"),
         vec![
