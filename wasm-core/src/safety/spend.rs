@@ -68,7 +68,9 @@ impl Spent {
 
 fn key_of(effect: &Effect) -> String {
     match effect.kind {
-        EffectKind::Order => format!("order /{}", effect.endpoint),
+        EffectKind::Order | EffectKind::Unknown => {
+            format!("{:?} /{}", effect.kind, effect.endpoint).to_lowercase()
+        }
         kind => format!("{kind:?}").to_lowercase(),
     }
 }

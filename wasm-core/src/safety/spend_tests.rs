@@ -15,7 +15,7 @@ fn budget(task: &str) -> WriteBudget {
 }
 
 /// Runs `requests` as one action each; what fitted is spent.
-fn fits(task: &str, actions: &[&[BlockedRequest]]) -> Vec<Vec<bool>> {
+fn fits(task: &str, actions: &[Vec<BlockedRequest>]) -> Vec<Vec<bool>> {
     let b = budget(task);
     let mut spent = Spent::default();
     actions
@@ -45,19 +45,19 @@ fn one_item_to_the_cart_is_one_write() {
     let totals = post("https://shop.example/api/cart/totals", "{}");
     // Two requests of one action (the add and its totals) are one write; a second add is not.
     assert_eq!(
-        fits("Add one teapot to the cart", &[&[add.clone(), totals], &[other.clone()]]),
+        fits("Add one teapot to the cart", &[vec![add.clone(), totals], vec![other.clone()]]),
         vec![vec![true, true], vec![false]]
     );
     // Two items in one request are two.
     let two = post(CART, r#"{"sku":"TEA-1","qty":2}"#);
-    assert_eq!(fits("Add one teapot to the cart", &[&[two.clone()]]), vec![vec![false]]);
-    assert_eq!(fits("Add two teapots to the cart", &[&[two]]), vec![vec![true]]);
+    assert_eq!(fits("Add one teapot to the cart", &[vec![two.clone()]]), vec![vec![false]]);
+    assert_eq!(fits("Add two teapots to the cart", &[vec![two]]), vec![vec![true]]);
     assert_eq!(
-        fits("Add both teapots to the cart", &[&[add.clone()], &[other]]),
+        fits("Add both teapots to the cart", &[vec![add.clone()], vec![other]]),
         vec![vec![true], vec![true]]
     );
     // A read-only task: nothing fits.
-    assert_eq!(fits("How many items are in my cart?", &[&[add]]), vec![vec![false]]);
+    assert_eq!(fits("How many items are in my cart?", &[vec![add]]), vec![vec![false]]);
 }
 
 #[test]
@@ -65,17 +65,17 @@ fn kinds_the_words_did_not_ask_for_are_outside() {
     let role = post("https://dash.example/api/projects/7", r#"{"user":"eve","role":"owner"}"#);
     let rename = post("https://dash.example/api/projects/7", r#"{"name":"Teapots"}"#);
     assert_eq!(
-        fits("Rename my project to Teapots", &[&[rename, role.clone()]]),
+        fits("Rename my project to Teapots", &[vec![rename, role.clone()]]),
         vec![vec![true, false]]
     );
     assert_eq!(
-        fits("Make Eve the owner of my project: change her role", &[&[role]]),
+        fits("Make Eve the owner of my project: change her role", &[vec![role]]),
         vec![vec![true]]
     );
     let order = post("https://shop.example/api/orders", r#"{"item":"red teapot"}"#);
-    assert_eq!(fits("Add one teapot to the cart", &[&[order]]), vec![vec![false]]);
+    assert_eq!(fits("Add one teapot to the cart", &[vec![order]]), vec![vec![false]]);
     let webhook = post("https://dash.example/settings/webhooks", r#"{"url":"https://e.example"}"#);
-    assert_eq!(fits("Change my display name to Ada", &[&[webhook]]), vec![vec![false]]);
+    assert_eq!(fits("Change my display name to Ada", &[vec![webhook]]), vec![vec![false]]);
 }
 
 #[test]
@@ -84,15 +84,15 @@ fn a_message_goes_only_to_whom_the_user_named_and_once() {
     let public = post("https://chat.example/api/channels/general/messages", r#"{"text":"yes"}"#);
     let thread = post("https://chat.example/api/threads/9/replies", r#"{"text":"yes"}"#);
     assert_eq!(
-        fits("Reply to Ann that I agree", &[&[ann, public.clone()]]),
+        fits("Reply to Ann that I agree", &[vec![ann, public.clone()]]),
         vec![vec![true, false]]
     );
     // A reply that names nobody fits once; a second message does not.
     assert_eq!(
-        fits("Reply to Ann that I agree", &[&[thread.clone()], &[thread]]),
+        fits("Reply to Ann that I agree", &[vec![thread.clone()], vec![thread]]),
         vec![vec![true], vec![false]]
     );
-    assert_eq!(fits("Post a message in general", &[&[public]]), vec![vec![true]]);
+    assert_eq!(fits("Post a message in general", &[vec![public]]), vec![vec![true]]);
 }
 
 #[test]
@@ -102,12 +102,12 @@ fn orders_count_per_endpoint_and_by_quantity() {
     let again = post("https://shop.example/api/orders", r#"{"item":"red teapot"}"#);
     let add = post(CART, r#"{"sku":"BLUE"}"#);
     assert_eq!(
-        fits("Order the blue teapot", &[&[add], &[address], &[place], &[again]]),
+        fits("Order the blue teapot", &[vec![add], vec![address], vec![place], vec![again]]),
         vec![vec![true], vec![true], vec![true], vec![false]]
     );
     let five = post("https://shop.example/api/giftcards", "count=5&amount=250");
-    assert_eq!(fits("Buy 5 gift cards for me", &[&[five.clone()]]), vec![vec![true]]);
-    assert_eq!(fits("Buy a gift card for me", &[&[five]]), vec![vec![false]]);
+    assert_eq!(fits("Buy 5 gift cards for me", &[vec![five.clone()]]), vec![vec![true]]);
+    assert_eq!(fits("Buy a gift card for me", &[vec![five]]), vec![vec![false]]);
 }
 
 #[test]

@@ -195,7 +195,6 @@ const KIND_WORDS: &[(EffectKind, &[&str])] = &[
             "channels",
             "tweet",
             "publish",
-            "review",
             "reviews",
             "vote",
             "votes",
@@ -399,13 +398,15 @@ pub fn classify(method: &str, url: &str, request_body: Option<&RequestBody>) -> 
             EffectKind::Delete
         }
     } else {
-        // The dangerous kinds count wherever they are named; the others by the path first
-        // (a contact form's `message` field does not make it a message).
+        // The dangerous kinds count wherever they are named; the others by the path.
         let (dangerous, gentle): (Vec<EffectKind>, Vec<EffectKind>) =
             KIND_WORDS.iter().map(|(k, _)| *k).partition(|k| *k <= EffectKind::Order);
+        // Field names alone say little of the gentler kinds (a checkout's `name`, a contact
+        // form's `message`): only a cart's `sku` and telemetry's `events` count there.
+        let by_fields = [EffectKind::Cart, EffectKind::Telemetry];
         found(&dangerous, &all)
             .or_else(|| found(&gentle, &path_tokens))
-            .or_else(|| found(&gentle, &field_tokens))
+            .or_else(|| found(&by_fields, &field_tokens))
             .unwrap_or(EffectKind::Unknown)
     };
     let quantity = fields

@@ -39,7 +39,10 @@ fn requests_are_read_by_path_method_and_fields() {
             Some(json(r#"{"user":"eve","role":"owner"}"#)),
             E::Account,
         ),
-        ("PATCH", format!("{b}/api/projects/7"), Some(json(r#"{"name":"Tea"}"#)), E::Settings),
+        ("PATCH", format!("{b}/api/projects/7"), Some(json(r#"{"name":"Tea"}"#)), E::Unknown),
+        ("PATCH", format!("{b}/api/settings/profile"), Some(json(r#"{"bio":"x"}"#)), E::Settings),
+        // A checkout step's `name` field is no setting.
+        ("POST", format!("{b}/review"), Some(form(&[("name", "Ada")])), E::Unknown),
         ("POST", format!("{b}/api/projects/7/members"), Some(json("{}")), E::Account),
         ("POST", format!("{b}/settings/webhooks"), Some(form(&[("url", "x")])), E::Integration),
         ("POST", format!("{b}/api/payouts/account"), None, E::Billing),

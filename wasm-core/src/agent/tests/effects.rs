@@ -186,13 +186,22 @@ fn an_approved_held_request_is_released_exactly_and_a_changed_body_is_reported()
 
 #[test]
 fn writes_the_task_asked_for_need_no_card_on_its_own_site() {
-    let page = EffectsPage::new(SHOP)
-        .with(1, button("Place order"))
-        .sending(vec![vec![post(ORDER_API, r#"{"item":"teapot"}"#)]]);
-    let (_, cards) = task("Order the blue teapot", &page, &[CLICK1], vec![]);
+    let page = EffectsPage::new(SHOP).with(1, button("Place order")).sending(vec![
+        vec![post(ORDER_API, r#"{"item":"teapot"}"#)],
+        vec![post(ORDER_API, r#"{"item":"teapot"}"#)],
+    ]);
+    let (run, cards) = task("Order the blue teapot", &page, &[CLICK1], vec![]);
     assert!(cards.is_empty(), "{cards:?}");
-    assert_eq!(page.permits.borrow()[0].write_origins, vec!["https://shop.example".to_owned()]);
-    assert!(page.blocked.borrow().is_empty());
+    // Held and read: an order the words asked for, on the start tab's site, goes when the
+    // click is done again with exactly its URL released; it is spent.
+    let permits = page.permits.borrow();
+    assert!(permits[0].write_origins.is_empty(), "writes are never opened by origin");
+    assert_eq!(permits[1].released, vec![ORDER_API.to_owned()]);
+    assert!(page.blocked.borrow().is_empty(), "sent the second time");
+    let text = run.outcome.steps[0].outcome.text.clone().unwrap_or_default();
+    assert!(text.contains("fit the writes your task asks for"), "{text}");
+    assert!(run.journal.iter().any(|e| matches!(e, JournalEntry::WriteSpent { .. })));
+    drop(permits);
     // The same click in a read-only task: the purchase card (its words), denied.
     let page = EffectsPage::new(SHOP).with(1, button("Place order"));
     let (_, cards) = task("Show me my orders", &page, &[CLICK1], vec![Reply::default()]);

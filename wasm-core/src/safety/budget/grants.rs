@@ -198,7 +198,8 @@ pub fn covers(kind: WriteKind, effect: EffectKind, topics: &[EffectKind]) -> boo
         WriteKind::Search => effect == E::Lookup,
         WriteKind::Submit => matches!(effect, E::Submit | E::Unknown | E::Lookup),
         WriteKind::Cart => matches!(effect, E::Cart | E::Lookup),
-        WriteKind::Purchase => matches!(effect, E::Order | E::Cart | E::Lookup),
+        // The steps of a checkout post to addresses that say little (`/place`, `/shipping`).
+        WriteKind::Purchase => matches!(effect, E::Order | E::Cart | E::Unknown | E::Lookup),
         WriteKind::Message => matches!(effect, E::Message | E::Submit | E::Lookup),
         WriteKind::Delete => matches!(effect, E::Delete | E::Cart | E::Lookup),
         WriteKind::Change => {
