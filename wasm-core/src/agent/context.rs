@@ -337,6 +337,9 @@ pub struct TaskContext {
     pub budget: crate::safety::WriteBudget,
     /// What the task's writes spent of the budget so far.
     pub spent: crate::safety::Spent,
+    /// Held requests (their URLs) the user denied during the action running now: not asked
+    /// about again when the action is done again for the writes that fit the budget.
+    pub(crate) denied_this_action: Vec<String>,
     /// Sites the user let the task act on after it read other sites' pages.
     pub flows: std::collections::BTreeSet<String>,
     /// The origin of the tab the task started on (the first site of its scope).

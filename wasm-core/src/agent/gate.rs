@@ -125,6 +125,7 @@ impl<P: Page, E: Env, V: TaskEvents, O: Operator> SafetyGate<'_, P, E, V, O> {
         }
         let action = &*action;
         ctx.spent.begin_action();
+        ctx.denied_this_action.clear();
         let facts = if needs_facts(action) {
             let started = self.env.precise_ms();
             let described =
@@ -264,6 +265,9 @@ impl<P: Page, E: Env, V: TaskEvents, O: Operator> SafetyGate<'_, P, E, V, O> {
         let mut outside: Option<(&BlockedRequest, WebUrl, String, String)> = None;
         for request in held_requests(permit, blocked, &ctx.scope) {
             let Ok(url) = WebUrl::parse(&request.url) else { continue };
+            if ctx.denied_this_action.iter().any(|d| d == url.as_str()) {
+                continue;
+            }
             let data = request_data(request);
             // Data that may not go there gets no second chance.
             if ctx.taint.check(url.as_str(), &data).is_err() {
@@ -286,19 +290,26 @@ impl<P: Page, E: Env, V: TaskEvents, O: Operator> SafetyGate<'_, P, E, V, O> {
             }
         }
         let mut released = permit.clone();
-        let by_budget = outside.is_none();
+        let mut by_budget = outside.is_none();
         let pinned = match outside {
             Some((held, url, data, why)) => {
                 let card = held_card(what, held, &url, &why);
                 let Some(reply) = self.ask(ctx, card, entries).await else {
                     return Held::Stopped;
                 };
-                if !reply.approve {
-                    return Held::Stands;
+                if reply.approve {
+                    ctx.taint.record_sent(url.as_str(), &data);
+                    released = released.releasing(url.as_str());
+                    held
+                } else {
+                    // Denied: it stays blocked; what fit the budget still goes.
+                    by_budget = true;
+                    ctx.denied_this_action.push(url.as_str().to_owned());
+                    match within.first() {
+                        Some((first, ..)) => first,
+                        None => return Held::Stands,
+                    }
                 }
-                ctx.taint.record_sent(url.as_str(), &data);
-                released = released.releasing(url.as_str());
-                held
             }
             None => match within.first() {
                 Some((first, ..)) => first,

@@ -385,6 +385,40 @@ mod tests {
     }
 
     #[test]
+    fn counts_recipients_and_topics_come_from_the_words() {
+        let count = |task: &str| budget(task).counted.first().map(|g| g.count);
+        assert_eq!(count("Add one teapot to the cart"), Some(Count::Up(1)));
+        assert_eq!(count("Add a teapot to the cart"), Some(Count::Up(1)));
+        assert_eq!(count("Add the blue teapot to the cart"), Some(Count::Up(1)), "default 1");
+        assert_eq!(count("Add 3 teapots to the cart"), Some(Count::Up(3)));
+        assert_eq!(count("Add both teapots to my cart"), Some(Count::Up(2)));
+        assert_eq!(count("Buy twelve mugs"), Some(Count::Up(12)));
+        assert_eq!(count("Delete all my mail"), Some(Count::Many));
+        assert_eq!(count("Delete the spam messages"), Some(Count::Many), "a plural object");
+        assert_eq!(count("Add item 4711 to the cart"), Some(Count::Up(1)), "an item's number");
+        assert_eq!(count("Rename my project to Teapots"), Some(Count::Many), "edits");
+        let b = budget("Reply to Ann that I agree, then email bob@x.example the notes");
+        let to: Vec<&str> =
+            b.counted.iter().flat_map(|g| g.recipients.iter().map(String::as_str)).collect();
+        assert_eq!(to, ["ann", "bob"]);
+        assert_eq!(b.allowance(EffectKind::Message, &["general".into()]), None);
+        assert!(b.allowance(EffectKind::Message, &["ann@chat.example".into()]).is_some());
+        assert!(budget("Change my plan to Team").topics.contains(&EffectKind::Billing));
+        assert!(budget("Rename my project").topics.is_empty());
+        assert_eq!(budget("Rename my project").allowance(EffectKind::Account, &[]), None);
+        assert_eq!(
+            budget("Add one teapot and one cup to the cart").allowance(EffectKind::Cart, &[]),
+            Some(Count::Up(2)),
+            "a second counted object after “and” adds to the count"
+        );
+        assert_eq!(
+            budget("Add one teapot to the cart and a cup").allowance(EffectKind::Cart, &[]),
+            Some(Count::Up(1)),
+            "after the object ends (“to the cart”), the words are not counted"
+        );
+    }
+
+    #[test]
     fn multibyte_text_is_read_safely() {
         let b = budget("“Order” the teapot： ✓ — and don’t delete anything");
         assert!(b.grants.contains(&WriteKind::Purchase));

@@ -20,6 +20,8 @@ struct EffectsPage {
     sends: RefCell<VecDeque<Vec<BlockedRequest>>>,
     blocked: RefCell<Vec<BlockedRequest>>,
     sent: RefCell<Vec<BlockedRequest>>,
+    /// Everything that went out, never drained.
+    went: RefCell<Vec<BlockedRequest>>,
     permits: RefCell<Vec<NetworkPermit>>,
 }
 
@@ -32,6 +34,7 @@ impl EffectsPage {
             sends: RefCell::default(),
             blocked: RefCell::default(),
             sent: RefCell::default(),
+            went: RefCell::default(),
             permits: RefCell::default(),
         }
     }
@@ -79,6 +82,7 @@ impl Page for EffectsPage {
             if permit.holds_write_to(&request.url) {
                 self.blocked.borrow_mut().push(request);
             } else {
+                self.went.borrow_mut().push(request.clone());
                 self.sent.borrow_mut().push(request);
             }
         }
@@ -386,3 +390,5 @@ fn a_self_saving_box_approved_after_a_hold_says_when_nothing_was_sent_again() {
     let text = run.outcome.steps[0].outcome.text.clone().unwrap_or_default();
     assert!(text.contains("is not saved"), "the model is told: {text}");
 }
+
+mod budget;

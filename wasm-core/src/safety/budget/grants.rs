@@ -108,10 +108,21 @@ pub(super) fn grant_at(words: &[&str], at: usize, kind: WriteKind) -> Grant {
     let plural = |w: &&str| {
         w.chars().count() > 3 && w.ends_with('s') && !w.ends_with("ss") && !w.ends_with("us")
     };
+    // "one teapot and two cups": each further counted object after "and" adds to the count.
+    let more: u32 = words
+        .iter()
+        .skip(at + 1 + object.len())
+        .copied()
+        .collect::<Vec<_>>()
+        .windows(2)
+        .take_while(|w| matches!(w[0], "and" | "plus") || !OBJECT_ENDS.contains(&w[0]))
+        .filter(|w| matches!(w[0], "and" | "plus"))
+        .filter_map(|w| number(w[1]))
+        .sum();
     let count = if object.iter().any(|w| ALL_WORDS.contains(w)) {
         Count::Many
     } else if let Some(n) = first.and_then(number) {
-        Count::Up(n)
+        Count::Up(n.saturating_add(more))
     } else if kind == WriteKind::Change || object.iter().any(plural) {
         // Settings are edits, not things handed out: a count rarely matters.
         Count::Many
