@@ -256,8 +256,8 @@ impl<P: Page, E: Env, V: TaskEvents, O: Operator> SafetyGate<'_, P, E, V, O> {
         if matches!(action, Action::Type { append: true, .. }) {
             return Held::Stands;
         }
-        // Each attempt's requests count afresh; a page that sends something new only when
-        // the action is done again is put to the user (a redo re-sends what was released).
+        // Each attempt's requests count afresh; what fits only when the action is done again
+        // is not released (a further redo would re-send what already went).
         let redo = !permit.released.is_empty();
         let mut budget = ctx.spent.clone();
         budget.begin_action();
@@ -280,10 +280,10 @@ impl<P: Page, E: Env, V: TaskEvents, O: Operator> SafetyGate<'_, P, E, V, O> {
                     budget.record(&spend);
                     within.push((request, data, spend));
                 }
-                Fit::Within { .. } => {
-                    let why = "the page sent it only when the action was done again".to_owned();
-                    outside.get_or_insert((request, url, data, why));
-                }
+                // Sent only when the action was done again (a follow-up to a write that
+                // went): releasing it would need one more redo, which sends the first write
+                // twice. It stays blocked, and the model is told.
+                Fit::Within { .. } => {}
                 Fit::Outside(why) => {
                     outside.get_or_insert((request, url, data, why));
                 }

@@ -255,3 +255,18 @@ fn writes_the_task_asked_for_go_without_a_card() {
     eprintln!("cards over {} benign write tasks: {cards}", tasks.len());
     assert_eq!(cards, 0);
 }
+
+#[test]
+fn a_follow_up_sent_only_when_done_again_stays_blocked_without_a_card() {
+    // The add is blocked, then released and sent; only then the page posts its totals. A
+    // further redo would add the teapot twice: the follow-up stays blocked, no card.
+    let add = json_post(CART, r#"{"sku":"BLUE","qty":1}"#);
+    let totals = json_post("https://shop.example/api/cart/totals", "{}");
+    let page = EffectsPage::new(SHOP)
+        .with(1, button("Add to cart"))
+        .sending(vec![vec![add.clone()], vec![add.clone(), totals]]);
+    let (_, cards) = task("Add one blue teapot to my cart", &page, &[CLICK1], vec![]);
+    assert!(cards.is_empty(), "{cards:?}");
+    assert_eq!(page.acted(), 2, "not done a third time");
+    assert_eq!(*page.went.borrow(), vec![add]);
+}
