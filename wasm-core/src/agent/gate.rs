@@ -256,11 +256,11 @@ impl<P: Page, E: Env, V: TaskEvents, O: Operator> SafetyGate<'_, P, E, V, O> {
         if matches!(action, Action::Type { append: true, .. }) {
             return Held::Stands;
         }
-        // Each attempt's requests count afresh; what fits only when the action is done again
-        // is not released (a further redo would re-send what already went).
+        // The action's requests are one write of each kind, over all its attempts (what it
+        // released before is counted in `this_action`); what fits only when the action is
+        // done again is not released (a further redo would re-send what already went).
         let redo = !permit.released.is_empty();
         let mut budget = ctx.spent.clone();
-        budget.begin_action();
         let mut within: Vec<(&BlockedRequest, String, Spend)> = Vec::new();
         let mut outside: Option<(&BlockedRequest, WebUrl, String, String)> = None;
         for request in held_requests(permit, blocked, &ctx.scope) {
@@ -302,8 +302,12 @@ impl<P: Page, E: Env, V: TaskEvents, O: Operator> SafetyGate<'_, P, E, V, O> {
                     released = released.releasing(url.as_str());
                     held
                 } else {
-                    // Denied: it stays blocked; what fit the budget still goes.
+                    // Denied: it stays blocked; what fit the budget still goes — unless it
+                    // goes to the same address (a release is by URL: the browser cannot tell
+                    // two bodies apart, so releasing it would let the denied one go too).
                     by_budget = true;
+                    let denied = url.as_str().split('#').next().unwrap_or_default().to_owned();
+                    within.retain(|(r, ..)| r.url.split('#').next() != Some(denied.as_str()));
                     ctx.denied_this_action.push(url.as_str().to_owned());
                     match within.first() {
                         Some((first, ..)) => first,

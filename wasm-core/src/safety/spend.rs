@@ -3,8 +3,9 @@
 //! one of the user's sites, to the recipient they named, within the count — or is held.
 //!
 //! How requests count: **one action is one write of each kind** it causes (a click that
-//! posts `/api/cart` and then `/api/cart/totals` added one item), weighted by a quantity field
-//! (`qty: 2` is two items); an order counts per endpoint (the steps of one checkout post to
+//! posts `/api/cart` and then `/api/cart/totals` added one item) unless it posts to the same
+//! endpoint again (a second add is a second item), weighted by a quantity field (`qty: 2` is
+//! two items); an order counts per endpoint (the steps of one checkout post to
 //! different endpoints; a second order posts to the same one again). Analytics (a request
 //! whose path and fields name only telemetry) and beacons (`ping`, `sendBeacon`) that say
 //! nothing of what they do are **dropped**: blocked, never sent, neither spent nor asked
@@ -23,6 +24,9 @@ pub struct Spent {
     used: BTreeMap<String, u32>,
     /// The same for the action running now (its requests count as one write per key).
     this_action: BTreeMap<String, u32>,
+    /// The endpoints each key was spent on by the action running now: a second request to
+    /// the same endpoint in one action is a second write (a second item added).
+    endpoints: std::collections::BTreeSet<(String, String)>,
 }
 
 /// One spend, as journaled.
@@ -32,6 +36,9 @@ pub struct Spend {
     pub key: String,
     /// How many more writes it counted.
     pub extra: u32,
+    /// The endpoint it went to (ids as `*`).
+    #[serde(default)]
+    pub endpoint: String,
 }
 
 /// What a request comes to against the budget.
@@ -52,12 +59,14 @@ impl Spent {
     /// A new action starts: its requests count afresh.
     pub fn begin_action(&mut self) {
         self.this_action.clear();
+        self.endpoints.clear();
     }
 
     /// Records a spend (live and on replay).
     pub fn record(&mut self, spend: &Spend) {
         *self.used.entry(spend.key.clone()).or_default() += spend.extra;
         *self.this_action.entry(spend.key.clone()).or_default() += spend.extra;
+        self.endpoints.insert((spend.key.clone(), spend.endpoint.clone()));
     }
 
     /// How many writes under `key` so far.
@@ -105,10 +114,11 @@ pub fn fit(
     };
     let key = key_of(effect);
     let before = spent.this_action.get(&key).copied().unwrap_or(0);
-    let extra = effect.quantity.saturating_sub(before);
+    let repeat = spent.endpoints.contains(&(key.clone(), effect.endpoint.clone()));
+    let extra = if repeat { effect.quantity } else { effect.quantity.saturating_sub(before) };
     let total = spent.used(&key).saturating_add(extra);
     if count.allows(total) {
-        return Fit::Within { spend: Spend { key, extra } };
+        return Fit::Within { spend: Spend { key, extra, endpoint: effect.endpoint.clone() } };
     }
     let asked = match count {
         Count::Up(n) => n,

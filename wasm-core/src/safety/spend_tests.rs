@@ -48,6 +48,11 @@ fn one_item_to_the_cart_is_one_write() {
         fits("Add one teapot to the cart", &[vec![add.clone(), totals], vec![other.clone()]]),
         vec![vec![true, true], vec![false]]
     );
+    // The same endpoint twice in one action is two items.
+    assert_eq!(
+        fits("Add one teapot to the cart", &[vec![add.clone(), other.clone()]]),
+        vec![vec![true, false]]
+    );
     // Two items in one request are two.
     let two = post(CART, r#"{"sku":"TEA-1","qty":2}"#);
     assert_eq!(fits("Add one teapot to the cart", &[vec![two.clone()]]), vec![vec![false]]);

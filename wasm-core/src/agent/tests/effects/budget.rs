@@ -270,3 +270,20 @@ fn a_follow_up_sent_only_when_done_again_stays_blocked_without_a_card() {
     assert_eq!(page.acted(), 2, "not done a third time");
     assert_eq!(*page.went.borrow(), vec![add]);
 }
+
+#[test]
+fn a_second_add_in_the_same_click_is_a_second_item() {
+    let blue = json_post(CART, r#"{"sku":"BLUE","qty":1}"#);
+    let cups = json_post(CART, r#"{"sku":"CUPS","qty":1}"#);
+    let page =
+        EffectsPage::new(SHOP).with(1, button("Add to cart")).sending(twice(&[blue.clone(), cups]));
+    let (_, cards) =
+        task("Add one blue teapot to my cart", &page, &[CLICK1], vec![Reply::default()]);
+    let held = held_cards(&cards);
+    assert_eq!(held.len(), 1, "{cards:?}");
+    assert!(held[0].message.contains("sku: CUPS"), "{}", held[0].message);
+    // Denied: the teapot goes to the same address, which cannot be released without the
+    // cups (a release is by URL): nothing is sent, not done again.
+    assert!(page.went.borrow().is_empty(), "{:?}", page.went.borrow());
+    assert_eq!(page.acted(), 1);
+}
