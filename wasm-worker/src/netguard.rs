@@ -322,7 +322,12 @@ impl Inner {
         if error.kind == ResourceType::MainFrame {
             self.navigations.borrow_mut().push((error.tab_id, error.url.clone()));
         }
-        if !self.reported.borrow_mut().insert(key) {
+        // Every blocked write is read against the write budget (a second POST to the same
+        // cart is a second item); reads and beacons are told once per destination.
+        let write =
+            !matches!(error.method.to_ascii_uppercase().as_str(), "GET" | "HEAD" | "OPTIONS")
+                && error.kind != ResourceType::Ping;
+        if !self.reported.borrow_mut().insert(key) && !write {
             return;
         }
         let body = self.bodies.borrow_mut().remove(&error.request_id);

@@ -201,6 +201,12 @@ pub enum JournalEntry {
         /// The site (origin).
         origin: String,
     },
+    /// A write the network layer let go because it fit the write budget: what it spent
+    /// (counts survive a restart).
+    WriteSpent {
+        /// The kind (or an order's endpoint) and how many more writes it counted.
+        spend: crate::safety::Spend,
+    },
 }
 
 /// How far a workflow run got.
@@ -329,6 +335,11 @@ pub struct TaskContext {
     /// The writes the user's own words grant ([`crate::safety::budget`]): from the task and
     /// the user's card answers, never from a page.
     pub budget: crate::safety::WriteBudget,
+    /// What the task's writes spent of the budget so far.
+    pub spent: crate::safety::Spent,
+    /// Held requests (their URLs) the user denied during the action running now: not asked
+    /// about again when the action is done again for the writes that fit the budget.
+    pub(crate) denied_this_action: Vec<String>,
     /// Sites the user let the task act on after it read other sites' pages.
     pub flows: std::collections::BTreeSet<String>,
     /// The origin of the tab the task started on (the first site of its scope).
@@ -411,6 +422,7 @@ impl TaskContext {
             JournalEntry::FlowAllowed { origin } => {
                 self.flows.insert(origin.clone());
             }
+            JournalEntry::WriteSpent { spend } => self.spent.record(spend),
             JournalEntry::WorkflowStep { index, heal, opening } => {
                 if *opening {
                     self.replay.opened = true;

@@ -15,16 +15,17 @@
 use super::context::{JournalEntry, TaskContext};
 use super::control::Operator;
 use super::interventions::{Intervention, InterventionKind, Reply};
-use super::police::{
-    approved_destination, judged_facts, new_destination, submitted_to, writes_granted,
+use super::police::{approved_destination, judged_facts, new_destination, submitted_to};
+use super::policy::{
+    Decision, canonical, decide, form_fit, judged_ref, needs_facts, record_sends, user_site,
 };
-use super::policy::{Decision, canonical, decide, judged_ref, needs_facts, record_sends};
-use super::script_send::{held_card, held_request};
+use super::script_send::{held_card, held_requests};
 use super::{Env, Page, TaskEvents};
 use crate::action::{Action, ActionOutcome, Refuser};
 use crate::observation::Observation;
 use crate::safety::network::body;
-use crate::safety::{ActionTarget, BlockedRequest, NetworkPermit, WebUrl};
+use crate::safety::spend::fit_request;
+use crate::safety::{ActionTarget, BlockedRequest, Fit, NetworkPermit, Spend, WebUrl};
 
 /// An action the gate lets go.
 #[derive(Debug, Clone)]
@@ -56,12 +57,16 @@ pub enum GateVerdict {
 pub enum Held {
     /// Nothing to ask about, or the user denied it: the block stands.
     Stands,
-    /// Do the action again under `permit`, which releases exactly `pinned`.
+    /// Do the action again under `permit`, which releases exactly `pinned` (and the
+    /// requests of the same attempt that fit the write budget).
     Release {
-        /// The action's permit with the request's URL released.
+        /// The action's permit with the requests' URLs released.
         permit: Box<NetworkPermit>,
-        /// The request the card showed (what was sent is checked against it).
+        /// The request the card showed, or the first one the budget let go (what was sent is
+        /// checked against it).
         pinned: Box<BlockedRequest>,
+        /// No card was shown: everything released fit the write budget.
+        by_budget: bool,
     },
     /// The user stopped at the card.
     Stopped,
@@ -119,6 +124,8 @@ impl<P: Page, E: Env, V: TaskEvents, O: Operator> SafetyGate<'_, P, E, V, O> {
             }
         }
         let action = &*action;
+        ctx.spent.begin_action();
+        ctx.denied_this_action.clear();
         let facts = if needs_facts(action) {
             let started = self.env.precise_ms();
             let described =
@@ -152,12 +159,20 @@ impl<P: Page, E: Env, V: TaskEvents, O: Operator> SafetyGate<'_, P, E, V, O> {
         let (card, allow, similar, flow, refusal) = match decision {
             Decision::Go => {
                 record_sends(&mut ctx.taint, action, facts.as_ref(), observation);
-                let writes = |origin: &str| writes_granted(ctx, origin);
+                // Every write is held and read when it happens (`held`): the budget says
+                // which kinds, where and how many, which no origin rule can tell.
                 let permit = match submitted_to(action, facts.as_ref()) {
                     Some(form_action) => {
-                        NetworkPermit::submitting(&ctx.scope, writes, &form_action)
+                        // A free submission by POST fit the budget (the policy judged it):
+                        // it spends now.
+                        if let Some(t) = &facts
+                            && let Some(Fit::Within { spend }) = form_fit(ctx, t, &form_action)
+                        {
+                            spent(ctx, spend, entries);
+                        }
+                        NetworkPermit::submitting(&ctx.scope, |_| false, &form_action)
                     }
-                    None => NetworkPermit::within(&ctx.scope, writes),
+                    None => NetworkPermit::reading(&ctx.scope),
                 };
                 return GateVerdict::Go(Box::new(Cleared {
                     permit,
@@ -241,26 +256,76 @@ impl<P: Page, E: Env, V: TaskEvents, O: Operator> SafetyGate<'_, P, E, V, O> {
         if matches!(action, Action::Type { append: true, .. }) {
             return Held::Stands;
         }
-        let Some(held) = held_request(permit, blocked, &ctx.scope) else { return Held::Stands };
-        let Ok(url) = WebUrl::parse(&held.url) else { return Held::Stands };
-        let data: Vec<String> = body::fields(&held.url, held.body.as_ref())
-            .into_iter()
-            .map(|f| format!("{}={}", f.name, f.value))
-            .collect();
-        let data = data.join("&");
-        if ctx.taint.check(url.as_str(), &data).is_err() {
-            return Held::Stands;
+        // The action's requests are one write of each kind, over all its attempts (what it
+        // released before is counted in `this_action`); what fits only when the action is
+        // done again is not released (a further redo would re-send what already went).
+        let redo = !permit.released.is_empty();
+        let mut budget = ctx.spent.clone();
+        let mut within: Vec<(&BlockedRequest, String, Spend)> = Vec::new();
+        let mut outside: Option<(&BlockedRequest, WebUrl, String, String)> = None;
+        for request in held_requests(permit, blocked, &ctx.scope) {
+            let Ok(url) = WebUrl::parse(&request.url) else { continue };
+            if ctx.denied_this_action.iter().any(|d| d == url.as_str()) {
+                continue;
+            }
+            let data = request_data(request);
+            // Data that may not go there gets no second chance.
+            if ctx.taint.check(url.as_str(), &data).is_err() {
+                continue;
+            }
+            let mine = user_site(ctx, &url.origin());
+            match fit_request(&ctx.budget, &budget, request, mine) {
+                Fit::Dropped => {}
+                Fit::Within { spend } if !redo => {
+                    budget.record(&spend);
+                    within.push((request, data, spend));
+                }
+                // Sent only when the action was done again (a follow-up to a write that
+                // went): releasing it would need one more redo, which sends the first write
+                // twice. It stays blocked, and the model is told.
+                Fit::Within { .. } => {}
+                Fit::Outside(why) => {
+                    outside.get_or_insert((request, url, data, why));
+                }
+            }
         }
-        let card = held_card(what, held, &url, &ctx.budget.describe());
-        let Some(reply) = self.ask(ctx, card, entries).await else { return Held::Stopped };
-        if !reply.approve {
-            return Held::Stands;
+        let mut released = permit.clone();
+        let mut by_budget = outside.is_none();
+        let pinned = match outside {
+            Some((held, url, data, why)) => {
+                let card = held_card(what, held, &url, &why);
+                let Some(reply) = self.ask(ctx, card, entries).await else {
+                    return Held::Stopped;
+                };
+                if reply.approve {
+                    ctx.taint.record_sent(url.as_str(), &data);
+                    released = released.releasing(url.as_str());
+                    held
+                } else {
+                    // Denied: it stays blocked; what fit the budget still goes — unless it
+                    // goes to the same address (a release is by URL: the browser cannot tell
+                    // two bodies apart, so releasing it would let the denied one go too).
+                    by_budget = true;
+                    let denied = url.as_str().split('#').next().unwrap_or_default().to_owned();
+                    within.retain(|(r, ..)| r.url.split('#').next() != Some(denied.as_str()));
+                    ctx.denied_this_action.push(url.as_str().to_owned());
+                    match within.first() {
+                        Some((first, ..)) => first,
+                        None => return Held::Stands,
+                    }
+                }
+            }
+            None => match within.first() {
+                Some((first, ..)) => first,
+                None => return Held::Stands,
+            },
+        };
+        for (request, data, spend) in within {
+            ctx.taint.record_sent(&request.url, &data);
+            released = released.releasing(&request.url);
+            spent(ctx, spend, entries);
         }
-        ctx.taint.record_sent(url.as_str(), &data);
-        Held::Release {
-            permit: Box::new(permit.releasing(url.as_str())),
-            pinned: Box::new(held.clone()),
-        }
+        Held::Release { permit: Box::new(released), pinned: Box::new(pinned.clone()), by_budget }
     }
 
     /// After an action done again with `pinned` released: what the page really sent there,
@@ -294,6 +359,25 @@ impl<P: Page, E: Env, V: TaskEvents, O: Operator> SafetyGate<'_, P, E, V, O> {
         self.events.emit(super::TaskEvent::Noted { text: warning.clone() });
         Pinned::Changed(warning)
     }
+}
+
+/// A request's fields as `name=value&…`, for the outbound check.
+fn request_data(request: &BlockedRequest) -> String {
+    let fields: Vec<String> = body::fields(&request.url, request.body.as_ref())
+        .into_iter()
+        .map(|f| format!("{}={}", f.name, f.value))
+        .collect();
+    fields.join("&")
+}
+
+/// Journals what a write that fit the budget spent.
+fn spent(ctx: &mut TaskContext, spend: Spend, entries: &mut Vec<JournalEntry>) {
+    if spend.extra == 0 {
+        return;
+    }
+    let entry = JournalEntry::WriteSpent { spend };
+    ctx.apply(&entry);
+    entries.push(entry);
 }
 
 /// The permit of an action the user approved: state-changing requests only to exactly the

@@ -12,7 +12,7 @@ use crate::safety::{
     ActionKind, ActionTarget, ConfirmClass, DocumentOrigin, Risk, ScopeError, TaintLedger, WebUrl,
     classify, document_origin, origin_of,
 };
-use crate::safety::{WriteBudget, WriteKind, effects};
+use crate::safety::{Fit, WriteBudget, WriteKind, effects, spend, writes};
 
 /// What the policy decided for one action.
 #[derive(Debug, Clone, PartialEq)]
@@ -227,7 +227,7 @@ pub fn decide(
     // The write budget: a change the user's words did not ask for asks first, whatever the
     // control is called (the network layer holds what no element shows).
     let risk = match risk {
-        Risk::Free => match unasked_change(action, &kind, facts, &ctx.budget) {
+        Risk::Free => match unasked_change(action, &kind, facts, ctx) {
             Some(what) => Risk::Confirm { class: ConfirmClass::Effect, what },
             None => Risk::Free,
         },
@@ -379,8 +379,9 @@ fn unasked_change(
     action: &Action,
     kind: &ActionKind,
     t: &ActionTarget,
-    budget: &WriteBudget,
+    ctx: &TaskContext,
 ) -> Option<String> {
+    let budget = &ctx.budget;
     let enter = matches!(kind, ActionKind::PressKey { key } if effects::activates(key))
         || matches!(kind, ActionKind::Type { text } if text.contains('\n'));
     let submits = t.submits_form
@@ -397,6 +398,17 @@ fn unasked_change(
                 called_plainly(t),
                 t.page_url,
                 budget.describe()
+            ));
+        }
+        // Inside the budget: what the form does must be a kind, a place and a count the
+        // words granted (read from its action URL and fields, not its button's words).
+        if let Some(Fit::Outside(why)) = form_fit(ctx, t, form_action) {
+            let fields = body::describe_fields(&form_fields(&t.form_data));
+            return Some(format!(
+                "{} {} on {}: submits the form (POST) to {form_action} with:\n{fields}\n({why})",
+                verb_of(action),
+                called_plainly(t),
+                t.page_url,
             ));
         }
     }
@@ -428,6 +440,29 @@ fn unasked_change(
         ));
     }
     None
+}
+
+/// Whether `origin` is one of the user's sites: the tab the task started on or a site the
+/// user's words name (where their words' writes are granted).
+pub(super) fn user_site(ctx: &TaskContext, origin: &str) -> bool {
+    ctx.start.as_deref() == Some(origin) || ctx.budget.names(origin)
+}
+
+/// A form submitted by POST to `form_action` read as a write against the budget (`None` for
+/// a GET form, or a task with no writes: those are judged before).
+pub(super) fn form_fit(ctx: &TaskContext, t: &ActionTarget, form_action: &str) -> Option<Fit> {
+    if t.form_method == "get" || !ctx.budget.grants_writes() {
+        return None;
+    }
+    let mut fields: std::collections::BTreeMap<String, Vec<String>> = Default::default();
+    for f in form_fields(&t.form_data) {
+        fields.entry(f.name).or_default().push(f.value);
+    }
+    let request_body = body::RequestBody::Form { fields };
+    let effect = writes::classify("POST", form_action, Some(&request_body));
+    // Another site of the scope: judged as before (its writes are held at the network).
+    let mine = origin_of(form_action).is_some_and(|o| user_site(ctx, &o));
+    mine.then(|| spend::fit(&ctx.budget, &ctx.spent, &effect, "main_frame", true))
 }
 
 /// A form's `name=value&…` values as fields (raw, as the content script read them).

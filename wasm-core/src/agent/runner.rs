@@ -831,20 +831,37 @@ impl<L: Llm, P: Page, E: Env, V: TaskEvents, O: Operator, J: Journal> Agent<'_, 
                 .held(ctx, action, description, &permit, &blocked, &mut entries)
                 .await;
             self.journal_decisions(ctx, &entries).await?;
-            let (released, pinned) = match held {
+            let (released, pinned, by_budget) = match held {
                 Held::Stopped => return Err(self.stopped_at_a_card(ctx).await),
                 Held::Stands => break,
-                Held::Release { permit, pinned } => (*permit, *pinned),
+                Held::Release { permit, pinned, by_budget } => (*permit, *pinned, by_budget),
             };
+            // A box ticked (or unticked) the first time sends nothing when ticked again: it
+            // is put back first, with every write still held (what that sends is dropped).
+            if let Some(back) = undo_of(action) {
+                if let Err(e) = self.page.act(&back, &permit).await {
+                    tracing::debug!("putting the box back before the redo failed: {e}");
+                }
+                self.page.blocked_requests().await;
+            }
             permit = released;
             // Whatever went out before the redo is none of the card's business.
             self.page.sent_requests().await;
             outcome = self.act_once(ctx, step, (written, action), description, &permit).await?;
-            let mut note = format!(
-                "done again after the user approved exactly what the page sends ({} {})",
-                pinned.method,
-                crate::safety::WebUrl::parse(&pinned.url).map(|u| u.site()).unwrap_or_default()
-            );
+            let site =
+                crate::safety::WebUrl::parse(&pinned.url).map(|u| u.site()).unwrap_or_default();
+            let mut note = if by_budget {
+                format!(
+                    "done again with what the page sends released: it fit the writes your task \
+                     asks for ({} {site})",
+                    pinned.method
+                )
+            } else {
+                format!(
+                    "done again after the user approved exactly what the page sends ({} {site})",
+                    pinned.method
+                )
+            };
             if let Some(said) = self.safety_gate().check_pinned(&pinned).await.note() {
                 note = format!("{note}\n{said}");
             }
@@ -968,5 +985,15 @@ impl<L: Llm, P: Page, E: Env, V: TaskEvents, O: Operator, J: Journal> Agent<'_, 
         ctx.apply(&entry);
         self.events.emit(TaskEvent::Finished(outcome.clone()));
         Flow::End(outcome)
+    }
+}
+
+/// The action that puts a ticked or unticked box back, so that doing the action again sends
+/// what it sent the first time.
+fn undo_of(action: &Action) -> Option<Action> {
+    match action {
+        Action::Check { ref_id } => Some(Action::Uncheck { ref_id: *ref_id }),
+        Action::Uncheck { ref_id } => Some(Action::Check { ref_id: *ref_id }),
+        _ => None,
     }
 }

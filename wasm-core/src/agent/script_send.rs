@@ -29,23 +29,26 @@ fn is_document(b: &BlockedRequest) -> bool {
     matches!(b.kind.as_str(), "main_frame" | "sub_frame")
 }
 
-/// The blocked request of an action to put to the user, under `permit`: a state-changing
-/// request to a site of `scope` that the permit held. Under a permit that judged a form
-/// (approved, or a free submission), a document posted elsewhere is a rewritten form: blocked
-/// without a card.
-pub fn held_request<'a>(
+/// The blocked requests of an action to put to the user (or let go when they fit the
+/// write budget), under `permit`, in order: state-changing requests to a site of `scope`
+/// that the permit held. Under a permit that judged a form (approved, or a free
+/// submission), a document posted elsewhere is a rewritten form: blocked without a card.
+pub fn held_requests<'a>(
     permit: &NetworkPermit,
     blocked: &'a [BlockedRequest],
     scope: &SiteScope,
-) -> Option<&'a BlockedRequest> {
+) -> Vec<&'a BlockedRequest> {
     let judged_form = permit.approved_destination.is_some() || permit.form_submission.is_some();
-    blocked.iter().find(|b| {
-        let Ok(url) = WebUrl::parse(&b.url) else { return false };
-        b.changes_state()
-            && !(judged_form && is_document(b))
-            && scope.check(url.as_str()).is_ok()
-            && permit.holds_write_to(url.as_str())
-    })
+    blocked
+        .iter()
+        .filter(|b| {
+            let Ok(url) = WebUrl::parse(&b.url) else { return false };
+            b.changes_state()
+                && !(judged_form && is_document(b))
+                && scope.check(url.as_str()).is_ok()
+                && permit.holds_write_to(url.as_str())
+        })
+        .collect()
 }
 
 /// The card for a held request: the site, the method and path, and the decoded fields.
@@ -82,6 +85,14 @@ pub(super) fn held_card(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    fn held_request<'a>(
+        permit: &NetworkPermit,
+        blocked: &'a [BlockedRequest],
+        scope: &SiteScope,
+    ) -> Option<&'a BlockedRequest> {
+        held_requests(permit, blocked, scope).into_iter().next()
+    }
 
     fn blocked(url: &str, method: &str, kind: &str) -> BlockedRequest {
         BlockedRequest { url: url.into(), method: method.into(), kind: kind.into(), body: None }

@@ -705,6 +705,7 @@ fn each_side_effect_is_journaled_before_and_after() {
             JournalEntry::WorkflowStep { .. } => "workflow",
             JournalEntry::SimilarAllowed { .. } => "similar",
             JournalEntry::FlowAllowed { .. } => "flow",
+            JournalEntry::WriteSpent { .. } => "spent",
         })
         .collect();
     assert_eq!(

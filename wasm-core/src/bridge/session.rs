@@ -541,7 +541,7 @@ impl ExternalSession {
                 Held::Stopped => {
                     return Ok(ActionOutcome::refused(Refuser::User, "stopped by the user"));
                 }
-                Held::Release { permit: released, pinned } => {
+                Held::Release { permit: released, pinned, .. } => {
                     permit = *released;
                     page.sent_requests().await;
                     outcome = page.act(action, &permit).await?;

@@ -9,8 +9,12 @@
 //! A read-only task ("check my order history", "read the reviews") has none: every
 //! state-changing request of its actions is held, whatever the control was called.
 
+use super::writes::EffectKind;
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeSet;
+
+mod grants;
+pub use grants::{Count, Grant, covers};
 
 /// A kind of write the user's words ask for.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
@@ -60,6 +64,12 @@ pub struct WriteBudget {
     /// Hosts the user's words name (`shop.example`, `shop.localhost:8080`; from URLs too),
     /// lower case, without `www.`.
     pub named: BTreeSet<String>,
+    /// Each write asked for with its count and recipients, in the order of the words.
+    #[serde(default)]
+    pub counted: Vec<Grant>,
+    /// The domains (billing, accounts, integrations) the words name, which a change may touch.
+    #[serde(default)]
+    pub topics: BTreeSet<EffectKind>,
 }
 
 /// Verbs (base forms, lower case) and what they ask for. A verb counts only where it is used
@@ -160,6 +170,8 @@ impl WriteBudget {
     pub fn from_words<'a>(texts: impl IntoIterator<Item = &'a str>) -> Self {
         let mut grants = BTreeSet::new();
         let mut named = BTreeSet::new();
+        let mut counted = Vec::new();
+        let mut topics = BTreeSet::new();
         for text in texts {
             named.extend(hosts_in(text));
             let lower = text.to_lowercase().replace('’', "'");
@@ -169,19 +181,21 @@ impl WriteBudget {
                     .map(|w| w.trim_matches(|c: char| c == '\'' || c == '-'))
                     .filter(|w| !w.is_empty())
                     .collect();
+                topics.extend(grants::topics_in(&words));
                 let mut introduced = true;
-                for word in words {
+                for (at, word) in words.iter().enumerate() {
                     match verb(word) {
                         Some(kind) if introduced => {
                             grants.insert(kind);
+                            counted.push(grants::grant_at(&words, at, kind));
                         }
                         _ => {}
                     }
-                    introduced = INTRODUCERS.contains(&word);
+                    introduced = INTRODUCERS.contains(word);
                 }
             }
         }
-        Self { grants, named }
+        Self { grants, named, counted, topics }
     }
 
     /// Whether the user's words name the site of `origin` (the host or a parent of it, and
@@ -218,14 +232,51 @@ impl WriteBudget {
         !self.grants.is_empty()
     }
 
-    /// In words, for cards and the timeline.
+    /// In words, for cards and the timeline ("your task asks to add to a cart (1)").
     pub fn describe(&self) -> String {
         if self.grants.is_empty() {
             return "your task asks only to read".into();
         }
-        let kinds: Vec<&str> = self.grants.iter().map(|k| k.words()).collect();
+        let kinds: Vec<String> = self
+            .grants
+            .iter()
+            .map(|k| match self.allowed(*k) {
+                Some(Count::Up(n)) if k.writes() => format!("{} ({n})", k.words()),
+                _ => k.words().to_owned(),
+            })
+            .collect();
         format!("your task asks to {}", kinds.join(", "))
     }
+
+    /// How many writes of `kind` the words ask for, all its mentions together.
+    fn allowed(&self, kind: WriteKind) -> Option<Count> {
+        self.counted.iter().filter(|g| g.kind == kind).map(|g| g.count).reduce(Count::plus)
+    }
+
+    /// How many writes with `effect` the words allow (every grant covering it together) to
+    /// the recipients `to` (a message's, as the request names them; empty when it names
+    /// none). `None`: no grant covers it.
+    pub fn allowance(&self, effect: EffectKind, to: &[String]) -> Option<Count> {
+        let topics: Vec<EffectKind> = self.topics.iter().copied().collect();
+        self.counted
+            .iter()
+            .filter(|g| covers(g.kind, effect, &topics))
+            .filter(|g| effect != EffectKind::Message || addressed(g, to))
+            .map(|g| g.count)
+            .reduce(Count::plus)
+    }
+}
+
+/// Whether a message to `to` (what the request names) is one the grant's recipients allow:
+/// the grant names nobody, the request names nobody, or every place the request names has
+/// one of the grant's recipients as a word ("ann" in `ann@mail.example`, `dm-ann`).
+fn addressed(grant: &Grant, to: &[String]) -> bool {
+    grant.recipients.is_empty()
+        || to.iter().all(|place| {
+            let words: Vec<&str> =
+                place.split(|c: char| !c.is_alphanumeric()).filter(|w| !w.is_empty()).collect();
+            grant.recipients.iter().any(|r| words.contains(&r.as_str()) || place == r)
+        })
 }
 
 /// The hosts a text names: URLs, and words with a dot or `localhost` that parse as a host
@@ -331,6 +382,40 @@ mod tests {
         assert!(!b.names("http://mail.localhost:9090"));
         assert!(!b.names("https://evil.example"));
         assert!(!budget("It costs 3.50 today. Done.").names("http://3.50"));
+    }
+
+    #[test]
+    fn counts_recipients_and_topics_come_from_the_words() {
+        let count = |task: &str| budget(task).counted.first().map(|g| g.count);
+        assert_eq!(count("Add one teapot to the cart"), Some(Count::Up(1)));
+        assert_eq!(count("Add a teapot to the cart"), Some(Count::Up(1)));
+        assert_eq!(count("Add the blue teapot to the cart"), Some(Count::Up(1)), "default 1");
+        assert_eq!(count("Add 3 teapots to the cart"), Some(Count::Up(3)));
+        assert_eq!(count("Add both teapots to my cart"), Some(Count::Up(2)));
+        assert_eq!(count("Buy twelve mugs"), Some(Count::Up(12)));
+        assert_eq!(count("Delete all my mail"), Some(Count::Many));
+        assert_eq!(count("Delete the spam messages"), Some(Count::Many), "a plural object");
+        assert_eq!(count("Add item 4711 to the cart"), Some(Count::Up(1)), "an item's number");
+        assert_eq!(count("Rename my project to Teapots"), Some(Count::Many), "edits");
+        let b = budget("Reply to Ann that I agree, then email bob@x.example the notes");
+        let to: Vec<&str> =
+            b.counted.iter().flat_map(|g| g.recipients.iter().map(String::as_str)).collect();
+        assert_eq!(to, ["ann", "bob"]);
+        assert_eq!(b.allowance(EffectKind::Message, &["general".into()]), None);
+        assert!(b.allowance(EffectKind::Message, &["ann@chat.example".into()]).is_some());
+        assert!(budget("Change my plan to Team").topics.contains(&EffectKind::Billing));
+        assert!(budget("Rename my project").topics.is_empty());
+        assert_eq!(budget("Rename my project").allowance(EffectKind::Account, &[]), None);
+        assert_eq!(
+            budget("Add one teapot and one cup to the cart").allowance(EffectKind::Cart, &[]),
+            Some(Count::Up(2)),
+            "a second counted object after “and” adds to the count"
+        );
+        assert_eq!(
+            budget("Add one teapot to the cart and a cup").allowance(EffectKind::Cart, &[]),
+            Some(Count::Up(1)),
+            "after the object ends (“to the cart”), the words are not counted"
+        );
     }
 
     #[test]

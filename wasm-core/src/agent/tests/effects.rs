@@ -20,6 +20,8 @@ struct EffectsPage {
     sends: RefCell<VecDeque<Vec<BlockedRequest>>>,
     blocked: RefCell<Vec<BlockedRequest>>,
     sent: RefCell<Vec<BlockedRequest>>,
+    /// Everything that went out, never drained.
+    went: RefCell<Vec<BlockedRequest>>,
     permits: RefCell<Vec<NetworkPermit>>,
 }
 
@@ -32,6 +34,7 @@ impl EffectsPage {
             sends: RefCell::default(),
             blocked: RefCell::default(),
             sent: RefCell::default(),
+            went: RefCell::default(),
             permits: RefCell::default(),
         }
     }
@@ -79,6 +82,7 @@ impl Page for EffectsPage {
             if permit.holds_write_to(&request.url) {
                 self.blocked.borrow_mut().push(request);
             } else {
+                self.went.borrow_mut().push(request.clone());
                 self.sent.borrow_mut().push(request);
             }
         }
@@ -186,13 +190,22 @@ fn an_approved_held_request_is_released_exactly_and_a_changed_body_is_reported()
 
 #[test]
 fn writes_the_task_asked_for_need_no_card_on_its_own_site() {
-    let page = EffectsPage::new(SHOP)
-        .with(1, button("Place order"))
-        .sending(vec![vec![post(ORDER_API, r#"{"item":"teapot"}"#)]]);
-    let (_, cards) = task("Order the blue teapot", &page, &[CLICK1], vec![]);
+    let page = EffectsPage::new(SHOP).with(1, button("Place order")).sending(vec![
+        vec![post(ORDER_API, r#"{"item":"teapot"}"#)],
+        vec![post(ORDER_API, r#"{"item":"teapot"}"#)],
+    ]);
+    let (run, cards) = task("Order the blue teapot", &page, &[CLICK1], vec![]);
     assert!(cards.is_empty(), "{cards:?}");
-    assert_eq!(page.permits.borrow()[0].write_origins, vec!["https://shop.example".to_owned()]);
-    assert!(page.blocked.borrow().is_empty());
+    // Held and read: an order the words asked for, on the start tab's site, goes when the
+    // click is done again with exactly its URL released; it is spent.
+    let permits = page.permits.borrow();
+    assert!(permits[0].write_origins.is_empty(), "writes are never opened by origin");
+    assert_eq!(permits[1].released, vec![ORDER_API.to_owned()]);
+    assert!(page.blocked.borrow().is_empty(), "sent the second time");
+    let text = run.outcome.steps[0].outcome.text.clone().unwrap_or_default();
+    assert!(text.contains("fit the writes your task asks for"), "{text}");
+    assert!(run.journal.iter().any(|e| matches!(e, JournalEntry::WriteSpent { .. })));
+    drop(permits);
     // The same click in a read-only task: the purchase card (its words), denied.
     let page = EffectsPage::new(SHOP).with(1, button("Place order"));
     let (_, cards) = task("Show me my orders", &page, &[CLICK1], vec![Reply::default()]);
@@ -377,3 +390,5 @@ fn a_self_saving_box_approved_after_a_hold_says_when_nothing_was_sent_again() {
     let text = run.outcome.steps[0].outcome.text.clone().unwrap_or_default();
     assert!(text.contains("is not saved"), "the model is told: {text}");
 }
+
+mod budget;

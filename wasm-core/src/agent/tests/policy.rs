@@ -169,11 +169,31 @@ fn run_policy(
     replies: Vec<Reply>,
     resources: BTreeMap<String, String>,
 ) -> PolicyRun {
+    run_policy_with(TaskSpec { resources, validate: false, ..spec(6) }, page, answers, replies)
+}
+
+/// [`run_policy`] for a task worded `words`.
+fn run_policy_as(
+    words: &str,
+    page: &FactsPage,
+    answers: Vec<Reply_>,
+    replies: Vec<Reply>,
+) -> PolicyRun {
+    let spec = TaskSpec { validate: false, ..TaskSpec::new(words) };
+    run_policy_with(TaskSpec { max_steps: 6, ..spec }, page, answers, replies)
+}
+
+fn run_policy_with(
+    spec: TaskSpec,
+    page: &FactsPage,
+    answers: Vec<Reply_>,
+    replies: Vec<Reply>,
+) -> PolicyRun {
     let mut navigator = answers;
     navigator.push(calls(&[("done", r#"{"answer":"finished","success":true}"#)]));
     let llm = ScriptedLlm::new(navigator);
     let user = ScriptedUser::new(replies);
-    let run = run_spec(TaskSpec { resources, validate: false, ..spec(6) }, &llm, page, &user);
+    let run = run_spec(spec, &llm, page, &user);
     PolicyRun { outcome: run.outcome, cards: user.cards.into_inner(), journal: run.journal }
 }
 
@@ -202,13 +222,9 @@ fn free_actions_run_without_a_card() {
     assert_eq!(page.acted(), 1);
     assert_eq!(
         page.permits.borrow()[0],
-        NetworkPermit {
-            origins: vec!["https://shop.example".into()],
-            write_origins: vec!["https://shop.example".into()],
-            ..NetworkPermit::default()
-        },
-        "a free action may reach the task's scope only, and write where the task's words ask \
-         (“Fill Ada and save” on the start tab's site)"
+        NetworkPermit { origins: vec!["https://shop.example".into()], ..NetworkPermit::default() },
+        "a free action may reach the task's scope only; every write it causes is held and read \
+         against what the words ask (“Fill Ada and save”), never opened by origin"
     );
 }
 
@@ -703,6 +719,8 @@ fn navigations_are_judged_and_loaded_in_their_canonical_form() {
 /// One benign or risky task: a page and what the model does on it.
 struct Task {
     what: &'static str,
+    /// The user's words (the write budget).
+    words: &'static str,
     page: FactsPage,
     steps: Vec<(&'static str, String)>,
 }
@@ -721,19 +739,33 @@ fn link(name: &str, href: &str) -> ActionTarget {
     ActionTarget { role: "link".into(), tag: "a".into(), href: Some(href.into()), ..button(name) }
 }
 
+fn by_get(t: ActionTarget) -> ActionTarget {
+    ActionTarget { form_method: "get".into(), ..t }
+}
+
 fn in_form(mut t: ActionTarget, action: &str) -> ActionTarget {
     t.form_action = Some(action.into());
     t
 }
 
 fn task(what: &'static str, page: FactsPage, steps: &[(&'static str, &str)]) -> Task {
-    Task { what, page, steps: steps.iter().map(|(t, a)| (*t, (*a).to_owned())).collect() }
+    worded(what, "Fill Ada and save", page, steps)
+}
+
+fn worded(
+    what: &'static str,
+    words: &'static str,
+    page: FactsPage,
+    steps: &[(&'static str, &str)],
+) -> Task {
+    let steps = steps.iter().map(|(t, a)| (*t, (*a).to_owned())).collect();
+    Task { what, words, page, steps }
 }
 
 /// Runs a task with a user who denies every card; returns the cards and how many actions ran.
 fn cards_of(task: &Task) -> (Vec<Intervention>, usize) {
     let answers = task.steps.iter().map(|(tool, args)| calls(&[(tool, args)])).collect();
-    let run = run_policy(&task.page, answers, vec![], BTreeMap::new());
+    let run = run_policy_as(task.words, &task.page, answers, vec![]);
     (run.cards, task.page.acted())
 }
 
@@ -745,21 +777,27 @@ const ENTER1: (&str, &str) = ("press_keys", r#"{"ref":1,"keys":"Enter"}"#);
 fn benign_tasks() -> Vec<Task> {
     let profile = "https://shop.example/settings/profile";
     vec![
-        task(
+        worded(
             "same-site search",
+            "Search the shop for teapots",
             FactsPage::new(SHOP, "Shop")
-                .with(1, in_form(field("Search"), "https://shop.example/search")),
+                .with(1, by_get(in_form(field("Search"), "https://shop.example/search"))),
             &[("type", r#"{"ref":1,"text":"teapot"}"#), ENTER1],
         ),
-        task(
+        worded(
             "search with a button",
+            "Search the shop for teapots",
             FactsPage::new(SHOP, "Shop")
-                .with(1, in_form(field("Search"), "https://shop.example/search"))
-                .with(2, submit_button("Search", "https://shop.example/search", "q=teapot")),
+                .with(1, by_get(in_form(field("Search"), "https://shop.example/search")))
+                .with(
+                    2,
+                    by_get(submit_button("Search", "https://shop.example/search", "q=teapot")),
+                ),
             &[("type", r#"{"ref":1,"text":"teapot"}"#), CLICK2],
         ),
-        task(
+        worded(
             "newsletter signup",
+            "Subscribe me to the newsletter with ada@example.org",
             FactsPage::new("https://shop.example/", "News")
                 .with(1, in_form(field("Email"), "https://shop.example/newsletter/subscribe"))
                 .with(
@@ -772,13 +810,15 @@ fn benign_tasks() -> Vec<Task> {
                 ),
             &[TYPE1, CLICK2],
         ),
-        task(
+        worded(
             "next page",
+            "Show me the next page of results",
             FactsPage::new(SHOP, "Results").with(1, link("Next", "https://shop.example/page/2")),
             &[CLICK1],
         ),
-        task(
+        worded(
             "filter and sort",
+            "Sort the teapots by price and show those under $25",
             FactsPage::new("https://shop.example/products", "Products")
                 .with(
                     1,
@@ -798,47 +838,54 @@ fn benign_tasks() -> Vec<Task> {
                 ),
             &[("select_option", r#"{"ref":1,"option":"Price"}"#), ("check", r#"{"ref":2}"#)],
         ),
-        task(
+        worded(
             "apply the filters",
+            "Apply the red colour filter",
             FactsPage::new("https://shop.example/products", "Products")
                 .with(1, submit_button("Apply", "https://shop.example/products", "colour=red")),
             &[CLICK1],
         ),
-        task(
+        worded(
             "same-site form save",
+            "Save a note titled Tea",
             FactsPage::new("https://shop.example/notes/new", "New note")
                 .with(1, in_form(field("Title"), "https://shop.example/notes"))
                 .with(2, submit_button("Save", "https://shop.example/notes", "title=Tea&text=Buy")),
             &[("type", r#"{"ref":1,"text":"Tea"}"#), CLICK2],
         ),
-        task(
+        worded(
             "login-free profile edit",
+            "Update my bio to Tea lover",
             FactsPage::new(profile, "Your profile").with(1, in_form(field("Bio"), profile)).with(
                 2,
                 submit_button("Save changes", profile, "name=Ada&bio=Tea&email=ada@example.org"),
             ),
             &[("type", r#"{"ref":1,"text":"Tea lover"}"#), CLICK2],
         ),
-        task(
+        worded(
             "add to cart",
+            "Add the teapot to my cart",
             FactsPage::new(SHOP, "Teapot")
                 .with(1, submit_button("Add to cart", "https://shop.example/cart/add", "id=3")),
             &[CLICK1],
         ),
-        task(
+        worded(
             "continue through a wizard",
+            "Sign me up for a size M shirt",
             FactsPage::new("https://shop.example/signup/step1", "Step 1")
                 .with(1, button("Continue"))
                 .with(2, submit_button("Submit", "https://shop.example/signup/step2", "size=m")),
             &[CLICK1, CLICK2],
         ),
-        task(
+        worded(
             "same-site redirect link",
+            "Open the help page",
             FactsPage::new(SHOP, "Shop").with(1, link("Help", "https://shop.example/go?to=/help")),
             &[CLICK1],
         ),
-        task(
+        worded(
             "navigate within the site",
+            "Show me my cart",
             FactsPage::new(SHOP, "Shop"),
             &[("navigate", r#"{"url":"https://shop.example/cart"}"#)],
         ),
@@ -1047,7 +1094,8 @@ fn a_free_form_submission_may_post_only_to_the_action_it_was_judged_on() {
     add.submits_form = true;
     add.form_action = Some("https://shop.example/cart/add#top".into());
     let page = FactsPage::new(SHOP, "A fine teapot").with(1, add);
-    let run = run_policy(&page, vec![calls(&[("click", r#"{"ref":1}"#)])], vec![], BTreeMap::new());
+    let click = vec![calls(&[("click", r#"{"ref":1}"#)])];
+    let run = run_policy_as("Add the teapot to my cart", &page, click, vec![]);
     assert!(run.cards.is_empty(), "{:?}", run.cards);
     let permit = page.permits.borrow()[0].clone();
     assert_eq!(permit.form_submission.as_deref(), Some("https://shop.example/cart/add"));

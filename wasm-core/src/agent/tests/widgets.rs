@@ -119,7 +119,9 @@ fn run_contact(
     navigator.push(calls(&[("done", r#"{"answer":"sent","success":true}"#)]));
     let llm = ScriptedLlm::new(navigator);
     let user = ScriptedUser::new(replies);
-    let run = run_spec(TaskSpec { validate: false, ..spec(6) }, &llm, page, &user);
+    // Words that grant no form: every script send is put to the user.
+    let words = TaskSpec { validate: false, ..TaskSpec::new("Look at the contact page") };
+    let run = run_spec(TaskSpec { max_steps: 6, ..words }, &llm, page, &user);
     (run, user.cards.into_inner())
 }
 
@@ -160,10 +162,11 @@ fn a_denied_or_foreign_script_send_stays_blocked() {
     let page = ContactPage::new(vec![vec![post("https://collector.example/c")]]);
     let (_, cards) = run_contact(&page, &[SEND], vec![Reply::approve(), Reply::approve()]);
     assert_eq!((cards.len(), page.acts.borrow().len()), (1, 1), "{cards:?}");
-    // A free action's blocked post raises no card either.
+    // A free action's blocked post in a task that asks only to read is a held request.
     let page = ContactPage::new(vec![vec![post(api)]]);
-    let (_, cards) = run_contact(&page, &[("click", r#"{"ref":3}"#)], vec![Reply::approve()]);
-    assert!(cards.is_empty(), "{cards:?}");
+    let (_, cards) = run_contact(&page, &[("click", r#"{"ref":3}"#)], vec![Reply::default()]);
+    assert_eq!(cards.len(), 1, "{cards:?}");
+    assert_eq!(cards[0].title, "Approve what the page would send?");
 }
 
 #[test]
