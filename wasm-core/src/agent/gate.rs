@@ -58,7 +58,7 @@ pub enum Held {
     Stands,
     /// Do the action again under `permit`, which releases exactly `pinned`.
     Release {
-        /// The action's permit with the request's URL released.
+        /// The action's permit with the request's URL released and its body pinned.
         permit: Box<NetworkPermit>,
         /// The request the card showed (what was sent is checked against it).
         pinned: Box<BlockedRequest>,
@@ -257,26 +257,37 @@ impl<P: Page, E: Env, V: TaskEvents, O: Operator> SafetyGate<'_, P, E, V, O> {
             return Held::Stands;
         }
         ctx.taint.record_sent(url.as_str(), &data);
-        Held::Release {
-            permit: Box::new(permit.releasing(url.as_str())),
-            pinned: Box::new(held.clone()),
-        }
+        Held::Release { permit: Box::new(permit.pinning(held)), pinned: Box::new(held.clone()) }
     }
 
-    /// After an action done again with `pinned` released: what the page really sent there,
-    /// checked against what the card showed. The browser cannot hold a request's body, so a
-    /// page that changed the fields after the approval is reported loudly (also in the
-    /// timeline); a control that already shows the new state (a box ticked, an option
-    /// chosen) sends nothing when it is operated again, which the model is told.
-    pub async fn check_pinned(&self, pinned: &BlockedRequest) -> Pinned {
-        let sent = self.page.sent_requests().await;
+    /// After an action done again with `pinned` released (and `blocked` what was blocked on
+    /// the redo): what the page really sent there, checked against what the card showed.
+    /// While the browser pins the body (`safety::network::pin`) a request with other fields
+    /// was not sent: it is among `blocked` and becomes the next card. Where it could not pin
+    /// (the debugger could not attach), a page that changed the fields after the approval is
+    /// reported loudly (also in the timeline). A control that already shows the new state (a
+    /// box ticked, an option chosen) sends nothing when it is operated again, which the model
+    /// is told.
+    pub async fn check_pinned(
+        &self,
+        pinned: &BlockedRequest,
+        blocked: &[BlockedRequest],
+    ) -> Pinned {
         let bare = |u: &str| u.split('#').next().unwrap_or(u).to_owned();
-        let there: Vec<&BlockedRequest> = sent
-            .iter()
-            .filter(|s| bare(&s.url) == bare(&pinned.url) && s.method == pinned.method)
-            .collect();
+        let at_pin = |s: &&BlockedRequest| bare(&s.url) == bare(&pinned.url);
+        let sent = self.page.sent_requests().await;
+        let there: Vec<&BlockedRequest> =
+            sent.iter().filter(at_pin).filter(|s| s.method == pinned.method).collect();
         if there.is_empty() {
-            return Pinned::NotSent;
+            return match blocked.iter().find(at_pin) {
+                Some(held) => Pinned::Held(format!(
+                    "the page tried to send {} {} with other fields than the card the user \
+                     approved showed; Waymark held it (nothing was sent)",
+                    held.method,
+                    bare(&held.url)
+                )),
+                None => Pinned::NotSent,
+            };
         }
         let changed = there.into_iter().find(|s| {
             (pinned.body.is_some() || s.body.is_some())
@@ -286,8 +297,8 @@ impl<P: Page, E: Env, V: TaskEvents, O: Operator> SafetyGate<'_, P, E, V, O> {
         let now = body::describe_fields(&body::fields(&changed.url, changed.body.as_ref()));
         let warning = format!(
             "WARNING: the page sent {} {} with other fields than the card you approved showed; \
-             it sent:\n{now}\nCheck the site: Waymark pins where an approved request goes, but \
-             the browser does not let it hold the request's body.",
+             it sent:\n{now}\nCheck the site: Waymark could not hold this request (see the \
+             note on why the browser did not let it pin the body).",
             changed.method,
             bare(&changed.url)
         );
@@ -319,6 +330,8 @@ pub enum Pinned {
     Changed(String),
     /// Not sent again (a control that already shows the new state sends nothing).
     NotSent,
+    /// Not sent: the browser held a request there with other fields (the next card).
+    Held(String),
 }
 
 impl Pinned {
@@ -326,7 +339,7 @@ impl Pinned {
     pub fn note(&self) -> Option<String> {
         match self {
             Self::Same => None,
-            Self::Changed(warning) => Some(warning.clone()),
+            Self::Changed(warning) | Self::Held(warning) => Some(warning.clone()),
             Self::NotSent => Some(
                 "the page sent nothing when the action was done again (a control that already \
                  shows the new state sends nothing): the change the user approved is not saved"

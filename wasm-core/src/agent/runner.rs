@@ -820,8 +820,25 @@ impl<L: Llm, P: Page, E: Env, V: TaskEvents, O: Operator, J: Journal> Agent<'_, 
     ) -> Result<ActionOutcome, Flow> {
         let mut outcome = self.act_once(ctx, step, (written, action), description, &permit).await?;
         let mut permit = permit;
+        // The request released in the last round, checked once its redo's blocks are known.
+        let mut redone: Option<BlockedRequest> = None;
         for round in 0..=MAX_HOLDS_PER_ACTION {
             let blocked = self.report_blocked(&mut outcome).await;
+            if let Some(pinned) = redone.take() {
+                let mut note = format!(
+                    "done again after the user approved exactly what the page sends ({} {})",
+                    pinned.method,
+                    crate::safety::WebUrl::parse(&pinned.url).map(|u| u.site()).unwrap_or_default()
+                );
+                if let Some(said) = self.safety_gate().check_pinned(&pinned, &blocked).await.note()
+                {
+                    note = format!("{note}\n{said}");
+                }
+                outcome.text = Some(match outcome.text.take() {
+                    Some(text) => format!("{note}\n{text}"),
+                    None => note,
+                });
+            }
             if round == MAX_HOLDS_PER_ACTION {
                 break;
             }
@@ -840,18 +857,7 @@ impl<L: Llm, P: Page, E: Env, V: TaskEvents, O: Operator, J: Journal> Agent<'_, 
             // Whatever went out before the redo is none of the card's business.
             self.page.sent_requests().await;
             outcome = self.act_once(ctx, step, (written, action), description, &permit).await?;
-            let mut note = format!(
-                "done again after the user approved exactly what the page sends ({} {})",
-                pinned.method,
-                crate::safety::WebUrl::parse(&pinned.url).map(|u| u.site()).unwrap_or_default()
-            );
-            if let Some(said) = self.safety_gate().check_pinned(&pinned).await.note() {
-                note = format!("{note}\n{said}");
-            }
-            outcome.text = Some(match outcome.text.take() {
-                Some(text) => format!("{note}\n{text}"),
-                None => note,
-            });
+            redone = Some(pinned);
         }
         Ok(outcome)
     }

@@ -30,7 +30,8 @@ fn is_document(b: &BlockedRequest) -> bool {
 }
 
 /// The blocked request of an action to put to the user, under `permit`: a state-changing
-/// request to a site of `scope` that the permit held. Under a permit that judged a form
+/// request to a site of `scope` that the permit held, or one the pin failed at a released URL
+/// because it was not what the card showed (see [`crate::safety::network::pin`]). Under a permit that judged a form
 /// (approved, or a free submission), a document posted elsewhere is a rewritten form: blocked
 /// without a card.
 pub fn held_request<'a>(
@@ -44,7 +45,7 @@ pub fn held_request<'a>(
         b.changes_state()
             && !(judged_form && is_document(b))
             && scope.check(url.as_str()).is_ok()
-            && permit.holds_write_to(url.as_str())
+            && (permit.holds_write_to(url.as_str()) || permit.pins(url.as_str()))
     })
 }
 
