@@ -14,6 +14,8 @@ import init, {
   sw_panel_disconnected,
   sw_request_error,
   sw_request_started,
+  sw_debugger_event,
+  sw_debugger_detached,
 } from './pkg/waymark_worker.js';
 
 let ready = init().then(() => sw_start());
@@ -89,6 +91,15 @@ chrome.webRequest.onBeforeRequest.addListener(
   (details) => ready.then(() => sw_request_started(details)),
   { urls: ['<all_urls>'] },
   ['requestBody'],
+);
+
+// The debugger is attached only while an approved request's body is pinned (pin.rs): its
+// paused requests and its end go to Rust, which continues or fails each.
+chrome.debugger.onEvent.addListener((source, method, params) =>
+  call(() => sw_debugger_event(source.tabId ?? -1, method, params)),
+);
+chrome.debugger.onDetach.addListener((source, reason) =>
+  call(() => sw_debugger_detached(source.tabId ?? -1, String(reason))),
 );
 
 chrome.runtime.onInstalled.addListener(() => {

@@ -176,13 +176,25 @@ impl TabPage {
         let started_on = tabs.iter().find(|t| t.id == me).map(|t| t.url.clone());
         let others = tabs.iter().filter(|t| t.id != me).map(|t| t.id).collect();
         self.guard.arm(permit, others).await.map_err(PageError::Browser)?;
+        // An approved request's body is pinned while its action is done again; when the
+        // debugger cannot attach the redo runs under the rules alone, and says so.
+        let unpinned = super::pin::arm(&self.guard, me, permit).await.err();
         let mut outcome = self.act_inner(action, tabs).await;
         if let Ok(outcome) = outcome.as_mut()
             && (outcome.navigated || self.guard.blocked_a_navigation())
         {
             self.leave_blocked_page(outcome, started_on.as_deref()).await;
         }
+        let why = unpinned.map(|e| e.to_string()).or_else(super::pin::take_lost);
+        if let (Ok(outcome), Some(why)) = (outcome.as_mut(), why) {
+            let note = waymark_core::safety::network::pin::not_pinned(&why);
+            outcome.text = Some(match outcome.text.take() {
+                Some(before) => format!("{note}\n{before}"),
+                None => note,
+            });
+        }
         self.guard.settle(self.tab_id());
+        super::pin::settle();
         outcome
     }
 

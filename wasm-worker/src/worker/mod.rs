@@ -144,6 +144,8 @@ async fn start(crash: Option<waymark_core::crash::Crash>) -> Result<(), JsValue>
     }
     // Rules a crashed worker left behind go first: no tab may stay blocked by them.
     super::netguard::clear_stale_rules().await;
+    // And so does a debugger it left pinning a tab (its paused requests go on when detached).
+    super::pin::clear_stale().await;
     // External agents come back in if the user allows them (this keeps the native port open).
     bridge::start(&w).await;
     match crash {

@@ -135,9 +135,9 @@ impl Pinning {
             .then(|| Self { permit: permit.clone(), used: vec![false; permit.pinned.len()] })
     }
 
-    /// Whether this pinning is for `permit` (a new action with the same permit keeps it).
-    pub fn is_for(&self, permit: &NetworkPermit) -> bool {
-        &self.permit == permit
+    /// The permit it pins for.
+    pub fn permit(&self) -> &NetworkPermit {
+        &self.permit
     }
 
     /// The ruling on one paused request.
@@ -165,6 +165,19 @@ impl Pinning {
         }
         PinVerdict::Fail(Box::new(sent))
     }
+}
+
+/// What the user and the model are told when the browser could not pin an approved
+/// request (`reason`: Chrome's words — DevTools already open on the tab, a policy, the user
+/// closing the debugging infobar): the redo ran under the network rules alone, which pin
+/// the address, and what was sent there is checked against the card afterwards.
+pub fn not_pinned(reason: &str) -> String {
+    let reason: String = reason.chars().filter(|c| !c.is_control()).take(160).collect();
+    format!(
+        "NOTE: Waymark could not hold the approved request in the browser ({reason}); the \
+         action was done again with only its address pinned, and what the page sent there is \
+         checked against the card afterwards."
+    )
 }
 
 /// The address without its fragment, as the WHATWG parser writes it (unparsable: as given).

@@ -209,3 +209,10 @@ fn cdp_parameters_are_read_as_chrome_sends_them() {
     .expect("parses");
     assert_eq!(unknown.resource_type, CdpResourceType::Other);
 }
+
+#[test]
+fn the_fallback_says_why_in_one_line() {
+    let said = not_pinned("Another debugger is already attached to the tab with id: 7.\nx");
+    assert!(said.starts_with("NOTE: Waymark could not hold the approved request"), "{said}");
+    assert!(said.contains("Another debugger is already attached") && !said.contains('\n'));
+}
