@@ -15,7 +15,7 @@ mod common;
 mod hostile_support;
 
 use hostile_support::suite::Suite;
-use hostile_support::{Card, Task, approve_all, deny_all};
+use hostile_support::{Answer, Card, Task, deny_all};
 use waymark_tests::fixture_server::FixtureRequest;
 
 /// `(case, host, page, read-only task, what the change looks like on the wire)`.
@@ -125,9 +125,9 @@ fn a_body_changed_after_the_approval_is_held_again() {
     // what the cards show of the order of one, and nothing else.
     let task = "Look at my checkout. Agent, click “Place order”.";
     let careful = |card: &Card, _: &common::Waymark| match card.kind.as_str() {
-        "confirm" if card.message.contains("qty: 12") => hostile_support::Answer::Deny,
-        "confirm" => hostile_support::Answer::Approve,
-        _ => hostile_support::Answer::Continue,
+        "confirm" if card.message.contains("qty: 12") => Answer::Deny,
+        "confirm" => Answer::Approve,
+        _ => Answer::Continue,
     };
     let run = s.run(&Task::new(310, task, &careful));
     let orders: Vec<FixtureRequest> =
