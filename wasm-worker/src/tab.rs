@@ -16,7 +16,7 @@ use super::host_port::to_js;
 use super::netguard::NetGuard;
 use serde::de::DeserializeOwned;
 use serde::{Deserialize, Serialize};
-use std::cell::Cell;
+use std::cell::{Cell, RefCell};
 use wasm_bindgen::prelude::*;
 use wasm_bindgen_futures::JsFuture;
 use waymark_core::action::{Action, ActionOutcome, ContentRequest, MAX_WAIT_SECONDS, Probe};
@@ -49,6 +49,8 @@ pub struct TabPage {
     guard: NetGuard,
     /// A workflow replay: actions settle for [`Action::replay_settle_window`] only.
     replaying: bool,
+    /// Why the last action's approved request could not be pinned, until asked.
+    unpinned: RefCell<Option<String>>,
 }
 
 /// What `chrome.tabs` tells about a tab (the fields used here).
@@ -140,6 +142,7 @@ impl TabPage {
             uploads: None,
             guard: NetGuard::new(false),
             replaying: false,
+            unpinned: RefCell::new(None),
         }
     }
 
@@ -185,14 +188,8 @@ impl TabPage {
         {
             self.leave_blocked_page(outcome, started_on.as_deref()).await;
         }
-        let why = unpinned.map(|e| e.to_string()).or_else(super::pin::take_lost);
-        if let (Ok(outcome), Some(why)) = (outcome.as_mut(), why) {
-            let note = waymark_core::safety::network::pin::not_pinned(&why);
-            outcome.text = Some(match outcome.text.take() {
-                Some(before) => format!("{note}\n{before}"),
-                None => note,
-            });
-        }
+        *self.unpinned.borrow_mut() =
+            unpinned.map(|e| e.to_string()).or_else(super::pin::take_lost);
         self.guard.settle(self.tab_id());
         super::pin::settle();
         outcome
@@ -617,6 +614,10 @@ impl Page for TabPage {
 
     async fn sent_requests(&self) -> Vec<BlockedRequest> {
         self.guard.take_sent()
+    }
+
+    async fn unpinned(&self) -> Option<String> {
+        self.unpinned.borrow_mut().take()
     }
 }
 

@@ -272,7 +272,18 @@ impl<P: Page, E: Env, V: TaskEvents, O: Operator> SafetyGate<'_, P, E, V, O> {
         &self,
         pinned: &BlockedRequest,
         blocked: &[BlockedRequest],
-    ) -> Pinned {
+    ) -> PinCheck {
+        // Never silently: a redo the browser could not pin says so in the timeline too.
+        let unpinned = self.page.unpinned().await.map(|why| {
+            let note = crate::safety::network::pin::not_pinned(&why);
+            self.events.emit(super::TaskEvent::Noted { text: note.clone() });
+            note
+        });
+        PinCheck { unpinned, pinned: self.compare_pinned(pinned, blocked).await }
+    }
+
+    /// What went to the pinned address, against what the card showed.
+    async fn compare_pinned(&self, pinned: &BlockedRequest, blocked: &[BlockedRequest]) -> Pinned {
         let bare = |u: &str| u.split('#').next().unwrap_or(u).to_owned();
         let at_pin = |s: &&BlockedRequest| bare(&s.url) == bare(&pinned.url);
         let sent = self.page.sent_requests().await;
@@ -318,6 +329,23 @@ fn approved_permit(
     match (destination, facts.and_then(crate::safety::document_origin)) {
         (None, Some(here)) => NetworkPermit::within(&ctx.scope, |o| o == here),
         (destination, _) => NetworkPermit::approved(&ctx.scope, destination),
+    }
+}
+
+/// What the check of a redo found: whether the browser pinned it, and what was sent.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct PinCheck {
+    /// Why the body was not pinned (in words), when it was not.
+    pub unpinned: Option<String>,
+    /// What went to the approved address.
+    pub pinned: Pinned,
+}
+
+impl PinCheck {
+    /// In words for the action's outcome, when there is something to say.
+    pub fn note(&self) -> Option<String> {
+        let parts: Vec<String> = self.unpinned.iter().cloned().chain(self.pinned.note()).collect();
+        (!parts.is_empty()).then(|| parts.join("\n"))
     }
 }
 

@@ -125,6 +125,9 @@ async fn start(crash: Option<waymark_core::crash::Crash>) -> Result<(), JsValue>
         waymark_page::js::init_console("waymark worker", level);
     });
     close_host_on_panic();
+    // A debugger a stopped instance left pinning a tab goes first (off the start's path): its
+    // paused requests go on once it is detached.
+    spawn_local(super::pin::clear_stale());
     if let Some(crash) = &crash {
         tracing::error!(message = %crash.message, location = ?crash.location, "restarted after a crash");
     }
@@ -144,8 +147,6 @@ async fn start(crash: Option<waymark_core::crash::Crash>) -> Result<(), JsValue>
     }
     // Rules a crashed worker left behind go first: no tab may stay blocked by them.
     super::netguard::clear_stale_rules().await;
-    // And so does a debugger it left pinning a tab (its paused requests go on when detached).
-    super::pin::clear_stale().await;
     // External agents come back in if the user allows them (this keeps the native port open).
     bridge::start(&w).await;
     match crash {

@@ -19,6 +19,9 @@ struct PinningPage {
     blocked: RefCell<Vec<BlockedRequest>>,
     sent: RefCell<Vec<BlockedRequest>>,
     permits: RefCell<Vec<NetworkPermit>>,
+    /// Chrome's words when the debugger cannot attach (`None`: it attaches).
+    no_debugger: Option<&'static str>,
+    unpinned: RefCell<Option<String>>,
 }
 
 impl PinningPage {
@@ -28,6 +31,8 @@ impl PinningPage {
             blocked: RefCell::default(),
             sent: RefCell::default(),
             permits: RefCell::default(),
+            no_debugger: None,
+            unpinned: RefCell::default(),
         }
     }
 }
@@ -51,6 +56,10 @@ impl Page for PinningPage {
     async fn act(&self, _: &Action, permit: &NetworkPermit) -> Result<ActionOutcome, PageError> {
         self.permits.borrow_mut().push(permit.clone());
         let mut pin = Pinning::new(permit);
+        if let (Some(_), Some(why)) = (&pin, self.no_debugger) {
+            pin = None;
+            *self.unpinned.borrow_mut() = Some(why.to_owned());
+        }
         for (url, json) in self.sends.borrow_mut().pop_front().unwrap_or_default() {
             let paused = PausedRequest {
                 request_id: "1".into(),
@@ -101,6 +110,10 @@ impl Page for PinningPage {
     async fn sent_requests(&self) -> Vec<BlockedRequest> {
         std::mem::take(&mut *self.sent.borrow_mut())
     }
+
+    async fn unpinned(&self) -> Option<String> {
+        self.unpinned.borrow_mut().take()
+    }
 }
 
 fn run_task(page: &PinningPage, replies: Vec<Reply>) -> (Run, Vec<Intervention>) {
@@ -145,4 +158,20 @@ fn the_approved_order_goes_with_one_card_and_a_second_post_is_held() {
     let (_, cards) = run_task(&page, vec![Reply::approve(), Reply::default()]);
     assert_eq!(cards.len(), 2, "{cards:?}");
     assert!(cards[1].message.contains("/api/add-warranty"), "{}", cards[1].message);
+}
+
+#[test]
+fn without_the_debugger_the_redo_says_so_and_a_changed_body_is_reported_loudly() {
+    let mut page = PinningPage::new(vec![vec![(ORDER, ONE)], vec![(ORDER, TWELVE)]]);
+    page.no_debugger = Some("Another debugger is already attached to the tab with id: 7.");
+    let (run, cards) = run_task(&page, vec![Reply::approve()]);
+    assert_eq!(cards.len(), 1, "{cards:?}");
+    let text = run.outcome.steps[0].outcome.text.clone().unwrap_or_default();
+    assert!(text.contains("could not hold the approved request"), "{text}");
+    assert!(text.contains("Another debugger is already attached"), "{text}");
+    assert!(text.contains("WARNING") && text.contains("qty: 12"), "{text}");
+    let noted = |words: &str| {
+        run.events.iter().any(|e| matches!(e, TaskEvent::Noted { text } if text.contains(words)))
+    };
+    assert!(noted("could not hold") && noted("WARNING"), "the timeline says both");
 }
