@@ -16,6 +16,8 @@ import init, {
   sw_request_started,
   sw_request_completed,
   sw_tab_removed,
+  sw_debugger_event,
+  sw_debugger_detached,
 } from './pkg/waymark_worker.js';
 
 let ready = init().then(() => sw_start());
@@ -99,6 +101,15 @@ chrome.webRequest.onCompleted.addListener(
   { urls: ['<all_urls>'] },
 );
 chrome.tabs.onRemoved.addListener((tabId) => call(() => sw_tab_removed(tabId)));
+
+// The debugger is attached only while an approved request's body is pinned (pin.rs): its
+// paused requests and its end go to Rust, which continues or fails each.
+chrome.debugger.onEvent.addListener((source, method, params) =>
+  call(() => sw_debugger_event(source.tabId ?? -1, method, params)),
+);
+chrome.debugger.onDetach.addListener((source, reason) =>
+  call(() => sw_debugger_detached(source.tabId ?? -1, String(reason))),
+);
 
 chrome.runtime.onInstalled.addListener(() => {
   chrome.sidePanel.setPanelBehavior({ openPanelOnActionClick: true }).catch(() => {});

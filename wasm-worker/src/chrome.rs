@@ -67,6 +67,25 @@ export function dnr_update(removeRuleIds, addRules) {
 export function dnr_session_rule_ids() {
   return chrome.declarativeNetRequest.getSessionRules().then((rules) => rules.map((r) => r.id));
 }
+// chrome.debugger, only for pinning an approved request's body (wasm-worker/src/pin.rs).
+function debuggee(tabId) {
+  if (!chrome.debugger) throw new Error('the debugger permission is missing');
+  return { tabId };
+}
+export function debugger_attach(tabId) {
+  return Promise.resolve().then(() => chrome.debugger.attach(debuggee(tabId), '1.3'));
+}
+export function debugger_detach(tabId) {
+  return Promise.resolve().then(() => chrome.debugger.detach(debuggee(tabId)));
+}
+export function debugger_send(tabId, method, params) {
+  return Promise.resolve().then(() => chrome.debugger.sendCommand(debuggee(tabId), method, params));
+}
+export function debugger_attached_tabs() {
+  if (!chrome.debugger) return Promise.resolve([]);
+  return chrome.debugger.getTargets().then((targets) =>
+    targets.filter((t) => t.attached && t.tabId !== undefined).map((t) => t.tabId));
+}
 export function storage_keys() {
   const local = chrome.storage.local;
   return local.getKeys ? local.getKeys() : local.get(null).then((all) => Object.keys(all));
@@ -130,6 +149,22 @@ extern "C" {
     /// The ids of this extension's session rules (`getSessionRules`).
     #[wasm_bindgen(js_name = dnr_session_rule_ids)]
     pub fn dnr_session_rule_ids() -> js_sys::Promise;
+
+    /// `chrome.debugger.attach({tabId}, "1.3")`.
+    #[wasm_bindgen(js_name = debugger_attach)]
+    pub fn debugger_attach(tab_id: i32) -> js_sys::Promise;
+
+    /// `chrome.debugger.detach({tabId})` (rejects when not attached by this extension).
+    #[wasm_bindgen(js_name = debugger_detach)]
+    pub fn debugger_detach(tab_id: i32) -> js_sys::Promise;
+
+    /// `chrome.debugger.sendCommand({tabId}, method, params)`.
+    #[wasm_bindgen(js_name = debugger_send)]
+    pub fn debugger_send(tab_id: i32, method: &str, params: &JsValue) -> js_sys::Promise;
+
+    /// The ids of tabs some debugger is attached to.
+    #[wasm_bindgen(js_name = debugger_attached_tabs)]
+    pub fn debugger_attached_tabs() -> js_sys::Promise;
 
     /// Every key in `chrome.storage.local` (`getKeys`, or the keys of `get(null)` before
     /// Chrome 130): the session list reads only the small headers.

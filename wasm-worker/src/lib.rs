@@ -17,6 +17,9 @@ mod host_port;
 mod inject;
 #[cfg(target_arch = "wasm32")]
 pub(crate) mod netguard;
+// Pins an approved request's body during its redo (chrome.debugger + CDP Fetch).
+#[cfg(target_arch = "wasm32")]
+pub(crate) mod pin;
 #[cfg(target_arch = "wasm32")]
 mod request_log;
 #[cfg(target_arch = "wasm32")]

@@ -98,6 +98,9 @@ struct Inner {
     /// The user's other tabs when the last action began, and the tab it ran on.
     others: RefCell<Vec<i32>>,
     tab: Cell<i32>,
+    /// While an approved request's body is pinned (`pin.rs`), what went out is what the pin
+    /// let go, not what `webRequest` saw start (a request the pin fails starts there too).
+    pinning: Cell<bool>,
 }
 
 /// One page's network guard (shared by clones).
@@ -118,6 +121,7 @@ impl NetGuard {
             navigations: RefCell::new(Vec::new()),
             others: RefCell::new(Vec::new()),
             tab: Cell::new(TAB_ID_NONE),
+            pinning: Cell::new(false),
         }))
     }
 
@@ -215,6 +219,30 @@ impl NetGuard {
         std::mem::take(&mut *self.0.sent.borrow_mut())
     }
 
+    /// A pin is in force (`true`, see `pin.rs`) or gone.
+    pub fn set_pinning(&self, on: bool) {
+        self.0.pinning.set(on);
+    }
+
+    /// A state-changing request the pin let go, as it went.
+    pub fn pinned_sent(&self, request: BlockedRequest) {
+        let mut sent = self.0.sent.borrow_mut();
+        if sent.len() >= KEPT_BODIES {
+            sent.remove(0);
+        }
+        sent.push(request);
+    }
+
+    /// A request the pin failed. At a pinned address (which the rules let go) it is always a
+    /// new held request; elsewhere the rules block it too, and it is reported once whichever
+    /// of the two reports it first.
+    pub fn pinned_held(&self, request: BlockedRequest, at_pinned_address: bool) {
+        if !at_pinned_address && !self.0.reported.borrow_mut().insert(report_key(&request)) {
+            return;
+        }
+        self.0.blocked.borrow_mut().push(request);
+    }
+
     /// Whether `tab` now shows the browser's error page for a navigation the rules blocked:
     /// its address is one the rules would not load, or one a blocked navigation went to.
     pub fn on_blocked_page(&self, tab: i32, url: &str) -> bool {
@@ -310,15 +338,27 @@ async fn remove() {
     }
 }
 
+/// What a blocked request is reported under: once per method, kind and address without
+/// its query.
+fn report_key(r: &BlockedRequest) -> String {
+    format!(
+        "{} {} {}",
+        r.method.to_ascii_uppercase(),
+        r.kind,
+        r.url.split('?').next().unwrap_or("")
+    )
+}
+
 impl Inner {
     /// Records `error`, which `rules` (covering `guarded`) blocked.
     fn observe(&self, error: &RequestError) {
-        let key = format!(
-            "{} {:?} {}",
-            error.method,
-            error.kind,
-            error.url.split('?').next().unwrap_or("")
-        );
+        let request = BlockedRequest {
+            url: error.url.clone(),
+            method: error.method.to_ascii_uppercase(),
+            kind: error.kind_name.clone(),
+            body: None,
+        };
+        let key = report_key(&request);
         if error.kind == ResourceType::MainFrame {
             self.navigations.borrow_mut().push((error.tab_id, error.url.clone()));
         }
@@ -331,12 +371,7 @@ impl Inner {
             return;
         }
         let body = self.bodies.borrow_mut().remove(&error.request_id);
-        self.blocked.borrow_mut().push(BlockedRequest {
-            url: error.url.clone(),
-            method: error.method.to_ascii_uppercase(),
-            kind: error.kind_name.clone(),
-            body,
-        });
+        self.blocked.borrow_mut().push(BlockedRequest { body, ..request });
     }
 
     /// Keeps what a state-changing request carries: for the card when the rules block it,
@@ -352,6 +387,8 @@ impl Inner {
                     bodies.insert(start.request_id.clone(), body);
                 }
             }
+            // While pinning, the pin says what went (see `NetGuard::pinned_sent`).
+            Verdict::Allow if self.pinning.get() => {}
             Verdict::Allow => {
                 let mut sent = self.sent.borrow_mut();
                 if sent.len() >= KEPT_BODIES {

@@ -16,7 +16,7 @@ use super::host_port::to_js;
 use super::netguard::NetGuard;
 use serde::de::DeserializeOwned;
 use serde::{Deserialize, Serialize};
-use std::cell::Cell;
+use std::cell::{Cell, RefCell};
 use wasm_bindgen::prelude::*;
 use wasm_bindgen_futures::JsFuture;
 use waymark_core::action::{Action, ActionOutcome, ContentRequest, MAX_WAIT_SECONDS, Probe};
@@ -49,6 +49,8 @@ pub struct TabPage {
     guard: NetGuard,
     /// A workflow replay: actions settle for [`Action::replay_settle_window`] only.
     replaying: bool,
+    /// Why the last action's approved request could not be pinned, until asked.
+    unpinned: RefCell<Option<String>>,
 }
 
 /// What `chrome.tabs` tells about a tab (the fields used here).
@@ -140,6 +142,7 @@ impl TabPage {
             uploads: None,
             guard: NetGuard::new(false),
             replaying: false,
+            unpinned: RefCell::new(None),
         }
     }
 
@@ -176,13 +179,19 @@ impl TabPage {
         let started_on = tabs.iter().find(|t| t.id == me).map(|t| t.url.clone());
         let others = tabs.iter().filter(|t| t.id != me).map(|t| t.id).collect();
         self.guard.arm(permit, others).await.map_err(PageError::Browser)?;
+        // An approved request's body is pinned while its action is done again; when the
+        // debugger cannot attach the redo runs under the rules alone, and says so.
+        let unpinned = super::pin::arm(&self.guard, me, permit).await.err();
         let mut outcome = self.act_inner(action, tabs).await;
         if let Ok(outcome) = outcome.as_mut()
             && (outcome.navigated || self.guard.blocked_a_navigation())
         {
             self.leave_blocked_page(outcome, started_on.as_deref()).await;
         }
+        *self.unpinned.borrow_mut() =
+            unpinned.map(|e| e.to_string()).or_else(super::pin::take_lost);
         self.guard.settle(self.tab_id());
+        super::pin::settle();
         outcome
     }
 
@@ -605,6 +614,10 @@ impl Page for TabPage {
 
     async fn sent_requests(&self) -> Vec<BlockedRequest> {
         self.guard.take_sent()
+    }
+
+    async fn unpinned(&self) -> Option<String> {
+        self.unpinned.borrow_mut().take()
     }
 }
 

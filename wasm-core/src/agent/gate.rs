@@ -60,7 +60,8 @@ pub enum Held {
     /// Do the action again under `permit`, which releases exactly `pinned` (and the
     /// requests of the same attempt that fit the write budget).
     Release {
-        /// The action's permit with the requests' URLs released.
+        /// The action's permit with the requests' URLs released (and the approved one's
+        /// body pinned).
         permit: Box<NetworkPermit>,
         /// The request the card showed, or the first one the budget let go (what was sent is
         /// checked against it).
@@ -299,7 +300,7 @@ impl<P: Page, E: Env, V: TaskEvents, O: Operator> SafetyGate<'_, P, E, V, O> {
                 };
                 if reply.approve {
                     ctx.taint.record_sent(url.as_str(), &data);
-                    released = released.releasing(url.as_str());
+                    released = released.pinning(held);
                     held
                 } else {
                     // Denied: it stays blocked; what fit the budget still goes — unless it
@@ -328,20 +329,45 @@ impl<P: Page, E: Env, V: TaskEvents, O: Operator> SafetyGate<'_, P, E, V, O> {
         Held::Release { permit: Box::new(released), pinned: Box::new(pinned.clone()), by_budget }
     }
 
-    /// After an action done again with `pinned` released: what the page really sent there,
-    /// checked against what the card showed. The browser cannot hold a request's body, so a
-    /// page that changed the fields after the approval is reported loudly (also in the
-    /// timeline); a control that already shows the new state (a box ticked, an option
-    /// chosen) sends nothing when it is operated again, which the model is told.
-    pub async fn check_pinned(&self, pinned: &BlockedRequest) -> Pinned {
-        let sent = self.page.sent_requests().await;
+    /// After an action done again with `pinned` released (and `blocked` what was blocked on
+    /// the redo): what the page really sent there, checked against what the card showed.
+    /// While the browser pins the body (`safety::network::pin`) a request with other fields
+    /// was not sent: it is among `blocked` and becomes the next card. Where it could not pin
+    /// (the debugger could not attach), a page that changed the fields after the approval is
+    /// reported loudly (also in the timeline). A control that already shows the new state (a
+    /// box ticked, an option chosen) sends nothing when it is operated again, which the model
+    /// is told.
+    pub async fn check_pinned(
+        &self,
+        pinned: &BlockedRequest,
+        blocked: &[BlockedRequest],
+    ) -> PinCheck {
+        // Never silently: a redo the browser could not pin says so in the timeline too.
+        let unpinned = self.page.unpinned().await.map(|why| {
+            let note = crate::safety::network::pin::not_pinned(&why);
+            self.events.emit(super::TaskEvent::Noted { text: note.clone() });
+            note
+        });
+        PinCheck { unpinned, pinned: self.compare_pinned(pinned, blocked).await }
+    }
+
+    /// What went to the pinned address, against what the card showed.
+    async fn compare_pinned(&self, pinned: &BlockedRequest, blocked: &[BlockedRequest]) -> Pinned {
         let bare = |u: &str| u.split('#').next().unwrap_or(u).to_owned();
-        let there: Vec<&BlockedRequest> = sent
-            .iter()
-            .filter(|s| bare(&s.url) == bare(&pinned.url) && s.method == pinned.method)
-            .collect();
+        let at_pin = |s: &&BlockedRequest| bare(&s.url) == bare(&pinned.url);
+        let sent = self.page.sent_requests().await;
+        let there: Vec<&BlockedRequest> =
+            sent.iter().filter(at_pin).filter(|s| s.method == pinned.method).collect();
         if there.is_empty() {
-            return Pinned::NotSent;
+            return match blocked.iter().find(at_pin) {
+                Some(held) => Pinned::Held(format!(
+                    "the page tried to send {} {} with other fields than the card the user \
+                     approved showed; Waymark held it (nothing was sent)",
+                    held.method,
+                    bare(&held.url)
+                )),
+                None => Pinned::NotSent,
+            };
         }
         let changed = there.into_iter().find(|s| {
             (pinned.body.is_some() || s.body.is_some())
@@ -351,8 +377,8 @@ impl<P: Page, E: Env, V: TaskEvents, O: Operator> SafetyGate<'_, P, E, V, O> {
         let now = body::describe_fields(&body::fields(&changed.url, changed.body.as_ref()));
         let warning = format!(
             "WARNING: the page sent {} {} with other fields than the card you approved showed; \
-             it sent:\n{now}\nCheck the site: Waymark pins where an approved request goes, but \
-             the browser does not let it hold the request's body.",
+             it sent:\n{now}\nCheck the site: Waymark could not hold this request (see the \
+             note on why the browser did not let it pin the body).",
             changed.method,
             bare(&changed.url)
         );
@@ -394,6 +420,23 @@ fn approved_permit(
     }
 }
 
+/// What the check of a redo found: whether the browser pinned it, and what was sent.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct PinCheck {
+    /// Why the body was not pinned (in words), when it was not.
+    pub unpinned: Option<String>,
+    /// What went to the approved address.
+    pub pinned: Pinned,
+}
+
+impl PinCheck {
+    /// In words for the action's outcome, when there is something to say.
+    pub fn note(&self) -> Option<String> {
+        let parts: Vec<String> = self.unpinned.iter().cloned().chain(self.pinned.note()).collect();
+        (!parts.is_empty()).then(|| parts.join("\n"))
+    }
+}
+
 /// What an approved request came to when its action was done again.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Pinned {
@@ -403,6 +446,8 @@ pub enum Pinned {
     Changed(String),
     /// Not sent again (a control that already shows the new state sends nothing).
     NotSent,
+    /// Not sent: the browser held a request there with other fields (the next card).
+    Held(String),
 }
 
 impl Pinned {
@@ -410,7 +455,7 @@ impl Pinned {
     pub fn note(&self) -> Option<String> {
         match self {
             Self::Same => None,
-            Self::Changed(warning) => Some(warning.clone()),
+            Self::Changed(warning) | Self::Held(warning) => Some(warning.clone()),
             Self::NotSent => Some(
                 "the page sent nothing when the action was done again (a control that already \
                  shows the new state sends nothing): the change the user approved is not saved"

@@ -104,6 +104,12 @@ pub trait Page {
     async fn sent_requests(&self) -> Vec<BlockedRequest> {
         Vec::new()
     }
+    /// Why the browser could not pin the body of the last action's approved request
+    /// (`safety::network::pin`: the debugger could not attach, or Chrome ended it), once;
+    /// `None` when it pinned or there was nothing to pin.
+    async fn unpinned(&self) -> Option<String> {
+        None
+    }
     /// After the task's tab closed: go on with the tab the user is looking at now; its URL.
     async fn adopt_active_tab(&self) -> Result<String, PageError> {
         Err(PageError::Unsupported)

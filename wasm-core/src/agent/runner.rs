@@ -820,8 +820,36 @@ impl<L: Llm, P: Page, E: Env, V: TaskEvents, O: Operator, J: Journal> Agent<'_, 
     ) -> Result<ActionOutcome, Flow> {
         let mut outcome = self.act_once(ctx, step, (written, action), description, &permit).await?;
         let mut permit = permit;
+        // The request released in the last round, checked once its redo's blocks are known.
+        // (and whether the write budget released it, rather than the user on a card).
+        let mut redone: Option<(BlockedRequest, bool)> = None;
         for round in 0..=MAX_HOLDS_PER_ACTION {
             let blocked = self.report_blocked(&mut outcome).await;
+            if let Some((pinned, by_budget)) = redone.take() {
+                let site =
+                    crate::safety::WebUrl::parse(&pinned.url).map(|u| u.site()).unwrap_or_default();
+                let mut note = if by_budget {
+                    format!(
+                        "done again with what the page sends released: it fit the writes your \
+                         task asks for ({} {site})",
+                        pinned.method
+                    )
+                } else {
+                    format!(
+                        "done again after the user approved exactly what the page sends ({} \
+                         {site})",
+                        pinned.method
+                    )
+                };
+                if let Some(said) = self.safety_gate().check_pinned(&pinned, &blocked).await.note()
+                {
+                    note = format!("{note}\n{said}");
+                }
+                outcome.text = Some(match outcome.text.take() {
+                    Some(text) => format!("{note}\n{text}"),
+                    None => note,
+                });
+            }
             if round == MAX_HOLDS_PER_ACTION {
                 break;
             }
@@ -848,27 +876,7 @@ impl<L: Llm, P: Page, E: Env, V: TaskEvents, O: Operator, J: Journal> Agent<'_, 
             // Whatever went out before the redo is none of the card's business.
             self.page.sent_requests().await;
             outcome = self.act_once(ctx, step, (written, action), description, &permit).await?;
-            let site =
-                crate::safety::WebUrl::parse(&pinned.url).map(|u| u.site()).unwrap_or_default();
-            let mut note = if by_budget {
-                format!(
-                    "done again with what the page sends released: it fit the writes your task \
-                     asks for ({} {site})",
-                    pinned.method
-                )
-            } else {
-                format!(
-                    "done again after the user approved exactly what the page sends ({} {site})",
-                    pinned.method
-                )
-            };
-            if let Some(said) = self.safety_gate().check_pinned(&pinned).await.note() {
-                note = format!("{note}\n{said}");
-            }
-            outcome.text = Some(match outcome.text.take() {
-                Some(text) => format!("{note}\n{text}"),
-                None => note,
-            });
+            redone = Some((pinned, by_budget));
         }
         Ok(outcome)
     }

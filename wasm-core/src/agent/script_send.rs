@@ -31,8 +31,10 @@ fn is_document(b: &BlockedRequest) -> bool {
 
 /// The blocked requests of an action to put to the user (or let go when they fit the
 /// write budget), under `permit`, in order: state-changing requests to a site of `scope`
-/// that the permit held. Under a permit that judged a form (approved, or a free
-/// submission), a document posted elsewhere is a rewritten form: blocked without a card.
+/// that the permit held, or ones the pin failed at a released URL because they were not what
+/// the card showed (see [`crate::safety::network::pin`]). Under a permit that judged a form
+/// (approved, or a free submission), a document posted elsewhere is a rewritten form: blocked
+/// without a card.
 pub fn held_requests<'a>(
     permit: &NetworkPermit,
     blocked: &'a [BlockedRequest],
@@ -46,7 +48,7 @@ pub fn held_requests<'a>(
             b.changes_state()
                 && !(judged_form && is_document(b))
                 && scope.check(url.as_str()).is_ok()
-                && permit.holds_write_to(url.as_str())
+                && (permit.holds_write_to(url.as_str()) || permit.pins(url.as_str()))
         })
         .collect()
 }

@@ -16,6 +16,7 @@ mod closed_tab;
 mod economy;
 mod effects;
 mod handles;
+mod pinning;
 mod policy;
 mod stop;
 mod taint;

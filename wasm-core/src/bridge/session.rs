@@ -521,6 +521,8 @@ impl ExternalSession {
         let gate = SafetyGate { page, env, events, operator };
         let what = action.describe(target);
         let mut outcome = page.act(action, &permit).await?;
+        // The request released in the last round, checked once its redo's blocks are known.
+        let mut redone: Option<crate::safety::BlockedRequest> = None;
         for round in 0..=MAX_HOLDS_PER_ACTION {
             let blocked = page.blocked_requests().await;
             if !blocked.is_empty() {
@@ -530,6 +532,17 @@ impl ExternalSession {
                 outcome.text = Some(match outcome.text.take() {
                     Some(before) => format!("{before}\n{text}"),
                     None => text,
+                });
+            }
+            if let Some(pinned) = redone.take() {
+                let mut note =
+                    "done again after the user approved exactly what the page sends".to_owned();
+                if let Some(said) = gate.check_pinned(&pinned, &blocked).await.note() {
+                    note = format!("{note}\n{said}");
+                }
+                outcome.text = Some(match outcome.text.take() {
+                    Some(text) => format!("{note}\n{text}"),
+                    None => note,
                 });
             }
             if round == MAX_HOLDS_PER_ACTION {
@@ -545,16 +558,7 @@ impl ExternalSession {
                     permit = *released;
                     page.sent_requests().await;
                     outcome = page.act(action, &permit).await?;
-                    let mut note = "done again after the user approved exactly what the page \
-                                    sends"
-                        .to_owned();
-                    if let Some(said) = gate.check_pinned(&pinned).await.note() {
-                        note = format!("{note}\n{said}");
-                    }
-                    outcome.text = Some(match outcome.text.take() {
-                        Some(text) => format!("{note}\n{text}"),
-                        None => note,
-                    });
+                    redone = Some(*pinned);
                 }
             }
         }

@@ -7,6 +7,7 @@ use super::scope::SiteScope;
 use serde::{Deserialize, Serialize};
 
 pub mod body;
+pub mod pin;
 pub mod rules;
 
 pub use body::{Field, RequestBody};
@@ -37,6 +38,11 @@ pub struct NetworkPermit {
     /// exactly these while the action is done again.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub released: Vec<String>,
+    /// What the cards that released those URLs showed (method, address, body): while the
+    /// action is done again the browser pauses the tab's requests and only exactly these go
+    /// to a released URL ([`pin`]); empty for every other action (no debugger is used).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub pinned: Vec<BlockedRequest>,
 }
 
 impl NetworkPermit {
@@ -51,6 +57,7 @@ impl NetworkPermit {
             form_submission: None,
             write_origins,
             released: Vec::new(),
+            pinned: Vec::new(),
         }
     }
 
@@ -67,6 +74,23 @@ impl NetworkPermit {
             permit.released.push(url);
         }
         permit
+    }
+
+    /// This permit, releasing `approved`'s URL and pinning exactly `approved` (what the card
+    /// showed) there.
+    pub fn pinning(&self, approved: &BlockedRequest) -> Self {
+        let mut permit = self.releasing(&approved.url);
+        if !permit.pinned.contains(approved) {
+            permit.pinned.push(approved.clone());
+        }
+        permit
+    }
+
+    /// Whether a request to `url` was blocked by the pin rather than the rules: the rules let
+    /// every request to a pinned (released) URL go, so a block there is the pin's.
+    pub fn pins(&self, url: &str) -> bool {
+        let bare = url.split('#').next().unwrap_or(url);
+        self.pinned.iter().any(|p| p.url.split('#').next() == Some(bare))
     }
 
     /// Whether a state-changing request to `url` would be held under this permit (not to a

@@ -125,6 +125,9 @@ async fn start(crash: Option<waymark_core::crash::Crash>) -> Result<(), JsValue>
         waymark_page::js::init_console("waymark worker", level);
     });
     close_host_on_panic();
+    // A debugger a stopped instance left pinning a tab goes first (off the start's path): its
+    // paused requests go on once it is detached.
+    spawn_local(super::pin::clear_stale());
     if let Some(crash) = &crash {
         tracing::error!(message = %crash.message, location = ?crash.location, "restarted after a crash");
     }

@@ -10,6 +10,7 @@ fn permit(destination: Option<&str>) -> NetworkPermit {
         form_submission: None,
         write_origins: vec![SHOP.to_owned()],
         released: Vec::new(),
+        pinned: Vec::new(),
     }
 }
 
