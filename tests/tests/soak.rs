@@ -86,9 +86,21 @@ fn every_corpus_and_fixture_page_survives_a_task_and_its_exports() {
     let mut failures: Vec<String> = Vec::new();
     let mut done: Vec<Done> = Vec::new();
     let mut status = String::new();
+    // Handles the model read per page (observation and extract): the pages hold no real
+    // secret, so each is a value the classifier took for one, or a false concealment.
+    let mut handles: Vec<(String, usize)> = Vec::new();
     for (n, page) in pages.iter().enumerate() {
         let task = format!("{TASK} (page {})", n + 1);
-        match soak_one(&wm, &panel, &tab, page, &task, &mut status, &log) {
+        let before = log.lock().unwrap_or_else(PoisonError::into_inner).len();
+        let result = soak_one(&wm, &panel, &tab, page, &task, &mut status, &log);
+        if let Some(seen) = log.lock().unwrap_or_else(PoisonError::into_inner).get(before) {
+            let count = format!("{}{}", seen.observation, seen.extract).matches("⟨secret:").count();
+            if count > 0 {
+                eprintln!("soak: {} shows {count} handles", page.label);
+                handles.push((page.label.clone(), count));
+            }
+        }
+        match result {
             Ok(d) => done.push(d),
             Err(e) => {
                 let console: Vec<String> = tab
@@ -128,6 +140,16 @@ fn every_corpus_and_fixture_page_survives_a_task_and_its_exports() {
         failures.len(),
         done.iter().filter(|d| d.finding.contains(REDACTED)).count()
     );
+    let (corpus_pages, fixture_pages): (Vec<_>, Vec<_>) =
+        handles.iter().partition(|(label, _)| label.starts_with("corpus:"));
+    for (what, found) in [("shared DOM corpus", corpus_pages), ("fixtures and i18n", fixture_pages)]
+    {
+        eprintln!(
+            "soak: {what}: {} handles on {} pages",
+            found.iter().map(|(_, n)| n).sum::<usize>(),
+            found.len()
+        );
+    }
     assert!(failures.is_empty(), "{} pages failed:\n{}", failures.len(), failures.join("\n\n"));
 }
 
@@ -182,17 +204,13 @@ fn soak_one(
         ensure!(log.len() == before + 1, "{} navigator tasks for one page", log.len() - before);
         log.last().cloned().unwrap_or_default()
     };
-    if !seen.observation.contains(&page.url) {
-        // Known defect (issue 26, left open): the concealer hides words of a page that match
-        // part of a value its ledger takes for a secret (`twitter.com` in the address). The
-        // page must still be the one shown, with only handles in place of those words.
-        ensure!(
-            shown_with_handles(&seen.observation, &page.url),
-            "the observation lacks the page:\n{}",
-            seen.observation
-        );
-        eprintln!("soak: {} shown with words concealed as a secret's handle", page.url);
-    }
+    // A word of the address concealed as a secret's handle (`twitter.com`, beside a link id
+    // taken for a secret) is a false concealment: the page must be named as it is.
+    ensure!(
+        seen.observation.contains(&page.url),
+        "the observation lacks the page:\n{}",
+        seen.observation
+    );
     ensure!(
         seen.observation.lines().filter(|l| !l.trim().is_empty()).count() > 3,
         "an empty observation:\n{}",
@@ -331,27 +349,4 @@ fn recover(panel: &Panel) {
         "(() => { for (const id of ['stop', 'intervention-stop']) { const b = document.getElementById(id); \
          if (b && !b.hidden && !b.disabled) b.click(); } return true; })()",
     );
-}
-
-/// Whether the observation's `page:` line names `url` with some of its words replaced by
-/// handles (`⟨secret:1 …⟩`): every piece between handles appears in `url`, in order.
-fn shown_with_handles(observation: &str, url: &str) -> bool {
-    let Some(shown) = observation
-        .lines()
-        .find_map(|l| l.strip_prefix("page: "))
-        .and_then(|l| l.rsplit_once(" — ").map(|(_, u)| u))
-    else {
-        return false;
-    };
-    if !shown.contains("⟨secret:") {
-        return false;
-    }
-    let mut rest = url;
-    for piece in shown.split('⟨').map(|p| p.split_once('⟩').map_or(p, |(_, after)| after)) {
-        match rest.split_once(piece) {
-            Some((_, after)) => rest = after,
-            None => return false,
-        }
-    }
-    true
 }
