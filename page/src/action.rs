@@ -169,6 +169,10 @@ pub enum Action {
         /// Words to look for.
         query: String,
     },
+    /// Read every record of a repeated list or table (rows, cards, items) into a table
+    /// finding, following the listing's pages within a budget, without the model
+    /// ([`crate::collect`]).
+    Collect(crate::collect::CollectSpec),
     /// A picture of the visible part of the tab (for models that see images).
     Screenshot,
     /// The task is finished (or cannot be): the answer for the user.
@@ -225,6 +229,7 @@ impl Action {
         "wait",
         "extract",
         "find",
+        "collect",
         "screenshot",
         "done",
     ];
@@ -255,6 +260,7 @@ impl Action {
             Self::Wait { .. } => "wait",
             Self::Extract { .. } => "extract",
             Self::Find { .. } => "find",
+            Self::Collect(_) => "collect",
             Self::Screenshot => "screenshot",
             Self::Done { .. } => "done",
         }
@@ -309,6 +315,15 @@ impl Action {
             Self::Extract { ref_id: None } => "Extract the page's text".to_owned(),
             Self::Extract { ref_id: Some(r) } => format!("Extract the text of{t} [{r}]"),
             Self::Find { query } => format!("Find “{query}”"),
+            Self::Collect(spec) => {
+                let columns = spec.column_names().join(", ");
+                match &spec.record {
+                    Some(r) if spec.shape.is_none() => {
+                        format!("Collect the records like{t} [{r}] ({columns})")
+                    }
+                    _ => format!("Collect the records ({columns})"),
+                }
+            }
             Self::Screenshot => "Take a screenshot".to_owned(),
             Self::Done { success: true, .. } => "Finish".to_owned(),
             Self::Done { success: false, .. } => "Give up".to_owned(),
@@ -332,6 +347,7 @@ impl Action {
             | Self::Scroll { ref_id, .. }
             | Self::ScrollTo { ref_id, .. }
             | Self::Extract { ref_id } => *ref_id,
+            Self::Collect(spec) => spec.record,
             _ => None,
         }
     }
@@ -362,6 +378,7 @@ impl Action {
                 | Self::Scroll { .. }
                 | Self::ScrollTo { .. }
                 | Self::Extract { .. }
+                | Self::Collect(_)
         )
     }
 
@@ -466,6 +483,14 @@ pub struct ActionOutcome {
     /// which storage and exports redact): it lives only until the ledger has read it.
     #[serde(skip)]
     pub read: Vec<ReadText>,
+    /// What one page of a `collect` read (the content script's answer; the agent gathers the
+    /// pages into [`ActionOutcome::table`] and drops this).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub collected: Option<crate::collect::CollectedPage>,
+    /// The table a `collect` found, every page's rows together: kept with the step (so it
+    /// outlives a worker restart) until the task's record takes it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub table: Option<waymark_protocol::Table>,
 }
 
 /// Page text an action read, with the document it was read in.

@@ -17,6 +17,7 @@ mod export;
 mod file;
 mod llm;
 mod settings;
+mod table;
 mod transcript;
 mod version;
 
@@ -41,6 +42,7 @@ pub use settings::{
     ConfigSet, EndpointField, EndpointValue, HostSettings, ModelPrice, PriceSide, PriceSource,
     Provider, Setting, SettingError, SettingKey, TranscriptSettings,
 };
+pub use table::{Table, TableEnd, TableRow};
 pub use transcript::{TranscriptEvent, TranscriptRecord, TranscriptRecorded};
 pub use version::{Compatibility, Release, compatibility};
 

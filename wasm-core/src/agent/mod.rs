@@ -4,6 +4,7 @@
 //! drive it with fakes and the service worker drives it with Chrome.
 
 mod closed_tab;
+mod collect;
 mod context;
 mod control;
 mod external;

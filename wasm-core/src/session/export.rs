@@ -67,6 +67,9 @@ pub fn to_markdown(session: &Session, now_ms: f64, values: TrackedValues) -> Str
             }
             out.push('\n');
         }
+        for table in &record.tables {
+            super::tables::markdown(&mut out, table);
+        }
         if !record.actions.is_empty() {
             out.push_str("Actions:\n\n");
             for (i, action) in record.actions.iter().enumerate() {
@@ -115,6 +118,9 @@ fn prepared(session: &Session, values: TrackedValues) -> Cow<'_, Session> {
         record.toc_line = cut(&record.toc_line);
         for value in record.structured_data.values_mut() {
             *value = cut(value);
+        }
+        for table in &mut record.tables {
+            super::notes::cut_table(table, &cut);
         }
         record.actions = record.actions.iter().map(|s| redact_step(s, &cut)).collect();
         record.provenance.clear();
