@@ -20,7 +20,7 @@ pub use context::{
     FULL_RECENT, ONE_LINE_FROM, RecalledTurn, build_context, recall, recall_turns, recallable,
     task_with_context,
 };
-pub use export::{export_name_hint, portable_prompt, to_json, to_markdown};
+pub use export::{export_name_hint, portable_prompt, table_csv, to_json, to_markdown};
 pub use limiter::{Limiter, Permit};
 pub use notes::context_provenance;
 pub use search::{SearchHit, SearchIndex};
