@@ -22,7 +22,7 @@ mod transcript;
 mod version;
 
 pub use bridge::{
-    BridgeAck, BridgeAnswer, BridgeCall, BridgeClose, BridgeClosed, BridgeDisconnect,
+    BridgeAck, BridgeAnswer, BridgeCall, BridgeClose, BridgeClosed, BridgeColumn, BridgeDisconnect,
     BridgeFailure, BridgeFailureKind, BridgeImage, BridgeOpen, BridgeOutput, BridgeProgress,
     BridgeResult, BridgeTab, BridgeTaskReport, BridgeTaskStatus, MAX_BRIDGE_TEXT, ScrollWay,
 };

@@ -69,6 +69,7 @@ fn read_only(call: &BridgeCall) -> bool {
             | BridgeCall::ListTabs
             | BridgeCall::Snapshot
             | BridgeCall::Extract { .. }
+            | BridgeCall::Collect { .. }
             | BridgeCall::Screenshot
             | BridgeCall::WaitFor { .. }
     )

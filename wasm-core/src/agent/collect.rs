@@ -14,11 +14,117 @@ use crate::action::{Action, ActionOutcome, ScrollDirection};
 use crate::collect::{CollectSpec, MAX_ROWS, PagerKind};
 use crate::observation::{Observation, Ref};
 use crate::protocol::{Table, TableEnd, TableRow};
-use crate::safety::NetworkPermit;
+use crate::safety::{NetworkPermit, TaintLedger};
 use std::collections::HashSet;
 
 /// Rows shown to the model in the collect's outcome: enough to check the columns.
 pub const ROWS_SHOWN: usize = 3;
+
+/// What to do after a page was read.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Next {
+    /// Go to the next page with this action (through the gate), then read again.
+    Turn(Action),
+    /// The table is complete.
+    Stop,
+}
+
+/// The pages of one `collect`, gathered: de-duplicated rows with the page each was read on,
+/// taint recorded, secrets as handles, and what to do next. One definition for the agent's
+/// loop and the external agents' bridge.
+pub struct Collector {
+    request: CollectSpec,
+    frame: u32,
+    budget: u32,
+    table: Table,
+    seen: HashSet<Vec<String>>,
+    skipped: u32,
+}
+
+impl Collector {
+    /// A collect of `spec`; `name` is the table's name.
+    pub fn new(spec: &CollectSpec, name: String) -> Self {
+        Self {
+            request: spec.clone(),
+            frame: spec.record.map_or(0, |r| r.frame),
+            budget: spec.page_budget(),
+            table: Table { name, columns: spec.column_names(), ..Table::default() },
+            seen: HashSet::new(),
+            skipped: 0,
+        }
+    }
+
+    /// The read of the current page (with the learned shape after the first).
+    pub fn read_action(&self) -> Action {
+        Action::Collect(self.request.clone())
+    }
+
+    /// Pages read so far.
+    pub fn pages(&self) -> u32 {
+        self.table.pages
+    }
+
+    /// Takes in what one read gave; a failed read ends the collect (the first one's failure
+    /// is the caller's to report: [`Collector::pages`] is then 0).
+    pub fn take(&mut self, read: &mut ActionOutcome, taint: &mut TaintLedger) -> Next {
+        let page = match (read.ok, read.collected.take()) {
+            (true, Some(page)) => page,
+            _ => return self.stop(TableEnd::Blocked),
+        };
+        self.table.pages += 1;
+        if self.request.shape.is_none() {
+            self.request.shape = page.shape.clone();
+        }
+        self.skipped += page.skipped;
+        let mut new = 0usize;
+        for row in page.rows {
+            if self.table.rows.len() >= MAX_ROWS {
+                break;
+            }
+            taint.record_page_text(&page.url, &row.join("\n"));
+            let values: Vec<String> = row.iter().map(|v| taint.conceal(v)).collect();
+            if self.seen.insert(values.clone()) {
+                new += 1;
+                self.table.rows.push(TableRow { values, source: page.url.clone() });
+            }
+        }
+        if self.table.pages > 1 && new == 0 {
+            return self.stop(TableEnd::NothingNew);
+        }
+        if self.table.rows.len() >= MAX_ROWS {
+            return self.stop(TableEnd::RowCap);
+        }
+        let Some(pager) = page.pager else { return self.stop(TableEnd::LastPage) };
+        if self.table.pages >= self.budget {
+            return self.stop(TableEnd::Budget);
+        }
+        match pager.control {
+            Some(r) => {
+                Next::Turn(Action::Click { ref_id: Ref { frame: self.frame, index: r.index } })
+            }
+            None if pager.kind == PagerKind::Scroll => {
+                Next::Turn(Action::Scroll { direction: ScrollDirection::Bottom, ref_id: None })
+            }
+            None => self.stop(TableEnd::LastPage),
+        }
+    }
+
+    /// Ends the collect for `end`.
+    pub fn stop(&mut self, end: TableEnd) -> Next {
+        self.table.end = end;
+        Next::Stop
+    }
+
+    /// `Collected page 2: 20 new rows (40 in all)`, for the timeline.
+    pub fn progress(&self) -> String {
+        format!("Collected page {}: {} rows so far", self.table.pages, self.table.rows.len())
+    }
+
+    /// What the model reads about the collect (the rows stay in the finding).
+    pub fn finish(self) -> ActionOutcome {
+        outcome(self.table, self.skipped)
+    }
+}
 
 impl<L: Llm, P: Page, E: Env, V: TaskEvents, O: Operator, J: Journal> Agent<'_, L, P, E, V, O, J> {
     /// Reads every page of the listing `spec` names, starting on `observation` (whose refs
@@ -32,86 +138,26 @@ impl<L: Llm, P: Page, E: Env, V: TaskEvents, O: Operator, J: Journal> Agent<'_, 
         spec: &CollectSpec,
         permit: &NetworkPermit,
     ) -> Result<ActionOutcome, Flow> {
-        let frame = spec.record.map_or(0, |r| r.frame);
-        let mut request = spec.clone();
-        let mut table =
-            Table { name: table_name(ctx, spec), columns: spec.column_names(), ..Table::default() };
-        let mut seen: HashSet<Vec<String>> = HashSet::new();
-        let mut skipped = 0u32;
+        let mut collector = Collector::new(spec, table_name(ctx, spec));
         let mut page_view = observation.clone();
-        let budget = spec.page_budget();
         loop {
             let started = self.env.precise_ms();
-            let read = self.page.act(&Action::Collect(request.clone()), permit).await;
+            let read = self.page.act(&collector.read_action(), permit).await;
             ctx.overhead_page_ms += self.env.precise_ms() - started;
             let mut read = read.unwrap_or_else(|e| ActionOutcome::failed(e.to_string()));
-            let page = match (read.ok, read.collected.take()) {
-                (true, Some(page)) => page,
-                _ if table.pages == 0 => return Ok(read),
-                _ => {
-                    table.end = TableEnd::Blocked;
-                    break;
-                }
-            };
-            table.pages += 1;
-            if request.shape.is_none() {
-                request.shape = page.shape.clone();
+            let next = collector.take(&mut read, &mut ctx.taint);
+            if collector.pages() == 0 {
+                return Ok(read);
             }
-            skipped += page.skipped;
-            let mut new = 0usize;
-            for row in page.rows {
-                if table.rows.len() >= MAX_ROWS {
-                    break;
-                }
-                ctx.taint.record_page_text(&page.url, &row.join("\n"));
-                let values: Vec<String> = row.iter().map(|v| ctx.taint.conceal(v)).collect();
-                if seen.insert(values.clone()) {
-                    new += 1;
-                    table.rows.push(TableRow { values, source: page.url.clone() });
-                }
-            }
-            self.events.emit(TaskEvent::Noted {
-                text: format!(
-                    "Collected page {}: {} new row{} ({} in all)",
-                    table.pages,
-                    new,
-                    if new == 1 { "" } else { "s" },
-                    table.rows.len()
-                ),
-            });
-            if table.pages > 1 && new == 0 {
-                table.end = TableEnd::NothingNew;
-                break;
-            }
-            if table.rows.len() >= MAX_ROWS {
-                table.end = TableEnd::RowCap;
-                break;
-            }
-            let Some(pager) = page.pager else {
-                table.end = TableEnd::LastPage;
-                break;
-            };
-            if table.pages >= budget {
-                table.end = TableEnd::Budget;
-                break;
-            }
-            let mut next = match pager.control {
-                Some(r) => Action::Click { ref_id: Ref { frame, index: r.index } },
-                None if pager.kind == PagerKind::Scroll => {
-                    Action::Scroll { direction: ScrollDirection::Bottom, ref_id: None }
-                }
-                None => {
-                    table.end = TableEnd::LastPage;
-                    break;
-                }
-            };
+            self.events.emit(TaskEvent::Noted { text: collector.progress() });
+            let Next::Turn(mut next) = next else { break };
             if !self.turn_page(ctx, step, &page_view, &mut next).await? {
-                table.end = TableEnd::Blocked;
+                collector.stop(TableEnd::Blocked);
                 break;
             }
             page_view = self.observe(ctx).await?;
         }
-        Ok(outcome(table, skipped))
+        Ok(collector.finish())
     }
 
     /// Goes to the next page through the gate; whether it went.

@@ -17,6 +17,8 @@ use crate::protocol::{
     ScrollWay,
 };
 
+mod collect;
+
 /// The state of one connected external agent.
 pub struct ExternalSession {
     client: String,
@@ -117,6 +119,10 @@ impl ExternalSession {
             BridgeCall::Ping => return Ok(text("pong")),
             BridgeCall::ListTabs => return self.list_tabs(browser).await,
             BridgeCall::Snapshot => return self.snapshot(browser, env).await,
+            BridgeCall::Collect { ref_id, columns, pages, name } => {
+                let call = (ref_id, columns, pages, name);
+                return self.collect(call, browser, env, events, operator).await;
+            }
             BridgeCall::RunTask { .. } => {
                 // The worker runs it (it needs the model, the journal and the session).
                 return Err(fail(Kind::Unsupported, "a task is run by the worker, not a call"));
