@@ -38,8 +38,10 @@ fn an_external_agent_collects_a_three_page_listing_without_a_model() {
     assert!(text.contains("<page_content id="), "the summary is fenced: {text}");
     assert!(text.contains("books: 22 rows × 2 columns (title, author) from 3 pages"), "{text}");
     let json_start = text.find("{\"name\":\"books\"").expect("the table as JSON");
-    let table: Value = serde_json::from_str(text.get(json_start..).unwrap_or_default().lines().next().unwrap_or_default())
-        .expect("table json");
+    let table: Value = serde_json::from_str(
+        text.get(json_start..).unwrap_or_default().lines().next().unwrap_or_default(),
+    )
+    .expect("table json");
     let rows = table["rows"].as_array().expect("rows");
     assert_eq!(rows.len(), 22);
     assert_eq!(rows[21]["values"], json!(["Book 22: Heidi", "Author 22"]));

@@ -89,6 +89,8 @@ impl Collector {
             }
         }
         if self.table.pages > 1 && new == 0 {
+            // A read that brought nothing is no page of the listing.
+            self.table.pages -= 1;
             return self.stop(TableEnd::NothingNew);
         }
         if self.table.rows.len() >= MAX_ROWS {
