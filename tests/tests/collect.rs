@@ -116,7 +116,9 @@ fn script(req: &RecordedRequest) -> ScriptedReply {
     }
     let user = message_text(&req.body, 1);
     let Some(case) = case_of(&user) else { panic!("unexpected navigator prompt: {user}") };
-    if let Some(line) = user.lines().find(|l| l.contains("into the table finding")) {
+    // This task's collect output (earlier tasks' answers are in the session notes too).
+    let mine = format!("Collected {}:", case.path.trim_start_matches("/listing/"));
+    if let Some(line) = user.lines().find(|l| l.starts_with(&mine)) {
         return ScriptedReply::tool_call("done", json!({"answer": line, "success": true}));
     }
     let columns: Vec<Value> = case
@@ -175,12 +177,23 @@ fn collect_reads_every_row_of_five_listings_without_the_model_and_keeps_the_tabl
     let mut panel = wm.panel().expect("panel");
     panel.wait_text("host-status", "t.includes('connected')").expect("host connects");
 
+    let mut last_status = String::new();
     for case in CASES {
         let _tab = wm.open(case.path).expect("open listing");
         let before = common::navigator_requests(&llm).len();
         panel.send(case.task).expect("send");
-        let answer = panel.answer().expect("answer");
-        assert!(answer.contains(&format!("{} rows", case.rows)), "{}: {answer}", case.task);
+        let name = case.path.trim_start_matches("/listing/");
+        let said = format!("{name}: {} rows", case.rows);
+        let predicate = format!("t.includes({})", serde_json::to_string(&said).expect("json"));
+        panel.wait_text("answer", &predicate).unwrap_or_else(|e| {
+            panic!(
+                "{}: {e:#}\nanswer: {:?}\nsteps: {:?}\nnotes: {:?}",
+                case.task,
+                panel.text("answer"),
+                panel.steps(),
+                panel.text("notes")
+            )
+        });
         // One call named the records, one answered: no call per page.
         assert_eq!(common::navigator_requests(&llm).len() - before, 2, "{}", case.task);
 
@@ -202,7 +215,16 @@ fn collect_reads_every_row_of_five_listings_without_the_model_and_keeps_the_tabl
             .page
             .eval("document.querySelector('#findings-tables button[data-table]').click()")
             .expect("save csv");
-        let status = panel.wait_text("export-status", "t.endsWith('.csv')").expect("csv written");
+        let status = panel
+            .wait_text(
+                "export-status",
+                &format!(
+                    "t.endsWith('.csv') && t !== {}",
+                    serde_json::to_string(&last_status).expect("json")
+                ),
+            )
+            .expect("csv written");
+        last_status = status.clone();
         let path = std::path::PathBuf::from(status.trim_start_matches("Exported to "));
         assert!(path.starts_with(&wm.export_dir), "{}", path.display());
         let csv = parse_csv(&std::fs::read_to_string(&path).expect("read csv"));

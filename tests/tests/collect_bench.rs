@@ -58,7 +58,7 @@ fn navigator(req: &RecordedRequest) -> ScriptedReply {
         ScriptedReply::tool_call("done", json!({"answer": answer, "success": true}))
     };
     if task_of(&user) == COLLECT {
-        if let Some(line) = user.lines().find(|l| l.contains("into the table finding")) {
+        if let Some(line) = user.lines().find(|l| l.starts_with("Collected parts:")) {
             return done(line.to_owned());
         }
         let example = find_ref(&user, "link", "Part 001").expect("first part");
