@@ -172,7 +172,7 @@ pub enum Action {
     /// Read every record of a repeated list or table (rows, cards, items) into a table
     /// finding, following the listing's pages within a budget, without the model
     /// ([`crate::collect`]).
-    Collect(crate::collect::CollectSpec),
+    Collect(Box<crate::collect::CollectSpec>),
     /// A picture of the visible part of the tab (for models that see images).
     Screenshot,
     /// The task is finished (or cannot be): the answer for the user.
@@ -483,14 +483,11 @@ pub struct ActionOutcome {
     /// which storage and exports redact): it lives only until the ledger has read it.
     #[serde(skip)]
     pub read: Vec<ReadText>,
-    /// What one page of a `collect` read (the content script's answer; the agent gathers the
-    /// pages into [`ActionOutcome::table`] and drops this).
+    /// What a `collect` produced: one page's read (the content script's answer, which the
+    /// agent gathers) or, in the step's record, the whole table, kept with the step (so it
+    /// outlives a worker restart) until the task's record takes it. Boxed: rare and large.
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub collected: Option<crate::collect::CollectedPage>,
-    /// The table a `collect` found, every page's rows together: kept with the step (so it
-    /// outlives a worker restart) until the task's record takes it.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub table: Option<waymark_protocol::Table>,
+    pub collected: Option<Box<crate::collect::Collected>>,
 }
 
 /// Page text an action read, with the document it was read in.
@@ -513,6 +510,33 @@ pub enum Refuser {
 }
 
 impl ActionOutcome {
+    /// The table a `collect` step found.
+    pub fn table(&self) -> Option<&waymark_protocol::Table> {
+        match self.collected.as_deref() {
+            Some(crate::collect::Collected::Table(t)) => Some(t),
+            _ => None,
+        }
+    }
+
+    /// The same, to change (redaction).
+    pub fn table_mut(&mut self) -> Option<&mut waymark_protocol::Table> {
+        match self.collected.as_deref_mut() {
+            Some(crate::collect::Collected::Table(t)) => Some(t),
+            _ => None,
+        }
+    }
+
+    /// Takes the page a `collect` read out of the content script's answer.
+    pub fn take_page(&mut self) -> Option<crate::collect::CollectedPage> {
+        match self.collected.take().map(|c| *c) {
+            Some(crate::collect::Collected::Page(page)) => Some(page),
+            other => {
+                self.collected = other.map(Box::new);
+                None
+            }
+        }
+    }
+
     /// A successful outcome.
     pub fn done() -> Self {
         Self { ok: true, ..Self::default() }

@@ -275,7 +275,7 @@ pub struct BridgeOutput {
     pub task: Option<BridgeTaskReport>,
     /// What a `collect` found (its cells are untrusted page data).
     #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub table: Option<crate::Table>,
+    pub table: Option<Box<crate::Table>>,
 }
 
 /// One column of a `collect`: its name and the example record's value for it.

@@ -29,7 +29,7 @@ fn page(n: usize) -> String {
                 "<tr><td><a href=\"/part/{id}\">Part {id:03}</a></td><td>{}.{:02} €</td><td>{}</td></tr>\n",
                 id % 90 + 5,
                 id % 100,
-                if id % 3 == 0 { "in stock" } else { "ships in 2 days" }
+                if id.is_multiple_of(3) { "in stock" } else { "ships in 2 days" }
             )
         })
         .collect();

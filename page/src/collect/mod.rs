@@ -164,6 +164,16 @@ pub struct CollectedPage {
     pub pager: Option<Pager>,
 }
 
+/// What a `collect` action brought back.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(tag = "kind", rename_all = "snake_case")]
+pub enum Collected {
+    /// One page, as the content script read it.
+    Page(CollectedPage),
+    /// Every page's rows together, as the agent keeps them with the step.
+    Table(waymark_protocol::Table),
+}
+
 /// The DOM as `collect` needs it.
 pub trait Dom {
     /// An element handle.

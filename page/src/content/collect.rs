@@ -3,7 +3,7 @@
 
 use super::dom::REFS;
 use crate::action::ActionOutcome;
-use crate::collect::{self, CollectSpec, CollectedPage, Dom, Pager};
+use crate::collect::{self, CollectSpec, Collected, CollectedPage, Dom, Pager};
 use crate::observation::Ref;
 use wasm_bindgen::JsCast;
 use web_sys::{Document, Element, HtmlAnchorElement, HtmlElement};
@@ -87,7 +87,13 @@ pub(super) fn collect_page(spec: &CollectSpec, anchor: Option<Element>) -> Actio
     });
     let url = web_sys::window().and_then(|w| w.location().href().ok()).unwrap_or_default();
     ActionOutcome {
-        collected: Some(CollectedPage { url, rows, skipped, shape: Some(shape), pager }),
+        collected: Some(Box::new(Collected::Page(CollectedPage {
+            url,
+            rows,
+            skipped,
+            shape: Some(shape),
+            pager,
+        }))),
         ..ActionOutcome::done()
     }
 }

@@ -56,7 +56,7 @@ impl Collector {
 
     /// The read of the current page (with the learned shape after the first).
     pub fn read_action(&self) -> Action {
-        Action::Collect(self.request.clone())
+        Action::Collect(Box::new(self.request.clone()))
     }
 
     /// Pages read so far.
@@ -67,7 +67,7 @@ impl Collector {
     /// Takes in what one read gave; a failed read ends the collect (the first one's failure
     /// is the caller's to report: [`Collector::pages`] is then 0).
     pub fn take(&mut self, read: &mut ActionOutcome, taint: &mut TaintLedger) -> Next {
-        let page = match (read.ok, read.collected.take()) {
+        let page = match (read.ok, read.take_page()) {
             (true, Some(page)) => page,
             _ => return self.stop(TableEnd::Blocked),
         };
@@ -198,7 +198,7 @@ impl<L: Llm, P: Page, E: Env, V: TaskEvents, O: Operator, J: Journal> Agent<'_, 
 
 /// The table's name: the model's, else `table` (numbered after the task's first).
 fn table_name(ctx: &TaskContext, spec: &CollectSpec) -> String {
-    let taken = ctx.steps.iter().filter(|s| s.outcome.table.is_some()).count();
+    let taken = ctx.steps.iter().filter(|s| s.outcome.table().is_some()).count();
     let base = spec
         .name
         .as_deref()
@@ -225,5 +225,8 @@ fn outcome(table: Table, skipped: u32) -> ActionOutcome {
             text.push_str(&format!("\n{}", row.values.join(" | ")));
         }
     }
-    ActionOutcome { table: Some(table), ..ActionOutcome::with_text(text) }
+    ActionOutcome {
+        collected: Some(Box::new(crate::collect::Collected::Table(table))),
+        ..ActionOutcome::with_text(text)
+    }
 }

@@ -107,7 +107,7 @@ impl TaskRecord {
             summary: String::new(),
             structured_data: BTreeMap::new(),
             // The tables move out of their steps: stored once.
-            tables: outcome.steps.iter().filter_map(|s| s.outcome.table.clone()).collect(),
+            tables: outcome.steps.iter().filter_map(|s| s.outcome.table().cloned()).collect(),
             toc_line: String::new(),
             summarised_by_model: false,
             success: outcome.success,
@@ -116,7 +116,7 @@ impl TaskRecord {
                 .iter()
                 .map(|s| {
                     let mut s = s.clone();
-                    s.outcome.table = None;
+                    s.outcome.collected = None;
                     s
                 })
                 .collect(),

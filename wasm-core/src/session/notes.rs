@@ -68,7 +68,7 @@ pub(super) fn redact_step(step: &StepRecord, cut: &impl Fn(&str) -> String) -> S
     outcome.text = outcome.text.as_deref().map(cut);
     outcome.error = outcome.error.as_deref().map(cut);
     outcome.image = None;
-    if let Some(table) = outcome.table.as_mut() {
+    if let Some(table) = outcome.table_mut() {
         cut_table(table, cut);
     }
     StepRecord {

@@ -77,13 +77,13 @@ impl Page for Listing {
                     })
                 });
                 Ok(ActionOutcome {
-                    collected: Some(CollectedPage {
+                    collected: Some(Box::new(crate::collect::Collected::Page(CollectedPage {
                         url: self.url(),
                         rows,
                         skipped: 1,
                         shape,
                         pager,
-                    }),
+                    }))),
                     ..ActionOutcome::done()
                 })
             }
@@ -136,7 +136,7 @@ fn every_page_is_read_without_the_model_and_rows_are_deduplicated() {
     let clicks = page.acts.borrow().iter().filter(|a| matches!(a, Action::Click { .. })).count();
     assert_eq!(clicks, 2);
     let step = &r.outcome.steps[0];
-    let table = step.outcome.table.as_ref().expect("table");
+    let table = step.outcome.table().expect("table");
     assert_eq!(table.columns, ["name", "price"]);
     assert_eq!(table.rows.len(), 30);
     assert_eq!(table.rows[29].values, ["Product 30", "$39.00"]);
@@ -153,7 +153,7 @@ fn every_page_is_read_without_the_model_and_rows_are_deduplicated() {
     // The record keeps the table once (not again in its step), and the notes only its size.
     let record = TaskRecord::from_outcome(1, "Collect", &r.outcome, 0.0);
     assert_eq!(record.tables.len(), 1);
-    assert!(record.actions[0].outcome.table.is_none());
+    assert!(record.actions[0].outcome.table().is_none());
 }
 
 #[test]
@@ -167,7 +167,7 @@ fn the_page_budget_stops_the_collect() {
     ]);
     let page = Listing::new(5, 4);
     let r = run_spec(collect_task(), &llm, &page, &ScriptedUser::new(vec![]));
-    let table = r.outcome.steps[0].outcome.table.as_ref().expect("table");
+    let table = r.outcome.steps[0].outcome.table().expect("table");
     assert_eq!((table.pages, table.rows.len()), (2, 8));
     assert_eq!(table.end, crate::protocol::TableEnd::Budget);
 }
@@ -184,7 +184,7 @@ fn a_page_turn_to_another_site_goes_through_the_gate() {
     let user = ScriptedUser::new(vec![Reply::proceed()]);
     let r = run_spec(collect_task(), &llm, &page, &user);
     assert!(!user.cards.borrow().is_empty(), "the page turn raised a card");
-    let table = r.outcome.steps[0].outcome.table.as_ref().expect("table");
+    let table = r.outcome.steps[0].outcome.table().expect("table");
     assert_eq!((table.pages, table.rows.len()), (1, 5));
     assert_eq!(table.end, crate::protocol::TableEnd::Blocked);
     assert_eq!(page.page.get(), 1, "never went to the other site");

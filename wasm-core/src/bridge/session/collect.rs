@@ -80,10 +80,10 @@ impl ExternalSession {
         let nonce = format!("{:016x}", env.random_u64());
         let said = outcome.text.clone().unwrap_or_default();
         self.step += 1;
-        self.record(events, self.step, &Action::Collect(spec), None, outcome.clone());
+        self.record(events, self.step, &Action::Collect(Box::new(spec)), None, outcome.clone());
         Ok(BridgeOutput {
             text: fenced(&nonce, &said),
-            table: outcome.table,
+            table: outcome.table().cloned().map(Box::new),
             ..BridgeOutput::default()
         })
     }
