@@ -155,7 +155,7 @@ fn shoot_the_table(panel: &Panel) {
             .page
             .eval("document.getElementById('findings-tables').scrollIntoView(); true")
             .expect("scroll");
-        panel.page.screenshot(&dir.join(format!("table-400-{theme}.png"))).expect("screenshot");
+        panel.page.screenshot(dir.join(format!("table-400-{theme}.png"))).expect("screenshot");
         let result = panel
             .page
             .eval(
