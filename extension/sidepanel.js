@@ -10,7 +10,7 @@ import { initSettings, renderSettings, setSettingsOpen } from './panel/settings.
 import { initStatus, renderStatus } from './panel/status.js';
 import { initGuide, renderGuide } from './panel/guide.js';
 import { atEnd, initThread, keepEnd, renderThread, setDrawer } from './panel/thread.js';
-import { renderFindings } from './panel/findings.js';
+import { initFindings, renderFindings } from './panel/findings.js';
 import { initPrompt, renderPrompt } from './panel/prompt.js';
 import { initExternal, renderExternal } from './panel/external.js';
 import { initWorkflows, renderWorkflows, setWorkflowsOpen } from './panel/workflows.js';
@@ -85,6 +85,7 @@ initSettings(send);
 initExternal(send);
 initWorkflows(send);
 initCrash(send);
+initFindings(send);
 
 // Keyboard: Ctrl/Cmd+E exports; Escape closes the settings, or else stops the running task
 // (the worker ignores it when nothing runs).

@@ -11,8 +11,12 @@ export function renderExport(exp) {
 }
 
 // What the user chose for tracked values in exports (redacted unless ticked).
+export function exportValues() {
+  return $('export-values').checked ? 'include' : 'redact';
+}
+
 export function exportRequest(format) {
-  return { type: 'export_session', format, values: $('export-values').checked ? 'include' : 'redact' };
+  return { type: 'export_session', format, values: exportValues() };
 }
 
 export function initExport() {

@@ -182,6 +182,10 @@ pub enum Action {
         /// Words to look for.
         query: String,
     },
+    /// Read every record of a repeated list or table (rows, cards, items) into a table
+    /// finding, following the listing's pages within a budget, without the model
+    /// ([`crate::collect`]).
+    Collect(Box<crate::collect::CollectSpec>),
     /// A picture of the visible part of the tab (for models that see images).
     Screenshot,
     /// The task is finished (or cannot be): the answer for the user.
@@ -239,6 +243,7 @@ impl Action {
         "wait",
         "extract",
         "find",
+        "collect",
         "screenshot",
         "done",
     ];
@@ -270,6 +275,7 @@ impl Action {
             Self::Wait { .. } => "wait",
             Self::Extract { .. } => "extract",
             Self::Find { .. } => "find",
+            Self::Collect(_) => "collect",
             Self::Screenshot => "screenshot",
             Self::Done { .. } => "done",
         }
@@ -305,6 +311,16 @@ impl Action {
             Self::Wait { text: Some("x".into()), seconds: None, gone: false },
             Self::Extract { ref_id: None },
             Self::Find { query: "x".into() },
+            Self::Collect(Box::new(crate::collect::CollectSpec {
+                record: Some(r),
+                columns: vec![crate::collect::ColumnSpec {
+                    name: "name".into(),
+                    example: "Teapot".into(),
+                }],
+                pages: Some(2),
+                name: None,
+                shape: None,
+            })),
             Self::Screenshot,
             Self::Done { answer: "a".into(), success: true },
         ]
@@ -339,8 +355,9 @@ impl Action {
             Self::Wait { .. } => 21,
             Self::Extract { .. } => 22,
             Self::Find { .. } => 23,
-            Self::Screenshot => 24,
-            Self::Done { .. } => 25,
+            Self::Collect(_) => 24,
+            Self::Screenshot => 25,
+            Self::Done { .. } => 26,
         }
     }
 
@@ -394,6 +411,15 @@ impl Action {
             Self::Extract { ref_id: None } => "Extract the page's text".to_owned(),
             Self::Extract { ref_id: Some(r) } => format!("Extract the text of{t} [{r}]"),
             Self::Find { query } => format!("Find “{query}”"),
+            Self::Collect(spec) => {
+                let columns = spec.column_names().join(", ");
+                match &spec.record {
+                    Some(r) if spec.shape.is_none() => {
+                        format!("Collect the records like{t} [{r}] ({columns})")
+                    }
+                    _ => format!("Collect the records ({columns})"),
+                }
+            }
             Self::Screenshot => "Take a screenshot".to_owned(),
             Self::Done { success: true, .. } => "Finish".to_owned(),
             Self::Done { success: false, .. } => "Give up".to_owned(),
@@ -418,6 +444,7 @@ impl Action {
             | Self::Scroll { ref_id, .. }
             | Self::ScrollTo { ref_id, .. }
             | Self::Extract { ref_id } => *ref_id,
+            Self::Collect(spec) => spec.record,
             _ => None,
         }
     }
@@ -449,6 +476,7 @@ impl Action {
                 | Self::Scroll { .. }
                 | Self::ScrollTo { .. }
                 | Self::Extract { .. }
+                | Self::Collect(_)
         )
     }
 
@@ -555,6 +583,11 @@ pub struct ActionOutcome {
     /// which storage and exports redact): it lives only until the ledger has read it.
     #[serde(skip)]
     pub read: Vec<ReadText>,
+    /// What a `collect` produced: one page's read (the content script's answer, which the
+    /// agent gathers) or, in the step's record, the whole table, kept with the step (so it
+    /// outlives a worker restart) until the task's record takes it. Boxed: rare and large.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub collected: Option<Box<crate::collect::Collected>>,
 }
 
 /// Page text an action read, with the document it was read in.
@@ -577,6 +610,33 @@ pub enum Refuser {
 }
 
 impl ActionOutcome {
+    /// The table a `collect` step found.
+    pub fn table(&self) -> Option<&waymark_protocol::Table> {
+        match self.collected.as_deref() {
+            Some(crate::collect::Collected::Table(t)) => Some(t),
+            _ => None,
+        }
+    }
+
+    /// The same, to change (redaction).
+    pub fn table_mut(&mut self) -> Option<&mut waymark_protocol::Table> {
+        match self.collected.as_deref_mut() {
+            Some(crate::collect::Collected::Table(t)) => Some(t),
+            _ => None,
+        }
+    }
+
+    /// Takes the page a `collect` read out of the content script's answer.
+    pub fn take_page(&mut self) -> Option<crate::collect::CollectedPage> {
+        match self.collected.take().map(|c| *c) {
+            Some(crate::collect::Collected::Page(page)) => Some(page),
+            other => {
+                self.collected = other.map(Box::new);
+                None
+            }
+        }
+    }
+
     /// A successful outcome.
     pub fn done() -> Self {
         Self { ok: true, ..Self::default() }

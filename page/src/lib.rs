@@ -12,6 +12,7 @@
 //!   service worker's wasm never carries the page-reading code.
 
 pub mod action;
+pub mod collect;
 pub mod error;
 pub mod formats;
 pub mod log;

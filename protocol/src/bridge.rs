@@ -128,6 +128,22 @@ pub enum BridgeCall {
         #[serde(rename = "ref", default, skip_serializing_if = "Option::is_none")]
         ref_id: Option<String>,
     },
+    /// Every record of a repeated list or table, on every page of the listing (within
+    /// `pages`), read without a model: the answer carries the [`crate::Table`].
+    Collect {
+        /// A ref inside one example record, from the latest snapshot; absent: the record
+        /// showing the first column's example.
+        #[serde(rename = "ref", default, skip_serializing_if = "Option::is_none")]
+        ref_id: Option<String>,
+        /// The columns: a name and the example record's value for each.
+        columns: Vec<BridgeColumn>,
+        /// Most pages to read.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        pages: Option<u32>,
+        /// The table's name.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        name: Option<String>,
+    },
     /// A picture of the visible part of the agent's tab.
     Screenshot,
     /// Wait until a text appears (with `gone`, until it disappears; without a text, until the
@@ -200,6 +216,7 @@ impl BridgeCall {
             Self::Drag { .. } => "drag",
             Self::Upload { .. } => "upload",
             Self::Extract { .. } => "extract",
+            Self::Collect { .. } => "collect",
             Self::Screenshot => "screenshot",
             Self::WaitFor { .. } => "wait_for",
             Self::Resize { .. } => "resize",
@@ -220,6 +237,10 @@ impl BridgeCall {
             Self::PressKey { key } => key.len(),
             Self::WaitFor { text: Some(t), .. } => t.len(),
             Self::Upload { file, .. } => file.len(),
+            Self::Collect { columns, name, .. } => {
+                columns.iter().map(|c| c.name.len() + c.example.len()).sum::<usize>()
+                    + name.as_ref().map_or(0, String::len)
+            }
             Self::RunWorkflow { name, values } => {
                 name.len() + values.iter().map(|(k, v)| k.len() + v.len()).sum::<usize>()
             }
@@ -281,6 +302,18 @@ pub struct BridgeOutput {
     /// What a `run_task` found.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub task: Option<BridgeTaskReport>,
+    /// What a `collect` found (its cells are untrusted page data).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub table: Option<Box<crate::Table>>,
+}
+
+/// One column of a `collect`: its name and the example record's value for it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct BridgeColumn {
+    /// Column name.
+    pub name: String,
+    /// The example record's text for it, or the URL of a link in it.
+    pub example: String,
 }
 
 /// How a task an external agent asked for ended (the MCP side reports anything but `done` as

@@ -12,6 +12,8 @@ pub enum ExportFormat {
     Json,
     /// One JSON value per line.
     Jsonl,
+    /// Comma-separated values (RFC 4180): one table finding.
+    Csv,
 }
 
 impl ExportFormat {
@@ -21,6 +23,7 @@ impl ExportFormat {
             Self::Md => "md",
             Self::Json => "json",
             Self::Jsonl => "jsonl",
+            Self::Csv => "csv",
         }
     }
 }

@@ -17,11 +17,12 @@ mod export;
 mod file;
 mod llm;
 mod settings;
+mod table;
 mod transcript;
 mod version;
 
 pub use bridge::{
-    BridgeAck, BridgeAnswer, BridgeCall, BridgeClose, BridgeClosed, BridgeDisconnect,
+    BridgeAck, BridgeAnswer, BridgeCall, BridgeClose, BridgeClosed, BridgeColumn, BridgeDisconnect,
     BridgeFailure, BridgeFailureKind, BridgeImage, BridgeOpen, BridgeOutput, BridgeProgress,
     BridgeResult, BridgeTab, BridgeTaskReport, BridgeTaskStatus, MAX_BRIDGE_TEXT, ScrollWay,
 };
@@ -41,6 +42,7 @@ pub use settings::{
     ConfigSet, EndpointField, EndpointValue, HostSettings, ModelPrice, PriceSide, PriceSource,
     Provider, Setting, SettingError, SettingKey, TranscriptSettings,
 };
+pub use table::{Table, TableEnd, TableRow};
 pub use transcript::{TranscriptEvent, TranscriptRecord, TranscriptRecorded};
 pub use version::{Compatibility, Release, compatibility};
 

@@ -188,6 +188,7 @@ fn a_bridge_answer_keeps_its_image_through_the_envelope() {
             tabs: None,
             image: Some(BridgeImage { mime: "image/jpeg".into(), data: "AAAA".into() }),
             task: None,
+            table: None,
         }),
     };
     let text = serde_json::to_string(&Request::new(5, answer.clone())).expect("serialise");

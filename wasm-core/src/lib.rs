@@ -7,6 +7,7 @@
 //! browser and the tests implement with in-memory fakes.
 
 pub use waymark_page::action;
+pub use waymark_page::collect;
 pub mod agent;
 pub mod bridge;
 pub mod crash;

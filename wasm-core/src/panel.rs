@@ -18,6 +18,7 @@ pub mod secrets;
 pub mod settings;
 pub mod setup;
 pub mod status;
+pub mod tables;
 pub mod view;
 pub mod workflows;
 
@@ -80,6 +81,16 @@ pub enum PanelRequest {
     ExportSession {
         /// `md` or `json`.
         format: ExportFormat,
+        /// Tracked values are redacted unless the user chose to include them.
+        #[serde(default)]
+        values: crate::protocol::TrackedValues,
+    },
+    /// Write one table finding of the current session as CSV through the host.
+    ExportTable {
+        /// The turn that found it.
+        turn: u32,
+        /// Its position among the turn's tables.
+        index: usize,
         /// Tracked values are redacted unless the user chose to include them.
         #[serde(default)]
         values: crate::protocol::TrackedValues,

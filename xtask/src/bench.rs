@@ -92,6 +92,17 @@ pub fn workflow() -> Result<()> {
         .env_remove("WAYMARK_SKIP_BROWSER"))
 }
 
+/// `cargo xtask bench collect`: a 10-page listing read with `collect` (columns named once)
+/// against a model call per page (see `tests/tests/collect_bench.rs`).
+pub fn collect() -> Result<()> {
+    setup::all(setup::Need { chromium: true, eval: false })?;
+    build::all(build::Options { release: false, test_hooks: true })?;
+    sh(util::cargo()
+        .args(["test", "-p", "waymark-tests", "--test", "collect_bench"])
+        .args(["--", "--ignored", "--nocapture"])
+        .env_remove("WAYMARK_SKIP_BROWSER"))
+}
+
 /// Dispatches `cargo xtask bench <name>`.
 pub fn run(name: Option<&str>) -> Result<()> {
     match name {
@@ -100,10 +111,11 @@ pub fn run(name: Option<&str>) -> Result<()> {
         Some("tokens") => tokens(),
         Some("mcp") => mcp(),
         Some("workflow") => workflow(),
+        Some("collect") => collect(),
         other => {
             bail!(
                 "unknown benchmark {other:?}; try `cargo xtask bench step`, `panel`, `tokens`, \
-                 `mcp` or `workflow`"
+                 `mcp`, `workflow` or `collect`"
             )
         }
     }

@@ -15,6 +15,7 @@
 //! * `bench tokens` = tokens per task and session memory (see `bench.rs`).
 //! * `bench mcp` = the bridge's overhead on an external agent's read and click (see `bench.rs`).
 //! * `bench workflow` = a saved workflow's replay against the live run (see `bench.rs`).
+//! * `bench collect` = `collect` on a 10-page listing against a model call per page.
 //! * `bench dom` = build + the DOM observation benchmark (BENCHMARKS.md).
 //! * `bench sessions`, `bench host`: see their modules.
 //! * `eval --suite NAME …` = setup + build + the evaluation harness (see `eval.rs`).
@@ -72,7 +73,7 @@ fn main() -> Result<()> {
         Some("eval") => eval::eval(&args[1..]),
         Some("help") | None => {
             println!(
-                "usage: cargo xtask <setup [--eval]|build [--release] [--test-hooks]|test|fuzz [--cases N] [--filter X] [--release]|test-windows|bench <step|panel|tokens|mcp|workflow|dom|sessions|host>|dist [--sourcemaps] [--skip-hosts]|run [--headless]|eval --suite sites,miniwob,widgets,libs [--tasks a,b] [--runs N] [--role-model ROLE=MODEL] [--oracle|--llama|--base-url URL --model M]>"
+                "usage: cargo xtask <setup [--eval]|build [--release] [--test-hooks]|test|fuzz [--cases N] [--filter X] [--release]|test-windows|bench <step|panel|tokens|mcp|workflow|collect|dom|sessions|host>|dist [--sourcemaps] [--skip-hosts]|run [--headless]|eval --suite sites,miniwob,widgets,libs [--tasks a,b] [--runs N] [--role-model ROLE=MODEL] [--oracle|--llama|--base-url URL --model M]>"
             );
             Ok(())
         }

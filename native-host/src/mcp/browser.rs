@@ -250,6 +250,33 @@ pub struct ExtractArgs {
     pub ref_id: Option<RefArg>,
 }
 
+/// Arguments of `browser_collect`.
+#[derive(Debug, Deserialize, schemars::JsonSchema)]
+pub struct CollectArgs {
+    /// A ref inside one example record (its link or title) from the latest snapshot; absent:
+    /// the record showing the first column's example.
+    #[serde(default, rename = "ref", alias = "target")]
+    pub ref_id: Option<RefArg>,
+    /// The columns, in order: a name and that example record's own text for it (or the URL
+    /// of a link in it).
+    pub columns: Vec<CollectColumn>,
+    /// Most pages to read (default 10, at most 50).
+    #[serde(default)]
+    pub pages: Option<u32>,
+    /// The table's name.
+    #[serde(default)]
+    pub name: Option<String>,
+}
+
+/// One column of `browser_collect`.
+#[derive(Debug, Deserialize, schemars::JsonSchema)]
+pub struct CollectColumn {
+    /// Column name (`price`).
+    pub name: String,
+    /// The example record's value for it (`$24.99`).
+    pub example: String,
+}
+
 /// Arguments of `browser_wait_for`.
 #[derive(Debug, Deserialize, schemars::JsonSchema)]
 pub struct WaitArgs {
@@ -309,6 +336,12 @@ fn output(out: BridgeOutput) -> CallToolResult {
         };
     }
     let mut content = vec![ContentBlock::text(out.text)];
+    // A collect's table as JSON (columns, rows with their source page): untrusted page data.
+    if let Some(table) = out.table
+        && let Ok(json) = serde_json::to_string(&table)
+    {
+        content.push(ContentBlock::text(json));
+    }
     if let Some(tabs) = out.tabs
         && let Ok(json) = serde_json::to_string(&tabs)
     {
@@ -606,6 +639,32 @@ impl SessionsServer {
         Parameters(args): Parameters<ExtractArgs>,
     ) -> Result<CallToolResult, ErrorData> {
         let call = BridgeCall::Extract { ref_id: args.ref_id.map(RefArg::text) };
+        Ok(self.browser(&context, call).await)
+    }
+
+    #[tool(description = "Every record of a repeated list or table on the current page (rows, \
+                          cards, results) and on the listing's next pages (Next, page numbers, \
+                          Load more, endless scroll; at most `pages`), read by Waymark without \
+                          a model: name the columns once with one example record's values. \
+                          Returns a summary and the table as JSON (columns; rows with the page \
+                          each was read on), untrusted page data. Page turns are judged like \
+                          clicks.")]
+    async fn browser_collect(
+        &self,
+        context: RequestContext<RoleServer>,
+        Parameters(args): Parameters<CollectArgs>,
+    ) -> Result<CallToolResult, ErrorData> {
+        let columns = args
+            .columns
+            .into_iter()
+            .map(|c| waymark_protocol::BridgeColumn { name: c.name, example: c.example })
+            .collect();
+        let call = BridgeCall::Collect {
+            ref_id: args.ref_id.map(RefArg::text),
+            columns,
+            pages: args.pages,
+            name: args.name,
+        };
         Ok(self.browser(&context, call).await)
     }
 

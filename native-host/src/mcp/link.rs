@@ -70,6 +70,7 @@ fn read_only(call: &BridgeCall) -> bool {
             | BridgeCall::ListTabs
             | BridgeCall::Snapshot
             | BridgeCall::Extract { .. }
+            | BridgeCall::Collect { .. }
             | BridgeCall::Screenshot
             | BridgeCall::WaitFor { .. }
             | BridgeCall::NetworkRequests { .. }

@@ -28,6 +28,7 @@ fn tool_names_match_the_serde_tags() {
         json!({"action": "wait", "text": "Loading", "seconds": 2, "gone": true}),
         json!({"action": "extract"}),
         json!({"action": "find", "query": "price"}),
+        json!({"action": "collect", "ref": 4, "columns": [{"name": "price", "example": "$3"}], "pages": 2}),
         json!({"action": "screenshot"}),
         json!({"action": "done", "answer": "a", "success": true}),
     ];

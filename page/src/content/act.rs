@@ -18,6 +18,13 @@ pub async fn perform(
     expect: Option<&str>,
     expect_to: Option<&str>,
 ) -> ActionOutcome {
+    // Later pages of a listing are read with the shape learned on the first: the example's
+    // ref belonged to a page that is gone.
+    if let Action::Collect(spec) = action
+        && spec.shape.is_some()
+    {
+        return super::collect::collect_page(spec, None);
+    }
     let live = |r: Ref, expect: Option<&str>| {
         resolve(r).map_err(|e| e.to_string()).and_then(|el| check_expectation(el, r, expect))
     };
@@ -83,6 +90,7 @@ pub async fn perform(
         Action::Extract { .. } => {
             Ok(ActionOutcome::with_text(super::extract::markdown(target.as_ref())))
         }
+        Action::Collect(spec) => Ok(super::collect::collect_page(spec, target.clone())),
         other => Err(format!("{} is not performed in the page", other.name())),
     };
     let outcome = result.unwrap_or_else(ActionOutcome::failed);

@@ -7,6 +7,7 @@
 
 mod act;
 mod affordance;
+mod collect;
 mod describe;
 mod dom;
 mod drag;

@@ -4,6 +4,7 @@
 //! drive it with fakes and the service worker drives it with Chrome.
 
 mod closed_tab;
+mod collect;
 mod context;
 mod control;
 mod external;
@@ -25,6 +26,7 @@ mod shared;
 mod stuck;
 mod tools;
 
+pub use collect::{Collector, Next as CollectNext};
 pub use context::{INTERRUPTED, JournalEntry, ReplayState, TaskContext, TaskSpec, ToolMode};
 pub use control::{ControlState, Controls, Gate, Operator};
 pub use external::{Policed, police_external};

@@ -709,15 +709,24 @@ impl<L: Llm, P: Page, E: Env, V: TaskEvents, O: Operator, J: Journal> Agent<'_, 
                                 let shown = written.as_ref().unwrap_or(&action);
                                 description = shown.describe(target.map(|el| el.name.as_str()));
                                 let journaled = shown.clone();
-                                let done = self
-                                    .act_held(
-                                        ctx,
-                                        step,
-                                        (&journaled, &action),
-                                        &description,
-                                        cleared.permit,
-                                    )
-                                    .await;
+                                let done = match &action {
+                                    // Reads every page without the model; its page turns
+                                    // pass the gate on their own.
+                                    Action::Collect(spec) => {
+                                        self.collect(ctx, step, observation, spec, &cleared.permit)
+                                            .await
+                                    }
+                                    _ => {
+                                        self.act_held(
+                                            ctx,
+                                            step,
+                                            (&journaled, &action),
+                                            &description,
+                                            cleared.permit,
+                                        )
+                                        .await
+                                    }
+                                };
                                 let outcome = match done {
                                     Ok(outcome) => outcome,
                                     Err(flow) => return flow,
@@ -810,7 +819,7 @@ impl<L: Llm, P: Page, E: Env, V: TaskEvents, O: Operator, J: Journal> Agent<'_, 
     /// Does a cleared action. A state-changing request its permit held is put to the user with
     /// what it carries; on approval exactly that request is released and the action done again
     /// (anything else the page then sends is held again, up to [`MAX_HOLDS_PER_ACTION`] cards).
-    async fn act_held(
+    pub(super) async fn act_held(
         &self,
         ctx: &mut TaskContext,
         step: u32,

@@ -13,6 +13,7 @@ use std::cell::{Cell, RefCell};
 use std::collections::VecDeque;
 
 mod closed_tab;
+mod collect;
 mod economy;
 mod effects;
 mod handles;

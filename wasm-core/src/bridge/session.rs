@@ -17,6 +17,8 @@ use crate::protocol::{
     ScrollWay,
 };
 
+mod collect;
+
 /// The state of one connected external agent.
 pub struct ExternalSession {
     client: String,
@@ -173,6 +175,10 @@ impl ExternalSession {
                     include_static,
                 )
                 .await;
+            }
+            BridgeCall::Collect { ref_id, columns, pages, name } => {
+                let call = (ref_id, columns, pages, name);
+                return self.collect(call, browser, env, events, operator).await;
             }
             BridgeCall::RunTask { .. } => {
                 // The worker runs it (it needs the model, the journal and the session).

@@ -404,6 +404,9 @@ fn bridge_call_for(action: &Action) -> Option<BridgeCall> {
         // reads snapshots and answers its user itself).
         "clear" | "check" | "uncheck" | "drag" | "scroll_to" | "upload" | "navigate"
         | "forward" | "reload" | "open_tab" | "switch_tab" | "close_tab" | "find" | "done" => None,
+        // `browser_collect` (`BridgeCall::Collect`) runs the collector, which reads and turns
+        // pages itself rather than one page action (`tests/tests/mcp_collect.rs`).
+        "collect" => None,
         other => panic!("no bridge call reaches the action `{other}`: add one (or say why not)"),
     }
 }

@@ -65,6 +65,9 @@ pub struct FindingsView {
     pub summary: String,
     /// Key → value rows, in key order.
     pub rows: Vec<FindingRow>,
+    /// Table findings (`collect`), each drawn as a table.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub tables: Vec<super::tables::TableView>,
 }
 
 /// One row of the findings table.
@@ -82,7 +85,7 @@ pub struct FindingRow {
 /// summarise (its answer, shown above, already says everything). An extractive summary is left
 /// out (it repeats the answer); the model's summary is shown.
 pub fn findings(record: &TaskRecord) -> Option<FindingsView> {
-    if !record.success && !record.summarised_by_model {
+    if !record.success && !record.summarised_by_model && record.tables.is_empty() {
         return None;
     }
     let rows = record
@@ -97,7 +100,8 @@ pub fn findings(record: &TaskRecord) -> Option<FindingsView> {
         })
         .collect();
     let summary = if record.summarised_by_model { record.summary.clone() } else { String::new() };
-    Some(FindingsView { turn: record.turn, summary, rows })
+    let tables = super::tables::table_views(&record.tables);
+    Some(FindingsView { turn: record.turn, summary, rows, tables })
 }
 
 #[cfg(test)]

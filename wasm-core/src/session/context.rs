@@ -159,6 +159,10 @@ fn full(out: &mut String, r: &TaskRecord) {
         }
         let _ = writeln!(out, "  Data:{}", clip(&data, MAX_PART_CHARS));
     }
+    for table in &r.tables {
+        // The summary and the row count only: the rows stay in the finding and the exports.
+        let _ = writeln!(out, "  Table {}", clip(&flatten(&table.summary_line()), MAX_PART_CHARS));
+    }
     let answer = flatten(&r.answer);
     if !answer.is_empty() && answer != flatten(&r.summary) {
         let _ = writeln!(out, "  Answer: {}", super::title::clip(&answer, MAX_ANSWER_CHARS));

@@ -67,6 +67,9 @@ pub fn to_markdown(session: &Session, now_ms: f64, values: TrackedValues) -> Str
             }
             out.push('\n');
         }
+        for table in &record.tables {
+            super::tables::markdown(&mut out, table);
+        }
         if !record.actions.is_empty() {
             out.push_str("Actions:\n\n");
             for (i, action) in record.actions.iter().enumerate() {
@@ -116,10 +119,38 @@ fn prepared(session: &Session, values: TrackedValues) -> Cow<'_, Session> {
         for value in record.structured_data.values_mut() {
             *value = cut(value);
         }
+        for table in &mut record.tables {
+            super::notes::cut_table(table, &cut);
+        }
         record.actions = record.actions.iter().map(|s| redact_step(s, &cut)).collect();
         record.provenance.clear();
     }
     Cow::Owned(out)
+}
+
+/// Table `index` of turn `turn` as CSV, with a file name hint (`products-20260101-120000`);
+/// tracked values redacted as in the other exports unless `values` includes them. `None`
+/// when there is no such table.
+pub fn table_csv(
+    session: &Session,
+    turn: u32,
+    index: usize,
+    now_ms: f64,
+    values: TrackedValues,
+) -> Option<(String, String)> {
+    let session = prepared(session, values);
+    let table = session.turn(turn)?.tables.get(index)?;
+    let stem: String = table
+        .name
+        .chars()
+        .map(|c| if c.is_alphanumeric() { c } else { '-' })
+        .collect::<String>()
+        .split('-')
+        .filter(|p| !p.is_empty())
+        .collect::<Vec<_>>()
+        .join("-");
+    let stem = if stem.is_empty() { "table".to_owned() } else { stem };
+    Some((format!("{stem}-{}", timestamp(now_ms, false)), table.to_csv()))
 }
 
 /// A prompt a coding agent can act on, built from the session's state, to paste together with
@@ -131,7 +162,11 @@ pub fn follow_up_prompt(session: &Session) -> String {
 /// The prompt the panel copies after an export: it names the file the host wrote, so an agent
 /// on this machine (Claude Code) reads it itself; nothing else needs pasting.
 pub fn portable_prompt(session: &Session, path: &str, format: ExportFormat) -> String {
-    let kind = if format == ExportFormat::Json { "JSON file" } else { "markdown file" };
+    let kind = match format {
+        ExportFormat::Json => "JSON file",
+        ExportFormat::Csv => "CSV file (one table the session found)",
+        ExportFormat::Md | ExportFormat::Jsonl => "markdown file",
+    };
     prompt_about(session, &format!("The {kind} `{path}` has"))
 }
 

@@ -11,6 +11,7 @@ mod limiter;
 mod notes;
 mod search;
 mod summary;
+mod tables;
 mod title;
 mod toc;
 mod transcript;
@@ -19,7 +20,7 @@ pub use context::{
     FULL_RECENT, ONE_LINE_FROM, RecalledTurn, build_context, recall, recall_turns, recallable,
     task_with_context,
 };
-pub use export::{export_name_hint, portable_prompt, to_json, to_markdown};
+pub use export::{export_name_hint, portable_prompt, table_csv, to_json, to_markdown};
 pub use limiter::{Limiter, Permit};
 pub use notes::context_provenance;
 pub use search::{SearchHit, SearchIndex};
@@ -47,6 +48,10 @@ pub struct TaskRecord {
     /// Key → value findings (URLs, prices, names), for follow-up tasks and exports.
     #[serde(default)]
     pub structured_data: BTreeMap<String, String>,
+    /// Table findings (`collect`): every row, kept here and exported; follow-up tasks read
+    /// only each table's summary line and row count.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub tables: Vec<crate::protocol::Table>,
     /// One line for the table of contents (at most [`MAX_TOC_CHARS`]).
     #[serde(default)]
     pub toc_line: String,
@@ -101,10 +106,20 @@ impl TaskRecord {
             answer: outcome.answer.clone(),
             summary: String::new(),
             structured_data: BTreeMap::new(),
+            // The tables move out of their steps: stored once.
+            tables: outcome.steps.iter().filter_map(|s| s.outcome.table().cloned()).collect(),
             toc_line: String::new(),
             summarised_by_model: false,
             success: outcome.success,
-            actions: outcome.steps.clone(),
+            actions: outcome
+                .steps
+                .iter()
+                .map(|s| {
+                    let mut s = s.clone();
+                    s.outcome.collected = None;
+                    s
+                })
+                .collect(),
             steps_taken: outcome.step_count,
             elapsed_ms: outcome.elapsed_ms,
             created_ms: now_ms,

@@ -35,6 +35,9 @@ impl TaskRecord {
     pub(super) fn searchable_text(&self) -> String {
         let mut out = vec![self.task.clone(), self.answer.clone(), self.summary.clone()];
         out.extend(self.structured_data.values().cloned());
+        for table in &self.tables {
+            out.extend(table.rows.iter().flat_map(|r| r.values.iter().cloned()));
+        }
         for step in &self.actions {
             out.push(step.description.clone());
             out.extend(step.outcome.text.clone());
@@ -65,6 +68,9 @@ pub(super) fn redact_step(step: &StepRecord, cut: &impl Fn(&str) -> String) -> S
     outcome.text = outcome.text.as_deref().map(cut);
     outcome.error = outcome.error.as_deref().map(cut);
     outcome.image = None;
+    if let Some(table) = outcome.table_mut() {
+        cut_table(table, cut);
+    }
     StepRecord {
         step: step.step,
         action: redact_action(&step.action, cut),
@@ -100,9 +106,23 @@ fn redact_action(action: &Action, cut: &impl Fn(&str) -> String) -> Action {
         }
         Action::Find { query } => *query = cut(query),
         Action::Done { answer, .. } => *answer = cut(answer),
+        Action::Collect(spec) => {
+            for column in &mut spec.columns {
+                column.example = cut(&column.example);
+            }
+        }
         _ => {}
     }
     action
+}
+
+/// Every cell of `table` with `cut` applied (its rows are page text like any other).
+pub(super) fn cut_table(table: &mut crate::protocol::Table, cut: &impl Fn(&str) -> String) {
+    for row in &mut table.rows {
+        for value in &mut row.values {
+            *value = cut(value);
+        }
+    }
 }
 
 fn action_texts(action: &Action) -> Vec<&str> {
@@ -114,6 +134,7 @@ fn action_texts(action: &Action) -> Vec<&str> {
         Action::Navigate { url } | Action::OpenTab { url } => vec![url],
         Action::Find { query } => vec![query],
         Action::Done { answer, .. } => vec![answer],
+        Action::Collect(spec) => spec.columns.iter().map(|c| c.example.as_str()).collect(),
         _ => vec![],
     }
 }

@@ -377,6 +377,7 @@ impl StepAction {
             Action::Scroll { .. }
             | Action::ScrollTo { .. }
             | Action::Find { .. }
+            | Action::Collect(_)
             | Action::Screenshot
             | Action::Done { .. } => return None,
         }))

@@ -463,7 +463,10 @@ fn every_action_kind_is_kept_or_declined_by_workflows() {
             }
             Some(Err(why)) => assert!(!why.to_string().is_empty()),
             None => assert!(
-                matches!(example.name(), "scroll" | "scroll_to" | "find" | "screenshot" | "done"),
+                matches!(
+                    example.name(),
+                    "scroll" | "scroll_to" | "find" | "collect" | "screenshot" | "done"
+                ),
                 "{} is dropped from recordings without a reason",
                 example.name()
             ),

@@ -272,6 +272,9 @@ pub fn sw_panel_message(port: Port, msg: JsValue) {
         PanelRequest::ExportSession { format, values } => {
             spawn_local(export::export(w, format, values))
         }
+        PanelRequest::ExportTable { turn, index, values } => {
+            spawn_local(export::export_table(w, turn, index, values))
+        }
         PanelRequest::RevealSecret { id } => {
             let value = w
                 .secrets
