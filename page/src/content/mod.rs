@@ -19,6 +19,7 @@ mod history;
 mod keys;
 mod read;
 mod roles;
+mod screen;
 mod scroll;
 mod settle;
 mod slider;
