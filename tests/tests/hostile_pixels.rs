@@ -44,6 +44,10 @@ fn hidden() -> Vec<(&'static str, String)> {
         ),
         ("pseudo-cover", r#"<div class="veil"><p>{X}</p></div>"#.into()),
         (
+            "outline-cover",
+            r#"<p style="margin:0">{X}</p><div style="height:2px; outline:20px solid #fff"></div>"#.into(),
+        ),
+        (
             "filter-contrast",
             r#"<p style="background:#35a; color:#fff; filter:contrast(0)">{X}</p>"#.into(),
         ),

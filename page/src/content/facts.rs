@@ -167,10 +167,11 @@ export function element_facts(el, out) {
   if ((s.webkitMaskImage || s.maskImage) !== 'none') p |= 0x1000;
   if (s.backgroundImage !== 'none') p |= 0x2000;
   // A layer painted above the normal flow, or paint the style rules do not model: anything
-  // positioned (only such boxes and stacking contexts paint over in-flow text), a pass-through
-  // element, a blend, a backdrop filter, an isolated group.
-  if (s.position !== 'static' || s.pointerEvents === 'none' || s.mixBlendMode !== 'normal'
-    || s.backdropFilter !== 'none' || s.isolation !== 'auto' || opacity !== '1') {
+  // positioned or stacked (only such boxes, stacking contexts and outlines paint over in-flow
+  // text), a pass-through element, a blend, a backdrop filter, an isolated group.
+  if (s.position !== 'static' || s.zIndex !== 'auto' || s.pointerEvents === 'none'
+    || s.mixBlendMode !== 'normal' || s.backdropFilter !== 'none' || s.isolation !== 'auto'
+    || s.outlineStyle !== 'none' || opacity !== '1') {
     p |= 0x40000;
   }
   const bg = s.backgroundColor;
