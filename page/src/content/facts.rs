@@ -168,10 +168,12 @@ export function element_facts(el, out) {
   if (s.backgroundImage !== 'none') p |= 0x2000;
   // A layer painted above the normal flow, or paint the style rules do not model: anything
   // positioned or stacked (only such boxes, stacking contexts and outlines paint over in-flow
-  // text), a pass-through element, a blend, a backdrop filter, an isolated group.
+  // text; the focus ring, `auto`, is the browser's own), a pass-through element, a blend, a
+  // backdrop filter, an isolated group.
+  const outline = s.outlineStyle;
   if (s.position !== 'static' || s.zIndex !== 'auto' || s.pointerEvents === 'none'
     || s.mixBlendMode !== 'normal' || s.backdropFilter !== 'none' || s.isolation !== 'auto'
-    || s.outlineStyle !== 'none' || opacity !== '1') {
+    || (outline !== 'none' && outline !== 'auto') || opacity !== '1') {
     p |= 0x40000;
   }
   const bg = s.backgroundColor;

@@ -82,25 +82,24 @@ impl Layers {
             return Vec::new();
         }
         let mut out = [0.0; MAX_LINES * 4];
+        let mut node_lines = |node: Node| -> Vec<LineBox> {
+            let n = (line_boxes(&node, &mut out) as usize).min(MAX_LINES);
+            out.chunks_exact(4)
+                .take(n)
+                .filter_map(|b| {
+                    let [left, top, width, height] = [b[0], b[1], b[2], b[3]];
+                    (width > 0.0 && height > 0.0).then_some(LineBox { left, top, width, height })
+                })
+                .collect()
+        };
         self.items
             .into_iter()
             .map(|(text, nodes)| {
-                let mut lines = Vec::new();
-                for node in nodes {
-                    let n = (line_boxes(&node, &mut out) as usize).min(MAX_LINES);
-                    lines.extend(out.chunks_exact(4).take(n).filter_map(|b| {
-                        let [left, top, width, height] = [b[0], b[1], b[2], b[3]];
-                        (width > 0.0 && height > 0.0).then_some(LineBox {
-                            left,
-                            top,
-                            width,
-                            height,
-                        })
-                    }));
-                }
-                TextCheck { text, lines }
+                let nodes: Vec<Vec<LineBox>> =
+                    nodes.into_iter().map(&mut node_lines).filter(|l| !l.is_empty()).collect();
+                TextCheck { text, nodes }
             })
-            .filter(|c| !c.lines.is_empty())
+            .filter(|c| !c.nodes.is_empty())
             .collect()
     }
 }

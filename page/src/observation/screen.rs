@@ -5,10 +5,10 @@
 //! (`pointer-events: none`), a colour filter (`brightness(0)`), a blend mode that cancels the
 //! glyphs, a background image painted over or under them, an image mask, a pseudo-element on
 //! top. Rather than list such tricks, the worker captures the visible tab once and asks, for
-//! each line of glyphs in view, whether anything is drawn there at all: glyphs leave sharp
+//! each text node's lines of glyphs in view, whether anything is drawn there at all: glyphs leave sharp
 //! steps between neighbouring pixels (a stroke's edges); a uniform fill, a smooth gradient or
-//! a blank box leaves none. A line that shows no ink is dropped from the observation like other
-//! hidden text. The content script only asks (see [`TextCheck`]) when the page paints with
+//! a blank box leaves none. A text line of the observation with a node that shows no ink is
+//! dropped like other hidden text. The content script only asks (see [`TextCheck`]) when the page paints with
 //! layers, effects or overlays, so a plain page pays nothing; text out of view is judged in
 //! the observation after it is scrolled in.
 //!
@@ -38,8 +38,8 @@ pub struct LineBox {
 pub struct TextCheck {
     /// The text item, as written in [`Item::Text`].
     pub text: String,
-    /// Every line box of every text node in it that lies in view.
-    pub lines: Vec<LineBox>,
+    /// For every text node in it that lies in view, the line boxes of its glyphs.
+    pub nodes: Vec<Vec<LineBox>>,
 }
 
 /// What the screen said about the observation's text.
@@ -138,17 +138,27 @@ pub fn ink(shot: &Shot<'_>, line: &LineBox) -> Ink {
             }
         }
     }
-    // Glyphs leave a dozen or more edge pixels each; a line of about `width / (0.55 ×
-    // height)` characters must show at least half an edge pixel per character.
+    // Glyphs leave a dozen or more edge pixels each (a lone full stop at 10 px, about four);
+    // a line of about `width / (0.55 × height)` characters must show at least half an edge
+    // pixel per character, and two in all.
     let chars = (line.width / (line.height * 0.55)).max(1.0);
-    let needed = (chars / 2.0).max(4.0) * scale.max(1.0);
+    let needed = (chars / 2.0).max(2.0) * scale.max(1.0);
     if (edges as f64) >= needed { Ink::Drawn } else { Ink::Blank }
 }
 
-/// Whether the lines of one text item show on `shot`: `false` when any line judged is blank
-/// (a page that hides one line of a paragraph hides the paragraph's words).
+/// Whether the text of one item shows on `shot`: `false` when one of its text nodes shows no
+/// ink on any line judged (a page that hides one node of a paragraph hides the paragraph's
+/// words). A node is judged as a whole: a line of only spaces (preformatted text) is blank
+/// while its neighbours are not.
 pub fn shows(shot: &Shot<'_>, check: &TextCheck) -> bool {
-    !check.lines.iter().any(|line| ink(shot, line) == Ink::Blank)
+    !check.nodes.iter().any(|lines| node_blank(shot, lines))
+}
+
+/// Every line of a node that could be judged is blank (and at least one could).
+fn node_blank(shot: &Shot<'_>, lines: &[LineBox]) -> bool {
+    let mut judged = lines.iter().map(|line| ink(shot, line)).filter(|i| *i != Ink::Unseen);
+    let first = judged.next();
+    first == Some(Ink::Blank) && judged.all(|i| i == Ink::Blank)
 }
 
 impl Observation {
