@@ -5,10 +5,9 @@
 //! are drawn and must still be read.
 //!
 //! Covered here: text drawn as bullets (`-webkit-text-security`), set on the text's own
-//! element, inherited from an ancestor, or by a class rule of the page. Not yet covered (issue
-//! 26 item 7 stays open for them): pass-through overlays (`pointer-events: none`), colour
-//! filters, blend modes, background images, image masks and covered text below the fold,
-//! which need the pixels.
+//! element, inherited from an ancestor, or by a class rule of the page. Pass-through overlays
+//! (`pointer-events: none`), colour filters, blend modes, background images, image masks, clip
+//! paths and covered text below the fold need the pixels: `hostile_pixels.rs`.
 
 mod common;
 

@@ -1,7 +1,8 @@
 //! The read-only browser tools beside the snapshot, end to end through rmcp's client and the
 //! real `waymark-host mcp`: `browser_network_requests` lists what the tab fetched — the page's
 //! API key in an address reaches the agent as a handle, never its characters — and
-//! `browser_resize` sizes the real window (the page sees it).
+//! `browser_resize` sizes the real window (the page sees it); `browser_extract` leaves out
+//! text a person cannot see, as the snapshot does.
 
 mod common;
 mod mcp_support;
@@ -45,6 +46,15 @@ fn requests_are_listed_with_secrets_as_handles_and_the_window_is_resized() {
         "{listed}"
     );
     assert!(listed.contains("<page_content id="), "fenced: {listed}");
+
+    // `extract` applies the walk's rules for text a person cannot see: faded out, white on
+    // white and scaled-away instructions are left out as the snapshot leaves them out.
+    let (err, text) = agent.tool("browser_extract", json!({}));
+    assert!(!err && text.contains("Developer settings"), "{text}");
+    for hidden in ["faded out", "white on white", "scaled away"] {
+        assert!(!text.contains(hidden), "{hidden} reached the agent: {text}");
+        assert!(!snap.contains(hidden), "{hidden} in the snapshot: {snap}");
+    }
 
     // A resize the page sees.
     let (err, resized) = agent.tool("browser_resize", json!({"width": 900, "height": 700}));

@@ -9,6 +9,8 @@ mod faults;
 mod history;
 // Settling after an action, and `wait` for a quiet page.
 mod settle;
+// Text in view confirmed against a capture of the tab.
+mod screen;
 // The end-to-end tests' and benchmarks' direct line to this module (never in shipped builds).
 #[cfg(feature = "test-hooks")]
 pub(super) mod test_hooks;
@@ -310,6 +312,7 @@ impl TabPage {
         }
         let mut observation =
             merge(frames).ok_or_else(|| top_error.unwrap_or(PageError::FrameGone { frame: 0 }))?;
+        screen::confirm(self, &mut observation).await;
         LAST.with(|l| l.borrow_mut().insert(self.tab_id(), observation.clone()));
         if let Ok(tab) = self.tab(self.tab_id()).await
             && let Ok(tabs) = self.window_tabs(tab.window_id).await

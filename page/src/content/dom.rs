@@ -61,6 +61,7 @@ pub fn observe(engine: String) -> Result<Observation, crate::error::ContentError
     }
     walker.flush();
     let visited = walker.visited;
+    let checks = std::mem::take(&mut walker.layers).checks();
     REFS.with(|r| *r.borrow_mut() = walker.refs);
     Ok(Observation {
         url: window.location().href().unwrap_or_default(),
@@ -71,6 +72,8 @@ pub fn observe(engine: String) -> Result<Observation, crate::error::ContentError
         tabs: Vec::new(),
         elapsed_ms: now(&window) - started,
         visited,
+        checks,
+        screen: Default::default(),
     })
 }
 
@@ -135,6 +138,8 @@ struct Walker {
     /// Inside an editable region: its inline formatting is read as marks (`**bold**`) and its
     /// list items with their markers, as the model needs to see what a format did.
     editing: u32,
+    /// Text in view the screen must confirm on a page that paints with layers (`screen.rs`).
+    layers: super::screen::Layers,
 }
 
 impl Walker {
@@ -155,6 +160,7 @@ impl Walker {
             page: crate::visibility::Glyphs::default(),
             inline_frames: 0,
             editing: 0,
+            layers: super::screen::Layers::default(),
         }
     }
 
@@ -245,7 +251,7 @@ impl Walker {
     /// to nothing, squashed onto each other, moved off the page: see
     /// [`crate::visibility::glyphs_hidden`]) or, in view, under something opaque (see
     /// [`crate::visibility::text_covered`]).
-    fn glyphs_hidden(&self, node: &Node, text: &str) -> bool {
+    fn glyphs_hidden(&mut self, node: &Node, text: &str) -> bool {
         if self.inline_frames > 0 {
             return false;
         }
@@ -259,7 +265,12 @@ impl Walker {
             // In view (the glyph box meets the viewport), something opaque may be drawn
             // over them.
             Some(false) if self.in_view(top, top + height) => {
-                facts::hit_over_text(node).is_some_and(|hit| crate::visibility::text_covered(&hit))
+                let hit = facts::hit_over_text(node);
+                let covered = hit.is_some_and(|hit| crate::visibility::text_covered(&hit));
+                if !covered {
+                    self.layers.text_in_view(node.clone(), hit);
+                }
+                covered
             }
             Some(false) => false,
         }
@@ -290,7 +301,7 @@ impl Walker {
         if facts::SKIPPED.contains(&tag) || facts.aria_hidden() || facts.inert() {
             return;
         }
-        let facts::ElementStyle { style, paint } = facts::of_element(el);
+        let facts::ElementStyle { style, paint, layered } = facts::of_element(el);
         if style.display_none()
             || style.content_hidden()
             || (style.invisible() && !style.display_contents())
@@ -325,6 +336,14 @@ impl Walker {
             }
             return;
         }
+        self.layers.element(
+            layered
+                || !(paint.transform.is_empty()
+                    && paint.filter.is_empty()
+                    && paint.clip_path.is_empty()
+                    && paint.mask.is_empty()
+                    && paint.background_image.is_empty()),
+        );
         let outer = std::mem::replace(&mut self.opacity, opacity);
         let outer_backdrop = std::mem::replace(&mut self.backdrop, backdrop);
         self.shown_element(el, facts, style, parent_pointer);
@@ -576,26 +595,33 @@ impl Walker {
     }
 
     fn flush_heading(&mut self, heading: Option<u8>) {
+        let pushed = self.push_text(heading);
+        self.layers.flushed(pushed.as_deref());
+    }
+
+    /// The block's text as a text item; what it pushed.
+    fn push_text(&mut self, heading: Option<u8>) -> Option<String> {
         if self.text.is_empty() {
-            return;
+            return None;
         }
         let text = clean(&self.text);
         self.text.clear();
         let text = text.trim_matches(|c: char| c == '|' || c == ' ');
         if text.is_empty() || self.inside.last().is_some_and(|name| name.contains(text)) {
-            return;
+            return None;
         }
         if let Some(crate::observation::Item::Element(el)) = self.items.last()
             && el.name == text
         {
-            return;
+            return None;
         }
         let text = shorten(text, MAX_TEXT);
         if !self.seen.insert(text.clone()) {
-            return;
+            return None;
         }
         let zone = self.zone();
-        self.items.push(Item::Text { text, heading, zone });
+        self.items.push(Item::Text { text: text.clone(), heading, zone });
+        Some(text)
     }
 }
 

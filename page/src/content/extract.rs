@@ -15,7 +15,15 @@ pub(super) fn markdown(root: Option<&Element>) -> String {
         None => web_sys::window().and_then(|w| w.document()).and_then(|d| d.body()).map(Into::into),
     };
     let Some(body) = body else { return String::new() };
-    let mut out = Markdown { text: String::new(), line: String::new(), depth: 0 };
+    // What the page itself paints behind its text (the element's own ancestors' opacity is
+    // not known from here: 1).
+    let page_body = web_sys::window().and_then(|w| w.document()).and_then(|d| d.body());
+    let backdrop = match page_body {
+        Some(page_body) => super::hidden::page_backdrop(&page_body),
+        None => Some([255.0, 255.0, 255.0, 1.0]),
+    };
+    let mut out =
+        Markdown { text: String::new(), line: String::new(), depth: 0, opacity: 1.0, backdrop };
     out.children(&body);
     out.block();
     let text = out.text.trim().to_owned();
@@ -33,6 +41,11 @@ struct Markdown {
     line: String,
     /// Nesting, bounded like the observation walker's (wasm has no stack guard).
     depth: u32,
+    /// The ancestors' opacity and what their text sits on: the walk's own rules for text a
+    /// person cannot see (`hidden::invisible`) apply here too, so `extract` never carries
+    /// what the observation leaves out as hidden.
+    opacity: f64,
+    backdrop: super::hidden::Backdrop,
 }
 
 impl Markdown {
@@ -79,6 +92,19 @@ impl Markdown {
         if el.get_attribute("aria-hidden").as_deref() == Some("true") || !visible(el) {
             return;
         }
+        let paint = super::facts::paint_of(el);
+        let opacity = self.opacity * paint.opacity * super::hidden::filter_opacity(&paint);
+        let backdrop = super::hidden::backdrop(&paint, self.backdrop);
+        if super::hidden::invisible(el, &paint, opacity, backdrop) {
+            return;
+        }
+        let outer = (std::mem::replace(&mut self.opacity, opacity), self.backdrop);
+        self.backdrop = backdrop;
+        self.shown_element(el, &tag);
+        (self.opacity, self.backdrop) = outer;
+    }
+
+    fn shown_element(&mut self, el: &Element, tag: &str) {
         if let Some(editor) = el.dyn_ref::<web_sys::HtmlElement>().filter(|h| {
             h.is_content_editable()
                 && !h.parent_element().is_some_and(|p| {
@@ -93,7 +119,7 @@ impl Markdown {
             }
             return;
         }
-        let mark = match tag.as_str() {
+        let mark = match tag {
             "strong" | "b" => Some("**"),
             "em" | "i" => Some("_"),
             "s" | "del" | "strike" => Some("~~"),
@@ -102,7 +128,7 @@ impl Markdown {
         if let Some(mark) = mark {
             return self.marked(el, mark);
         }
-        match tag.as_str() {
+        match tag {
             "h1" | "h2" | "h3" | "h4" | "h5" | "h6" => {
                 self.block();
                 let level = usize::from(tag.as_bytes()[1] - b'0');
@@ -131,7 +157,7 @@ impl Markdown {
                 }
             }
             "br" => self.block(),
-            "input" | "textarea" | "select" => self.field(el, &tag),
+            "input" | "textarea" | "select" => self.field(el, tag),
             "button" => {}
             "img" => {
                 if let Some(alt) =

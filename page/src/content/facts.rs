@@ -167,6 +167,16 @@ export function element_facts(el, out) {
   if (s.clipPath !== 'none') p |= 0x800;
   if ((s.webkitMaskImage || s.maskImage) !== 'none') p |= 0x1000;
   if (s.backgroundImage !== 'none') p |= 0x2000;
+  // A layer painted above the normal flow, or paint the style rules do not model: anything
+  // positioned or stacked (only such boxes, stacking contexts and outlines paint over in-flow
+  // text; the focus ring, `auto`, is the browser's own), a pass-through element, a blend, a
+  // backdrop filter, an isolated group.
+  const outline = s.outlineStyle;
+  if (s.position !== 'static' || s.zIndex !== 'auto' || s.pointerEvents === 'none'
+    || s.mixBlendMode !== 'normal' || s.backdropFilter !== 'none' || s.isolation !== 'auto'
+    || (outline !== 'none' && outline !== 'auto') || opacity !== '1') {
+    p |= 0x40000;
+  }
   const bg = s.backgroundColor;
   out[1] = bg === 'rgba(0, 0, 0, 0)' ? -1 : colorIndex(bg);
   let text = false;
@@ -583,6 +593,9 @@ pub(super) fn of_node(node: &Node) -> NodeFacts {
 pub(super) struct ElementStyle {
     pub style: StyleFacts,
     pub paint: Option<Paint>,
+    /// It paints as a layer the style rules do not model (`pointer-events: none`, a blend
+    /// mode, a backdrop filter): the screen must confirm the page's text (`screen.rs`).
+    pub layered: bool,
 }
 
 thread_local! {
@@ -625,7 +638,7 @@ pub(super) fn of_element(el: &Element) -> ElementStyle {
     // The grab cursor's bit (0x40000, clear of the paint's) becomes `StyleFacts`' 0x100.
     let style = StyleFacts((bits & 0xff) | ((bits >> 10) & 0x100));
     if bits & 0x10000 == 0 {
-        return ElementStyle { style, paint: None };
+        return ElementStyle { style, paint: None, layered: false };
     }
     let background = colour(out[1]);
     let text = bits & 0x4000 != 0;
@@ -633,12 +646,13 @@ pub(super) fn of_element(el: &Element) -> ElementStyle {
         if text { (colour(out[3]), colour(out[4])) } else { (Colour::None, Colour::None) };
     let unknown = [&background, &ink, &fill].iter().any(|c| matches!(c, Colour::Unknown));
     let masked = bits & 0x20000 != 0;
+    let layered = bits & 0x40000 != 0;
     if bits & 0x3d00 != 0 || unknown {
         let mut paint = paint_of(el);
         if let Some(text) = paint.text.as_mut() {
             text.masked = masked;
         }
-        return ElementStyle { style, paint: Some(paint) };
+        return ElementStyle { style, paint: Some(paint), layered };
     }
     let parsed = |c: Colour| match c {
         Colour::Parsed(c) => c,
@@ -661,7 +675,7 @@ pub(super) fn of_element(el: &Element) -> ElementStyle {
         background_color: parsed(background),
         ..Paint::default()
     };
-    ElementStyle { style, paint: Some(paint) }
+    ElementStyle { style, paint: Some(paint), layered }
 }
 
 /// The paint of an element's own text (read only for an element with text of its own).

@@ -22,6 +22,7 @@ mod order;
 mod passage;
 mod read;
 mod roles;
+mod screen;
 mod scroll;
 mod select;
 mod settle;

@@ -38,6 +38,7 @@ pub mod order;
 mod refs;
 mod render;
 pub mod rules;
+pub mod screen;
 
 pub use refs::Ref;
 pub use render::DEFAULT_TOKEN_BUDGET;
@@ -68,6 +69,13 @@ pub struct Observation {
     /// DOM elements the walker visited (for benchmarks: time per element).
     #[serde(default)]
     pub visited: u32,
+    /// Text lines in view whose glyphs the screen must confirm (the content script asks; the
+    /// worker settles them with [`Observation::confirm_on_screen`] before anyone reads them).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub checks: Vec<screen::TextCheck>,
+    /// What the screen said about the text (see [`screen`]).
+    #[serde(default, skip_serializing_if = "screen::ScreenCheck::is_not_needed")]
+    pub screen: screen::ScreenCheck,
 }
 
 /// Viewport and document size in CSS pixels.

@@ -193,6 +193,13 @@ impl Observation {
         if with_view && let Some(view) = self.view_line() {
             let _ = writeln!(out, "{view}");
         }
+        if let super::screen::ScreenCheck::Unavailable { lines } = self.screen {
+            let _ = writeln!(
+                out,
+                "(the tab was not on screen: {lines} text lines were not checked against the \
+                 screen; treat this page's text as unconfirmed)"
+            );
+        }
         if self.tabs.len() > 1 {
             out.push_str("tabs:");
             for (i, tab) in self.tabs.iter().enumerate() {

@@ -1,0 +1,96 @@
+//! The screen check's adapter: one capture of the visible tab, as raw pixels, for the text the
+//! content script could not settle from styles (`waymark_page::observation::screen` judges).
+//!
+//! `chrome.tabs.captureVisibleTab` shows only the active tab of a window, so a tab in the
+//! background (or a minimised window, or a capture refused) is not captured: the observation
+//! keeps what the style rules kept and says it was not checked against the screen. The tab
+//! must still be the active one after the capture, or the pixels might be another page's.
+
+use super::TabPage;
+use super::chrome::sleep;
+use wasm_bindgen::prelude::*;
+use wasm_bindgen_futures::JsFuture;
+use waymark_core::observation::Observation;
+use waymark_core::observation::screen::Shot;
+
+#[wasm_bindgen(inline_js = r#"
+export async function capture_pixels(windowId) {
+  const url = await chrome.tabs.captureVisibleTab(windowId, { format: 'png' });
+  const base64 = url.slice(url.indexOf(',') + 1);
+  const text = atob(base64);
+  const bytes = new Uint8Array(text.length);
+  for (let i = 0; i < text.length; i++) bytes[i] = text.charCodeAt(i);
+  const bitmap = await createImageBitmap(new Blob([bytes], { type: 'image/png' }));
+  const { width, height } = bitmap;
+  const canvas = new OffscreenCanvas(width, height);
+  const context = canvas.getContext('2d', { willReadFrequently: true });
+  context.drawImage(bitmap, 0, 0);
+  bitmap.close();
+  return { width, height, rgba: context.getImageData(0, 0, width, height).data };
+}
+"#)]
+extern "C" {
+    /// `captureVisibleTab` of the window as PNG, decoded by the browser to RGBA:
+    /// `{width, height, rgba: Uint8ClampedArray}`.
+    fn capture_pixels(window_id: i32) -> js_sys::Promise;
+}
+
+/// Chrome allows two captures a second per extension: a refusal for that is retried once.
+const QUOTA: &str = "MAX_CAPTURE_VISIBLE_TAB_CALLS_PER_SECOND";
+
+/// A decoded capture.
+struct Capture {
+    width: u32,
+    height: u32,
+    rgba: Vec<u8>,
+}
+
+/// Settles the observation's text checks against the screen (see the module doc).
+pub(super) async fn confirm(page: &TabPage, observation: &mut Observation) {
+    if observation.checks.is_empty() {
+        return;
+    }
+    let capture = capture(page).await;
+    let shot = capture.as_ref().map(|c| Shot {
+        width: c.width,
+        height: c.height,
+        rgba: &c.rgba,
+        scale: if observation.viewport.width > 0.0 {
+            f64::from(c.width) / observation.viewport.width
+        } else {
+            1.0
+        },
+    });
+    observation.confirm_on_screen(shot.as_ref());
+}
+
+/// The tab's pixels, when it is the active tab of its window before and after the capture.
+async fn capture(page: &TabPage) -> Option<Capture> {
+    let tab = page.tab(page.tab_id()).await.ok()?;
+    if !tab.active {
+        tracing::debug!(tab = tab.id, "not the active tab: text not checked against the screen");
+        return None;
+    }
+    let mut value = JsFuture::from(capture_pixels(tab.window_id)).await;
+    if let Err(e) = &value
+        && super::js(e.clone()).contains(QUOTA)
+    {
+        sleep(600).await;
+        value = JsFuture::from(capture_pixels(tab.window_id)).await;
+    }
+    let value = match value {
+        Ok(value) => value,
+        Err(e) => {
+            tracing::info!(error = %super::js(e), "the tab could not be captured");
+            return None;
+        }
+    };
+    let still = page.tab(page.tab_id()).await.ok()?;
+    if !still.active || still.window_id != tab.window_id {
+        return None;
+    }
+    let get = |key: &str| js_sys::Reflect::get(&value, &JsValue::from_str(key)).ok();
+    let number = |key: &str| get(key).and_then(|v| v.as_f64()).map(|n| n as u32);
+    let rgba = get("rgba")?.dyn_into::<js_sys::Uint8ClampedArray>().ok()?.to_vec();
+    Some(Capture { width: number("width")?, height: number("height")?, rgba })
+}
