@@ -432,13 +432,18 @@ fn labels_text(el: &Element) -> Option<String> {
     let labels = js_sys::Reflect::get(el, &"labels".into()).ok()?;
     let labels: web_sys::NodeList = labels.dyn_into().ok()?;
     let mut parts = Vec::new();
-    let own = el.text_content().unwrap_or_default();
+    // The control's own text as the label's text reads it (spaced, like its options), and raw.
+    let own = [content_text(el), el.text_content().unwrap_or_default()];
     for i in 0..labels.length() {
         // Spaced text follows slots: a label inside a web component shows the host's text.
         let label = labels.item(i).and_then(|l| l.dyn_into::<Element>().ok());
-        if let Some(text) = label.map(|l| super::read::spaced_text(&l, (MAX_NAME * 3) as u32)) {
-            // A wrapping label's text includes the control's own (a textarea's content).
-            parts.push(if own.is_empty() { text } else { text.replace(&own, " ") });
+        if let Some(mut text) = label.map(|l| content_text(&l)) {
+            // A wrapping label's text includes the control's own (a textarea's content, a
+            // select's options): the label names it without them.
+            for own in own.iter().filter(|o| !o.trim().is_empty()) {
+                text = text.replace(own.as_str(), " ");
+            }
+            parts.push(text);
         }
     }
     non_empty(Some(parts.join(" ")))
