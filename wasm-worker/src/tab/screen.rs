@@ -35,8 +35,30 @@ extern "C" {
     fn capture_pixels(window_id: i32) -> js_sys::Promise;
 }
 
-/// Chrome allows two captures a second per extension: a refusal for that is retried once.
+/// Chrome allows two captures a second per extension: captures are spaced by
+/// [`CAPTURE_GAP_MS`], and a refusal for that (or any other failed capture) is retried.
 const QUOTA: &str = "MAX_CAPTURE_VISIBLE_TAB_CALLS_PER_SECOND";
+
+/// The least time between two captures (Chrome's quota is two a second).
+const CAPTURE_GAP_MS: f64 = 550.0;
+
+/// Attempts at one capture before its text is left to the style rules.
+const CAPTURE_ATTEMPTS: u32 = 4;
+
+thread_local! {
+    /// When the last capture was asked for (`Date.now()`).
+    static LAST_CAPTURE: std::cell::Cell<f64> = const { std::cell::Cell::new(0.0) };
+}
+
+/// One capture of `window_id`, spaced from the previous one so that Chrome's quota is kept.
+async fn paced_capture(window_id: i32) -> Result<JsValue, JsValue> {
+    let since = js_sys::Date::now() - LAST_CAPTURE.with(std::cell::Cell::get);
+    if since < CAPTURE_GAP_MS {
+        sleep((CAPTURE_GAP_MS - since).ceil() as u32).await;
+    }
+    LAST_CAPTURE.with(|last| last.set(js_sys::Date::now()));
+    JsFuture::from(capture_pixels(window_id)).await
+}
 
 /// A decoded capture.
 struct Capture {
@@ -71,12 +93,13 @@ async fn capture(page: &TabPage) -> Option<Capture> {
         tracing::debug!(tab = tab.id, "not the active tab: text not checked against the screen");
         return None;
     }
-    let mut value = JsFuture::from(capture_pixels(tab.window_id)).await;
-    if let Err(e) = &value
-        && super::js(e.clone()).contains(QUOTA)
-    {
-        sleep(600).await;
-        value = JsFuture::from(capture_pixels(tab.window_id)).await;
+    let mut value = paced_capture(tab.window_id).await;
+    for _ in 1..CAPTURE_ATTEMPTS {
+        let Err(e) = &value else { break };
+        let why = super::js(e.clone());
+        tracing::debug!(quota = why.contains(QUOTA), error = %why, "a capture failed; again");
+        sleep(if why.contains(QUOTA) { 600 } else { 150 }).await;
+        value = paced_capture(tab.window_id).await;
     }
     let value = match value {
         Ok(value) => value,
