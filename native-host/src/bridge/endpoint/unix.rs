@@ -28,12 +28,26 @@ impl Listener {
                 source: e,
             });
         }
-        let listener = tokio::net::UnixListener::bind(socket).map_err(|e| BridgeError::Io {
-            what: format!("creating the socket {}", socket.display()),
+        // Bound under a name beside it, restricted, then moved into place: the socket never
+        // appears at its path with the umask's wider mode, not even for an instant.
+        let mut fresh = socket.as_os_str().to_owned();
+        fresh.push(".n");
+        let fresh = std::path::PathBuf::from(fresh);
+        if fresh.exists() {
+            let _ignored = std::fs::remove_file(&fresh).inspect_err(|e| {
+                tracing::debug!(error = %e, "a half-made socket could not be removed");
+            });
+        }
+        let listener = tokio::net::UnixListener::bind(&fresh).map_err(|e| BridgeError::Io {
+            what: format!("creating the socket {}", fresh.display()),
             source: e,
         })?;
-        std::fs::set_permissions(socket, std::fs::Permissions::from_mode(0o600)).map_err(|e| {
-            BridgeError::Io { what: format!("restricting {}", socket.display()), source: e }
+        std::fs::set_permissions(&fresh, std::fs::Permissions::from_mode(0o600)).map_err(|e| {
+            BridgeError::Io { what: format!("restricting {}", fresh.display()), source: e }
+        })?;
+        std::fs::rename(&fresh, socket).map_err(|e| BridgeError::Io {
+            what: format!("moving the socket to {}", socket.display()),
+            source: e,
         })?;
         Ok(Self(listener))
     }
