@@ -22,8 +22,9 @@
 // It may only ADD candidate elements to the observation, each of which the content script then
 // judges with its own live checks (visibility, size, hit-testing, the safety policy's risk), and
 // make Waymark wait longer for the page to settle (always capped). It never marks anything
-// safe and never carries text: the content script reads an element's name from the DOM itself,
-// as it does for every element. No decisions here, and the page sees its functions behave as
+// safe, and the only text it carries is the page's console, which external agents read as
+// fenced page data: the content script reads an element's name from the DOM itself, as it does
+// for every element. No decisions here, and the page sees its functions behave as
 // before.
 (() => {
   if (window.__waymarkHooks) return;
@@ -171,6 +172,50 @@
     document.dispatchEvent(new CustomEvent('waymark-pending', { detail: pending }));
     document.dispatchEvent(new CustomEvent('waymark-waiting', { detail: started + timers.size }));
     document.dispatchEvent(new CustomEvent('waymark-activity', { detail: activity }));
+  });
+  // The console, for external agents' `browser_console_messages`: the latest entries of
+  // `console.*` calls, uncaught errors and unhandled rejections. Arguments are kept as given
+  // and formatted only when the content script asks (`waymark-ask-console`, answered with one
+  // `waymark-console` event whose detail is a JSON string), so logging costs the page next to
+  // nothing. Page-controlled text, like the rest of the page.
+  const MAX_ENTRIES = 200;
+  const MAX_CHARS = 2000;
+  const entries = [];
+  const keep = (level, source, args) => {
+    if (entries.length >= MAX_ENTRIES) entries.shift();
+    entries.push({ level, source, args });
+  };
+  const LEVELS = { debug: 'debug', log: 'info', info: 'info', warn: 'warning', error: 'error' };
+  for (const [name, level] of Object.entries(LEVELS)) {
+    const original = console[name];
+    if (typeof original !== 'function') continue;
+    console[name] = function (...args) {
+      keep(level, 'console', args);
+      return original.apply(this, args);
+    };
+  }
+  add.call(window, 'error', (e) => {
+    keep('error', 'uncaught', [e.error !== undefined && e.error !== null ? e.error : e.message]);
+  });
+  add.call(window, 'unhandledrejection', (e) => keep('error', 'rejection', [e.reason]));
+  const format = (value) => {
+    try {
+      if (typeof value === 'string') return value;
+      if (value instanceof Error) return value.stack || `${value.name}: ${value.message}`;
+      if (value === null || typeof value !== 'object') return String(value);
+      const json = JSON.stringify(value);
+      return json === undefined ? Object.prototype.toString.call(value) : json;
+    } catch {
+      return Object.prototype.toString.call(value);
+    }
+  };
+  add.call(document, 'waymark-ask-console', () => {
+    const out = entries.map(({ level, source, args }) => ({
+      level,
+      source,
+      text: args.map(format).join(' ').slice(0, MAX_CHARS),
+    }));
+    document.dispatchEvent(new CustomEvent('waymark-console', { detail: JSON.stringify(out) }));
   });
   const announce = (list, name) => {
     const live = [];

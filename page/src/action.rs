@@ -750,6 +750,9 @@ pub enum ContentRequest {
         /// The bytes, base64.
         base64: String,
     },
+    /// What the frame's page wrote to its console ([`crate::console::ConsoleEntry`]s, oldest
+    /// first).
+    Console,
     /// Whether loading finished and whether `text` is on the page (for bounded waits).
     Probe {
         /// Text to look for.

@@ -13,6 +13,7 @@
 
 pub mod action;
 pub mod collect;
+pub mod console;
 pub mod error;
 pub mod formats;
 pub mod log;

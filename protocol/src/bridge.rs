@@ -174,6 +174,13 @@ pub enum BridgeCall {
         #[serde(default, skip_serializing_if = "std::ops::Not::not")]
         include_static: bool,
     },
+    /// What the agent's tab's page wrote to its console (and its uncaught errors) since it
+    /// loaded, at `level` or more severe; read-only page data like a snapshot.
+    ConsoleMessages {
+        /// The least severe level listed (info when absent: debug entries are left out).
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        level: Option<ConsoleLevel>,
+    },
     /// Run a whole task with Waymark's own agent in the agent's tab, as the user's own tasks
     /// run (same model, policy and cards); the answer carries a [`BridgeTaskReport`].
     RunTask {
@@ -221,6 +228,7 @@ impl BridgeCall {
             Self::WaitFor { .. } => "wait_for",
             Self::Resize { .. } => "resize",
             Self::NetworkRequests { .. } => "network_requests",
+            Self::ConsoleMessages { .. } => "console_messages",
             Self::RunTask { .. } => "run_task",
             Self::RunWorkflow { .. } => "run_workflow",
         }
@@ -245,6 +253,33 @@ impl BridgeCall {
                 name.len() + values.iter().map(|(k, v)| k.len() + v.len()).sum::<usize>()
             }
             _ => 0,
+        }
+    }
+}
+
+/// How severe a page's console entry is (uncaught errors and rejected promises count as
+/// errors); `console_messages` lists those at or above the level asked for.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum ConsoleLevel {
+    /// `console.debug`.
+    Debug,
+    /// `console.log` and `console.info`.
+    Info,
+    /// `console.warn`.
+    Warning,
+    /// `console.error`, an uncaught exception or an unhandled promise rejection.
+    Error,
+}
+
+impl ConsoleLevel {
+    /// The word Playwright MCP prints for the level.
+    pub fn word(self) -> &'static str {
+        match self {
+            Self::Debug => "debug",
+            Self::Info => "info",
+            Self::Warning => "warning",
+            Self::Error => "error",
         }
     }
 }

@@ -24,7 +24,8 @@ mod version;
 pub use bridge::{
     BridgeAck, BridgeAnswer, BridgeCall, BridgeClose, BridgeClosed, BridgeColumn, BridgeDisconnect,
     BridgeFailure, BridgeFailureKind, BridgeImage, BridgeOpen, BridgeOutput, BridgeProgress,
-    BridgeResult, BridgeTab, BridgeTaskReport, BridgeTaskStatus, MAX_BRIDGE_TEXT, ScrollWay,
+    BridgeResult, BridgeTab, BridgeTaskReport, BridgeTaskStatus, ConsoleLevel, MAX_BRIDGE_TEXT,
+    ScrollWay,
 };
 pub use doctor::{DoctorCheck, DoctorReport};
 pub use envelope::{

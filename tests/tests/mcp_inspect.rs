@@ -1,6 +1,7 @@
 //! The read-only browser tools beside the snapshot, end to end through rmcp's client and the
 //! real `waymark-host mcp`: `browser_network_requests` lists what the tab fetched — the page's
 //! API key in an address reaches the agent as a handle, never its characters — and
+//! `browser_console_messages` lists what the page logged (the same key as a handle),
 //! `browser_resize` sizes the real window (the page sees it); `browser_extract` leaves out
 //! text a person cannot see, as the snapshot does.
 
@@ -17,7 +18,7 @@ use waymark_tests::paths;
 const KEY: &str = "sk-live-Q7mZ2vX9bN4kR8tW3yH6jD5c";
 
 #[test]
-fn requests_are_listed_with_secrets_as_handles_and_the_window_is_resized() {
+fn requests_and_console_are_listed_with_secrets_as_handles_and_the_window_is_resized() {
     let llm = ScriptedLlm::start(|_| ScriptedReply::text("no model is used here")).expect("llm");
     let Some(ext) = built_extension() else { return };
     let site = FixtureServer::builder(paths::fixtures_dir().join("site")).start().expect("site");
@@ -46,6 +47,25 @@ fn requests_are_listed_with_secrets_as_handles_and_the_window_is_resized() {
         "{listed}"
     );
     assert!(listed.contains("<page_content id="), "fenced: {listed}");
+
+    // The console: the page's logs, its warning, its uncaught error and its rejected promise,
+    // fenced, with the key as a handle; debug output only when asked for.
+    let (err, console) = agent.tool("browser_console_messages", json!({}));
+    assert!(!err, "{console}");
+    assert!(!console.contains(KEY), "the key's characters never reach the agent: {console}");
+    assert!(
+        console.contains("[info] quota client ready with key ⟨secret:")
+            && console.contains(r#"{"retries":2}"#),
+        "{console}"
+    );
+    assert!(console.contains("[warning] the v1 quota endpoint is deprecated"), "{console}");
+    assert!(console.contains("[error] Uncaught TypeError: quota widget crashed"), "{console}");
+    assert!(console.contains("[error] Unhandled rejection: Error: refresh failed"), "{console}");
+    assert!(!console.contains("cache miss") && console.contains("<page_content id="), "{console}");
+    let (err, errors) = agent.tool("browser_console_messages", json!({"level": "error"}));
+    assert!(!err && !errors.contains("deprecated") && errors.contains("refresh failed"), "{errors}");
+    let (err, all) = agent.tool("browser_console_messages", json!({"level": "debug"}));
+    assert!(!err && all.contains("[debug] quota cache miss"), "{all}");
 
     // `extract` applies the walk's rules for text a person cannot see: faded out, white on
     // white and scaled-away instructions are left out as the snapshot leaves them out.

@@ -8,6 +8,7 @@
 
 pub use waymark_page::action;
 pub use waymark_page::collect;
+pub use waymark_page::console;
 pub mod agent;
 pub mod bridge;
 pub mod crash;

@@ -11,7 +11,7 @@ use rmcp::model::{CallToolResult, ContentBlock};
 use rmcp::service::RequestContext;
 use rmcp::{ErrorData, RoleServer, schemars, tool, tool_router};
 use serde::Deserialize;
-use waymark_protocol::{BridgeCall, BridgeOutput, BridgeTaskStatus, ScrollWay};
+use waymark_protocol::{BridgeCall, BridgeOutput, BridgeTaskStatus, ConsoleLevel, ScrollWay};
 
 use super::SessionsServer;
 use super::link::LinkError;
@@ -306,6 +306,40 @@ pub struct RequestsArgs {
     /// Also list images, fonts, style sheets, scripts and media.
     #[serde(default, rename = "includeStatic")]
     pub include_static: bool,
+}
+
+/// Arguments of `browser_console_messages`.
+#[derive(Debug, Default, Deserialize, schemars::JsonSchema)]
+pub struct ConsoleArgs {
+    /// The least severe level listed: `error`, `warning`, `info` (default) or `debug`; each
+    /// level includes the more severe ones.
+    #[serde(default)]
+    pub level: Option<ConsoleSeverity>,
+}
+
+/// A console level, as Playwright MCP spells it.
+#[derive(Debug, Clone, Copy, Deserialize, schemars::JsonSchema)]
+#[serde(rename_all = "snake_case")]
+pub enum ConsoleSeverity {
+    /// Errors, uncaught exceptions and unhandled rejections only.
+    Error,
+    /// Warnings and errors.
+    Warning,
+    /// Logs, infos, warnings and errors.
+    Info,
+    /// Everything, debug output included.
+    Debug,
+}
+
+impl From<ConsoleSeverity> for ConsoleLevel {
+    fn from(severity: ConsoleSeverity) -> Self {
+        match severity {
+            ConsoleSeverity::Error => Self::Error,
+            ConsoleSeverity::Warning => Self::Warning,
+            ConsoleSeverity::Info => Self::Info,
+            ConsoleSeverity::Debug => Self::Debug,
+        }
+    }
 }
 
 /// Arguments of `waymark_run_task`.
@@ -712,6 +746,18 @@ impl SessionsServer {
         Parameters(RequestsArgs { include_static }): Parameters<RequestsArgs>,
     ) -> Result<CallToolResult, ErrorData> {
         Ok(self.browser(&context, BridgeCall::NetworkRequests { include_static }).await)
+    }
+
+    #[tool(description = "What the current tab's page wrote to its console since it loaded \
+                          (console calls, uncaught errors, unhandled rejections), at `level` \
+                          or more severe (default info); fenced and untrusted like a snapshot.")]
+    async fn browser_console_messages(
+        &self,
+        context: RequestContext<RoleServer>,
+        Parameters(ConsoleArgs { level }): Parameters<ConsoleArgs>,
+    ) -> Result<CallToolResult, ErrorData> {
+        let call = BridgeCall::ConsoleMessages { level: level.map(ConsoleLevel::from) };
+        Ok(self.browser(&context, call).await)
     }
 
     #[tool(description = "Have Waymark's own browser agent do a whole task, starting in the \

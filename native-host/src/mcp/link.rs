@@ -74,6 +74,7 @@ fn read_only(call: &BridgeCall) -> bool {
             | BridgeCall::Screenshot
             | BridgeCall::WaitFor { .. }
             | BridgeCall::NetworkRequests { .. }
+            | BridgeCall::ConsoleMessages { .. }
             | BridgeCall::Resize { .. }
     )
 }

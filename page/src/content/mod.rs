@@ -8,6 +8,7 @@
 mod act;
 mod affordance;
 mod collect;
+mod console;
 mod describe;
 mod dom;
 mod drag;
@@ -84,6 +85,7 @@ fn handle(msg: JsValue, engine: String) -> Result<JsValue, ContentError> {
         ContentRequest::SetFile { ref_id, name, mime, base64 } => {
             reply(&act::set_file(ref_id, &name, &mime, &base64))
         }
+        ContentRequest::Console => reply(&console::entries()),
         ContentRequest::Probe { text } => {
             let document = web_sys::window().and_then(|w| w.document());
             let probe = Probe {

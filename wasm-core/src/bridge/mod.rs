@@ -23,6 +23,7 @@ pub use task::{
 };
 
 use crate::agent::{Page, PageError};
+use crate::console::ConsoleEntry;
 use crate::protocol::{BridgeFailure, BridgeFailureKind};
 
 /// One tab, as the bridge lists it.
@@ -56,6 +57,8 @@ pub trait Browser {
     async fn resize(&self, tab: i32, width: u32, height: u32) -> Result<(u32, u32), PageError>;
     /// The requests `tab` made since its page loaded, oldest first.
     async fn requests(&self, tab: i32) -> Result<Vec<SeenRequest>, PageError>;
+    /// What `tab`'s top page wrote to its console since it loaded, oldest first.
+    async fn console(&self, tab: i32) -> Result<Vec<ConsoleEntry>, PageError>;
 }
 
 /// The failure an external agent is told for a page error: each kind with what to do.

@@ -45,6 +45,12 @@ pub(super) fn fenced(nonce: &str, body: &str) -> String {
     )
 }
 
+/// The address of `tab` (empty when it is gone meanwhile: the call then fails on the tab).
+async fn tab_url<B: Browser>(browser: &B, tab: i32) -> Result<String, BridgeFailure> {
+    let tabs = browser.tabs().await.map_err(|e| page_failure(&e))?;
+    Ok(tabs.into_iter().find(|t| t.id == tab).map(|t| t.url).unwrap_or_default())
+}
+
 fn parse_ref(text: &str) -> Result<Ref, BridgeFailure> {
     Ref::parse(text).ok_or_else(|| {
         fail(Kind::BadArguments, format!("“{text}” is not a ref (refs look like 12 or f2:5)"))
@@ -162,9 +168,7 @@ impl ExternalSession {
             }
             BridgeCall::NetworkRequests { include_static } => {
                 let tab = self.tab(browser).await?;
-                let tabs = browser.tabs().await.map_err(|e| page_failure(&e))?;
-                let page_url =
-                    tabs.into_iter().find(|t| t.id == tab).map(|t| t.url).unwrap_or_default();
+                let page_url = tab_url(browser, tab).await?;
                 let nonce = format!("{:016x}", env.random_u64());
                 return super::inspect::network_requests(
                     browser,
@@ -173,6 +177,20 @@ impl ExternalSession {
                     &mut self.ctx.taint,
                     &nonce,
                     include_static,
+                )
+                .await;
+            }
+            BridgeCall::ConsoleMessages { level } => {
+                let tab = self.tab(browser).await?;
+                let page_url = tab_url(browser, tab).await?;
+                let nonce = format!("{:016x}", env.random_u64());
+                return super::inspect::console_messages(
+                    browser,
+                    tab,
+                    &page_url,
+                    &mut self.ctx.taint,
+                    &nonce,
+                    level,
                 )
                 .await;
             }

@@ -32,6 +32,8 @@ struct Shop {
     requests: RefCell<Vec<SeenRequest>>,
     /// The window's size after each resize.
     window: RefCell<Vec<(u32, u32)>>,
+    /// What the page wrote to its console (`console_messages`).
+    console: RefCell<Vec<crate::console::ConsoleEntry>>,
 }
 
 struct ShopPage(Rc<Shop>);
@@ -157,6 +159,10 @@ impl Browser for FakeBrowser {
 
     async fn requests(&self, _tab: i32) -> Result<Vec<SeenRequest>, PageError> {
         Ok(self.0.requests.borrow().clone())
+    }
+
+    async fn console(&self, _tab: i32) -> Result<Vec<crate::console::ConsoleEntry>, PageError> {
+        Ok(self.0.console.borrow().clone())
     }
 }
 

@@ -14,10 +14,12 @@ use std::collections::{HashMap, VecDeque};
 use std::rc::Rc;
 use wasm_bindgen::JsValue;
 use wasm_bindgen_futures::{JsFuture, spawn_local};
+use waymark_core::action::ContentRequest;
 use waymark_core::agent::{Controls, PageError, Reply};
 use waymark_core::bridge::{
     Browser, BrowserTab, ExternalOperator, ExternalSession, OnCard, SeenRequest, awaiting_user,
 };
+use waymark_core::console::ConsoleEntry;
 use waymark_core::panel::TaskView;
 use waymark_core::protocol::{
     BridgeAnswer, BridgeCall, BridgeClose, BridgeDisconnect, BridgeFailure, BridgeFailureKind,
@@ -516,5 +518,9 @@ impl Browser for Tabs {
 
     async fn requests(&self, tab: i32) -> Result<Vec<SeenRequest>, PageError> {
         Ok(crate::request_log::of(tab))
+    }
+
+    async fn console(&self, tab: i32) -> Result<Vec<ConsoleEntry>, PageError> {
+        TabPage::new(tab).content(0, &ContentRequest::Console).await
     }
 }

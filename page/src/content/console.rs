@@ -1,0 +1,31 @@
+//! Reads the page's console as `page_hooks.js` recorded it in the page's world (one event
+//! there and back, as the settle report does). The page can write anything there: the entries
+//! are parsed as data, bounded again here, and never decide anything.
+
+use crate::console::ConsoleEntry;
+use wasm_bindgen::prelude::*;
+
+#[wasm_bindgen(inline_js = r#"
+export function ask_console() {
+  let answer = '';
+  const onConsole = (e) => {
+    if (typeof e.detail === 'string') answer = e.detail;
+  };
+  document.addEventListener('waymark-console', onConsole, true);
+  try {
+    document.dispatchEvent(new CustomEvent('waymark-ask-console'));
+  } finally {
+    document.removeEventListener('waymark-console', onConsole, true);
+  }
+  return answer;
+}
+"#)]
+extern "C" {
+    fn ask_console() -> String;
+}
+
+/// The frame's console entries, oldest first; none when the page's hooks are not there (a
+/// page Waymark's hooks do not run in) or answered with something else than entries.
+pub(super) fn entries() -> Vec<ConsoleEntry> {
+    ConsoleEntry::parse_list(&ask_console())
+}
