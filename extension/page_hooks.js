@@ -217,6 +217,59 @@
     }));
     document.dispatchEvent(new CustomEvent('waymark-console', { detail: JSON.stringify(out) }));
   });
+  // The page's dialogs. A native `alert`/`confirm`/`prompt` stops the page until it is
+  // answered, and no extension API can answer one already open; so when Waymark armed an
+  // answer for an action (`waymark-dialog-arm`, detail a JSON string `{accept, text}`, sent
+  // just before the action's mark), the dialogs it opens are answered here with it, from the
+  // mark until the action's settling can last (SETTLE_CAP_MS after its events); otherwise the
+  // browser shows them to the user as always. Each one is recorded, with its answer, for the
+  // content script (`waymark-ask-dialogs`, answered with one `waymark-dialogs` event).
+  const SETTLE_CAP_MS = 3000;
+  let armed = null;
+  let answer = null;
+  let answerUntil = Infinity;
+  const met = [];
+  add.call(document, 'waymark-dialog-arm', (e) => {
+    try {
+      armed = typeof e.detail === 'string' ? JSON.parse(e.detail) : null;
+    } catch {
+      armed = null;
+    }
+  });
+  add.call(document, 'waymark-mark', (e) => {
+    if (e.detail === 1) {
+      answer = armed;
+      armed = null;
+      answerUntil = Infinity;
+    } else {
+      answerUntil = now() + SETTLE_CAP_MS;
+    }
+  });
+  const dialog = (kind, original) => function (message, value) {
+    const text = message === undefined ? '' : String(message);
+    if (answer && now() < answerUntil) {
+      const accept = answer.accept === true;
+      if (met.length < 20) met.push({ kind, message: text, accepted: accept, by: 'waymark' });
+      if (kind === 'confirm') return accept;
+      if (kind === 'prompt') {
+        if (!accept) return null;
+        return typeof answer.text === 'string' ? answer.text : (value === undefined ? '' : String(value));
+      }
+      return undefined;
+    }
+    const result = original.apply(this, arguments);
+    const accepted = kind === 'alert' || (kind === 'confirm' ? result === true : result !== null);
+    if (met.length < 20) met.push({ kind, message: text, accepted, by: 'user' });
+    return result;
+  };
+  for (const kind of ['alert', 'confirm', 'prompt']) {
+    const original = window[kind];
+    if (typeof original === 'function') window[kind] = dialog(kind, original);
+  }
+  add.call(document, 'waymark-ask-dialogs', () => {
+    const out = JSON.stringify(met.splice(0));
+    document.dispatchEvent(new CustomEvent('waymark-dialogs', { detail: out }));
+  });
   const announce = (list, name) => {
     const live = [];
     for (const ref of list.refs) {

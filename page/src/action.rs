@@ -588,6 +588,10 @@ pub struct ActionOutcome {
     /// outlives a worker restart) until the task's record takes it. Boxed: rare and large.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub collected: Option<Box<crate::collect::Collected>>,
+    /// The dialogs the page opened during the action, and how each was answered (boxed:
+    /// rare, and outcomes travel in `Result`s; read them with [`ActionOutcome::dialogs`]).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub dialogs_met: Option<Box<crate::dialog::Dialogs>>,
 }
 
 /// Page text an action read, with the document it was read in.
@@ -610,6 +614,16 @@ pub enum Refuser {
 }
 
 impl ActionOutcome {
+    /// The dialogs the page opened during the action.
+    pub fn dialogs(&self) -> &[crate::dialog::PageDialog] {
+        self.dialogs_met.as_deref().map_or(&[], |d| d.0.as_slice())
+    }
+
+    /// Records the dialogs the page opened during the action.
+    pub fn set_dialogs(&mut self, dialogs: Vec<crate::dialog::PageDialog>) {
+        self.dialogs_met = (!dialogs.is_empty()).then(|| Box::new(crate::dialog::Dialogs(dialogs)));
+    }
+
     /// The table a `collect` step found.
     pub fn table(&self) -> Option<&waymark_protocol::Table> {
         match self.collected.as_deref() {
@@ -708,6 +722,9 @@ impl ActionOutcome {
         if self.no_effect {
             out.push_str(" (no visible effect: the page did not change; observe before retrying)");
         }
+        for dialog in self.dialogs() {
+            out.push_str(&format!(" ({})", dialog.describe()));
+        }
         if let Some(text) = &self.text {
             out.push_str(":\n");
             out.push_str(text);
@@ -737,6 +754,9 @@ pub enum ContentRequest {
         /// The same for the element a drag drops on ([`Action::drop_ref`]).
         #[serde(default, skip_serializing_if = "Option::is_none")]
         expect_to: Option<String>,
+        /// How Waymark answers the dialogs the action opens; the user answers them when absent.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        dialog: Option<crate::dialog::DialogAnswer>,
     },
     /// Set a file on a file input through `DataTransfer` (input and change events follow).
     SetFile {

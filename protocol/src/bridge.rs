@@ -174,6 +174,16 @@ pub enum BridgeCall {
         #[serde(default, skip_serializing_if = "std::ops::Not::not")]
         include_static: bool,
     },
+    /// Answer the dialog the page showed during the agent's last action (Waymark answered it
+    /// Cancel then): on OK the same action is done again, judged again, with the dialogs it
+    /// opens answered OK (a prompt with `prompt_text`).
+    HandleDialog {
+        /// OK (true) or Cancel.
+        accept: bool,
+        /// What a prompt is answered with on OK.
+        #[serde(default, skip_serializing_if = "Option::is_none")]
+        prompt_text: Option<String>,
+    },
     /// What the agent's tab's page wrote to its console (and its uncaught errors) since it
     /// loaded, at `level` or more severe; read-only page data like a snapshot.
     ConsoleMessages {
@@ -229,6 +239,7 @@ impl BridgeCall {
             Self::Resize { .. } => "resize",
             Self::NetworkRequests { .. } => "network_requests",
             Self::ConsoleMessages { .. } => "console_messages",
+            Self::HandleDialog { .. } => "handle_dialog",
             Self::RunTask { .. } => "run_task",
             Self::RunWorkflow { .. } => "run_workflow",
         }
@@ -244,6 +255,7 @@ impl BridgeCall {
             Self::Select { values, .. } => values.iter().map(String::len).sum(),
             Self::PressKey { key } => key.len(),
             Self::WaitFor { text: Some(t), .. } => t.len(),
+            Self::HandleDialog { prompt_text: Some(t), .. } => t.len(),
             Self::Upload { file, .. } => file.len(),
             Self::Collect { columns, name, .. } => {
                 columns.iter().map(|c| c.name.len() + c.example.len()).sum::<usize>()

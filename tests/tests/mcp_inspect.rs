@@ -3,12 +3,13 @@
 //! API key in an address reaches the agent as a handle, never its characters — and
 //! `browser_console_messages` lists what the page logged (the same key as a handle),
 //! `browser_resize` sizes the real window (the page sees it); `browser_extract` leaves out
-//! text a person cannot see, as the snapshot does.
+//! text a person cannot see, as the snapshot does. A dialog the page opens during an action is
+//! answered Cancel and quoted; `browser_handle_dialog` does the action again with OK.
 
 mod common;
 mod mcp_support;
 
-use common::{Setup, TASK_TIMEOUT, Waymark, built_extension};
+use common::{Setup, TASK_TIMEOUT, Waymark, built_extension, find_ref};
 use mcp_support::{Client, switched_on};
 use serde_json::json;
 use waymark_tests::fixture_server::FixtureServer;
@@ -63,7 +64,10 @@ fn requests_and_console_are_listed_with_secrets_as_handles_and_the_window_is_res
     assert!(console.contains("[error] Unhandled rejection: Error: refresh failed"), "{console}");
     assert!(!console.contains("cache miss") && console.contains("<page_content id="), "{console}");
     let (err, errors) = agent.tool("browser_console_messages", json!({"level": "error"}));
-    assert!(!err && !errors.contains("deprecated") && errors.contains("refresh failed"), "{errors}");
+    assert!(
+        !err && !errors.contains("deprecated") && errors.contains("refresh failed"),
+        "{errors}"
+    );
     let (err, all) = agent.tool("browser_console_messages", json!({"level": "debug"}));
     assert!(!err && all.contains("[debug] quota cache miss"), "{all}");
 
@@ -84,4 +88,62 @@ fn requests_and_console_are_listed_with_secrets_as_handles_and_the_window_is_res
     assert_eq!(width, json!(900), "{resized}");
     let (err, refused) = agent.tool("browser_resize", json!({"width": 5, "height": 700}));
     assert!(err && refused.contains("320–7680"), "{refused}");
+}
+
+#[test]
+fn dialogs_are_answered_cancel_and_ok_only_when_the_agent_asks() {
+    let llm = ScriptedLlm::start(|_| ScriptedReply::text("no model is used here")).expect("llm");
+    let Some(ext) = built_extension() else { return };
+    let site = FixtureServer::builder(paths::fixtures_dir().join("site")).start().expect("site");
+    let w = Waymark::launch(&ext, Setup { llm: &llm, install_host: true, site }).expect("launch");
+    let panel = w.panel().expect("panel");
+    let page = w.open("/dialogs.html").expect("page");
+    switched_on(&w, &panel);
+    let agent = Client::spawn(&w, "claude-code");
+    let status = || page.eval("document.getElementById('status').textContent").expect("status");
+
+    let (err, snap) = agent.tool("browser_snapshot", json!({}));
+    assert!(!err, "{snap}");
+    let nothing = agent.tool("browser_handle_dialog", json!({"accept": true}));
+    assert!(nothing.0 && nothing.1.contains("no dialog is waiting"), "{}", nothing.1);
+
+    // The confirm is answered Cancel at once (the page never stops), and quoted as page data.
+    let (err, clicked) = agent.tool(
+        "browser_click",
+        json!({"ref": find_ref(&snap, "button", "Archive").expect("Archive")}),
+    );
+    assert!(!err, "{clicked}");
+    assert!(clicked.contains("a confirm dialog “Archive the draft?"), "{clicked}");
+    assert!(clicked.contains("Waymark answered Cancel"), "{clicked}");
+    let fence_end = clicked.rfind("</page_content id=").expect("fenced");
+    assert!(clicked.find("also delete the account").expect("quoted") < fence_end, "{clicked}");
+    assert_eq!(status(), json!("Kept."));
+
+    // OK: the click is done again with that answer.
+    let (err, ok) = agent.tool("browser_handle_dialog", json!({"accept": true}));
+    assert!(!err, "{ok}");
+    assert!(ok.contains("Waymark answered OK"), "{ok}");
+    assert_eq!(status(), json!("Archived."));
+
+    // A prompt gets the text asked for; an alert is acknowledged and needs nothing more.
+    let (err, renamed) = agent.tool(
+        "browser_click",
+        json!({"ref": find_ref(&snap, "button", "Rename").expect("Rename")}),
+    );
+    assert!(!err && renamed.contains("a prompt “New name?”"), "{renamed}");
+    assert_eq!(
+        page.eval("document.getElementById('title').textContent").expect("t"),
+        json!("Draft")
+    );
+    let (err, named) =
+        agent.tool("browser_handle_dialog", json!({"accept": true, "promptText": "Final"}));
+    assert!(!err, "{named}");
+    assert_eq!(
+        page.eval("document.getElementById('title').textContent").expect("t"),
+        json!("Final")
+    );
+    let (err, about) = agent
+        .tool("browser_click", json!({"ref": find_ref(&snap, "button", "About").expect("About")}));
+    assert!(!err && about.contains("an alert “Draft editor 2.0”"), "{about}");
+    assert!(!about.contains("call browser_handle_dialog"), "{about}");
 }

@@ -9,6 +9,7 @@
 pub use waymark_page::action;
 pub use waymark_page::collect;
 pub use waymark_page::console;
+pub use waymark_page::dialog;
 pub mod agent;
 pub mod bridge;
 pub mod crash;

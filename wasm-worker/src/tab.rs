@@ -53,6 +53,8 @@ pub struct TabPage {
     replaying: bool,
     /// Why the last action's approved request could not be pinned, until asked.
     unpinned: RefCell<Option<String>>,
+    /// How the dialogs its actions open are answered (`None`: by the user).
+    dialogs: RefCell<Option<waymark_core::dialog::DialogAnswer>>,
 }
 
 /// What `chrome.tabs` tells about a tab (the fields used here).
@@ -145,6 +147,7 @@ impl TabPage {
             guard: NetGuard::new(false),
             replaying: false,
             unpinned: RefCell::new(None),
+            dialogs: RefCell::new(None),
         }
     }
 
@@ -365,7 +368,9 @@ impl TabPage {
                     _ => {
                         let expect = a.target_ref().and_then(seen);
                         let expect_to = a.drop_ref().and_then(seen);
-                        let request = ContentRequest::Act { action: a.clone(), expect, expect_to };
+                        let dialog = self.dialogs.borrow().clone();
+                        let request =
+                            ContentRequest::Act { action: a.clone(), expect, expect_to, dialog };
                         self.content(frame, &request).await?
                     }
                 }
@@ -621,6 +626,10 @@ impl Page for TabPage {
 
     async fn unpinned(&self) -> Option<String> {
         self.unpinned.borrow_mut().take()
+    }
+
+    fn answer_dialogs(&self, answer: Option<waymark_core::dialog::DialogAnswer>) {
+        *self.dialogs.borrow_mut() = answer;
     }
 }
 

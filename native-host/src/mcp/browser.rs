@@ -308,6 +308,16 @@ pub struct RequestsArgs {
     pub include_static: bool,
 }
 
+/// Arguments of `browser_handle_dialog`.
+#[derive(Debug, Deserialize, schemars::JsonSchema)]
+pub struct DialogArgs {
+    /// OK (true) or Cancel (false).
+    pub accept: bool,
+    /// The text a prompt dialog is answered with on OK.
+    #[serde(default, rename = "promptText")]
+    pub prompt_text: Option<String>,
+}
+
 /// Arguments of `browser_console_messages`.
 #[derive(Debug, Default, Deserialize, schemars::JsonSchema)]
 pub struct ConsoleArgs {
@@ -746,6 +756,18 @@ impl SessionsServer {
         Parameters(RequestsArgs { include_static }): Parameters<RequestsArgs>,
     ) -> Result<CallToolResult, ErrorData> {
         Ok(self.browser(&context, BridgeCall::NetworkRequests { include_static }).await)
+    }
+
+    #[tool(description = "Answer the dialog (confirm, prompt) the page showed during your \
+                          last action: Waymark answered it Cancel, so the page waited for \
+                          nobody. With accept true the same action is done again, judged again, \
+                          and its dialogs are answered OK (a prompt with promptText).")]
+    async fn browser_handle_dialog(
+        &self,
+        context: RequestContext<RoleServer>,
+        Parameters(DialogArgs { accept, prompt_text }): Parameters<DialogArgs>,
+    ) -> Result<CallToolResult, ErrorData> {
+        Ok(self.browser(&context, BridgeCall::HandleDialog { accept, prompt_text }).await)
     }
 
     #[tool(description = "What the current tab's page wrote to its console since it loaded \

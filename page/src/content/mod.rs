@@ -10,6 +10,7 @@ mod affordance;
 mod collect;
 mod console;
 mod describe;
+mod dialogs;
 mod dom;
 mod drag;
 mod editor;
@@ -59,13 +60,18 @@ fn handle(msg: JsValue, engine: String) -> Result<JsValue, ContentError> {
     })?;
     let reply = match request {
         ContentRequest::Observe => reply(&dom::observe(engine)?),
-        ContentRequest::Act { action, expect, expect_to } => {
+        ContentRequest::Act { action, expect, expect_to, dialog } => {
             // Some actions take time in the page (a drag's moves a frame apart, an editor's
             // redraw): the reply is a promise, which `content.js` awaits.
             let acting = async move {
+                if let Some(answer) = &dialog {
+                    dialogs::arm(answer);
+                }
                 settle::start_action();
-                let outcome = act::perform(&action, expect.as_deref(), expect_to.as_deref()).await;
+                let mut outcome =
+                    act::perform(&action, expect.as_deref(), expect_to.as_deref()).await;
                 settle::after_action();
+                outcome.set_dialogs(dialogs::drain());
                 reply(&outcome).map_err(|e| {
                     crate::js::named_error(&ContentError::new(ContentErrorKind::EncodeFailed, e))
                 })

@@ -78,7 +78,7 @@ impl<L: Llm, P: Page, E: Env, V: TaskEvents, O: Operator, J: Journal> Agent<'_, 
         &self,
         ctx: &mut TaskContext,
         action: &Action,
-    ) -> Result<Option<Action>, ActionOutcome> {
+    ) -> Result<Option<Action>, Box<ActionOutcome>> {
         let started = self.env.precise_ms();
         let revealed = reveal_handles(self.page, &ctx.taint, action).await;
         if matches!(action, Action::Type { text, .. } if has_handle(text)) {
@@ -92,13 +92,15 @@ impl<L: Llm, P: Page, E: Env, V: TaskEvents, O: Operator, J: Journal> Agent<'_, 
 /// external agent (an MCP client), one rule for both: `Ok(None)` when it holds no handle,
 /// `Ok(Some(real))` for a typing whose handles became their values (the field's live facts
 /// decide: its document origin must be one the value may go to, and no one else may read
-/// it), `Err` with the refusal to tell the model otherwise (a handle anywhere but in a typing).
+/// it), `Err` with the refusal to tell the model otherwise (a handle anywhere but in a typing;
+/// boxed: an outcome is large, and this is the rare path).
 pub async fn reveal_handles<P: Page>(
     page: &P,
     taint: &TaintLedger,
     action: &Action,
-) -> Result<Option<Action>, ActionOutcome> {
-    let refuse = |r: HandleRefusal| ActionOutcome::refused(Refuser::Policy, r.to_string());
+) -> Result<Option<Action>, Box<ActionOutcome>> {
+    let refuse =
+        |r: HandleRefusal| Box::new(ActionOutcome::refused(Refuser::Policy, r.to_string()));
     let Action::Type { ref_id, text, append } = action else {
         return misplaced_handle(action).map_or(Ok(None), |r| Err(refuse(r)));
     };
@@ -106,9 +108,9 @@ pub async fn reveal_handles<P: Page>(
         return Ok(None);
     }
     let facts = page.describe(Some(*ref_id)).await.map_err(|e| {
-        ActionOutcome::failed(format!(
+        Box::new(ActionOutcome::failed(format!(
             "the field could not be checked before typing a secret into it ({e}); observe again"
-        ))
+        )))
     })?;
     let destination = match &facts.origin {
         DocumentOrigin::Web(origin) => Some(origin.clone()),
@@ -116,11 +118,11 @@ pub async fn reveal_handles<P: Page>(
         DocumentOrigin::Opaque => None,
     };
     let Some(destination) = destination else {
-        return Err(ActionOutcome::refused(
+        return Err(Box::new(ActionOutcome::refused(
             Refuser::Policy,
             "refused: a secret is never typed into a document without a web origin (a \
              sandboxed frame)",
-        ));
+        )));
     };
     let real = taint.reveal(text, &destination, &audience(&facts)).map_err(refuse)?;
     Ok(Some(Action::Type { ref_id: *ref_id, text: real, append: *append }))

@@ -112,6 +112,10 @@ pub trait Page {
     async fn unpinned(&self) -> Option<String> {
         None
     }
+    /// How the dialogs the next actions open are answered: by Waymark with `answer`, or by
+    /// the user in the browser when `None` (the default: pages that never show one need
+    /// nothing, so fakes keep it).
+    fn answer_dialogs(&self, _answer: Option<crate::dialog::DialogAnswer>) {}
     /// After the task's tab closed: go on with the tab the user is looking at now; its URL.
     async fn adopt_active_tab(&self) -> Result<String, PageError> {
         Err(PageError::Unsupported)

@@ -693,7 +693,7 @@ impl<L: Llm, P: Page, E: Env, V: TaskEvents, O: Operator, J: Journal> Agent<'_, 
                     "there is no element [{r}] on the current page; use a ref from it"
                 )),
                 _ => match self.reveal_handles(ctx, &action).await {
-                    Err(refused) => refused,
+                    Err(refused) => *refused,
                     Ok(real) => {
                         if let Some(real) = real {
                             written = Some(std::mem::replace(&mut action, real));

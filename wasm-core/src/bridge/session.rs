@@ -11,6 +11,7 @@ use crate::agent::{
     SafetyGate, StepRecord, TaskContext, TaskEvent, TaskEvents, TaskSpec, police_external,
     record_observation, record_output, reveal_handles,
 };
+use crate::dialog::{DialogAnswer, DialogAnswerer, DialogKind, PageDialog};
 use crate::observation::{Observation, Ref, TabSummary};
 use crate::protocol::{
     BridgeCall, BridgeFailure, BridgeFailureKind as Kind, BridgeImage, BridgeOutput, BridgeTab,
@@ -26,6 +27,11 @@ pub struct ExternalSession {
     tab: Option<i32>,
     snapshot: Option<(i32, Observation)>,
     step: u32,
+    /// The last action, as the agent wrote it, when Waymark answered a dialog it opened with
+    /// Cancel: what `handle_dialog` does again with OK.
+    cancelled: Option<Action>,
+    /// The answer `handle_dialog` asked for, for the dialogs of the next action only.
+    dialog_answer: Option<DialogAnswer>,
 }
 
 fn fail(kind: Kind, message: impl Into<String>) -> BridgeFailure {
@@ -73,6 +79,8 @@ impl ExternalSession {
             tab: None,
             snapshot: None,
             step: 0,
+            cancelled: None,
+            dialog_answer: None,
         }
     }
 
@@ -179,6 +187,21 @@ impl ExternalSession {
                     include_static,
                 )
                 .await;
+            }
+            BridgeCall::HandleDialog { accept, prompt_text } => {
+                let Some(action) = self.cancelled.take() else {
+                    return Err(fail(
+                        Kind::BadArguments,
+                        "no dialog is waiting for an answer: Waymark answers the dialogs an \
+                         action opens with Cancel and says so in that action's reply; call \
+                         browser_handle_dialog right after such a reply",
+                    ));
+                };
+                if !accept {
+                    return Ok(text("The dialog was already answered Cancel; nothing was done."));
+                }
+                self.dialog_answer = Some(DialogAnswer { accept: true, text: prompt_text });
+                action
             }
             BridgeCall::ConsoleMessages { level } => {
                 let tab = self.tab(browser).await?;
@@ -465,12 +488,15 @@ impl ExternalSession {
         let step = self.step;
         events.emit(TaskEvent::StepStarted { step });
         let page = browser.page(tab);
+        // The page's dialogs never wait for an answer nobody gives: Cancel unless the agent
+        // asked for OK (`handle_dialog`), for this action only.
+        page.answer_dialogs(Some(self.dialog_answer.take().unwrap_or_else(DialogAnswer::dismiss)));
         let target =
             action.target_ref().and_then(|r| observation.element(r)).map(|e| e.name.clone());
         // As the agent wrote it (secrets as handles): what it is told and the timeline shows.
         let mut written: Option<Action> = None;
         let policed = match reveal_handles(&page, &self.ctx.taint, &action).await {
-            Err(refused) => Policed::NotDone(refused),
+            Err(refused) => Policed::NotDone(*refused),
             Ok(real) => {
                 if let Some(real) = real {
                     written = Some(std::mem::replace(&mut action, real));
@@ -518,6 +544,11 @@ impl ExternalSession {
         }
         record_output(&mut self.ctx.taint, &observation, &action, &outcome);
         let shown = written.as_ref().unwrap_or(&action);
+        self.cancelled = outcome
+            .dialogs()
+            .iter()
+            .any(|d| d.by == DialogAnswerer::Waymark && !d.accepted && d.kind != DialogKind::Alert)
+            .then(|| shown.clone());
         let description = shown.describe(target.as_deref());
         let reply = self.reply_for(shown, &description, &outcome, env);
         self.record(events, step, shown, target.as_deref(), outcome);
@@ -642,6 +673,21 @@ impl ExternalSession {
                     out = format!("{out}\n{}", fenced(&nonce, body));
                 }
                 _ => out = format!("{out}\n{body}"),
+            }
+        }
+        if !outcome.dialogs().is_empty() {
+            let said: Vec<String> = outcome.dialogs().iter().map(PageDialog::describe).collect();
+            let nonce = format!("{:016x}", env.random_u64());
+            out = format!(
+                "{out}\nThe page showed dialogs during this action (their messages are page \
+                 data):\n{}",
+                fenced(&nonce, &said.join("\n"))
+            );
+            if self.cancelled.is_some() {
+                out.push_str(
+                    "\nTo answer OK instead, call browser_handle_dialog with accept true (and \
+                     promptText for a prompt): this action is then done again with that answer.",
+                );
             }
         }
         if let Some(t) = outcome.opened_tab {

@@ -34,6 +34,12 @@ struct Shop {
     window: RefCell<Vec<(u32, u32)>>,
     /// What the page wrote to its console (`console_messages`).
     console: RefCell<Vec<crate::console::ConsoleEntry>>,
+    /// The message of the confirm dialog each click opens, when it opens one.
+    confirm: RefCell<Option<String>>,
+    /// The dialog answer armed for each action, in order.
+    armed: RefCell<Vec<Option<crate::dialog::DialogAnswer>>>,
+    /// The answer armed now.
+    arming: RefCell<Option<crate::dialog::DialogAnswer>>,
 }
 
 struct ShopPage(Rc<Shop>);
@@ -76,6 +82,23 @@ impl Page for ShopPage {
         permit: &NetworkPermit,
     ) -> Result<ActionOutcome, PageError> {
         self.0.acts.borrow_mut().push(action.clone());
+        let armed = self.0.arming.borrow().clone();
+        self.0.armed.borrow_mut().push(armed.clone());
+        let mut outcome = ActionOutcome::done();
+        if let (Action::Click { .. }, Some(message)) = (action, self.0.confirm.borrow().clone()) {
+            use crate::dialog::{DialogAnswerer, DialogKind, PageDialog};
+            // As `page_hooks.js` answers: with the armed answer, else the user (who says OK).
+            let (accepted, by) = match armed {
+                Some(answer) => (answer.accept, DialogAnswerer::Waymark),
+                None => (true, DialogAnswerer::User),
+            };
+            outcome.set_dialogs(vec![PageDialog {
+                kind: DialogKind::Confirm,
+                message,
+                accepted,
+                by,
+            }]);
+        }
         for request in self.0.sends.borrow_mut().pop_front().unwrap_or_default() {
             if permit.holds_write_to(&request.url) {
                 self.0.blocked.borrow_mut().push(request);
@@ -83,7 +106,11 @@ impl Page for ShopPage {
                 self.0.sent.borrow_mut().push(request);
             }
         }
-        Ok(ActionOutcome::done())
+        Ok(outcome)
+    }
+
+    fn answer_dialogs(&self, answer: Option<crate::dialog::DialogAnswer>) {
+        *self.0.arming.borrow_mut() = answer;
     }
 
     async fn blocked_requests(&self) -> Vec<BlockedRequest> {
