@@ -17,6 +17,7 @@ pub mod frames;
 pub mod host_retry;
 pub use waymark_page::observation;
 pub mod panel;
+pub mod routine;
 pub use waymark_protocol as protocol;
 pub mod safety;
 pub mod session;
