@@ -14,6 +14,7 @@ import { initFindings, renderFindings } from './panel/findings.js';
 import { initPrompt, renderPrompt } from './panel/prompt.js';
 import { initExternal, renderExternal } from './panel/external.js';
 import { initWorkflows, renderWorkflows, setWorkflowsOpen } from './panel/workflows.js';
+import { initRoutines, renderRoutines } from './panel/routines.js';
 import { initCrash, renderCrash } from './panel/crash.js';
 
 let port;
@@ -45,6 +46,7 @@ function draw(state) {
   keepEnd(wasAtEnd);
   renderExternal(state.external);
   renderWorkflows(state);
+  renderRoutines(state);
   // When the panel first became usable with its session (read by `cargo xtask bench panel`).
   if (!document.body.dataset.readyMs && state.session.id) {
     document.body.dataset.stateMs = String(arrived);
@@ -84,6 +86,7 @@ initPrompt(send, () => $('prompt-form').requestSubmit());
 initSettings(send);
 initExternal(send);
 initWorkflows(send);
+initRoutines(send);
 initCrash(send);
 initFindings(send);
 

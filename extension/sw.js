@@ -16,6 +16,7 @@ import init, {
   sw_request_started,
   sw_request_completed,
   sw_tab_removed,
+  sw_alarm,
   sw_debugger_event,
   sw_debugger_detached,
 } from './pkg/waymark_worker.js';
@@ -101,6 +102,8 @@ chrome.webRequest.onCompleted.addListener(
   { urls: ['<all_urls>'] },
 );
 chrome.tabs.onRemoved.addListener((tabId) => call(() => sw_tab_removed(tabId)));
+// A routine's time came (Chrome wakes the worker for it).
+chrome.alarms.onAlarm.addListener((alarm) => call(() => sw_alarm(alarm.name)));
 
 // The debugger is attached only while an approved request's body is pinned (pin.rs): its
 // paused requests and its end go to Rust, which continues or fails each.

@@ -3,6 +3,7 @@
 // worker sends and forwards what the user did; every decision (what a workflow holds, whether
 // it is valid, whether it runs) is taken in Rust.
 import { $, copyText, counted, el, text } from './dom.js';
+import { scheduleForm } from './routines.js';
 
 const shown = { list: null, editor: null, heals: null };
 
@@ -59,10 +60,12 @@ function listItem(item) {
       button('Edit', 'edit', item.id),
       button('Rename', 'rename', item.id),
       button('Duplicate', 'duplicate', item.id),
+      button('Schedule…', 'schedule', item.id),
       button('Export', 'export', item.id),
       button('Delete', 'delete', item.id)),
     runForm(item),
-    renameForm(item));
+    renameForm(item),
+    scheduleForm(item));
   li.dataset.id = item.id;
   return li;
 }
@@ -180,6 +183,7 @@ export function initWorkflows(send) {
     const li = b.closest('li');
     if (action === 'run') { const f = li.querySelector('.run-form'); f.hidden = !f.hidden; if (!f.hidden) f.querySelector('input, button')?.focus(); }
     if (action === 'rename') { const f = li.querySelector('.rename-workflow'); f.hidden = !f.hidden; if (!f.hidden) f.querySelector('input').focus(); }
+    if (action === 'schedule') { const f = li.querySelector('.routine-form'); f.hidden = !f.hidden; if (!f.hidden) f.querySelector('select').focus(); }
     if (action === 'edit') send({ type: 'edit_workflow', id });
     if (action === 'duplicate') send({ type: 'duplicate_workflow', id });
     if (action === 'export') send({ type: 'export_workflow', id });

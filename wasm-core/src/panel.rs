@@ -14,6 +14,7 @@ pub mod guide;
 pub mod live;
 pub mod llm_state;
 pub mod prompt;
+pub mod routines;
 pub mod secrets;
 pub mod settings;
 pub mod setup;
@@ -248,6 +249,28 @@ pub enum PanelRequest {
     },
     /// The user read the crash notice (its report copied or not): it goes.
     DismissCrash,
+    /// Schedule a saved workflow as a routine.
+    SaveRoutine {
+        /// The schedule form.
+        form: routines::RoutineForm,
+    },
+    /// Pause or resume a routine.
+    PauseRoutine {
+        /// Its id.
+        id: String,
+        /// Paused (true) or running on schedule.
+        paused: bool,
+    },
+    /// Run a routine now, as its alarm would.
+    RunRoutine {
+        /// Its id.
+        id: String,
+    },
+    /// Delete a routine (its alarm and history go).
+    DeleteRoutine {
+        /// Its id.
+        id: String,
+    },
     /// Write the last run's healed steps into its workflow.
     AcceptHeals,
     /// Keep the workflow as it was.
@@ -335,6 +358,9 @@ pub struct PanelState {
     /// Saved workflows, the editor, the last run's healed steps.
     #[serde(default)]
     pub workflows: WorkflowsView,
+    /// Routines: saved workflows that run on a schedule.
+    #[serde(default)]
+    pub routines: routines::RoutinesView,
     /// Waymark's own wasm crashed and was restarted: what happened and a report to copy,
     /// until the user dismisses it.
     #[serde(default)]
@@ -387,6 +413,10 @@ impl PanelState {
             workflows: WorkflowsView {
                 list: self.workflows.list.clone(),
                 ..WorkflowsView::default()
+            },
+            routines: routines::RoutinesView {
+                list: self.routines.list.clone(),
+                ..routines::RoutinesView::default()
             },
             settings: SettingsView {
                 roles: self.settings.roles.clone(),

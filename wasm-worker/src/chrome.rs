@@ -309,3 +309,31 @@ extern "C" {
     #[wasm_bindgen(js_name = close_offscreen_sound)]
     pub fn close_offscreen_sound();
 }
+
+// `chrome.alarms`, for routines (see `alarms.rs`).
+#[wasm_bindgen(inline_js = r#"
+export function alarm_at(name, when) {
+  if (!chrome.alarms) return;
+  chrome.alarms.create(name, { when }).catch(() => {});
+}
+export function alarm_clear(name) {
+  if (chrome.alarms) chrome.alarms.clear(name).catch(() => {});
+}
+export function utc_offset_minutes() {
+  return -new Date().getTimezoneOffset();
+}
+"#)]
+extern "C" {
+    /// Sets alarm `name` to fire at `when` (ms since the epoch), replacing one of that name;
+    /// errors are ignored (the next start sets it again).
+    #[wasm_bindgen(js_name = alarm_at)]
+    pub fn alarm_at(name: &str, when: f64);
+
+    /// Removes alarm `name`.
+    #[wasm_bindgen(js_name = alarm_clear)]
+    pub fn alarm_clear(name: &str);
+
+    /// The user's UTC offset now, in minutes east.
+    #[wasm_bindgen(js_name = utc_offset_minutes)]
+    pub fn utc_offset_minutes() -> i32;
+}

@@ -22,6 +22,9 @@ pub(crate) mod netguard;
 pub(crate) mod pin;
 #[cfg(target_arch = "wasm32")]
 mod request_log;
+// Routines' alarms.
+#[cfg(target_arch = "wasm32")]
+mod alarms;
 #[cfg(target_arch = "wasm32")]
 mod tab;
 #[cfg(target_arch = "wasm32")]

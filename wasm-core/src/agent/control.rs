@@ -67,6 +67,9 @@ pub struct Controls {
     wakers: RefCell<Vec<Waker>>,
     settings: RefCell<InterventionSettings>,
     on_change: RefCell<Option<Box<dyn Fn()>>>,
+    /// The answer every card gets at once, when the task has no one to ask (a routine that
+    /// stops at cards).
+    auto_answer: RefCell<Option<Reply>>,
 }
 
 impl Controls {
@@ -77,6 +80,13 @@ impl Controls {
         c.state.borrow_mut().step_mode = step_mode;
         c.state.borrow_mut().paused = false;
         c
+    }
+
+    /// Every card of the task is answered `reply` at once, without being shown; never an
+    /// approval, whatever `reply` says (only the panel's Approve approves).
+    pub fn answer_cards_with(&self, reply: Reply) {
+        *self.auto_answer.borrow_mut() =
+            Some(Reply { approve: false, allow_similar: false, ..reply });
     }
 
     /// Called after every change (the worker re-renders the panel).
@@ -216,6 +226,9 @@ impl Operator for Rc<Controls> {
     }
 
     async fn ask(&self, card: Intervention) -> Reply {
+        if let Some(reply) = self.auto_answer.borrow().clone() {
+            return reply;
+        }
         self.update(|s| {
             s.card = Some(card);
             s.answer = s.stopping.then(Reply::stop);
@@ -291,6 +304,21 @@ mod tests {
         assert_eq!(ask.now_or_never(), Some(Reply::stop()));
         assert!(c.snapshot().card.is_none());
         assert_eq!(Box::pin(c.gate()).now_or_never(), Some(Gate::Stop));
+    }
+
+    #[test]
+    fn a_task_that_stops_at_cards_never_shows_or_approves_one() {
+        let c = Controls::new(InterventionSettings::default(), false);
+        c.answer_cards_with(Reply { approve: true, allow_similar: true, ..Reply::stop() });
+        let card = Intervention {
+            kind: InterventionKind::Confirm,
+            title: "Buy the plan?".into(),
+            message: "m".into(),
+            questions: vec![],
+            allow_similar: None,
+        };
+        assert_eq!(Box::pin(c.ask(card)).now_or_never(), Some(Reply::stop()));
+        assert!(c.snapshot().card.is_none(), "nothing waits in the panel");
     }
 
     #[test]

@@ -16,6 +16,8 @@ mod watch;
 pub use schedule::{Schedule, TimeOfDay, Weekday};
 pub use watch::{FindingChange, NotifyWhen, changes, number_in};
 
+use crate::action::Action;
+use crate::agent::{Ending, TaskOutcome};
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 
@@ -140,6 +142,46 @@ pub struct RoutineNotice {
     pub message: String,
 }
 
+impl RoutineRun {
+    /// The run a finished task makes: its ending, its answer, and as findings what its steps
+    /// read (each `extract` by the name of the element it read, `page` for a whole page),
+    /// without a model: the same run reads the same keys, so runs compare.
+    pub fn of(outcome: &TaskOutcome, started_ms: f64, tokens: u64) -> Self {
+        let ending = match outcome.ending {
+            Ending::Finished if outcome.success => RunEnding::Done,
+            Ending::Stopped | Ending::Refused => RunEnding::Stopped,
+            _ => RunEnding::Failed,
+        };
+        let mut findings = BTreeMap::new();
+        for step in &outcome.steps {
+            let (Action::Extract { .. }, Some(text)) = (&step.action, &step.outcome.text) else {
+                continue;
+            };
+            let name = step
+                .located
+                .as_ref()
+                .and_then(|l| l.target.as_ref())
+                .map(|t| t.name.as_str().trim().to_owned())
+                .filter(|n| !n.is_empty())
+                .unwrap_or_else(|| "page".to_owned());
+            let key = match findings.contains_key(&name) {
+                false => name,
+                true => format!("{name} ({})", step.step),
+            };
+            findings.insert(key, crate::observation::shorten(text.trim(), 500));
+        }
+        Self {
+            started_ms,
+            duration_ms: outcome.elapsed_ms,
+            ending,
+            answer: crate::observation::shorten(&outcome.answer, 400),
+            findings,
+            changes: Vec::new(),
+            tokens,
+        }
+    }
+}
+
 impl Routine {
     /// The findings of the latest run that ended done.
     fn last_findings(&self) -> Option<&BTreeMap<String, String>> {
@@ -199,6 +241,25 @@ impl Routine {
             title: format!("{}: {what}", self.name),
             message: crate::observation::shorten(&message, 400),
         }
+    }
+
+    /// The page its background tab opens: the routine's own, else the page the workflow's
+    /// first step ran on (when that is one address, not a pattern).
+    pub fn start_page(&self, workflow: &crate::workflow::Workflow) -> Result<String, String> {
+        if let Some(url) = &self.start_url {
+            return Ok(url.clone());
+        }
+        let first = workflow.steps.first().ok_or("the workflow has no steps")?;
+        first.page.concrete().ok_or_else(|| {
+            "the workflow's first page is a pattern, not one address: give the routine a \
+             start page"
+                .to_owned()
+        })
+    }
+
+    /// The run is put off by `delay_ms` (a task of the user's was running).
+    pub fn postpone(&mut self, now_ms: f64, delay_ms: f64) {
+        self.next_ms = now_ms + delay_ms;
     }
 
     /// When the browser starts at `now_ms`: whether a run was missed and is made up now (at

@@ -8,6 +8,7 @@ mod export;
 mod guide;
 mod interventions;
 mod journal;
+mod routines;
 mod sessions;
 mod settings;
 mod snapshot;
@@ -46,6 +47,8 @@ struct Worker {
     bridge: bridge::BridgeState,
     /// Saved workflows, the one in the editor, the last run's healed steps.
     workflows: workflows::WorkflowsState,
+    /// Routines: saved workflows on a schedule.
+    routines: routines::RoutinesState,
     /// The last finished task's ledger, for the panel's "show this secret" (memory only).
     secrets: RefCell<Option<waymark_core::safety::TaintLedger>>,
 }
@@ -71,6 +74,7 @@ fn worker() -> Rc<Worker> {
                     summaries: Limiter::new(sessions::MAX_SUMMARY_CALLS),
                     bridge: bridge::BridgeState::default(),
                     workflows: workflows::WorkflowsState::default(),
+                    routines: routines::RoutinesState::default(),
                     secrets: RefCell::new(None),
                 });
                 let weak = Rc::downgrade(&worker);
@@ -142,6 +146,9 @@ async fn start(crash: Option<waymark_core::crash::Crash>) -> Result<(), JsValue>
     });
     sessions::start(&w).await;
     workflows::load(&w).await;
+    // Routines after the workflows they run (before an alarm that woke the worker is
+    // handled); a missed run goes on in the background.
+    routines::load(&w).await;
     if let Some(settings) = storage::load_intervention_settings().await {
         w.state.borrow_mut().interventions = settings;
     }
@@ -159,6 +166,11 @@ async fn start(crash: Option<waymark_core::crash::Crash>) -> Result<(), JsValue>
     #[cfg(feature = "test-hooks")]
     super::tab::test_hooks::register(wasm_ms);
     Ok(())
+}
+
+/// A routine's alarm fired: it runs (in the background; the worker stays awake while it does).
+pub(crate) fn routine_alarm(id: String) {
+    spawn_local(routines::run(worker(), id));
 }
 
 /// After the console's panic hook (which tells the glue), a panic also closes this
@@ -328,6 +340,10 @@ pub fn sw_panel_message(port: Port, msg: JsValue) {
         | PanelRequest::ImportWorkflow { .. }
         | PanelRequest::AcceptHeals
         | PanelRequest::RejectHeals) => spawn_local(workflows::handle(w, request)),
+        request @ (PanelRequest::SaveRoutine { .. }
+        | PanelRequest::PauseRoutine { .. }
+        | PanelRequest::RunRoutine { .. }
+        | PanelRequest::DeleteRoutine { .. }) => spawn_local(routines::handle(w, request)),
     }
 }
 
@@ -375,6 +391,8 @@ fn start_task(
         resources,
         allowed_sites,
         workflow: None,
+        tab: None,
+        on_card: None,
     };
     spawn_local(task::run(w, opts));
 }

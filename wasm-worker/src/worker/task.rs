@@ -59,6 +59,11 @@ pub(super) struct StartOptions {
     pub allowed_sites: Vec<String>,
     /// The saved workflow the task runs, with its values.
     pub workflow: Option<waymark_core::workflow::WorkflowRun>,
+    /// The tab it runs in (a routine's background tab); the one the user looks at when absent.
+    pub tab: Option<i32>,
+    /// The answer every card of the task gets at once (a routine that stops at cards); the
+    /// user answers them when absent.
+    pub on_card: Option<waymark_core::agent::Reply>,
 }
 
 /// Runs a new task on the tab the user looked at last.
@@ -68,7 +73,11 @@ pub(super) async fn run(w: Rc<Worker>, opts: StartOptions) {
 
 /// [`run`], returning how the task ended (once it is recorded).
 pub(super) async fn run_to_end(w: Rc<Worker>, opts: StartOptions) -> agent::TaskOutcome {
-    let Some(tab_id) = crate::tab::target_tab().await else {
+    let tab = match opts.tab {
+        Some(tab) => Some(tab),
+        None => crate::tab::target_tab().await,
+    };
+    let Some(tab_id) = tab else {
         let outcome = agent::TaskOutcome {
             answer: "Open a web page (http or https) in a tab first: Waymark works on the tab \
                      you are looking at."
@@ -113,6 +122,9 @@ pub(super) async fn run_to_end(w: Rc<Worker>, opts: StartOptions) -> agent::Task
     let journal = StorageJournal::new(ChromeStore, id, tab_id);
     let page = page_for(&w, tab_id, &spec);
     let controls = attach_controls(&w, opts.step_mode, page.guard());
+    if let Some(reply) = opts.on_card {
+        controls.answer_cards_with(reply);
+    }
     let llm = metered(&w);
     let view = TaskEventSink(w.clone());
     let agent = agent_for(&view, &llm, &page, &controls, &journal);

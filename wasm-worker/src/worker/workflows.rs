@@ -42,6 +42,18 @@ pub(super) struct WorkflowsState {
     heals: RefCell<Option<PendingHeals>>,
 }
 
+impl WorkflowsState {
+    /// The saved workflow `id`.
+    pub(super) fn get(&self, id: &str) -> Option<Workflow> {
+        self.saved.borrow().iter().find(|s| s.id == id).cloned()
+    }
+
+    /// The name of saved workflow `id`.
+    pub(super) fn name_of(&self, id: &str) -> Option<String> {
+        self.saved.borrow().iter().find(|s| s.id == id).map(|s| s.name.clone())
+    }
+}
+
 /// Healed steps waiting for the user.
 #[derive(Debug, Clone, Serialize, Deserialize)]
 struct PendingHeals {
@@ -307,6 +319,8 @@ fn start_run(w: &Rc<Worker>, run: WorkflowRun, mode: OutputMode) -> bool {
         resources: BTreeMap::new(),
         allowed_sites,
         workflow: Some(run),
+        tab: None,
+        on_card: None,
     };
     spawn_local(task::run(w.clone(), opts));
     true
@@ -356,6 +370,8 @@ pub(super) async fn run_for_bridge(
         resources: BTreeMap::new(),
         allowed_sites,
         workflow: Some(run),
+        tab: None,
+        on_card: None,
     };
     let outcome = task::run_to_end(w.clone(), opts).await;
     let kind = match outcome.ending {

@@ -1,0 +1,105 @@
+// Routines view: the schedule form of a saved workflow, and the routines with their last runs.
+// It draws what the service worker sends and forwards what the user did; whether a form makes
+// a routine, when it runs and what a run is worth telling are decided in Rust.
+import { $, el, text } from './dom.js';
+
+let shownList = null;
+
+const EVERY = [['day', 'Every day'], ['weekday', 'On weekdays'], ['week', 'Every week on'], ['hour', 'Every hour']];
+const DAYS = ['monday', 'tuesday', 'wednesday', 'thursday', 'friday', 'saturday', 'sunday'];
+const NOTIFY = [
+  ['changes', 'when a finding changes'], ['below', 'when a finding drops below'],
+  ['above', 'when a finding rises above'], ['every_run', 'after every run'],
+];
+
+function select(id, label, options, value) {
+  return [
+    el('label', { htmlFor: id, textContent: label }),
+    el('select', { id }, ...options.map(([v, t]) => el('option', { value: v, textContent: t, selected: v === value }))),
+  ];
+}
+
+// The schedule form of one workflow (in its list item; hidden until "Schedule…").
+export function scheduleForm(item) {
+  const p = `routine-${item.id}`;
+  const form = el('form', { className: 'routine-form', hidden: true },
+    ...select(`${p}-every`, 'Runs', EVERY, 'day'),
+    ...select(`${p}-day`, 'Day', DAYS.map((d) => [d, d[0].toUpperCase() + d.slice(1)]), 'monday'),
+    el('label', { htmlFor: `${p}-at`, textContent: 'At' }),
+    el('input', { id: `${p}-at`, type: 'time', value: '08:00', required: true }),
+    ...select(`${p}-notify`, 'Tell me', NOTIFY, 'changes'),
+    el('label', { htmlFor: `${p}-key`, textContent: 'Finding (for a limit)' }),
+    el('input', { id: `${p}-key`, autocomplete: 'off', placeholder: 'Price' }),
+    el('label', { htmlFor: `${p}-limit`, textContent: 'Limit' }),
+    el('input', { id: `${p}-limit`, autocomplete: 'off', inputMode: 'decimal', placeholder: '40' }),
+    ...select(`${p}-missed`, 'If the browser was closed at that time', [['run_once', 'run once when it starts'], ['skip', 'skip to the next time']], 'run_once'),
+    ...select(`${p}-card`, 'If a step needs your approval', [['wait', 'wait for me (with a notification)'], ['stop', 'stop the run']], 'wait'),
+    el('div', { className: 'row' }, el('button', { type: 'submit', textContent: `Schedule “${item.name}”` })));
+  form.dataset.id = item.id;
+  return form;
+}
+
+function formOf(form) {
+  const id = form.dataset.id;
+  const value = (name) => $(`routine-${id}-${name}`).value;
+  const values = Object.fromEntries([...form.closest('li').querySelectorAll('.run-form input')]
+    .filter((i) => i.type !== 'password').map((i) => [i.name, i.value]));
+  return {
+    workflow: id, values, every: value('every'), at: value('at'), day: value('day'),
+    notify: value('notify'), key: value('key'), limit: value('limit'),
+    missed: value('missed'), on_card: value('card'),
+  };
+}
+
+function button(label, action, id) {
+  const node = el('button', { type: 'button', className: 'small', textContent: label });
+  Object.assign(node.dataset, { action, id });
+  return node;
+}
+
+function routineItem(r) {
+  const next = r.paused ? 'paused' : `next run ${new Date(r.next_ms).toLocaleString()}`;
+  const li = el('li', {},
+    el('div', { className: 'workflow-name', textContent: r.name }),
+    el('div', { className: 'muted', textContent: `${r.plan} · ${next}` }),
+    el('ul', { className: 'routine-runs', 'aria-label': `Last runs of ${r.name}` },
+      ...r.runs.map((line) => el('li', { textContent: line }))),
+    el('div', { className: 'row' },
+      button('Run now', 'run', r.id),
+      button(r.paused ? 'Resume' : 'Pause', r.paused ? 'resume' : 'pause', r.id),
+      button('Delete', 'delete', r.id)));
+  li.dataset.id = r.id;
+  return li;
+}
+
+export function renderRoutines(state) {
+  const view = state.routines ?? {};
+  const list = view.list ?? [];
+  const key = JSON.stringify(list);
+  if (key !== shownList) {
+    shownList = key;
+    $('routine-list').replaceChildren(...list.map(routineItem));
+  }
+  $('routines-empty').hidden = list.length > 0;
+  text($('routines-notice'), view.notice ?? '');
+  $('routines-error').hidden = !view.error;
+  text($('routines-error'), view.error);
+}
+
+export function initRoutines(send) {
+  $('workflow-list').addEventListener('submit', (event) => {
+    const form = event.target;
+    if (!form.classList.contains('routine-form')) return;
+    event.preventDefault();
+    send({ type: 'save_routine', form: formOf(form) });
+    form.hidden = true;
+  });
+  $('routine-list').addEventListener('click', (event) => {
+    const b = event.target.closest('button[data-action]');
+    if (!b) return;
+    const { action, id } = b.dataset;
+    if (action === 'run') send({ type: 'run_routine', id });
+    if (action === 'pause' || action === 'resume') send({ type: 'pause_routine', id, paused: action === 'pause' });
+    if (action === 'delete') send({ type: 'delete_routine', id });
+  });
+}

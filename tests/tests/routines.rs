@@ -1,0 +1,182 @@
+//! Routines end to end in real Chromium with the real extension and host: a saved workflow is
+//! scheduled from the panel; its alarm (fired by the test through `chrome.alarms`, as the
+//! browser fires it) runs it in a background tab without the model and without taking the
+//! user's tab; the run's findings are compared with the previous run's and a Chrome
+//! notification says when the price drops below the limit (only then); a routine whose
+//! workflow is gone fails and says so once, not at every run.
+
+mod common;
+
+use common::{Panel, Setup, TASK_TIMEOUT, Waymark, built_extension, role_reply};
+use serde_json::{Value, json};
+use waymark_tests::fixture_server::FixtureServer;
+use waymark_tests::llm_server::{ScriptedLlm, ScriptedReply};
+use waymark_tests::paths;
+
+fn wait_js(panel: &Panel, js: &str) -> Value {
+    panel.page.wait_for(js, TASK_TIMEOUT).unwrap_or_else(|e| panic!("waiting for {js}: {e:#}"))
+}
+
+fn click(panel: &Panel, selector: &str) {
+    let js = format!(
+        "(() => {{ const b = document.querySelector({}); if (!b || b.hidden) return false; b.click(); return true; }})()",
+        serde_json::to_string(selector).expect("json")
+    );
+    wait_js(panel, &js);
+}
+
+fn set_value(panel: &Panel, selector: &str, value: &str) {
+    let js = format!(
+        "(() => {{ const i = document.querySelector({}); if (!i) return false; i.value = {}; return true; }})()",
+        serde_json::to_string(selector).expect("json"),
+        serde_json::to_string(value).expect("json")
+    );
+    wait_js(panel, &js);
+}
+
+/// The stored routines.
+fn routines(worker: &waymark_tests::chromium::Page) -> Value {
+    worker
+        .eval("chrome.storage.local.get('routines').then((r) => r.routines ?? [])")
+        .expect("routines")
+}
+
+/// Waits until the routine has `runs` runs in its stored history; the routine.
+fn wait_runs(worker: &waymark_tests::chromium::Page, runs: usize) -> Value {
+    let js = format!(
+        "chrome.storage.local.get('routines').then((r) => {{ const x = (r.routines ?? [])[0]; \
+         return x && x.history.length >= {runs} ? x : null; }})"
+    );
+    worker.wait_for(&js, TASK_TIMEOUT).unwrap_or_else(|e| panic!("waiting for {runs} runs: {e:#}"))
+}
+
+fn notifications(worker: &waymark_tests::chromium::Page) -> Value {
+    worker.eval("chrome.notifications.getAll().then((n) => Object.keys(n))").expect("notes")
+}
+
+fn fire(worker: &waymark_tests::chromium::Page, id: &str) {
+    let js =
+        format!("chrome.alarms.create('routine:{id}', {{ when: Date.now() }}).then(() => true)");
+    worker.eval(&js).expect("alarm");
+}
+
+#[test]
+fn a_scheduled_workflow_runs_in_the_background_and_tells_when_the_price_drops() {
+    let Some(extension) = built_extension() else { return };
+    let llm = ScriptedLlm::start(|req| {
+        role_reply(req).unwrap_or_else(|| ScriptedReply::text("no model is needed here"))
+    })
+    .expect("scripted LLM");
+    let site = FixtureServer::builder(paths::fixtures_dir().join("site")).start().expect("site");
+    let page_url = site.url("/routine/price.html");
+    let wm =
+        Waymark::launch(&extension, Setup { llm: &llm, install_host: true, site }).expect("launch");
+    let shop = wm.open("/routine/price.html").expect("the shop");
+    let panel = wm.panel().expect("panel");
+    panel.wait_text("host-status", "t.includes('connected')").expect("host connects");
+
+    // A workflow that reads the page, imported as a user would import one.
+    let workflow = json!({
+        "schema_version": 1, "id": "price", "name": "Teapot price", "task": "Read the teapot's price",
+        "steps": [{"intent": "Read the price", "page": page_url, "action": {"do": "extract"}}],
+    });
+    click(&panel, "#workflows-open");
+    click(&panel, "#workflow-import-box summary");
+    set_value(&panel, "#workflow-import-json", &workflow.to_string());
+    click(&panel, "#workflow-import");
+    panel.wait_text("workflows-notice", "t.includes('Teapot price')").expect("imported");
+
+    // Scheduled from the panel: every day at 08:00, tell me when the price drops below 40.
+    click(&panel, "#workflow-list li button[data-action=schedule]");
+    let form = "#workflow-list li .routine-form";
+    wait_js(
+        &panel,
+        &format!(
+            "(() => {{ const f = document.querySelector('{form}'); \
+             f.querySelector('[id$=-notify]').value = 'below'; \
+             f.querySelector('[id$=-key]').value = 'page'; \
+             f.querySelector('[id$=-limit]').value = '40'; \
+             f.requestSubmit(); return true; }})()"
+        ),
+    );
+    panel.wait_text("routines-notice", "t.includes('runs every day at 08:00')").expect("saved");
+    let shown = wait_js(&panel, "document.querySelector('#routine-list li')?.textContent");
+    assert!(
+        shown.to_string().contains("every day at 08:00 · tells you when page drops below 40"),
+        "{shown}"
+    );
+    let worker = wm.attach_worker().expect("attach worker");
+    let id = routines(&worker)[0]["id"].as_str().expect("id").to_owned();
+    let alarm = worker
+        .eval(&format!("chrome.alarms.get('routine:{id}').then((a) => a ? a.scheduledTime : 0)"))
+        .expect("alarm");
+    assert!(alarm.as_f64().unwrap_or(0.0) > 0.0, "the alarm is set: {alarm}");
+
+    // The alarm fires: the run happens in a new background tab; the user's tab stays theirs.
+    let active_before = worker
+        .eval("chrome.tabs.query({active: true, lastFocusedWindow: true}).then((t) => t[0].id)")
+        .expect("active");
+    let calls_before = llm.requests().len();
+    fire(&worker, &id);
+    let first = wait_runs(&worker, 1);
+    let run = &first["history"][0];
+    assert_eq!(run["ending"], json!("done"), "{first}");
+    assert!(run["findings"]["page"].as_str().unwrap_or("").contains("45.00"), "{first}");
+    let active_after = worker
+        .eval("chrome.tabs.query({active: true, lastFocusedWindow: true}).then((t) => t[0].id)")
+        .expect("active");
+    assert_eq!(active_before, active_after, "the run never took the user's tab");
+    let not_told = notifications(&worker);
+    assert!(!not_told.to_string().contains(&id), "45 is not below 40: {not_told}");
+
+    // The price drops: the next run tells the user, with what changed.
+    shop.eval("localStorage.setItem('price', '39.99'); true").expect("price");
+    fire(&worker, &id);
+    let second = wait_runs(&worker, 2);
+    assert_eq!(second["history"][1]["ending"], json!("done"), "{second}");
+    let told = worker
+        .wait_for(
+            &format!("chrome.notifications.getAll().then((n) => n['routine:{id}'] ? Object.keys(n) : null)"),
+            TASK_TIMEOUT,
+        )
+        .expect("the drop is told");
+    assert!(told.to_string().contains(&format!("routine:{id}")), "told: {told}");
+    let changes = second["history"][1]["changes"].to_string();
+    assert!(changes.contains("45.00") && changes.contains("39.99"), "{changes}");
+    assert_eq!(
+        llm.requests().len() - calls_before,
+        llm.requests().iter().skip(calls_before).filter(|r| role_reply(r).is_some()).count(),
+        "no navigator call: the workflow replays without the model"
+    );
+    let listed = wait_js(
+        &panel,
+        "(() => { const t = document.querySelector('#routine-list .routine-runs')?.textContent ?? ''; return t.includes('39.99') ? t : null; })()",
+    );
+    assert!(listed.to_string().contains("done: page:"), "{listed}");
+
+    // Its workflow is deleted: the routine fails, says so once, then stays quiet.
+    worker
+        .eval(&format!("chrome.notifications.clear('routine:{id}').then(() => true)"))
+        .expect("clear");
+    click(&panel, "#workflow-list li button[data-action=delete]");
+    wait_js(&panel, "!document.getElementById('workflow-confirm-delete').hidden");
+    click(&panel, "#workflow-confirm-yes");
+    panel.wait_text("workflows-notice", "t.includes('Deleted')").expect("deleted");
+    fire(&worker, &id);
+    let third = wait_runs(&worker, 3);
+    assert_eq!(third["history"][2]["ending"], json!("failed"), "{third}");
+    assert!(third["history"][2]["answer"].to_string().contains("no longer saved"), "{third}");
+    worker
+        .wait_for(
+            &format!("chrome.notifications.getAll().then((n) => n['routine:{id}'] ? true : null)"),
+            TASK_TIMEOUT,
+        )
+        .expect("the failure is told");
+    worker
+        .eval(&format!("chrome.notifications.clear('routine:{id}').then(() => true)"))
+        .expect("clear");
+    fire(&worker, &id);
+    wait_runs(&worker, 4);
+    assert!(!notifications(&worker).to_string().contains(&id), "told once, not at every run");
+    llm.assert_no_script_panics().expect("script ok");
+}

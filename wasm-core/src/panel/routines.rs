@@ -1,0 +1,235 @@
+//! The side panel's routines: the list (what each runs, when, its last runs) and the form that
+//! schedules a saved workflow. The form comes back as typed fields; whether it makes a routine
+//! is decided here.
+
+use crate::routine::{
+    CardInRun, MissedRuns, NotifyWhen, Routine, RoutineJob, RunEnding, Schedule, TimeOfDay, Weekday,
+};
+use serde::{Deserialize, Serialize};
+use std::collections::BTreeMap;
+
+/// How often, as the form says it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Every {
+    /// Every hour (at the form's minute).
+    Hour,
+    /// Every day.
+    Day,
+    /// Monday to Friday.
+    Weekday,
+    /// Once a week (on the form's day).
+    Week,
+}
+
+/// When to tell the user, as the form says it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum NotifyChoice {
+    /// Any finding changes.
+    Changes,
+    /// A finding's number drops below the limit.
+    Below,
+    /// A finding's number rises above the limit.
+    Above,
+    /// Every run.
+    EveryRun,
+}
+
+/// The schedule form of one workflow.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct RoutineForm {
+    /// The workflow it runs.
+    pub workflow: String,
+    /// Values of the workflow's inputs.
+    #[serde(default)]
+    pub values: BTreeMap<String, String>,
+    /// How often.
+    pub every: Every,
+    /// The time of day, `HH:MM` (for hourly runs, only the minutes count).
+    pub at: String,
+    /// The day, for weekly runs.
+    #[serde(default)]
+    pub day: Option<Weekday>,
+    /// When to notify.
+    pub notify: NotifyChoice,
+    /// The finding a limit applies to.
+    #[serde(default)]
+    pub key: String,
+    /// The limit, as typed.
+    #[serde(default)]
+    pub limit: String,
+    /// Runs missed while the browser was closed.
+    #[serde(default)]
+    pub missed: MissedRuns,
+    /// What a card does to a run.
+    #[serde(default)]
+    pub on_card: CardInRun,
+}
+
+impl RoutineForm {
+    /// The routine the form describes, or what is wrong with it (in the user's words).
+    pub fn routine(
+        &self,
+        id: String,
+        workflow_name: &str,
+        now_ms: f64,
+        offset_minutes: i32,
+    ) -> Result<Routine, String> {
+        let at = parse_time(&self.at)
+            .ok_or_else(|| format!("“{}” is not a time of day (write it as 08:30)", self.at))?;
+        let schedule = match self.every {
+            Every::Hour => Schedule::Hour { minute: at.minute },
+            Every::Day => Schedule::Day { at },
+            Every::Weekday => Schedule::Weekday { at },
+            Every::Week => {
+                Schedule::Week { day: self.day.ok_or("choose the day of the week it runs")?, at }
+            }
+        };
+        let key = self.key.trim().to_owned();
+        let limit = || {
+            if key.is_empty() {
+                return Err("name the finding the limit applies to (its key, e.g. price)".into());
+            }
+            crate::routine::number_in(&self.limit)
+                .ok_or_else(|| format!("“{}” is not a number", self.limit))
+        };
+        let notify = match self.notify {
+            NotifyChoice::Changes => NotifyWhen::Changes,
+            NotifyChoice::EveryRun => NotifyWhen::EveryRun,
+            NotifyChoice::Below => NotifyWhen::Below { limit: limit()?, key: key.clone() },
+            NotifyChoice::Above => NotifyWhen::Above { limit: limit()?, key: key.clone() },
+        };
+        Ok(Routine {
+            id,
+            name: workflow_name.to_owned(),
+            job: RoutineJob::Workflow { id: self.workflow.clone(), values: self.values.clone() },
+            start_url: None,
+            next_ms: schedule.next_after(now_ms, offset_minutes),
+            schedule,
+            notify,
+            on_card: self.on_card,
+            missed: self.missed,
+            paused: false,
+            history: Vec::new(),
+        })
+    }
+}
+
+/// `HH:MM` (or `H:MM`) as a time of day.
+fn parse_time(text: &str) -> Option<TimeOfDay> {
+    let (hour, minute) = text.trim().split_once(':')?;
+    TimeOfDay::new(hour.trim().parse().ok()?, minute.trim().parse().ok()?)
+}
+
+/// Everything the panel shows about routines.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct RoutinesView {
+    /// Every routine.
+    #[serde(default)]
+    pub list: Vec<RoutineItem>,
+    /// Why the last change failed.
+    #[serde(default)]
+    pub error: Option<String>,
+    /// What the last change did.
+    #[serde(default)]
+    pub notice: Option<String>,
+}
+
+/// One routine in the list, in words.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct RoutineItem {
+    /// Its id.
+    pub id: String,
+    /// Its name.
+    pub name: String,
+    /// "every day at 08:00 · tells you when price drops below 40".
+    pub plan: String,
+    /// Paused.
+    pub paused: bool,
+    /// When it runs next (ms since the epoch; the panel writes it in the user's locale).
+    pub next_ms: f64,
+    /// Its latest runs, newest first, one line each.
+    pub runs: Vec<String>,
+}
+
+/// The list the panel draws.
+pub fn list(routines: &[Routine]) -> Vec<RoutineItem> {
+    routines
+        .iter()
+        .map(|r| RoutineItem {
+            id: r.id.clone(),
+            name: r.name.clone(),
+            plan: format!("{} · tells you {}", r.schedule.describe(), r.notify.describe()),
+            paused: r.paused,
+            next_ms: r.next_ms,
+            runs: r.history.iter().rev().take(5).map(run_line).collect(),
+        })
+        .collect()
+}
+
+fn run_line(run: &crate::routine::RoutineRun) -> String {
+    let seconds = run.duration_ms / 1000.0;
+    let what = match run.ending {
+        RunEnding::Done if run.changes.is_empty() => "done, no change".to_owned(),
+        RunEnding::Done => {
+            let changes: Vec<String> =
+                run.changes.iter().map(crate::routine::FindingChange::describe).collect();
+            format!("done: {}", changes.join("; "))
+        }
+        RunEnding::Failed => format!("failed: {}", run.answer),
+        RunEnding::Stopped => format!("stopped: {}", run.answer),
+    };
+    crate::observation::shorten(&format!("{what} ({seconds:.1} s)"), 200)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn form(every: Every, at: &str, notify: NotifyChoice, limit: &str) -> RoutineForm {
+        RoutineForm {
+            workflow: "w1".into(),
+            values: BTreeMap::new(),
+            every,
+            at: at.into(),
+            day: None,
+            notify,
+            key: "price".into(),
+            limit: limit.into(),
+            missed: MissedRuns::RunOnce,
+            on_card: CardInRun::Wait,
+        }
+    }
+
+    #[test]
+    fn the_form_makes_a_routine_or_says_what_is_wrong() {
+        let ok = form(Every::Day, "8:05", NotifyChoice::Below, "€40")
+            .routine("r".into(), "Teapot", 0.0, 0)
+            .expect("valid");
+        assert_eq!(ok.schedule, Schedule::Day { at: TimeOfDay::new(8, 5).expect("t") });
+        assert_eq!(ok.notify, NotifyWhen::Below { key: "price".into(), limit: 40.0 });
+        assert_eq!(ok.next_ms, 8.0 * 3_600_000.0 + 5.0 * 60_000.0);
+        let items = list(&[ok]);
+        assert_eq!(items[0].plan, "every day at 08:05 · tells you when price drops below 40");
+
+        let bad_time = form(Every::Day, "25:00", NotifyChoice::Changes, "");
+        assert!(
+            bad_time.routine("r".into(), "T", 0.0, 0).expect_err("refused").contains("time of day")
+        );
+        let no_day = form(Every::Week, "08:00", NotifyChoice::Changes, "");
+        assert!(
+            no_day
+                .routine("r".into(), "T", 0.0, 0)
+                .expect_err("refused")
+                .contains("day of the week")
+        );
+        let no_limit = form(Every::Day, "08:00", NotifyChoice::Above, "lots");
+        assert!(
+            no_limit
+                .routine("r".into(), "T", 0.0, 0)
+                .expect_err("refused")
+                .contains("not a number")
+        );
+    }
+}

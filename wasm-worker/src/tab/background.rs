@@ -1,0 +1,21 @@
+//! A tab of the user's browser that does not take focus, for a routine's run.
+
+use super::{ChromeTab, TabPage, bad_reply, check_url, promise, props};
+use crate::chrome;
+use waymark_core::agent::PageError;
+
+/// How long the start page may take to load before the run goes on with what is there.
+const LOAD_WAIT_MS: f64 = 15_000.0;
+
+/// Opens `url` in a new background tab of the window the user used last and waits (bounded)
+/// until it has loaded; the tab's id.
+pub async fn open_background(url: &str) -> Result<i32, PageError> {
+    check_url(url)?;
+    let created =
+        promise(chrome::tabs_create(&props(serde_json::json!({ "url": url, "active": false }))?))
+            .await?;
+    let tab: ChromeTab =
+        serde_wasm_bindgen::from_value(created).map_err(bad_reply("the new tab"))?;
+    TabPage::new(tab.id).settle(LOAD_WAIT_MS).await;
+    Ok(tab.id)
+}

@@ -1,0 +1,267 @@
+//! The routines side of the worker: keeps the routines and their alarms, answers the panel's
+//! routine requests, and runs a routine when its alarm fires — a saved workflow replayed in a
+//! background tab through the same agent, policy and cards as the user's own runs — then shows
+//! the notification the core decided on. What a routine is, when it runs and what a run is
+//! worth telling are decided in `waymark_core::routine`.
+
+use super::env::BrowserEnv;
+use super::{Worker, storage, task};
+use crate::alarms;
+use std::cell::{Cell, RefCell};
+use std::collections::BTreeMap;
+use std::rc::Rc;
+use waymark_core::agent::{Env, OutputMode, Reply};
+use waymark_core::panel::routines as view;
+use waymark_core::panel::{PanelRequest, TaskView};
+use waymark_core::routine::{CardInRun, Routine, RoutineRun, RunEnding};
+use waymark_core::workflow::WorkflowRun;
+
+/// Where the routines are stored (one list: they are few and small).
+const KEY: &str = "routines";
+/// How long a run waits when a task of the user's is running.
+const BUSY_DELAY_MS: f64 = 5.0 * 60_000.0;
+
+/// The worker's routines.
+#[derive(Default)]
+pub(super) struct RoutinesState {
+    list: RefCell<Vec<Routine>>,
+    /// A routine is running now (one at a time).
+    running: Cell<bool>,
+}
+
+fn now() -> f64 {
+    BrowserEnv.now_ms()
+}
+
+/// Loads the routines at worker start, sets their alarms, and runs those whose time passed
+/// while the browser was closed (once each, as each one says).
+pub(super) async fn load(w: &Rc<Worker>) {
+    let mut list: Vec<Routine> = storage::load_json(KEY).await.unwrap_or_default();
+    let offset = alarms::utc_offset_minutes();
+    let mut due = Vec::new();
+    for routine in &mut list {
+        if routine.on_start(now(), offset) {
+            due.push(routine.id.clone());
+        }
+    }
+    for routine in &list {
+        arm(routine);
+    }
+    *w.routines.list.borrow_mut() = list;
+    refresh(w);
+    for id in due {
+        wasm_bindgen_futures::spawn_local(run(w.clone(), id));
+    }
+}
+
+fn arm(routine: &Routine) {
+    let name = alarms::name_of(&routine.id);
+    if routine.paused {
+        alarms::alarm_clear(&name);
+    } else {
+        alarms::alarm_at(&name, routine.next_ms);
+    }
+}
+
+fn refresh(w: &Rc<Worker>) {
+    let items = view::list(&w.routines.list.borrow());
+    w.state.borrow_mut().routines.list = items;
+    w.broadcast();
+}
+
+fn say(w: &Rc<Worker>, result: Result<String, String>) {
+    {
+        let mut state = w.state.borrow_mut();
+        let (notice, error) = match result {
+            Ok(notice) => (Some(notice), None),
+            Err(error) => (None, Some(error)),
+        };
+        state.routines.notice = notice;
+        state.routines.error = error;
+    }
+    refresh(w);
+}
+
+async fn persist(w: &Rc<Worker>) -> Result<(), String> {
+    let list = w.routines.list.borrow().clone();
+    storage::save_json(KEY, &list)
+        .await
+        .map_err(|e| format!("browser storage refused the routines ({e}); nothing was changed"))
+}
+
+/// One routine request of the panel.
+pub(super) async fn handle(w: Rc<Worker>, request: PanelRequest) {
+    let before = w.routines.list.borrow().clone();
+    let result = match request {
+        PanelRequest::SaveRoutine { form } => {
+            let name = w.workflows.name_of(&form.workflow);
+            let id = format!("{:x}{:08x}", now() as u64, BrowserEnv.random_u64() as u32);
+            match name
+                .ok_or_else(|| "That workflow is no longer saved.".to_owned())
+                .and_then(|name| form.routine(id, &name, now(), alarms::utc_offset_minutes()))
+            {
+                Ok(routine) => {
+                    let said = format!("“{}” runs {}", routine.name, routine.schedule.describe());
+                    w.routines.list.borrow_mut().push(routine);
+                    Ok(said)
+                }
+                Err(e) => Err(format!("The routine was not saved: {e}.")),
+            }
+        }
+        PanelRequest::PauseRoutine { id, paused } => {
+            let offset = alarms::utc_offset_minutes();
+            let mut list = w.routines.list.borrow_mut();
+            match list.iter_mut().find(|r| r.id == id) {
+                Some(r) => {
+                    r.paused = paused;
+                    if !paused {
+                        r.next_ms = r.schedule.next_after(now(), offset);
+                    }
+                    Ok(format!("“{}” {}", r.name, if paused { "is paused" } else { "runs again" }))
+                }
+                None => Err("That routine is gone.".into()),
+            }
+        }
+        PanelRequest::DeleteRoutine { id } => {
+            let mut list = w.routines.list.borrow_mut();
+            let name = list.iter().find(|r| r.id == id).map(|r| r.name.clone());
+            list.retain(|r| r.id != id);
+            alarms::alarm_clear(&alarms::name_of(&id));
+            name.map(|n| format!("Deleted the routine “{n}”")).ok_or("That routine is gone.".into())
+        }
+        PanelRequest::RunRoutine { id } => {
+            run(w.clone(), id).await;
+            return;
+        }
+        _ => return,
+    };
+    let result = match result {
+        Ok(said) => match persist(&w).await {
+            Ok(()) => Ok(said),
+            Err(e) => {
+                *w.routines.list.borrow_mut() = before;
+                Err(e)
+            }
+        },
+        Err(e) => Err(e),
+    };
+    for routine in w.routines.list.borrow().iter() {
+        arm(routine);
+    }
+    say(&w, result);
+}
+
+/// Runs routine `id` now (its alarm fired, or the user asked): in a new background tab, then
+/// records the run, schedules the next one and notifies as the core decides.
+pub(super) async fn run(w: Rc<Worker>, id: String) {
+    let Some(routine) = w.routines.list.borrow().iter().find(|r| r.id == id).cloned() else {
+        alarms::alarm_clear(&alarms::name_of(&id));
+        return;
+    };
+    if w.routines.running.get() || w.controls.borrow().is_some() {
+        // One thing at a time: the user's task (or another routine) goes first.
+        update(&w, &id, |r| r.postpone(now(), BUSY_DELAY_MS)).await;
+        return;
+    }
+    w.routines.running.set(true);
+    let started = now();
+    let run = match prepare(&w, &routine) {
+        Ok((url, workflow_run)) => run_in_background(&w, &routine, url, workflow_run).await,
+        Err(e) => RoutineRun {
+            started_ms: started,
+            duration_ms: 0.0,
+            ending: RunEnding::Failed,
+            answer: e,
+            findings: BTreeMap::new(),
+            changes: Vec::new(),
+            tokens: 0,
+        },
+    };
+    w.routines.running.set(false);
+    let offset = alarms::utc_offset_minutes();
+    let mut notice = None;
+    // Told before it is stored: whoever sees the run recorded finds its notification shown.
+    update(&w, &id, |r| {
+        notice = r.record(run, now(), offset);
+        if let Some(n) = &notice {
+            crate::chrome::notify(&alarms::name_of(&n.routine), &n.title, &n.message);
+        }
+    })
+    .await;
+}
+
+/// The start page and the bound workflow of a routine's run, or why it cannot run.
+fn prepare(w: &Rc<Worker>, routine: &Routine) -> Result<(String, WorkflowRun), String> {
+    let waymark_core::routine::RoutineJob::Workflow { id, values } = &routine.job else {
+        return Err("only saved workflows run as routines so far".into());
+    };
+    let workflow =
+        w.workflows.get(id).ok_or_else(|| "its workflow is no longer saved".to_owned())?;
+    let url = routine.start_page(&workflow)?;
+    let run = WorkflowRun::bind(workflow, values.clone()).map_err(|e| e.to_string())?;
+    Ok((url, run))
+}
+
+async fn run_in_background(
+    w: &Rc<Worker>,
+    routine: &Routine,
+    url: String,
+    run: WorkflowRun,
+) -> RoutineRun {
+    let started = now();
+    let tab = match crate::tab::open_background(&url).await {
+        Ok(tab) => tab,
+        Err(e) => {
+            return RoutineRun {
+                started_ms: started,
+                duration_ms: now() - started,
+                ending: RunEnding::Failed,
+                answer: format!("its page could not be opened ({e})"),
+                findings: BTreeMap::new(),
+                changes: Vec::new(),
+                tokens: 0,
+            };
+        }
+    };
+    let prompt = run.task_text();
+    let mut task_view = TaskView::started(&prompt);
+    task_view.workflow = Some(format!("{} (routine)", run.workflow.name));
+    let allowed_sites = {
+        let mut state = w.state.borrow_mut();
+        state.task = Some(task_view);
+        state.task_turn = None;
+        state.settings.agent.allowed_sites.clone()
+    };
+    w.broadcast();
+    let opts = task::StartOptions {
+        prompt,
+        mode: OutputMode::default(),
+        max_steps: None,
+        step_mode: false,
+        resources: BTreeMap::new(),
+        allowed_sites,
+        workflow: Some(run),
+        tab: Some(tab),
+        on_card: Some(match routine.on_card {
+            CardInRun::Wait => None,
+            CardInRun::Stop => Some(Reply::stop()),
+        })
+        .flatten(),
+    };
+    let outcome = task::run_to_end(w.clone(), opts).await;
+    RoutineRun::of(&outcome, started, 0)
+}
+
+async fn update(w: &Rc<Worker>, id: &str, change: impl FnOnce(&mut Routine)) {
+    {
+        let mut list = w.routines.list.borrow_mut();
+        if let Some(r) = list.iter_mut().find(|r| r.id == id) {
+            change(r);
+            arm(r);
+        }
+    }
+    if let Err(e) = persist(w).await {
+        tracing::warn!(error = %e, "a routine's run was not stored");
+    }
+    refresh(w);
+}
