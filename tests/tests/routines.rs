@@ -3,7 +3,8 @@
 //! browser fires it) runs it in a background tab without the model and without taking the
 //! user's tab; the run's findings are compared with the previous run's and a Chrome
 //! notification says when the price drops below the limit (only then); a routine whose
-//! workflow is gone fails and says so once, not at every run.
+//! workflow is gone fails and says so once, not at every run. A card raised in a run waits for
+//! the user, with a notification, and the run goes on once they approve it.
 
 mod common;
 
@@ -60,6 +61,32 @@ fn fire(worker: &waymark_tests::chromium::Page, id: &str) {
     worker.eval(&js).expect("alarm");
 }
 
+fn import(panel: &Panel, workflow: &Value) {
+    click(panel, "#workflows-open");
+    click(panel, "#workflow-import-box summary");
+    set_value(panel, "#workflow-import-json", &workflow.to_string());
+    click(panel, "#workflow-import");
+    let name = workflow["name"].as_str().expect("name");
+    panel.wait_text("workflows-notice", &format!("t.includes('{name}')")).expect("imported");
+}
+
+/// Schedules the first workflow of the list every day at 08:00 with this condition.
+fn schedule(panel: &Panel, notify: &str, key: &str, limit: &str) {
+    click(panel, "#workflow-list li button[data-action=schedule]");
+    let form = "#workflow-list li .routine-form";
+    wait_js(
+        panel,
+        &format!(
+            "(() => {{ const f = document.querySelector('{form}'); \
+             f.querySelector('[id$=-notify]').value = '{notify}'; \
+             f.querySelector('[id$=-key]').value = '{key}'; \
+             f.querySelector('[id$=-limit]').value = '{limit}'; \
+             f.requestSubmit(); return true; }})()"
+        ),
+    );
+    panel.wait_text("routines-notice", "t.includes('runs every day at 08:00')").expect("saved");
+}
+
 #[test]
 fn a_scheduled_workflow_runs_in_the_background_and_tells_when_the_price_drops() {
     let Some(extension) = built_extension() else { return };
@@ -80,26 +107,10 @@ fn a_scheduled_workflow_runs_in_the_background_and_tells_when_the_price_drops() 
         "schema_version": 1, "id": "price", "name": "Teapot price", "task": "Read the teapot's price",
         "steps": [{"intent": "Read the price", "page": page_url, "action": {"do": "extract"}}],
     });
-    click(&panel, "#workflows-open");
-    click(&panel, "#workflow-import-box summary");
-    set_value(&panel, "#workflow-import-json", &workflow.to_string());
-    click(&panel, "#workflow-import");
-    panel.wait_text("workflows-notice", "t.includes('Teapot price')").expect("imported");
+    import(&panel, &workflow);
 
     // Scheduled from the panel: every day at 08:00, tell me when the price drops below 40.
-    click(&panel, "#workflow-list li button[data-action=schedule]");
-    let form = "#workflow-list li .routine-form";
-    wait_js(
-        &panel,
-        &format!(
-            "(() => {{ const f = document.querySelector('{form}'); \
-             f.querySelector('[id$=-notify]').value = 'below'; \
-             f.querySelector('[id$=-key]').value = 'page'; \
-             f.querySelector('[id$=-limit]').value = '40'; \
-             f.requestSubmit(); return true; }})()"
-        ),
-    );
-    panel.wait_text("routines-notice", "t.includes('runs every day at 08:00')").expect("saved");
+    schedule(&panel, "below", "page", "40");
     let shown = wait_js(&panel, "document.querySelector('#routine-list li')?.textContent");
     assert!(
         shown.to_string().contains("every day at 08:00 · tells you when page drops below 40"),
@@ -178,5 +189,51 @@ fn a_scheduled_workflow_runs_in_the_background_and_tells_when_the_price_drops() 
     fire(&worker, &id);
     wait_runs(&worker, 4);
     assert!(!notifications(&worker).to_string().contains(&id), "told once, not at every run");
+    llm.assert_no_script_panics().expect("script ok");
+}
+
+#[test]
+fn a_card_in_a_run_waits_for_the_user_with_a_notification() {
+    let Some(extension) = built_extension() else { return };
+    let llm = ScriptedLlm::start(|req| {
+        role_reply(req).unwrap_or_else(|| ScriptedReply::text("no model is needed here"))
+    })
+    .expect("scripted LLM");
+    let site = FixtureServer::builder(paths::fixtures_dir().join("site")).start().expect("site");
+    let page_url = site.url("/routine/price.html");
+    let wm =
+        Waymark::launch(&extension, Setup { llm: &llm, install_host: true, site }).expect("launch");
+    let panel = wm.panel().expect("panel");
+    panel.wait_text("host-status", "t.includes('connected')").expect("host connects");
+    // An imported workflow's first run asks about each step it does: a card in the run.
+    let workflow = json!({
+        "schema_version": 1, "id": "watch", "name": "Watch the teapot", "task": "Watch the price",
+        "steps": [{"intent": "Start watching", "page": page_url, "action": {"do": "click"},
+                   "target": {"role": "button", "name": "Watch the price", "heading": "Teapot"}}],
+    });
+    import(&panel, &workflow);
+    schedule(&panel, "every_run", "", "");
+    let worker = wm.attach_worker().expect("attach worker");
+    let id = routines(&worker)[0]["id"].as_str().expect("id").to_owned();
+    fire(&worker, &id);
+
+    // The run waits at the card, and the user is told.
+    worker
+        .wait_for(
+            "chrome.notifications.getAll().then((n) => n['waymark-intervention'] ? true : null)",
+            TASK_TIMEOUT,
+        )
+        .unwrap_or_else(|e| panic!("the card is told: {e:#}; routines: {}", routines(&worker)));
+    assert!(routines(&worker)[0]["history"].as_array().expect("history").is_empty(), "waiting");
+    let card = panel.approve_card().expect("the card waits in the panel");
+    assert!(card.contains("Watch the price"), "{card}");
+    let done = wait_runs(&worker, 1);
+    assert_eq!(done["history"][0]["ending"], json!("done"), "{done}");
+    let clicked = worker
+        .eval(&format!(
+            "chrome.tabs.query({{}}).then((t) => t.filter((x) => x.url === '{page_url}').map((x) => x.active))"
+        ))
+        .expect("tabs");
+    assert_eq!(clicked, json!([false]), "the run's tab never took focus");
     llm.assert_no_script_panics().expect("script ok");
 }
