@@ -19,10 +19,9 @@ function select(id, label, options, value) {
   ];
 }
 
-// The schedule form of one workflow (in its list item; hidden until "Schedule…").
-export function scheduleForm(item) {
-  const p = `routine-${item.id}`;
-  const form = el('form', { className: 'routine-form', hidden: true },
+// The schedule fields, ids prefixed with `p`.
+function scheduleFields(p) {
+  return [
     ...select(`${p}-every`, 'Runs', EVERY, 'day'),
     ...select(`${p}-day`, 'Day', DAYS.map((d) => [d, d[0].toUpperCase() + d.slice(1)]), 'monday'),
     el('label', { htmlFor: `${p}-at`, textContent: 'At' }),
@@ -34,21 +33,43 @@ export function scheduleForm(item) {
     el('input', { id: `${p}-limit`, autocomplete: 'off', inputMode: 'decimal', placeholder: '40' }),
     ...select(`${p}-missed`, 'If the browser was closed at that time', [['run_once', 'run once when it starts'], ['skip', 'skip to the next time']], 'run_once'),
     ...select(`${p}-card`, 'If a step needs your approval', [['wait', 'wait for me (with a notification)'], ['stop', 'stop the run']], 'wait'),
+  ];
+}
+
+// The schedule form of one workflow (in its list item; hidden until "Schedule…").
+export function scheduleForm(item) {
+  const form = el('form', { className: 'routine-form', hidden: true },
+    ...scheduleFields(`routine-${item.id}`),
     el('div', { className: 'row' }, el('button', { type: 'submit', textContent: `Schedule “${item.name}”` })));
   form.dataset.id = item.id;
   return form;
 }
 
+// The schedule form of a task in words (under the routines).
+function taskForm() {
+  return el('form', { id: 'routine-task-form', className: 'routine-form' },
+    el('label', { htmlFor: 'routine-task-prompt', textContent: 'Task' }),
+    el('textarea', { id: 'routine-task-prompt', rows: 2, placeholder: 'Read the price of the teapot' }),
+    el('label', { htmlFor: 'routine-task-url', textContent: 'Start page' }),
+    el('input', { id: 'routine-task-url', type: 'url', autocomplete: 'off', placeholder: 'https://…' }),
+    ...scheduleFields('routine-task'),
+    el('div', { className: 'row' }, el('button', { type: 'submit', textContent: 'Schedule the task' })));
+}
+
+// The schedule fields' values (prefix `p`).
+function scheduleOf(p) {
+  const value = (name) => $(`${p}-${name}`).value;
+  return {
+    every: value('every'), at: value('at'), day: value('day'), notify: value('notify'),
+    key: value('key'), limit: value('limit'), missed: value('missed'), on_card: value('card'),
+  };
+}
+
 function formOf(form) {
   const id = form.dataset.id;
-  const value = (name) => $(`routine-${id}-${name}`).value;
   const values = Object.fromEntries([...form.closest('li').querySelectorAll('.run-form input')]
     .filter((i) => i.type !== 'password').map((i) => [i.name, i.value]));
-  return {
-    workflow: id, values, every: value('every'), at: value('at'), day: value('day'),
-    notify: value('notify'), key: value('key'), limit: value('limit'),
-    missed: value('missed'), on_card: value('card'),
-  };
+  return { job: { kind: 'workflow', id, values }, start_url: '', ...scheduleOf(`routine-${id}`) };
 }
 
 function button(label, action, id) {
@@ -87,6 +108,19 @@ export function renderRoutines(state) {
 }
 
 export function initRoutines(send) {
+  const details = el('details', { id: 'routine-task-box' }, el('summary', { textContent: 'Schedule a task in words…' }), taskForm());
+  $('routines').append(details);
+  $('routine-task-form').addEventListener('submit', (event) => {
+    event.preventDefault();
+    send({
+      type: 'save_routine',
+      form: {
+        job: { kind: 'task', prompt: $('routine-task-prompt').value },
+        start_url: $('routine-task-url').value,
+        ...scheduleOf('routine-task'),
+      },
+    });
+  });
   $('workflow-list').addEventListener('submit', (event) => {
     const form = event.target;
     if (!form.classList.contains('routine-form')) return;

@@ -8,7 +8,7 @@
 
 mod common;
 
-use common::{Panel, Setup, TASK_TIMEOUT, Waymark, built_extension, role_reply};
+use common::{Panel, Setup, TASK_TIMEOUT, Waymark, built_extension, message_text, role_reply};
 use serde_json::{Value, json};
 use waymark_tests::fixture_server::FixtureServer;
 use waymark_tests::llm_server::{ScriptedLlm, ScriptedReply};
@@ -235,5 +235,49 @@ fn a_card_in_a_run_waits_for_the_user_with_a_notification() {
         ))
         .expect("tabs");
     assert_eq!(clicked, json!([false]), "the run's tab never took focus");
+    llm.assert_no_script_panics().expect("script ok");
+}
+
+#[test]
+fn a_task_in_words_runs_on_schedule_with_the_model_on_its_start_page() {
+    let Some(extension) = built_extension() else { return };
+    let llm = ScriptedLlm::start(|req| {
+        if let Some(reply) = role_reply(req) {
+            return reply;
+        }
+        if message_text(&req.body, 1).contains("Extract the page's text") {
+            ScriptedReply::tool_call(
+                "done",
+                json!({"answer": "The teapot costs €45.00.", "success": true}),
+            )
+        } else {
+            ScriptedReply::tool_call("extract", json!({}))
+        }
+    })
+    .expect("scripted LLM");
+    let site = FixtureServer::builder(paths::fixtures_dir().join("site")).start().expect("site");
+    let page_url = site.url("/routine/price.html");
+    let wm =
+        Waymark::launch(&extension, Setup { llm: &llm, install_host: true, site }).expect("launch");
+    let panel = wm.panel().expect("panel");
+    panel.wait_text("host-status", "t.includes('connected')").expect("host connects");
+    click(&panel, "#workflows-open");
+    click(&panel, "#routine-task-box summary");
+    set_value(&panel, "#routine-task-prompt", "Read the teapot's price");
+    set_value(&panel, "#routine-task-url", &page_url);
+    set_value(&panel, "#routine-task-every", "weekday");
+    wait_js(
+        &panel,
+        "(() => { document.getElementById('routine-task-form').requestSubmit(); return true; })()",
+    );
+    panel.wait_text("routines-notice", "t.includes('runs on weekdays at 08:00')").expect("saved");
+    let worker = wm.attach_worker().expect("attach worker");
+    let id = routines(&worker)[0]["id"].as_str().expect("id").to_owned();
+    fire(&worker, &id);
+    let done = wait_runs(&worker, 1);
+    let run = &done["history"][0];
+    assert_eq!(run["ending"], json!("done"), "{done}");
+    assert!(run["answer"].to_string().contains("€45.00"), "{done}");
+    assert!(run["findings"]["page"].as_str().unwrap_or("").contains("45.00"), "{done}");
     llm.assert_no_script_panics().expect("script ok");
 }

@@ -6,7 +6,6 @@ use crate::routine::{
     CardInRun, MissedRuns, NotifyWhen, Routine, RoutineJob, RunEnding, Schedule, TimeOfDay, Weekday,
 };
 use serde::{Deserialize, Serialize};
-use std::collections::BTreeMap;
 
 /// How often, as the form says it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
@@ -36,14 +35,14 @@ pub enum NotifyChoice {
     EveryRun,
 }
 
-/// The schedule form of one workflow.
+/// The schedule form: of a saved workflow, or of a task in words.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct RoutineForm {
-    /// The workflow it runs.
-    pub workflow: String,
-    /// Values of the workflow's inputs.
+    /// What it runs.
+    pub job: RoutineJob,
+    /// The page its tab opens (required for a task; a workflow starts on its first page).
     #[serde(default)]
-    pub values: BTreeMap<String, String>,
+    pub start_url: String,
     /// How often.
     pub every: Every,
     /// The time of day, `HH:MM` (for hourly runs, only the minutes count).
@@ -68,14 +67,30 @@ pub struct RoutineForm {
 }
 
 impl RoutineForm {
-    /// The routine the form describes, or what is wrong with it (in the user's words).
+    /// The routine the form describes, named `name` (the workflow's; a task's is its words),
+    /// or what is wrong with it (in the user's words).
     pub fn routine(
         &self,
         id: String,
-        workflow_name: &str,
+        name: &str,
         now_ms: f64,
         offset_minutes: i32,
     ) -> Result<Routine, String> {
+        let start_url = match self.start_url.trim() {
+            "" if matches!(self.job, RoutineJob::Task { .. }) => {
+                return Err("give the page the task starts on".into());
+            }
+            "" => None,
+            url => match url::Url::parse(url) {
+                Ok(u) if matches!(u.scheme(), "http" | "https") => Some(u.to_string()),
+                _ => return Err(format!("“{url}” is not a web page address (http or https)")),
+            },
+        };
+        if let RoutineJob::Task { prompt } = &self.job
+            && prompt.trim().is_empty()
+        {
+            return Err("write the task it does".into());
+        }
         let at = parse_time(&self.at)
             .ok_or_else(|| format!("“{}” is not a time of day (write it as 08:30)", self.at))?;
         let schedule = match self.every {
@@ -100,11 +115,15 @@ impl RoutineForm {
             NotifyChoice::Below => NotifyWhen::Below { limit: limit()?, key: key.clone() },
             NotifyChoice::Above => NotifyWhen::Above { limit: limit()?, key: key.clone() },
         };
+        let name = match &self.job {
+            RoutineJob::Task { prompt } => crate::observation::shorten(prompt.trim(), 60),
+            RoutineJob::Workflow { .. } => name.to_owned(),
+        };
         Ok(Routine {
             id,
-            name: workflow_name.to_owned(),
-            job: RoutineJob::Workflow { id: self.workflow.clone(), values: self.values.clone() },
-            start_url: None,
+            name,
+            job: self.job.clone(),
+            start_url,
             next_ms: schedule.next_after(now_ms, offset_minutes),
             schedule,
             notify,
@@ -186,11 +205,12 @@ fn run_line(run: &crate::routine::RoutineRun) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use std::collections::BTreeMap;
 
     fn form(every: Every, at: &str, notify: NotifyChoice, limit: &str) -> RoutineForm {
         RoutineForm {
-            workflow: "w1".into(),
-            values: BTreeMap::new(),
+            job: RoutineJob::Workflow { id: "w1".into(), values: BTreeMap::new() },
+            start_url: String::new(),
             every,
             at: at.into(),
             day: None,
@@ -224,6 +244,16 @@ mod tests {
                 .expect_err("refused")
                 .contains("day of the week")
         );
+        let mut task = form(Every::Hour, "00:30", NotifyChoice::Changes, "");
+        task.job = RoutineJob::Task { prompt: "Check the  teapot's price".into() };
+        assert!(task.routine("r".into(), "", 0.0, 0).expect_err("no page").contains("page"));
+        task.start_url = "javascript:alert(1)".into();
+        assert!(task.routine("r".into(), "", 0.0, 0).expect_err("bad").contains("web page"));
+        task.start_url = "https://shop.example/teapot".into();
+        let hourly = task.routine("r".into(), "", 0.0, 0).expect("a task routine");
+        assert_eq!(hourly.start_url.as_deref(), Some("https://shop.example/teapot"));
+        assert_eq!(hourly.name, "Check the  teapot's price");
+        assert_eq!(hourly.schedule, Schedule::Hour { minute: 30 });
         let no_limit = form(Every::Day, "08:00", NotifyChoice::Above, "lots");
         assert!(
             no_limit

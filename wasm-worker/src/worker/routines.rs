@@ -13,7 +13,7 @@ use std::rc::Rc;
 use waymark_core::agent::{Env, OutputMode, Reply};
 use waymark_core::panel::routines as view;
 use waymark_core::panel::{PanelRequest, TaskView};
-use waymark_core::routine::{CardInRun, Routine, RoutineRun, RunEnding};
+use waymark_core::routine::{CardInRun, Routine, RoutineJob, RoutineRun, RunEnding};
 use waymark_core::workflow::WorkflowRun;
 
 /// Where the routines are stored (one list: they are few and small).
@@ -94,10 +94,13 @@ pub(super) async fn handle(w: Rc<Worker>, request: PanelRequest) {
     let before = w.routines.list.borrow().clone();
     let result = match request {
         PanelRequest::SaveRoutine { form } => {
-            let name = w.workflows.name_of(&form.workflow);
+            let name = match &form.job {
+                RoutineJob::Workflow { id, .. } => w.workflows.name_of(id),
+                RoutineJob::Task { .. } => Some(String::new()),
+            };
             let id = format!("{:x}{:08x}", now() as u64, BrowserEnv.random_u64() as u32);
             match name
-                .ok_or_else(|| "That workflow is no longer saved.".to_owned())
+                .ok_or_else(|| "that workflow is no longer saved".to_owned())
                 .and_then(|name| form.routine(id, &name, now(), alarms::utc_offset_minutes()))
             {
                 Ok(routine) => {
@@ -190,23 +193,28 @@ pub(super) async fn run(w: Rc<Worker>, id: String) {
     .await;
 }
 
-/// The start page and the bound workflow of a routine's run, or why it cannot run.
-fn prepare(w: &Rc<Worker>, routine: &Routine) -> Result<(String, WorkflowRun), String> {
-    let waymark_core::routine::RoutineJob::Workflow { id, values } = &routine.job else {
-        return Err("only saved workflows run as routines so far".into());
+/// The start page and the bound workflow (none for a task) of a routine's run, or why it
+/// cannot run.
+fn prepare(w: &Rc<Worker>, routine: &Routine) -> Result<(String, Option<WorkflowRun>), String> {
+    let (id, values) = match &routine.job {
+        RoutineJob::Task { .. } => {
+            let url = routine.start_url.clone().ok_or("it has no start page")?;
+            return Ok((url, None));
+        }
+        RoutineJob::Workflow { id, values } => (id, values),
     };
     let workflow =
         w.workflows.get(id).ok_or_else(|| "its workflow is no longer saved".to_owned())?;
     let url = routine.start_page(&workflow)?;
     let run = WorkflowRun::bind(workflow, values.clone()).map_err(|e| e.to_string())?;
-    Ok((url, run))
+    Ok((url, Some(run)))
 }
 
 async fn run_in_background(
     w: &Rc<Worker>,
     routine: &Routine,
     url: String,
-    run: WorkflowRun,
+    run: Option<WorkflowRun>,
 ) -> RoutineRun {
     let started = now();
     let tab = match crate::tab::open_background(&url).await {
@@ -223,9 +231,13 @@ async fn run_in_background(
             };
         }
     };
-    let prompt = run.task_text();
+    let prompt = match (&run, &routine.job) {
+        (Some(run), _) => run.task_text(),
+        (None, RoutineJob::Task { prompt }) => prompt.clone(),
+        (None, RoutineJob::Workflow { .. }) => routine.name.clone(),
+    };
     let mut task_view = TaskView::started(&prompt);
-    task_view.workflow = Some(format!("{} (routine)", run.workflow.name));
+    task_view.workflow = Some(format!("{} (routine)", routine.name));
     let allowed_sites = {
         let mut state = w.state.borrow_mut();
         state.task = Some(task_view);
@@ -240,7 +252,7 @@ async fn run_in_background(
         step_mode: false,
         resources: BTreeMap::new(),
         allowed_sites,
-        workflow: Some(run),
+        workflow: run,
         tab: Some(tab),
         on_card: Some(match routine.on_card {
             CardInRun::Wait => None,
