@@ -1,6 +1,7 @@
 // Content script glue, injected by the service worker once per document. Loads the content
 // build of the Rust core (waymark-content: the DOM walk and actions only; real wasm first, its
-// wasm2js build when the page's CSP refuses to compile WebAssembly) and hands each request to it.
+// wasm2js build when the page's CSP refuses to compile WebAssembly) and hands each request that
+// comes on the worker's port to it.
 //
 // A panic traps the wasm and leaves its instance unusable: the requests waiting on it fail at
 // once (an action's promise would otherwise never settle), and the next request runs on a
@@ -46,21 +47,35 @@
   }
   // `log` is the worker's console level. A failure keeps its kind: Rust names its errors
   // (`name`), and the worker reads any other name (a trap's `RuntimeError`) itself.
-  globalThis.__waymark = {
-    handle(msg, log) {
-      loading ??= load();
-      // An action that takes time in the page (a drag) answers with a promise: awaited here.
-      return loading
-        .then(({ core, engine }) => run(core, msg, engine, log))
-        .then((value) => ({ ok: true, value }))
-        .catch((err) => {
-          if (err instanceof WebAssembly.RuntimeError) crash(String(err.message));
-          return {
-            ok: false,
-            name: String((err && err.name) || ''),
-            error: String((err && err.message) || err),
-          };
-        });
-    },
-  };
+  function handle(msg, log) {
+    loading ??= load();
+    // An action that takes time in the page (a drag) answers with a promise: awaited here.
+    return loading
+      .then(({ core, engine }) => run(core, msg, engine, log))
+      .then((value) => ({ ok: true, value }))
+      .catch((err) => {
+        if (err instanceof WebAssembly.RuntimeError) crash(String(err.message));
+        return {
+          ok: false,
+          name: String((err && err.name) || ''),
+          error: String((err && err.message) || err),
+        };
+      });
+  }
+  // The worker's requests come on ports it opens to this document (`chrome.tabs.connect`:
+  // only this extension can; the page's scripts see neither this world's `chrome.runtime` nor
+  // its ports). The greeting tells the worker a script read the port; each request is
+  // `{id, msg, log}` and its reply `{id, reply}`. A port that closed meanwhile takes no reply.
+  chrome.runtime.onConnect.addListener((port) => {
+    if (port.name !== 'waymark-content' || port.sender?.id !== chrome.runtime.id) return;
+    port.onMessage.addListener(({ id, msg, log }) => {
+      handle(msg, log).then((reply) => {
+        try {
+          port.postMessage({ id, reply });
+        } catch {}
+      });
+    });
+    port.postMessage({ hello: true });
+  });
+  globalThis.__waymark = true;
 })();
