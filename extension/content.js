@@ -8,8 +8,11 @@
 // fresh instance of the same module (`__wbg_reset_state`). The worker (Rust) decides what the
 // failure means for the action.
 (() => {
-  if (globalThis.__waymark) return;
-  const url = (path) => chrome.runtime.getURL(path);
+  // Once per document; an instance left by an earlier run of the extension (reloaded or
+  // updated: its `chrome.runtime` is cut off, so no port reaches it) is replaced.
+  if (globalThis.__waymark?.alive()) return;
+  const runtime = chrome.runtime;
+  const url = (path) => runtime.getURL(path);
   let loading = null;
   let crashed = false;
   // The reject functions of requests the instance has not answered yet.
@@ -66,8 +69,8 @@
   // only this extension can; the page's scripts see neither this world's `chrome.runtime` nor
   // its ports). The greeting tells the worker a script read the port; each request is
   // `{id, msg, log}` and its reply `{id, reply}`. A port that closed meanwhile takes no reply.
-  chrome.runtime.onConnect.addListener((port) => {
-    if (port.name !== 'waymark-content' || port.sender?.id !== chrome.runtime.id) return;
+  runtime.onConnect.addListener((port) => {
+    if (port.name !== 'waymark-content' || port.sender?.id !== runtime.id) return;
     port.onMessage.addListener(({ id, msg, log }) => {
       handle(msg, log).then((reply) => {
         try {
@@ -77,5 +80,5 @@
     });
     port.postMessage({ hello: true });
   });
-  globalThis.__waymark = true;
+  globalThis.__waymark = { alive: () => Boolean(runtime?.id) };
 })();
