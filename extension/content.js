@@ -65,20 +65,39 @@
         };
       });
   }
+  // Replies longer than the worker's `inline` bound, kept until it takes them (a few at most).
+  const held = new Map();
+  const HELD_MAX = 4;
   // The worker's requests come on ports it opens to this document (`chrome.tabs.connect`:
   // only this extension can; the page's scripts see neither this world's `chrome.runtime` nor
   // its ports). The greeting tells the worker a script read the port; each request is
-  // `{id, msg, log}` and its reply `{id, reply}`. A port that closed meanwhile takes no reply.
+  // `{id, msg, log, inline}` and its reply `{id, reply}`, or `{id, held: true}` for a reply
+  // whose JSON is longer than `inline`: the worker takes that one with `take(id)` (a port
+  // message is encoded as JSON again, which costs the page more than a script's result for
+  // long strings). A port that closed meanwhile takes no reply.
   runtime.onConnect.addListener((port) => {
     if (port.name !== 'waymark-content' || port.sender?.id !== runtime.id) return;
-    port.onMessage.addListener(({ id, msg, log }) => {
+    port.onMessage.addListener(({ id, msg, log, inline }) => {
       handle(msg, log).then((reply) => {
+        let out = { id, reply };
+        if (typeof reply.value === 'string' && reply.value.length > inline) {
+          held.set(id, reply);
+          if (held.size > HELD_MAX) held.delete(held.keys().next().value);
+          out = { id, held: true };
+        }
         try {
-          port.postMessage({ id, reply });
+          port.postMessage(out);
         } catch {}
       });
     });
     port.postMessage({ hello: true });
   });
-  globalThis.__waymark = { alive: () => Boolean(runtime?.id) };
+  globalThis.__waymark = {
+    alive: () => Boolean(runtime?.id),
+    take(id) {
+      const reply = held.get(id);
+      held.delete(id);
+      return reply;
+    },
+  };
 })();

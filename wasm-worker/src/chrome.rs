@@ -7,6 +7,16 @@ use wasm_bindgen::prelude::*;
 export function connect_content(tabId, frameId, documentId) {
   return chrome.tabs.connect(tabId, { name: 'waymark-content', frameId, documentId });
 }
+export function take_content_reply(tabId, documentId, id) {
+  return chrome.scripting
+    .executeScript({
+      target: { tabId, documentIds: [documentId] },
+      func: (i) => globalThis.__waymark?.take?.(i),
+      args: [id],
+      injectImmediately: true,
+    })
+    .then((results) => (results && results[0] ? results[0].result : undefined));
+}
 export function inject_content(target) {
   return chrome.scripting
     .executeScript({ target, files: ['content.js'], injectImmediately: true })
@@ -93,6 +103,11 @@ extern "C" {
     /// is gone. A document without the script closes the port without a word.
     #[wasm_bindgen(js_name = connect_content, catch)]
     pub fn connect_content(tab_id: i32, frame_id: u32, document_id: &str) -> Result<Port, JsValue>;
+
+    /// The reply to request `id` that `content.js` in `document_id` kept for the worker (too
+    /// long for its port): resolves to it, or `undefined` when the document has not kept it.
+    #[wasm_bindgen(js_name = take_content_reply)]
+    pub fn take_content_reply(tab_id: i32, document_id: &str, id: f64) -> js_sys::Promise;
 
     /// Injects `content.js` into the documents of `target` (a `chrome.scripting` injection
     /// target; it installs itself once per document).

@@ -61,16 +61,25 @@ impl Channel {
     }
 }
 
-/// A message from `content.js`: its greeting, or the reply to request `id`.
+/// A message from `content.js`: its greeting, or the reply to request `id` (or word that it
+/// kept the reply, which is too long for the port, for [`chrome::take_content_reply`]).
 #[derive(Deserialize)]
 struct FromContent {
     #[serde(default)]
     hello: bool,
     #[serde(default)]
     id: Option<u64>,
+    #[serde(default)]
+    held: bool,
     #[serde(default, with = "serde_wasm_bindgen::preserve")]
     reply: JsValue,
 }
+
+/// The longest reply (characters of its JSON) sent on the port; a longer one is taken with one
+/// `executeScript` instead. Chrome encodes a port message as JSON, and for long strings that
+/// costs the page ~5 µs per KiB against ~1.3 µs per KiB for a script's result; the extra
+/// round trip (~0.2 ms of the page's time) pays from about here (BENCHMARKS.md, issue 28).
+const INLINE_CHARS: usize = 32 * 1024;
 
 thread_local! {
     /// The open port of each frame, by tab and frame id (at most one: the frame's document).
@@ -101,7 +110,8 @@ fn channel(tab: i32, frame: u32, document: &str) -> Result<Rc<Channel>, JsValue>
             state.greeted.set(state.greeted.get() || msg.hello);
             let resolve = msg.id.and_then(|id| state.pending.borrow_mut().remove(&id));
             if let Some(resolve) = resolve {
-                let _ignored = resolve.call1(&JsValue::NULL, &msg.reply);
+                let reply = if msg.held { JsValue::TRUE } else { msg.reply };
+                let _ignored = resolve.call1(&JsValue::NULL, &reply);
             }
         })
     };
@@ -158,6 +168,7 @@ pub(super) async fn ask(
     };
     set("msg", msg);
     set("log", &JsValue::from_str(log));
+    set("inline", &JsValue::from_f64(INLINE_CHARS as f64));
     // A kept port whose document went a moment ago throws on send (nothing was sent): a new
     // port to the same document is tried once.
     let mut sent = None;
@@ -189,6 +200,12 @@ pub(super) async fn ask(
         Answer::TimedOut
     } else if value.is_null() {
         if channel.state.greeted.get() { Answer::Gone } else { Answer::Absent }
+    } else if value == JsValue::TRUE {
+        // Kept in the page: taken now (a document that went meanwhile has nothing to give).
+        match JsFuture::from(chrome::take_content_reply(tab, document, id as f64)).await {
+            Ok(reply) if reply.is_object() => Answer::Replied(reply),
+            _ => Answer::Gone,
+        }
     } else {
         Answer::Replied(value)
     })
