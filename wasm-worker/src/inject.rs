@@ -78,6 +78,24 @@ async fn reach(
     }
 }
 
+/// The document frame `frame` of the tab holds now.
+async fn current(tab_id: i32, frame: u32) -> Result<WebFrame, JsValue> {
+    let found = JsFuture::from(chrome::tab_frame(tab_id, frame)).await?;
+    if found.is_null() || found.is_undefined() {
+        return Err(JsValue::from_str(&format!("no frame {frame} in the tab")));
+    }
+    let found: WebFrame = serde_wasm_bindgen::from_value(found)
+        .map_err(|e| JsValue::from_str(&format!("the frame: {e}")))?;
+    Ok(WebFrame { frame_id: frame, ..found })
+}
+
+/// Whether `frame` holds another document than `document` now: it navigated between the
+/// look-up and the request (a request bound to the old document fails), so trying once more
+/// reaches the page the frame shows, as a request to the frame did before ports.
+async fn moved_on(tab_id: i32, frame: u32, document: &str) -> bool {
+    current(tab_id, frame).await.is_ok_and(|now| now.document_id != document)
+}
+
 /// Every frame of the tab: each reachable frame's id and reply (frames that cannot be
 /// scripted, or that went away meanwhile, are left out). Fails when the tab is gone or its
 /// top frame cannot be scripted.
@@ -85,10 +103,37 @@ pub(super) async fn run_in_frames(
     tab_id: i32,
     msg: &JsValue,
 ) -> Result<Vec<(u32, JsValue)>, JsValue> {
-    let listed = JsFuture::from(chrome::tab_frames(tab_id)).await?;
-    let listed: Vec<WebFrame> = serde_wasm_bindgen::from_value(listed)
-        .map_err(|e| JsValue::from_str(&format!("the tab's frames: {e}")))?;
-    let targets = UNREACHABLE.with(|u| frames::targets(listed, &u.borrow()));
+    let (top, first) = frames_once(tab_id, msg).await;
+    match (first, top) {
+        (Err(_), Some(top)) if moved_on(tab_id, 0, &top).await => frames_once(tab_id, msg).await.1,
+        (result, _) => result,
+    }
+}
+
+/// [`run_in_frames`] on the frames listed now; also gives the top frame's document as listed.
+async fn frames_once(
+    tab_id: i32,
+    msg: &JsValue,
+) -> (Option<String>, Result<Vec<(u32, JsValue)>, JsValue>) {
+    let listed = match JsFuture::from(chrome::tab_frames(tab_id)).await {
+        Ok(listed) => serde_wasm_bindgen::from_value::<Vec<WebFrame>>(listed)
+            .map_err(|e| JsValue::from_str(&format!("the tab's frames: {e}"))),
+        Err(e) => Err(e),
+    };
+    let targets = match listed {
+        Ok(listed) => UNREACHABLE.with(|u| frames::targets(listed, &u.borrow())),
+        Err(e) => return (None, Err(e)),
+    };
+    let top = targets.first().filter(|f| f.frame_id == 0).map(|f| f.document_id.clone());
+    (top, ask_all(tab_id, targets, msg).await)
+}
+
+/// Asks every frame of `targets` at once.
+async fn ask_all(
+    tab_id: i32,
+    targets: Vec<WebFrame>,
+    msg: &JsValue,
+) -> Result<Vec<(u32, JsValue)>, JsValue> {
     // Every frame is asked at once; each answers as soon as its walk is done.
     let asks = js_sys::Array::new();
     for frame in targets.iter().cloned() {
@@ -128,12 +173,12 @@ pub(super) async fn run_in_frame(
     msg: &JsValue,
     within: u32,
 ) -> Result<JsValue, JsValue> {
-    let found = JsFuture::from(chrome::tab_frame(tab_id, frame)).await?;
-    if found.is_null() || found.is_undefined() {
-        return Err(JsValue::from_str(&format!("no frame {frame} in the tab")));
-    }
-    let found: WebFrame = serde_wasm_bindgen::from_value(found)
-        .map_err(|e| JsValue::from_str(&format!("the frame: {e}")))?;
-    let found = WebFrame { frame_id: frame, ..found };
-    Ok(reach(tab_id, &found, msg, within).await?.unwrap_or(JsValue::UNDEFINED))
+    let found = current(tab_id, frame).await?;
+    let reply = match reach(tab_id, &found, msg, within).await {
+        Err(_) if moved_on(tab_id, frame, &found.document_id).await => {
+            reach(tab_id, &current(tab_id, frame).await?, msg, within).await
+        }
+        reply => reply,
+    };
+    Ok(reply?.unwrap_or(JsValue::UNDEFINED))
 }
