@@ -1,14 +1,18 @@
 // Content script glue, injected by the service worker once per document. Loads the content
 // build of the Rust core (waymark-content: the DOM walk and actions only; real wasm first, its
-// wasm2js build when the page's CSP refuses to compile WebAssembly) and hands each request to it.
+// wasm2js build when the page's CSP refuses to compile WebAssembly) and hands each request that
+// comes on the worker's port to it.
 //
 // A panic traps the wasm and leaves its instance unusable: the requests waiting on it fail at
 // once (an action's promise would otherwise never settle), and the next request runs on a
 // fresh instance of the same module (`__wbg_reset_state`). The worker (Rust) decides what the
 // failure means for the action.
 (() => {
-  if (globalThis.__waymark) return;
-  const url = (path) => chrome.runtime.getURL(path);
+  // Once per document; an instance left by an earlier run of the extension (reloaded or
+  // updated: its `chrome.runtime` is cut off, so no port reaches it) is replaced.
+  if (globalThis.__waymark?.alive()) return;
+  const runtime = chrome.runtime;
+  const url = (path) => runtime.getURL(path);
   let loading = null;
   let crashed = false;
   // The reject functions of requests the instance has not answered yet.
@@ -46,21 +50,54 @@
   }
   // `log` is the worker's console level. A failure keeps its kind: Rust names its errors
   // (`name`), and the worker reads any other name (a trap's `RuntimeError`) itself.
+  function handle(msg, log) {
+    loading ??= load();
+    // An action that takes time in the page (a drag) answers with a promise: awaited here.
+    return loading
+      .then(({ core, engine }) => run(core, msg, engine, log))
+      .then((value) => ({ ok: true, value }))
+      .catch((err) => {
+        if (err instanceof WebAssembly.RuntimeError) crash(String(err.message));
+        return {
+          ok: false,
+          name: String((err && err.name) || ''),
+          error: String((err && err.message) || err),
+        };
+      });
+  }
+  // Replies longer than the worker's `inline` bound, kept until it takes them (a few at most).
+  const held = new Map();
+  const HELD_MAX = 4;
+  // The worker's requests come on ports it opens to this document (`chrome.tabs.connect`:
+  // only this extension can; the page's scripts see neither this world's `chrome.runtime` nor
+  // its ports). The greeting tells the worker a script read the port; each request is
+  // `{id, msg, log, inline}` and its reply `{id, reply}`, or `{id, held: true}` for a reply
+  // whose JSON is longer than `inline`: the worker takes that one with `take(id)` (a port
+  // message is encoded as JSON again, which costs the page more than a script's result for
+  // long strings). A port that closed meanwhile takes no reply.
+  runtime.onConnect.addListener((port) => {
+    if (port.name !== 'waymark-content' || port.sender?.id !== runtime.id) return;
+    port.onMessage.addListener(({ id, msg, log, inline }) => {
+      handle(msg, log).then((reply) => {
+        let out = { id, reply };
+        if (typeof reply.value === 'string' && reply.value.length > inline) {
+          held.set(id, reply);
+          if (held.size > HELD_MAX) held.delete(held.keys().next().value);
+          out = { id, held: true };
+        }
+        try {
+          port.postMessage(out);
+        } catch {}
+      });
+    });
+    port.postMessage({ hello: true });
+  });
   globalThis.__waymark = {
-    handle(msg, log) {
-      loading ??= load();
-      // An action that takes time in the page (a drag) answers with a promise: awaited here.
-      return loading
-        .then(({ core, engine }) => run(core, msg, engine, log))
-        .then((value) => ({ ok: true, value }))
-        .catch((err) => {
-          if (err instanceof WebAssembly.RuntimeError) crash(String(err.message));
-          return {
-            ok: false,
-            name: String((err && err.name) || ''),
-            error: String((err && err.message) || err),
-          };
-        });
+    alive: () => Boolean(runtime?.id),
+    take(id) {
+      const reply = held.get(id);
+      held.delete(id);
+      return reply;
     },
   };
 })();

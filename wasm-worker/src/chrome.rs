@@ -3,24 +3,30 @@
 use wasm_bindgen::prelude::*;
 
 #[wasm_bindgen(inline_js = r#"
-export function call_content(target, msg, log, within) {
-  const call = chrome.scripting
+// The content script's own channel: one port per document (`wasm-worker/src/content_port.rs`).
+export function connect_content(tabId, frameId, documentId) {
+  return chrome.tabs.connect(tabId, { name: 'waymark-content', frameId, documentId });
+}
+export function take_content_reply(tabId, documentId, id) {
+  return chrome.scripting
     .executeScript({
-      target,
-      func: (m, l) => (globalThis.__waymark ? globalThis.__waymark.handle(m, l) : { absent: true }),
-      args: [msg, log],
+      target: { tabId, documentIds: [documentId] },
+      func: (i) => globalThis.__waymark?.take?.(i),
+      args: [id],
       injectImmediately: true,
     })
-    .then((results) => (results || []).map((r) => ({ frameId: r.frameId, result: r.result })));
-  if (!within) return call;
-  // A frame that navigates while its answer is pending (into the back/forward cache) never
-  // answers: no answer within `within` ms reads as no frame.
-  return Promise.race([call, new Promise((ok) => setTimeout(() => ok([]), within))]);
+    .then((results) => (results && results[0] ? results[0].result : undefined));
 }
 export function inject_content(target) {
   return chrome.scripting
     .executeScript({ target, files: ['content.js'], injectImmediately: true })
     .then(() => undefined);
+}
+export function tab_frames(tabId) {
+  return chrome.webNavigation.getAllFrames({ tabId });
+}
+export function tab_frame(tabId, frameId) {
+  return chrome.webNavigation.getFrame({ tabId, frameId });
 }
 export function sleep_ms(ms) {
   return new Promise((resolve) => setTimeout(resolve, ms));
@@ -92,17 +98,29 @@ export function storage_keys() {
 }
 "#)]
 extern "C" {
-    /// Hands `msg` to the content script of each frame of `target` (a `chrome.scripting`
-    /// injection target) without injecting it: resolves to `[{frameId, result}]`, where
-    /// `result` is `{absent: true}` in frames that have no content script yet. `log` is the
-    /// worker's console level, which the content script takes on (`waymark_page::log`).
-    #[wasm_bindgen(js_name = call_content)]
-    pub fn call_content(target: &JsValue, msg: &JsValue, log: &str, within: u32)
-    -> js_sys::Promise;
+    /// Opens a port to `content.js` in one document of a tab (`chrome.tabs.connect`, bound to
+    /// `document_id` so it never reaches the document that replaced it); throws when the tab
+    /// is gone. A document without the script closes the port without a word.
+    #[wasm_bindgen(js_name = connect_content, catch)]
+    pub fn connect_content(tab_id: i32, frame_id: u32, document_id: &str) -> Result<Port, JsValue>;
 
-    /// Injects `content.js` into the frames of `target` (it installs itself once per document).
+    /// The reply to request `id` that `content.js` in `document_id` kept for the worker (too
+    /// long for its port): resolves to it, or `undefined` when the document has not kept it.
+    #[wasm_bindgen(js_name = take_content_reply)]
+    pub fn take_content_reply(tab_id: i32, document_id: &str, id: f64) -> js_sys::Promise;
+
+    /// Injects `content.js` into the documents of `target` (a `chrome.scripting` injection
+    /// target; it installs itself once per document).
     #[wasm_bindgen(js_name = inject_content)]
     pub fn inject_content(target: &JsValue) -> js_sys::Promise;
+
+    /// `chrome.webNavigation.getAllFrames({tabId})`: every frame of the tab with its document.
+    #[wasm_bindgen(js_name = tab_frames)]
+    pub fn tab_frames(tab_id: i32) -> js_sys::Promise;
+
+    /// `chrome.webNavigation.getFrame({tabId, frameId})`: the frame's document, or null.
+    #[wasm_bindgen(js_name = tab_frame)]
+    pub fn tab_frame(tab_id: i32, frame_id: u32) -> js_sys::Promise;
 
     /// Resolves after `ms` milliseconds (bounded waits and settling after actions).
     #[wasm_bindgen(js_name = sleep_ms)]

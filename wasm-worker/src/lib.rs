@@ -7,10 +7,14 @@
 //! * `chrome` is the one module that names `chrome.*` APIs.
 
 pub mod chrome_error;
+// Which documents a content-script request goes to, and what their answers mean.
+pub mod frames;
 pub mod glue;
 
 #[cfg(target_arch = "wasm32")]
 pub mod chrome;
+#[cfg(target_arch = "wasm32")]
+mod content_port;
 #[cfg(target_arch = "wasm32")]
 mod host_port;
 #[cfg(target_arch = "wasm32")]

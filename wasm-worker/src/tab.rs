@@ -73,15 +73,6 @@ pub(super) struct ChromeTab {
     opener_tab_id: Option<i32>,
 }
 
-/// One frame's reply from `run_in_frames`.
-#[derive(Deserialize)]
-#[serde(rename_all = "camelCase")]
-struct FrameReply {
-    frame_id: u32,
-    #[serde(default)]
-    result: Option<ContentReply>,
-}
-
 /// `content.js`'s envelope: `{ok, value}` or `{ok: false, name, error}`, where `name` is the
 /// thrown error's (a [`waymark_page::ContentErrorKind`] for the content script's own errors).
 #[derive(Deserialize)]
@@ -301,19 +292,18 @@ impl TabPage {
             Ok(replies) => replies,
             Err(e) => return Err(self.diagnose(PageError::InjectionFailed(js(e)), "").await),
         };
-        let replies: Vec<FrameReply> =
-            serde_wasm_bindgen::from_value(replies).map_err(bad_reply("the frames' answers"))?;
         let mut frames = Vec::with_capacity(replies.len());
         let mut top_error = None;
-        for reply in replies {
-            match unwrap_reply::<Observation>(reply.frame_id, reply.result) {
-                Ok(observation) => {
-                    frames.push(FrameObservation { frame_id: reply.frame_id, observation })
-                }
-                Err(e) if reply.frame_id == 0 => top_error = Some(e),
+        for (frame_id, reply) in replies {
+            let read = serde_wasm_bindgen::from_value(reply)
+                .map_err(bad_reply("the frame's answer"))
+                .and_then(|reply| unwrap_reply::<Observation>(frame_id, reply));
+            match read {
+                Ok(observation) => frames.push(FrameObservation { frame_id, observation }),
+                Err(e) if frame_id == 0 => top_error = Some(e),
                 // A subframe that cannot be read is left out of the page, as it would be if
                 // it were not scriptable; the model reads the rest.
-                Err(e) => tracing::debug!(frame = reply.frame_id, error = %e, "frame not read"),
+                Err(e) => tracing::debug!(frame = frame_id, error = %e, "frame not read"),
             }
         }
         let mut observation =
