@@ -205,10 +205,9 @@ export function element_facts(el, out, layers) {
   if (text) {
     p |= 0x4000;
     out[2] = parseFloat(s.fontSize);
-    const color = s.color;
-    out[3] = colorIndex(color);
-    const fill = s.webkitTextFillColor;
-    out[4] = fill === color ? -1 : colorIndex(fill);
+    // The text fill colour is what paints the glyphs: at its initial value (`currentcolor`)
+    // it computes to the colour itself, so `color` is not read.
+    out[3] = colorIndex(s.webkitTextFillColor);
     if (s.webkitTextSecurity !== 'none') p |= 0x20000;
   }
   return f | p;
@@ -315,8 +314,9 @@ extern "C" {
     fn node_facts(node: &Node) -> u32;
     /// [`style_facts`] and, for an element that renders, its paint in one call: bits for the
     /// paint values off their initial value, and numbers in `out` — opacity, background
-    /// colour, then for an element with text of its own the font size in px, the colour and
-    /// the text fill colour when it differs (colours as indexes of [`color_name`]; -1 none;
+    /// colour, then for an element with text of its own the font size in px and the colour
+    /// its glyphs are painted in (the text fill colour, which computes to `color` unless set)
+    /// (colours as indexes of [`color_name`]; -1 none;
     /// the background clip is not read: it matters only with a background image, which
     /// [`paint_of`] reads);
     /// a bit says the text is drawn as bullets (`-webkit-text-security`). With `layers`, a
@@ -657,7 +657,7 @@ enum Colour {
 /// wanted (the walk stops asking once the page is known to paint with layers: those are
 /// seven style reads per element).
 pub(super) fn of_element(el: &Element, layers: bool) -> ElementStyle {
-    let mut out = [0.0; 5];
+    let mut out = [0.0; 4];
     let bits = element_facts(el, &mut out, layers);
     // The grab cursor's bit (0x80000, clear of the paint's) becomes `StyleFacts`' 0x100.
     let style = StyleFacts((bits & 0xff) | ((bits >> 11) & 0x100));
@@ -666,9 +666,9 @@ pub(super) fn of_element(el: &Element, layers: bool) -> ElementStyle {
     }
     let background = colour(out[1]);
     let text = bits & 0x4000 != 0;
-    let (ink, fill) =
-        if text { (colour(out[3]), colour(out[4])) } else { (Colour::None, Colour::None) };
-    let unknown = [&background, &ink, &fill].iter().any(|c| matches!(c, Colour::Unknown));
+    // The colour the glyphs are painted in (the text fill colour: see `element_facts`).
+    let ink = if text { colour(out[3]) } else { Colour::None };
+    let unknown = [&background, &ink].iter().any(|c| matches!(c, Colour::Unknown));
     let masked = bits & 0x20000 != 0;
     let layered = bits & 0x40000 != 0;
     if bits & 0x3d00 != 0 || unknown {
@@ -689,10 +689,7 @@ pub(super) fn of_element(el: &Element, layers: bool) -> ElementStyle {
         text: text.then(|| TextPaint {
             font_px: Some(out[2]).filter(|px| px.is_finite()),
             color: parsed(ink),
-            fill: match fill {
-                Colour::None => None,
-                other => Some(parsed(other)),
-            },
+            fill: None,
             // Only a background image paints clipped glyphs, and an element with one is read
             // with `paint_of` above: not read here.
             clip_text: false,
@@ -709,7 +706,8 @@ pub(super) fn of_element(el: &Element, layers: bool) -> ElementStyle {
 pub(super) struct TextPaint {
     /// Font size in px (`None`: not a number).
     pub font_px: Option<f64>,
-    /// The colour (`None`: not an `rgb()` colour).
+    /// The colour (`None`: not an `rgb()` colour); the walk's fast path gives the text fill
+    /// colour here, which is the colour unless set.
     pub color: Option<[f64; 4]>,
     /// `-webkit-text-fill-color` when it is not the colour (it paints the glyphs then).
     pub fill: Option<Option<[f64; 4]>>,
