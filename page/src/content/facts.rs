@@ -115,7 +115,7 @@ let clips = false;
 let transformed = false;
 // The style facts; nothing more is read once they say the element does not render (see
 // `StyleFacts`; the walk skips it).
-function style_facts(el) {
+function style_facts(el, layers) {
   const s = styleOf(el);
   display = s.display;
   if (display === 'none') return 1;
@@ -128,7 +128,9 @@ function style_facts(el) {
   const cursor = s.cursor;
   if (cursor === 'pointer') f |= 16;
   else if (cursor === 'grab' || cursor === 'move') f |= 0x80000;
-  position = s.position;
+  // An absolutely positioned or fixed box is never `inline` (its display is blockified): an
+  // inline element's position matters only while the walk asks about layers.
+  position = layers || display !== 'inline' ? s.position : 'static';
   const positioned = position === 'absolute' || position === 'fixed';
   if (positioned) f |= 32;
   // A transform or an overflow does nothing to a non-replaced inline box: not read there.
@@ -172,7 +174,7 @@ export function color_name(i) {
 // Computed-style facts of an element, as `StyleFacts` bits; `layers`: whether the walk still
 // needs to know if the page paints with layers (once it does, those reads are skipped).
 export function element_facts(el, out, layers) {
-  const f = style_facts(el);
+  const f = style_facts(el, layers);
   // Not rendered (see `StyleFacts`): no paint is read.
   if ((f & 1) || (f & 8) || ((f & 4) && !(f & 2))) return f;
   const s = style;
