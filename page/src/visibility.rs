@@ -192,11 +192,15 @@ pub struct Glyphs {
 }
 
 /// Whether a person can never read the glyphs `g` describes: too small, squashed onto each
-/// other, or outside every part of the page that scrolling can show. `None` (no box at all:
-/// text the layout does not draw as such, e.g. inside a form control) says nothing.
+/// other, outside every part of the page that scrolling can show, or not drawn at all (no
+/// box: an individual `scale: 0`, which the computed `transform` does not show; the fallback
+/// text of a `<meter>` or `<progress>`; content no slot shows). `None`: no characters to judge.
 pub fn glyphs_hidden(g: &Glyphs) -> Option<bool> {
-    if g.width <= 0.0 && g.height <= 0.0 {
+    if g.chars == 0 {
         return None;
+    }
+    if g.width <= 0.0 && g.height <= 0.0 {
+        return Some(true);
     }
     let tiny = g.height < MIN_GLYPH_PX;
     let squashed = g.chars >= 4 && g.width / (g.chars as f64) < 1.0;
@@ -567,7 +571,8 @@ mod tests {
         assert_eq!(glyphs_hidden(&Glyphs { top: 6000.0, ..g }), Some(true), "below its end");
         let scrolled = Glyphs { top: -50.0, scroll_y: 400.0, ..g };
         assert_eq!(glyphs_hidden(&scrolled), Some(false), "scrolled past, still on the page");
-        assert_eq!(glyphs_hidden(&Glyphs { width: 0.0, height: 0.0, ..g }), None);
+        assert_eq!(glyphs_hidden(&Glyphs { width: 0.0, height: 0.0, ..g }), Some(true), "no box");
+        assert_eq!(glyphs_hidden(&Glyphs { chars: 0, ..g }), None, "nothing to judge");
     }
 
     #[test]

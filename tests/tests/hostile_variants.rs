@@ -70,6 +70,10 @@ const HIDDEN: &[(&str, &str)] = &[
         r#"<p style="text-indent: -9999px; white-space: nowrap; overflow: hidden">X</p>"#,
     ),
     ("scale-tiny", r#"<p style="transform: scale(0.06); transform-origin: 0 0">X</p>"#),
+    // The individual transform property: the computed `transform` stays `none`, and the
+    // glyphs' box is empty (no box used to say nothing).
+    ("scale-property", r#"<p style="scale: 0">X</p>"#),
+    ("meter-fallback", r#"<p><meter value="0.5">X</meter></p>"#),
     ("zoom-tiny", r#"<p style="zoom: 0.05">X</p>"#),
     ("fixed-below", r#"<p style="position: fixed; top: 6000px; left: 0">X</p>"#),
     (

@@ -17,12 +17,23 @@ let key = null;
 let joined = '';
 let checked = false;
 const STATEFUL = /:(hover|focus-visible|focus-within|focus|active)(?![\w-])/g;
+// Sheets whose rules the page's origin forbids reading (cross-origin): a sheet's origin does
+// not change, and a thrown exception per sheet per walk was a visible cost on pages with many.
+const unreadable = new WeakSet();
+function rulesOf(s) {
+  if (unreadable.has(s)) return null;
+  try {
+    return s.cssRules;
+  } catch (e) {
+    if (e && e.name === 'SecurityError') unreadable.add(s);
+    return null;
+  }
+}
 function sheetKey(d) {
   let k = '';
   for (const s of d.styleSheets) {
-    let n = -1;
-    try { n = s.cssRules.length; } catch (_) {}
-    k += n + ',';
+    const rules = rulesOf(s);
+    k += (rules ? rules.length : -1) + ',';
   }
   return k;
 }
@@ -47,7 +58,10 @@ function valid(d, sel) {
 function rebuild(d) {
   const out = [];
   for (const s of d.styleSheets) {
-    try { collect(s.cssRules, out, 0); } catch (_) {}
+    const rules = rulesOf(s);
+    if (rules) {
+      try { collect(rules, out, 0); } catch (_) {}
+    }
   }
   const unique = [...new Set(out)];
   joined = unique.join(',');

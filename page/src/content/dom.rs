@@ -301,7 +301,8 @@ impl Walker {
         if facts::SKIPPED.contains(&tag) || facts.aria_hidden() || facts.inert() {
             return;
         }
-        let facts::ElementStyle { style, paint, layered } = facts::of_element(el);
+        let facts::ElementStyle { style, paint, layered } =
+            facts::of_element(el, !self.layers.layered());
         if style.display_none()
             || style.content_hidden()
             || (style.invisible() && !style.display_contents())

@@ -104,28 +104,51 @@ function styleOf(el) {
   return style;
 }
 let display = '';
+let position = '';
 // Elements that are atomic boxes even when their display is `inline` (replaced, form controls).
 const ATOMIC = new Set(['img', 'video', 'canvas', 'iframe', 'object', 'embed', 'input', 'select',
   'textarea', 'button', 'svg', 'audio', 'meter', 'progress']);
-export function style_facts(el) {
+// Whether the element's box clips what overflows, and has a transform (the paint's bits 0x200
+// and 0x100): set by `style_facts`, which reads `overflow` once (the shorthand, `x` or `x y`)
+// for its own bits too.
+let clips = false;
+let transformed = false;
+// The style facts; nothing more is read once they say the element does not render (see
+// `StyleFacts`; the walk skips it).
+function style_facts(el, layers) {
   const s = styleOf(el);
-  let f = 0;
   display = s.display;
-  if (display === 'none') f |= 1;
-  else if (display === 'contents') f |= 2;
-  if (s.visibility !== 'visible') f |= 4;
-  if (s.contentVisibility === 'hidden') f |= 8;
-  if (s.cursor === 'pointer') f |= 16;
-  else if (s.cursor === 'grab' || s.cursor === 'move') f |= 0x40000;
-  const position = s.position;
-  if (position === 'absolute' || position === 'fixed') {
-    f |= 32;
-    if (s.overflow === 'hidden') f |= 64;
+  if (display === 'none') return 1;
+  let f = display === 'contents' ? 2 : 0;
+  if (s.visibility !== 'visible') {
+    f |= 4;
+    if (!(f & 2)) return f;
   }
-  // Only a box scrolls its content: inline text (most elements) is not asked.
-  if (display !== 'inline' && display !== 'none' && display !== 'contents') {
-    const oy = s.overflowY;
-    if (oy === 'auto' || oy === 'scroll' || oy === 'overlay') f |= 128;
+  if (s.contentVisibility === 'hidden') return f | 8;
+  const cursor = s.cursor;
+  if (cursor === 'pointer') f |= 16;
+  else if (cursor === 'grab' || cursor === 'move') f |= 0x80000;
+  // An absolutely positioned or fixed box is never `inline` (its display is blockified): an
+  // inline element's position matters only while the walk asks about layers.
+  position = layers || display !== 'inline' ? s.position : 'static';
+  const positioned = position === 'absolute' || position === 'fixed';
+  if (positioned) f |= 32;
+  // A transform or an overflow does nothing to a non-replaced inline box: not read there.
+  const box = display !== 'inline' || ATOMIC.has(el.localName);
+  clips = false;
+  transformed = false;
+  if (positioned || box) {
+    const overflow = s.overflow;
+    if (overflow !== 'visible') {
+      if (positioned && overflow === 'hidden') f |= 64;
+      clips = box && (overflow.includes('hidden') || overflow.includes('clip'));
+      // Only a box scrolls its content: inline text (most elements) is not asked.
+      if (display !== 'inline' && display !== 'contents') {
+        const oy = overflow.slice(overflow.lastIndexOf(' ') + 1);
+        if (oy === 'auto' || oy === 'scroll' || oy === 'overlay') f |= 128;
+      }
+    }
+    transformed = box && s.transform !== 'none';
   }
   return f;
 }
@@ -148,21 +171,18 @@ function colorIndex(c) {
 export function color_name(i) {
   return colorNames[i] || '';
 }
-// Computed-style facts of an element, as `StyleFacts` bits.
-export function element_facts(el, out) {
-  const f = style_facts(el);
+// Computed-style facts of an element, as `StyleFacts` bits; `layers`: whether the walk still
+// needs to know if the page paints with layers (once it does, those reads are skipped).
+export function element_facts(el, out, layers) {
+  const f = style_facts(el, layers);
   // Not rendered (see `StyleFacts`): no paint is read.
   if ((f & 1) || (f & 8) || ((f & 4) && !(f & 2))) return f;
   const s = style;
   let p = 0x10000;
+  if (transformed) p |= 0x100;
+  if (clips) p |= 0x200;
   const opacity = s.opacity;
   out[0] = opacity === '1' ? 1 : +opacity;
-  // A transform or an overflow does nothing to a non-replaced inline box: not read there.
-  if (display !== 'inline' || ATOMIC.has(el.localName)) {
-    if (s.transform !== 'none') p |= 0x100;
-    const overflow = s.overflow;
-    if (overflow !== 'visible' && (overflow.includes('hidden') || overflow.includes('clip'))) p |= 0x200;
-  }
   if (s.filter !== 'none') p |= 0x400;
   if (s.clipPath !== 'none') p |= 0x800;
   if ((s.webkitMaskImage || s.maskImage) !== 'none') p |= 0x1000;
@@ -171,10 +191,11 @@ export function element_facts(el, out) {
   // positioned or stacked (only such boxes, stacking contexts and outlines paint over in-flow
   // text; the focus ring, `auto`, is the browser's own), a pass-through element, a blend, a
   // backdrop filter, an isolated group.
-  const outline = s.outlineStyle;
-  if (s.position !== 'static' || s.zIndex !== 'auto' || s.pointerEvents === 'none'
-    || s.mixBlendMode !== 'normal' || s.backdropFilter !== 'none' || s.isolation !== 'auto'
-    || (outline !== 'none' && outline !== 'auto') || opacity !== '1') {
+  let outline;
+  if (layers && (position !== 'static' || opacity !== '1' || s.zIndex !== 'auto'
+    || s.pointerEvents === 'none' || s.mixBlendMode !== 'normal'
+    || s.backdropFilter !== 'none' || s.isolation !== 'auto'
+    || ((outline = s.outlineStyle) !== 'none' && outline !== 'auto'))) {
     p |= 0x40000;
   }
   const bg = s.backgroundColor;
@@ -186,11 +207,9 @@ export function element_facts(el, out) {
   if (text) {
     p |= 0x4000;
     out[2] = parseFloat(s.fontSize);
-    const color = s.color;
-    out[3] = colorIndex(color);
-    const fill = s.webkitTextFillColor;
-    out[4] = fill === color ? -1 : colorIndex(fill);
-    if ((s.webkitBackgroundClip || s.backgroundClip) === 'text') p |= 0x8000;
+    // The text fill colour is what paints the glyphs: at its initial value (`currentcolor`)
+    // it computes to the colour itself, so `color` is not read.
+    out[3] = colorIndex(s.webkitTextFillColor);
     if (s.webkitTextSecurity !== 'none') p |= 0x20000;
   }
   return f | p;
@@ -297,10 +316,14 @@ extern "C" {
     fn node_facts(node: &Node) -> u32;
     /// [`style_facts`] and, for an element that renders, its paint in one call: bits for the
     /// paint values off their initial value, and numbers in `out` — opacity, background
-    /// colour, then for an element with text of its own the font size in px, the colour and
-    /// the text fill colour when it differs (colours as indexes of [`color_name`]; -1 none);
-    /// a bit says the text is drawn as bullets (`-webkit-text-security`).
-    fn element_facts(el: &Element, out: &mut [f64]) -> u32;
+    /// colour, then for an element with text of its own the font size in px and the colour
+    /// its glyphs are painted in (the text fill colour, which computes to `color` unless set)
+    /// (colours as indexes of [`color_name`]; -1 none;
+    /// the background clip is not read: it matters only with a background image, which
+    /// [`paint_of`] reads);
+    /// a bit says the text is drawn as bullets (`-webkit-text-security`). With `layers`, a
+    /// bit says it paints as a layer (see [`ElementStyle::layered`]; not read otherwise).
+    fn element_facts(el: &Element, out: &mut [f64], layers: bool) -> u32;
     /// The colour string of an index [`element_facts`] reported.
     fn color_name(index: u32) -> String;
     /// The computed style's paint in one NUL-separated string (values may hold any other
@@ -595,6 +618,7 @@ pub(super) struct ElementStyle {
     pub paint: Option<Paint>,
     /// It paints as a layer the style rules do not model (`pointer-events: none`, a blend
     /// mode, a backdrop filter): the screen must confirm the page's text (`screen.rs`).
+    /// Read only when asked for.
     pub layered: bool,
 }
 
@@ -631,20 +655,22 @@ enum Colour {
 
 /// Style facts and paint of one element, in one call; the rare paint values only a string
 /// can carry (a transform, a filter, a clip path, a mask, a background image) are read with a
-/// second call when the element has one.
-pub(super) fn of_element(el: &Element) -> ElementStyle {
-    let mut out = [0.0; 5];
-    let bits = element_facts(el, &mut out);
-    // The grab cursor's bit (0x40000, clear of the paint's) becomes `StyleFacts`' 0x100.
-    let style = StyleFacts((bits & 0xff) | ((bits >> 10) & 0x100));
+/// second call when the element has one. `layers`: whether [`ElementStyle::layered`] is
+/// wanted (the walk stops asking once the page is known to paint with layers: those are
+/// seven style reads per element).
+pub(super) fn of_element(el: &Element, layers: bool) -> ElementStyle {
+    let mut out = [0.0; 4];
+    let bits = element_facts(el, &mut out, layers);
+    // The grab cursor's bit (0x80000, clear of the paint's) becomes `StyleFacts`' 0x100.
+    let style = StyleFacts((bits & 0xff) | ((bits >> 11) & 0x100));
     if bits & 0x10000 == 0 {
         return ElementStyle { style, paint: None, layered: false };
     }
     let background = colour(out[1]);
     let text = bits & 0x4000 != 0;
-    let (ink, fill) =
-        if text { (colour(out[3]), colour(out[4])) } else { (Colour::None, Colour::None) };
-    let unknown = [&background, &ink, &fill].iter().any(|c| matches!(c, Colour::Unknown));
+    // The colour the glyphs are painted in (the text fill colour: see `element_facts`).
+    let ink = if text { colour(out[3]) } else { Colour::None };
+    let unknown = [&background, &ink].iter().any(|c| matches!(c, Colour::Unknown));
     let masked = bits & 0x20000 != 0;
     let layered = bits & 0x40000 != 0;
     if bits & 0x3d00 != 0 || unknown {
@@ -665,11 +691,10 @@ pub(super) fn of_element(el: &Element) -> ElementStyle {
         text: text.then(|| TextPaint {
             font_px: Some(out[2]).filter(|px| px.is_finite()),
             color: parsed(ink),
-            fill: match fill {
-                Colour::None => None,
-                other => Some(parsed(other)),
-            },
-            clip_text: bits & 0x8000 != 0,
+            fill: None,
+            // Only a background image paints clipped glyphs, and an element with one is read
+            // with `paint_of` above: not read here.
+            clip_text: false,
             masked,
         }),
         background_color: parsed(background),
@@ -683,7 +708,8 @@ pub(super) fn of_element(el: &Element) -> ElementStyle {
 pub(super) struct TextPaint {
     /// Font size in px (`None`: not a number).
     pub font_px: Option<f64>,
-    /// The colour (`None`: not an `rgb()` colour).
+    /// The colour (`None`: not an `rgb()` colour); the walk's fast path gives the text fill
+    /// colour here, which is the colour unless set.
     pub color: Option<[f64; 4]>,
     /// `-webkit-text-fill-color` when it is not the colour (it paints the glyphs then).
     pub fill: Option<Option<[f64; 4]>>,

@@ -55,6 +55,12 @@ impl Layers {
         self.layered |= layered;
     }
 
+    /// Whether the page is already known to paint with layers (nothing the walk reads can
+    /// change that any more).
+    pub(super) fn layered(&self) -> bool {
+        self.layered
+    }
+
     /// A text node kept, in view; `hit` is what the hit test found over it. Text not on top
     /// where it is drawn (under a transparent layer, a pseudo-element, its own pass-through
     /// parent) is what the screen must settle.
