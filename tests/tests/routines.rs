@@ -132,6 +132,7 @@ fn a_scheduled_workflow_runs_in_the_background_and_tells_when_the_price_drops() 
     let first = wait_runs(&worker, 1);
     let run = &first["history"][0];
     assert_eq!(run["ending"], json!("done"), "{first}");
+    assert_eq!(run["tokens"], json!(0), "a workflow replay calls no model: {first}");
     assert!(run["findings"]["page"].as_str().unwrap_or("").contains("45.00"), "{first}");
     let active_after = worker
         .eval("chrome.tabs.query({active: true, lastFocusedWindow: true}).then((t) => t[0].id)")
@@ -279,5 +280,6 @@ fn a_task_in_words_runs_on_schedule_with_the_model_on_its_start_page() {
     assert_eq!(run["ending"], json!("done"), "{done}");
     assert!(run["answer"].to_string().contains("€45.00"), "{done}");
     assert!(run["findings"]["page"].as_str().unwrap_or("").contains("45.00"), "{done}");
+    assert!(run["tokens"].as_u64().unwrap_or(0) > 0, "the model's tokens are counted: {done}");
     llm.assert_no_script_panics().expect("script ok");
 }

@@ -199,7 +199,11 @@ fn run_line(run: &crate::routine::RoutineRun) -> String {
         RunEnding::Failed => format!("failed: {}", run.answer),
         RunEnding::Stopped => format!("stopped: {}", run.answer),
     };
-    crate::observation::shorten(&format!("{what} ({seconds:.1} s)"), 200)
+    let cost = match run.tokens {
+        0 => String::new(),
+        tokens => format!(", {}", crate::text::counted(tokens, "token")),
+    };
+    crate::observation::shorten(&format!("{what} ({seconds:.1} s{cost})"), 200)
 }
 
 #[cfg(test)]
@@ -230,8 +234,26 @@ mod tests {
         assert_eq!(ok.schedule, Schedule::Day { at: TimeOfDay::new(8, 5).expect("t") });
         assert_eq!(ok.notify, NotifyWhen::Below { key: "price".into(), limit: 40.0 });
         assert_eq!(ok.next_ms, 8.0 * 3_600_000.0 + 5.0 * 60_000.0);
+        let mut ok = ok;
+        let run = |tokens, ending| crate::routine::RoutineRun {
+            started_ms: 0.0,
+            duration_ms: 1500.0,
+            ending,
+            answer: "the page did not load".into(),
+            findings: BTreeMap::new(),
+            changes: Vec::new(),
+            tokens,
+        };
+        ok.history = vec![
+            run(0, crate::routine::RunEnding::Done),
+            run(3400, crate::routine::RunEnding::Failed),
+        ];
         let items = list(&[ok]);
         assert_eq!(items[0].plan, "every day at 08:05 · tells you when price drops below 40");
+        assert_eq!(
+            items[0].runs,
+            vec!["failed: the page did not load (1.5 s, 3400 tokens)", "done, no change (1.5 s)"]
+        );
 
         let bad_time = form(Every::Day, "25:00", NotifyChoice::Changes, "");
         assert!(

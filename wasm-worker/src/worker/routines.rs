@@ -261,7 +261,14 @@ async fn run_in_background(
         .flatten(),
     };
     let outcome = task::run_to_end(w.clone(), opts).await;
-    RoutineRun::of(&outcome, started, 0)
+    // The task's own model calls (a workflow that needed no healing made none).
+    let tokens = w
+        .state
+        .borrow()
+        .task
+        .as_ref()
+        .map_or(0, |t| t.usage.input_tokens.saturating_add(t.usage.output_tokens));
+    RoutineRun::of(&outcome, started, tokens)
 }
 
 async fn update(w: &Rc<Worker>, id: &str, change: impl FnOnce(&mut Routine)) {
