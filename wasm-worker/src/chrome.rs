@@ -355,3 +355,38 @@ extern "C" {
     #[wasm_bindgen(js_name = utc_offset_minutes)]
     pub fn utc_offset_minutes() -> i32;
 }
+
+// A tab's load, awaited on `chrome.tabs` events instead of polled.
+#[wasm_bindgen(inline_js = r#"
+export function tab_loaded(tabId, ms) {
+  return new Promise((resolve) => {
+    let done = false;
+    let timer = 0;
+    const onUpdated = (id, info) => {
+      if (id === tabId && info.status === 'complete') finish(true);
+    };
+    const onRemoved = (id) => {
+      if (id === tabId) finish(false);
+    };
+    function finish(loaded) {
+      if (done) return;
+      done = true;
+      chrome.tabs.onUpdated.removeListener(onUpdated);
+      chrome.tabs.onRemoved.removeListener(onRemoved);
+      clearTimeout(timer);
+      resolve(loaded);
+    }
+    chrome.tabs.onUpdated.addListener(onUpdated);
+    chrome.tabs.onRemoved.addListener(onRemoved);
+    timer = setTimeout(() => finish(false), ms);
+    // Already loaded (or gone) before the listeners were added.
+    chrome.tabs.get(tabId).then((t) => { if (t.status === 'complete') finish(true); }, () => finish(false));
+  });
+}
+"#)]
+extern "C" {
+    /// Resolves to `true` once tab `tab_id` has finished loading (at once when it has), to
+    /// `false` when it closes or `ms` pass first: an event, not a poll.
+    #[wasm_bindgen(js_name = tab_loaded)]
+    pub fn tab_loaded(tab_id: i32, ms: f64) -> js_sys::Promise;
+}

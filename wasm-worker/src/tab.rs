@@ -241,15 +241,11 @@ impl TabPage {
         serde_wasm_bindgen::from_value(value).map_err(bad_reply("the tab list"))
     }
 
-    /// Waits (at most `limit_ms`) until the tab has finished loading.
+    /// Waits (at most `limit_ms`) until the tab has finished loading: on the browser's tab
+    /// events, so a load that ends is seen when it ends (a poll saw it up to 100 ms late).
     async fn settle(&self, limit_ms: f64) {
-        let started = js_sys::Date::now();
-        while js_sys::Date::now() - started < limit_ms {
-            match self.tab(self.tab_id()).await {
-                Ok(tab) if tab.status == "complete" => return,
-                Err(_) => return,
-                _ => sleep(100).await,
-            }
+        if let Err(e) = JsFuture::from(chrome::tab_loaded(self.tab_id(), limit_ms)).await {
+            tracing::debug!(error = %js(e), "waiting for the tab to load");
         }
     }
 
