@@ -138,6 +138,12 @@ fn a_scheduled_workflow_runs_in_the_background_and_tells_when_the_price_drops() 
         .eval("chrome.tabs.query({active: true, lastFocusedWindow: true}).then((t) => t[0].id)")
         .expect("active");
     assert_eq!(active_before, active_after, "the run never took the user's tab");
+    let shop_tabs = worker
+        .eval(&format!(
+            "chrome.tabs.query({{}}).then((t) => t.filter((x) => x.url === '{page_url}').length)"
+        ))
+        .expect("tabs");
+    assert_eq!(shop_tabs, json!(1), "only the user's own tab is left: the run closed its tab");
     let not_told = notifications(&worker);
     assert!(!not_told.to_string().contains(&id), "45 is not below 40: {not_told}");
 
@@ -226,16 +232,18 @@ fn a_card_in_a_run_waits_for_the_user_with_a_notification() {
         )
         .unwrap_or_else(|e| panic!("the card is told: {e:#}; routines: {}", routines(&worker)));
     assert!(routines(&worker)[0]["history"].as_array().expect("history").is_empty(), "waiting");
+    let run_tab = format!(
+        "chrome.tabs.query({{}}).then((t) => t.filter((x) => x.url === '{page_url}').map((x) => x.active))"
+    );
+    assert_eq!(worker.eval(&run_tab).expect("tabs"), json!([false]), "a tab that never took focus");
     let card = panel.approve_card().expect("the card waits in the panel");
     assert!(card.contains("Watch the price"), "{card}");
     let done = wait_runs(&worker, 1);
     assert_eq!(done["history"][0]["ending"], json!("done"), "{done}");
-    let clicked = worker
-        .eval(&format!(
-            "chrome.tabs.query({{}}).then((t) => t.filter((x) => x.url === '{page_url}').map((x) => x.active))"
-        ))
-        .expect("tabs");
-    assert_eq!(clicked, json!([false]), "the run's tab never took focus");
+    let left = worker
+        .wait_for(&format!("{run_tab}.then((t) => t.length === 0 ? 'closed' : null)"), TASK_TIMEOUT)
+        .expect("the run's tab is closed once it ended");
+    assert_eq!(left, json!("closed"));
     llm.assert_no_script_panics().expect("script ok");
 }
 

@@ -5,7 +5,7 @@ use super::chrome::{self, sleep};
 
 // A routine's tab, opened without taking focus.
 mod background;
-pub use background::open_background;
+pub use background::{close_background, open_background};
 // Uploads of task resources and the page's faults (tab closed, navigated under a wait).
 mod faults;
 // `back` through the page's own history.

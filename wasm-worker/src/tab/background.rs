@@ -19,3 +19,17 @@ pub async fn open_background(url: &str) -> Result<i32, PageError> {
     TabPage::new(tab.id).settle(LOAD_WAIT_MS).await;
     Ok(tab.id)
 }
+
+/// Closes a routine's tab once its run ended, unless the user is looking at it now (they
+/// opened it to answer a card, say): a routine that runs hourly must not leave a tab a run.
+pub async fn close_background(tab_id: i32) {
+    let page = TabPage::new(tab_id);
+    match page.tab(tab_id).await {
+        Ok(tab) if !tab.active => {
+            if let Err(e) = promise(chrome::tabs_remove(tab_id)).await {
+                tracing::debug!(error = %e, "a routine's tab could not be closed");
+            }
+        }
+        _ => {}
+    }
+}

@@ -261,6 +261,7 @@ async fn run_in_background(
         .flatten(),
     };
     let outcome = task::run_to_end(w.clone(), opts).await;
+    crate::tab::close_background(tab).await;
     // The task's own model calls (a workflow that needed no healing made none).
     let tokens = w
         .state
