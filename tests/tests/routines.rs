@@ -14,27 +14,6 @@ use waymark_tests::fixture_server::FixtureServer;
 use waymark_tests::llm_server::{ScriptedLlm, ScriptedReply};
 use waymark_tests::paths;
 
-fn wait_js(panel: &Panel, js: &str) -> Value {
-    panel.page.wait_for(js, TASK_TIMEOUT).unwrap_or_else(|e| panic!("waiting for {js}: {e:#}"))
-}
-
-fn click(panel: &Panel, selector: &str) {
-    let js = format!(
-        "(() => {{ const b = document.querySelector({}); if (!b || b.hidden) return false; b.click(); return true; }})()",
-        serde_json::to_string(selector).expect("json")
-    );
-    wait_js(panel, &js);
-}
-
-fn set_value(panel: &Panel, selector: &str, value: &str) {
-    let js = format!(
-        "(() => {{ const i = document.querySelector({}); if (!i) return false; i.value = {}; return true; }})()",
-        serde_json::to_string(selector).expect("json"),
-        serde_json::to_string(value).expect("json")
-    );
-    wait_js(panel, &js);
-}
-
 /// The stored routines.
 fn routines(worker: &waymark_tests::chromium::Page) -> Value {
     worker
@@ -61,29 +40,36 @@ fn fire(worker: &waymark_tests::chromium::Page, id: &str) {
     worker.eval(&js).expect("alarm");
 }
 
+/// Waymark with the fixture site and the host, its panel connected; the shop page's address.
+fn launch(extension: &std::path::Path, llm: &ScriptedLlm) -> (Waymark, Panel, String) {
+    let site = FixtureServer::builder(paths::fixtures_dir().join("site")).start().expect("site");
+    let page_url = site.url("/routine/price.html");
+    let wm = Waymark::launch(extension, Setup { llm, install_host: true, site }).expect("launch");
+    let panel = wm.panel().expect("panel");
+    panel.wait_text("host-status", "t.includes('connected')").expect("host connects");
+    (wm, panel, page_url)
+}
+
 fn import(panel: &Panel, workflow: &Value) {
-    click(panel, "#workflows-open");
-    click(panel, "#workflow-import-box summary");
-    set_value(panel, "#workflow-import-json", &workflow.to_string());
-    click(panel, "#workflow-import");
+    panel.click("#workflows-open");
+    panel.click("#workflow-import-box summary");
+    panel.set_value("#workflow-import-json", &workflow.to_string());
+    panel.click("#workflow-import");
     let name = workflow["name"].as_str().expect("name");
     panel.wait_text("workflows-notice", &format!("t.includes('{name}')")).expect("imported");
 }
 
 /// Schedules the first workflow of the list every day at 08:00 with this condition.
 fn schedule(panel: &Panel, notify: &str, key: &str, limit: &str) {
-    click(panel, "#workflow-list li button[data-action=schedule]");
+    panel.click("#workflow-list li button[data-action=schedule]");
     let form = "#workflow-list li .routine-form";
-    wait_js(
-        panel,
-        &format!(
-            "(() => {{ const f = document.querySelector('{form}'); \
+    panel.wait_js(&format!(
+        "(() => {{ const f = document.querySelector('{form}'); \
              f.querySelector('[id$=-notify]').value = '{notify}'; \
              f.querySelector('[id$=-key]').value = '{key}'; \
              f.querySelector('[id$=-limit]').value = '{limit}'; \
              f.requestSubmit(); return true; }})()"
-        ),
-    );
+    ));
     panel.wait_text("routines-notice", "t.includes('runs every day at 08:00')").expect("saved");
 }
 
@@ -94,13 +80,8 @@ fn a_scheduled_workflow_runs_in_the_background_and_tells_when_the_price_drops() 
         role_reply(req).unwrap_or_else(|| ScriptedReply::text("no model is needed here"))
     })
     .expect("scripted LLM");
-    let site = FixtureServer::builder(paths::fixtures_dir().join("site")).start().expect("site");
-    let page_url = site.url("/routine/price.html");
-    let wm =
-        Waymark::launch(&extension, Setup { llm: &llm, install_host: true, site }).expect("launch");
+    let (wm, panel, page_url) = launch(&extension, &llm);
     let shop = wm.open("/routine/price.html").expect("the shop");
-    let panel = wm.panel().expect("panel");
-    panel.wait_text("host-status", "t.includes('connected')").expect("host connects");
 
     // A workflow that reads the page, imported as a user would import one.
     let workflow = json!({
@@ -111,7 +92,7 @@ fn a_scheduled_workflow_runs_in_the_background_and_tells_when_the_price_drops() 
 
     // Scheduled from the panel: every day at 08:00, tell me when the price drops below 40.
     schedule(&panel, "below", "page", "40");
-    let shown = wait_js(&panel, "document.querySelector('#routine-list li')?.textContent");
+    let shown = panel.wait_js("document.querySelector('#routine-list li')?.textContent");
     assert!(
         shown.to_string().contains("every day at 08:00 · tells you when page drops below 40"),
         "{shown}"
@@ -166,9 +147,7 @@ fn a_scheduled_workflow_runs_in_the_background_and_tells_when_the_price_drops() 
         llm.requests().iter().skip(calls_before).filter(|r| role_reply(r).is_some()).count(),
         "no navigator call: the workflow replays without the model"
     );
-    let listed = wait_js(
-        &panel,
-        "(() => { const t = document.querySelector('#routine-list .routine-runs')?.textContent ?? ''; return t.includes('39.99') ? t : null; })()",
+    let listed = panel.wait_js("(() => { const t = document.querySelector('#routine-list .routine-runs')?.textContent ?? ''; return t.includes('39.99') ? t : null; })()",
     );
     assert!(listed.to_string().contains("done: page:"), "{listed}");
 
@@ -176,9 +155,9 @@ fn a_scheduled_workflow_runs_in_the_background_and_tells_when_the_price_drops() 
     worker
         .eval(&format!("chrome.notifications.clear('routine:{id}').then(() => true)"))
         .expect("clear");
-    click(&panel, "#workflow-list li button[data-action=delete]");
-    wait_js(&panel, "!document.getElementById('workflow-confirm-delete').hidden");
-    click(&panel, "#workflow-confirm-yes");
+    panel.click("#workflow-list li button[data-action=delete]");
+    panel.wait_js("!document.getElementById('workflow-confirm-delete').hidden");
+    panel.click("#workflow-confirm-yes");
     panel.wait_text("workflows-notice", "t.includes('Deleted')").expect("deleted");
     fire(&worker, &id);
     let third = wait_runs(&worker, 3);
@@ -206,12 +185,7 @@ fn a_card_in_a_run_waits_for_the_user_with_a_notification() {
         role_reply(req).unwrap_or_else(|| ScriptedReply::text("no model is needed here"))
     })
     .expect("scripted LLM");
-    let site = FixtureServer::builder(paths::fixtures_dir().join("site")).start().expect("site");
-    let page_url = site.url("/routine/price.html");
-    let wm =
-        Waymark::launch(&extension, Setup { llm: &llm, install_host: true, site }).expect("launch");
-    let panel = wm.panel().expect("panel");
-    panel.wait_text("host-status", "t.includes('connected')").expect("host connects");
+    let (wm, panel, page_url) = launch(&extension, &llm);
     // An imported workflow's first run asks about each step it does: a card in the run.
     let workflow = json!({
         "schema_version": 1, "id": "watch", "name": "Watch the teapot", "task": "Watch the price",
@@ -264,19 +238,13 @@ fn a_task_in_words_runs_on_schedule_with_the_model_on_its_start_page() {
         }
     })
     .expect("scripted LLM");
-    let site = FixtureServer::builder(paths::fixtures_dir().join("site")).start().expect("site");
-    let page_url = site.url("/routine/price.html");
-    let wm =
-        Waymark::launch(&extension, Setup { llm: &llm, install_host: true, site }).expect("launch");
-    let panel = wm.panel().expect("panel");
-    panel.wait_text("host-status", "t.includes('connected')").expect("host connects");
-    click(&panel, "#workflows-open");
-    click(&panel, "#routine-task-box summary");
-    set_value(&panel, "#routine-task-prompt", "Read the teapot's price");
-    set_value(&panel, "#routine-task-url", &page_url);
-    set_value(&panel, "#routine-task-every", "weekday");
-    wait_js(
-        &panel,
+    let (wm, panel, page_url) = launch(&extension, &llm);
+    panel.click("#workflows-open");
+    panel.click("#routine-task-box summary");
+    panel.set_value("#routine-task-prompt", "Read the teapot's price");
+    panel.set_value("#routine-task-url", &page_url);
+    panel.set_value("#routine-task-every", "weekday");
+    panel.wait_js(
         "(() => { document.getElementById('routine-task-form').requestSubmit(); return true; })()",
     );
     panel.wait_text("routines-notice", "t.includes('runs on weekdays at 08:00')").expect("saved");

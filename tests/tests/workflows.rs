@@ -77,27 +77,6 @@ fn model(req: &RecordedRequest) -> ScriptedReply {
     ScriptedReply::tool_call("done", json!({"answer": "The teapot is ordered.", "success": true}))
 }
 
-fn wait_js(panel: &Panel, js: &str) -> Value {
-    panel.page.wait_for(js, TASK_TIMEOUT).unwrap_or_else(|e| panic!("waiting for {js}: {e:#}"))
-}
-
-fn click(panel: &Panel, selector: &str) {
-    let js = format!(
-        "(() => {{ const b = document.querySelector({}); if (!b || b.hidden) return false; b.click(); return true; }})()",
-        serde_json::to_string(selector).expect("json")
-    );
-    wait_js(panel, &js);
-}
-
-fn set_value(panel: &Panel, selector: &str, value: &str) {
-    let js = format!(
-        "(() => {{ const i = document.querySelector({}); if (!i) return false; i.value = {}; return true; }})()",
-        serde_json::to_string(selector).expect("json"),
-        serde_json::to_string(value).expect("json")
-    );
-    wait_js(panel, &js);
-}
-
 fn wait_answer(panel: &Panel, expect: &str) -> String {
     let predicate = format!("t.includes({})", serde_json::to_string(expect).expect("json"));
     panel.wait_text("answer", &predicate).unwrap_or_else(|e| {
@@ -140,10 +119,8 @@ fn record(wm: &Waymark, panel: &Panel) -> String {
 
 /// Saves the finished task as a workflow named [`NAME`] through the editor.
 fn save_as_workflow(panel: &Panel) {
-    click(panel, "#save-workflow");
-    wait_js(
-        panel,
-        "!document.getElementById('workflow-editor').hidden && !document.getElementById('workflows').hidden",
+    panel.click("#save-workflow");
+    panel.wait_js("!document.getElementById('workflow-editor').hidden && !document.getElementById('workflows').hidden",
     );
     let steps = panel
         .page
@@ -153,22 +130,22 @@ fn save_as_workflow(panel: &Panel) {
     assert_eq!(steps.len(), 6, "six steps, never refs: {steps:?}");
     assert!(steps.iter().all(|s| !s.contains('[')), "{steps:?}");
     assert_eq!(steps[0], "Type “{{full_name}}” into textbox “Full name” under “Your order”");
-    set_value(panel, "#workflow-name", NAME);
-    click(panel, "#workflow-save");
+    panel.set_value("#workflow-name", NAME);
+    panel.click("#workflow-save");
     panel.wait_text("workflows-notice", &format!("t.includes('Saved “{NAME}”')")).expect("saved");
-    wait_js(panel, "document.getElementById('workflow-editor').hidden");
+    panel.wait_js("document.getElementById('workflow-editor').hidden");
 }
 
 /// Runs [`NAME`] from the panel's list with `values` (field label → value).
 fn run_from_list(panel: &Panel, values: &[(&str, &str)]) {
     if panel.page.eval("document.getElementById('workflows').hidden").ok() == Some(json!(true)) {
-        click(panel, "#workflows-open");
+        panel.click("#workflows-open");
     }
-    click(panel, "#workflow-list li button[data-action=run]");
+    panel.click("#workflow-list li button[data-action=run]");
     for (name, value) in values {
-        set_value(panel, &format!("#workflow-list li .run-form input[name={name}]"), value);
+        panel.set_value(&format!("#workflow-list li .run-form input[name={name}]"), value);
     }
-    click(panel, "#workflow-list li .run-form button[type=submit]");
+    panel.click("#workflow-list li .run-form button[type=submit]");
 }
 
 /// Screenshots of the panel as shown (light and dark, 400 px wide) into
@@ -232,10 +209,10 @@ fn a_recorded_task_replays_without_the_model_and_heals_changed_steps_with_one_ca
     save_as_workflow(&panel);
 
     // The list with a run form open is readable by everyone.
-    click(&panel, "#workflow-list li button[data-action=run]");
+    panel.click("#workflow-list li button[data-action=run]");
     accessible(&panel, "list");
-    click(&panel, "#workflow-list li button[data-action=run]");
-    click(&panel, "#workflows-close");
+    panel.click("#workflow-list li button[data-action=run]");
+    panel.click("#workflows-close");
 
     // Replayed from the list with its defaults: no model call, the same order.
     let before = calls(&llm);
@@ -298,8 +275,8 @@ fn a_recorded_task_replays_without_the_model_and_heals_changed_steps_with_one_ca
         .expect("heals shown");
     assert!(heals.contains("button “Next”"), "{heals}");
     accessible(&panel, "heals");
-    click(&panel, "#heals-accept");
-    wait_js(&panel, "document.getElementById('heals').hidden");
+    panel.click("#heals-accept");
+    panel.wait_js("document.getElementById('heals').hidden");
     let _tab = wm.open("/wf/order.html").expect("the changed shop again");
     let before = calls(&llm);
     run_from_list(&panel, &[]);
@@ -329,11 +306,9 @@ fn a_recorded_task_replays_without_the_model_and_heals_changed_steps_with_one_ca
     wm.site.add_page("/wf/order.html", changed);
     let _tab = wm.open("/wf/order.html").expect("the shop");
     run_from_list(&panel, &[]);
-    wait_js(
-        &panel,
-        "!document.getElementById('intervention').hidden && document.getElementById('intervention').dataset.kind === 'confirm'",
+    panel.wait_js("!document.getElementById('intervention').hidden && document.getElementById('intervention').dataset.kind === 'confirm'",
     );
-    click(&panel, "#intervention-deny");
+    panel.click("#intervention-deny");
     let answer = wait_answer(&panel, "Stopped at step 6 of 6");
     assert!(answer.contains("you did not approve it"), "{answer}");
     let heading = panel.text("task-progress").expect("progress");
@@ -368,16 +343,16 @@ fn bad_imports_and_a_full_storage_on_save_change_nothing_and_lose_nothing() {
     let sw = wm.attach_worker().expect("worker");
 
     // The draft is open; storage fills up; Save is refused and nothing is lost.
-    click(&panel, "#save-workflow");
-    wait_js(&panel, "!document.getElementById('workflow-editor').hidden");
-    set_value(&panel, "#workflow-name", NAME);
-    set_value(&panel, "#workflow-steps li:nth-child(5) .step-intent", "Go on to the review");
+    panel.click("#save-workflow");
+    panel.wait_js("!document.getElementById('workflow-editor').hidden");
+    panel.set_value("#workflow-name", NAME);
+    panel.set_value("#workflow-steps li:nth-child(5) .step-intent", "Go on to the review");
     sw.wait_for("chrome.storage.local.get(null).then((all) => Object.keys(all).some((k) => k.includes(':turn:')))", TASK_TIMEOUT)
         .expect("the task's turn is stored");
     let fillers = sw.eval_timeout(FILL_STORAGE, TASK_TIMEOUT).expect("fill storage");
     assert!(fillers.as_u64().is_some_and(|n| n > 9), "{fillers}");
     let stored_before = sw.eval(STORED).expect("stored");
-    click(&panel, "#workflow-save");
+    panel.click("#workflow-save");
     let error =
         panel.wait_text("workflows-error", "t.includes('Could not save')").expect("error shown");
     assert!(error.contains("quota") && error.contains("Your draft is still open"), "{error}");
@@ -390,7 +365,7 @@ fn bad_imports_and_a_full_storage_on_save_change_nothing_and_lose_nothing() {
     assert_eq!(sw.eval(STORED).expect("stored"), stored_before, "nothing stored changed");
 
     // Imports that are not workflows, or from a newer Waymark, are refused and store nothing.
-    click(&panel, "#workflow-import-box summary");
+    panel.click("#workflow-import-box summary");
     for (file, expect) in [
         ("{\"schema_version\": 1, \"name\": ", "not JSON"),
         ("{\"name\": \"x\", \"steps\": []}", "not a Waymark workflow"),
@@ -400,8 +375,8 @@ fn bad_imports_and_a_full_storage_on_save_change_nothing_and_lose_nothing() {
             "only http and https",
         ),
     ] {
-        set_value(&panel, "#workflow-import-json", file);
-        click(&panel, "#workflow-import");
+        panel.set_value("#workflow-import-json", file);
+        panel.click("#workflow-import");
         let shown = panel
             .wait_text(
                 "workflows-error",
@@ -422,9 +397,9 @@ fn bad_imports_and_a_full_storage_on_save_change_nothing_and_lose_nothing() {
         TASK_TIMEOUT,
     )
     .expect("free space");
-    click(&panel, "#workflow-save");
+    panel.click("#workflow-save");
     panel.wait_text("workflows-notice", &format!("t.includes('Saved “{NAME}”')")).expect("saved");
-    click(&panel, "#workflow-list li button[data-action=export]");
+    panel.click("#workflow-list li button[data-action=export]");
     let json = panel
         .page
         .wait_for("(() => { const t = document.getElementById('workflow-export-json'); return !document.getElementById('workflow-export').hidden && t.value; })()", TASK_TIMEOUT)
@@ -436,12 +411,12 @@ fn bad_imports_and_a_full_storage_on_save_change_nothing_and_lose_nothing() {
     );
     let status = panel.text("workflow-export-status").expect("status");
     assert!(status.contains(&wm.export_dir.display().to_string()), "{status}");
-    set_value(&panel, "#workflow-import-json", &json);
-    click(&panel, "#workflow-import");
+    panel.set_value("#workflow-import-json", &json);
+    panel.click("#workflow-import");
     panel
         .wait_text("workflows-notice", &format!("t.includes('Imported “{NAME} (2)”')"))
         .expect("imported");
-    wait_js(&panel, "document.querySelectorAll('#workflow-list li').length === 2");
+    panel.wait_js("document.querySelectorAll('#workflow-list li').length === 2");
     llm.assert_no_script_panics().expect("script ok");
 }
 
@@ -455,7 +430,7 @@ fn an_external_agent_runs_a_saved_workflow_by_name_and_its_card_waits_for_the_pa
     panel.wait_text("host-status", "t.includes('connected')").expect("host connects");
     record(&wm, &panel);
     save_as_workflow(&panel);
-    click(&panel, "#workflows-close");
+    panel.click("#workflows-close");
     switched_on(&wm, &panel);
     let claude = Client::spawn(&wm, "claude-code");
 
@@ -488,11 +463,9 @@ fn an_external_agent_runs_a_saved_workflow_by_name_and_its_card_waits_for_the_pa
     // Denied at the card: an error for the agent, nothing ordered.
     let _tab = wm.open("/wf/order.html").expect("the shop");
     let run = claude.start("run_workflow", json!({"name": NAME}));
-    wait_js(
-        &panel,
-        "!document.getElementById('intervention').hidden && document.getElementById('intervention').dataset.kind === 'confirm'",
+    panel.wait_js("!document.getElementById('intervention').hidden && document.getElementById('intervention').dataset.kind === 'confirm'",
     );
-    click(&panel, "#intervention-deny");
+    panel.click("#intervention-deny");
     let (err, text) = claude.finish(run);
     assert!(err && text.contains("you did not approve it"), "{text}");
     assert_eq!(orders(&wm.site).len(), 2, "nothing was ordered");
@@ -516,7 +489,7 @@ fn an_imported_workflow_asks_about_every_step_it_does_on_its_first_run() {
     panel.wait_text("host-status", "t.includes('connected')").expect("host connects");
     record(&wm, &panel);
     save_as_workflow(&panel);
-    click(&panel, "#workflow-list li button[data-action=export]");
+    panel.click("#workflow-list li button[data-action=export]");
     let exported = panel
         .page
         .wait_for("(() => { const t = document.getElementById('workflow-export-json'); return !document.getElementById('workflow-export').hidden && t.value; })()", TASK_TIMEOUT)
@@ -527,9 +500,9 @@ fn an_imported_workflow_asks_about_every_step_it_does_on_its_first_run() {
     for step in file["steps"].as_array_mut().expect("steps") {
         step["intent"] = json!("Close the welcome banner");
     }
-    click(&panel, "#workflow-import-box summary");
-    set_value(&panel, "#workflow-import-json", &file.to_string());
-    click(&panel, "#workflow-import");
+    panel.click("#workflow-import-box summary");
+    panel.set_value("#workflow-import-json", &file.to_string());
+    panel.click("#workflow-import");
     panel
         .wait_text("workflows-notice", "t.includes('Imported “Imported teapot”')")
         .expect("imported");

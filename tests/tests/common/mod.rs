@@ -236,6 +236,31 @@ impl Panel {
         let v = self.page.wait_for(&js, TASK_TIMEOUT)?;
         Ok(v.as_str().unwrap_or_default().to_owned())
     }
+
+    /// Waits until `js` evaluates to a truthy value in the panel, returns it (panics on the
+    /// timeout, naming `js`).
+    pub fn wait_js(&self, js: &str) -> Value {
+        self.page.wait_for(js, TASK_TIMEOUT).unwrap_or_else(|e| panic!("waiting for {js}: {e:#}"))
+    }
+
+    /// Clicks the element `selector` picks once it is there and not hidden.
+    pub fn click(&self, selector: &str) {
+        let js = format!(
+            "(() => {{ const b = document.querySelector({}); if (!b || b.hidden) return false; b.click(); return true; }})()",
+            serde_json::to_string(selector).unwrap_or_default()
+        );
+        self.wait_js(&js);
+    }
+
+    /// Sets the value of the field `selector` picks once it is there.
+    pub fn set_value(&self, selector: &str, value: &str) {
+        let js = format!(
+            "(() => {{ const i = document.querySelector({}); if (!i) return false; i.value = {}; return true; }})()",
+            serde_json::to_string(selector).unwrap_or_default(),
+            serde_json::to_string(value).unwrap_or_default()
+        );
+        self.wait_js(&js);
+    }
 }
 
 /// The ref number of the element on the line `[N] {role} "{name}"` (or `[N] {role} {name}`:

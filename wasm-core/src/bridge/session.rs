@@ -51,12 +51,6 @@ pub(super) fn fenced(nonce: &str, body: &str) -> String {
     )
 }
 
-/// The address of `tab` (empty when it is gone meanwhile: the call then fails on the tab).
-async fn tab_url<B: Browser>(browser: &B, tab: i32) -> Result<String, BridgeFailure> {
-    let tabs = browser.tabs().await.map_err(|e| page_failure(&e))?;
-    Ok(tabs.into_iter().find(|t| t.id == tab).map(|t| t.url).unwrap_or_default())
-}
-
 fn parse_ref(text: &str) -> Result<Ref, BridgeFailure> {
     Ref::parse(text).ok_or_else(|| {
         fail(Kind::BadArguments, format!("“{text}” is not a ref (refs look like 12 or f2:5)"))
@@ -175,18 +169,8 @@ impl ExternalSession {
                 return super::inspect::resize(browser, tab, width, height).await;
             }
             BridgeCall::NetworkRequests { include_static } => {
-                let tab = self.tab(browser).await?;
-                let page_url = tab_url(browser, tab).await?;
-                let nonce = format!("{:016x}", env.random_u64());
-                return super::inspect::network_requests(
-                    browser,
-                    tab,
-                    &page_url,
-                    &mut self.ctx.taint,
-                    &nonce,
-                    include_static,
-                )
-                .await;
+                let read = self.page_read(browser, env).await?;
+                return super::inspect::network_requests(browser, read, include_static).await;
             }
             BridgeCall::HandleDialog { accept, prompt_text } => {
                 let Some(action) = self.cancelled.take() else {
@@ -204,18 +188,8 @@ impl ExternalSession {
                 action
             }
             BridgeCall::ConsoleMessages { level } => {
-                let tab = self.tab(browser).await?;
-                let page_url = tab_url(browser, tab).await?;
-                let nonce = format!("{:016x}", env.random_u64());
-                return super::inspect::console_messages(
-                    browser,
-                    tab,
-                    &page_url,
-                    &mut self.ctx.taint,
-                    &nonce,
-                    level,
-                )
-                .await;
+                let read = self.page_read(browser, env).await?;
+                return super::inspect::console_messages(browser, read, level).await;
             }
             BridgeCall::Collect { ref_id, columns, pages, name } => {
                 let call = (ref_id, columns, pages, name);
@@ -304,6 +278,20 @@ impl ExternalSession {
             BridgeCall::WaitFor { text, seconds, gone } => Action::Wait { text, seconds, gone },
         };
         self.act(action, browser, env, events, operator).await
+    }
+
+    /// A read of the agent's tab for a read-only tool: its address (empty when it is gone
+    /// meanwhile: the call then fails on the tab), this agent's ledger and a fresh fence.
+    async fn page_read<B: Browser, E: Env>(
+        &mut self,
+        browser: &B,
+        env: &E,
+    ) -> Result<super::inspect::PageRead<'_>, BridgeFailure> {
+        let tab = self.tab(browser).await?;
+        let tabs = browser.tabs().await.map_err(|e| page_failure(&e))?;
+        let page_url = tabs.into_iter().find(|t| t.id == tab).map(|t| t.url).unwrap_or_default();
+        let nonce = format!("{:016x}", env.random_u64());
+        Ok(super::inspect::PageRead { tab, page_url, taint: &mut self.ctx.taint, nonce })
     }
 
     /// The agent's tab: the one it chose, else the page the user looks at.

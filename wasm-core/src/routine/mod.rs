@@ -143,6 +143,19 @@ pub struct RoutineNotice {
 }
 
 impl RoutineRun {
+    /// A run that could not do its job (`answer` says why).
+    pub fn failed(started_ms: f64, duration_ms: f64, answer: String) -> Self {
+        Self {
+            started_ms,
+            duration_ms,
+            ending: RunEnding::Failed,
+            answer,
+            findings: BTreeMap::new(),
+            changes: Vec::new(),
+            tokens: 0,
+        }
+    }
+
     /// The run a finished task makes: its ending, its answer, and as findings what its steps
     /// read (each `extract` by the name of the element it read, `page` for a whole page),
     /// without a model: the same run reads the same keys, so runs compare.

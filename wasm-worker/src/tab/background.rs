@@ -1,8 +1,15 @@
 //! A tab of the user's browser that does not take focus, for a routine's run.
 
-use super::{ChromeTab, TabPage, bad_reply, check_url, promise, props};
+use super::{ChromeTab, TabPage, bad_reply, check_url, encode, promise};
 use crate::chrome;
 use waymark_core::agent::PageError;
+
+/// What `chrome.tabs.create` is asked for.
+#[derive(serde::Serialize)]
+struct NewTab<'a> {
+    url: &'a str,
+    active: bool,
+}
 
 /// How long the start page may take to load before the run goes on with what is there.
 const LOAD_WAIT_MS: f64 = 15_000.0;
@@ -11,9 +18,7 @@ const LOAD_WAIT_MS: f64 = 15_000.0;
 /// until it has loaded; the tab's id.
 pub async fn open_background(url: &str) -> Result<i32, PageError> {
     check_url(url)?;
-    let created =
-        promise(chrome::tabs_create(&props(serde_json::json!({ "url": url, "active": false }))?))
-            .await?;
+    let created = promise(chrome::tabs_create(&encode(&NewTab { url, active: false })?)).await?;
     let tab: ChromeTab =
         serde_wasm_bindgen::from_value(created).map_err(bad_reply("the new tab"))?;
     TabPage::new(tab.id).settle(LOAD_WAIT_MS).await;

@@ -5,15 +5,14 @@
 //! worth telling are decided in `waymark_core::routine`.
 
 use super::env::BrowserEnv;
-use super::{Worker, storage, task};
+use super::{Worker, storage, task, workflows};
 use crate::alarms;
 use std::cell::{Cell, RefCell};
-use std::collections::BTreeMap;
 use std::rc::Rc;
 use waymark_core::agent::{Env, OutputMode, Reply};
 use waymark_core::panel::routines as view;
 use waymark_core::panel::{PanelRequest, TaskView};
-use waymark_core::routine::{CardInRun, Routine, RoutineJob, RoutineRun, RunEnding};
+use waymark_core::routine::{CardInRun, Routine, RoutineJob, RoutineRun};
 use waymark_core::workflow::WorkflowRun;
 
 /// Where the routines are stored (one list: they are few and small).
@@ -95,7 +94,7 @@ pub(super) async fn handle(w: Rc<Worker>, request: PanelRequest) {
     let result = match request {
         PanelRequest::SaveRoutine { form } => {
             let name = match &form.job {
-                RoutineJob::Workflow { id, .. } => w.workflows.name_of(id),
+                RoutineJob::Workflow { id, .. } => workflows::find(&w, id).map(|f| f.name),
                 RoutineJob::Task { .. } => Some(String::new()),
             };
             let id = format!("{:x}{:08x}", now() as u64, BrowserEnv.random_u64() as u32);
@@ -170,15 +169,7 @@ pub(super) async fn run(w: Rc<Worker>, id: String) {
     let started = now();
     let run = match prepare(&w, &routine) {
         Ok((url, workflow_run)) => run_in_background(&w, &routine, url, workflow_run).await,
-        Err(e) => RoutineRun {
-            started_ms: started,
-            duration_ms: 0.0,
-            ending: RunEnding::Failed,
-            answer: e,
-            findings: BTreeMap::new(),
-            changes: Vec::new(),
-            tokens: 0,
-        },
+        Err(e) => RoutineRun::failed(started, 0.0, e),
     };
     w.routines.running.set(false);
     let offset = alarms::utc_offset_minutes();
@@ -204,7 +195,7 @@ fn prepare(w: &Rc<Worker>, routine: &Routine) -> Result<(String, Option<Workflow
         RoutineJob::Workflow { id, values } => (id, values),
     };
     let workflow =
-        w.workflows.get(id).ok_or_else(|| "its workflow is no longer saved".to_owned())?;
+        workflows::find(w, id).ok_or_else(|| "its workflow is no longer saved".to_owned())?;
     let url = routine.start_page(&workflow)?;
     let run = WorkflowRun::bind(workflow, values.clone()).map_err(|e| e.to_string())?;
     Ok((url, Some(run)))
@@ -220,15 +211,8 @@ async fn run_in_background(
     let tab = match crate::tab::open_background(&url).await {
         Ok(tab) => tab,
         Err(e) => {
-            return RoutineRun {
-                started_ms: started,
-                duration_ms: now() - started,
-                ending: RunEnding::Failed,
-                answer: format!("its page could not be opened ({e})"),
-                findings: BTreeMap::new(),
-                changes: Vec::new(),
-                tokens: 0,
-            };
+            let why = format!("its page could not be opened ({e})");
+            return RoutineRun::failed(started, now() - started, why);
         }
     };
     let prompt = match (&run, &routine.job) {
@@ -238,27 +222,13 @@ async fn run_in_background(
     };
     let mut task_view = TaskView::started(&prompt);
     task_view.workflow = Some(format!("{} (routine)", routine.name));
-    let allowed_sites = {
-        let mut state = w.state.borrow_mut();
-        state.task = Some(task_view);
-        state.task_turn = None;
-        state.settings.agent.allowed_sites.clone()
-    };
-    w.broadcast();
     let opts = task::StartOptions {
-        prompt,
-        mode: OutputMode::default(),
-        max_steps: None,
-        step_mode: false,
-        resources: BTreeMap::new(),
-        allowed_sites,
-        workflow: run,
         tab: Some(tab),
-        on_card: Some(match routine.on_card {
+        on_card: match routine.on_card {
             CardInRun::Wait => None,
             CardInRun::Stop => Some(Reply::stop()),
-        })
-        .flatten(),
+        },
+        ..task::StartOptions::shown(w, task_view, prompt, OutputMode::default(), run)
     };
     let outcome = task::run_to_end(w.clone(), opts).await;
     crate::tab::close_background(tab).await;

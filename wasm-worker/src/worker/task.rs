@@ -66,6 +66,38 @@ pub(super) struct StartOptions {
     pub on_card: Option<waymark_core::agent::Reply>,
 }
 
+impl StartOptions {
+    /// A task with default controls, shown in the panel as the one that starts now (`view`),
+    /// under the sites allowed in Settings: a workflow's run (`workflow`), or `prompt` done by
+    /// the model.
+    pub(super) fn shown(
+        w: &Rc<Worker>,
+        view: TaskView,
+        prompt: String,
+        mode: OutputMode,
+        workflow: Option<waymark_core::workflow::WorkflowRun>,
+    ) -> Self {
+        let allowed_sites = {
+            let mut state = w.state.borrow_mut();
+            state.task = Some(view);
+            state.task_turn = None;
+            state.settings.agent.allowed_sites.clone()
+        };
+        w.broadcast();
+        Self {
+            prompt,
+            mode,
+            max_steps: None,
+            step_mode: false,
+            resources: BTreeMap::new(),
+            allowed_sites,
+            workflow,
+            tab: None,
+            on_card: None,
+        }
+    }
+}
+
 /// Runs a new task on the tab the user looked at last.
 pub(super) async fn run(w: Rc<Worker>, opts: StartOptions) {
     run_to_end(w, opts).await;

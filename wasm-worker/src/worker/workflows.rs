@@ -42,18 +42,6 @@ pub(super) struct WorkflowsState {
     heals: RefCell<Option<PendingHeals>>,
 }
 
-impl WorkflowsState {
-    /// The saved workflow `id`.
-    pub(super) fn get(&self, id: &str) -> Option<Workflow> {
-        self.saved.borrow().iter().find(|s| s.id == id).cloned()
-    }
-
-    /// The name of saved workflow `id`.
-    pub(super) fn name_of(&self, id: &str) -> Option<String> {
-        self.saved.borrow().iter().find(|s| s.id == id).map(|s| s.name.clone())
-    }
-}
-
 /// Healed steps waiting for the user.
 #[derive(Debug, Clone, Serialize, Deserialize)]
 struct PendingHeals {
@@ -134,7 +122,8 @@ fn remember(w: &Rc<Worker>, workflow: Workflow) {
     saved.push(workflow);
 }
 
-fn find(w: &Rc<Worker>, id: &str) -> Option<Workflow> {
+/// The saved workflow `id`.
+pub(super) fn find(w: &Rc<Worker>, id: &str) -> Option<Workflow> {
     w.workflows.saved.borrow().iter().find(|s| s.id == id).cloned()
 }
 
@@ -303,25 +292,8 @@ fn start_run(w: &Rc<Worker>, run: WorkflowRun, mode: OutputMode) -> bool {
     let mut view = TaskView::started(&prompt);
     view.mode = mode;
     view.workflow = Some(run.workflow.name.clone());
-    let allowed_sites = {
-        let mut state = w.state.borrow_mut();
-        state.task = Some(view);
-        state.task_turn = None;
-        state.workflows.error = None;
-        state.settings.agent.allowed_sites.clone()
-    };
-    w.broadcast();
-    let opts = task::StartOptions {
-        prompt,
-        mode,
-        max_steps: None,
-        step_mode: false,
-        resources: BTreeMap::new(),
-        allowed_sites,
-        workflow: Some(run),
-        tab: None,
-        on_card: None,
-    };
+    w.state.borrow_mut().workflows.error = None;
+    let opts = task::StartOptions::shown(w, view, prompt, mode, Some(run));
     spawn_local(task::run(w.clone(), opts));
     true
 }
@@ -355,24 +327,7 @@ pub(super) async fn run_for_bridge(
     let prompt = run.task_text();
     let mut view = TaskView::started(&prompt);
     view.workflow = Some(run.workflow.name.clone());
-    let allowed_sites = {
-        let mut state = w.state.borrow_mut();
-        state.task = Some(view);
-        state.task_turn = None;
-        state.settings.agent.allowed_sites.clone()
-    };
-    w.broadcast();
-    let opts = task::StartOptions {
-        prompt,
-        mode: OutputMode::default(),
-        max_steps: None,
-        step_mode: false,
-        resources: BTreeMap::new(),
-        allowed_sites,
-        workflow: Some(run),
-        tab: None,
-        on_card: None,
-    };
+    let opts = task::StartOptions::shown(w, view, prompt, OutputMode::default(), Some(run));
     let outcome = task::run_to_end(w.clone(), opts).await;
     let kind = match outcome.ending {
         Ending::Finished => {
