@@ -798,6 +798,12 @@ pub enum ContentRequest {
     /// navigated away without a user gesture — every page the agent's synthetic clicks left —
     /// but never on a move the page makes itself.
     GoBack,
+    /// Starts (`on`) or stops reporting the user's own actions in this frame
+    /// ([`crate::demonstration`]): teach by showing.
+    Record {
+        /// Report from now on; `false` stops.
+        on: bool,
+    },
     /// The live facts of a ref's element (or the focused element) for the safety policy
     /// ([`crate::target::ActionTarget`]).
     Describe {

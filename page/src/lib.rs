@@ -14,6 +14,7 @@
 pub mod action;
 pub mod collect;
 pub mod console;
+pub mod demonstration;
 pub mod dialog;
 pub mod error;
 pub mod formats;

@@ -23,6 +23,7 @@ mod keys;
 mod order;
 mod passage;
 mod read;
+mod record;
 mod roles;
 mod screen;
 mod scroll;
@@ -103,6 +104,7 @@ fn handle(msg: JsValue, engine: String) -> Result<JsValue, ContentError> {
         }
         ContentRequest::Measure { runs } => reply(&measure(runs, engine)?),
         ContentRequest::Describe { ref_id } => reply(&describe::describe(ref_id)?),
+        ContentRequest::Record { on } => reply(&record::arm(on, engine)),
         #[cfg(feature = "test-hooks")]
         ContentRequest::Panic => Ok(wasm_bindgen_futures::future_to_promise(crash_later()).into()),
     };

@@ -523,7 +523,11 @@ fn budget_for(spec: &TaskSpec, answers: &[String]) -> crate::safety::WriteBudget
         None => spec.task.as_str(),
     };
     let texts = std::iter::once(task).chain(answers.iter().map(String::as_str));
-    crate::safety::WriteBudget::from_words(texts)
+    let mut budget = crate::safety::WriteBudget::from_words(texts);
+    if let Some(run) = &spec.workflow {
+        crate::workflow::grant_shown(&mut budget, &run.workflow.shown_writes);
+    }
+    budget
 }
 
 /// What an action whose outcome was lost is reported as.

@@ -221,6 +221,7 @@ mod tests {
             updated_ms: 0.0,
             revision: 0,
             imported: None,
+            shown_writes: Vec::new(),
         }
     }
 

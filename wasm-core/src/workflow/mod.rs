@@ -10,6 +10,7 @@
 //! recorded one. Workflows are stored next to the sessions ([`store`]) and exported and
 //! imported as versioned JSON ([`schema`]).
 
+mod demonstration;
 mod edit;
 mod locator;
 mod pattern;
@@ -19,6 +20,9 @@ pub mod schema;
 pub mod store;
 mod template;
 
+pub use demonstration::{
+    Demonstration, MAX_DEMONSTRATED_STEPS, ShownWrite, SkipReason, grant_shown,
+};
 pub use edit::{ParamEdit, StepEdit, WorkflowEdit};
 pub use locator::{Locator, Resolution};
 pub use pattern::{PatternError, UrlPattern};
@@ -65,6 +69,10 @@ pub struct Workflow {
     /// something, each described from what it does, not from its author's words.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub imported: Option<Imported>,
+    /// For a workflow the user showed ([`Demonstration`]): the writes the demonstration's own
+    /// requests made, which its runs may make again (its task has no words of the user's).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub shown_writes: Vec<ShownWrite>,
 }
 
 /// Where an imported workflow stands with the user.

@@ -128,6 +128,7 @@ pub fn record(record: &TaskRecord, id: String, now_ms: f64) -> Result<Workflow, 
         updated_ms: now_ms,
         revision: 0,
         imported: None,
+        shown_writes: Vec::new(),
     })
 }
 

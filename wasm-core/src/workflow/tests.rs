@@ -2,6 +2,7 @@
 //! against the same loop with a model that counts its calls, healed, stopped, validated,
 //! edited and stored.
 
+mod demonstration;
 mod imported;
 mod replay;
 mod shop;
