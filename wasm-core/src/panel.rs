@@ -14,6 +14,7 @@ pub mod guide;
 pub mod live;
 pub mod llm_state;
 pub mod prompt;
+pub mod recording;
 pub mod routines;
 pub mod secrets;
 pub mod settings;
@@ -275,6 +276,12 @@ pub enum PanelRequest {
     AcceptHeals,
     /// Keep the workflow as it was.
     RejectHeals,
+    /// Teach by showing: record what the user does in the current tab from now on.
+    StartRecording,
+    /// End the recording: the workflow editor opens with its draft.
+    StopRecording,
+    /// End the recording and keep nothing.
+    CancelRecording,
 }
 
 /// Everything the side panel shows.

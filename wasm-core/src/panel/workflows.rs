@@ -30,6 +30,9 @@ pub struct WorkflowsView {
     /// A deletion waiting for the user's confirmation.
     #[serde(default)]
     pub confirm_delete: Option<WorkflowItem>,
+    /// The recording in progress (teach by showing).
+    #[serde(default)]
+    pub recording: Option<super::recording::RecordingView>,
 }
 
 /// One workflow in the list, with what its run form asks.

@@ -9,7 +9,7 @@
 //! changed: the writes its own requests made ([`ShownWrite`]), counted — never the words of
 //! the elements it clicked, which the page chose.
 
-use super::template::{Template, param_name_from};
+use super::template::{Template, param_name_from, unique_param_name};
 use super::{
     Locator, Param, RecordError, SCHEMA_VERSION, StepAction, UrlPattern, Workflow, WorkflowStep,
 };
@@ -153,6 +153,17 @@ impl Demonstration {
         self.at = url.to_owned();
     }
 
+    /// The recorded tab committed a new page: a step when the user loaded it themselves.
+    pub fn committed(&mut self, url: &str, cause: LoadCause) -> Result<(), SkipReason> {
+        match cause {
+            LoadCause::User => self.navigated(url),
+            LoadCause::Page => {
+                self.moved(url);
+                Ok(())
+            }
+        }
+    }
+
     /// A request the recorded tab sent while recording, as the network layer classified it.
     pub fn request(&mut self, effect: &Effect) {
         if effect.kind == EffectKind::Telemetry {
@@ -207,6 +218,28 @@ impl Demonstration {
     }
 }
 
+/// Who started a top-level load, from Chrome's `webNavigation` transition.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum LoadCause {
+    /// The user: an address typed or chosen in the address bar, a bookmark, a search.
+    User,
+    /// A recorded step (a link, a form), the page itself (a redirect, a script), history or
+    /// a reload: not a step of its own.
+    Page,
+}
+
+impl LoadCause {
+    /// From `transitionType` and `transitionQualifiers` of `webNavigation.onCommitted`.
+    pub fn of(transition: &str, qualifiers: &[String]) -> Self {
+        let typed = matches!(
+            transition,
+            "typed" | "auto_bookmark" | "generated" | "keyword" | "keyword_generated"
+        );
+        let replayed = qualifiers.iter().any(|q| q == "forward_back" || q == "client_redirect");
+        if typed && !replayed { Self::User } else { Self::Page }
+    }
+}
+
 /// Every typed or chosen value becomes an input named after its field, with the value as its
 /// default; a password becomes a secret input. Values typed into the same field share one.
 fn parameterise(steps: &mut [WorkflowStep]) -> Vec<Param> {
@@ -225,7 +258,7 @@ fn parameterise(steps: &mut [WorkflowStep]) -> Vec<Param> {
             Some(name) => name,
             None => {
                 let base = param_name_from(&label, if secret { "secret" } else { fallback });
-                let name = unique(&base, &params);
+                let name = unique_param_name(&base, |n| params.iter().any(|p| p.name == n));
                 params.push(Param {
                     name: name.clone(),
                     label: label.clone(),
@@ -239,15 +272,6 @@ fn parameterise(steps: &mut [WorkflowStep]) -> Vec<Param> {
         *value = Template(format!("{{{{{name}}}}}"));
     }
     params
-}
-
-/// `base`, or `base_2`, `base_3`… when a parameter already has it.
-fn unique(base: &str, params: &[Param]) -> String {
-    let taken = |n: &str| params.iter().any(|p| p.name == n);
-    if !taken(base) {
-        return base.to_owned();
-    }
-    (2..).map(|i| format!("{base}_{i}")).find(|n| !taken(n)).unwrap_or_else(|| base.to_owned())
 }
 
 /// What the writes a demonstration made allow a run: the same kinds, as many times.

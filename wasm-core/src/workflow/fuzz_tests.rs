@@ -123,6 +123,43 @@ proptest! {
 }
 
 proptest! {
+    #![proptest_config(config())]
+
+    /// What the user showed: the page's text (names, headings), the values they typed and the
+    /// addresses they loaded are hostile; no step may panic, and the draft is valid.
+    #[test]
+    fn fuzz_demonstration(name in hostile_short(), heading in hostile_text(), typed in hostile_text(), url in glued_url(), option in hostile_short()) {
+        use crate::observation::{Element, Item, Observation, Ref};
+        use waymark_page::demonstration::{Demonstrated, DemonstratedAct};
+        let observation = Observation {
+            url: format!("https://shop.example/{url}"),
+            items: vec![
+                Item::Text { text: heading, heading: Some(2), zone: Default::default() },
+                Item::Element(Element { ref_id: Ref::top(1), role: "textbox".into(), name: name.clone(), ..Element::default() }),
+                Item::Element(Element { ref_id: Ref::top(2), role: "combobox".into(), name, ..Element::default() }),
+            ],
+            ..Observation::default()
+        };
+        let mut demo = Demonstration::start(1, &url, 0.0);
+        let acts = [
+            (1, DemonstratedAct::Type { text: typed }),
+            (2, DemonstratedAct::Choose { option }),
+            (1, DemonstratedAct::TypeSecret),
+            (1, DemonstratedAct::Press { keys: "Enter".into() }),
+        ];
+        for (index, act) in acts {
+            let shown = Demonstrated { observation: observation.clone(), target: Ref::top(index), act, destination: Some(url.clone()) };
+            let _ = demo.add(&shown);
+        }
+        let _ = demo.navigated(&url);
+        let _ = crate::panel::recording::view(&demo);
+        if let Ok(w) = demo.finish("f".into(), 0.0) {
+            prop_assert!(w.params.iter().all(|p| is_param_name(&p.name)));
+        }
+    }
+}
+
+proptest! {
     #![proptest_config(costly(2))]
 
     #[test]

@@ -21,7 +21,7 @@ pub mod store;
 mod template;
 
 pub use demonstration::{
-    Demonstration, MAX_DEMONSTRATED_STEPS, ShownWrite, SkipReason, grant_shown,
+    Demonstration, LoadCause, MAX_DEMONSTRATED_STEPS, ShownWrite, SkipReason, grant_shown,
 };
 pub use edit::{ParamEdit, StepEdit, WorkflowEdit};
 pub use locator::{Locator, Resolution};

@@ -2,7 +2,7 @@
 //! locators, the values the user's words gave become parameters, and values Waymark tracked as
 //! secrets (cut from the stored task) become secret parameters that are never stored.
 
-use super::template::{Template, param_name_from};
+use super::template::{Template, param_name_from, unique_param_name};
 use super::{Param, SCHEMA_VERSION, StepAction, Workflow, WorkflowStep};
 use crate::action::Action;
 use crate::safety::outbound::REDACTED;
@@ -159,7 +159,7 @@ fn parameterise(task: &str, steps: &mut [WorkflowStep]) -> Vec<Param> {
             None => {
                 let fallback = if secret { "secret" } else { "value" };
                 let base = param_name_from(&label, fallback);
-                let name = unique(&base, &params);
+                let name = unique_param_name(&base, |n| params.iter().any(|p| p.name == n));
                 params.push(Param {
                     name: name.clone(),
                     label: label.clone(),
@@ -183,15 +183,6 @@ fn in_words(task: &str, value: &str) -> bool {
     }
     let probe = [("v".to_owned(), value.to_owned())];
     Template::from_text(task, &probe, 1).as_str() != task
-}
-
-/// `base`, or `base_2`, `base_3`… when a parameter already has it.
-fn unique(base: &str, params: &[Param]) -> String {
-    let taken = |n: &str| params.iter().any(|p| p.name == n);
-    if !taken(base) {
-        return base.to_owned();
-    }
-    (2..).map(|i| format!("{base}_{i}")).find(|n| !taken(n)).unwrap_or_else(|| base.to_owned())
 }
 
 /// A URL with parameter values in it (as typed, or form-encoded) turned into references.

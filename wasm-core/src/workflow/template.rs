@@ -104,6 +104,24 @@ pub fn param_name_from(label: &str, fallback: &str) -> String {
     if is_param_name(&out) { out } else { fallback.to_owned() }
 }
 
+/// `base`, or `base_2`, `base_3`… when `taken` already has it; `base` is shortened to leave
+/// room for the number, so the name stays a parameter name.
+pub fn unique_param_name(base: &str, taken: impl Fn(&str) -> bool) -> String {
+    if !taken(base) {
+        return base.to_owned();
+    }
+    (2u32..)
+        .map(|i| {
+            let suffix = format!("_{i}");
+            // `base` is ASCII (a parameter name), so any byte index is a char boundary.
+            let keep = base.len().min(MAX_PARAM_NAME.saturating_sub(suffix.len()));
+            let stem = base.get(..keep).unwrap_or("p").trim_end_matches('_');
+            format!("{stem}{suffix}")
+        })
+        .find(|n| !taken(n))
+        .unwrap_or_else(|| base.to_owned())
+}
+
 enum Piece<'a> {
     Text(&'a str),
     Param(&'a str),
@@ -255,5 +273,16 @@ mod tests {
         assert_eq!(t.as_str(), "ẞ to {{city}} and istanbulx, “{{city}}”");
         let vals = vec![("who".to_owned(), "Ада".to_owned())];
         assert_eq!(Template::from_text("для АДА: {{x}}", &vals, 3).as_str(), "для {{who}}: {{x}}");
+    }
+
+    #[test]
+    fn a_second_input_of_a_long_label_still_gets_a_valid_name() {
+        let long = "a".repeat(MAX_PARAM_NAME);
+        let taken = [long.clone(), "x".to_owned()];
+        let name = unique_param_name(&long, |n| taken.iter().any(|t| t == n));
+        assert!(is_param_name(&name), "{name}");
+        assert!(name.ends_with("_2"), "{name}");
+        assert_eq!(unique_param_name("x", |n| n == "x"), "x_2");
+        assert_eq!(unique_param_name("y", |n| n == "x"), "y");
     }
 }

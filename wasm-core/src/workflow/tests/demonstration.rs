@@ -6,7 +6,7 @@ use super::shop::{PLACE, REVIEW};
 use super::*;
 use crate::agent::Page;
 use crate::safety::{Effect, EffectKind};
-use crate::workflow::{Demonstration, SkipReason};
+use crate::workflow::{Demonstration, LoadCause, SkipReason};
 use waymark_page::demonstration::{Demonstrated, DemonstratedAct};
 
 /// What the content script reports for `act` on `[index]` of the shop as it is now; the
@@ -176,4 +176,26 @@ fn a_password_becomes_a_secret_input_and_typed_urls_become_steps() {
 fn nothing_shown_is_no_workflow() {
     let demo = Demonstration::start(7, "https://shop.example/order", 1.0);
     assert_eq!(demo.finish("x".into(), 1.0), Err(RecordError::NoSteps));
+}
+
+#[test]
+fn only_loads_the_user_started_are_steps() {
+    let q = |qs: &[&str]| qs.iter().map(|q| (*q).to_owned()).collect::<Vec<_>>();
+    assert_eq!(LoadCause::of("typed", &q(&["from_address_bar"])), LoadCause::User);
+    assert_eq!(LoadCause::of("auto_bookmark", &[]), LoadCause::User);
+    assert_eq!(
+        LoadCause::of("typed", &q(&["from_address_bar", "server_redirect"])),
+        LoadCause::User
+    );
+    assert_eq!(LoadCause::of("link", &[]), LoadCause::Page);
+    assert_eq!(LoadCause::of("form_submit", &[]), LoadCause::Page);
+    assert_eq!(LoadCause::of("reload", &[]), LoadCause::Page);
+    assert_eq!(LoadCause::of("typed", &q(&["forward_back"])), LoadCause::Page);
+    assert_eq!(LoadCause::of("typed", &q(&["client_redirect"])), LoadCause::Page);
+    let mut demo = Demonstration::start(1, "https://a.example/", 0.0);
+    demo.committed("https://a.example/next", LoadCause::Page).expect("moved");
+    assert!(demo.steps.is_empty());
+    demo.committed("https://b.example/", LoadCause::User).expect("a step");
+    assert_eq!(demo.steps[0].page.to_string(), "https://a.example/next");
+    assert_eq!(demo.at, "https://b.example/");
 }
