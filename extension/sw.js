@@ -17,6 +17,7 @@ import init, {
   sw_request_completed,
   sw_tab_removed,
   sw_alarm,
+  sw_content_message,
   sw_debugger_event,
   sw_debugger_detached,
 } from './pkg/waymark_worker.js';
@@ -102,6 +103,11 @@ chrome.webRequest.onCompleted.addListener(
   { urls: ['<all_urls>'] },
 );
 chrome.tabs.onRemoved.addListener((tabId) => call(() => sw_tab_removed(tabId)));
+// Messages of this extension's content scripts (pages cannot send these): the steps of a
+// recording. Rust keeps them only from the top frame of the tab it records.
+chrome.runtime.onMessage.addListener((msg, sender) => {
+  call(() => sw_content_message(msg, sender.tab?.id ?? -1, sender.frameId ?? -1));
+});
 // A routine's time came (Chrome wakes the worker for it).
 chrome.alarms.onAlarm.addListener((alarm) => call(() => sw_alarm(alarm.name)));
 

@@ -5,7 +5,7 @@
 import { $, copyText, counted, el, text } from './dom.js';
 import { scheduleForm } from './routines.js';
 
-const shown = { list: null, editor: null, heals: null };
+const shown = { list: null, editor: null, heals: null, recording: null };
 
 export function setWorkflowsOpen(open) {
   document.body.classList.toggle('workflows-open', open);
@@ -74,7 +74,7 @@ function renderEditor(editor) {
   $('workflow-editor').hidden = !editor;
   if (!editor) return;
   const form = editor.form;
-  text($('workflow-editor-heading'), editor.is_new ? `Save task ${editor.turn} as a workflow` : `Edit “${form.name}”`);
+  text($('workflow-editor-heading'), editor.heading);
   $('workflow-problems').replaceChildren(...editor.problems.map((p) => el('li', { textContent: p })));
   $('workflow-name').value = form.name;
   $('workflow-params-box').hidden = !form.params.length;
@@ -124,8 +124,29 @@ function renderHeals(review) {
     el('div', { className: 'muted', textContent: s.why }))));
 }
 
+// The recording in progress (teach by showing): its steps so far, in Rust's words.
+function renderRecording(recording) {
+  const key = JSON.stringify(recording ?? null);
+  if (key === shown.recording) return;
+  const starting = recording && !shown.recording?.startsWith('{');
+  shown.recording = key;
+  $('record-start').hidden = !!recording;
+  $('recording-how').hidden = !!recording;
+  $('recording-live').hidden = !recording;
+  if (!recording) return;
+  text($('recording-status'), recording.status);
+  $('recording-steps').replaceChildren(...recording.steps.map((s) => el('li', { textContent: s })));
+  $('recording-skipped').hidden = !recording.skipped;
+  text($('recording-skipped'), recording.skipped);
+  if (starting) {
+    setWorkflowsOpen(true);
+    $('record-stop').focus();
+  }
+}
+
 export function renderWorkflows(state) {
   const view = state.workflows ?? {};
+  renderRecording(view.recording);
   const list = view.list ?? [];
   const listKey = JSON.stringify(list);
   if (listKey !== shown.list) {
@@ -211,6 +232,9 @@ export function initWorkflows(send) {
     if (file) $('workflow-import-json').value = await file.text();
   });
   $('workflow-import').addEventListener('click', () => send({ type: 'import_workflow', json: $('workflow-import-json').value }));
+  $('record-start').addEventListener('click', () => send({ type: 'start_recording' }));
+  $('record-stop').addEventListener('click', () => send({ type: 'stop_recording' }));
+  $('record-cancel').addEventListener('click', () => send({ type: 'cancel_recording' }));
   $('heals-accept').addEventListener('click', () => send({ type: 'accept_heals' }));
   $('heals-reject').addEventListener('click', () => send({ type: 'reject_heals' }));
 }

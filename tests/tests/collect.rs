@@ -134,40 +134,6 @@ fn script(req: &RecordedRequest) -> ScriptedReply {
     ScriptedReply::tool_call("extract", args)
 }
 
-/// The panel's table view at the side panel's width, light and dark: a screenshot each in
-/// `target/screenshots/panel/` and axe-core (WCAG 2 A/AA) with no serious or critical
-/// violation, as `tests/panel.rs` checks the other views.
-fn shoot_the_table(panel: &Panel) {
-    let dir = paths::target_dir().join("screenshots").join("panel");
-    std::fs::create_dir_all(&dir).expect("screenshot dir");
-    if panel.page.eval("typeof globalThis.axe === 'object'").ok() != Some(json!(true)) {
-        let script = std::fs::read_to_string(paths::axe_script()).expect("axe-core (xtask setup)");
-        panel.page.eval(&format!("{script}\n;true")).expect("load axe");
-    }
-    // A tab in the background is never painted: the panel comes to the front first.
-    panel.page.call("Page.bringToFront", json!({})).expect("panel to the front");
-    for theme in ["light", "dark"] {
-        let metrics = json!({"width": 400, "height": 860, "deviceScaleFactor": 1, "mobile": false});
-        panel.page.call("Emulation.setDeviceMetricsOverride", metrics).expect("viewport");
-        let media = json!({"features": [{"name": "prefers-color-scheme", "value": theme}]});
-        panel.page.call("Emulation.setEmulatedMedia", media).expect("theme");
-        panel
-            .page
-            .eval("document.getElementById('findings-tables').scrollIntoView(); true")
-            .expect("scroll");
-        panel.page.screenshot(dir.join(format!("table-400-{theme}.png"))).expect("screenshot");
-        let result = panel
-            .page
-            .eval(
-                "axe.run(document, { runOnly: ['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa'] }).then((r) => \
-                 r.violations.filter((v) => v.impact === 'serious' || v.impact === 'critical') \
-                 .map((v) => ({ id: v.id, help: v.help, nodes: v.nodes.map((n) => n.target.join(' ')) })))",
-            )
-            .expect("axe");
-        assert_eq!(result, json!([]), "table view, {theme}: axe-core violations");
-    }
-}
-
 fn wait_js(panel: &Panel, js: &str) -> Value {
     panel.page.wait_for(js, TASK_TIMEOUT).unwrap_or_else(|e| panic!("waiting for {js}: {e:#}"))
 }
@@ -244,7 +210,7 @@ fn collect_reads_every_row_of_five_listings_without_the_model_and_keeps_the_tabl
         let names: Vec<&str> = case.columns.iter().map(|c| c.0).collect();
         assert_eq!(shown.as_str(), Some(names.join("|").as_str()), "{}", case.task);
         if case.path == "/listing/cards.html" {
-            shoot_the_table(&panel);
+            panel.shoot_accessible("table-400", Some("findings-tables"));
         }
 
         // "Save CSV": the host writes it; it parses back with every row and the right columns.

@@ -148,50 +148,6 @@ fn run_from_list(panel: &Panel, values: &[(&str, &str)]) {
     panel.click("#workflow-list li .run-form button[type=submit]");
 }
 
-/// Screenshots of the panel as shown (light and dark, 400 px wide) into
-/// `target/screenshots/panel/workflows-<name>-<theme>.png`, each checked with axe-core (WCAG 2
-/// A and AA): no serious or critical violation.
-fn accessible(panel: &Panel, name: &str) {
-    let dir = paths::target_dir().join("screenshots").join("panel");
-    std::fs::create_dir_all(&dir).expect("screenshot dir");
-    if panel.page.eval("typeof globalThis.axe === 'object'").ok() != Some(json!(true)) {
-        let script = std::fs::read_to_string(paths::axe_script())
-            .unwrap_or_else(|e| panic!("axe-core is missing ({e}); run `cargo xtask setup`"));
-        panel.page.eval(&format!("{script}\n;true")).expect("axe loads");
-    }
-    for theme in ["light", "dark"] {
-        panel
-            .page
-            .call(
-                "Emulation.setDeviceMetricsOverride",
-                json!({"width": 400, "height": 860, "deviceScaleFactor": 1, "mobile": false}),
-            )
-            .expect("viewport");
-        panel
-            .page
-            .call(
-                "Emulation.setEmulatedMedia",
-                json!({"features": [{"name": "prefers-color-scheme", "value": theme}]}),
-            )
-            .expect("theme");
-        let shot = dir.join(format!("workflows-{name}-{theme}.png"));
-        panel.page.screenshot(&shot).unwrap_or_else(|e| panic!("screenshot {name}: {e:#}"));
-        let result = panel
-            .page
-            .eval(
-                "axe.run(document, { runOnly: ['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa'] }).then((r) => \
-                 r.violations.filter((v) => v.impact === 'serious' || v.impact === 'critical') \
-                 .map((v) => ({ id: v.id, help: v.help, nodes: v.nodes.map((n) => n.target.join(' ')) })))",
-            )
-            .expect("axe runs");
-        assert_eq!(
-            result,
-            json!([]),
-            "{name} ({theme}): serious or critical accessibility violations"
-        );
-    }
-}
-
 fn calls(llm: &ScriptedLlm) -> usize {
     llm.request_count()
 }
@@ -210,7 +166,7 @@ fn a_recorded_task_replays_without_the_model_and_heals_changed_steps_with_one_ca
 
     // The list with a run form open is readable by everyone.
     panel.click("#workflow-list li button[data-action=run]");
-    accessible(&panel, "list");
+    panel.shoot_accessible("workflows-list", None);
     panel.click("#workflow-list li button[data-action=run]");
     panel.click("#workflows-close");
 
@@ -274,7 +230,7 @@ fn a_recorded_task_replays_without_the_model_and_heals_changed_steps_with_one_ca
         .wait_text("heal-list", "t.includes('Step 4') && t.includes('Step 5')")
         .expect("heals shown");
     assert!(heals.contains("button “Next”"), "{heals}");
-    accessible(&panel, "heals");
+    panel.shoot_accessible("workflows-heals", None);
     panel.click("#heals-accept");
     panel.wait_js("document.getElementById('heals').hidden");
     let _tab = wm.open("/wf/order.html").expect("the changed shop again");
@@ -361,7 +317,7 @@ fn bad_imports_and_a_full_storage_on_save_change_nothing_and_lose_nothing() {
         json!([false, NAME, "Go on to the review"]),
         "the draft and the user's edits are still there"
     );
-    accessible(&panel, "editor");
+    panel.shoot_accessible("workflows-editor", None);
     assert_eq!(sw.eval(STORED).expect("stored"), stored_before, "nothing stored changed");
 
     // Imports that are not workflows, or from a newer Waymark, are refused and store nothing.

@@ -431,6 +431,11 @@ pub fn sw_request_started(details: JsValue) {
     let method = Method::parse(&start.method);
     let kind = resource_type(&start.kind_name);
     let reads = matches!(method, Method::Get | Method::Head | Method::Options);
+    if !reads {
+        crate::worker::recorded_request(start.tab_id, &start.method, &start.url, || {
+            request_body(&details)
+        });
+    }
     if reads && !matches!(kind, ResourceType::Ping | ResourceType::CspReport) {
         return;
     }

@@ -252,6 +252,47 @@ impl Panel {
         self.wait_js(&js);
     }
 
+    /// The panel as shown at the side panel's width (400 px), light and dark: a screenshot
+    /// each in `target/screenshots/panel/{name}-{theme}.png`, then axe-core (WCAG 2 A and AA)
+    /// with no serious or critical violation. `scroll_to`: an element id to bring into view.
+    pub fn shoot_accessible(&self, name: &str, scroll_to: Option<&str>) {
+        let dir = paths::target_dir().join("screenshots").join("panel");
+        std::fs::create_dir_all(&dir).expect("screenshot dir");
+        if self.page.eval("typeof globalThis.axe === 'object'").ok() != Some(json!(true)) {
+            let script = std::fs::read_to_string(paths::axe_script())
+                .unwrap_or_else(|e| panic!("axe-core is missing ({e}); run `cargo xtask setup`"));
+            self.page.eval(&format!("{script}\n;true")).expect("axe loads");
+        }
+        // A tab in the background is never painted: the panel comes to the front first.
+        self.page.call("Page.bringToFront", json!({})).expect("panel to the front");
+        for theme in ["light", "dark"] {
+            let metrics =
+                json!({"width": 400, "height": 860, "deviceScaleFactor": 1, "mobile": false});
+            self.page.call("Emulation.setDeviceMetricsOverride", metrics).expect("viewport");
+            let media = json!({"features": [{"name": "prefers-color-scheme", "value": theme}]});
+            self.page.call("Emulation.setEmulatedMedia", media).expect("theme");
+            if let Some(id) = scroll_to {
+                let js = format!("document.getElementById('{id}').scrollIntoView(); true");
+                self.page.eval(&js).expect("scroll");
+            }
+            let shot = dir.join(format!("{name}-{theme}.png"));
+            self.page.screenshot(&shot).unwrap_or_else(|e| panic!("screenshot {name}: {e:#}"));
+            let result = self
+                .page
+                .eval(
+                    "axe.run(document, { runOnly: ['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa'] }).then((r) => \
+                     r.violations.filter((v) => v.impact === 'serious' || v.impact === 'critical') \
+                     .map((v) => ({ id: v.id, help: v.help, nodes: v.nodes.map((n) => n.target.join(' ')) })))",
+                )
+                .expect("axe runs");
+            assert_eq!(
+                result,
+                json!([]),
+                "{name} ({theme}): serious or critical accessibility violations"
+            );
+        }
+    }
+
     /// Sets the value of the field `selector` picks once it is there.
     pub fn set_value(&self, selector: &str, value: &str) {
         let js = format!(

@@ -178,6 +178,12 @@ pub enum JournalEntry {
         #[serde(default, skip_serializing_if = "std::ops::Not::not")]
         opening: bool,
     },
+    /// The user did step `index` of the workflow themselves (a step recorded as theirs, such
+    /// as typing a password) and pressed Continue.
+    HandedOver {
+        /// The step.
+        index: u32,
+    },
     /// A site the agent may act on for this task: the tab it started on, or one the user
     /// approved with a click in the side panel (never a model's request).
     SiteAllowed {
@@ -423,6 +429,10 @@ impl TaskContext {
                 self.flows.insert(origin.clone());
             }
             JournalEntry::WriteSpent { spend } => self.spent.record(spend),
+            JournalEntry::HandedOver { index } => {
+                self.replay.current = None;
+                self.replay.next = index + 1;
+            }
             JournalEntry::WorkflowStep { index, heal, opening } => {
                 if *opening {
                     self.replay.opened = true;

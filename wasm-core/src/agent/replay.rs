@@ -7,6 +7,7 @@
 
 use super::context::{ExpectedDestination, JournalEntry, StepReview, TaskContext};
 use super::control::Operator;
+use super::interventions::{Intervention, InterventionKind};
 use super::parse::{Call, parse_answer};
 use super::runner::{Agent, CallFailed, Flow};
 use super::shared::Role;
@@ -65,6 +66,9 @@ impl<L: Llm, P: Page, E: Env, V: TaskEvents, O: Operator, J: Journal> Agent<'_, 
         };
         if index == 0 && !ctx.replay.opened && needs_start_page(step, &observation) {
             return self.open_start_page(ctx, run, step, &observation).await;
+        }
+        if matches!(step.action, StepAction::YouType) {
+            return self.hand_over(ctx, run, index, step).await;
         }
         let (observation, found) = match self.find_step(ctx, run, step, observation).await {
             Ok(found) => found,
@@ -293,6 +297,45 @@ impl<L: Llm, P: Page, E: Env, V: TaskEvents, O: Operator, J: Journal> Agent<'_, 
         // A refusal ends it as refused (the user or the policy said no); anything else failed.
         let error = (!refused).then(|| msg.clone());
         self.finish(ctx, msg, false, error).await
+    }
+
+    /// A step the user does themselves (a password shown while recording; Waymark never types
+    /// one): the page is theirs until they press Continue, and Stop ends the run there.
+    async fn hand_over(
+        &self,
+        ctx: &mut TaskContext,
+        run: &WorkflowRun,
+        index: usize,
+        step: &WorkflowStep,
+    ) -> Flow {
+        let total = run.workflow.steps.len();
+        let on = step.target.as_ref().map_or_else(|| "the field".to_owned(), Locator::describe);
+        let card = Intervention {
+            kind: InterventionKind::TakeOver,
+            title: "Please do this yourself".into(),
+            message: format!(
+                "Step {} of {total} of the workflow “{}”: type your password into {on} in the \
+                 tab yourself (Waymark never types passwords), then press Continue (or Stop).",
+                index + 1,
+                run.workflow.name
+            ),
+            questions: vec![],
+            allow_similar: None,
+        };
+        if self.operator.ask(card).await.stop {
+            return self.stopped_at_a_card(ctx).await;
+        }
+        let entry = JournalEntry::HandedOver { index: index as u32 };
+        if let Err(e) = self.journal.write(&entry).await {
+            return self.journal_failed(ctx, e).await;
+        }
+        ctx.apply(&entry);
+        let text = format!("Step {} of {total}: you typed your password into {on}.", index + 1);
+        self.note(ctx, text).await;
+        if index + 1 == total {
+            return self.replay_done(ctx, run).await;
+        }
+        Flow::Go
     }
 
     /// Every step done: the answer says so and quotes what the run read.

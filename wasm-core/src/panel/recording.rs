@@ -1,8 +1,7 @@
 //! The panel's view of a recording in progress (teach by showing): what has been recorded so
-//! far, in the words the workflow editor will show, with a password never spelled.
+//! far, in the words the workflow editor will show (a password was never read).
 
-use crate::safety::outbound::REDACTED;
-use crate::workflow::{Demonstration, StepAction, WorkflowStep};
+use crate::workflow::{Demonstration, WorkflowStep};
 use serde::{Deserialize, Serialize};
 
 /// A recording in progress.
@@ -10,6 +9,10 @@ use serde::{Deserialize, Serialize};
 pub struct RecordingView {
     /// The tab being recorded.
     pub tab: i32,
+    /// Where the recording stands, in words ("Recording · 3 steps so far").
+    pub status: String,
+    /// The page in the tab reports the user's steps (false while a new page loads).
+    pub ready: bool,
     /// Each step so far, in words.
     pub steps: Vec<String>,
     /// Steps that could not be kept, with a sentence for the panel.
@@ -17,18 +20,13 @@ pub struct RecordingView {
     pub skipped: Option<String>,
 }
 
-/// The view of `demo`.
-pub fn view(demo: &Demonstration) -> RecordingView {
+/// The view of `demo`; `ready`: the page the tab shows reports the user's steps (a page
+/// still loading does not yet).
+pub fn view(demo: &Demonstration, ready: bool) -> RecordingView {
     let steps = demo
         .steps
         .iter()
-        .map(|step| match &step.action {
-            StepAction::Type { text, .. } if text.as_str() == REDACTED => {
-                let on = step.target.as_ref().map(|t| t.describe()).unwrap_or_default();
-                format!("Type a password into {on} (you type it at each run; it is not recorded)")
-            }
-            _ => WorkflowStep::describe_default(&step.action, step.target.as_ref()),
-        })
+        .map(|step| WorkflowStep::describe_default(&step.action, step.target.as_ref()))
         .collect();
     let skipped = (demo.skipped > 0).then(|| {
         format!(
@@ -37,5 +35,11 @@ pub fn view(demo: &Demonstration) -> RecordingView {
             crate::text::counted(demo.skipped, "step")
         )
     });
-    RecordingView { tab: demo.tab, steps, skipped }
+    let so_far = crate::text::counted(demo.steps.len(), "step");
+    let status = if ready {
+        format!("Recording · {so_far} so far")
+    } else {
+        format!("Recording · {so_far} so far · wait for the page to load before you go on")
+    };
+    RecordingView { tab: demo.tab, status, ready, steps, skipped }
 }

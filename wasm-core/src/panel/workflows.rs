@@ -66,7 +66,9 @@ pub struct ParamView {
 /// The editor: the form to send back, and what each step does.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 pub struct WorkflowEditor {
-    /// A draft from a task (not saved yet), else a saved workflow.
+    /// What the editor is doing, in words ("Save task 3 as a workflow").
+    pub heading: String,
+    /// A draft (not saved yet), else a saved workflow.
     pub is_new: bool,
     /// The task turn it was recorded from, for a draft.
     pub turn: Option<u32>,
@@ -146,15 +148,32 @@ fn params(w: &Workflow) -> Vec<ParamView> {
 }
 
 /// The editor for `workflow` (a draft from turn `turn`, or a saved one).
-pub fn editor(workflow: &Workflow, turn: Option<u32>) -> WorkflowEditor {
+pub fn editor(workflow: &Workflow, source: DraftSource) -> WorkflowEditor {
+    let (heading, turn) = match source {
+        DraftSource::Task(turn) => (format!("Save task {turn} as a workflow"), Some(turn)),
+        DraftSource::Shown => ("Save what you showed as a workflow".to_owned(), None),
+        DraftSource::Saved => (format!("Edit “{}”", workflow.name), None),
+    };
     WorkflowEditor {
-        is_new: turn.is_some(),
+        heading,
+        is_new: source != DraftSource::Saved,
         turn,
         form: workflow.edit_form(),
         params: params(workflow),
         steps: workflow.steps.iter().map(step_detail).collect(),
         problems: Vec::new(),
     }
+}
+
+/// Where the workflow in the editor comes from.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum DraftSource {
+    /// A draft from the task of this turn.
+    Task(u32),
+    /// A draft from a recording of what the user showed.
+    Shown,
+    /// A saved workflow.
+    Saved,
 }
 
 /// What a step does and where, from its action and locator (never its author's words, which
@@ -237,8 +256,10 @@ mod tests {
         );
         assert_eq!(items[0].params[0].default, "Ada");
         assert!(items[0].params[1].secret && items[0].params[1].default.is_empty());
-        let editor =
-            editor(&items.first().map(|_| workflow("1", "Order a teapot")).expect("one"), Some(3));
+        let editor = editor(
+            &items.first().map(|_| workflow("1", "Order a teapot")).expect("one"),
+            DraftSource::Task(3),
+        );
         assert!(editor.is_new);
         assert_eq!(
             editor.steps,

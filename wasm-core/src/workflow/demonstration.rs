@@ -13,7 +13,6 @@ use super::template::{Template, param_name_from, unique_param_name};
 use super::{
     Locator, Param, RecordError, SCHEMA_VERSION, StepAction, UrlPattern, Workflow, WorkflowStep,
 };
-use crate::safety::outbound::REDACTED;
 use crate::safety::{Count, Effect, EffectKind, Grant, WriteBudget, WriteKind};
 use serde::{Deserialize, Serialize};
 use waymark_page::demonstration::{Demonstrated, DemonstratedAct};
@@ -97,9 +96,7 @@ impl Demonstration {
             DemonstratedAct::Type { text } => {
                 StepAction::Type { text: Template::literal(text.clone()), append: false }
             }
-            DemonstratedAct::TypeSecret => {
-                StepAction::Type { text: Template::literal(REDACTED), append: false }
-            }
+            DemonstratedAct::TypeSecret => StepAction::YouType,
             DemonstratedAct::Choose { option } => {
                 StepAction::SelectOption { option: Template::literal(option.clone()) }
             }
@@ -132,7 +129,7 @@ impl Demonstration {
     /// The user loaded `url` themselves (typed it, or picked a bookmark): a navigation step.
     /// Loads that a step caused (a link, a form) are not steps of their own.
     pub fn navigated(&mut self, url: &str) -> Result<(), SkipReason> {
-        let (Some(page), Some(_)) = (UrlPattern::of_page(&self.at), UrlPattern::of_page(url))
+        let (Some(page), Some(to)) = (UrlPattern::of_page(&self.at), UrlPattern::of_page(url))
         else {
             self.at = url.to_owned();
             self.skipped += 1;
@@ -144,7 +141,9 @@ impl Demonstration {
             page,
             action: StepAction::Navigate { url: Template::literal(url) },
             target: None,
-            destination: None,
+            // Where it goes, as a task's navigation records it: a run that would go elsewhere
+            // asks first.
+            destination: Some(to),
         })
     }
 
@@ -241,7 +240,8 @@ impl LoadCause {
 }
 
 /// Every typed or chosen value becomes an input named after its field, with the value as its
-/// default; a password becomes a secret input. Values typed into the same field share one.
+/// default. Values typed into the same field share one. (A password is no input: its step is
+/// the user's own, [`StepAction::YouType`].)
 fn parameterise(steps: &mut [WorkflowStep]) -> Vec<Param> {
     let mut params: Vec<Param> = Vec::new();
     let mut by_field: Vec<(Option<Locator>, String)> = Vec::new();
@@ -252,18 +252,17 @@ fn parameterise(steps: &mut [WorkflowStep]) -> Vec<Param> {
             StepAction::SelectOption { option } => (option, "choice"),
             _ => continue,
         };
-        let secret = value.as_str() == REDACTED;
         let known = by_field.iter().find(|(t, _)| *t == step.target).map(|(_, n)| n.clone());
         let name = match known {
             Some(name) => name,
             None => {
-                let base = param_name_from(&label, if secret { "secret" } else { fallback });
+                let base = param_name_from(&label, fallback);
                 let name = unique_param_name(&base, |n| params.iter().any(|p| p.name == n));
                 params.push(Param {
                     name: name.clone(),
                     label: label.clone(),
-                    default: (!secret).then(|| value.as_str().to_owned()),
-                    secret,
+                    default: Some(value.as_str().to_owned()),
+                    secret: false,
                 });
                 by_field.push((step.target.clone(), name.clone()));
                 name

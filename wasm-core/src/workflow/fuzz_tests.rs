@@ -152,7 +152,7 @@ proptest! {
             let _ = demo.add(&shown);
         }
         let _ = demo.navigated(&url);
-        let _ = crate::panel::recording::view(&demo);
+        let _ = crate::panel::recording::view(&demo, false);
         if let Ok(w) = demo.finish("f".into(), 0.0) {
             prop_assert!(w.params.iter().all(|p| is_param_name(&p.name)));
         }

@@ -185,6 +185,9 @@ pub enum StepAction {
         /// `Enter`, `Control+a`, …
         keys: String,
     },
+    /// The user types into the element themselves (a password shown while recording: Waymark
+    /// never types one); a run hands the page to them at this step.
+    YouType,
     /// Load a URL.
     Navigate {
         /// The URL (may name parameters).
@@ -246,6 +249,7 @@ impl StepAction {
             | Self::Uncheck
             | Self::Clear
             | Self::Type { .. }
+            | Self::YouType
             | Self::SelectText { .. }
             | Self::SelectOption { .. } => TargetNeed::Required,
             Self::PressKeys { .. } | Self::Extract => TargetNeed::Optional,
@@ -262,7 +266,7 @@ impl StepAction {
             Self::Check => "check",
             Self::Uncheck => "uncheck",
             Self::Clear => "clear",
-            Self::Type { .. } => "type",
+            Self::Type { .. } | Self::YouType => "type",
             Self::SelectText { .. } => "select_text",
             Self::SelectOption { .. } => "select_option",
             Self::PressKeys { .. } => "press_keys",
@@ -334,6 +338,8 @@ impl StepAction {
             Self::Back => Action::Back,
             Self::Forward => Action::Forward,
             Self::Reload => Action::Reload,
+            // The user does it: the run hands the page over instead.
+            Self::YouType => return None,
             Self::Wait { text, seconds, gone } => Action::Wait {
                 text: text.as_ref().map(|t| t.fill(values)),
                 seconds: *seconds,
@@ -436,6 +442,9 @@ impl WorkflowStep {
             }
             StepAction::Type { text, append: true } => {
                 format!("Append “{}” to {on}", text.as_str())
+            }
+            StepAction::YouType => {
+                format!("You type your password into {on} (Waymark never types it)")
             }
             StepAction::SelectText { text } => format!("Select “{}” in {on}", text.as_str()),
             StepAction::SelectOption { option } => format!("Choose “{}” in {on}", option.as_str()),

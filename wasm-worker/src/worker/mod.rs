@@ -8,6 +8,7 @@ mod export;
 mod guide;
 mod interventions;
 mod journal;
+mod recording;
 mod routines;
 mod sessions;
 mod settings;
@@ -49,6 +50,8 @@ struct Worker {
     workflows: workflows::WorkflowsState,
     /// Routines: saved workflows on a schedule.
     routines: routines::RoutinesState,
+    /// Teach by showing: the recording in progress.
+    recording: recording::RecordingState,
     /// The last finished task's ledger, for the panel's "show this secret" (memory only).
     secrets: RefCell<Option<waymark_core::safety::TaintLedger>>,
 }
@@ -75,6 +78,7 @@ fn worker() -> Rc<Worker> {
                     bridge: bridge::BridgeState::default(),
                     workflows: workflows::WorkflowsState::default(),
                     routines: routines::RoutinesState::default(),
+                    recording: recording::RecordingState::default(),
                     secrets: RefCell::new(None),
                 });
                 let weak = Rc::downgrade(&worker);
@@ -149,6 +153,8 @@ async fn start(crash: Option<waymark_core::crash::Crash>) -> Result<(), JsValue>
     // Routines after the workflows they run (before an alarm that woke the worker is
     // handled); a missed run goes on in the background.
     routines::load(&w).await;
+    // A recording a stopped worker left goes on (its tab is armed again).
+    recording::load(&w).await;
     if let Some(settings) = storage::load_intervention_settings().await {
         w.state.borrow_mut().interventions = settings;
     }
@@ -171,6 +177,27 @@ async fn start(crash: Option<waymark_core::crash::Crash>) -> Result<(), JsValue>
 /// A routine's alarm fired: it runs (in the background; the worker stays awake while it does).
 pub(crate) fn routine_alarm(id: String) {
     spawn_local(routines::run(worker(), id));
+}
+
+/// A message from a content script (`chrome.runtime.sendMessage`, forwarded by `sw.js` with
+/// its sender's tab and frame): the steps of a recording.
+#[wasm_bindgen]
+pub fn sw_content_message(msg: JsValue, tab: i32, frame: i32) {
+    recording::message(&worker(), msg, tab, frame);
+}
+
+/// A state-changing request (from the network layer): counted when its tab is being recorded;
+/// `body` is read only then.
+pub(crate) fn recorded_request(
+    tab: i32,
+    method: &str,
+    url: &str,
+    body: impl FnOnce() -> Option<waymark_core::safety::RequestBody>,
+) {
+    let w = worker();
+    if recording::recorded_tab(&w) == Some(tab) {
+        recording::request(&w, tab, method, url, body().as_ref());
+    }
 }
 
 /// After the console's panic hook (which tells the glue), a panic also closes this
@@ -344,6 +371,9 @@ pub fn sw_panel_message(port: Port, msg: JsValue) {
         | PanelRequest::PauseRoutine { .. }
         | PanelRequest::RunRoutine { .. }
         | PanelRequest::DeleteRoutine { .. }) => spawn_local(routines::handle(w, request)),
+        PanelRequest::StartRecording => spawn_local(recording::start(w)),
+        PanelRequest::StopRecording => spawn_local(recording::stop(w, true)),
+        PanelRequest::CancelRecording => spawn_local(recording::stop(w, false)),
     }
 }
 

@@ -54,7 +54,7 @@ fn store() -> WorkflowStore<ChromeStore> {
     WorkflowStore::new(ChromeStore)
 }
 
-fn new_id() -> String {
+pub(super) fn new_id() -> String {
     format!("{:x}{:08x}", BrowserEnv.now_ms() as u64, BrowserEnv.random_u64() as u32)
 }
 
@@ -133,7 +133,7 @@ pub(super) async fn handle(w: Rc<Worker>, request: PanelRequest) {
     match request {
         PanelRequest::SaveAsWorkflow { turn } => save_as(&w, turn, now),
         PanelRequest::EditWorkflow { id } => match find(&w, &id) {
-            Some(workflow) => open_editor(&w, workflow, None),
+            Some(workflow) => open_editor(&w, workflow, view::DraftSource::Saved),
             None => set_error(&w, "That workflow is no longer saved.".into()),
         },
         PanelRequest::SaveWorkflow { form } => save(&w, form, now).await,
@@ -219,13 +219,18 @@ fn save_as(w: &Rc<Worker>, turn: u32, now: f64) {
         return set_error(w, format!("Task {turn} is not in this session."));
     };
     match record(&task, new_id(), now) {
-        Ok(draft) => open_editor(w, draft, Some(turn)),
+        Ok(draft) => open_editor(w, draft, view::DraftSource::Task(turn)),
         Err(e) => set_error(w, format!("Task {turn} cannot be saved as a workflow: {e}.")),
     }
 }
 
-fn open_editor(w: &Rc<Worker>, workflow: Workflow, turn: Option<u32>) {
-    let editor = view::editor(&workflow, turn);
+/// Opens the editor on `workflow` (a draft is stored only when the user saves it).
+pub(super) fn open_editor(w: &Rc<Worker>, workflow: Workflow, source: view::DraftSource) {
+    let turn = match source {
+        view::DraftSource::Task(turn) => Some(turn),
+        view::DraftSource::Shown | view::DraftSource::Saved => None,
+    };
+    let editor = view::editor(&workflow, source);
     *w.workflows.editing.borrow_mut() = Some((workflow, turn));
     let mut state = w.state.borrow_mut();
     state.workflows.editor = Some(editor);

@@ -146,7 +146,7 @@ fn a_write_the_demonstration_did_not_make_is_asked_before_it_is_made() {
 }
 
 #[test]
-fn a_password_becomes_a_secret_input_and_typed_urls_become_steps() {
+fn a_password_is_the_users_own_step_and_typed_urls_become_steps() {
     let shop = Shop::new(Variant::default());
     let mut demo = Demonstration::start(7, "https://shop.example/start", 1.0);
     demo.navigated("https://shop.example/order").expect("a web page");
@@ -167,9 +167,12 @@ fn a_password_becomes_a_secret_input_and_typed_urls_become_steps() {
         matches!(&w.steps[0].action, StepAction::Navigate { url } if url.as_str() == "https://shop.example/order")
     );
     assert_eq!(w.steps[0].page.to_string(), "https://shop.example/start");
-    let secret = &w.params[0];
-    assert!(secret.secret && secret.default.is_none(), "{secret:?}");
-    assert!(!serde_json::to_string(&w).expect("json").contains(crate::safety::outbound::REDACTED));
+    let to = w.steps[0].destination.as_ref().map(ToString::to_string);
+    assert_eq!(to.as_deref(), Some("https://shop.example/order"));
+    // The password is the user's own step at each run: no input, no value anywhere.
+    assert!(matches!(w.steps[1].action, StepAction::YouType), "{:?}", w.steps[1]);
+    assert!(w.params.is_empty(), "{:?}", w.params);
+    assert!(w.steps[1].intent.starts_with("You type your password into textbox “Full name”"));
 }
 
 #[test]
@@ -198,4 +201,63 @@ fn only_loads_the_user_started_are_steps() {
     demo.committed("https://b.example/", LoadCause::User).expect("a step");
     assert_eq!(demo.steps[0].page.to_string(), "https://a.example/next");
     assert_eq!(demo.at, "https://b.example/");
+}
+
+/// The user typed a password (never read) into the name field, then went on as usual.
+fn with_password() -> Workflow {
+    let shop = Shop::new(Variant::default());
+    let mut demo = Demonstration::start(7, "https://shop.example/order", 1.0);
+    show(&shop, &mut demo, 1, DemonstratedAct::TypeSecret, None);
+    *shop.name.borrow_mut() = "Ada Lovelace".into();
+    show(&shop, &mut demo, 2, typed("2026-03-14"), None);
+    show(&shop, &mut demo, 5, DemonstratedAct::Click, Some(REVIEW));
+    demo.request(&Effect {
+        kind: EffectKind::Unknown,
+        quantity: 1,
+        recipients: vec![],
+        endpoint: "review".into(),
+    });
+    demo.finish("shown3".into(), 3.0).expect("a workflow")
+}
+
+#[test]
+fn a_run_hands_the_users_own_step_to_them_and_goes_on_when_they_continue() {
+    let w = with_password();
+    let model = Model::default();
+    let user = User::default();
+    let shop = Shop::new(Variant::default());
+    let (outcome, journal, _) = run_task(&shop, &model, &user, spec(&w, &[]));
+    assert!(outcome.success, "{outcome:?}");
+    assert_eq!(model.calls(), 0);
+    let cards = user.cards.borrow();
+    assert_eq!(cards.len(), 1, "{cards:?}");
+    assert_eq!(cards[0].kind, crate::agent::InterventionKind::TakeOver);
+    assert!(
+        cards[0].message.contains("type your password into textbox “Full name”"),
+        "{}",
+        cards[0].message
+    );
+    // Waymark typed nothing into that field; it did the other steps.
+    let acts = shop.acts.borrow();
+    assert!(
+        !acts.iter().any(|a| matches!(a, Action::Type { ref_id, .. } if ref_id.index == 1)),
+        "{acts:?}"
+    );
+    assert_eq!(shop.date.borrow().as_str(), "2026-03-14");
+    assert!(journal.0.borrow().iter().any(|e| matches!(e, JournalEntry::HandedOver { index: 0 })));
+}
+
+#[test]
+fn stop_at_the_users_own_step_ends_the_run_there() {
+    let w = with_password();
+    let user = User::answering(vec![Reply::stop()]);
+    let shop = Shop::new(Variant::default());
+    let (outcome, _, _) = run_task(&shop, &Model::default(), &user, spec(&w, &[]));
+    assert!(!outcome.success, "{outcome:?}");
+    assert!(outcome.answer.contains("Stopped by you"), "{}", outcome.answer);
+    assert!(
+        shop.acts.borrow().iter().all(|a| matches!(a, Action::Wait { .. })),
+        "{:?}",
+        shop.acts.borrow()
+    );
 }

@@ -50,7 +50,7 @@ fn an_import_is_marked_whatever_the_file_says_and_the_mark_never_leaves() {
 #[test]
 fn steps_are_shown_from_what_they_do_not_their_labels() {
     let w = imported(&disguised());
-    let view = crate::panel::workflows::editor(&w, None);
+    let view = crate::panel::workflows::editor(&w, crate::panel::workflows::DraftSource::Saved);
     assert_eq!(
         view.steps[5],
         format!("Click button “Place order” under “Review” at {}", shop::REVIEW)
