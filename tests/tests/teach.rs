@@ -77,7 +77,6 @@ fn a_sign_up_shown_with_real_input_becomes_a_workflow_that_replays_without_the_m
     panel.click("#workflows-open");
     panel.click("#record-start");
     panel.wait_text("recording-status", "t.includes('Recording')").expect("recording");
-    panel.shoot_accessible("recording", Some("recording"));
     page.call("Page.bringToFront", json!({})).expect("back to the page");
 
     // The address typed in the address bar.
@@ -123,6 +122,7 @@ fn a_sign_up_shown_with_real_input_becomes_a_workflow_that_replays_without_the_m
     assert!(steps[5].starts_with("Check ") && steps[5].contains("club rules"), "{steps:#?}");
     assert!(steps[6].starts_with("Click ") && steps[6].contains("Join"), "{steps:#?}");
 
+    panel.shoot_accessible("recording", Some("recording"));
     panel.click("#record-stop");
     panel.wait_text("workflow-editor-heading", "t.includes('what you showed')").expect("editor");
     panel.shoot_accessible("recording-editor", Some("workflow-editor"));
