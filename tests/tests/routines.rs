@@ -150,6 +150,8 @@ fn a_scheduled_workflow_runs_in_the_background_and_tells_when_the_price_drops() 
     let listed = panel.wait_js("(() => { const t = document.querySelector('#routine-list .routine-runs')?.textContent ?? ''; return t.includes('39.99') ? t : null; })()",
     );
     assert!(listed.to_string().contains("done: page:"), "{listed}");
+    // The routine list with its runs, as shown: a screenshot each theme, axe-core clean.
+    panel.shoot_accessible("routines", Some("routines"));
 
     // Its workflow is deleted: the routine fails, says so once, then stays quiet.
     worker

@@ -193,7 +193,11 @@ pub(super) async fn handle(w: Rc<Worker>, request: PanelRequest) {
             Ok(workflow) => {
                 set_notice(
                     &w,
-                    format!("Imported “{}” ({} steps).", workflow.name, workflow.steps.len()),
+                    format!(
+                        "Imported “{}” ({}).",
+                        workflow.name,
+                        waymark_core::text::counted(workflow.steps.len(), "step")
+                    ),
                 );
                 remember(&w, workflow);
             }
