@@ -38,6 +38,18 @@ impl LlmRole {
         }
     }
 
+    /// The most tokens one reply of the role may take (`max_tokens`): what its longest useful
+    /// answer needs, so a model that rambles costs no more than that. A navigator's reply may
+    /// carry several actions with text to type; a validator's verdict is one short JSON object.
+    pub fn max_output_tokens(self) -> u32 {
+        match self {
+            Self::Planner => 1024,
+            Self::Navigator => 2048,
+            Self::Validator => 400,
+            Self::Summariser => 600,
+        }
+    }
+
     /// Reads a role name: its [`Self::as_str`] spelling or the alias `summarizer`, in any case,
     /// with surrounding spaces ignored; `None` for anything else.
     pub fn parse(text: &str) -> Option<Self> {

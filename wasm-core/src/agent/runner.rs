@@ -391,7 +391,8 @@ impl<L: Llm, P: Page, E: Env, V: TaskEvents, O: Operator, J: Journal> Agent<'_, 
         let tools = if ctx.spec.tool_mode == ToolMode::Native { tools } else { Vec::new() };
         // The model reads secrets only as handles, whatever part of the prompt holds them.
         let messages = super::handles::conceal_messages(&ctx.taint, messages);
-        let request = LlmRequest { role, messages, tools, stream: true, max_tokens: Some(1024) };
+        let max_tokens = Some(role.max_output_tokens());
+        let request = LlmRequest { role, messages, tools, stream: true, max_tokens };
         let Some(reply) =
             unless_stopped(self.llm.complete(request), self.operator.stop_requested()).await
         else {

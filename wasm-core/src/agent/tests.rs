@@ -295,6 +295,25 @@ fn run(llm: &ScriptedLlm, page: &FakeForm) -> Run {
 }
 
 #[test]
+fn each_role_asks_for_at_most_what_its_answers_need() {
+    let llm = ScriptedLlm::new(vec![calls(&[FILL, SAVE]), calls(&[DONE])]);
+    let r = run(&llm, &FakeForm::default());
+    assert!(r.outcome.success, "{:?}", r.outcome);
+    let seen = llm.seen.borrow();
+    for request in seen.iter() {
+        assert_eq!(
+            request.max_tokens,
+            Some(request.role.max_output_tokens()),
+            "{:?}",
+            request.role
+        );
+    }
+    let cap = |role: &str| seen.iter().find(|r| r.role.as_str() == role).and_then(|r| r.max_tokens);
+    // A verdict is short; a batch of actions with text to type is not.
+    assert!(cap("validator") < cap("planner") && cap("planner") < cap("navigator"));
+}
+
+#[test]
 fn plans_then_fills_the_form_and_the_validator_confirms() {
     let llm = ScriptedLlm::new(vec![calls(&[FILL, SAVE]), calls(&[DONE])]);
     let page = FakeForm::default();

@@ -77,7 +77,7 @@ pub fn summary_request(session: &Session, record: &TaskRecord) -> LlmRequest {
         ],
         tools: Vec::new(),
         stream: false,
-        max_tokens: Some(600),
+        max_tokens: Some(crate::protocol::LlmRole::Summariser.max_output_tokens()),
     }
 }
 
