@@ -181,6 +181,10 @@ pub struct Session {
     pub updated_ms: f64,
     /// Finished tasks, oldest first.
     pub records: Vec<TaskRecord>,
+    /// Stored turns that could not be read (written by a newer Waymark, or damaged): they stay
+    /// in storage untouched, their numbers are never given to a new turn, and the user is told.
+    #[serde(skip)]
+    pub unreadable: Vec<u32>,
 }
 
 /// The small per-session header stored next to the turns: its size is bounded (the title
@@ -241,12 +245,24 @@ impl Session {
             verbose: self.verbose,
             created_ms: self.created_ms,
             updated_ms: self.updated_ms,
-            turns: self.records.len() as u32,
+            turns: self.last_turn(),
         }
     }
 
-    /// Rebuilds a session from its header and turns (missing turns are skipped).
-    pub fn from_parts(meta: SessionMeta, mut records: Vec<TaskRecord>) -> Self {
+    /// The highest turn number stored, read or not.
+    fn last_turn(&self) -> u32 {
+        let read = self.records.iter().map(|r| r.turn).max().unwrap_or(0);
+        let unread = self.unreadable.iter().copied().max().unwrap_or(0);
+        read.max(unread).max(self.records.len() as u32)
+    }
+
+    /// Rebuilds a session from its header and the turns that could be read; `unreadable`:
+    /// the turns that could not (kept, numbered, reported).
+    pub fn from_parts(
+        meta: SessionMeta,
+        mut records: Vec<TaskRecord>,
+        unreadable: Vec<u32>,
+    ) -> Self {
         records.sort_by_key(|r| r.turn);
         Self {
             id: meta.id,
@@ -257,6 +273,7 @@ impl Session {
             created_ms: meta.created_ms,
             updated_ms: meta.updated_ms,
             records,
+            unreadable,
         }
     }
 
@@ -273,7 +290,8 @@ impl Session {
 
     /// Appends a finished task as the next turn and returns its number.
     pub fn push(&mut self, mut record: TaskRecord) -> u32 {
-        let turn = self.records.len() as u32 + 1;
+        // After every stored turn, read or not: an unreadable one is never overwritten.
+        let turn = self.last_turn() + 1;
         record.turn = turn;
         self.updated_ms = self.updated_ms.max(record.created_ms);
         self.records.push(record);
@@ -297,9 +315,31 @@ impl Session {
         true
     }
 
-    /// Turn `n` (1-based).
+    /// Turn `n` (1-based; by its number, so turns after an unreadable one keep theirs).
     pub fn turn(&self, n: u32) -> Option<&TaskRecord> {
-        self.records.get((n as usize).checked_sub(1)?)
+        match self.records.get((n as usize).checked_sub(1)?) {
+            Some(r) if r.turn == n => Some(r),
+            _ => self.records.iter().find(|r| r.turn == n),
+        }
+    }
+
+    /// Turn `n`, to change it (a summary that arrived later).
+    pub fn turn_mut(&mut self, n: u32) -> Option<&mut TaskRecord> {
+        self.records.iter_mut().find(|r| r.turn == n)
+    }
+
+    /// Why part of the session is not shown, for the panel; `None` when every turn was read.
+    pub fn unreadable_notice(&self) -> Option<String> {
+        let (first, rest) = self.unreadable.split_first()?;
+        let which = if rest.is_empty() {
+            format!("Task {first} of this session")
+        } else {
+            format!("{} of this session", crate::text::counted(self.unreadable.len(), "task"))
+        };
+        Some(format!(
+            "{which} could not be read (written by a newer Waymark, or damaged). It is kept in \
+             storage as it was and is not shown; new tasks are added after it."
+        ))
     }
 }
 

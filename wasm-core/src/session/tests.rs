@@ -448,7 +448,7 @@ fn meta_round_trips_and_its_size_does_not_grow_with_turns() {
     s.set_title("Items", 3, false);
     let meta = s.meta();
     assert_eq!(meta.turns, 3);
-    let back = Session::from_parts(meta.clone(), s.records.clone());
+    let back = Session::from_parts(meta.clone(), s.records.clone(), Vec::new());
     assert_eq!(back, s);
     assert_eq!(Session::id_of_meta_key(&Session::meta_key("abc")), Some("abc"));
     assert_eq!(Session::id_of_meta_key("session:abc:turn:000001"), None);
@@ -604,4 +604,23 @@ fn transcript_of_a_turn_has_task_actions_answer_and_summary_and_starts_the_sessi
     assert_eq!(findings["finding_1"], "Found item 1");
     let second = transcript_record(&s, &s.records[1]);
     assert!(!matches!(second.events[0], E::SessionStart { .. }), "only the first turn starts it");
+}
+
+#[test]
+fn an_unreadable_turn_keeps_its_number_and_is_never_overwritten() {
+    let mut s = Session::default();
+    for task in ["one", "two", "three"] {
+        s.push(record(0, task, "a finding"));
+    }
+    let meta = s.meta();
+    // Turn 2 could not be read (a newer Waymark wrote it).
+    let read: Vec<TaskRecord> = s.records.iter().filter(|r| r.turn != 2).cloned().collect();
+    let mut back = Session::from_parts(meta, read, vec![2]);
+    assert_eq!(back.turn(3).map(|r| r.task.as_str()), Some("three"));
+    assert!(back.turn(2).is_none());
+    assert_eq!(back.push(record(0, "four", "another")), 4);
+    assert_eq!(back.meta().turns, 4);
+    let notice = back.unreadable_notice().expect("told");
+    assert!(notice.starts_with("Task 2 of this session could not be read"), "{notice}");
+    assert!(Session::default().unreadable_notice().is_none());
 }

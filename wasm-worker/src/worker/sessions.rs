@@ -25,6 +25,7 @@ pub(super) async fn start(w: &Rc<Worker>) {
         Some(s) => s,
         None => storage::new_session(),
     };
+    tell_unreadable(w, &session);
     *w.session.borrow_mut() = session;
     *w.metas.borrow_mut() = storage::list_metas().await;
     refresh(w);
@@ -136,7 +137,7 @@ async fn apply_summary(w: &Rc<Worker>, id: &str, turn: u32, summary: Summary, by
         }
     };
     let proposed = summary.title.clone();
-    let Some(record) = session.records.get_mut(turn as usize - 1) else { return };
+    let Some(record) = session.turn_mut(turn) else { return };
     record.apply_summary(summary, by_model);
     if let Some(title) = title_change(&session, proposed.as_deref()) {
         session.set_title(&title, turn, false);
@@ -144,9 +145,7 @@ async fn apply_summary(w: &Rc<Worker>, id: &str, turn: u32, summary: Summary, by
     if current && w.session.borrow().id == id {
         // Only the summarised turn and the header change; later turns stay as they are.
         let mut live = w.session.borrow_mut();
-        if let (Some(dst), Some(src)) =
-            (live.records.get_mut(turn as usize - 1), session.turn(turn))
-        {
+        if let (Some(dst), Some(src)) = (live.turn_mut(turn), session.turn(turn)) {
             *dst = src.clone();
         }
         live.title = session.title.clone();
@@ -294,11 +293,21 @@ pub(super) async fn find(w: &Rc<Worker>, id: &str) -> Option<Session> {
     storage::load_session(id).await
 }
 
+/// Says so when part of the session could not be read (a read that fails is reported like a
+/// write that fails; the turns stay in storage untouched).
+fn tell_unreadable(w: &Rc<Worker>, session: &Session) {
+    if let Some(notice) = session.unreadable_notice() {
+        tracing::warn!(turns = ?session.unreadable, "stored turns could not be read");
+        w.state.borrow_mut().storage_error = Some(notice);
+    }
+}
+
 /// Makes `session` the current one, whatever the panel shows.
 pub(super) async fn switch_to(w: &Rc<Worker>, session: Session) {
     if w.session.borrow().id != session.id {
         let saved = storage::set_current(&session.id).await;
         super::storage_result(w, "which session is current", saved);
+        tell_unreadable(w, &session);
         *w.session.borrow_mut() = session;
         let mut state = w.state.borrow_mut();
         state.task = None;

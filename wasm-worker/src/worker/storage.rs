@@ -48,12 +48,19 @@ pub(super) async fn load_session(id: &str) -> Option<Session> {
         serde_wasm_bindgen::from_value(storage_get(&Session::meta_key(id)).await?).ok()?;
     let keys: Vec<String> = (1..=meta.turns).map(|t| Session::turn_key(id, t)).collect();
     let got = get_many(&keys).await?;
-    let records = keys
-        .iter()
-        .filter_map(|k| field(&got, k))
-        .filter_map(|v| serde_wasm_bindgen::from_value::<TaskRecord>(v).ok())
-        .collect();
-    Some(Session::from_parts(meta, records))
+    let mut records = Vec::new();
+    let mut unreadable = Vec::new();
+    for (turn, key) in (1..).zip(&keys) {
+        match field(&got, key).map(serde_wasm_bindgen::from_value::<TaskRecord>) {
+            Some(Ok(record)) => records.push(record),
+            Some(Err(e)) => {
+                tracing::warn!(turn, error = %e, "a stored turn could not be read");
+                unreadable.push(turn);
+            }
+            None => unreadable.push(turn),
+        }
+    }
+    Some(Session::from_parts(meta, records, unreadable))
 }
 
 /// The headers of every stored session (turns are not read).
