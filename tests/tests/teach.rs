@@ -1,7 +1,7 @@
 //! Teach by showing, end to end in real Chromium with the real extension and host: the user
 //! presses Record in the panel and does a sign-up themselves with real input (CDP mouse and
 //! keyboard events, which the page sees as trusted): an address typed in the address bar, a
-//! name, an email, a choice, a password, a checkbox and the Join button. Stop opens the editor
+//! name, an email, a choice, a note in an editor, a password, a checkbox and the Join button. Stop opens the editor
 //! with the steps and inputs named after their fields; the password was never read, and its
 //! step is the user's own at each run. The saved workflow replays with other values and no
 //! model call, hands the page over for the password, and its form post needs no card because
@@ -90,7 +90,9 @@ fn a_sign_up_shown_with_real_input_becomes_a_workflow_that_replays_without_the_m
     page.eval(
         "document.getElementById('terms').click(); \
          document.getElementById('full').value = 'Mallory'; \
-         document.getElementById('full').dispatchEvent(new Event('change', {bubbles: true})); true",
+         document.getElementById('full').dispatchEvent(new Event('change', {bubbles: true})); \
+         const note = document.getElementById('note'); note.focus(); note.innerText = 'spam'; \
+         note.blur(); note.innerText = ''; true",
     )
     .expect("scripted events");
     page.eval(
@@ -104,23 +106,30 @@ fn a_sign_up_shown_with_real_input_becomes_a_workflow_that_replays_without_the_m
     page.insert_text("ada@example.com").expect("type the email");
     page.focus("#topic").expect("focus the topic");
     page.press_key("ArrowDown").expect("choose Poetry");
+    // An editor (`contenteditable`): its text counts when focus leaves it.
+    page.click("#note").expect("click the note");
+    page.insert_text("Hello from Ada").expect("type the note");
     page.click("#pw").expect("click the password");
     page.insert_text(PASSWORD).expect("type the password");
     page.click("#terms").expect("tick the rules");
     page.click("#join").expect("join");
     assert_eq!(wait_joined(&wm.site, 1).len(), 1, "the demonstration signed up once");
-    let steps = wait_steps(&panel, 7);
-    assert_eq!(steps.len(), 7, "{steps:#?}");
+    let steps = wait_steps(&panel, 8);
+    assert_eq!(steps.len(), 8, "{steps:#?}");
     assert!(
         steps[0].starts_with("Go to ") && steps[0].contains("/teach/signup.html"),
         "{steps:#?}"
     );
     assert!(steps[1].contains("“Ada Lovelace”") && steps[1].contains("Full name"), "{steps:#?}");
     assert!(steps[3].contains("“Poetry”") && steps[3].contains("Topic"), "{steps:#?}");
-    assert!(steps[4].starts_with("You type your password into textbox “Password”"), "{steps:#?}");
+    assert!(
+        steps[4].contains("“Hello from Ada”") && steps[4].contains("A note to the club"),
+        "{steps:#?}"
+    );
+    assert!(steps[5].starts_with("You type your password into textbox “Password”"), "{steps:#?}");
     assert!(!steps.iter().any(|s| s.contains(PASSWORD)), "{steps:#?}");
-    assert!(steps[5].starts_with("Check ") && steps[5].contains("club rules"), "{steps:#?}");
-    assert!(steps[6].starts_with("Click ") && steps[6].contains("Join"), "{steps:#?}");
+    assert!(steps[6].starts_with("Check ") && steps[6].contains("club rules"), "{steps:#?}");
+    assert!(steps[7].starts_with("Click ") && steps[7].contains("Join"), "{steps:#?}");
 
     panel.shoot_accessible("recording", Some("recording"));
     panel.click("#record-stop");
@@ -130,7 +139,7 @@ fn a_sign_up_shown_with_real_input_becomes_a_workflow_that_replays_without_the_m
         .page
         .eval("[...document.querySelectorAll('#workflow-params .param-name')].map((i) => i.value)")
         .expect("inputs");
-    assert_eq!(params, json!(["full_name", "email", "topic"]));
+    assert_eq!(params, json!(["full_name", "email", "topic", "a_note_to_the_club"]));
     panel.set_value("#workflow-name", "Join the club");
     panel.click("#workflow-save");
     panel.wait_text("workflows-notice", "t.includes('Saved “Join the club”')").expect("saved");
@@ -146,7 +155,11 @@ fn a_sign_up_shown_with_real_input_becomes_a_workflow_that_replays_without_the_m
     page.call("Page.bringToFront", json!({})).expect("the page is the user's tab");
     let before = llm.request_count();
     panel.click("#workflow-list li button[data-action=run]");
-    for (name, value) in [("full_name", "Grace Hopper"), ("email", "grace@example.com")] {
+    for (name, value) in [
+        ("full_name", "Grace Hopper"),
+        ("email", "grace@example.com"),
+        ("a_note_to_the_club", "Hello from Grace"),
+    ] {
         panel.set_value(&format!("#workflow-list li .run-form input[name={name}]"), value);
     }
     panel.click("#workflow-list li .run-form button[type=submit]");

@@ -1,6 +1,7 @@
 //! Teach by showing, in the page: while armed, the user's own trusted clicks, committed
-//! values, choices and Enter presses in this frame are reported to the worker, each with the
-//! frame read right before it took effect ([`Demonstrated`]).
+//! values (an editor's text when focus leaves it), choices and Enter presses in this frame are
+//! reported to the worker, each with the frame read right before it took effect
+//! ([`Demonstrated`]).
 //!
 //! Listeners sit on the window in the capture phase, so they run before the page's own
 //! handlers change anything, and they ignore every event a script made (`isTrusted`). A
@@ -34,6 +35,9 @@ thread_local! {
     /// The value last reported for each field, so a change after an Enter that already
     /// reported it is not reported twice.
     static REPORTED: RefCell<Vec<(Element, String)>> = const { RefCell::new(Vec::new()) };
+    /// Editors the user typed into since focus came (a focus or blur is trusted even when a
+    /// script caused it, so an editor's text counts only after the user's own input).
+    static TYPED_IN: RefCell<Vec<Element>> = const { RefCell::new(Vec::new()) };
 }
 
 /// Starts or stops reporting. Arming twice keeps one set of listeners.
@@ -50,11 +54,12 @@ pub(super) fn arm(on: bool, engine: String) -> RecordingArmed {
         }
     }
     REPORTED.with(|r| r.borrow_mut().clear());
+    TYPED_IN.with(|t| t.borrow_mut().clear());
     if !on {
         return RecordingArmed { recording: false };
     }
     let mut listeners: Vec<Listener> = Vec::new();
-    for kind in ["click", "change", "keydown"] {
+    for kind in ["click", "change", "keydown", "input", "focusin", "focusout"] {
         let listener = Closure::<dyn FnMut(Event)>::new(move |event: Event| {
             if event.is_trusted() {
                 on_event(kind, &event);
@@ -71,7 +76,7 @@ pub(super) fn arm(on: bool, engine: String) -> RecordingArmed {
             listeners.push((kind, listener));
         }
     }
-    let recording = listeners.len() == 3;
+    let recording = listeners.len() == 6;
     ARMED.with(|a| *a.borrow_mut() = Some(Armed { engine, listeners }));
     RecordingArmed { recording }
 }
@@ -88,6 +93,47 @@ fn on_event(kind: &str, event: &Event) {
     let act = match kind {
         "click" => click_act(&element, &tag),
         "change" => committed_value(&element, &tag),
+        // An editor (`contenteditable`) has no change event: its text when focus leaves it,
+        // if it changed since focus came.
+        "input" => {
+            if let Some(editor) = editor_of(&element) {
+                TYPED_IN.with(|t| {
+                    let mut typed = t.borrow_mut();
+                    if !typed.contains(&editor) {
+                        typed.push(editor);
+                    }
+                });
+            }
+            None
+        }
+        "focusin" => {
+            if let Some(editor) = editor_of(&element) {
+                let text = editor_text(&editor);
+                remember(&editor, text);
+                TYPED_IN.with(|t| t.borrow_mut().retain(|el| *el != editor));
+            }
+            None
+        }
+        "focusout" => editor_of(&element).and_then(|editor| {
+            let typed = TYPED_IN.with(|t| {
+                let mut typed = t.borrow_mut();
+                let was = typed.contains(&editor);
+                typed.retain(|el| *el != editor);
+                was
+            });
+            if !typed {
+                return None;
+            }
+            let text = editor_text(&editor);
+            let changed =
+                REPORTED.with(|r| !r.borrow().iter().any(|(el, v)| *el == editor && *v == text));
+            if !changed {
+                return None;
+            }
+            remember(&editor, text.clone());
+            report(&editor, DemonstratedAct::Type { text });
+            None
+        }),
         "keydown" => {
             let key = js_sys::Reflect::get(event, &JsValue::from_str("key"))
                 .ok()
@@ -166,12 +212,37 @@ fn committed_value(element: &Element, tag: &str) -> Option<DemonstratedAct> {
     if again {
         return None;
     }
+    remember(element, seen);
+    Some(if secret { DemonstratedAct::TypeSecret } else { DemonstratedAct::Type { text: value } })
+}
+
+/// Remembers `value` as what `element` last reported (or held when focus came).
+fn remember(element: &Element, value: String) {
     REPORTED.with(|r| {
         let mut reported = r.borrow_mut();
         reported.retain(|(el, _)| el != element);
-        reported.push((element.clone(), seen));
+        reported.push((element.clone(), value));
     });
-    Some(if secret { DemonstratedAct::TypeSecret } else { DemonstratedAct::Type { text: value } })
+}
+
+/// The editing host (`contenteditable` root) `element` is in, if any.
+fn editor_of(element: &Element) -> Option<Element> {
+    if !is_editable(element) {
+        return None;
+    }
+    let mut host = element.clone();
+    while let Some(parent) = host.parent_element() {
+        if !is_editable(&parent) {
+            break;
+        }
+        host = parent;
+    }
+    Some(host)
+}
+
+/// An editor's text as a person reads it (line breaks kept).
+fn editor_text(editor: &Element) -> String {
+    editor.dyn_ref::<web_sys::HtmlElement>().map(|el| el.inner_text()).unwrap_or_default()
 }
 
 /// Inputs a person types text into.
