@@ -193,6 +193,20 @@ impl FixtureServer {
         self.shared.log.lock().unwrap_or_else(PoisonError::into_inner).clone()
     }
 
+    /// The bodies POSTed to `path` so far, oldest first (what a form or a page sent there).
+    pub fn posts(&self, path: &str) -> Vec<String> {
+        bodies_posted(&self.requests(), path)
+    }
+
+    /// [`Self::posts`] once there are at least `n`; fails after `timeout` (a failure bound)
+    /// saying what it waited for.
+    pub fn wait_posts(&self, path: &str, n: usize, timeout: Duration) -> Result<Vec<String>> {
+        let what = format!("{n} POST {path}");
+        let log =
+            self.wait_for_requests(&what, timeout, |log| bodies_posted(log, path).len() >= n)?;
+        Ok(bodies_posted(&log, path))
+    }
+
     /// Waits until the request log satisfies `done` (checked on every request that arrives) and
     /// returns the log; fails after `timeout` (a failure bound, not a timing assertion) naming
     /// `what`. Why: a test that waits for the page or the browser to send something waits for
@@ -311,6 +325,10 @@ fn percent_decode(s: &str) -> Option<String> {
         }
     }
     String::from_utf8(out).ok()
+}
+
+fn bodies_posted(log: &[FixtureRequest], path: &str) -> Vec<String> {
+    log.iter().filter(|r| r.method == "POST" && r.path == path).map(|r| r.body.clone()).collect()
 }
 
 async fn handle(State(shared): State<Arc<Shared>>, request: Request) -> Response {

@@ -18,26 +18,6 @@ use waymark_tests::paths;
 
 const PASSWORD: &str = "hunter2-shown";
 
-/// The sign-ups the club received (bodies POSTed to /teach/joined), oldest first.
-fn joined(site: &FixtureServer) -> Vec<String> {
-    site.requests()
-        .into_iter()
-        .filter(|r| r.method == "POST" && r.path == "/teach/joined")
-        .map(|r| r.body)
-        .collect()
-}
-
-fn wait_joined(site: &FixtureServer, n: usize) -> Vec<String> {
-    let deadline = std::time::Instant::now() + TASK_TIMEOUT;
-    loop {
-        let got = joined(site);
-        if got.len() >= n || std::time::Instant::now() > deadline {
-            return got;
-        }
-        std::thread::sleep(std::time::Duration::from_millis(50));
-    }
-}
-
 /// Waits until the page has loaded `path` and is complete.
 fn wait_at(page: &Page, path: &str) {
     let js = format!("location.pathname === '{path}' && document.readyState === 'complete'");
@@ -113,7 +93,8 @@ fn a_sign_up_shown_with_real_input_becomes_a_workflow_that_replays_without_the_m
     page.insert_text(PASSWORD).expect("type the password");
     page.click("#terms").expect("tick the rules");
     page.click("#join").expect("join");
-    assert_eq!(wait_joined(&wm.site, 1).len(), 1, "the demonstration signed up once");
+    let joined = wm.site.wait_posts("/teach/joined", 1, TASK_TIMEOUT).expect("the sign-up");
+    assert_eq!(joined.len(), 1, "the demonstration signed up once");
     let steps = wait_steps(&panel, 8);
     assert_eq!(steps.len(), 8, "{steps:#?}");
     assert!(
@@ -193,7 +174,7 @@ fn a_sign_up_shown_with_real_input_becomes_a_workflow_that_replays_without_the_m
         panic!("the run did not end ({shown}): {e:#}")
     });
     assert!(answer.starts_with("Ran the workflow"), "{answer}");
-    let bodies = wait_joined(&wm.site, 2);
+    let bodies = wm.site.wait_posts("/teach/joined", 2, TASK_TIMEOUT).expect("the run's sign-up");
     assert_eq!(bodies.len(), 2, "{bodies:?}");
     let run = &bodies[1];
     for part in [

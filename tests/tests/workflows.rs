@@ -87,23 +87,12 @@ fn wait_answer(panel: &Panel, expect: &str) -> String {
 
 /// The orders the shop received (the bodies POSTed to /wf/place), oldest first.
 fn orders(site: &FixtureServer) -> Vec<String> {
-    site.requests()
-        .into_iter()
-        .filter(|r| r.method == "POST" && r.path == "/wf/place")
-        .map(|r| r.body)
-        .collect()
+    site.posts("/wf/place")
 }
 
-/// Waits until the shop received `n` orders.
+/// The orders, once the shop received `n`.
 fn wait_orders(site: &FixtureServer, n: usize) -> Vec<String> {
-    let deadline = std::time::Instant::now() + TASK_TIMEOUT;
-    loop {
-        let got = orders(site);
-        if got.len() >= n || std::time::Instant::now() > deadline {
-            return got;
-        }
-        std::thread::sleep(std::time::Duration::from_millis(50));
-    }
+    site.wait_posts("/wf/place", n, TASK_TIMEOUT).expect("the orders")
 }
 
 /// The task done once with the model; the order it placed.

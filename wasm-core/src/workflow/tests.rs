@@ -185,6 +185,17 @@ pub fn recorded_task() -> TaskRecord {
     TaskRecord::noted(1, TASK, &outcome, 0.0, &ctx.taint)
 }
 
+/// The task of a run of `w` with the inputs `values` (the run's own checks, no validator).
+pub fn spec(w: &Workflow, values: &[(&str, &str)]) -> TaskSpec {
+    let given = values.iter().map(|(k, v)| ((*k).to_owned(), (*v).to_owned())).collect();
+    let run = WorkflowRun::bind(w.clone(), given).expect("bound");
+    TaskSpec {
+        max_steps: run.max_steps(),
+        validate: false,
+        ..TaskSpec { workflow: Some(run.clone()), ..TaskSpec::new(run.task_text()) }
+    }
+}
+
 pub fn recorded() -> Workflow {
     record(&recorded_task(), "wf1".into(), 5.0).expect("recorded")
 }

@@ -30,6 +30,11 @@ fn show(shop: &Shop, demo: &mut Demonstration, index: u32, act: DemonstratedAct,
     block_on(shop.act(&action, &permit)).expect("acted");
 }
 
+/// A request the network layer saw while recording, as it classified it.
+fn wrote(kind: EffectKind, endpoint: &str) -> Effect {
+    Effect { kind, quantity: 1, recipients: vec![], endpoint: endpoint.into() }
+}
+
 fn typed(text: &str) -> DemonstratedAct {
     DemonstratedAct::Type { text: text.into() }
 }
@@ -47,42 +52,17 @@ fn demonstrated(ordered: bool) -> Workflow {
     show(&shop, &mut demo, 4, DemonstratedAct::Check, None);
     show(&shop, &mut demo, 5, DemonstratedAct::Click, Some(REVIEW));
     // Continue posted the form to /review (nothing in it says what it does).
-    demo.request(&Effect {
-        kind: EffectKind::Unknown,
-        quantity: 1,
-        recipients: vec![],
-        endpoint: "review".into(),
-    });
+    demo.request(&wrote(EffectKind::Unknown, "review"));
     show(&shop, &mut demo, 1, DemonstratedAct::Click, Some(PLACE));
     if ordered {
-        demo.request(&Effect {
-            kind: EffectKind::Order,
-            quantity: 1,
-            recipients: vec![],
-            endpoint: "place".into(),
-        });
+        demo.request(&wrote(EffectKind::Order, "place"));
     }
-    demo.request(&Effect {
-        kind: EffectKind::Telemetry,
-        quantity: 1,
-        recipients: vec![],
-        endpoint: "collect".into(),
-    });
+    demo.request(&wrote(EffectKind::Telemetry, "collect"));
     assert_eq!(
         shop.placed.borrow().as_deref(),
         Some("Ada Lovelace on 2026-03-14 by Express, gift wrapped")
     );
     demo.finish("shown1".into(), 9.0).expect("a workflow")
-}
-
-fn spec(w: &Workflow, values: &[(&str, &str)]) -> TaskSpec {
-    let given = values.iter().map(|(k, v)| ((*k).to_owned(), (*v).to_owned())).collect();
-    let run = WorkflowRun::bind(w.clone(), given).expect("bound");
-    TaskSpec {
-        max_steps: run.max_steps(),
-        validate: false,
-        ..TaskSpec { workflow: Some(run.clone()), ..TaskSpec::new(run.task_text()) }
-    }
 }
 
 #[test]
@@ -211,12 +191,7 @@ fn with_password() -> Workflow {
     *shop.name.borrow_mut() = "Ada Lovelace".into();
     show(&shop, &mut demo, 2, typed("2026-03-14"), None);
     show(&shop, &mut demo, 5, DemonstratedAct::Click, Some(REVIEW));
-    demo.request(&Effect {
-        kind: EffectKind::Unknown,
-        quantity: 1,
-        recipients: vec![],
-        endpoint: "review".into(),
-    });
+    demo.request(&wrote(EffectKind::Unknown, "review"));
     demo.finish("shown3".into(), 3.0).expect("a workflow")
 }
 

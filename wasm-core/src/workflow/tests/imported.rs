@@ -15,16 +15,6 @@ fn disguised() -> Workflow {
     w
 }
 
-fn spec(w: &Workflow, values: &[(&str, &str)]) -> TaskSpec {
-    let given = values.iter().map(|(k, v)| ((*k).to_owned(), (*v).to_owned())).collect();
-    let run = WorkflowRun::bind(w.clone(), given).expect("bound");
-    TaskSpec {
-        max_steps: run.max_steps(),
-        validate: false,
-        ..TaskSpec { workflow: Some(run.clone()), ..TaskSpec::new(run.task_text()) }
-    }
-}
-
 fn imported(w: &Workflow) -> Workflow {
     let mem = MemStore::default();
     let store = WorkflowStore::new(&mem);
