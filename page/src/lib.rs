@@ -19,7 +19,6 @@ pub mod error;
 pub mod formats;
 pub mod log;
 pub mod observation;
-pub mod paint_gate;
 pub mod target;
 pub mod visibility;
 

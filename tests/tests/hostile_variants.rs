@@ -184,9 +184,11 @@ fn hidden_text_variants_never_reach_the_model() {
 }
 
 /// Hidden text whose hiding property is set by one source of style only, each on a page of
-/// its own: the walk's page-wide paint gate (`page/src/paint_gate.rs`) skips a property's
-/// reads when no source sets it, so each source must be read. `<p class=h>` is the hidden
-/// paragraph; `script` runs after the first observation (a source changed between walks).
+/// its own. A page-wide gate that skips a paint property's reads when no style source sets it
+/// (BENCHMARKS.md, "A page-wide paint gate") must read every source: a gate that missed
+/// `@import`, adopted sheets, script-made animations or closed shadow roots let these through
+/// (measured on the `walk` branch). `<p class=h>` is the hidden paragraph; `script` runs after
+/// the first observation (a source edited in place between walks).
 const GATED: &[(&str, &str, &str)] = &[
     ("inline", r#"<p style="filter: opacity(0)">X</p>"#, ""),
     ("inline-escaped", r#"<p style="f\69lter: opacity(0)">X</p>"#, ""),

@@ -47,7 +47,6 @@ pub fn observe(engine: String) -> Result<Observation, crate::error::ContentError
     facts::init();
     super::affordance::start_walk();
     facts::ask_page_hooks();
-    facts::open_gate();
     let mut walker = Walker::new(viewport.height);
     walker.page = crate::visibility::Glyphs {
         scroll_x: viewport.scroll_x,
@@ -288,9 +287,6 @@ impl Walker {
         let tag = facts.tag();
         if facts::SKIPPED.contains(&tag) || facts.aria_hidden() || facts.inert() {
             return;
-        }
-        if facts.shadow() {
-            facts::gate_shadow_root(el);
         }
         let facts::ElementStyle { style, paint, layered } =
             facts::of_element(el, !self.layers.layered());

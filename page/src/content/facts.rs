@@ -7,7 +7,6 @@
 //! strings and return them as bits. They only read: every decision stays in `dom.rs` and
 //! `roles.rs`, which interpret the bits.
 
-use crate::paint_gate::{PaintGate, StyleSources};
 use wasm_bindgen::prelude::*;
 use web_sys::{Element, Node};
 
@@ -97,108 +96,6 @@ export function node_facts(node) {
   if (node.getAttribute('draggable') === 'true') f |= 0x400000;
   return f;
 }
-// The page-wide paint gate (`crate::paint_gate`): the paint properties each element of
-// `gateDoc` reads, as `Gated` bits (READ_ALL: every one; other documents read every one).
-const READ_ALL = 31;
-let gateDoc = null;
-let gateReads = READ_ALL;
-// Sees closed shadow roots (content scripts only): without it the gate stays open.
-const shadowOf = globalThis.chrome && chrome.dom
-  && typeof chrome.dom.openOrClosedShadowRoot === 'function' ? chrome.dom : null;
-// Elements that can host a shadow root: custom elements and these.
-const HOSTS = new Set(['article', 'aside', 'blockquote', 'body', 'div', 'footer', 'h1', 'h2',
-  'h3', 'h4', 'h5', 'h6', 'header', 'main', 'nav', 'p', 'section', 'span']);
-export function set_gate(reads) {
-  gateReads = reads;
-  gateDoc = reads === READ_ALL ? null : document;
-}
-// Reading the sources: the names they declare go into `names`; `left` counts down the
-// budget; a sheet is read once per walk (adopted sheets are shared by many roots).
-let names = null;
-let left = 0;
-let scanned = new WeakSet();
-function declarations(st) {
-  const n = st.length;
-  for (let i = 0; i < n; i++) names.add(st[i]);
-  left -= n;
-}
-function rulesIn(rules) {
-  for (const r of rules) {
-    if (--left < 0) return false;
-    if (r.style) declarations(r.style);
-    if (r.styleSheet && !sheet(r.styleSheet)) return false;
-    if (r.cssRules && !rulesIn(r.cssRules)) return false;
-  }
-  return left >= 0;
-}
-function sheet(s) {
-  if (scanned.has(s)) return true;
-  scanned.add(s);
-  let rules;
-  try {
-    rules = s.cssRules;
-  } catch (_) {
-    return false;
-  }
-  return rules ? rulesIn(rules) : true;
-}
-function scope(root) {
-  for (const s of root.styleSheets) if (!sheet(s)) return false;
-  for (const s of root.adoptedStyleSheets || []) if (!sheet(s)) return false;
-  for (const el of root.querySelectorAll('[style]')) {
-    if (el.style) declarations(el.style);
-    if (left < 0) return false;
-  }
-  for (const a of root.getAnimations()) {
-    if (--left < 0) return false;
-    if (typeof a.transitionProperty === 'string') {
-      names.add(a.transitionProperty);
-    } else if (a.effect && typeof a.effect.getKeyframes === 'function') {
-      for (const k of a.effect.getKeyframes()) for (const key in k) names.add(key);
-    }
-  }
-  return left >= 0;
-}
-function sources(root, budget) {
-  names = new Set();
-  left = budget;
-  let ok = false;
-  try {
-    ok = shadowOf !== null && scope(root);
-  } catch (_) {}
-  const out = ok ? [...names].join(' ') : null;
-  names = null;
-  return out;
-}
-// The top-level rules alone past the budget: not read at all.
-function tooMany(root, budget) {
-  let n = 0;
-  for (const s of root.styleSheets) {
-    try {
-      n += s.cssRules.length;
-    } catch (_) {
-      return true;
-    }
-  }
-  for (const s of root.adoptedStyleSheets || []) n += s.cssRules.length;
-  return n > budget;
-}
-export function style_sources(budget) {
-  scanned = new WeakSet();
-  try {
-    if (tooMany(document, budget)) return null;
-  } catch (_) {
-    return null;
-  }
-  return sources(document, budget);
-}
-export function shadow_sources(host, budget) {
-  const root = host.shadowRoot;
-  return root ? sources(root, budget) : '';
-}
-export function element_count() {
-  return document.getElementsByTagName('*').length;
-}
 let styled = null;
 let style = null;
 function styleOf(el) {
@@ -220,7 +117,7 @@ let clips = false;
 let transformed = false;
 // The style facts; nothing more is read once they say the element does not render (see
 // `StyleFacts`; the walk skips it).
-function style_facts(el, layers, reads) {
+function style_facts(el, layers) {
   const s = styleOf(el);
   display = s.display;
   if (display === 'none') return 1;
@@ -253,7 +150,7 @@ function style_facts(el, layers, reads) {
         if (oy === 'auto' || oy === 'scroll' || oy === 'overlay') f |= 128;
       }
     }
-    transformed = box && (reads & 16) !== 0 && s.transform !== 'none';
+    transformed = box && s.transform !== 'none';
   }
   return f;
 }
@@ -278,21 +175,8 @@ export function color_name(i) {
 }
 // Computed-style facts of an element, as `StyleFacts` bits; `layers`: whether the walk still
 // needs to know if the page paints with layers (once it does, those reads are skipped).
-// `reads`: the gated paint properties read (see `set_gate`); a closed shadow root's host reads
-// every one and says so (0x100000).
 export function element_facts(el, out, layers) {
-  let reads = READ_ALL;
-  let closed = 0;
-  if (gateDoc !== null && el.ownerDocument === gateDoc) {
-    reads = gateReads;
-    const name = el.localName;
-    if (el.shadowRoot === null && (HOSTS.has(name) || name.includes('-'))
-      && shadowOf.openOrClosedShadowRoot(el)) {
-      reads = READ_ALL;
-      closed = 0x100000;
-    }
-  }
-  const f = style_facts(el, layers, reads) | closed;
+  const f = style_facts(el, layers);
   // Not rendered (see `StyleFacts`): no paint is read.
   if ((f & 1) || (f & 8) || ((f & 4) && !(f & 2))) return f;
   const s = style;
@@ -301,9 +185,9 @@ export function element_facts(el, out, layers) {
   if (clips) p |= 0x200;
   const opacity = s.opacity;
   out[0] = opacity === '1' ? 1 : +opacity;
-  if ((reads & 1) && s.filter !== 'none') p |= 0x400;
-  if ((reads & 2) && s.clipPath !== 'none') p |= 0x800;
-  if ((reads & 4) && (s.webkitMaskImage || s.maskImage) !== 'none') p |= 0x1000;
+  if (s.filter !== 'none') p |= 0x400;
+  if (s.clipPath !== 'none') p |= 0x800;
+  if ((s.webkitMaskImage || s.maskImage) !== 'none') p |= 0x1000;
   if (s.backgroundImage !== 'none') p |= 0x2000;
   // A layer painted above the normal flow, or paint the style rules do not model: anything
   // positioned or stacked (only such boxes, stacking contexts and outlines paint over in-flow
@@ -328,7 +212,7 @@ export function element_facts(el, out, layers) {
     // The text fill colour is what paints the glyphs: at its initial value (`currentcolor`)
     // it computes to the colour itself, so `color` is not read.
     out[3] = colorIndex(s.webkitTextFillColor);
-    if ((reads & 8) && s.webkitTextSecurity !== 'none') p |= 0x20000;
+    if (s.webkitTextSecurity !== 'none') p |= 0x20000;
   }
   return f | p;
 }
@@ -471,18 +355,6 @@ extern "C" {
     fn text_hit(node: &Node) -> u32;
     /// `getBoundingClientRect()` into `[top, bottom, left, right, width, height]`.
     fn rect_of(el: &Element, out: &mut [f64]);
-    /// Sets the paint gate's reads ([`PaintGate::bits`]) for this document's elements.
-    fn set_gate(reads: u32);
-    /// The property names this document's style sources declare (see
-    /// [`crate::paint_gate`]), reading at most about `budget` rules, declarations and
-    /// animations; `None` when a source cannot be read or the budget runs out.
-    /// The names are separated by spaces.
-    fn style_sources(budget: u32) -> Option<String>;
-    /// The same for the open shadow root of `host` (sheets already read in this walk are
-    /// not read again).
-    fn shadow_sources(host: &Element, budget: u32) -> Option<String>;
-    /// How many elements the document holds (`getElementsByTagName('*')`).
-    fn element_count() -> u32;
     /// The frame's viewport, scroll offsets and scrollable size into `[inner width, inner
     /// height, scroll x, scroll y, scroll height, scroll width]`; returns the document's URL
     /// (`document.URL`, the same string as `location.href` without the `Location` object).
@@ -775,43 +647,6 @@ pub(super) fn of_node(node: &Node) -> NodeFacts {
     NodeFacts(node_facts(node))
 }
 
-thread_local! {
-    /// The walk's paint gate (see [`crate::paint_gate`]).
-    static GATE: std::cell::Cell<PaintGate> = const { std::cell::Cell::new(PaintGate::OPEN) };
-}
-
-/// Style sources (rules, declarations, animations) read per element of the page before the
-/// gate gives up: reading one costs ≈ 0.07 µs, and the gate saves ≈ 1 µs per element.
-const SOURCES_PER_ELEMENT: u32 = 8;
-
-/// Sources read for a shadow root.
-const SHADOW_SOURCES: u32 = 4_000;
-
-fn use_gate(gate: PaintGate) {
-    GATE.with(|g| g.set(gate));
-    set_gate(gate.bits());
-}
-
-fn sources(names: Option<String>) -> StyleSources {
-    names.map_or(StyleSources::Unreadable, StyleSources::Declared)
-}
-
-/// The walk's paint gate for this document, from all its style sources; called at the start
-/// of each walk (sources change between walks).
-pub(super) fn open_gate() {
-    let budget = element_count().saturating_mul(SOURCES_PER_ELEMENT);
-    use_gate(PaintGate::from_sources(&sources(style_sources(budget))).worth_using());
-}
-
-/// Widens the gate with the open shadow root of `host`, before the host's own style is read
-/// (its `:host` rules style it).
-pub(super) fn gate_shadow_root(host: &Element) {
-    let gate = GATE.with(std::cell::Cell::get);
-    if gate.skips() {
-        use_gate(gate.widened(&sources(shadow_sources(host, SHADOW_SOURCES))).worth_using());
-    }
-}
-
 /// What [`element_facts`] read: the style facts and, for an element that renders, its
 /// [`Paint`].
 pub(super) struct ElementStyle {
@@ -862,10 +697,6 @@ enum Colour {
 pub(super) fn of_element(el: &Element, layers: bool) -> ElementStyle {
     let mut out = [0.0; 4];
     let bits = element_facts(el, &mut out, layers);
-    if bits & 0x100000 != 0 {
-        // A closed shadow root's host (read in full): see `PaintGate::closed_shadow_root`.
-        use_gate(GATE.with(std::cell::Cell::get).closed_shadow_root());
-    }
     // The grab cursor's bit (0x80000, clear of the paint's) becomes `StyleFacts`' 0x100.
     let style = StyleFacts((bits & 0xff) | ((bits >> 11) & 0x100));
     if bits & 0x10000 == 0 {
