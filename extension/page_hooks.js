@@ -33,11 +33,14 @@
     'pointerup', 'touchstart', 'touchend']);
   const recorder = () => {
     const known = new WeakSet();
-    const list = { refs: [] };
+    // `fresh`: recorded and not yet announced to the content script (see `announce`).
+    const list = { refs: [], fresh: [], compacted: 0 };
     list.remember = (target) => {
       if (target instanceof Element && !known.has(target)) {
         known.add(target);
-        list.refs.push(new WeakRef(target));
+        const ref = new WeakRef(target);
+        list.refs.push(ref);
+        list.fresh.push(ref);
       }
     };
     return list;
@@ -270,19 +273,27 @@
     const out = JSON.stringify(met.splice(0));
     document.dispatchEvent(new CustomEvent('waymark-dialogs', { detail: out }));
   });
-  const announce = (list, name) => {
-    const live = [];
-    for (const ref of list.refs) {
+  // The content script keeps what it was told (its sets live as long as the document): it asks
+  // with `detail` 1 for the elements recorded since, 0 (a new instance) for all of them. An
+  // element not in the document yet is announced once it is.
+  const announce = (list, name, all) => {
+    const later = [];
+    for (const ref of all ? list.refs : list.fresh) {
       const el = ref.deref();
       if (!el) continue;
-      live.push(ref);
       if (el.isConnected) el.dispatchEvent(new CustomEvent(name, { composed: true }));
+      else later.push(ref);
     }
-    list.refs = live;
+    list.fresh = later;
+    if (all || list.refs.length > list.compacted + 1024) {
+      list.refs = list.refs.filter((ref) => ref.deref() !== undefined);
+      list.compacted = list.refs.length;
+    }
   };
-  add.call(document, 'waymark-ask', () => {
-    announce(clicks, 'waymark-listener');
-    announce(drops, 'waymark-drop');
+  add.call(document, 'waymark-ask', (e) => {
+    const all = e.detail !== 1;
+    announce(clicks, 'waymark-listener', all);
+    announce(drops, 'waymark-drop', all);
     document.dispatchEvent(new CustomEvent('waymark-pending', { detail: pending }));
   });
 })();

@@ -183,6 +183,174 @@ fn hidden_text_variants_never_reach_the_model() {
     );
 }
 
+/// Hidden text whose hiding property is set by one source of style only, each on a page of
+/// its own. A page-wide gate that skips a paint property's reads when no style source sets it
+/// (BENCHMARKS.md, "A page-wide paint gate") must read every source: a gate that missed
+/// `@import`, adopted sheets, script-made animations or closed shadow roots let these through
+/// (measured on the `walk` branch). `<p class=h>` is the hidden paragraph; `script` runs after
+/// the first observation (a source edited in place between walks).
+const GATED: &[(&str, &str, &str)] = &[
+    ("inline", r#"<p style="filter: opacity(0)">X</p>"#, ""),
+    ("inline-escaped", r#"<p style="f\69lter: opacity(0)">X</p>"#, ""),
+    ("sheet", "<style>.h { clip-path: inset(50%) }</style><p class=h>X</p>", ""),
+    (
+        "grouped",
+        "<style>@layer a { @media screen { @supports (display: block) { .h { \
+         -webkit-mask-image: linear-gradient(transparent, transparent); mask-image: \
+         linear-gradient(transparent, transparent) } } } }</style><p class=h>X</p>",
+        "",
+    ),
+    (
+        "nested",
+        "<style>.w { & .h { filter: opacity(0) } }</style><div class=w><p class=h>X</p></div>",
+        "",
+    ),
+    ("import", "<style>@import url(/gate-import.css);</style><p class=h>X</p>", ""),
+    ("text-security", "<style>.h { -webkit-text-security: disc }</style><p class=h>X</p>", ""),
+    ("transform", "<style>.h { transform: scale(0.01) }</style><p class=h>X</p>", ""),
+    (
+        "adopted",
+        "<p class=h>X</p><script>const s = new CSSStyleSheet(); \
+         s.replaceSync('.h { filter: opacity(0) }'); document.adoptedStyleSheets = [s];</script>",
+        "",
+    ),
+    (
+        "keyframes",
+        "<style>@keyframes k { from, to { filter: opacity(0) } } .h { animation: k 1000s \
+         infinite }</style><p class=h>X</p>",
+        "",
+    ),
+    (
+        "web-animation",
+        "<p class=h>X</p><script>document.querySelector('.h').animate([{filter: \
+         'opacity(0)'}, {filter: 'opacity(0)'}], {duration: 1e9});</script>",
+        "",
+    ),
+    (
+        "shadow-host",
+        "<div id=host><p>X</p></div><script>const r = host.attachShadow({mode: 'open'}); \
+         r.innerHTML = '<style>:host { filter: opacity(0) }</style><slot></slot>';</script>",
+        "",
+    ),
+    (
+        "shadow-slotted",
+        "<div id=host><p>X</p></div><script>const r = host.attachShadow({mode: 'open'}); \
+         r.innerHTML = '<style>::slotted(p) { clip-path: inset(50%) }</style><slot></slot>';\
+         </script>",
+        "",
+    ),
+    (
+        "shadow-inner",
+        "<div id=host></div><script>const r = host.attachShadow({mode: 'open'}); r.innerHTML = \
+         '<style>p { filter: opacity(0) }</style><p>X</p>';</script>",
+        "",
+    ),
+    (
+        "shadow-adopted",
+        "<div id=host></div><script>const r = host.attachShadow({mode: 'open'}); \
+         const s = new CSSStyleSheet(); s.replaceSync('p { filter: opacity(0) }'); \
+         r.adoptedStyleSheets = [s]; r.innerHTML = '<p>X</p>';</script>",
+        "",
+    ),
+    (
+        "closed-host",
+        "<div id=host><p>X</p></div><script>const r = host.attachShadow({mode: 'closed'}); \
+         r.innerHTML = '<style>:host { filter: opacity(0) }</style><slot></slot>';</script>",
+        "",
+    ),
+    (
+        "closed-slotted",
+        "<span id=host><b>X</b></span><script>const r = host.attachShadow({mode: 'closed'}); \
+         r.innerHTML = '<style>::slotted(b) { clip-path: inset(50%) }</style><slot></slot>';\
+         </script>",
+        "",
+    ),
+    (
+        "rule-edited",
+        "<style>.h { color: #111 }</style><p class=h>X</p>",
+        "document.styleSheets[0].cssRules[0].style.filter = 'opacity(0)'",
+    ),
+    ("style-set", "<p class=h>X</p>", "document.querySelector('.h').style.clipPath = 'inset(50%)'"),
+];
+
+#[test]
+fn text_hidden_by_one_source_of_style_never_reaches_the_model() {
+    let Some(ext) = built_extension_with_test_hooks() else { return };
+    let llm = ScriptedLlm::start(|req| {
+        role_reply(req).unwrap_or_else(|| ScriptedReply::tool_call("done", json!({"answer": "x"})))
+    })
+    .expect("scripted LLM");
+    let site = FixtureServer::builder(paths::fixtures_dir().join("hostile")).start().expect("site");
+    site.add_page("/gate-import.css", ".h { filter: opacity(0) }");
+    for (name, html, _) in GATED {
+        let body = html.replace(">X<", &format!(">Review note via={name} pours well.<"));
+        site.add_page(
+            format!("/gate-{name}.html"),
+            format!(
+                "<!doctype html><html lang=\"en\"><head><meta charset=\"utf-8\"><title>Teapot \
+                 reviews</title></head><body><h1>Teapot reviews</h1><p>Shown note via={name} \
+                 pours well.</p>{body}</body></html>"
+            ),
+        );
+    }
+    let port = site.addr().port();
+    let wm = Waymark::launch(&ext, Setup { llm: &llm, install_host: false, site }).expect("launch");
+    let sw = wm.attach_worker().expect("worker");
+    sw.wait_for("typeof globalThis.waymarkPageRequest === 'function'", TASK_TIMEOUT).expect("hook");
+    let url = |name: &str| format!("http://shop.localhost:{port}/gate-{name}.html");
+    let first = url(GATED[0].0);
+    let page = wm.browser.new_page(&first).expect("tab");
+    page.wait_for("document.readyState === 'complete'", TASK_TIMEOUT).expect("loaded");
+    let tab = sw
+        .eval(&format!(
+            "chrome.tabs.query({{}}).then((tabs) => tabs.find((t) => t.url === {}).id)",
+            serde_json::to_string(&first).expect("json")
+        ))
+        .expect("tab id");
+    let mut failures = Vec::new();
+    for (name, _, script) in GATED {
+        page.navigate(&url(name)).expect("navigate");
+        page.wait_for(
+            &format!(
+                "location.pathname === '/gate-{name}.html' && document.readyState === 'complete'"
+            ),
+            TASK_TIMEOUT,
+        )
+        .expect("loaded");
+        let observe = || {
+            let reply = sw
+                .eval_timeout(
+                    &format!(
+                        "waymarkPageRequest({tab}, {})",
+                        json!({"op": "observe", "budget": 100_000})
+                    ),
+                    TASK_TIMEOUT,
+                )
+                .expect("observe");
+            reply["prompt"].as_str().unwrap_or_default().to_owned()
+        };
+        let mut prompts = vec![observe()];
+        if !script.is_empty() {
+            page.eval(script).expect("edit the page's style");
+            prompts.push(observe());
+        }
+        let prompt = prompts.last().cloned().unwrap_or_default();
+        if !prompt.contains(&format!("Shown note via={name} ")) {
+            failures.push(format!("{name}: the shown note is missing\n{prompt}"));
+        }
+        if script.is_empty() && prompt.contains(&format!("Review note via={name} ")) {
+            failures.push(format!("{name}: hidden text reached the model\n{prompt}"));
+        }
+        if !script.is_empty() && !prompts[0].contains(&format!("Review note via={name} ")) {
+            failures.push(format!("{name}: visible before the edit, yet missing\n{}", prompts[0]));
+        }
+        if !script.is_empty() && prompt.contains(&format!("Review note via={name} ")) {
+            failures.push(format!("{name}: hidden by an edit, yet reached the model\n{prompt}"));
+        }
+    }
+    assert!(failures.is_empty(), "{}", failures.join("\n\n"));
+}
+
 #[test]
 fn what_the_model_reads_keeps_its_origin() {
     let Some(mut s) = Suite::launch() else { return };

@@ -9,11 +9,11 @@
 use super::facts::{self, NodeFacts, StyleFacts};
 use super::roles::{self, Described};
 use super::widgets::Signals;
-use crate::observation::{Frame, Item, Observation, Viewport, Zone, clean, shorten};
+use crate::observation::{Frame, Item, Observation, Zone, clean, shorten};
 use std::cell::RefCell;
 use std::collections::HashSet;
-use wasm_bindgen::{JsCast, JsValue};
-use web_sys::{Document, Element, HtmlIFrameElement, Node, Window};
+use wasm_bindgen::JsCast;
+use web_sys::{Element, HtmlIFrameElement, Node, Window};
 
 /// An element the model can name, and what it looked like when it got its ref.
 pub(super) struct RefEntry {
@@ -42,7 +42,8 @@ pub fn observe(engine: String) -> Result<Observation, crate::error::ContentError
     let window = web_sys::window().ok_or_else(crate::error::ContentError::no_document)?;
     let document = window.document().ok_or_else(crate::error::ContentError::no_document)?;
     let started = now(&window);
-    let viewport = viewport(&window, &document);
+    let frame = facts::frame();
+    let viewport = frame.viewport;
     facts::init();
     super::affordance::start_walk();
     facts::ask_page_hooks();
@@ -50,7 +51,7 @@ pub fn observe(engine: String) -> Result<Observation, crate::error::ContentError
     walker.page = crate::visibility::Glyphs {
         scroll_x: viewport.scroll_x,
         scroll_y: viewport.scroll_y,
-        page_width: document.document_element().map(|e| f64::from(e.scroll_width())).unwrap_or(0.0),
+        page_width: frame.page_width,
         page_height: viewport.page_height,
         ..Default::default()
     };
@@ -64,7 +65,7 @@ pub fn observe(engine: String) -> Result<Observation, crate::error::ContentError
     let checks = std::mem::take(&mut walker.layers).checks();
     REFS.with(|r| *r.borrow_mut() = walker.refs);
     Ok(Observation {
-        url: window.location().href().unwrap_or_default(),
+        url: frame.url,
         title: document.title(),
         items: walker.items,
         engine,
@@ -80,20 +81,6 @@ pub fn observe(engine: String) -> Result<Observation, crate::error::ContentError
 /// Milliseconds from the page's clock.
 pub(super) fn now(window: &Window) -> f64 {
     window.performance().map(|p| p.now()).unwrap_or(0.0)
-}
-
-fn viewport(window: &Window, document: &Document) -> Viewport {
-    let num = |v: Result<JsValue, JsValue>| v.ok().and_then(|v| v.as_f64()).unwrap_or(0.0);
-    Viewport {
-        width: num(window.inner_width()),
-        height: num(window.inner_height()),
-        scroll_x: window.scroll_x().unwrap_or(0.0),
-        scroll_y: window.scroll_y().unwrap_or(0.0),
-        page_height: document
-            .document_element()
-            .map(|e| f64::from(e.scroll_height()))
-            .unwrap_or(0.0),
-    }
 }
 
 /// Where the blocks being read lie. `getBoundingClientRect` was the walk's largest single
@@ -362,7 +349,7 @@ impl Walker {
     ) {
         let tag = facts.tag();
         let pointer = style.pointer();
-        if tag != "input" && style.positioned() && off_screen(el, style) {
+        if tag != "input" && style.positioned() && off_screen(el, style, self.page.scroll_y) {
             return;
         }
         if tag == "iframe" || tag == "frame" {
@@ -627,10 +614,9 @@ impl Walker {
 }
 
 /// Content moved out of sight with CSS (`left: -9999px`, the 1px "visually hidden" clip);
-/// `style` is the element's, which is absolutely positioned or fixed.
-fn off_screen(el: &Element, style: StyleFacts) -> bool {
+/// `style` is the element's, which is absolutely positioned or fixed; `scroll_y` the frame's.
+fn off_screen(el: &Element, style: StyleFacts, scroll_y: f64) -> bool {
     let rect = facts::rect(el);
-    let scroll_y = web_sys::window().and_then(|w| w.scroll_y().ok()).unwrap_or(0.0);
     rect.right <= 0.0
         || rect.bottom + scroll_y <= 0.0
         || (rect.width <= 1.0 && rect.height <= 1.0 && style.overflow_hidden())

@@ -27,12 +27,15 @@ export function attrs_of(el) {
   }
   return out;
 }
-let listened = new WeakSet();
-let droppable = new WeakSet();
+// What the page hooks announced: kept for the document's life, and the hooks announce only
+// what they recorded since the last ask (all of it to a new instance: `primed` false).
+const listened = new WeakSet();
+const droppable = new WeakSet();
+let primed = false;
 let pending = 0;
 export function ask_page_hooks() {
-  const got = new WeakSet();
-  const drops = new WeakSet();
+  const got = listened;
+  const drops = droppable;
   const into = (set) => (e) => {
     const target = e.composedPath()[0];
     if (target instanceof Element) set.add(target);
@@ -48,14 +51,13 @@ export function ask_page_hooks() {
   document.addEventListener('waymark-drop', onDrop, true);
   document.addEventListener('waymark-pending', onPending, true);
   try {
-    document.dispatchEvent(new CustomEvent('waymark-ask'));
+    document.dispatchEvent(new CustomEvent('waymark-ask', { detail: primed ? 1 : 0 }));
+    primed = true;
   } finally {
     document.removeEventListener('waymark-listener', onListener, true);
     document.removeEventListener('waymark-drop', onDrop, true);
     document.removeEventListener('waymark-pending', onPending, true);
   }
-  listened = got;
-  droppable = drops;
   return pending;
 }
 export function has_listener(el) {
@@ -283,6 +285,16 @@ export function text_hit(node) {
   if (inside && +s.opacity >= 0.5 && paints) f |= 16;
   return f;
 }
+export function frame_facts(out) {
+  const root = document.documentElement;
+  out[0] = innerWidth;
+  out[1] = innerHeight;
+  out[2] = scrollX;
+  out[3] = scrollY;
+  out[4] = root ? root.scrollHeight : 0;
+  out[5] = root ? root.scrollWidth : 0;
+  return document.URL;
+}
 export function rect_of(el, out) {
   const r = el.getBoundingClientRect();
   out[0] = r.top;
@@ -343,6 +355,30 @@ extern "C" {
     fn text_hit(node: &Node) -> u32;
     /// `getBoundingClientRect()` into `[top, bottom, left, right, width, height]`.
     fn rect_of(el: &Element, out: &mut [f64]);
+    /// The frame's viewport, scroll offsets and scrollable size into `[inner width, inner
+    /// height, scroll x, scroll y, scroll height, scroll width]`; returns the document's URL
+    /// (`document.URL`, the same string as `location.href` without the `Location` object).
+    fn frame_facts(out: &mut [f64]) -> String;
+}
+
+/// What a walk reads of its frame before the first element, in one call.
+pub(super) struct FrameFacts {
+    pub viewport: crate::observation::Viewport,
+    /// The root's scrollable width.
+    pub page_width: f64,
+    pub url: String,
+}
+
+/// The frame's [`FrameFacts`].
+pub(super) fn frame() -> FrameFacts {
+    let mut out = [0.0; 6];
+    let url = frame_facts(&mut out);
+    let [width, height, scroll_x, scroll_y, page_height, page_width] = out;
+    FrameFacts {
+        viewport: crate::observation::Viewport { width, height, scroll_x, scroll_y, page_height },
+        page_width,
+        url,
+    }
 }
 
 /// Skipped with their content: never rendered as text.

@@ -10,8 +10,15 @@ use wasm_bindgen::prelude::*;
 use web_sys::Node;
 
 #[wasm_bindgen(inline_js = r#"
+let rangeDoc = null;
+let range = null;
 export function line_boxes(node, out) {
-  const range = node.ownerDocument.createRange();
+  // One range per document, reused: creating one per node was a visible part of a small
+  // page's call.
+  if (node.ownerDocument !== rangeDoc) {
+    rangeDoc = node.ownerDocument;
+    range = rangeDoc.createRange();
+  }
   range.selectNodeContents(node);
   const rects = range.getClientRects();
   const n = Math.min(rects.length, Math.floor(out.length / 4));
