@@ -297,3 +297,64 @@ fn a_refused_storage_write_is_shown_and_the_turn_is_stored_later() {
     let toc = toc(&panel);
     assert!(toc[1].contains("beta task") && toc[2].contains("gamma task"), "{toc:?}");
 }
+
+/// A stored turn that this Waymark cannot read (a newer one wrote it, or it is damaged) is
+/// reported in the panel, stays in storage exactly as it was, and the next task is stored
+/// after it: nothing is overwritten.
+#[test]
+fn an_unreadable_turn_is_reported_kept_and_never_overwritten() {
+    use waymark_core::agent::TaskOutcome;
+    use waymark_core::session::{Session, TaskRecord};
+    let Some(extension) = built_extension() else { return };
+    let llm = ScriptedLlm::start(|req| {
+        if is_summary_call(req) {
+            return ScriptedReply::text("no summary");
+        }
+        common::role_reply(req).unwrap_or_else(|| done("Read."))
+    })
+    .expect("llm");
+    let site = FixtureServer::builder(paths::fixtures_dir().join("site")).start().expect("site");
+    let wm =
+        Waymark::launch(&extension, Setup { llm: &llm, install_host: true, site }).expect("launch");
+    let mut session = Session::new("damaged".into(), 1_790_000_000_000.0);
+    for i in 1..=3 {
+        let outcome = TaskOutcome {
+            answer: format!("Answer {i}."),
+            success: true,
+            error: None,
+            steps: vec![],
+            step_count: 1,
+            elapsed_ms: 1_000.0,
+            ending: Default::default(),
+        };
+        session.push(TaskRecord::from_outcome(i, &format!("Task {i}"), &outcome, 1.0));
+    }
+    let mut items = common::session_items(&session);
+    let damaged = json!({"turn": 2, "task": {"written by": "a newer Waymark"}});
+    items.insert(Session::turn_key("damaged", 2), damaged.clone());
+    common::seed_storage(&wm, items);
+
+    let panel = wm.panel().expect("panel");
+    let told = panel
+        .wait_text("storage-error", "t.includes('could not be read')")
+        .expect("the unreadable turn is reported");
+    assert!(told.starts_with("Task 2 of this session could not be read"), "{told}");
+    panel.wait_text("host-status", "t.includes('connected')").expect("host");
+    let _tab = wm.open("/article.html").expect("page");
+    panel.send("Read the page heading").expect("send");
+    assert_eq!(panel.answer().expect("answer"), "Read.");
+
+    let worker = wm.attach_worker().expect("worker");
+    let read = |key: String| {
+        worker
+            .wait_for(
+                &format!("chrome.storage.local.get('{key}').then((r) => r['{key}'] ?? null)"),
+                TASK_TIMEOUT,
+            )
+            .unwrap_or_else(|e| panic!("{key}: {e:#}"))
+    };
+    assert_eq!(read(Session::turn_key("damaged", 2)), damaged, "the unreadable turn is untouched");
+    let fourth = read(Session::turn_key("damaged", 4));
+    assert_eq!(fourth["task"], json!("Read the page heading"), "the new task is turn 4");
+    assert_eq!(read(Session::turn_key("damaged", 3))["task"], json!("Task 3"));
+}
