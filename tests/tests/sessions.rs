@@ -298,9 +298,9 @@ fn a_refused_storage_write_is_shown_and_the_turn_is_stored_later() {
     assert!(toc[1].contains("beta task") && toc[2].contains("gamma task"), "{toc:?}");
 }
 
-/// A stored turn that this Waymark cannot read (a newer one wrote it, or it is damaged) is
-/// reported in the panel, stays in storage exactly as it was, and the next task is stored
-/// after it: nothing is overwritten.
+/// A stored turn that this Waymark cannot read (a newer one wrote it, or it is damaged), and
+/// a session header it cannot read, are reported in the panel and stay in storage exactly as
+/// they were; the next task is stored after the unreadable turn: nothing is overwritten.
 #[test]
 fn an_unreadable_turn_is_reported_kept_and_never_overwritten() {
     use waymark_core::agent::TaskOutcome;
@@ -332,6 +332,8 @@ fn an_unreadable_turn_is_reported_kept_and_never_overwritten() {
     let mut items = common::session_items(&session);
     let damaged = json!({"turn": 2, "task": {"written by": "a newer Waymark"}});
     items.insert(Session::turn_key("damaged", 2), damaged.clone());
+    // And another session whose header cannot be read.
+    items.insert(Session::meta_key("other"), json!({"id": 7}));
     common::seed_storage(&wm, items);
 
     let panel = wm.panel().expect("panel");
@@ -339,6 +341,7 @@ fn an_unreadable_turn_is_reported_kept_and_never_overwritten() {
         .wait_text("storage-error", "t.includes('could not be read')")
         .expect("the unreadable turn is reported");
     assert!(told.starts_with("Task 2 of this session could not be read"), "{told}");
+    assert!(told.contains("1 stored session could not be read"), "{told}");
     panel.wait_text("host-status", "t.includes('connected')").expect("host");
     let _tab = wm.open("/article.html").expect("page");
     panel.send("Read the page heading").expect("send");
@@ -357,4 +360,5 @@ fn an_unreadable_turn_is_reported_kept_and_never_overwritten() {
     let fourth = read(Session::turn_key("damaged", 4));
     assert_eq!(fourth["task"], json!("Read the page heading"), "the new task is turn 4");
     assert_eq!(read(Session::turn_key("damaged", 3))["task"], json!("Task 3"));
+    assert_eq!(read(Session::meta_key("other")), json!({"id": 7}), "the header is untouched");
 }

@@ -187,6 +187,19 @@ pub struct Session {
     pub unreadable: Vec<u32>,
 }
 
+/// What the panel says when `n` stored sessions could not be read; `None` for none.
+pub fn unreadable_sessions_notice(n: usize) -> Option<String> {
+    let (count, them, were) = match n {
+        0 => return None,
+        1 => ("1 stored session".to_owned(), "it is", "it was"),
+        n => (format!("{n} stored sessions"), "they are", "they were"),
+    };
+    Some(format!(
+        "{count} could not be read (written by a newer Waymark, or damaged): {them} not listed, \
+         and kept in storage as {were}."
+    ))
+}
+
 /// The small per-session header stored next to the turns: its size is bounded (the title
 /// history is capped), so writing it with every turn keeps each write proportional to the turn.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]

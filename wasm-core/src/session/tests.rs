@@ -624,3 +624,14 @@ fn an_unreadable_turn_keeps_its_number_and_is_never_overwritten() {
     assert!(notice.starts_with("Task 2 of this session could not be read"), "{notice}");
     assert!(Session::default().unreadable_notice().is_none());
 }
+
+#[test]
+fn unreadable_sessions_are_told_in_the_right_number() {
+    assert_eq!(unreadable_sessions_notice(0), None);
+    let one = unreadable_sessions_notice(1).expect("one");
+    assert!(
+        one.starts_with("1 stored session could not be read") && one.contains("it is not listed")
+    );
+    let two = unreadable_sessions_notice(2).expect("two");
+    assert!(two.starts_with("2 stored sessions could not") && two.contains("they were."));
+}

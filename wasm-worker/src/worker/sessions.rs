@@ -27,7 +27,16 @@ pub(super) async fn start(w: &Rc<Worker>) {
     };
     tell_unreadable(w, &session);
     *w.session.borrow_mut() = session;
-    *w.metas.borrow_mut() = storage::list_metas().await;
+    let (metas, unreadable) = storage::list_metas_counted().await;
+    *w.metas.borrow_mut() = metas;
+    if let Some(notice) = session::unreadable_sessions_notice(unreadable) {
+        let mut state = w.state.borrow_mut();
+        // After the current session's own notice, if it has one: both are told.
+        state.storage_error = Some(match state.storage_error.take() {
+            Some(first) => format!("{first} {notice}"),
+            None => notice,
+        });
+    }
     refresh(w);
 }
 

@@ -65,17 +65,31 @@ pub(super) async fn load_session(id: &str) -> Option<Session> {
 
 /// The headers of every stored session (turns are not read).
 pub(super) async fn list_metas() -> Vec<SessionMeta> {
-    let Ok(keys) = JsFuture::from(chrome::storage_keys()).await else { return Vec::new() };
+    list_metas_counted().await.0
+}
+
+/// [`list_metas`], and how many stored headers could not be read (those sessions are missing
+/// from the list; their data stays in storage untouched).
+pub(super) async fn list_metas_counted() -> (Vec<SessionMeta>, usize) {
+    let Ok(keys) = JsFuture::from(chrome::storage_keys()).await else { return (Vec::new(), 0) };
     let keys: Vec<String> = js_sys::Array::from(&keys)
         .iter()
         .filter_map(|k| k.as_string())
         .filter(|k| Session::id_of_meta_key(k).is_some())
         .collect();
-    let Some(got) = get_many(&keys).await else { return Vec::new() };
-    keys.iter()
-        .filter_map(|k| field(&got, k))
-        .filter_map(|v| serde_wasm_bindgen::from_value(v).ok())
-        .collect()
+    let Some(got) = get_many(&keys).await else { return (Vec::new(), 0) };
+    let mut metas = Vec::new();
+    let mut unreadable = 0;
+    for (key, value) in keys.iter().filter_map(|k| field(&got, k).map(|v| (k, v))) {
+        match serde_wasm_bindgen::from_value(value) {
+            Ok(meta) => metas.push(meta),
+            Err(e) => {
+                tracing::warn!(key, error = %e, "a stored session header could not be read");
+                unreadable += 1;
+            }
+        }
+    }
+    (metas, unreadable)
 }
 
 /// Every stored session in full (for the search index, built once on the first search).
