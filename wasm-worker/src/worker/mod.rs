@@ -301,7 +301,6 @@ pub fn sw_panel_message(port: Port, msg: JsValue) {
             w.broadcast();
             spawn_local(async move {
                 let saved = storage::save_intervention_settings(&settings).await;
-                let saved = saved.map_err(|e| crate::js_message(&e));
                 storage_result(&w, "the intervention settings", saved);
             });
         }
@@ -441,7 +440,7 @@ fn is_own_panel(port: &Port) -> bool {
 
 /// A storage write's result: a failure is shown in the panel (until a write succeeds) and
 /// logged, never dropped.
-fn storage_result(w: &Rc<Worker>, what: &str, result: Result<(), String>) {
+fn storage_result(w: &Rc<Worker>, what: &str, result: Result<(), storage::StorageError>) {
     if let Err(e) = result {
         tracing::warn!(error = %e, "could not save {what}");
         w.state.borrow_mut().storage_error =

@@ -13,6 +13,25 @@ use waymark_core::session::{Session, SessionMeta, TaskRecord};
 
 const CURRENT_SESSION_KEY: &str = "current_session";
 
+/// Why a write to `chrome.storage.local` did not happen (nothing already stored is changed).
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub(super) enum StorageError {
+    /// The value could not be turned into what the storage keeps.
+    #[error("it could not be encoded for storage: {0}")]
+    Encode(String),
+    /// The browser refused the write (its quota, most often), in its words.
+    #[error("{0}")]
+    Browser(String),
+}
+
+fn refused(e: JsValue) -> StorageError {
+    StorageError::Browser(crate::js_message(&e))
+}
+
+fn encoded<T: serde::Serialize>(value: &T) -> Result<JsValue, StorageError> {
+    to_js(value).map_err(StorageError::Encode)
+}
+
 /// A fresh, empty session.
 pub(super) fn new_session() -> Session {
     let now = BrowserEnv.now_ms();
@@ -109,45 +128,41 @@ pub(super) async fn save_turns(
     session: &Session,
     turns: &[u32],
     make_current: bool,
-) -> Result<(), String> {
+) -> Result<(), StorageError> {
     let items = js_sys::Object::new();
     let set = |k: &str, v: JsValue| {
-        js_sys::Reflect::set(&items, &JsValue::from_str(k), &v).map(|_| ()).map_err(js_text)
+        js_sys::Reflect::set(&items, &JsValue::from_str(k), &v).map(|_| ()).map_err(refused)
     };
     if make_current {
         set(CURRENT_SESSION_KEY, JsValue::from_str(&session.id))?;
     }
-    set(&Session::meta_key(&session.id), to_js(&session.meta())?)?;
+    set(&Session::meta_key(&session.id), encoded(&session.meta())?)?;
     for record in turns.iter().filter_map(|&t| session.turn(t)) {
-        set(&Session::turn_key(&session.id, record.turn), to_js(record)?)?;
+        set(&Session::turn_key(&session.id, record.turn), encoded(record)?)?;
     }
-    JsFuture::from(chrome::storage_set(&items)).await.map(|_| ()).map_err(js_text)
+    JsFuture::from(chrome::storage_set(&items)).await.map(|_| ()).map_err(refused)
 }
 
 /// Writes only the header (a rename).
-pub(super) async fn save_meta(session: &Session, make_current: bool) -> Result<(), String> {
+pub(super) async fn save_meta(session: &Session, make_current: bool) -> Result<(), StorageError> {
     save_turns(session, &[], make_current).await
 }
 
 /// Makes `id` the current session without writing anything else.
-pub(super) async fn set_current(id: &str) -> Result<(), String> {
+pub(super) async fn set_current(id: &str) -> Result<(), StorageError> {
     let items = js_sys::Object::new();
     js_sys::Reflect::set(&items, &JsValue::from_str(CURRENT_SESSION_KEY), &JsValue::from_str(id))
-        .map_err(js_text)?;
-    JsFuture::from(chrome::storage_set(&items)).await.map(|_| ()).map_err(js_text)
+        .map_err(refused)?;
+    JsFuture::from(chrome::storage_set(&items)).await.map(|_| ()).map_err(refused)
 }
 
 /// Removes a session's header and turns.
-pub(super) async fn delete_session(id: &str, turns: u32) -> Result<(), String> {
+pub(super) async fn delete_session(id: &str, turns: u32) -> Result<(), StorageError> {
     let keys: js_sys::Array = std::iter::once(Session::meta_key(id))
         .chain((1..=turns).map(|t| Session::turn_key(id, t)))
         .map(|k| JsValue::from_str(&k))
         .collect();
-    JsFuture::from(chrome::storage_remove(&keys)).await.map(|_| ()).map_err(js_text)
-}
-
-fn js_text(e: JsValue) -> String {
-    crate::js_message(&e)
+    JsFuture::from(chrome::storage_remove(&keys)).await.map(|_| ()).map_err(refused)
 }
 
 const INTERVENTION_SETTINGS_KEY: &str = "settings:interventions";
@@ -161,15 +176,8 @@ pub(super) async fn load_intervention_settings() -> Option<waymark_core::agent::
 /// Stores the intervention and attention settings.
 pub(super) async fn save_intervention_settings(
     settings: &waymark_core::agent::InterventionSettings,
-) -> Result<(), JsValue> {
-    let items = js_sys::Object::new();
-    js_sys::Reflect::set(
-        &items,
-        &JsValue::from_str(INTERVENTION_SETTINGS_KEY),
-        &to_js(settings).map_err(crate::js_error)?,
-    )?;
-    JsFuture::from(chrome::storage_set(&items)).await?;
-    Ok(())
+) -> Result<(), StorageError> {
+    save_json(INTERVENTION_SETTINGS_KEY, settings).await
 }
 
 /// Any JSON value stored under `key` (panel and agent settings, history, usage).
@@ -178,8 +186,11 @@ pub(super) async fn load_json<T: serde::de::DeserializeOwned>(key: &str) -> Opti
 }
 
 /// Stores `value` under `key`.
-pub(super) async fn save_json<T: serde::Serialize>(key: &str, value: &T) -> Result<(), String> {
+pub(super) async fn save_json<T: serde::Serialize>(
+    key: &str,
+    value: &T,
+) -> Result<(), StorageError> {
     let items = js_sys::Object::new();
-    js_sys::Reflect::set(&items, &JsValue::from_str(key), &to_js(value)?).map_err(js_text)?;
-    JsFuture::from(chrome::storage_set(&items)).await.map(|_| ()).map_err(js_text)
+    js_sys::Reflect::set(&items, &JsValue::from_str(key), &encoded(value)?).map_err(refused)?;
+    JsFuture::from(chrome::storage_set(&items)).await.map(|_| ()).map_err(refused)
 }
