@@ -127,7 +127,7 @@ impl NetGuard {
 
     /// Puts `permit`'s rules in force before an action on `tab` (every tab but `others`);
     /// an error means the action must not run.
-    pub async fn arm(&self, permit: &NetworkPermit, others: Vec<i32>) -> Result<(), String> {
+    pub async fn arm(&self, permit: &NetworkPermit, others: Vec<i32>) -> Result<(), GuardError> {
         bump();
         self.0.navigations.borrow_mut().clear();
         *self.0.others.borrow_mut() = others.clone();
@@ -287,7 +287,7 @@ impl NetGuard {
 
     /// Replaces whatever is installed by `permit`'s rules for `guarded`. The state changes
     /// before the browser call (calls run in order), so a concurrent change removes these ids.
-    async fn install(&self, permit: NetworkPermit, guarded: Guarded) -> Result<(), String> {
+    async fn install(&self, permit: NetworkPermit, guarded: Guarded) -> Result<(), GuardError> {
         let update = STATE.with(|s| {
             let mut s = s.borrow_mut();
             if s.current.as_ref().is_some_and(|c| c.permit == permit && c.guarded == guarded) {
@@ -307,10 +307,23 @@ impl NetGuard {
             Some((old, add))
         });
         let Some((old, add)) = update else { return Ok(()) };
-        JsFuture::from(chrome::dnr_update(old, &add?)).await.map(|_| ()).map_err(|e| {
-            format!("the network guard could not be set up: {}", super::js_message(&e))
-        })
+        let add = add.map_err(GuardError::Encode)?;
+        JsFuture::from(chrome::dnr_update(old, &add))
+            .await
+            .map(|_| ())
+            .map_err(|e| GuardError::Refused(super::js_message(&e)))
     }
+}
+
+/// Why the network guard's rules could not be put in force (the action then does not run).
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum GuardError {
+    /// The rules could not be encoded for the browser.
+    #[error("the network guard's rules could not be encoded: {0}")]
+    Encode(String),
+    /// The browser refused them (`declarativeNetRequest.updateSessionRules`), in its words.
+    #[error("the network guard could not be set up: {0}")]
+    Refused(String),
 }
 
 /// The ids of every tab.

@@ -177,7 +177,7 @@ impl TabPage {
         let me = self.tab_id();
         let started_on = tabs.iter().find(|t| t.id == me).map(|t| t.url.clone());
         let others = tabs.iter().filter(|t| t.id != me).map(|t| t.id).collect();
-        self.guard.arm(permit, others).await.map_err(PageError::Browser)?;
+        self.guard.arm(permit, others).await.map_err(|e| PageError::Browser(e.to_string()))?;
         // An approved request's body is pinned while its action is done again; when the
         // debugger cannot attach the redo runs under the rules alone, and says so.
         let unpinned = super::pin::arm(&self.guard, me, permit).await.err();
