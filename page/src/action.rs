@@ -805,6 +805,9 @@ pub enum ContentRequest {
         #[serde(rename = "ref", default, skip_serializing_if = "Option::is_none")]
         ref_id: Option<Ref>,
     },
+    /// What each form of the frame would submit now ([`crate::target::FormSnapshot`]s), for
+    /// the write budget's baseline.
+    Forms,
 }
 
 /// The content script's answer to [`ContentRequest::Probe`].

@@ -17,6 +17,7 @@ mod editor;
 mod events;
 mod extract;
 mod facts;
+mod forms;
 mod hidden;
 mod history;
 mod keys;
@@ -103,6 +104,7 @@ fn handle(msg: JsValue, engine: String) -> Result<JsValue, ContentError> {
         }
         ContentRequest::Measure { runs } => reply(&measure(runs, engine)?),
         ContentRequest::Describe { ref_id } => reply(&describe::describe(ref_id)?),
+        ContentRequest::Forms => reply(&forms::snapshot()),
         #[cfg(feature = "test-hooks")]
         ContentRequest::Panic => Ok(wasm_bindgen_futures::future_to_promise(crash_later()).into()),
     };
