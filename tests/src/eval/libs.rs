@@ -121,18 +121,11 @@ pub fn tasks() -> Vec<EvalTask> {
             ("last", "archive"),
         ),
         vue("element-select", "Book the trip in Business class.", ("cabin", "business")),
-        EvalTask {
-            known_failure: Some(
-                "Element Plus's filterable select keeps its editable search input at opacity 0 \
-                 until focused; Waymark lists a transparent combobox only when it is read-only \
-                 (text typed into a field nobody sees stays refused)",
-            ),
-            ..vue(
-                "element-multi-select",
-                "Book the trip with lounge access and a checked bag as extras.",
-                ("extras", "bag,lounge"),
-            )
-        },
+        vue(
+            "element-multi-select",
+            "Book the trip with lounge access and a checked bag as extras.",
+            ("extras", "bag,lounge"),
+        ),
         vue("element-switch", "Book the trip with travel insurance.", ("insurance", "true")),
         vue("element-slider", "Book the trip with a daily budget of 60.", ("budget", "60")),
         vue(
