@@ -6,14 +6,40 @@
 
 use super::roles::input_type;
 use crate::target::FormSnapshot;
+use std::cell::{Cell, RefCell};
 use wasm_bindgen::JsCast;
 use web_sys::{Element, HtmlFormElement, HtmlSelectElement};
 
 /// Input types a submission never carries as text.
 const LEFT_OUT: &[&str] = &["submit", "button", "reset", "image", "file"];
 
-/// Every form of the frame's document, in tree order.
+thread_local! {
+    /// What the forms held before Waymark's first action in this document (this script lives
+    /// as long as the document, across tasks): read afresh until then, fixed from then on.
+    static BEFORE: RefCell<Option<Vec<FormSnapshot>>> = const { RefCell::new(None) };
+    /// Whether Waymark acted in this document.
+    static ACTED: Cell<bool> = const { Cell::new(false) };
+}
+
+/// What each form of the document would have submitted before Waymark's first action here:
+/// a later task in the same document gets the forms as they were before an earlier task
+/// touched them, never what that task left in them.
 pub(super) fn snapshot() -> Vec<FormSnapshot> {
+    if !ACTED.get() {
+        BEFORE.set(Some(read()));
+    }
+    BEFORE.with_borrow(|before| before.clone().unwrap_or_default())
+}
+
+/// An action is about to run in this document: the forms as they are now stay its baseline.
+pub(super) fn acting() {
+    if !ACTED.replace(true) && BEFORE.with_borrow(Option::is_none) {
+        BEFORE.set(Some(read()));
+    }
+}
+
+/// Every form of the frame's document, in tree order.
+fn read() -> Vec<FormSnapshot> {
     let Some(document) = web_sys::window().and_then(|w| w.document()) else {
         return Vec::new();
     };

@@ -68,6 +68,7 @@ fn handle(msg: JsValue, engine: String) -> Result<JsValue, ContentError> {
                 if let Some(answer) = &dialog {
                     dialogs::arm(answer);
                 }
+                forms::acting();
                 settle::start_action();
                 let mut outcome =
                     act::perform(&action, expect.as_deref(), expect_to.as_deref()).await;
@@ -90,6 +91,7 @@ fn handle(msg: JsValue, engine: String) -> Result<JsValue, ContentError> {
             Ok(wasm_bindgen_futures::future_to_promise(waiting).into())
         }
         ContentRequest::SetFile { ref_id, name, mime, base64 } => {
+            forms::acting();
             reply(&act::set_file(ref_id, &name, &mime, &base64))
         }
         ContentRequest::Console => reply(&console::entries()),
