@@ -245,14 +245,18 @@ impl<P: Page, E: Env, V: TaskEvents, O: Operator> SafetyGate<'_, P, E, V, O> {
         GateVerdict::Go(Box::new(Cleared { permit, destination, facts, publishes }))
     }
 
-    /// Before the task's first action: what the page's forms would send untouched. Never
-    /// after an action (a resumed task, or an external agent's later call, has none).
+    /// Before the task's first action: what the page's forms would have sent before Waymark
+    /// first acted in the document (the content script keeps that reading). Never after the
+    /// task acted (a resumed task, or an external agent's later call, has none).
     async fn read_baseline(&self, ctx: &mut TaskContext) {
         if ctx.baseline != BaselineState::Unread {
             return;
         }
         ctx.baseline = if ctx.steps.is_empty() && ctx.pending.is_none() {
-            BaselineState::Read(Baseline::of_forms(&self.page.forms().await))
+            let started = self.env.precise_ms();
+            let forms = self.page.forms().await;
+            ctx.overhead_page_ms += self.env.precise_ms() - started;
+            BaselineState::Read(Baseline::of_forms(&forms))
         } else {
             BaselineState::None
         };
