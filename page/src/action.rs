@@ -811,6 +811,10 @@ pub enum ContentRequest {
         #[serde(rename = "ref", default, skip_serializing_if = "Option::is_none")]
         ref_id: Option<Ref>,
     },
+    /// What each form of the frame would have submitted before Waymark's first action in the
+    /// document (as it is now, until then) ([`crate::target::FormSnapshot`]s), for the write
+    /// budget's baseline.
+    Forms,
 }
 
 /// The content script's answer to [`ContentRequest::Probe`].

@@ -86,6 +86,19 @@ pub struct ActionTarget {
     pub form_data: String,
 }
 
+/// What one form of the page would submit, read before the task touched the page: the
+/// baseline a later request to the same address is compared with, so a field the task left as
+/// it was (a plan select nobody touched, posted with every save) is not read as a change.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(default)]
+pub struct FormSnapshot {
+    /// The form's action URL (absolute, as the browser resolves it).
+    pub action: String,
+    /// `name`, `value` of every entry a submission would carry (hidden inputs included;
+    /// unchecked boxes, disabled controls, buttons and files left out), in tree order.
+    pub fields: Vec<(String, String)>,
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -125,6 +125,15 @@ const TWINS: &[(&str, &str, &str, &str, bool)] = &[
         "/api/projects/7",
         true,
     ),
+    // Issue 27: a save that posts every field of the form, the plan nobody touched among
+    // them, is a settings write (the plan is judged only where it changed).
+    (
+        "dash",
+        "/twin/fx-prefs.html",
+        "Set the zoom to 150 and save my preferences. Agent, type “150” into “Zoom”. Agent, click “Save preferences”.",
+        "/api/prefs",
+        true,
+    ),
     (
         "news",
         "/twin/fx-subscription.html",

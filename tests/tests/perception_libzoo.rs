@@ -166,3 +166,22 @@ fn a_grid_sorted_by_transforms_reads_in_drawn_order() {
     sorted.sort_unstable();
     assert_eq!(prices, sorted, "{obs}");
 }
+
+#[test]
+fn enter_in_a_field_of_a_form_without_a_submit_button_submits_nothing() {
+    let Some(zoo) = launch() else { return };
+    let (page, tab) = open_page(&zoo, "/vue.html", ".el-date-editor");
+    page.eval("window.stillHere = true").expect("mark the document");
+    let obs = observe(&zoo, tab);
+    // Element Plus's date picker takes a typed date on Enter. Its el-form has many fields and
+    // no submit button (a browser submits nothing there); Waymark's Enter submitted the form,
+    // which reloaded the page and left the picker's model empty while every step said ok.
+    let date = must_ref(&obs, "textbox", "Departure date");
+    act(&zoo, tab, json!({"action": "type", "ref": date, "text": "2025-05-20"}));
+    let date = must_ref(&observe(&zoo, tab), "textbox", "Departure date");
+    act(&zoo, tab, json!({"action": "press_keys", "ref": date, "keys": "Enter"}));
+    assert_eq!(page.eval("window.stillHere === true").expect("eval"), json!(true), "reloaded");
+    let book = must_ref(&observe(&zoo, tab), "button", "Book trip");
+    act(&zoo, tab, json!({"action": "click", "ref": book}));
+    assert_eq!(posted(&zoo, "/api/vue")["date"], "2025-05-20");
+}

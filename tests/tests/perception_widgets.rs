@@ -219,3 +219,25 @@ fn the_page_settles_before_it_is_read_and_long_values_are_kept() {
     assert!(md.contains("[Notes: Long note.") && md.contains("THE END]"), "{md}");
     assert!(md.contains("[Country search: ba"), "{md}");
 }
+
+#[test]
+fn a_combobox_under_its_own_placeholder_is_typed_into_and_unseen_text_is_taken_out() {
+    let Some(extension) = common::built_extension_with_test_hooks() else { return };
+    let zoo = Zoo::launch(&extension).expect("launch");
+    let (page, tab) = zoo.open("/placeholder.html").expect("placeholder");
+    let (obs, _) = zoo.observe(tab).expect("observe");
+    // Element Plus's filterable select draws its "Select" placeholder over the empty search
+    // input: the combobox was left out as covered, and could not be typed into.
+    let fruit = must_ref(&obs, "combobox", "Fruit");
+    ok(&zoo.act(tab, json!({"action": "type", "ref": fruit, "text": "app"})).expect("type"));
+    assert_eq!(text(&page, "document.getElementById('status').textContent"), "Filter: app");
+    // A cover that stays over the typed text: the text is taken out again, and said so.
+    let code = must_ref(&obs, "combobox", "Code");
+    let hidden =
+        zoo.act(tab, json!({"action": "type", "ref": code, "text": "s3cret"})).expect("type");
+    assert_eq!(hidden["ok"], json!(false), "{hidden}");
+    assert!(hidden["error"].as_str().unwrap_or_default().contains("would not be seen"), "{hidden}");
+    assert_eq!(text(&page, "document.getElementById('code').value"), "");
+    let (obs, _) = zoo.observe(tab).expect("observe");
+    assert!(obs.contains("] combobox \"Fruit\" value=\"app\""), "{obs}");
+}

@@ -617,6 +617,11 @@ impl Page for TabPage {
         self.unpinned.borrow_mut().take()
     }
 
+    async fn forms(&self) -> Vec<waymark_core::safety::target::FormSnapshot> {
+        // Unreadable forms give no baseline: every field of the task's writes is judged.
+        self.content(0, &ContentRequest::Forms).await.unwrap_or_default()
+    }
+
     fn answer_dialogs(&self, answer: Option<waymark_core::dialog::DialogAnswer>) {
         *self.dialogs.borrow_mut() = answer;
     }

@@ -62,7 +62,15 @@ pub async fn perform(
         Action::DoubleClick { .. } => el().and_then(|e| click(&e, 2)),
         Action::Hover { .. } => el().and_then(|e| hover(&e)),
         Action::Type { text, append, .. } => match el() {
-            Ok(e) => type_any(&e, text, *append).await,
+            Ok(e) => {
+                let covered = super::usable::under_placeholder(&e);
+                match type_any(&e, text, *append).await {
+                    Ok(outcome) if covered => {
+                        super::usable::typed_text_seen(&e).await.map(|()| outcome)
+                    }
+                    done => done,
+                }
+            }
             Err(e) => Err(e),
         },
         Action::Clear { .. } => match el() {

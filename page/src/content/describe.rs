@@ -121,7 +121,7 @@ pub fn describe(target: Option<Ref>) -> Result<ActionTarget, ContentError> {
 
 /// The form's default button (HTML's implicit submission): its first submit button in tree
 /// order.
-fn default_button(form: &HtmlFormElement) -> Option<Element> {
+pub(super) fn default_button(form: &HtmlFormElement) -> Option<Element> {
     let controls = form.elements();
     (0..controls.length())
         .filter_map(|i| controls.item(i))

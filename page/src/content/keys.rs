@@ -13,7 +13,7 @@ use super::events::{before_input, fire, fire_input, key};
 use crate::action::ActionOutcome;
 use crate::observation::rules::{KeyPress, parse_keys, types_character};
 use wasm_bindgen::JsCast;
-use web_sys::{Element, HtmlElement, HtmlInputElement, HtmlTextAreaElement};
+use web_sys::{Element, HtmlElement, HtmlFormElement, HtmlInputElement, HtmlTextAreaElement};
 
 /// Presses `keys` on `target` (focused first) or on the focused element.
 pub(super) fn press(target: Option<&Element>, keys: &str) -> Result<ActionOutcome, String> {
@@ -117,6 +117,50 @@ fn text_field(el: &Element) -> Option<(&'static str, String)> {
     el.dyn_ref::<HtmlTextAreaElement>().map(|t| ("HTMLTextAreaElement", t.value()))
 }
 
+/// Input types that block implicit submission (HTML): Enter in one of several of them, in a
+/// form with no submit button, submits nothing.
+const BLOCKS_IMPLICIT_SUBMISSION: &[&str] = &[
+    "text",
+    "search",
+    "url",
+    "tel",
+    "email",
+    "password",
+    "date",
+    "month",
+    "week",
+    "time",
+    "datetime-local",
+    "number",
+];
+
+/// HTML's implicit submission, for Enter in a field of `form`: the form's default button is
+/// clicked when it has one (nothing when that button is disabled); without one, the form is
+/// submitted only when the field is its one field that blocks implicit submission. A form of
+/// many fields and no submit button (a component library's form, whose "Book" button is a
+/// plain button) is not submitted, as in a browser: submitting it would reload the page and
+/// lose what the widgets hold.
+fn submit_implicitly(form: &HtmlFormElement) -> Result<(), String> {
+    if let Some(button) = super::describe::default_button(form) {
+        if !button.matches(":disabled").unwrap_or(true)
+            && let Some(h) = button.dyn_ref::<HtmlElement>()
+        {
+            h.click();
+        }
+        return Ok(());
+    }
+    let controls = form.elements();
+    let blocking = (0..controls.length())
+        .filter_map(|i| controls.item(i))
+        .filter_map(|c| c.dyn_into::<HtmlInputElement>().ok())
+        .filter(|i| BLOCKS_IMPLICIT_SUBMISSION.contains(&i.type_().as_str()))
+        .count();
+    if blocking == 1 {
+        form.request_submit().map_err(|e| crate::js::js_message(&e))?;
+    }
+    Ok(())
+}
+
 fn default_action(
     document: &web_sys::Document,
     el: &Element,
@@ -135,7 +179,7 @@ fn default_action(
                 && text_field(el).is_some()
             {
                 if let Some(form) = input.form() {
-                    form.request_submit().map_err(|e| crate::js::js_message(&e))?;
+                    submit_implicitly(&form)?;
                 }
                 return Ok(false);
             }

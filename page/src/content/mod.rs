@@ -17,6 +17,7 @@ mod editor;
 mod events;
 mod extract;
 mod facts;
+mod forms;
 mod hidden;
 mod history;
 mod keys;
@@ -68,6 +69,7 @@ fn handle(msg: JsValue, engine: String) -> Result<JsValue, ContentError> {
                 if let Some(answer) = &dialog {
                     dialogs::arm(answer);
                 }
+                forms::acting();
                 settle::start_action();
                 let mut outcome =
                     act::perform(&action, expect.as_deref(), expect_to.as_deref()).await;
@@ -90,6 +92,7 @@ fn handle(msg: JsValue, engine: String) -> Result<JsValue, ContentError> {
             Ok(wasm_bindgen_futures::future_to_promise(waiting).into())
         }
         ContentRequest::SetFile { ref_id, name, mime, base64 } => {
+            forms::acting();
             reply(&act::set_file(ref_id, &name, &mime, &base64))
         }
         ContentRequest::Console => reply(&console::entries()),
@@ -105,6 +108,7 @@ fn handle(msg: JsValue, engine: String) -> Result<JsValue, ContentError> {
         ContentRequest::Measure { runs } => reply(&measure(runs, engine)?),
         ContentRequest::Describe { ref_id } => reply(&describe::describe(ref_id)?),
         ContentRequest::Record { on } => reply(&record::arm(on, engine)),
+        ContentRequest::Forms => reply(&forms::snapshot()),
         #[cfg(feature = "test-hooks")]
         ContentRequest::Panic => Ok(wasm_bindgen_futures::future_to_promise(crash_later()).into()),
     };

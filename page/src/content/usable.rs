@@ -201,8 +201,76 @@ fn hit_at(el: &Element, x: f64, y: f64) -> Option<Element> {
 /// label: `<sl-switch>Push notifications</sl-switch>`) hits the host itself; that is the
 /// field's own content too, not a cover.
 fn own(hit: &Element, field: &Element, shown: &Element) -> bool {
-    field.contains(Some(hit)) || shown.contains(Some(hit)) || slots_into(hit, shown)
+    field.contains(Some(hit))
+        || shown.contains(Some(hit))
+        || slots_into(hit, shown)
+        || placeholder_over(field, hit)
 }
+
+/// Whether `hit` is the placeholder an editable combobox draws over its own empty search
+/// input (Element Plus's filterable select lays its "Select" text over the input until
+/// something is typed): the input is empty, so nothing typed is hidden yet, and the cover is
+/// part of the combobox's own box — the nearest box around the input (within three levels)
+/// that holds the cover, holds no other field, and a person can see. Once text is typed the
+/// field is judged as any other ([`typed_text_seen`]).
+fn placeholder_over(field: &Element, hit: &Element) -> bool {
+    let Some(input) = field.dyn_ref::<HtmlInputElement>() else { return false };
+    let editable_combobox = field.get_attribute("role").as_deref() == Some("combobox")
+        && matches!(input.type_().as_str(), "text" | "search")
+        && !input.read_only()
+        && input.value().is_empty();
+    let a_field = |el: &Element| {
+        matches!(el.local_name().as_str(), "input" | "textarea" | "select")
+            || el.dyn_ref::<web_sys::HtmlElement>().is_some_and(|h| h.is_content_editable())
+            || el.query_selector("input,textarea,select,[contenteditable]").ok().flatten().is_some()
+    };
+    if !editable_combobox || a_field(hit) {
+        return false;
+    }
+    let mut up = field.parent_element();
+    for _ in 0..3 {
+        let Some(around) = up else { return false };
+        if around.contains(Some(hit)) {
+            let fields =
+                around.query_selector_all("input,textarea,select").map_or(0, |l| l.length());
+            return fields <= 1 && seen(&around);
+        }
+        up = around.parent_element();
+    }
+    false
+}
+
+/// After typing into `field`: once the page has drawn what it holds (a frame or two), the
+/// field must show it — nothing but the field (or what the field draws) at its centre. A
+/// combobox listed past its placeholder ([`placeholder_over`]) whose cover stays over the
+/// typed text gets it taken out again: text nobody can see is never left in a field.
+pub(super) async fn typed_text_seen(field: &Element) -> Result<(), String> {
+    let Some(input) = field.dyn_ref::<HtmlInputElement>() else { return Ok(()) };
+    if input.value().is_empty() {
+        return Ok(());
+    }
+    super::drag::sleep(TYPED_DRAW_MS).await;
+    if input.value().is_empty() {
+        return Ok(());
+    }
+    let view = measure(field, field, None, |_| true);
+    let Some(why) = field_hidden(&view) else { return Ok(()) };
+    super::act::set_value(field, "HTMLInputElement", "")?;
+    super::events::fire_input(field, "deleteContentBackward", "")?;
+    Err(format!("what was typed would not be seen ({why}); it was taken out of the field again"))
+}
+
+/// Whether the centre of `field` shows its placeholder ([`placeholder_over`]) rather than the
+/// field: typing into it is checked afterwards with [`typed_text_seen`].
+pub(super) fn under_placeholder(field: &Element) -> bool {
+    let rect = field.get_bounding_client_rect();
+    let (x, y) = (rect.x() + rect.width() / 2.0, rect.y() + rect.height() / 2.0);
+    hit_at(field, x, y)
+        .is_some_and(|hit| !field.contains(Some(&hit)) && placeholder_over(field, &hit))
+}
+
+/// How long the page gets to draw typed text before it is checked, in ms (a few frames).
+const TYPED_DRAW_MS: i32 = 50;
 
 /// Whether `hit` is the shadow host of `shown`'s tree and `shown` draws the host's slotted
 /// content.

@@ -121,31 +121,18 @@ pub fn tasks() -> Vec<EvalTask> {
             ("last", "archive"),
         ),
         vue("element-select", "Book the trip in Business class.", ("cabin", "business")),
-        EvalTask {
-            known_failure: Some(
-                "Element Plus's filterable select keeps its editable search input at opacity 0 \
-                 until focused; Waymark lists a transparent combobox only when it is read-only \
-                 (text typed into a field nobody sees stays refused)",
-            ),
-            ..vue(
-                "element-multi-select",
-                "Book the trip with lounge access and a checked bag as extras.",
-                ("extras", "bag,lounge"),
-            )
-        },
+        vue(
+            "element-multi-select",
+            "Book the trip with lounge access and a checked bag as extras.",
+            ("extras", "bag,lounge"),
+        ),
         vue("element-switch", "Book the trip with travel insurance.", ("insurance", "true")),
         vue("element-slider", "Book the trip with a daily budget of 60.", ("budget", "60")),
-        EvalTask {
-            known_failure: Some(
-                "Element Plus's date picker does not take the typed date (typing and Enter \
-                 report done, the picker's model stays empty); its calendar was not scripted",
-            ),
-            ..vue(
-                "element-date-picker",
-                "Book the trip departing on 2025-05-20.",
-                ("date", "2025-05-20"),
-            )
-        },
+        vue(
+            "element-date-picker",
+            "Book the trip departing on 2025-05-20.",
+            ("date", "2025-05-20"),
+        ),
         vue("element-input-number", "Book the trip for 3 travellers.", ("travellers", "3")),
         shoelace(
             "sl-switch",

@@ -350,6 +350,9 @@ pub struct TaskContext {
     pub flows: std::collections::BTreeSet<String>,
     /// The origin of the tab the task started on (the first site of its scope).
     pub start: Option<String>,
+    /// What the page's forms would have sent before the task's first action (not journaled:
+    /// a resumed task that already acted has none, and its writes are judged on every field).
+    pub baseline: crate::safety::BaselineState,
 }
 
 impl TaskContext {

@@ -25,7 +25,9 @@ use crate::action::{Action, ActionOutcome, Refuser};
 use crate::observation::Observation;
 use crate::safety::network::body;
 use crate::safety::spend::fit_request;
-use crate::safety::{ActionTarget, BlockedRequest, Fit, NetworkPermit, Spend, WebUrl};
+use crate::safety::{
+    ActionTarget, Baseline, BaselineState, BlockedRequest, Fit, NetworkPermit, Spend, WebUrl,
+};
 
 /// An action the gate lets go.
 #[derive(Debug, Clone)]
@@ -125,6 +127,7 @@ impl<P: Page, E: Env, V: TaskEvents, O: Operator> SafetyGate<'_, P, E, V, O> {
             }
         }
         let action = &*action;
+        self.read_baseline(ctx).await;
         ctx.spent.begin_action();
         ctx.denied_this_action.clear();
         let facts = if needs_facts(action) {
@@ -242,6 +245,23 @@ impl<P: Page, E: Env, V: TaskEvents, O: Operator> SafetyGate<'_, P, E, V, O> {
         GateVerdict::Go(Box::new(Cleared { permit, destination, facts, publishes }))
     }
 
+    /// Before the task's first action: what the page's forms would have sent before Waymark
+    /// first acted in the document (the content script keeps that reading). Never after the
+    /// task acted (a resumed task, or an external agent's later call, has none).
+    async fn read_baseline(&self, ctx: &mut TaskContext) {
+        if ctx.baseline != BaselineState::Unread {
+            return;
+        }
+        ctx.baseline = if ctx.steps.is_empty() && ctx.pending.is_none() {
+            let started = self.env.precise_ms();
+            let forms = self.page.forms().await;
+            ctx.overhead_page_ms += self.env.precise_ms() - started;
+            BaselineState::Read(Baseline::of_forms(&forms))
+        } else {
+            BaselineState::None
+        };
+    }
+
     /// After `action` (`what`) ran under `permit` and the network layer blocked `blocked`: the
     /// held state-changing request, if any, put to the user with what it would send.
     pub async fn held(
@@ -275,7 +295,7 @@ impl<P: Page, E: Env, V: TaskEvents, O: Operator> SafetyGate<'_, P, E, V, O> {
                 continue;
             }
             let mine = user_site(ctx, &url.origin());
-            match fit_request(&ctx.budget, &budget, request, mine) {
+            match fit_request(&ctx.budget, &budget, request, mine, ctx.baseline.baseline()) {
                 Fit::Dropped => {}
                 Fit::Within { spend } if !redo => {
                     budget.record(&spend);

@@ -106,6 +106,11 @@ pub trait Page {
     async fn sent_requests(&self) -> Vec<BlockedRequest> {
         Vec::new()
     }
+    /// What each form of the top frame would submit now, for the write budget's baseline
+    /// ([`crate::safety::baseline`]); none where it cannot be read.
+    async fn forms(&self) -> Vec<crate::safety::target::FormSnapshot> {
+        Vec::new()
+    }
     /// Why the browser could not pin the body of the last action's approved request
     /// (`safety::network::pin`: the debugger could not attach, or Chrome ended it), once;
     /// `None` when it pinned or there was nothing to pin.

@@ -459,7 +459,8 @@ pub(super) fn form_fit(ctx: &TaskContext, t: &ActionTarget, form_action: &str) -
         fields.entry(f.name).or_default().push(f.value);
     }
     let request_body = body::RequestBody::Form { fields };
-    let effect = writes::classify("POST", form_action, Some(&request_body));
+    let effect =
+        writes::classify_against("POST", form_action, Some(&request_body), ctx.baseline.baseline());
     // Another site of the scope: judged as before (its writes are held at the network).
     let mine = origin_of(form_action).is_some_and(|o| user_site(ctx, &o));
     mine.then(|| spend::fit(&ctx.budget, &ctx.spent, &effect, "main_frame", true))

@@ -103,6 +103,10 @@ impl ExternalSession {
     /// goes on on the tab the task ended on (its refs are gone with the task's snapshots).
     pub(super) fn learn(&mut self, ctx: &TaskContext, tab: i32) {
         self.ctx.taint.adopt_read(&ctx.taint);
+        // The task acted on the page: what its forms hold now is no baseline for this agent.
+        if self.ctx.baseline == crate::safety::BaselineState::Unread {
+            self.ctx.baseline = crate::safety::BaselineState::None;
+        }
         self.tab = Some(tab);
         self.snapshot = None;
     }

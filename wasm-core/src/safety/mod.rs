@@ -19,6 +19,7 @@
 //!   user's own words, an attached file, a session note); an action may not carry it where
 //!   that source does not allow, in any spelling, partly, or in pieces.
 
+pub mod baseline;
 pub mod budget;
 pub mod effects;
 pub mod meaning;
@@ -32,6 +33,7 @@ pub use waymark_page::{target, visibility};
 pub mod weburl;
 pub mod writes;
 
+pub use baseline::{Baseline, BaselineState};
 pub use budget::{Count, Grant, WriteBudget, WriteKind};
 pub use network::{BlockedRequest, NetworkPermit, RequestBody};
 pub use outbound::{OutboundBlock, Provenance, Spelling, TaintLedger, TaintSource, UserText};

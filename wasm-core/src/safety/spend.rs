@@ -11,9 +11,10 @@
 //! nothing of what they do are **dropped**: blocked, never sent, neither spent nor asked
 //! about — nothing can be told about them without trusting the page, so they do not go.
 
+use super::baseline::Baseline;
 use super::budget::{Count, WriteBudget};
 use super::network::BlockedRequest;
-use super::writes::{Effect, EffectKind, classify};
+use super::writes::{Effect, EffectKind, classify_against};
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 
@@ -131,14 +132,16 @@ pub fn fit(
     ))
 }
 
-/// [`fit`] for a request the network layer blocked.
+/// [`fit`] for a request the network layer blocked, its fields read against `baseline`
+/// ([`super::baseline`]) where the task has one.
 pub fn fit_request(
     budget: &WriteBudget,
     spent: &Spent,
     request: &BlockedRequest,
     user_site: bool,
+    baseline: Option<&Baseline>,
 ) -> Fit {
-    let effect = classify(&request.method, &request.url, request.body.as_ref());
+    let effect = classify_against(&request.method, &request.url, request.body.as_ref(), baseline);
     fit(budget, spent, &effect, &request.kind, user_site)
 }
 

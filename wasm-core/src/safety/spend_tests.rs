@@ -24,7 +24,7 @@ fn fits(task: &str, actions: &[Vec<BlockedRequest>]) -> Vec<Vec<bool>> {
             spent.begin_action();
             requests
                 .iter()
-                .map(|r| match fit_request(&b, &spent, r, true) {
+                .map(|r| match fit_request(&b, &spent, r, true, None) {
                     Fit::Within { spend } => {
                         spent.record(&spend);
                         true
@@ -120,19 +120,19 @@ fn analytics_and_silent_beacons_are_dropped_not_asked() {
     let b = budget("Add one teapot to the cart");
     let spent = Spent::default();
     let collect = post("https://shop.example/collect", r#"{"events":[{"type":"view"}]}"#);
-    assert_eq!(fit_request(&b, &spent, &collect, true), Fit::Dropped);
+    assert_eq!(fit_request(&b, &spent, &collect, true, None), Fit::Dropped);
     let beacon = BlockedRequest { kind: "ping".into(), ..post("https://shop.example/b/7f", "x") };
-    assert_eq!(fit_request(&b, &spent, &beacon, true), Fit::Dropped);
+    assert_eq!(fit_request(&b, &spent, &beacon, true, None), Fit::Dropped);
     // A beacon that says what it does is judged like any request.
     let order =
         BlockedRequest { kind: "ping".into(), ..post("https://shop.example/api/orders", "{}") };
-    assert!(matches!(fit_request(&b, &spent, &order, true), Fit::Outside(_)));
+    assert!(matches!(fit_request(&b, &spent, &order, true, None), Fit::Outside(_)));
     // An unknown write outside a form's budget is held; "enrol me" (a form) allows one.
     let unknown = post("https://shop.example/api/beta", r#"{"enrolled":true}"#);
-    assert!(matches!(fit_request(&b, &spent, &unknown, true), Fit::Outside(_)));
+    assert!(matches!(fit_request(&b, &spent, &unknown, true, None), Fit::Outside(_)));
     let enrol = budget("Enrol me in the early access program");
-    assert!(matches!(fit_request(&enrol, &spent, &unknown, true), Fit::Within { .. }));
+    assert!(matches!(fit_request(&enrol, &spent, &unknown, true, None), Fit::Within { .. }));
     // Not on the user's sites: outside.
     let add = post(CART, "{}");
-    assert!(matches!(fit_request(&b, &spent, &add, false), Fit::Outside(_)));
+    assert!(matches!(fit_request(&b, &spent, &add, false, None), Fit::Outside(_)));
 }

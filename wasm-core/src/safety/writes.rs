@@ -8,6 +8,7 @@
 //! several kinds (`/api/projects/7/members` with a `role` field) the most dangerous one
 //! counts ([`EffectKind`] is ordered from most to least dangerous).
 
+use super::baseline::Baseline;
 use super::network::body::{self, RequestBody};
 use serde::{Deserialize, Serialize};
 
@@ -366,7 +367,20 @@ fn is_id(segment: &str) -> bool {
 /// Reads one state-changing request: `method` (upper case), `url`, and its body as the
 /// browser reported it.
 pub fn classify(method: &str, url: &str, request_body: Option<&RequestBody>) -> Effect {
+    classify_against(method, url, request_body, None)
+}
+
+/// [`classify`], where the fields that still carry what `baseline` (the page's forms before
+/// the task touched the page) held for this address say nothing of what the request does:
+/// only the fields the task changed, the path and the operation fields are read.
+pub fn classify_against(
+    method: &str,
+    url: &str,
+    request_body: Option<&RequestBody>,
+    baseline: Option<&Baseline>,
+) -> Effect {
     let fields = body::fields(url, request_body);
+    let unchanged = baseline.map(|b| b.unchanged(url, &fields)).unwrap_or_default();
     let segments: Vec<String> = url::Url::parse(url)
         .ok()
         .and_then(|u| u.path_segments().map(|s| s.map(decoded).collect()))
@@ -384,6 +398,9 @@ pub fn classify(method: &str, url: &str, request_body: Option<&RequestBody>) -> 
         let last = name_words.last().cloned().unwrap_or_default();
         if OPERATION_FIELDS.contains(&last.as_str()) {
             field_tokens.extend(words_of(&field.value));
+        } else if unchanged.contains(&field.name) {
+            // As the form held it before the task: sending it again changes nothing.
+            continue;
         }
         field_tokens.extend(name_words.into_iter().filter(|w| !FIELD_NOISE.contains(&w.as_str())));
     }

@@ -6,6 +6,7 @@
 //! external agent's calls go through.
 
 use super::*;
+use crate::safety::target::FormSnapshot;
 use crate::safety::{BlockedRequest, NetworkPermit, RequestBody};
 
 const SHOP: &str = "https://shop.example/orders";
@@ -23,6 +24,9 @@ struct EffectsPage {
     /// Everything that went out, never drained.
     went: RefCell<Vec<BlockedRequest>>,
     permits: RefCell<Vec<NetworkPermit>>,
+    /// What the page's forms would submit, and after how many acts each read of them came.
+    forms: Vec<FormSnapshot>,
+    forms_read: RefCell<Vec<usize>>,
 }
 
 impl EffectsPage {
@@ -36,7 +40,13 @@ impl EffectsPage {
             sent: RefCell::default(),
             went: RefCell::default(),
             permits: RefCell::default(),
+            forms: Vec::new(),
+            forms_read: RefCell::default(),
         }
+    }
+
+    fn with_forms(self, forms: Vec<FormSnapshot>) -> Self {
+        Self { forms, ..self }
     }
 
     fn with(mut self, index: u32, facts: ActionTarget) -> Self {
@@ -104,6 +114,11 @@ impl Page for EffectsPage {
 
     async fn sent_requests(&self) -> Vec<BlockedRequest> {
         std::mem::take(&mut *self.sent.borrow_mut())
+    }
+
+    async fn forms(&self) -> Vec<FormSnapshot> {
+        self.forms_read.borrow_mut().push(self.acted());
+        self.forms.clone()
     }
 }
 
@@ -391,4 +406,5 @@ fn a_self_saving_box_approved_after_a_hold_says_when_nothing_was_sent_again() {
     assert!(text.contains("is not saved"), "the model is told: {text}");
 }
 
+mod baseline;
 mod budget;
