@@ -18,6 +18,7 @@ export function $(id, kind) {
   return /** @type {T} */ (node);
 }
 /**
+ * Sets `el`'s text (as text, never HTML; nothing for null or undefined).
  * @param {Node} el
  * @param {string | number | null | undefined} value
  */
@@ -127,5 +128,7 @@ export function valueOf(node) {
   throw new Error(`the side panel has no form field ${node?.id ?? ''}`);
 }
 
-/** Sends a message to the service worker (the panel's port; Rust reads it). */
-/** @typedef {(msg: object) => void} Send */
+/**
+ * Sends a message to the service worker (the panel's port; Rust reads it).
+ * @typedef {(msg: object) => void} Send
+ */
