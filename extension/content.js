@@ -79,6 +79,7 @@
     if (port.name !== 'waymark-content' || port.sender?.id !== runtime.id) return;
     port.onMessage.addListener(({ id, msg, log, inline }) => {
       handle(msg, log).then((reply) => {
+        /** @type {{ id: unknown, reply?: unknown, held?: true }} */
         let out = { id, reply };
         if (typeof reply.value === 'string' && reply.value.length > inline) {
           held.set(id, reply);

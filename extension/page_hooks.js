@@ -31,17 +31,30 @@
   Object.defineProperty(window, '__waymarkHooks', { value: true });
   const KINDS = new Set(['click', 'dblclick', 'mousedown', 'mouseup', 'pointerdown',
     'pointerup', 'touchstart', 'touchend']);
+  /**
+   * @typedef {object} Recorder
+   * @property {WeakRef<Element>[]} refs
+   * @property {WeakRef<Element>[]} fresh
+   * @property {number} compacted
+   * @property {(target: unknown) => void} remember
+   */
+  /** @returns {Recorder} */
   const recorder = () => {
     const known = new WeakSet();
     // `fresh`: recorded and not yet announced to the content script (see `announce`).
-    const list = { refs: [], fresh: [], compacted: 0 };
-    list.remember = (target) => {
-      if (target instanceof Element && !known.has(target)) {
-        known.add(target);
-        const ref = new WeakRef(target);
-        list.refs.push(ref);
-        list.fresh.push(ref);
-      }
+    /** @type {Recorder} */
+    const list = {
+      refs: [],
+      fresh: [],
+      compacted: 0,
+      remember: (target) => {
+        if (target instanceof Element && !known.has(target)) {
+          known.add(target);
+          const ref = new WeakRef(target);
+          list.refs.push(ref);
+          list.fresh.push(ref);
+        }
+      },
     };
     return list;
   };
@@ -50,6 +63,9 @@
   const remember = clicks.remember;
   let pending = 0;
   const add = EventTarget.prototype.addEventListener;
+  // What a `waymark-*` event of the content script carries (a `CustomEvent`'s detail).
+  /** @param {Event} e */
+  const detailOf = (e) => /** @type {CustomEvent} */ (e).detail;
   EventTarget.prototype.addEventListener = function addEventListener(type, listener, options) {
     if (KINDS.has(type)) remember(this);
     else if (type === 'drop') drops.remember(this);
@@ -58,13 +74,14 @@
   for (const proto of [HTMLElement.prototype, SVGElement.prototype]) {
     for (const name of ['onclick', 'onmousedown', 'onpointerdown', 'ondrop']) {
       const d = Object.getOwnPropertyDescriptor(proto, name);
-      if (!d || !d.set) continue;
+      const setter = d?.set;
+      if (!d || !setter) continue;
       const into = name === 'ondrop' ? drops.remember : remember;
       Object.defineProperty(proto, name, {
         ...d,
         set(value) {
           if (value) into(this);
-          return d.set.call(this, value);
+          return setter.call(this, value);
         },
       });
     }
@@ -111,7 +128,7 @@
     };
   }
   const send0 = XMLHttpRequest.prototype.send;
-  XMLHttpRequest.prototype.send = function send(...args) {
+  XMLHttpRequest.prototype.send = /** @type {XMLHttpRequest['send']} */ (function send(...args) {
     const end = sent();
     add.call(this, 'loadend', end, { once: true });
     try {
@@ -120,7 +137,7 @@
       end();
       throw err;
     }
-  };
+  });
   const setTimeout0 = window.setTimeout;
   const clearTimeout0 = window.clearTimeout;
   window.setTimeout = function setTimeout(callback, delay, ...args) {
@@ -138,6 +155,7 @@
     if (!follow) return setTimeout0.call(this, callback, delay, ...args);
     const depth = acting ? 1 : chained ? generation + 1 : MAX_GENERATIONS;
     let id = 0;
+    /** @this {unknown} */
     const run = function (...a) {
       timers.delete(id);
       activity = now();
@@ -158,7 +176,7 @@
     return clearTimeout0.call(this, id);
   };
   add.call(document, 'waymark-mark', (e) => {
-    if (e.detail === 1) {
+    if (detailOf(e) === 1) {
       marked = true;
       acting = true;
       epoch += 1;
@@ -198,9 +216,12 @@
     };
   }
   add.call(window, 'error', (e) => {
-    keep('error', 'uncaught', [e.error !== undefined && e.error !== null ? e.error : e.message]);
+    const { error, message } = /** @type {ErrorEvent} */ (e);
+    keep('error', 'uncaught', [error !== undefined && error !== null ? error : message]);
   });
-  add.call(window, 'unhandledrejection', (e) => keep('error', 'rejection', [e.reason]));
+  add.call(window, 'unhandledrejection', (e) => {
+    keep('error', 'rejection', [/** @type {PromiseRejectionEvent} */ (e).reason]);
+  });
   const format = (value) => {
     try {
       if (typeof value === 'string') return value;
@@ -234,13 +255,13 @@
   const met = [];
   add.call(document, 'waymark-dialog-arm', (e) => {
     try {
-      armed = typeof e.detail === 'string' ? JSON.parse(e.detail) : null;
+      armed = typeof detailOf(e) === 'string' ? JSON.parse(detailOf(e)) : null;
     } catch {
       armed = null;
     }
   });
   add.call(document, 'waymark-mark', (e) => {
-    if (e.detail === 1) {
+    if (detailOf(e) === 1) {
       answer = armed;
       armed = null;
       answerUntil = Infinity;
@@ -248,7 +269,11 @@
       answerUntil = now() + SETTLE_CAP_MS;
     }
   });
-  const dialog = (kind, original) => function (message, value) {
+  /**
+   * @param {string} kind `alert`, `confirm` or `prompt`
+   * @param {Function} original
+   */
+  const dialog = (kind, original) => /** @this {unknown} */ function (message, value) {
     const text = message === undefined ? '' : String(message);
     if (answer && now() < answerUntil) {
       const accept = answer.accept === true;
@@ -291,7 +316,7 @@
     }
   };
   add.call(document, 'waymark-ask', (e) => {
-    const all = e.detail !== 1;
+    const all = detailOf(e) !== 1;
     announce(clicks, 'waymark-listener', all);
     announce(drops, 'waymark-drop', all);
     document.dispatchEvent(new CustomEvent('waymark-pending', { detail: pending }));

@@ -78,11 +78,11 @@ snapshotIn('session').then((snapshot) => snapshot ?? snapshotIn('local')).then((
 
 $('prompt-form').addEventListener('submit', (event) => {
   event.preventDefault();
-  send({ type: 'start_task', prompt: $('prompt').value, ...taskOptions() });
-  $('prompt').value = '';
+  send({ type: 'start_task', prompt: $('prompt', HTMLTextAreaElement).value, ...taskOptions() });
+  $('prompt', HTMLTextAreaElement).value = '';
 });
 $('export').addEventListener('click', () => send(exportRequest('md')));
-initPrompt(send, () => $('prompt-form').requestSubmit());
+initPrompt(send, () => $('prompt-form', HTMLFormElement).requestSubmit());
 initSettings(send);
 initExternal(send);
 initWorkflows(send);

@@ -92,7 +92,7 @@ chrome.webRequest.onErrorOccurred.addListener(
 // What a request carries (observe only): the body of a request the guard holds is shown on
 // its card, and what an approved request sent is checked against the card.
 chrome.webRequest.onBeforeRequest.addListener(
-  (details) => ready.then(() => sw_request_started(details)),
+  (details) => void ready.then(() => sw_request_started(details)),
   { urls: ['<all_urls>'] },
   ['requestBody'],
 );

@@ -12,7 +12,7 @@ export function renderExport(exp) {
 
 // What the user chose for tracked values in exports (redacted unless ticked).
 export function exportValues() {
-  return $('export-values').checked ? 'include' : 'redact';
+  return $('export-values', HTMLInputElement).checked ? 'include' : 'redact';
 }
 
 export function exportRequest(format) {

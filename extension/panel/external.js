@@ -4,7 +4,7 @@ import { $, el, text } from './dom.js';
 
 export function renderExternal(external) {
   const view = external ?? { enabled: false, clients: [], line: '' };
-  $('external-agents').checked = view.enabled;
+  $('external-agents', HTMLInputElement).checked = view.enabled;
   const error = $('external-error');
   error.hidden = !view.error;
   text(error, view.error);
@@ -19,11 +19,12 @@ export function renderExternal(external) {
   })));
 }
 
+/** @type {import('./dom.js').Send} */
 let send = () => {};
 
 export function initExternal(sendMessage) {
   send = sendMessage;
   $('external-agents').addEventListener('change', (event) => {
-    send({ type: 'set_external_agents', on: event.target.checked });
+    send({ type: 'set_external_agents', on: $('external-agents', HTMLInputElement).checked });
   });
 }

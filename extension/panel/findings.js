@@ -2,7 +2,7 @@
 // new tab. Text only: nothing is parsed as HTML and no image is loaded. Table findings
 // (`collect`) are drawn from the worker's view model: captions, cells and links are decided
 // in Rust; "Save CSV" asks the worker to write that table through the host.
-import { $, el, text } from './dom.js';
+import { $, closest, el, text } from './dom.js';
 import { exportValues } from './export.js';
 
 let turn = 0;
@@ -15,7 +15,7 @@ export function renderFindings(findings) {
   turn = findings.turn;
   text($('findings-summary'), findings.summary);
   $('findings-table').hidden = !rows.length;
-  $('findings-table').tBodies[0].replaceChildren(...rows.map((r) => el('tr', {},
+  $('findings-table', HTMLTableElement).tBodies[0].replaceChildren(...rows.map((r) => el('tr', {},
     el('th', { scope: 'row', textContent: r.key }),
     el('td', {}, cellContent(r.value, r.link)))));
   $('findings-tables').replaceChildren(...tables.map(renderTable));
@@ -43,7 +43,7 @@ function renderTable(t) {
 
 export function initFindings(send) {
   $('findings-tables').addEventListener('click', (e) => {
-    const index = e.target.closest('button[data-table]')?.dataset.table;
+    const index = closest(e, 'button[data-table]')?.dataset.table;
     if (index === undefined) return;
     send({ type: 'export_table', turn, index: Number(index), values: exportValues() });
   });

@@ -38,13 +38,13 @@ export function initGuide(send) {
     send({
       type: 'guide_model',
       form: {
-        preset: $('guide-preset').value,
-        api_key: $('guide-key').value,
-        base_url: $('guide-base').value,
-        model: $('guide-model-name').value,
+        preset: $('guide-preset', HTMLSelectElement).value,
+        api_key: $('guide-key', HTMLInputElement).value,
+        base_url: $('guide-base', HTMLInputElement).value,
+        model: $('guide-model-name', HTMLInputElement).value,
       },
     });
-    $('guide-key').value = '';
+    $('guide-key', HTMLInputElement).value = '';
   });
   $('guide-try').addEventListener('click', () => send({ type: 'try_sample' }));
 }

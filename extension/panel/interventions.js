@@ -1,5 +1,5 @@
 // Intervention cards (the user answers here), their settings, and the attention sound.
-import { $, el, text } from './dom.js';
+import { $, all, el, text } from './dom.js';
 import { playChime } from '../chime.js';
 
 let lastChime = null;
@@ -10,7 +10,7 @@ export function renderIntervention(task, settings) {
   $('intervention').hidden = !card;
   if (card) {
     const key = JSON.stringify(card);
-    if (key !== shownCard) $('intervention-answer').value = '';
+    if (key !== shownCard) $('intervention-answer', HTMLTextAreaElement).value = '';
     shownCard = key;
     // Confirmation cards are answered with Approve or Deny; the others with Continue.
     const confirm = card.kind === 'confirm';
@@ -28,8 +28,8 @@ export function renderIntervention(task, settings) {
   } else {
     shownCard = null;
   }
-  for (const box of document.querySelectorAll('[data-setting]')) {
-    box.checked = !!settings?.[box.dataset.setting];
+  for (const box of all(document, '[data-setting]', HTMLInputElement)) {
+    box.checked = !!settings?.[box.dataset.setting ?? ''];
   }
   const chime = task?.chime ?? 0;
   if (lastChime !== null && chime > lastChime) signal();
@@ -38,29 +38,30 @@ export function renderIntervention(task, settings) {
 
 export function initInterventions(send) {
   const row = $('intervention-send').parentElement;
+  if (!row) throw new Error('#intervention-send is not in the panel');
   const approve = el('button', { id: 'intervention-approve', type: 'button', textContent: 'Approve', hidden: true });
   const deny = el('button', { id: 'intervention-deny', type: 'button', textContent: 'Deny', hidden: true });
   const similar = el('button', { id: 'intervention-similar', type: 'button', textContent: 'Allow this kind of action on this site', hidden: true });
   row.prepend(approve, similar, deny);
   approve.addEventListener('click', () => {
-    send({ type: 'answer_intervention', text: $('intervention-answer').value, stop: false, approve: true });
+    send({ type: 'answer_intervention', text: $('intervention-answer', HTMLTextAreaElement).value, stop: false, approve: true });
   });
   similar.addEventListener('click', () => {
-    send({ type: 'answer_intervention', text: $('intervention-answer').value, stop: false, approve: true, allow_similar: true });
+    send({ type: 'answer_intervention', text: $('intervention-answer', HTMLTextAreaElement).value, stop: false, approve: true, allow_similar: true });
   });
   deny.addEventListener('click', () => {
-    send({ type: 'answer_intervention', text: $('intervention-answer').value, stop: false, approve: false });
+    send({ type: 'answer_intervention', text: $('intervention-answer', HTMLTextAreaElement).value, stop: false, approve: false });
   });
   $('intervention-send').addEventListener('click', () => {
-    send({ type: 'answer_intervention', text: $('intervention-answer').value, stop: false });
+    send({ type: 'answer_intervention', text: $('intervention-answer', HTMLTextAreaElement).value, stop: false });
   });
   $('intervention-stop').addEventListener('click', () => {
     send({ type: 'answer_intervention', text: '', stop: true });
   });
-  for (const box of document.querySelectorAll('[data-setting]')) {
+  for (const box of all(document, '[data-setting]', HTMLInputElement)) {
     box.addEventListener('change', () => {
       const settings = {};
-      for (const b of document.querySelectorAll('[data-setting]')) settings[b.dataset.setting] = b.checked;
+      for (const b of all(document, '[data-setting]', HTMLInputElement)) settings[b.dataset.setting] = b.checked;
       send({ type: 'set_intervention_settings', settings });
     });
   }

@@ -1,7 +1,7 @@
 // The prompt box: Enter sends, Shift+Enter adds a line, Up/Down walk the history the worker
 // keeps (Up with the caret on the first line, Down with it on the last, so moving within a
 // multi-line prompt still works), attachments by path.
-import { $, el, text } from './dom.js';
+import { $, closest, el, text } from './dom.js';
 
 let history = [];
 let index = null; // position in `history` while browsing it; null = the user's own draft
@@ -9,7 +9,7 @@ let draft = '';
 
 export function renderPrompt(state) {
   history = state.prompt_history || [];
-  $('prompt').disabled = false;
+  $('prompt', HTMLTextAreaElement).disabled = false;
   $('attachments').replaceChildren(...(state.attachments || []).map((a) => {
     const remove = el('button', { type: 'button', className: 'small', textContent: '×', title: `Remove ${a.name}` });
     remove.setAttribute('aria-label', `Remove ${a.name}`);
@@ -21,7 +21,7 @@ export function renderPrompt(state) {
 }
 
 function show(value) {
-  const p = $('prompt');
+  const p = $('prompt', HTMLTextAreaElement);
   p.value = value;
   p.setSelectionRange(value.length, value.length);
 }
@@ -30,7 +30,7 @@ const onFirstLine = (p) => p.selectionStart === p.selectionEnd && !p.value.slice
 const onLastLine = (p) => p.selectionStart === p.selectionEnd && !p.value.slice(p.selectionEnd).includes('\n');
 
 export function initPrompt(send, submit) {
-  const p = $('prompt');
+  const p = $('prompt', HTMLTextAreaElement);
   p.addEventListener('keydown', (event) => {
     if (event.key === 'Enter' && !event.shiftKey && !event.isComposing) {
       event.preventDefault();
@@ -56,11 +56,11 @@ export function initPrompt(send, submit) {
   });
   $('attach-form').addEventListener('submit', (event) => {
     event.preventDefault();
-    send({ type: 'attach', path: $('attach-path').value });
-    $('attach-path').value = '';
+    send({ type: 'attach', path: $('attach-path', HTMLInputElement).value });
+    $('attach-path', HTMLInputElement).value = '';
   });
   $('attachments').addEventListener('click', (event) => {
-    const b = event.target.closest('button[data-name]');
+    const b = closest(event, 'button[data-name]');
     if (b) send({ type: 'detach', name: b.dataset.name });
   });
 }

@@ -1,7 +1,7 @@
 // Routines view: the schedule form of a saved workflow, and the routines with their last runs.
 // It draws what the service worker sends and forwards what the user did; whether a form makes
 // a routine, when it runs and what a run is worth telling are decided in Rust.
-import { $, el, text } from './dom.js';
+import { $, closest, el, text, valueOf } from './dom.js';
 
 let shownList = null;
 
@@ -58,7 +58,7 @@ function taskForm() {
 
 // The schedule fields' values (prefix `p`).
 function scheduleOf(p) {
-  const value = (name) => $(`${p}-${name}`).value;
+  const value = (name) => valueOf(document.getElementById(`${p}-${name}`));
   return {
     every: value('every'), at: value('at'), day: value('day'), notify: value('notify'),
     key: value('key'), limit: value('limit'), missed: value('missed'), on_card: value('card'),
@@ -83,7 +83,7 @@ function routineItem(r) {
   const li = el('li', {},
     el('div', { className: 'workflow-name', textContent: r.name }),
     el('div', { className: 'muted', textContent: `${r.plan} · ${next}` }),
-    el('ul', { className: 'routine-runs', 'aria-label': `Last runs of ${r.name}` },
+    el('ul', { className: 'routine-runs', ariaLabel: `Last runs of ${r.name}` },
       ...r.runs.map((line) => el('li', { textContent: line }))),
     el('div', { className: 'row' },
       button('Run now', 'run', r.id),
@@ -115,21 +115,21 @@ export function initRoutines(send) {
     send({
       type: 'save_routine',
       form: {
-        job: { kind: 'task', prompt: $('routine-task-prompt').value },
-        start_url: $('routine-task-url').value,
+        job: { kind: 'task', prompt: $('routine-task-prompt', HTMLTextAreaElement).value },
+        start_url: $('routine-task-url', HTMLInputElement).value,
         ...scheduleOf('routine-task'),
       },
     });
   });
   $('workflow-list').addEventListener('submit', (event) => {
     const form = event.target;
-    if (!form.classList.contains('routine-form')) return;
+    if (!(form instanceof HTMLFormElement) || !form.classList.contains('routine-form')) return;
     event.preventDefault();
     send({ type: 'save_routine', form: formOf(form) });
     form.hidden = true;
   });
   $('routine-list').addEventListener('click', (event) => {
-    const b = event.target.closest('button[data-action]');
+    const b = closest(event, 'button[data-action]');
     if (!b) return;
     const { action, id } = b.dataset;
     if (action === 'run') send({ type: 'run_routine', id });

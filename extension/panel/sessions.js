@@ -1,9 +1,10 @@
 // Sessions view: the current session's title (history on hover), its table of contents, the
 // focused turn, the session list, cross-session search and deletion confirmation. It draws the
 // state the service worker sends and forwards clicks; every decision is taken in Rust.
-import { $, counted, el, text } from './dom.js';
+import { $, closest, counted, el, text } from './dom.js';
 import { exportRequest } from './export.js';
 
+/** @type {{ toc: string | null, list: string | null }} */
 const shown = { toc: null, list: null };
 
 const MONTHS = ['Jan', 'Feb', 'Mar', 'Apr', 'May', 'Jun', 'Jul', 'Aug', 'Sep', 'Oct', 'Nov', 'Dec'];
@@ -21,22 +22,22 @@ export function bindSessions(send) {
   $('export-json').addEventListener('click', () => send(exportRequest('json')));
   $('search-form').addEventListener('submit', (event) => {
     event.preventDefault();
-    send({ type: 'search', query: $('search').value, current_only: $('search-current').checked });
+    send({ type: 'search', query: $('search', HTMLInputElement).value, current_only: $('search-current', HTMLInputElement).checked });
   });
   $('rename').addEventListener('click', () => {
     $('rename-form').hidden = false;
-    $('rename-input').value = $('session-title').textContent;
+    $('rename-input', HTMLInputElement).value = $('session-title').textContent;
     $('rename-input').focus();
   });
   $('rename-form').addEventListener('submit', (event) => {
     event.preventDefault();
     $('rename-form').hidden = true;
-    send({ type: 'rename_session', id: $('session-title').dataset.id, title: $('rename-input').value });
+    send({ type: 'rename_session', id: $('session-title').dataset.id, title: $('rename-input', HTMLInputElement).value });
   });
   $('confirm-yes').addEventListener('click', () => send({ type: 'confirm_delete', id: $('confirm-delete').dataset.id }));
   $('confirm-no').addEventListener('click', () => send({ type: 'cancel_delete' }));
   $('sessions').addEventListener('click', (event) => {
-    const button = event.target.closest('button[data-action]');
+    const button = closest(event, 'button[data-action]');
     if (!button) return;
     const { action, session, turn } = button.dataset;
     if (action === 'jump') send({ type: 'jump_to_turn', session_id: session || null, turn: Number(turn) });

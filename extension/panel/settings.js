@@ -1,7 +1,7 @@
 // Settings view: draws the host's settings (never a key: only "key set"), the extension's own
 // settings, field errors and the setup check, all from the state the worker sends; Save sends
 // the form as it stands and Rust validates it.
-import { $, el, text } from './dom.js';
+import { $, all, el, isField, one, text, valueOf } from './dom.js';
 
 let shownHost = null;
 let shownAgent = null;
@@ -35,7 +35,7 @@ function roleFieldset(role) {
 function priceRow(row, i) {
   const input = (side) => el('input', {
     id: `price-${i}-${side}`, name: `prices.${row.model}.${side}`, value: row[side],
-    inputmode: 'decimal', autocomplete: 'off', spellcheck: false, placeholder: 'unknown',
+    inputMode: 'decimal', autocomplete: 'off', spellcheck: false, placeholder: 'unknown',
   });
   const label = (side) => el('label', { htmlFor: `price-${i}-${side}`, className: 'visually-hidden',
     textContent: `${cap(side)} price of ${row.model}` });
@@ -62,24 +62,24 @@ export function renderSettings(view) {
   text($('settings-host-error'), view.host_error ? `Could not reach the host's settings: ${view.host_error}` : '');
   const host = view.host;
   // Without the host there is nothing to edit there; the error above says why.
-  for (const part of document.querySelectorAll('#settings .needs-host')) part.hidden = !host;
+  for (const part of all(document, '#settings .needs-host', HTMLElement)) part.hidden = !host;
   const hostKey = JSON.stringify(host);
   // Fields are filled when the host's settings change, not while the user types.
   if (host && hostKey !== shownHost) {
     for (const role of roles) {
       const r = host.roles[role] || host.llm;
-      $(`${role}-provider`).value = r.provider;
-      $(`${role}-model`).value = r.model;
-      $(`${role}-base_url`).value = r.base_url;
-      $(`${role}-api_key`).value = '';
+      $(`${role}-provider`, HTMLSelectElement).value = r.provider;
+      $(`${role}-model`, HTMLInputElement).value = r.model;
+      $(`${role}-base_url`, HTMLInputElement).value = r.base_url;
+      $(`${role}-api_key`, HTMLInputElement).value = '';
     }
-    $('transcripts').checked = host.transcripts.enabled;
-    $('export-dir').value = host.export_dir;
+    $('transcripts', HTMLInputElement).checked = host.transcripts.enabled;
+    $('export-dir', HTMLInputElement).value = host.export_dir;
     const f = view.fields;
     if (f) {
-      $('retention-days').value = f.retention_days;
-      $('read-dirs').value = f.allowed_read_dirs;
-      $('max-read-mb').value = f.max_read_mb;
+      $('retention-days', HTMLInputElement).value = f.retention_days;
+      $('read-dirs', HTMLTextAreaElement).value = f.allowed_read_dirs;
+      $('max-read-mb', HTMLInputElement).value = f.max_read_mb;
       renderPrices(f.prices);
     }
     const notes = [`Config file: ${host.config_path}`];
@@ -95,14 +95,14 @@ export function renderSettings(view) {
     }
   }
   const agentKey = JSON.stringify(view.agent);
-  if (agentKey !== shownAgent) $('allowed-sites').value = (view.agent?.allowed_sites || []).join('\n');
+  if (agentKey !== shownAgent) $('allowed-sites', HTMLTextAreaElement).value = (view.agent?.allowed_sites || []).join('\n');
   shownAgent = agentKey;
 
   for (const field of document.querySelectorAll('#settings-form [aria-invalid]')) field.removeAttribute('aria-invalid');
   $('settings-errors').replaceChildren(...view.errors.map((e) => {
     const field = document.querySelector(`#settings-form [name="${CSS.escape(e.field)}"]`);
     field?.setAttribute('aria-invalid', 'true');
-    const label = field?.labels?.[0]?.textContent ?? e.field;
+    const label = (isField(field) ? field.labels?.[0]?.textContent : null) ?? e.field;
     const where = field?.closest('fieldset.role')?.querySelector('legend')?.textContent;
     return el('li', { textContent: `${where ? `${where} · ` : ''}${label}: ${e.message}` });
   }));
@@ -111,29 +111,29 @@ export function renderSettings(view) {
   const d = view.doctor;
   text($('doctor-status'), !d ? '' : d.running ? 'Checking…' : d.error ? `Could not run the checks: ${d.error}`
     : `${d.checks.filter((c) => c.ok).length} of ${d.checks.length} checks passed`);
-  $('check-setup').disabled = !!d?.running;
+  $('check-setup', HTMLButtonElement).disabled = !!d?.running;
   $('doctor-results').replaceChildren(...(d?.checks || []).map((c) => el('li', { className: c.ok ? 'ok' : 'fix' },
     el('span', { className: 'badge', textContent: c.ok ? 'OK' : 'FIX' }), ` ${c.text}`)));
 }
 
 function formValue() {
   const roles = [...document.querySelectorAll('#roles fieldset.role')].map((fs) => {
-    const v = (f) => fs.querySelector(`[name$=".${f}"]`).value;
-    const role = fs.querySelector('select').id.replace(/-provider$/, '');
+    const v = (f) => valueOf(fs.querySelector(`[name$=".${f}"]`));
+    const role = one(fs, 'select', HTMLSelectElement).id.replace(/-provider$/, '');
     return { role, provider: v('provider'), model: v('model'), base_url: v('base_url'), api_key: v('api_key') };
   });
   return {
     roles,
-    transcripts: $('transcripts').checked,
-    export_dir: $('export-dir').value,
-    allowed_sites: $('allowed-sites').value,
-    retention_days: $('retention-days').value,
-    allowed_read_dirs: $('read-dirs').value,
-    max_read_mb: $('max-read-mb').value,
+    transcripts: $('transcripts', HTMLInputElement).checked,
+    export_dir: $('export-dir', HTMLInputElement).value,
+    allowed_sites: $('allowed-sites', HTMLTextAreaElement).value,
+    retention_days: $('retention-days', HTMLInputElement).value,
+    allowed_read_dirs: $('read-dirs', HTMLTextAreaElement).value,
+    max_read_mb: $('max-read-mb', HTMLInputElement).value,
     prices: [...document.querySelectorAll('#prices .price-row:not(.price-head)')].map((row) => ({
-      model: row.querySelector('.price-model span').textContent,
-      input: row.querySelector('[name$=".input"]').value,
-      output: row.querySelector('[name$=".output"]').value,
+      model: one(row, '.price-model span', HTMLSpanElement).textContent,
+      input: valueOf(row.querySelector('[name$=".input"]')),
+      output: valueOf(row.querySelector('[name$=".output"]')),
     })),
   };
 }
@@ -158,7 +158,7 @@ export function initSettings(send) {
     event.preventDefault();
     send({ type: 'save_settings', form: formValue() });
     // Keys go to the host once; the fields never keep them.
-    for (const key of document.querySelectorAll('#roles input[type=password]')) key.value = '';
+    for (const key of all(document, '#roles input[type=password]', HTMLInputElement)) key.value = '';
   });
   $('check-setup').addEventListener('click', () => send({ type: 'check_setup' }));
 }

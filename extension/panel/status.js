@@ -1,7 +1,7 @@
 // Status: one dot and a few words (ready, working, needs you, problem) that open the details
 // on click; the LLM's state per role (with the rate-limit countdown) in those details; what the
 // task and the session cost in the task's footer. The worker decides every word.
-import { $, el, text } from './dom.js';
+import { $, el, one, text } from './dom.js';
 
 let lines = [];
 let timer = null;
@@ -19,7 +19,7 @@ function drawLlm() {
 
 export function renderStatus(state) {
   const status = state.status ?? { dot: 'working', text: 'Connecting…', details: [] };
-  $('status').querySelector('.dot').dataset.dot = status.dot;
+  one($('status'), '.dot', HTMLSpanElement).dataset.dot = status.dot;
   text($('status-text'), status.text);
   $('status').title = status.details.join('\n');
   lines = state.llm?.lines ?? [];

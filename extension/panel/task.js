@@ -1,5 +1,5 @@
 // The current task: prompt, progress, controls, plan, step timeline, notes and result.
-import { $, copyText, el, text } from './dom.js';
+import { $, closest, copyText, el, text } from './dom.js';
 
 let output = '';
 // The steps unfold while the task runs (and in verbose mode), and fold once it ends; a user's
@@ -30,13 +30,13 @@ export function renderTask(task) {
   const held = c.paused || c.taken_over;
   $('pause').hidden = held;
   $('resume').hidden = !held;
-  $('take-over').disabled = !!c.taken_over;
+  $('take-over', HTMLButtonElement).disabled = !!c.taken_over;
   $('plan').hidden = !task.plan?.length;
   $('plan').replaceChildren(...(task.plan || []).map((p) => el('li', { textContent: p })));
   const fold = `${task.prompt}|${task.running}|${task.mode}`;
   if (fold !== foldedFor) {
     foldedFor = fold;
-    $('steps-box').open = task.running || task.mode === 'verbose';
+    $('steps-box', HTMLDetailsElement).open = task.running || task.mode === 'verbose';
   }
   $('steps-box').hidden = !task.steps.length;
   text($('steps-summary'), `${task.steps.length} step${task.steps.length === 1 ? '' : 's'}`);
@@ -78,12 +78,12 @@ export function initTaskControls(send) {
   }
   $('copy-json').addEventListener('click', () => copyText($('copy-json'), output));
   $('answer').addEventListener('click', (e) => {
-    const chip = e.target.closest('.secret-handle');
+    const chip = closest(e, '.secret-handle');
     if (chip) send({ type: 'reveal_secret', id: Number(chip.dataset.id) });
   });
 }
 
 // Options the user set for the next task.
 export function taskOptions() {
-  return { mode: $('mode').value, step_mode: $('step-mode').checked };
+  return { mode: $('mode', HTMLSelectElement).value, step_mode: $('step-mode', HTMLInputElement).checked };
 }

@@ -1,6 +1,6 @@
 // The session as a conversation: earlier tasks (the worker picks which) as a thread, each a
 // button that unfolds that turn in place; the sessions drawer; the composer's Stop button.
-import { $, el } from './dom.js';
+import { $, closest, el } from './dom.js';
 
 let shownKey = null;
 
@@ -32,7 +32,10 @@ export function renderThread(state) {
     }));
   }
   // The unfolded turn sits under its line in the thread (or in the drawer for another session's).
-  const item = [...$('thread').children].find((li) => li.firstChild?.dataset.turn === String(focused));
+  const item = [...$('thread').children].find((li) => {
+    const first = li.firstChild;
+    return first instanceof HTMLElement && first.dataset.turn === String(focused);
+  });
   const turn = $('turn');
   if (item && turn.parentElement !== item) item.append(turn);
   else if (!item && turn.parentElement !== $('sessions')) $('search-form').before(turn);
@@ -44,7 +47,7 @@ export function renderThread(state) {
 
 export function initThread(send) {
   $('thread').addEventListener('click', (event) => {
-    const button = event.target.closest('button[data-action=jump]');
+    const button = closest(event, 'button[data-action=jump]');
     if (button) send({ type: 'jump_to_turn', session_id: button.dataset.session || null, turn: Number(button.dataset.turn) });
   });
   $('composer-stop').addEventListener('click', () => send({ type: 'stop' }));
@@ -55,7 +58,7 @@ export function initThread(send) {
   });
   $('drawer-open').addEventListener('click', () => setDrawer(!document.body.classList.contains('drawer-open')));
   // A jump from the drawer shows the turn in the conversation: the drawer closes.
-  $('toc').addEventListener('click', (event) => { if (event.target.closest('button')) setDrawer(false); });
+  $('toc').addEventListener('click', (event) => { if (closest(event, 'button')) setDrawer(false); });
 }
 
 export function setDrawer(open) {

@@ -2,9 +2,10 @@
 // workflow, export and import, and the healed steps of the last run. It draws what the service
 // worker sends and forwards what the user did; every decision (what a workflow holds, whether
 // it is valid, whether it runs) is taken in Rust.
-import { $, copyText, counted, el, text } from './dom.js';
+import { $, all, closest, copyText, counted, el, one, text, valueOf } from './dom.js';
 import { scheduleForm } from './routines.js';
 
+/** @type {{ list: string | null, editor: string | null, heals: string | null, recording: string | null }} */
 const shown = { list: null, editor: null, heals: null, recording: null };
 
 export function setWorkflowsOpen(open) {
@@ -76,7 +77,7 @@ function renderEditor(editor) {
   const form = editor.form;
   text($('workflow-editor-heading'), editor.heading);
   $('workflow-problems').replaceChildren(...editor.problems.map((p) => el('li', { textContent: p })));
-  $('workflow-name').value = form.name;
+  $('workflow-name', HTMLInputElement).value = form.name;
   $('workflow-params-box').hidden = !form.params.length;
   $('workflow-params').replaceChildren(...form.params.map((p, i) => {
     const info = editor.params[i] ?? {};
@@ -99,15 +100,15 @@ function renderEditor(editor) {
 // The editor's form as the user left it (Rust validates it).
 function editorForm() {
   return {
-    name: $('workflow-name').value,
-    params: [...$('workflow-params').children].map((row) => ({
+    name: $('workflow-name', HTMLInputElement).value,
+    params: all($('workflow-params'), ':scope > *', HTMLElement).map((row) => ({
       name: row.dataset.name,
-      rename: row.querySelector('.param-name').value,
-      default: row.querySelector('.param-default').value,
+      rename: valueOf(row.querySelector('.param-name')),
+      default: valueOf(row.querySelector('.param-default')),
     })),
     steps: [...$('workflow-steps').children].map((li) => ({
-      intent: li.querySelector('.step-intent').value,
-      keep: li.querySelector('.step-keep').checked,
+      intent: valueOf(li.querySelector('.step-intent')),
+      keep: one(li, '.step-keep', HTMLInputElement).checked,
     })),
   };
 }
@@ -177,7 +178,7 @@ export function renderWorkflows(state) {
     text($('workflow-export-status'), exported.path
       ? `“${exported.name}” was written to ${exported.path}`
       : `“${exported.name}” could not be written to a file (${exported.error}); copy its JSON below.`);
-    if ($('workflow-export-json').value !== exported.json) $('workflow-export-json').value = exported.json;
+    if ($('workflow-export-json', HTMLTextAreaElement).value !== exported.json) $('workflow-export-json', HTMLTextAreaElement).value = exported.json;
   }
   renderHeals(view.heals);
   const task = state.task;
@@ -198,13 +199,13 @@ export function initWorkflows(send) {
   });
   $('workflow-cancel').addEventListener('click', () => send({ type: 'close_workflow_editor' }));
   $('workflow-list').addEventListener('click', (event) => {
-    const b = event.target.closest('button[data-action]');
+    const b = closest(event, 'button[data-action]');
     if (!b) return;
     const { action, id } = b.dataset;
     const li = b.closest('li');
-    if (action === 'run') { const f = li.querySelector('.run-form'); f.hidden = !f.hidden; if (!f.hidden) f.querySelector('input, button')?.focus(); }
-    if (action === 'rename') { const f = li.querySelector('.rename-workflow'); f.hidden = !f.hidden; if (!f.hidden) f.querySelector('input').focus(); }
-    if (action === 'schedule') { const f = li.querySelector('.routine-form'); f.hidden = !f.hidden; if (!f.hidden) f.querySelector('select').focus(); }
+    if (action === 'run' && li) { const f = one(li, '.run-form', HTMLFormElement); f.hidden = !f.hidden; if (!f.hidden) all(f, 'input, button', HTMLElement)[0]?.focus(); }
+    if (action === 'rename' && li) { const f = one(li, '.rename-workflow', HTMLFormElement); f.hidden = !f.hidden; if (!f.hidden) one(f, 'input', HTMLInputElement).focus(); }
+    if (action === 'schedule' && li) { const f = one(li, '.routine-form', HTMLFormElement); f.hidden = !f.hidden; if (!f.hidden) one(f, 'select', HTMLSelectElement).focus(); }
     if (action === 'edit') send({ type: 'edit_workflow', id });
     if (action === 'duplicate') send({ type: 'duplicate_workflow', id });
     if (action === 'export') send({ type: 'export_workflow', id });
@@ -213,6 +214,7 @@ export function initWorkflows(send) {
   $('workflow-list').addEventListener('submit', (event) => {
     event.preventDefault();
     const form = event.target;
+    if (!(form instanceof HTMLFormElement)) return;
     if (form.classList.contains('run-form')) {
       const values = Object.fromEntries([...form.querySelectorAll('input')].map((i) => [i.name, i.value]));
       send({ type: 'run_workflow', id: form.dataset.id, values });
@@ -221,17 +223,17 @@ export function initWorkflows(send) {
       form.hidden = true;
       setWorkflowsOpen(false);
     } else if (form.classList.contains('rename-workflow')) {
-      send({ type: 'rename_workflow', id: form.dataset.id, name: form.querySelector('input').value });
+      send({ type: 'rename_workflow', id: form.dataset.id, name: one(form, 'input', HTMLInputElement).value });
     }
   });
   $('workflow-confirm-yes').addEventListener('click', () => send({ type: 'confirm_delete_workflow', id: $('workflow-confirm-delete').dataset.id }));
   $('workflow-confirm-no').addEventListener('click', () => send({ type: 'cancel_delete_workflow' }));
-  $('workflow-export-copy').addEventListener('click', () => copyText($('workflow-export-copy'), $('workflow-export-json').value));
+  $('workflow-export-copy').addEventListener('click', () => copyText($('workflow-export-copy'), $('workflow-export-json', HTMLTextAreaElement).value));
   $('workflow-import-file').addEventListener('change', async () => {
-    const file = $('workflow-import-file').files[0];
-    if (file) $('workflow-import-json').value = await file.text();
+    const file = $('workflow-import-file', HTMLInputElement).files?.[0];
+    if (file) $('workflow-import-json', HTMLTextAreaElement).value = await file.text();
   });
-  $('workflow-import').addEventListener('click', () => send({ type: 'import_workflow', json: $('workflow-import-json').value }));
+  $('workflow-import').addEventListener('click', () => send({ type: 'import_workflow', json: $('workflow-import-json', HTMLTextAreaElement).value }));
   $('record-start').addEventListener('click', () => send({ type: 'start_recording' }));
   $('record-stop').addEventListener('click', () => send({ type: 'stop_recording' }));
   $('record-cancel').addEventListener('click', () => send({ type: 'cancel_recording' }));

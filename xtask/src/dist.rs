@@ -78,7 +78,8 @@ pub struct Entry {
 
 /// Whether an extension file belongs in the store zip: the built `pkg*/` code, the glue and
 /// the pages; not the panel's module sources (bundled into `pkg-panel/`), not the build
-/// marker (a test aid), not source maps, type declarations or dot files.
+/// marker (a test aid), not source maps, type declarations, the type checker's
+/// `jsconfig.json` or dot files.
 pub fn ships(relative: &str, with_maps: bool) -> bool {
     let name = relative.rsplit('/').next().unwrap_or(relative);
     if name.starts_with('.') || name.ends_with(".d.ts") || name == build::MARKER {
@@ -87,7 +88,7 @@ pub fn ships(relative: &str, with_maps: bool) -> bool {
     if name.ends_with(".map") {
         return with_maps;
     }
-    if relative == "sidepanel.js" || relative.starts_with("panel/") {
+    if relative == "sidepanel.js" || relative == "jsconfig.json" || relative.starts_with("panel/") {
         return false;
     }
     match relative.split_once('/') {
@@ -262,6 +263,7 @@ mod tests {
         for no in [
             "sidepanel.js",
             "panel/task.js",
+            "jsconfig.json",
             "pkg/waymark-build.json",
             "pkg-panel/sidepanel.js.map",
             "pkg/.gitignore",

@@ -5,7 +5,10 @@
 //! * `build [--release] [--test-hooks]` builds the worker and content wasm (web + wasm2js), the host and the
 //!   unpacked extension in `extension/`; `--test-hooks` adds what the end-to-end tests drive
 //!   (waymark-worker's `test-hooks` feature), which `test` and `bench` always add.
-//! * `test` = setup + build + fmt check + clippy + every test (end-to-end in real Chromium).
+//! * `test` = setup + build + JS type check + fmt check + clippy + every test (end-to-end in
+//!   real Chromium).
+//! * `check-js` = setup + the TypeScript compiler over the extension's hand-written JS (needs a
+//!   build; see `checkjs.rs`).
 //! * `fuzz [--cases N] [--filter X] [--release]` = only the property tests over hostile text,
 //!   N cases each (see `fuzz.rs`); `test` runs them with 256.
 //! * `test-windows` = the bridge's named pipe for real: the host's bridge test cross-built for
@@ -28,6 +31,7 @@ mod bench_dom;
 mod bench_host;
 mod bench_sessions;
 mod build;
+mod checkjs;
 mod demo_server;
 mod dist;
 mod elf;
@@ -59,6 +63,10 @@ fn main() -> Result<()> {
             .map(|_| ())
         }
         Some("test") => run::test(),
+        Some("check-js") => {
+            setup::all(setup::Need { chromium: false, eval: false })?;
+            checkjs::run()
+        }
         Some("test-windows") => windows::test(),
         Some("fuzz") => fuzz::run(&args[1..]),
         Some("bench") if args.get(1).is_some_and(|a| a == "sessions") => bench_sessions::run(),
@@ -73,7 +81,7 @@ fn main() -> Result<()> {
         Some("eval") => eval::eval(&args[1..]),
         Some("help") | None => {
             println!(
-                "usage: cargo xtask <setup [--eval]|build [--release] [--test-hooks]|test|fuzz [--cases N] [--filter X] [--release]|test-windows|bench <step|panel|tokens|mcp|workflow|collect|dom|sessions|host>|dist [--sourcemaps] [--skip-hosts]|run [--headless]|eval --suite sites,miniwob,widgets,libs [--tasks a,b] [--runs N] [--role-model ROLE=MODEL] [--oracle|--llama|--base-url URL --model M]>"
+                "usage: cargo xtask <setup [--eval]|build [--release] [--test-hooks]|test|check-js|fuzz [--cases N] [--filter X] [--release]|test-windows|bench <step|panel|tokens|mcp|workflow|collect|dom|sessions|host>|dist [--sourcemaps] [--skip-hosts]|run [--headless]|eval --suite sites,miniwob,widgets,libs [--tasks a,b] [--runs N] [--role-model ROLE=MODEL] [--oracle|--llama|--base-url URL --model M]>"
             );
             Ok(())
         }

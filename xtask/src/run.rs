@@ -10,6 +10,8 @@ use std::process::Command;
 pub fn test() -> Result<()> {
     setup::all(setup::Need { chromium: true, eval: true })?;
     build::all(build::Options { release: false, test_hooks: true })?;
+    // First, as it takes seconds: the extension's JS against the DOM, Chrome and wasm types.
+    crate::checkjs::run()?;
     sh(util::cargo().args(["fmt", "--all", "--check"]))?;
     sh(util::cargo().args(["clippy", "--workspace", "--all-targets", "--", "-D", "warnings"]))?;
     sh(util::cargo()

@@ -15,6 +15,13 @@ pub const ESBUILD_VERSION: &str = "0.28.2";
 /// npm axe-core: the accessibility checker the panel test runs on every screenshot.
 pub const AXE_CORE_VERSION: &str = "4.10.3";
 
+/// npm typescript: type-checks the extension's hand-written JS (`checkJs`, see
+/// `extension/jsconfig.json`). The last 5.x line: 7.x is the Go port with other flags.
+pub const TYPESCRIPT_VERSION: &str = "5.9.3";
+
+/// npm @types/chrome, installed beside typescript: the `chrome.*` API the JS calls.
+pub const TYPES_CHROME_VERSION: &str = "0.3.7";
+
 /// Which optional parts to install.
 pub struct Need {
     /// Debian Chromium (tests and `run`).
@@ -32,6 +39,7 @@ pub fn all(need: Need) -> Result<()> {
     binaryen()?;
     esbuild()?;
     npm_tool("axe-core", AXE_CORE_VERSION, &util::axe_script())?;
+    typescript()?;
     if need.chromium {
         chromium()?;
     }
@@ -73,21 +81,46 @@ fn esbuild() -> Result<()> {
     npm_tool("esbuild", ESBUILD_VERSION, &util::esbuild_bin())
 }
 
+/// typescript and @types/chrome in one folder, so `tsc --typeRoots` finds the types beside it.
+fn typescript() -> Result<()> {
+    npm_tool_with(
+        ("typescript", TYPESCRIPT_VERSION),
+        &[("@types/chrome", TYPES_CHROME_VERSION)],
+        &util::tsc_bin(),
+    )
+}
+
 /// Installs the npm package `name@version` into its own folder of the tools directory unless
 /// that version and its binary `bin` are there already.
 fn npm_tool(name: &str, version: &str, bin: &std::path::Path) -> Result<()> {
+    npm_tool_with((name, version), &[], bin)
+}
+
+/// [`npm_tool`] with companion packages installed into the same folder (each pinned too).
+fn npm_tool_with(
+    (name, version): (&str, &str),
+    companions: &[(&str, &str)],
+    bin: &std::path::Path,
+) -> Result<()> {
     let dir = util::tools_dir().join(name);
-    let wanted = format!("\"version\": \"{version}\"");
-    let pkg = dir.join("node_modules").join(name).join("package.json");
-    let have = std::fs::read_to_string(&pkg).unwrap_or_default();
-    if have.contains(&wanted) && bin.exists() {
+    let installed = |pkg: &str, version: &str| {
+        let manifest = dir.join("node_modules").join(pkg).join("package.json");
+        std::fs::read_to_string(&manifest)
+            .unwrap_or_default()
+            .contains(&format!("\"version\": \"{version}\""))
+    };
+    if installed(name, version)
+        && companions.iter().all(|&(pkg, v)| installed(pkg, v))
+        && bin.exists()
+    {
         return Ok(());
     }
     std::fs::create_dir_all(&dir).with_context(|| format!("creating {}", dir.display()))?;
     run(Command::new("npm")
         .args(["install", "--no-audit", "--no-fund", "--prefix"])
         .arg(&dir)
-        .arg(format!("{name}@{version}")))
+        .arg(format!("{name}@{version}"))
+        .args(companions.iter().map(|(pkg, v)| format!("{pkg}@{v}"))))
 }
 
 /// Path of the Chromium binary the tests and `run` use.

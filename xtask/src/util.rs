@@ -67,6 +67,16 @@ pub fn esbuild_bin() -> PathBuf {
     tools_dir().join("esbuild").join("node_modules").join(".bin").join("esbuild")
 }
 
+/// The npm TypeScript compiler (checks the extension's JS, see `crate::checkjs`).
+pub fn tsc_bin() -> PathBuf {
+    tools_dir().join("typescript").join("node_modules").join(".bin").join("tsc")
+}
+
+/// The `@types` folder installed beside TypeScript (`@types/chrome` and what it needs).
+pub fn tsc_type_roots() -> PathBuf {
+    tools_dir().join("typescript").join("node_modules").join("@types")
+}
+
 /// The axe-core script the panel test injects (`tests/src/paths.rs` names the same file).
 pub fn axe_script() -> PathBuf {
     tools_dir().join("axe-core").join("node_modules").join("axe-core").join("axe.min.js")
