@@ -83,13 +83,13 @@ pub fn describe(target: Option<Ref>) -> Result<ActionTarget, ContentError> {
     let pressed = if submitter { Some(el.clone()) } else { form.as_ref().and_then(default_button) };
     let form_action = form.as_ref().map(|f| match &pressed {
         Some(button) if button.has_attribute("formaction") => string_prop(button, "formAction"),
-        _ => f.action(),
+        _ => super::unforgeable::form_action(f),
     });
     let form_method = form.as_ref().map_or_else(String::new, |f| match &pressed {
         Some(button) if button.has_attribute("formmethod") => {
             string_prop(button, "formMethod").to_lowercase()
         }
-        _ => f.method().to_lowercase(),
+        _ => super::unforgeable::form_method(f).to_lowercase(),
     });
     let default_button = match (&pressed, submitter) {
         (Some(button), false) => accessible_name(button, &button.local_name()),
@@ -122,9 +122,8 @@ pub fn describe(target: Option<Ref>) -> Result<ActionTarget, ContentError> {
 /// The form's default button (HTML's implicit submission): its first submit button in tree
 /// order.
 pub(super) fn default_button(form: &HtmlFormElement) -> Option<Element> {
-    let controls = form.elements();
-    (0..controls.length())
-        .filter_map(|i| controls.item(i))
+    super::unforgeable::form_controls(form)
+        .into_iter()
         .find(|control| is_submitter(control, &control.local_name()))
 }
 
@@ -151,10 +150,8 @@ fn is_submitter(el: &Element, tag: &str) -> bool {
 /// `name=value` of every named control of the form, passwords and files left out: what a
 /// submission would carry to the form's action.
 fn form_data(form: &HtmlFormElement) -> String {
-    let controls = form.elements();
     let mut out = Vec::new();
-    for i in 0..controls.length() {
-        let Some(control) = controls.item(i) else { continue };
+    for control in super::unforgeable::form_controls(form) {
         let name = control.get_attribute("name").unwrap_or_default();
         let kind = input_type(&control);
         if name.is_empty() || kind == "password" || kind == "file" {

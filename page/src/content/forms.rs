@@ -43,20 +43,20 @@ fn read() -> Vec<FormSnapshot> {
     let Some(document) = web_sys::window().and_then(|w| w.document()) else {
         return Vec::new();
     };
-    let forms = document.forms();
-    (0..forms.length())
-        .filter_map(|i| forms.item(i))
-        .filter_map(|f| f.dyn_into::<HtmlFormElement>().ok())
-        .map(|form| FormSnapshot { action: form.action(), fields: entries(&form) })
+    super::unforgeable::document_forms(&document)
+        .into_iter()
+        .filter(|f| f.is_instance_of::<HtmlFormElement>())
+        .map(|form| FormSnapshot {
+            action: super::unforgeable::form_action(&form),
+            fields: entries(&form),
+        })
         .collect()
 }
 
 /// The form's entry list.
-fn entries(form: &HtmlFormElement) -> Vec<(String, String)> {
-    let controls = form.elements();
+fn entries(form: &Element) -> Vec<(String, String)> {
     let mut out = Vec::new();
-    for i in 0..controls.length() {
-        let Some(control) = controls.item(i) else { continue };
+    for control in super::unforgeable::form_controls(form) {
         let name = control.get_attribute("name").unwrap_or_default();
         if name.is_empty() || control.matches(":disabled").unwrap_or(true) {
             continue;

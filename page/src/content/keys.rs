@@ -149,14 +149,13 @@ fn submit_implicitly(form: &HtmlFormElement) -> Result<(), String> {
         }
         return Ok(());
     }
-    let controls = form.elements();
-    let blocking = (0..controls.length())
-        .filter_map(|i| controls.item(i))
+    let blocking = super::unforgeable::form_controls(form)
+        .into_iter()
         .filter_map(|c| c.dyn_into::<HtmlInputElement>().ok())
         .filter(|i| BLOCKS_IMPLICIT_SUBMISSION.contains(&i.type_().as_str()))
         .count();
     if blocking == 1 {
-        form.request_submit().map_err(|e| crate::js::js_message(&e))?;
+        super::unforgeable::request_submit(form)?;
     }
     Ok(())
 }

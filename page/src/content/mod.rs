@@ -32,6 +32,7 @@ mod select;
 mod settle;
 mod slider;
 mod typing;
+mod unforgeable;
 mod usable;
 mod widgets;
 
