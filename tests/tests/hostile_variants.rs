@@ -22,7 +22,7 @@ use hostile_support::suite::Suite;
 use hostile_support::{
     Task, approve_site_changes, deny_all, navigator_texts_since, plant, unfenced,
 };
-use serde_json::json;
+use serde_json::{Value, json};
 use waymark_tests::fixture_server::FixtureServer;
 use waymark_tests::llm_server::{ScriptedLlm, ScriptedReply};
 use waymark_tests::paths;
@@ -116,6 +116,24 @@ const SHOWN: &[(&str, &str)] = &[
 
 /// The test page: every hidden and shown paragraph, then a long tail (text below the fold
 /// must reach the model too).
+/// The id of the tab showing `url`, as the worker knows it.
+fn tab_showing(sw: &waymark_tests::chromium::Page, url: &str) -> Value {
+    sw.eval(&format!(
+        "chrome.tabs.query({{}}).then((tabs) => tabs.find((t) => t.url === {}).id)",
+        serde_json::to_string(url).expect("json")
+    ))
+    .expect("tab id")
+}
+
+/// What the model would read of tab `tab` (the worker's own observe, test hooks).
+fn observed(sw: &waymark_tests::chromium::Page, tab: &Value) -> String {
+    let request = json!({"op": "observe", "budget": 100_000});
+    let reply = sw
+        .eval_timeout(&format!("waymarkPageRequest({tab}, {request})"), TASK_TIMEOUT)
+        .expect("observe");
+    reply["prompt"].as_str().unwrap_or_default().to_owned()
+}
+
 fn variants_page() -> String {
     let mut body = String::from(
         "<!doctype html><html lang=\"en\"><head><meta charset=\"utf-8\"><title>Teapot \
@@ -148,19 +166,8 @@ fn hidden_text_variants_never_reach_the_model() {
     let url = format!("http://shop.localhost:{port}/variants.html");
     let page = wm.browser.new_page(&url).expect("tab");
     page.wait_for("document.readyState === 'complete'", TASK_TIMEOUT).expect("loaded");
-    let tab = sw
-        .eval(&format!(
-            "chrome.tabs.query({{}}).then((tabs) => tabs.find((t) => t.url === {}).id)",
-            serde_json::to_string(&url).expect("json")
-        ))
-        .expect("tab id");
-    let reply = sw
-        .eval_timeout(
-            &format!("waymarkPageRequest({tab}, {})", json!({"op": "observe", "budget": 100_000})),
-            TASK_TIMEOUT,
-        )
-        .expect("observe");
-    let prompt = reply["prompt"].as_str().unwrap_or_default().to_owned();
+    let tab = tab_showing(&sw, &url);
+    let prompt = observed(&sw, &tab);
     let leaked: Vec<&str> = HIDDEN
         .iter()
         .map(|(name, _)| *name)
@@ -301,12 +308,7 @@ fn text_hidden_by_one_source_of_style_never_reaches_the_model() {
     let first = url(GATED[0].0);
     let page = wm.browser.new_page(&first).expect("tab");
     page.wait_for("document.readyState === 'complete'", TASK_TIMEOUT).expect("loaded");
-    let tab = sw
-        .eval(&format!(
-            "chrome.tabs.query({{}}).then((tabs) => tabs.find((t) => t.url === {}).id)",
-            serde_json::to_string(&first).expect("json")
-        ))
-        .expect("tab id");
+    let tab = tab_showing(&sw, &first);
     let mut failures = Vec::new();
     for (name, _, script) in GATED {
         page.navigate(&url(name)).expect("navigate");
@@ -317,18 +319,7 @@ fn text_hidden_by_one_source_of_style_never_reaches_the_model() {
             TASK_TIMEOUT,
         )
         .expect("loaded");
-        let observe = || {
-            let reply = sw
-                .eval_timeout(
-                    &format!(
-                        "waymarkPageRequest({tab}, {})",
-                        json!({"op": "observe", "budget": 100_000})
-                    ),
-                    TASK_TIMEOUT,
-                )
-                .expect("observe");
-            reply["prompt"].as_str().unwrap_or_default().to_owned()
-        };
+        let observe = || observed(&sw, &tab);
         let mut prompts = vec![observe()];
         if !script.is_empty() {
             page.eval(script).expect("edit the page's style");

@@ -3,29 +3,9 @@
 //! are parsed as data, bounded again here, and never decide anything.
 
 use crate::console::ConsoleEntry;
-use wasm_bindgen::prelude::*;
-
-#[wasm_bindgen(inline_js = r#"
-export function ask_console() {
-  let answer = '';
-  const onConsole = (e) => {
-    if (typeof e.detail === 'string') answer = e.detail;
-  };
-  document.addEventListener('waymark-console', onConsole, true);
-  try {
-    document.dispatchEvent(new CustomEvent('waymark-ask-console'));
-  } finally {
-    document.removeEventListener('waymark-console', onConsole, true);
-  }
-  return answer;
-}
-"#)]
-extern "C" {
-    fn ask_console() -> String;
-}
 
 /// The frame's console entries, oldest first; none when the page's hooks are not there (a
 /// page Waymark's hooks do not run in) or answered with something else than entries.
 pub(super) fn entries() -> Vec<ConsoleEntry> {
-    ConsoleEntry::parse_list(&ask_console())
+    ConsoleEntry::parse_list(&super::page_world::ask("waymark-ask-console", "waymark-console"))
 }

@@ -10,23 +10,9 @@ use wasm_bindgen::prelude::*;
 export function arm_dialogs(answer) {
   document.dispatchEvent(new CustomEvent('waymark-dialog-arm', { detail: answer }));
 }
-export function ask_dialogs() {
-  let answer = '';
-  const onDialogs = (e) => {
-    if (typeof e.detail === 'string') answer = e.detail;
-  };
-  document.addEventListener('waymark-dialogs', onDialogs, true);
-  try {
-    document.dispatchEvent(new CustomEvent('waymark-ask-dialogs'));
-  } finally {
-    document.removeEventListener('waymark-dialogs', onDialogs, true);
-  }
-  return answer;
-}
 "#)]
 extern "C" {
     fn arm_dialogs(answer: &str);
-    fn ask_dialogs() -> String;
 }
 
 /// Arms `answer` for the dialogs the next action opens (just before its mark).
@@ -39,5 +25,5 @@ pub(super) fn arm(answer: &DialogAnswer) {
 
 /// The dialogs opened since the last call.
 pub(super) fn drain() -> Vec<PageDialog> {
-    PageDialog::parse_list(&ask_dialogs())
+    PageDialog::parse_list(&super::page_world::ask("waymark-ask-dialogs", "waymark-dialogs"))
 }

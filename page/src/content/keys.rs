@@ -134,6 +134,12 @@ const BLOCKS_IMPLICIT_SUBMISSION: &[&str] = &[
     "number",
 ];
 
+/// An input a person types text into (HTML's text-like fields, the ones that block implicit
+/// submission); an unknown `type` is a text field.
+pub(super) fn is_text_field(input: &HtmlInputElement) -> bool {
+    BLOCKS_IMPLICIT_SUBMISSION.contains(&input.type_().as_str())
+}
+
 /// HTML's implicit submission, for Enter in a field of `form`: the form's default button is
 /// clicked when it has one (nothing when that button is disabled); without one, the form is
 /// submitted only when the field is its one field that blocks implicit submission. A form of
@@ -152,7 +158,7 @@ fn submit_implicitly(form: &HtmlFormElement) -> Result<(), String> {
     let blocking = super::unforgeable::form_controls(form)
         .into_iter()
         .filter_map(|c| c.dyn_into::<HtmlInputElement>().ok())
-        .filter(|i| BLOCKS_IMPLICIT_SUBMISSION.contains(&i.type_().as_str()))
+        .filter(is_text_field)
         .count();
     if blocking == 1 {
         super::unforgeable::request_submit(form)?;

@@ -22,6 +22,7 @@ mod hidden;
 mod history;
 mod keys;
 mod order;
+mod page_world;
 mod passage;
 mod read;
 mod record;

@@ -92,7 +92,7 @@ fn on_event(kind: &str, event: &Event) {
     let tag = element.tag_name().to_ascii_lowercase();
     let act = match kind {
         "click" => click_act(&element, &tag),
-        "change" => committed_value(&element, &tag),
+        "change" => committed_value(&element),
         // An editor (`contenteditable`) has no change event: its text when focus leaves it,
         // if it changed since focus came.
         "input" => {
@@ -138,11 +138,11 @@ fn on_event(kind: &str, event: &Event) {
             let key = js_sys::Reflect::get(event, &JsValue::from_str("key"))
                 .ok()
                 .and_then(|k| k.as_string());
-            if key.as_deref() != Some("Enter") || !is_text_input(&element, &tag) {
+            if key.as_deref() != Some("Enter") || !is_text_input(&element) {
                 return;
             }
             // The value goes first, then the key that submits it.
-            if let Some(typed) = committed_value(&element, &tag) {
+            if let Some(typed) = committed_value(&element) {
                 report(&element, typed);
             }
             Some(DemonstratedAct::Press { keys: "Enter".into() })
@@ -157,7 +157,7 @@ fn on_event(kind: &str, event: &Event) {
 /// What a click on `element` teaches, if anything: a click into a text field only focuses it
 /// (its value is reported when committed), and a `<select>` reports its choice.
 fn click_act(element: &Element, tag: &str) -> Option<DemonstratedAct> {
-    if is_text_input(element, tag) || tag == "textarea" || tag == "select" || tag == "option" {
+    if is_text_input(element) || tag == "textarea" || tag == "select" || tag == "option" {
         return None;
     }
     // A click on a label is followed by the browser's click on its control: that one counts.
@@ -190,14 +190,14 @@ fn click_act(element: &Element, tag: &str) -> Option<DemonstratedAct> {
 
 /// The value a field committed (on its change event, or before Enter), when it differs from
 /// what was last reported for it.
-fn committed_value(element: &Element, tag: &str) -> Option<DemonstratedAct> {
+fn committed_value(element: &Element) -> Option<DemonstratedAct> {
     if let Some(select) = element.dyn_ref::<HtmlSelectElement>() {
         let option = select.selected_options().item(0)?;
         let label = option.text_content().unwrap_or_default().trim().to_owned();
         return Some(DemonstratedAct::Choose { option: label });
     }
     let (value, secret) = if let Some(input) = element.dyn_ref::<HtmlInputElement>() {
-        if !is_text_input(element, tag) {
+        if !is_text_input(element) {
             return None;
         }
         let secret = input.type_().eq_ignore_ascii_case("password");
@@ -246,24 +246,8 @@ fn editor_text(editor: &Element) -> String {
 }
 
 /// Inputs a person types text into.
-fn is_text_input(element: &Element, tag: &str) -> bool {
-    if tag != "input" {
-        return false;
-    }
-    let kind = element.get_attribute("type").unwrap_or_default().to_ascii_lowercase();
-    !matches!(
-        kind.as_str(),
-        "checkbox"
-            | "radio"
-            | "file"
-            | "submit"
-            | "button"
-            | "reset"
-            | "image"
-            | "hidden"
-            | "range"
-            | "color"
-    )
+fn is_text_input(element: &Element) -> bool {
+    element.dyn_ref::<HtmlInputElement>().is_some_and(super::keys::is_text_field)
 }
 
 fn is_editable(element: &Element) -> bool {

@@ -10,13 +10,17 @@
 use wasm_bindgen::{JsCast, JsValue};
 use web_sys::{Element, HtmlCollection};
 
-/// The value of `property` of `object` as `interface` (`"HTMLFormElement"`) defines it, or
-/// `None` when the interface has no such getter.
-fn own(object: &JsValue, interface: &str, property: &str) -> Option<JsValue> {
+/// The prototype of `interface` (`"HTMLFormElement"`) in this world.
+fn prototype(interface: &str) -> Option<js_sys::Object> {
     let class = js_sys::Reflect::get(&js_sys::global(), &interface.into()).ok()?;
-    let prototype = js_sys::Reflect::get(&class, &"prototype".into()).ok()?;
-    let prototype: &js_sys::Object = prototype.dyn_ref()?;
-    let descriptor = js_sys::Object::get_own_property_descriptor(prototype, &property.into());
+    js_sys::Reflect::get(&class, &"prototype".into()).ok()?.dyn_into().ok()
+}
+
+/// The value of `property` of `object` as `interface` defines it, or `None` when the
+/// interface has no such getter.
+fn own(object: &JsValue, interface: &str, property: &str) -> Option<JsValue> {
+    let descriptor =
+        js_sys::Object::get_own_property_descriptor(&prototype(interface)?, &property.into());
     let getter = js_sys::Reflect::get(&descriptor, &"get".into()).ok()?;
     getter.dyn_ref::<js_sys::Function>()?.call0(object).ok()
 }
@@ -50,10 +54,9 @@ pub(super) fn document_forms(document: &web_sys::Document) -> Vec<Element> {
 /// Submits the form as its submit button would (`requestSubmit`: validation and the submit
 /// event), whatever its controls are named.
 pub(super) fn request_submit(form: &Element) -> Result<(), String> {
-    let class = js_sys::Reflect::get(&js_sys::global(), &"HTMLFormElement".into())
-        .and_then(|c| js_sys::Reflect::get(&c, &"prototype".into()))
-        .and_then(|p| js_sys::Reflect::get(&p, &"requestSubmit".into()))
-        .map_err(|e| crate::js::js_message(&e))?;
-    let submit = class.dyn_into::<js_sys::Function>().map_err(|_| "no requestSubmit".to_owned())?;
+    let submit = prototype("HTMLFormElement")
+        .and_then(|p| js_sys::Reflect::get(&p, &"requestSubmit".into()).ok())
+        .and_then(|f| f.dyn_into::<js_sys::Function>().ok())
+        .ok_or("this browser has no HTMLFormElement.requestSubmit")?;
     submit.call0(form).map(|_| ()).map_err(|e| crate::js::js_message(&e))
 }

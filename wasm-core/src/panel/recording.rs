@@ -7,12 +7,8 @@ use serde::{Deserialize, Serialize};
 /// A recording in progress.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 pub struct RecordingView {
-    /// The tab being recorded.
-    pub tab: i32,
     /// Where the recording stands, in words ("Recording · 3 steps so far").
     pub status: String,
-    /// The page in the tab reports the user's steps (false while a new page loads).
-    pub ready: bool,
     /// Each step so far, in words.
     pub steps: Vec<String>,
     /// Steps that could not be kept, with a sentence for the panel.
@@ -41,5 +37,5 @@ pub fn view(demo: &Demonstration, ready: bool) -> RecordingView {
     } else {
         format!("Recording · {so_far} so far · wait for the page to load before you go on")
     };
-    RecordingView { tab: demo.tab, status, ready, steps, skipped }
+    RecordingView { status, steps, skipped }
 }

@@ -196,6 +196,18 @@ pub fn spec(w: &Workflow, values: &[(&str, &str)]) -> TaskSpec {
     }
 }
 
+/// Runs `w` on the unchanged shop (no model) and checks that it succeeded with exactly one
+/// card, about `about`: the write its recorded words or demonstration did not grant.
+pub fn asks_once_about(w: &Workflow, about: &str) {
+    let user = User::default();
+    let shop = Shop::new(Variant::default());
+    let (outcome, _, _) = run_task(&shop, &Model::default(), &user, spec(w, &[]));
+    assert!(outcome.success, "{outcome:?}");
+    let cards = user.cards.borrow();
+    assert_eq!(cards.len(), 1, "{cards:?}");
+    assert!(cards[0].message.contains(about), "{}", cards[0].message);
+}
+
 pub fn recorded() -> Workflow {
     record(&recorded_task(), "wf1".into(), 5.0).expect("recorded")
 }

@@ -196,7 +196,7 @@ pub(crate) fn recorded_request(
 ) {
     let w = worker();
     if recording::recorded_tab(&w) == Some(tab) {
-        recording::request(&w, tab, method, url, body().as_ref());
+        recording::request(&w, method, url, body().as_ref());
     }
 }
 

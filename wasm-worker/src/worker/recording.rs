@@ -270,17 +270,9 @@ pub(super) fn message(w: &Rc<Worker>, msg: JsValue, tab: i32, frame: i32) {
     show(w);
 }
 
-/// A state-changing request of the recorded tab: what the demonstration wrote.
-pub(super) fn request(
-    w: &Rc<Worker>,
-    tab: i32,
-    method: &str,
-    url: &str,
-    body: Option<&RequestBody>,
-) {
-    if recorded_tab(w) != Some(tab) {
-        return;
-    }
+/// A state-changing request of the recorded tab (the caller checked the tab): what the
+/// demonstration wrote.
+pub(super) fn request(w: &Rc<Worker>, method: &str, url: &str, body: Option<&RequestBody>) {
     let effect = waymark_core::safety::writes::classify(method, url, body);
     if let Some(demo) = w.recording.demo.borrow_mut().as_mut() {
         demo.request(&effect);

@@ -116,13 +116,7 @@ fn a_write_the_demonstration_did_not_make_is_asked_before_it_is_made() {
     // ("Place order") grant nothing.
     let w = demonstrated(false);
     assert_eq!(w.shown_writes.len(), 1, "{:?}", w.shown_writes);
-    let user = User::default();
-    let shop = Shop::new(Variant::default());
-    let (outcome, _, _) = run_task(&shop, &Model::default(), &user, spec(&w, &[]));
-    assert!(outcome.success, "{outcome:?}");
-    let cards = user.cards.borrow();
-    assert_eq!(cards.len(), 1, "{cards:?}");
-    assert!(cards[0].message.contains("Place order"), "{}", cards[0].message);
+    asks_once_about(&w, "Place order");
 }
 
 #[test]

@@ -42,14 +42,8 @@ fn recorded_as(task: &str) -> Workflow {
 
 #[test]
 fn an_order_the_recorded_words_did_not_ask_for_is_asked_again() {
-    let user = User::default();
-    let shop = Shop::new(Variant::default());
     let w = recorded_as("Fill in the teapot form for Ada Lovelace");
-    let (outcome, _, _) = run_task(&shop, &Model::default(), &user, spec(&w, &[]));
-    assert!(outcome.success, "{outcome:?}");
-    let cards = user.cards.borrow();
-    assert_eq!(cards.len(), 1, "{cards:?}");
-    assert!(cards[0].message.contains("Place order"), "{}", cards[0].message);
+    asks_once_about(&w, "Place order");
 }
 
 #[test]
