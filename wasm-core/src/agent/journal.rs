@@ -8,10 +8,10 @@
 
 use super::context::{JournalEntry, TaskContext};
 use super::{Ending, Journal, TaskOutcome};
+use crate::platform::{Store, StoreError};
 use crate::text::counted;
 use serde::{Deserialize, Serialize};
 use std::cell::Cell;
-use std::collections::BTreeMap;
 
 /// The key of the unfinished task's header.
 pub const ACTIVE_KEY: &str = "task:active";
@@ -25,23 +25,6 @@ pub enum JournalError {
     /// The store refused the write (the storage quota, a browser shutting down).
     #[error("storage: {0}")]
     Storage(#[from] StoreError),
-}
-
-/// A failure of the key-value store, in the browser's words.
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-#[error("{0}")]
-pub struct StoreError(pub String);
-
-/// A key-value store of JSON values.
-#[allow(async_fn_in_trait, reason = "single-threaded: wasm and the native tests need no Send")]
-pub trait Store {
-    /// The values of those `keys` that exist.
-    async fn get(&self, keys: &[String])
-    -> Result<BTreeMap<String, serde_json::Value>, StoreError>;
-    /// Writes all `items` in one operation.
-    async fn set(&self, items: Vec<(String, serde_json::Value)>) -> Result<(), StoreError>;
-    /// Removes `keys`.
-    async fn remove(&self, keys: &[String]) -> Result<(), StoreError>;
 }
 
 #[derive(Debug, Serialize, Deserialize)]

@@ -37,7 +37,7 @@ pub use interventions::{
     MAX_UPFRONT_QUESTIONS, ProgressReport, Reply, attention, hedges,
 };
 pub use journal::{
-    DamageReport, JournalError, Recovery, Store, StoreError, StoredJournal, interrupted_outcome,
+    DamageReport, JournalError, Recovery, StoredJournal, interrupted_outcome,
     load_active,
 };
 pub use output::{OutputMode, render_output};

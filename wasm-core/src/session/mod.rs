@@ -10,6 +10,7 @@ mod inert;
 mod limiter;
 mod notes;
 mod search;
+mod store;
 mod summary;
 mod tables;
 mod title;
@@ -24,6 +25,7 @@ pub use export::{export_name_hint, portable_prompt, table_csv, to_json, to_markd
 pub use limiter::{Limiter, Permit};
 pub use notes::context_provenance;
 pub use search::{SearchHit, SearchIndex};
+pub use store::{CURRENT_KEY, Listed, SessionStore};
 pub use summary::{Summary, extractive_summary, parse_summary, summary_request};
 pub use title::{MAX_TITLE_CHARS, MAX_TITLE_HISTORY, extractive_title, title_change};
 pub use toc::{MAX_TOC_CHARS, TocEntry, TurnWithNeighbours, toc, toc_line};

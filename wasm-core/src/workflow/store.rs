@@ -6,7 +6,7 @@
 use super::Workflow;
 use super::run::Heal;
 use super::schema::{ImportError, import_json, validate};
-use crate::agent::{Store, StoreError};
+use crate::platform::{Store, StoreError};
 use serde::{Deserialize, Serialize};
 
 /// The index's key.

@@ -385,39 +385,7 @@ fn edits_rename_parameters_everywhere_and_keep_what_the_user_keeps() {
     assert!(w.edited(&none).expect_err("empty").iter().any(|p| p.contains("no steps")));
 }
 
-/// `chrome.storage.local` stand-in; `full` refuses every write as the quota would.
-#[derive(Default)]
-pub struct MemStore {
-    pub map: RefCell<BTreeMap<String, serde_json::Value>>,
-    pub full: Cell<bool>,
-}
-
-impl crate::agent::Store for &MemStore {
-    async fn get(
-        &self,
-        keys: &[String],
-    ) -> Result<BTreeMap<String, serde_json::Value>, crate::agent::StoreError> {
-        let map = self.map.borrow();
-        Ok(keys.iter().filter_map(|k| Some((k.clone(), map.get(k)?.clone()))).collect())
-    }
-    async fn set(
-        &self,
-        items: Vec<(String, serde_json::Value)>,
-    ) -> Result<(), crate::agent::StoreError> {
-        if self.full.get() {
-            return Err(crate::agent::StoreError("Resource::kQuotaBytes quota exceeded".into()));
-        }
-        self.map.borrow_mut().extend(items);
-        Ok(())
-    }
-    async fn remove(&self, keys: &[String]) -> Result<(), crate::agent::StoreError> {
-        let mut map = self.map.borrow_mut();
-        for k in keys {
-            map.remove(k);
-        }
-        Ok(())
-    }
-}
+pub use crate::platform::memory::MemStore;
 
 #[test]
 fn the_store_lists_renames_duplicates_deletes_and_loses_nothing_when_full() {
@@ -440,7 +408,7 @@ fn the_store_lists_renames_duplicates_deletes_and_loses_nothing_when_full() {
 
     // Full storage: the save fails, what was stored stays byte for byte.
     let before = mem.map.borrow().clone();
-    mem.full.set(true);
+    mem.refuse_writes.set(true);
     let mut changed = w.clone();
     changed.name = "Changed".into();
     let err = block_on(store.save(&changed)).expect_err("full");
@@ -451,7 +419,7 @@ fn the_store_lists_renames_duplicates_deletes_and_loses_nothing_when_full() {
     let imported = block_on(store.import(&export_json(&w), "wf3".into(), 12.0));
     assert!(matches!(imported, Err(WorkflowError::Store(_))));
     assert_eq!(*mem.map.borrow(), before);
-    mem.full.set(false);
+    mem.refuse_writes.set(false);
 
     // A malformed import stores nothing.
     let err = block_on(store.import("{\"schema_version\": 1, \"name\": 3}", "wf4".into(), 13.0))

@@ -7,7 +7,8 @@ use crate::host_port::to_js;
 use std::collections::BTreeMap;
 use wasm_bindgen::JsValue;
 use wasm_bindgen_futures::JsFuture;
-use waymark_core::agent::{Recovery, Store, StoreError, StoredJournal};
+use waymark_core::agent::{Recovery, StoredJournal};
+use waymark_core::platform::{Store, StoreError};
 
 /// `chrome.storage.local`.
 #[derive(Clone, Copy, Debug, Default)]
@@ -52,6 +53,11 @@ impl Store for ChromeStore {
     async fn remove(&self, keys: &[String]) -> Result<(), StoreError> {
         let array: js_sys::Array = keys.iter().map(|k| JsValue::from_str(k)).collect();
         JsFuture::from(chrome::storage_remove(&array)).await.map(drop).map_err(store_error)
+    }
+
+    async fn keys(&self) -> Result<Vec<String>, StoreError> {
+        let keys = JsFuture::from(chrome::storage_keys()).await.map_err(store_error)?;
+        Ok(js_sys::Array::from(&keys).iter().filter_map(|k| k.as_string()).collect())
     }
 }
 

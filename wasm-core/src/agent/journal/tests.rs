@@ -5,48 +5,7 @@ use crate::action::{Action, ActionOutcome};
 use crate::agent::{StepRecord, TaskSpec};
 use crate::observation::Ref;
 use futures::executor::block_on;
-use std::cell::RefCell;
-
-/// `chrome.storage.local` stand-in; `broken` makes every call fail.
-#[derive(Default)]
-struct MemStore {
-    map: RefCell<BTreeMap<String, serde_json::Value>>,
-    broken: Cell<bool>,
-}
-
-impl MemStore {
-    fn check(&self) -> Result<(), StoreError> {
-        if self.broken.get() {
-            Err(StoreError("QUOTA_BYTES quota exceeded".into()))
-        } else {
-            Ok(())
-        }
-    }
-}
-
-impl Store for &MemStore {
-    async fn get(
-        &self,
-        keys: &[String],
-    ) -> Result<BTreeMap<String, serde_json::Value>, StoreError> {
-        self.check()?;
-        let map = self.map.borrow();
-        Ok(keys.iter().filter_map(|k| Some((k.clone(), map.get(k)?.clone()))).collect())
-    }
-    async fn set(&self, items: Vec<(String, serde_json::Value)>) -> Result<(), StoreError> {
-        self.check()?;
-        self.map.borrow_mut().extend(items);
-        Ok(())
-    }
-    async fn remove(&self, keys: &[String]) -> Result<(), StoreError> {
-        self.check()?;
-        let mut map = self.map.borrow_mut();
-        for k in keys {
-            map.remove(k);
-        }
-        Ok(())
-    }
-}
+use crate::platform::memory::MemStore;
 
 fn record(step: u32, description: &str) -> StepRecord {
     StepRecord {
@@ -180,16 +139,16 @@ fn an_unreadable_header_is_reported_and_only_the_header_is_cleared() {
 fn storage_that_cannot_be_read_is_reported_and_the_journal_kept_for_the_next_start() {
     let store = MemStore::default();
     write_task(&store);
-    store.broken.set(true);
+    store.refuse_reads.set(true);
     let (journal, report) = damaged(block_on(load_active(&store)));
     assert!(journal.is_none());
     assert!(matches!(report.damage, Damage::Store(_)));
     assert!(
-        report.notice().contains("could not be read from storage (QUOTA_BYTES"),
+        report.notice().contains("could not be read from storage (IO error"),
         "{}",
         report.notice()
     );
-    store.broken.set(false);
+    store.refuse_reads.set(false);
     assert!(matches!(block_on(load_active(&store)), Recovery::Resume { .. }));
 }
 
@@ -217,11 +176,11 @@ fn a_task_whose_end_was_read_is_recorded_as_it_ended_despite_a_lost_entry() {
 fn a_refused_write_keeps_its_kind() {
     let store = MemStore::default();
     let journal = StoredJournal::new(&store, "t2".into(), 1);
-    store.broken.set(true);
+    store.refuse_writes.set(true);
     let e = block_on(journal.write(&JournalEntry::StepBegun { step: 1 })).expect_err("refused");
     assert!(matches!(e, JournalError::Storage(_)));
-    assert_eq!(e.to_string(), "storage: QUOTA_BYTES quota exceeded");
-    store.broken.set(false);
+    assert_eq!(e.to_string(), "storage: Resource::kQuotaBytes quota exceeded");
+    store.refuse_writes.set(false);
     block_on(journal.write(&JournalEntry::StepBegun { step: 1 })).expect("written");
     assert!(store.map.borrow().contains_key(&entry_key("t2", 1)), "the failed write took no seq");
 }
