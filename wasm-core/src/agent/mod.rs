@@ -37,8 +37,7 @@ pub use interventions::{
     MAX_UPFRONT_QUESTIONS, ProgressReport, Reply, attention, hedges,
 };
 pub use journal::{
-    DamageReport, JournalError, Recovery, StoredJournal, interrupted_outcome,
-    load_active,
+    DamageReport, JournalError, Recovery, StoredJournal, interrupted_outcome, load_active,
 };
 pub use output::{OutputMode, render_output};
 pub use parse::{Call, NavigatorAnswer, ParseError, extract_json, parse_actions, parse_answer};

@@ -376,7 +376,7 @@ impl<S: Store> SessionDesk<S> {
         }
         if self.session.borrow().id != id {
             let Some(session) = self.find(state, id).await else { return false };
-            let _ = self.switch_to(state, session).await;
+            self.switch(state, session).await;
         }
         self.refresh(state);
         true
@@ -384,6 +384,12 @@ impl<S: Store> SessionDesk<S> {
 
     /// Makes `session` the current one, whatever the panel shows.
     pub async fn switch_to(&self, state: &RefCell<PanelState>, session: Session) -> Redraw {
+        self.switch(state, session).await;
+        self.refresh(state);
+        Redraw::Session
+    }
+
+    async fn switch(&self, state: &RefCell<PanelState>, session: Session) {
         if self.session.borrow().id != session.id {
             if let Err(e) = self.store.set_current(&session.id).await {
                 self.tell_write_failed(state, "which session is current", &e);
@@ -392,8 +398,6 @@ impl<S: Store> SessionDesk<S> {
             *self.session.borrow_mut() = session;
             clear_task_view(state);
         }
-        self.refresh(state);
-        Redraw::Session
     }
 
     /// Renames a session (current or not); the user's title sticks.
@@ -408,8 +412,7 @@ impl<S: Store> SessionDesk<S> {
             *self.session.borrow_mut() = session.clone();
         }
         if let Err(e) = self.store.save_meta(&session, current).await {
-            state.borrow_mut().storage_error =
-                Some(format!("Could not save the new title ({e})."));
+            state.borrow_mut().storage_error = Some(format!("Could not save the new title ({e})."));
         }
         self.remember(&session);
         if let Some(index) = self.index.borrow_mut().as_mut() {
@@ -478,10 +481,8 @@ impl<S: Store> SessionDesk<S> {
             return Redraw::View;
         }
         let only = current_only.then(|| self.session.borrow().id.clone());
-        let hits = match self.index.borrow().as_ref() {
-            Some(index) => Some(index.search(&query, only.as_deref(), SEARCH_LIMIT)),
-            None => None,
-        };
+        let hits =
+            self.index.borrow().as_ref().map(|i| i.search(&query, only.as_deref(), SEARCH_LIMIT));
         let hits = match hits {
             Some(hits) => hits,
             None => {

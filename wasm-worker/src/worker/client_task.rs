@@ -6,7 +6,8 @@
 
 use super::bridge::Tabs;
 use super::env::BrowserEnv;
-use super::journal::{ChromeStore, StorageJournal};
+use super::journal::StorageJournal;
+use super::storage::ChromeStore;
 use super::task::{self, TaskEventSink};
 use super::{Worker, sessions};
 use std::rc::Rc;
@@ -43,7 +44,7 @@ impl TaskEvents for ProgressSink {
 /// it), else a new one.
 async fn open_session(w: &Rc<Worker>, id: Option<String>) -> Result<(), BridgeFailure> {
     let Some(id) = id else {
-        sessions::start_new(w);
+        sessions::start_new(w).await;
         return Ok(());
     };
     let Some(session) = sessions::find(w, &id).await else {
@@ -72,9 +73,9 @@ pub(super) async fn run(
     let tab = session.work_tab(&browser).await?;
     open_session(w, continue_id).await?;
     let spec = TaskSpec {
-        session_context: sessions::context_for_next_task(w),
-        session_provenance: sessions::provenance_for_next_task(w),
-        recallable: sessions::recallable_for_next_task(w),
+        session_context: w.sessions.context_for_next_task(),
+        session_provenance: w.sessions.provenance_for_next_task(),
+        recallable: w.sessions.recallable_for_next_task(),
         ..spec
     };
     {

@@ -16,7 +16,11 @@ const GUIDE_KEY: &str = "panel:guide";
 /// Loads the guide's progress and works out this machine's install command.
 pub(super) async fn load(w: &Rc<Worker>) {
     let stored = storage::load_json::<Guide>(GUIDE_KEY).await;
-    let earlier_tasks = stored.is_none() && storage::list_metas().await.iter().any(|m| m.turns > 0);
+    let earlier_tasks = stored.is_none()
+        && waymark_core::session::SessionStore::new(storage::ChromeStore)
+            .list()
+            .await
+            .is_ok_and(|l| l.metas.iter().any(|m| m.turns > 0));
     let guide = Guide::on_load(stored, earlier_tasks);
     let platform = match JsFuture::from(chrome::platform_info()).await {
         Ok(info) => serde_wasm_bindgen::from_value::<Platform>(info).ok(),

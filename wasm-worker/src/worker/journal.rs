@@ -1,65 +1,12 @@
-//! The running task's journal in `chrome.storage.local`: the [`Store`] the agent's
+//! The running task's journal in `chrome.storage.local`: the store the agent's
 //! [`StoredJournal`] writes to (the layout and what a damaged journal means are decided in
 //! `waymark_core::agent::journal`, natively tested).
 
-use super::chrome;
-use crate::host_port::to_js;
-use std::collections::BTreeMap;
-use wasm_bindgen::JsValue;
-use wasm_bindgen_futures::JsFuture;
+use super::storage::ChromeStore;
 use waymark_core::agent::{Recovery, StoredJournal};
-use waymark_core::platform::{Store, StoreError};
-
-/// `chrome.storage.local`.
-#[derive(Clone, Copy, Debug, Default)]
-pub(super) struct ChromeStore;
 
 /// The journal of a task in `chrome.storage.local`.
 pub(super) type StorageJournal = StoredJournal<ChromeStore>;
-
-fn store_error(e: JsValue) -> StoreError {
-    StoreError(crate::js_message(&e))
-}
-
-impl Store for ChromeStore {
-    async fn get(
-        &self,
-        keys: &[String],
-    ) -> Result<BTreeMap<String, serde_json::Value>, StoreError> {
-        let array: js_sys::Array = keys.iter().map(|k| JsValue::from_str(k)).collect();
-        let got = JsFuture::from(chrome::storage_get(&array)).await.map_err(store_error)?;
-        let mut values = BTreeMap::new();
-        for key in keys {
-            let value = js_sys::Reflect::get(&got, &JsValue::from_str(key)).map_err(store_error)?;
-            if value.is_undefined() {
-                continue;
-            }
-            // A value that is not JSON data counts as unreadable (the journal reports it).
-            let json = serde_wasm_bindgen::from_value(value).unwrap_or(serde_json::Value::Null);
-            values.insert(key.clone(), json);
-        }
-        Ok(values)
-    }
-
-    async fn set(&self, items: Vec<(String, serde_json::Value)>) -> Result<(), StoreError> {
-        let object = js_sys::Object::new();
-        for (key, value) in items {
-            let value = to_js(&value).map_err(StoreError)?;
-            js_sys::Reflect::set(&object, &JsValue::from_str(&key), &value).map_err(store_error)?;
-        }
-        JsFuture::from(chrome::storage_set(&object)).await.map(drop).map_err(store_error)
-    }
-
-    async fn remove(&self, keys: &[String]) -> Result<(), StoreError> {
-        let array: js_sys::Array = keys.iter().map(|k| JsValue::from_str(k)).collect();
-        JsFuture::from(chrome::storage_remove(&array)).await.map(drop).map_err(store_error)
-    }
-
-    async fn keys(&self) -> Result<Vec<String>, StoreError> {
-        let keys = JsFuture::from(chrome::storage_keys()).await.map_err(store_error)?;
-        Ok(js_sys::Array::from(&keys).iter().filter_map(|k| k.as_string()).collect())
-    }
-}
 
 /// What the previous worker left of an unfinished task.
 pub(super) async fn load_active() -> Recovery<ChromeStore> {

@@ -26,24 +26,16 @@ use wasm_bindgen::prelude::*;
 use wasm_bindgen_futures::spawn_local;
 use waymark_core::panel::{PanelRequest, PanelState, TaskView};
 use waymark_core::protocol::{ExportFormat, TrackedValues};
-use waymark_core::session::{Limiter, SearchIndex, Session, SessionMeta};
 
 /// The worker's state: one per service-worker lifetime.
 struct Worker {
     host: Rc<HostClient>,
     panels: RefCell<Vec<Port>>,
     state: RefCell<PanelState>,
-    session: RefCell<Session>,
+    /// The sessions: the current one, the list, search (decided in `waymark_core::app`).
+    sessions: sessions::Desk,
     /// The running task's controls (pause, stop, answers), if a task runs.
     controls: RefCell<Option<Rc<waymark_core::agent::Controls>>>,
-    /// Headers of every stored session, for the session list.
-    metas: RefCell<Vec<SessionMeta>>,
-    /// Search index over every session, built on the first search.
-    index: RefCell<Option<SearchIndex>>,
-    /// Turns whose storage write failed, retried with the next write: `(session id, turn)`.
-    unsaved: RefCell<Vec<(String, u32)>>,
-    /// Bounds the background summary calls.
-    summaries: Limiter,
     /// External agents' calls (the bridge).
     bridge: bridge::BridgeState,
     /// Saved workflows, the one in the editor, the last run's healed steps.
@@ -69,12 +61,8 @@ fn worker() -> Rc<Worker> {
                     host: host.clone(),
                     panels: RefCell::new(Vec::new()),
                     state: RefCell::new(PanelState::default()),
-                    session: RefCell::new(Session::default()),
+                    sessions: sessions::Desk::new(storage::ChromeStore),
                     controls: RefCell::new(None),
-                    metas: RefCell::new(Vec::new()),
-                    index: RefCell::new(None),
-                    unsaved: RefCell::new(Vec::new()),
-                    summaries: Limiter::new(sessions::MAX_SUMMARY_CALLS),
                     bridge: bridge::BridgeState::default(),
                     workflows: workflows::WorkflowsState::default(),
                     routines: routines::RoutinesState::default(),
@@ -324,17 +312,14 @@ pub fn sw_panel_message(port: Port, msg: JsValue) {
             }
             w.broadcast();
         }
-        PanelRequest::NewSession | PanelRequest::ClearSession => sessions::new_session(&w),
-        PanelRequest::ContinueSession { id } => spawn_local(async move {
-            sessions::continue_session(w, id).await;
-        }),
+        PanelRequest::NewSession | PanelRequest::ClearSession => {
+            spawn_local(sessions::new_session(w))
+        }
+        PanelRequest::ContinueSession { id } => spawn_local(sessions::continue_session(w, id)),
         PanelRequest::RenameSession { id, title } => spawn_local(sessions::rename(w, id, title)),
         PanelRequest::DeleteSession { id } => sessions::ask_delete(&w, &id),
         PanelRequest::ConfirmDelete { id } => spawn_local(sessions::delete(w, id)),
-        PanelRequest::CancelDelete => {
-            w.state.borrow_mut().confirm_delete = None;
-            w.broadcast();
-        }
+        PanelRequest::CancelDelete => sessions::cancel_delete(&w),
         PanelRequest::DismissCrash => {
             w.state.borrow_mut().crash = None;
             w.broadcast();

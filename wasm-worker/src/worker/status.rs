@@ -140,7 +140,7 @@ fn usage_key(session_id: &str) -> String {
 
 /// Keeps the session's usage with the current session: when it changed, loads the new one's.
 pub(super) fn follow_session(w: &Rc<Worker>) {
-    let id = w.session.borrow().id.clone();
+    let id = w.sessions.current().id.clone();
     {
         let mut state = w.state.borrow_mut();
         if state.usage_session_id == id {

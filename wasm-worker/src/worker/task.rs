@@ -2,8 +2,9 @@
 //! write-ahead journal, records the turn; resumes a task a killed worker left behind.
 
 use super::env::BrowserEnv;
-use super::journal::{self, ChromeStore, StorageJournal};
+use super::journal::{self, StorageJournal};
 use super::status::MeteredLlm;
+use super::storage::ChromeStore;
 use super::{Worker, interventions, sessions};
 use crate::tab::TabPage;
 use std::collections::BTreeMap;
@@ -143,8 +144,8 @@ pub(super) async fn run_to_end(w: Rc<Worker>, opts: StartOptions) -> agent::Task
             resources: opts.resources,
             max_steps: opts.max_steps.unwrap_or(agent::DEFAULT_MAX_STEPS),
             session_context: session_context(&w),
-            session_provenance: sessions::provenance_for_next_task(&w),
-            recallable: sessions::recallable_for_next_task(&w),
+            session_provenance: w.sessions.provenance_for_next_task(),
+            recallable: w.sessions.recallable_for_next_task(),
             output: opts.mode,
             allowed_sites: opts.allowed_sites,
             ..TaskSpec::new(opts.prompt)
@@ -333,7 +334,7 @@ async fn clear_journal(journal: &StorageJournal) {
 
 /// Earlier tasks' findings for the prompt, from the session module.
 fn session_context(w: &Rc<Worker>) -> Option<String> {
-    sessions::context_for_next_task(w)
+    w.sessions.context_for_next_task()
 }
 
 /// Fresh controls for a task, wired to the panel view, the attention signals and the network
@@ -389,7 +390,7 @@ pub(super) async fn finish(
     ctx: &TaskContext,
     outcome: agent::TaskOutcome,
     journal: &StorageJournal,
-) -> Option<sessions::StoredTurn> {
+) -> Option<waymark_core::app::StoredTurn> {
     *w.controls.borrow_mut() = None;
     interventions::signal(&w.state.borrow().interventions, None);
     super::workflows::note_reviewed(w, ctx).await;

@@ -5,7 +5,7 @@
 //! data between it, storage, the host and the panel.
 
 use super::env::BrowserEnv;
-use super::journal::ChromeStore;
+use super::storage::ChromeStore;
 use super::{Worker, storage, task};
 use serde::{Deserialize, Serialize};
 use std::cell::RefCell;
@@ -14,10 +14,11 @@ use std::rc::Rc;
 use wasm_bindgen_futures::spawn_local;
 use waymark_core::action::Refuser;
 use waymark_core::agent::{
-    Ending, Env, OutputMode, Store, TaskContext, TaskEvent, TaskEvents, TaskOutcome,
+    Ending, Env, OutputMode, TaskContext, TaskEvent, TaskEvents, TaskOutcome,
 };
 use waymark_core::panel::workflows::{self as view, WorkflowExport};
 use waymark_core::panel::{PanelRequest, TaskView};
+use waymark_core::platform::Store;
 use waymark_core::protocol::{
     BridgeFailure, BridgeFailureKind, BridgeOutput, ExportFormat, ExportWrite,
 };
@@ -218,7 +219,7 @@ pub(super) async fn handle(w: Rc<Worker>, request: PanelRequest) {
 
 /// A draft from turn `turn` of the current session opens in the editor (nothing is stored).
 fn save_as(w: &Rc<Worker>, turn: u32, now: f64) {
-    let task = w.session.borrow().turn(turn).cloned();
+    let task = w.sessions.current().turn(turn).cloned();
     let Some(task) = task else {
         return set_error(w, format!("Task {turn} is not in this session."));
     };

@@ -4,8 +4,8 @@ use super::*;
 use crate::action::{Action, ActionOutcome};
 use crate::agent::{StepRecord, TaskSpec};
 use crate::observation::Ref;
-use futures::executor::block_on;
 use crate::platform::memory::MemStore;
+use futures::executor::block_on;
 
 fn record(step: u32, description: &str) -> StepRecord {
     StepRecord {

@@ -79,13 +79,26 @@ impl Fixture {
         desk
     }
     /// Runs a task to its end as the worker does: shown, recorded, summarised.
-    fn finish(&self, desk: &SessionDesk<&MemStore>, prompt: &str, answer: &str, model: &Summariser) {
+    fn finish(
+        &self,
+        desk: &SessionDesk<&MemStore>,
+        prompt: &str,
+        answer: &str,
+        model: &Summariser,
+    ) {
         let mut view = TaskView::started(prompt);
         view.running = false;
         self.state.borrow_mut().task = Some(view);
         let taint = TaintLedger::default();
         let stored = block_on(desk.record(
-            &self.state, &&self.sink, &self.clock, prompt, &outcome(answer), &taint, None, None,
+            &self.state,
+            &&self.sink,
+            &self.clock,
+            prompt,
+            &outcome(answer),
+            &taint,
+            None,
+            None,
         ))
         .expect("a task's turn waits for its summary");
         block_on(desk.summarise(&self.state, model, &&self.sink, stored));
@@ -124,7 +137,12 @@ fn the_first_start_makes_a_new_session_and_a_restart_finds_it_with_its_turns() {
 fn a_model_that_fails_leaves_the_extractive_summary_and_the_session_untitled_by_it() {
     let fx = Fixture::new();
     let desk = fx.started();
-    fx.finish(&desk, "compare the two plans", "Plan B is cheaper. It has more seats.", &Summariser(None));
+    fx.finish(
+        &desk,
+        "compare the two plans",
+        "Plan B is cheaper. It has more seats.",
+        &Summariser(None),
+    );
     let session = desk.current();
     let turn = session.turn(1).expect("recorded");
     assert!(!turn.summarised_by_model);
@@ -204,13 +222,13 @@ fn continuing_and_jumping_switch_sessions_and_focus_the_turn() {
     assert_eq!(desk.current().id, "old");
     assert!(!block_on(desk.continue_session(&fx.state, "missing")));
     assert_eq!(desk.current().id, "old");
-    let _ = block_on(desk.start_new(&fx.state, &fx.clock));
+    assert_eq!(block_on(desk.start_new(&fx.state, &fx.clock)), Redraw::Session);
     assert_eq!(block_on(desk.jump(&fx.state, Some("old"), 2)), Redraw::Session);
     assert_eq!(desk.current().id, "old");
     let focus = fx.state.borrow().focus.clone().expect("focused");
     assert_eq!(focus.turn.turn, 2);
     fx.state.borrow_mut().task = Some(TaskView::started("busy"));
-    let _ = block_on(desk.jump(&fx.state, Some("other"), 1));
+    assert_eq!(block_on(desk.jump(&fx.state, Some("other"), 1)), Redraw::View);
     assert_eq!(desk.current().id, "old", "never switched under a running task");
 }
 
@@ -226,7 +244,7 @@ fn a_rename_sticks_over_the_model_title_in_the_current_and_in_a_stored_session()
     assert_eq!(stored.title, "My research");
     assert!(fx.state.borrow().sessions.iter().any(|s| s.title == "My research"));
     let id = desk.current().id.clone();
-    let _ = block_on(desk.rename(&fx.state, &id, "Mine"));
+    assert_eq!(block_on(desk.rename(&fx.state, &id, "Mine")), Redraw::Session);
     fx.finish(&desk, "find flights", "89 EUR", &TITLED);
     assert_eq!(desk.current().title, "Mine", "the user's title sticks");
     assert_eq!(block_on(desk.rename(&fx.state, &id, "Mine")), Redraw::Nothing);
@@ -242,33 +260,36 @@ fn a_deletion_needs_its_confirmation_spares_the_running_task_and_replaces_the_cu
     // Unconfirmed: nothing happens.
     assert_eq!(block_on(desk.delete(&fx.state, &fx.clock, "old")), Redraw::View);
     assert!(fx.mem.map.borrow().contains_key(&Session::meta_key("old")));
-    let _ = desk.ask_delete(&fx.state, "old");
+    assert_eq!(desk.ask_delete(&fx.state, "old"), Redraw::View);
     assert_eq!(fx.state.borrow().confirm_delete.as_ref().map(|c| c.id.as_str()), Some("old"));
-    let _ = desk.cancel_delete(&fx.state);
+    assert_eq!(desk.cancel_delete(&fx.state), Redraw::View);
     assert_eq!(block_on(desk.delete(&fx.state, &fx.clock, "old")), Redraw::View);
-    let _ = desk.ask_delete(&fx.state, "old");
+    assert_eq!(desk.ask_delete(&fx.state, "old"), Redraw::View);
     assert_eq!(block_on(desk.delete(&fx.state, &fx.clock, "old")), Redraw::Session);
     assert!(fx.mem.map.borrow().keys().all(|k| !k.contains("old")));
     assert!(fx.state.borrow().sessions.iter().all(|s| s.id != "old"));
     // The current one, while a task runs: kept; after it: replaced by a fresh session.
     fx.finish(&desk, "a task", "done", &Summariser(None));
     let current = desk.current().id.clone();
-    let _ = desk.ask_delete(&fx.state, &current);
+    assert_eq!(desk.ask_delete(&fx.state, &current), Redraw::View);
     fx.state.borrow_mut().task = Some(TaskView::started("busy"));
-    let _ = block_on(desk.delete(&fx.state, &fx.clock, &current));
+    assert_eq!(block_on(desk.delete(&fx.state, &fx.clock, &current)), Redraw::View);
     assert_eq!(desk.current().id, current);
     fx.state.borrow_mut().task = None;
-    let _ = desk.ask_delete(&fx.state, &current);
-    let _ = block_on(desk.delete(&fx.state, &fx.clock, &current));
+    assert_eq!(desk.ask_delete(&fx.state, &current), Redraw::View);
+    assert_eq!(block_on(desk.delete(&fx.state, &fx.clock, &current)), Redraw::Session);
     assert_ne!(desk.current().id, current);
     assert!(fx.mem.map.borrow().keys().all(|k| !k.contains(&current)));
     // A refused removal is told and the session stays.
-    let _ = desk.ask_delete(&fx.state, "nothing-here");
+    assert_eq!(desk.ask_delete(&fx.state, "nothing-here"), Redraw::View);
     fx.mem.refuse_writes.set(true);
     let id = desk.current().id.clone();
-    fx.state.borrow_mut().sessions.push(crate::panel::SessionListItem { id: id.clone(), ..Default::default() });
-    let _ = desk.ask_delete(&fx.state, &id);
-    let _ = block_on(desk.delete(&fx.state, &fx.clock, &id));
+    fx.state
+        .borrow_mut()
+        .sessions
+        .push(crate::panel::SessionListItem { id: id.clone(), ..Default::default() });
+    assert_eq!(desk.ask_delete(&fx.state, &id), Redraw::View);
+    assert_eq!(block_on(desk.delete(&fx.state, &fx.clock, &id)), Redraw::View);
     assert!(fx.error().is_some_and(|e| e.contains("Could not delete the session")));
     assert_eq!(desk.current().id, id);
 }
@@ -283,17 +304,17 @@ fn search_finds_turns_of_every_session_and_tells_when_the_others_cannot_be_read(
     fx.finish(&desk, "find the Lisbon flights", "89 EUR", &Summariser(None));
     // The index is not built yet and storage cannot be read: the current session is searched.
     fx.mem.refuse_reads.set(true);
-    let _ = block_on(desk.search(&fx.state, "item".into(), false));
+    assert_eq!(block_on(desk.search(&fx.state, "item".into(), false)), Redraw::View);
     assert!(fx.error().is_some_and(|e| e.contains("for the search")));
     assert!(fx.state.borrow().search.as_ref().is_some_and(|s| s.hits.is_empty()));
     fx.mem.refuse_reads.set(false);
-    let _ = block_on(desk.search(&fx.state, "item".into(), false));
+    assert_eq!(block_on(desk.search(&fx.state, "item".into(), false)), Redraw::View);
     let hits = fx.state.borrow().search.clone().expect("searched").hits;
     assert!(!hits.is_empty() && hits.iter().all(|h| h.session_id == "old"), "{hits:?}");
-    let _ = block_on(desk.search(&fx.state, "Lisbon".into(), true));
+    assert_eq!(block_on(desk.search(&fx.state, "Lisbon".into(), true)), Redraw::View);
     let hits = fx.state.borrow().search.clone().expect("searched").hits;
     assert!(!hits.is_empty() && hits.iter().all(|h| h.session_id != "old"), "{hits:?}");
-    let _ = block_on(desk.search(&fx.state, "  ".into(), false));
+    assert_eq!(block_on(desk.search(&fx.state, "  ".into(), false)), Redraw::View);
     assert!(fx.state.borrow().search.is_none());
 }
 
@@ -303,8 +324,14 @@ fn a_workflow_run_keeps_its_extractive_summary_and_sends_its_transcript_at_once(
     let desk = fx.started();
     let ran = crate::session::RanWorkflow { id: "w1".into(), name: "invoice".into(), healed: 0 };
     let stored = block_on(desk.record(
-        &fx.state, &&fx.sink, &fx.clock, "run invoice", &outcome("done"), &TaintLedger::default(),
-        None, Some(ran),
+        &fx.state,
+        &&fx.sink,
+        &fx.clock,
+        "run invoice",
+        &outcome("done"),
+        &TaintLedger::default(),
+        None,
+        Some(ran),
     ));
     assert!(stored.is_none(), "no summary call");
     assert_eq!(fx.sink.0.borrow().len(), 1);
@@ -319,12 +346,18 @@ fn a_summary_for_a_session_no_longer_current_lands_in_that_session() {
     view.running = false;
     fx.state.borrow_mut().task = Some(view);
     let stored = block_on(desk.record(
-        &fx.state, &&fx.sink, &fx.clock, "find flights", &outcome("89 EUR"), &TaintLedger::default(),
-        None, None,
+        &fx.state,
+        &&fx.sink,
+        &fx.clock,
+        "find flights",
+        &outcome("89 EUR"),
+        &TaintLedger::default(),
+        None,
+        None,
     ))
     .expect("waits for its summary");
     let first = stored.session_id.clone();
-    let _ = block_on(desk.start_new(&fx.state, &fx.clock));
+    assert_eq!(block_on(desk.start_new(&fx.state, &fx.clock)), Redraw::Session);
     block_on(desk.summarise(&fx.state, &TITLED, &&fx.sink, stored));
     let back = block_on(SessionStore::new(&fx.mem).load(&first)).expect("read").expect("stored");
     assert_eq!(back.title, "Flights to Lisbon");

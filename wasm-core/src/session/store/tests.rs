@@ -11,7 +11,10 @@ fn a_saved_session_reads_back_whole_and_becomes_current() {
     let sessions = SessionStore::new(&mem);
     let session = session_of(3);
     block_on(sessions.save_turns(&session, &[1, 2, 3], true)).expect("saved");
-    assert_eq!(block_on(sessions.current_id()).expect("read").as_deref(), Some(session.id.as_str()));
+    assert_eq!(
+        block_on(sessions.current_id()).expect("read").as_deref(),
+        Some(session.id.as_str())
+    );
     let back = block_on(sessions.load_current()).expect("read").expect("stored");
     assert_eq!(back, session);
     let listed = block_on(sessions.list()).expect("listed");
