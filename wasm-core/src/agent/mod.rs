@@ -246,6 +246,21 @@ pub struct TaskOutcome {
     pub ending: Ending,
 }
 
+impl TaskOutcome {
+    /// A task that failed before its first step: `message` is its answer and its error.
+    pub fn failed_at_start(message: String) -> Self {
+        Self {
+            answer: message.clone(),
+            success: false,
+            error: Some(message),
+            steps: Vec::new(),
+            step_count: 0,
+            elapsed_ms: 0.0,
+            ending: Ending::Failed,
+        }
+    }
+}
+
 /// How a task ended: typed where it ends, never read back from the answer's words.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]

@@ -7,5 +7,7 @@
 //! traits and redraws the panel when told to.
 
 mod sessions;
+mod workflows;
 
 pub use sessions::{MAX_SUMMARY_CALLS, Redraw, SessionDesk, StoredTurn};
+pub use workflows::{HEALS_KEY, PromptRun, WorkflowDesk, WorkflowEffect, bridge_result, new_id};

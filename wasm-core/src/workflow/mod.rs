@@ -490,4 +490,4 @@ impl Workflow {
 #[cfg(test)]
 mod fuzz_tests;
 #[cfg(test)]
-mod tests;
+pub(crate) mod tests;

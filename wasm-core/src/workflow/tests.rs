@@ -15,7 +15,7 @@ use crate::agent::{
 use crate::protocol::{ErrorBody, LlmCompletion, LlmRequest, ToolCall};
 use crate::session::TaskRecord;
 use futures::executor::block_on;
-use shop::{Shop, Variant};
+pub use shop::{Shop, Variant};
 use std::cell::{Cell, RefCell};
 use std::collections::VecDeque;
 

@@ -39,7 +39,7 @@ struct Worker {
     /// External agents' calls (the bridge).
     bridge: bridge::BridgeState,
     /// Saved workflows, the one in the editor, the last run's healed steps.
-    workflows: workflows::WorkflowsState,
+    workflows: workflows::Desk,
     /// Routines: saved workflows on a schedule.
     routines: routines::RoutinesState,
     /// Teach by showing: the recording in progress.
@@ -64,7 +64,7 @@ fn worker() -> Rc<Worker> {
                     sessions: sessions::Desk::new(storage::ChromeStore),
                     controls: RefCell::new(None),
                     bridge: bridge::BridgeState::default(),
-                    workflows: workflows::WorkflowsState::default(),
+                    workflows: workflows::Desk::new(storage::ChromeStore),
                     routines: routines::RoutinesState::default(),
                     recording: recording::RecordingState::default(),
                     secrets: RefCell::new(None),

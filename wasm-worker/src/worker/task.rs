@@ -166,15 +166,7 @@ pub(super) async fn run_to_end(w: Rc<Worker>, opts: StartOptions) -> agent::Task
         Err(e) => {
             let msg =
                 format!("Could not save the task before starting it ({e}); nothing was done.");
-            let outcome = agent::TaskOutcome {
-                answer: msg.clone(),
-                success: false,
-                error: Some(msg),
-                steps: vec![],
-                step_count: 0,
-                elapsed_ms: 0.0,
-                ending: agent::Ending::Failed,
-            };
+            let outcome = agent::TaskOutcome::failed_at_start(msg);
             TaskEventSink(w.clone()).emit(TaskEvent::Finished(outcome.clone()));
             // The attempt is still a turn of the session (kept in memory, stored when storage
             // accepts writes again), so the user sees what happened and loses nothing.
