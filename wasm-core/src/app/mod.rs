@@ -1,13 +1,350 @@
 //! The application behind the side panel, as the worker runs it: what a panel request does to
-//! the stored data and to what the panel shows.
+//! the stored data and to what the panel shows, and what the worker must then do.
 //!
-//! Why here and not in the worker: these are decisions (when a session may change, what a
-//! failed read or write tells the user, what is retried), so they are tested natively against
-//! in-memory fakes of the platform (`crate::platform`); the worker only implements those
-//! traits and redraws the panel when told to.
+//! Why here and not in the worker: these are decisions (when a task or a session may change,
+//! what a failed read or write tells the user, what is retried), so they are tested natively
+//! against in-memory fakes of the platform (`crate::platform`). The worker implements those
+//! traits and carries out the [`Effect`]s [`App::handle`] returns.
 
 mod sessions;
 mod workflows;
 
 pub use sessions::{MAX_SUMMARY_CALLS, Redraw, SessionDesk, StoredTurn};
 pub use workflows::{HEALS_KEY, PromptRun, WorkflowDesk, WorkflowEffect, bridge_result, new_id};
+
+use crate::agent::{Controls, Env, InterventionSettings, OutputMode, TaskOutcome};
+use crate::panel::{PanelRequest, PanelState, TaskView};
+use crate::platform::{Store, StoreError};
+use crate::protocol::ExportWrite;
+use crate::safety::TaintLedger;
+use crate::workflow::WorkflowRun;
+use std::cell::RefCell;
+use std::collections::BTreeMap;
+use std::rc::Rc;
+
+/// Where the prompt history is kept.
+pub const HISTORY_KEY: &str = "panel:prompt_history";
+
+/// Where the intervention and attention settings are kept.
+pub const INTERVENTIONS_KEY: &str = "settings:interventions";
+
+/// A task the user asked for, ready to start on the tab they look at.
+#[derive(Debug, Clone, PartialEq)]
+pub struct TaskStart {
+    /// The user's words.
+    pub prompt: String,
+    /// How the answer is shown.
+    pub mode: OutputMode,
+    /// The user's step limit, if any.
+    pub max_steps: Option<u32>,
+    /// Pause before every step.
+    pub step_mode: bool,
+    /// Files the task may upload: name → path on the host's side.
+    pub resources: BTreeMap<String, String>,
+    /// Sites the user allowed beyond the task's own.
+    pub allowed_sites: Vec<String>,
+}
+
+/// What the worker does after a request, in order.
+#[derive(Debug, Clone, PartialEq)]
+#[must_use = "the worker must carry out what the request asked for"]
+pub enum Effect {
+    /// Send the panels the state (see [`Redraw`]).
+    Redraw(Redraw),
+    /// Ask the host how it is (a panel said hello).
+    RefreshHost,
+    /// Start this task (its view is shown already).
+    StartTask(Box<TaskStart>),
+    /// Start this workflow run.
+    StartRun {
+        /// The bound run.
+        run: Box<WorkflowRun>,
+        /// How its answer is shown.
+        mode: OutputMode,
+    },
+    /// A task ended before it began (its view is shown already): announce its outcome.
+    EndedAtStart(TaskOutcome),
+    /// Write a workflow's file through the host, then report with
+    /// [`WorkflowDesk::exported`].
+    ExportWorkflow {
+        /// The workflow's name.
+        name: String,
+        /// The file.
+        write: ExportWrite,
+    },
+    /// The guide is finished (the sample task starts).
+    FinishGuide,
+    /// A request the app does not decide yet: the worker's module for it does.
+    Worker(Box<PanelRequest>),
+}
+
+/// The application: what the panels show, the sessions, the workflows, the running task's
+/// controls.
+pub struct App<S> {
+    /// What the panels show.
+    pub state: RefCell<PanelState>,
+    /// The sessions.
+    pub sessions: SessionDesk<S>,
+    /// The saved workflows and the editor.
+    pub workflows: WorkflowDesk<S>,
+    /// The running task's controls (pause, stop, answers), if a task runs.
+    pub controls: RefCell<Option<Rc<Controls>>>,
+    /// The last finished task's ledger, for the panel's "show this secret" (memory only).
+    pub secrets: RefCell<Option<TaintLedger>>,
+    store: S,
+}
+
+fn running(state: &RefCell<PanelState>) -> bool {
+    state.borrow().task.as_ref().is_some_and(|t| t.running)
+}
+
+impl<S: Store + Clone> App<S> {
+    /// The app over `store`; [`App::start`] loads what it keeps.
+    pub fn new(store: S) -> Self {
+        Self {
+            state: RefCell::new(PanelState::default()),
+            sessions: SessionDesk::new(store.clone()),
+            workflows: WorkflowDesk::new(store.clone()),
+            controls: RefCell::new(None),
+            secrets: RefCell::new(None),
+            store,
+        }
+    }
+
+    /// Loads the sessions, the workflows and the intervention settings (worker start).
+    pub async fn start(&self, env: &impl Env) -> Redraw {
+        let shown = self.sessions.start(&self.state, env).await;
+        self.workflows.load(&self.state).await;
+        if let Some(settings) = self.load::<InterventionSettings>(INTERVENTIONS_KEY).await {
+            self.state.borrow_mut().interventions = settings;
+        }
+        shown
+    }
+
+    /// Loads the prompt history (off the start's path: the first state needs only the
+    /// session).
+    pub async fn load_history(&self) {
+        if let Some(history) = self.load::<Vec<String>>(HISTORY_KEY).await {
+            self.state.borrow_mut().prompt_history = history;
+        }
+    }
+
+    async fn load<T: serde::de::DeserializeOwned>(&self, key: &str) -> Option<T> {
+        let got = match self.store.get(&[key.to_owned()]).await {
+            Ok(got) => got,
+            Err(e) => {
+                tracing::warn!(key, error = %e, "a setting could not be read");
+                return None;
+            }
+        };
+        serde_json::from_value(got.get(key)?.clone()).ok()
+    }
+
+    async fn save<T: serde::Serialize>(&self, key: &str, what: &str, value: &T) {
+        let written = match serde_json::to_value(value) {
+            Ok(value) => self.store.set(vec![(key.to_owned(), value)]).await,
+            Err(e) => Err(StoreError(format!("could not encode: {e}"))),
+        };
+        if let Err(e) = written {
+            tracing::warn!(error = %e, "could not save {what}");
+            self.state.borrow_mut().storage_error =
+                Some(format!("Could not save {what} to browser storage ({e})."));
+        }
+    }
+
+    /// One request of a panel.
+    pub async fn handle(&self, env: &impl Env, request: PanelRequest) -> Vec<Effect> {
+        let state = &self.state;
+        let redraw = |r: Redraw| vec![Effect::Redraw(r)];
+        match request {
+            PanelRequest::Hello => vec![Effect::Redraw(Redraw::View), Effect::RefreshHost],
+            PanelRequest::StartTask { prompt, mode, max_steps, step_mode, resources } => {
+                self.start_task(prompt, mode, max_steps, step_mode, resources).await
+            }
+            PanelRequest::TrySample => {
+                let prompt = crate::panel::guide::SAMPLE_PROMPT.to_owned();
+                let mut effects = vec![Effect::FinishGuide];
+                effects.extend(
+                    self.start_task(prompt, OutputMode::default(), None, false, BTreeMap::new())
+                        .await,
+                );
+                effects
+            }
+            PanelRequest::Pause
+            | PanelRequest::Resume
+            | PanelRequest::Stop
+            | PanelRequest::Step
+            | PanelRequest::TakeOver
+            | PanelRequest::AnswerIntervention { .. } => {
+                self.control(request);
+                Vec::new()
+            }
+            PanelRequest::SetInterventionSettings { settings } => {
+                state.borrow_mut().interventions = settings;
+                if let Some(c) = self.controls.borrow().as_ref() {
+                    c.set_settings(settings);
+                }
+                self.save(INTERVENTIONS_KEY, "the intervention settings", &settings).await;
+                redraw(Redraw::View)
+            }
+            PanelRequest::RevealSecret { id } => {
+                let value =
+                    self.secrets.borrow().as_ref().and_then(|taint| {
+                        taint.secret(id).map(|(_, value)| value.expose().to_owned())
+                    });
+                if let (Some(value), Some(task)) = (value, state.borrow_mut().task.as_mut()) {
+                    task.reveal(id, value);
+                }
+                redraw(Redraw::View)
+            }
+            PanelRequest::DismissCrash => {
+                state.borrow_mut().crash = None;
+                redraw(Redraw::View)
+            }
+            PanelRequest::NewSession | PanelRequest::ClearSession => {
+                redraw(self.sessions.new_session(state, env).await)
+            }
+            PanelRequest::ContinueSession { id } => {
+                self.sessions.continue_session(state, &id).await;
+                redraw(Redraw::Session)
+            }
+            PanelRequest::RenameSession { id, title } => {
+                redraw(self.sessions.rename(state, &id, &title).await)
+            }
+            PanelRequest::DeleteSession { id } => redraw(self.sessions.ask_delete(state, &id)),
+            PanelRequest::ConfirmDelete { id } => {
+                redraw(self.sessions.delete(state, env, &id).await)
+            }
+            PanelRequest::CancelDelete => redraw(self.sessions.cancel_delete(state)),
+            PanelRequest::Search { query, current_only } => {
+                redraw(self.sessions.search(state, query, current_only).await)
+            }
+            PanelRequest::JumpToTurn { session_id, turn } => {
+                redraw(self.sessions.jump(state, session_id.as_deref(), turn).await)
+            }
+            request @ (PanelRequest::SaveAsWorkflow { .. }
+            | PanelRequest::EditWorkflow { .. }
+            | PanelRequest::SaveWorkflow { .. }
+            | PanelRequest::CloseWorkflowEditor
+            | PanelRequest::RunWorkflow { .. }
+            | PanelRequest::RenameWorkflow { .. }
+            | PanelRequest::DuplicateWorkflow { .. }
+            | PanelRequest::DeleteWorkflow { .. }
+            | PanelRequest::ConfirmDeleteWorkflow { .. }
+            | PanelRequest::CancelDeleteWorkflow
+            | PanelRequest::ExportWorkflow { .. }
+            | PanelRequest::ImportWorkflow { .. }
+            | PanelRequest::AcceptHeals
+            | PanelRequest::RejectHeals) => {
+                let turn_of = |turn| self.sessions.current().turn(turn).cloned();
+                let effect = self.workflows.handle(state, env, turn_of, request).await;
+                let mut effects = redraw(Redraw::View);
+                match effect {
+                    WorkflowEffect::Redraw => {}
+                    WorkflowEffect::Start(run) => {
+                        effects.extend(self.start_run(run, OutputMode::default()));
+                    }
+                    WorkflowEffect::Export { name, write } => {
+                        effects.push(Effect::ExportWorkflow { name, write });
+                    }
+                }
+                effects
+            }
+            other => vec![Effect::Worker(Box::new(other))],
+        }
+    }
+
+    /// A control for the running task; one for a task that just ended (the panel had not
+    /// redrawn yet) is dropped.
+    fn control(&self, request: PanelRequest) {
+        let Some(c) = self.controls.borrow().clone() else {
+            tracing::debug!(?request, "no task runs; control ignored");
+            return;
+        };
+        match request {
+            PanelRequest::Pause => c.pause(),
+            PanelRequest::Resume => c.resume(),
+            PanelRequest::Stop => c.stop(),
+            PanelRequest::Step => c.step(),
+            PanelRequest::TakeOver => c.take_over(),
+            PanelRequest::AnswerIntervention { reply } => c.answer(reply),
+            other => tracing::debug!(?other, "not a control"),
+        }
+    }
+
+    /// Remembers the prompt in the history (stored).
+    async fn remember_prompt(&self, prompt: &str) {
+        let history = {
+            let mut state = self.state.borrow_mut();
+            crate::panel::prompt::push_history(&mut state.prompt_history, prompt);
+            state.prompt_history.clone()
+        };
+        self.save(HISTORY_KEY, "the prompt history", &history).await;
+    }
+
+    /// A task on the tab the user is looking at, unless one runs or the prompt is empty; a
+    /// prompt naming a saved workflow ("run NAME …") runs it instead.
+    async fn start_task(
+        &self,
+        prompt: String,
+        mode: OutputMode,
+        max_steps: Option<u32>,
+        step_mode: bool,
+        resources: BTreeMap<String, String>,
+    ) -> Vec<Effect> {
+        if running(&self.state) || prompt.trim().is_empty() {
+            return Vec::new();
+        }
+        let effects = match self.workflows.from_prompt(&self.state, &prompt) {
+            PromptRun::Task => {
+                let mut state = self.state.borrow_mut();
+                let mut view = TaskView::started(&prompt);
+                view.mode = mode;
+                state.task = Some(view);
+                state.task_turn = None;
+                // Files attached in the panel go with this task, then the list empties.
+                let attached = std::mem::take(&mut state.attachments);
+                state.attach_error = None;
+                let resources = if resources.is_empty() {
+                    attached.into_iter().map(|a| (a.name, a.path)).collect()
+                } else {
+                    resources
+                };
+                let allowed_sites = state.settings.agent.allowed_sites.clone();
+                let start = TaskStart {
+                    prompt: prompt.clone(),
+                    mode,
+                    max_steps,
+                    step_mode,
+                    resources,
+                    allowed_sites,
+                };
+                vec![Effect::Redraw(Redraw::View), Effect::StartTask(Box::new(start))]
+            }
+            PromptRun::Start(run) => self.start_run(run, mode),
+            PromptRun::Refused(message) => {
+                let mut view = TaskView::started(&prompt);
+                view.mode = mode;
+                self.state.borrow_mut().task = Some(view);
+                vec![Effect::EndedAtStart(TaskOutcome::failed_at_start(message))]
+            }
+        };
+        self.remember_prompt(&prompt).await;
+        effects
+    }
+
+    /// A workflow run: its view is shown and it starts.
+    fn start_run(&self, run: Box<WorkflowRun>, mode: OutputMode) -> Vec<Effect> {
+        let prompt = run.task_text();
+        let mut view = TaskView::started(&prompt);
+        view.mode = mode;
+        view.workflow = Some(run.workflow.name.clone());
+        let mut state = self.state.borrow_mut();
+        state.task = Some(view);
+        state.task_turn = None;
+        vec![Effect::Redraw(Redraw::View), Effect::StartRun { run, mode }]
+    }
+}
+
+#[cfg(test)]
+mod tests;

@@ -42,7 +42,7 @@ pub enum WorkflowEffect {
     /// Nothing beyond redrawing.
     Redraw,
     /// Start this run on the tab the user looks at (no task runs: checked).
-    Start(WorkflowRun),
+    Start(Box<WorkflowRun>),
     /// Write this file through the host, then report with [`WorkflowDesk::exported`].
     Export {
         /// The workflow's name (for the panel's report).
@@ -370,7 +370,7 @@ impl<S: Store + Clone> WorkflowDesk<S> {
             return WorkflowEffect::Redraw;
         }
         state.borrow_mut().workflows.error = None;
-        WorkflowEffect::Start(run)
+        WorkflowEffect::Start(Box::new(run))
     }
 
     /// A prompt "run NAME …" that names a saved workflow: its run, or why it cannot run.

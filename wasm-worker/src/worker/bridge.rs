@@ -110,7 +110,7 @@ impl BridgeState {
 /// Reads the switch at start-up and opens the bridge when it is on.
 pub(super) async fn start(w: &Rc<Worker>) {
     let enabled = storage::load_json::<bool>(ENABLED_KEY).await.unwrap_or(false);
-    w.state.borrow_mut().external.enabled = enabled;
+    w.app.state.borrow_mut().external.enabled = enabled;
     if enabled {
         spawn_local(keep_open(w.clone()));
     }
@@ -119,7 +119,7 @@ pub(super) async fn start(w: &Rc<Worker>) {
 /// The Settings switch.
 pub(super) fn set_enabled(w: &Rc<Worker>, on: bool) {
     {
-        let mut state = w.state.borrow_mut();
+        let mut state = w.app.state.borrow_mut();
         state.external.enabled = on;
         state.external.error = None;
     }
@@ -170,7 +170,7 @@ async fn keep_open(w: Rc<Worker>) {
         return;
     }
     let mut delay = 250;
-    while w.state.borrow().external.enabled {
+    while w.app.state.borrow().external.enabled {
         all_gone(&w, "");
         let listener = w.clone();
         let result = w
@@ -183,7 +183,7 @@ async fn keep_open(w: Rc<Worker>) {
                 delay = 250;
             }
             Err(e) if e.code == ErrorCode::HostUnavailable => {
-                w.state.borrow_mut().external.error = Some(format!(
+                w.app.state.borrow_mut().external.error = Some(format!(
                     "The Waymark host is not running ({}); Waymark tries again. If this stays, \
                      run `waymark-host doctor` in a terminal.",
                     e.message
@@ -191,7 +191,7 @@ async fn keep_open(w: Rc<Worker>) {
                 w.broadcast();
             }
             Err(e) => {
-                w.state.borrow_mut().external.error = Some(format!(
+                w.app.state.borrow_mut().external.error = Some(format!(
                     "External agents cannot connect: {}. Switch external agents off and on \
                      again once fixed.",
                     e.with_advice()
@@ -200,7 +200,7 @@ async fn keep_open(w: Rc<Worker>) {
                 break;
             }
         }
-        if !w.state.borrow().external.enabled {
+        if !w.app.state.borrow().external.enabled {
             break;
         }
         chrome::sleep(delay).await;
@@ -211,7 +211,7 @@ async fn keep_open(w: Rc<Worker>) {
 
 /// Every client is gone (the bridge closed): the panel says so.
 fn all_gone(w: &Rc<Worker>, note: &str) {
-    let names: Vec<u64> = w.state.borrow().external.clients.iter().map(|c| c.id).collect();
+    let names: Vec<u64> = w.app.state.borrow().external.clients.iter().map(|c| c.id).collect();
     for id in names {
         client_gone(w, id, note);
     }
@@ -234,12 +234,12 @@ fn on_event(w: &Rc<Worker>, event: HostEvent) {
 
 fn client_connected(w: &Rc<Worker>, client: u64, name: &str) {
     let (sites, files) = {
-        let state = w.state.borrow();
+        let state = w.app.state.borrow();
         let files = state.attachments.iter().map(|a| (a.name.clone(), a.path.clone())).collect();
         (state.settings.agent.allowed_sites.clone(), files)
     };
     w.bridge.sessions.borrow_mut().insert(client, ExternalSession::new(name, sites, files));
-    w.state.borrow_mut().external.connected(client, name);
+    w.app.state.borrow_mut().external.connected(client, name);
     ensure_controls(w, name);
     w.broadcast();
 }
@@ -248,14 +248,14 @@ fn client_connected(w: &Rc<Worker>, client: u64, name: &str) {
 /// when none are, unless Waymark's own task holds the panel (`None`: the caller is busy).
 fn ensure_controls(w: &Rc<Worker>, name: &str) -> Option<Rc<Controls>> {
     let ours = w.bridge.controls.borrow().clone();
-    let current = w.controls.borrow().clone();
+    let current = w.app.controls.borrow().clone();
     match (ours, current) {
         (Some(ours), Some(current)) if Rc::ptr_eq(&ours, &current) => Some(ours),
         (_, Some(_)) => None,
         (_, None) => {
             // The timeline shows the external agent's actions like a task's; cards go through
             // the same controls the panel answers.
-            w.state.borrow_mut().task =
+            w.app.state.borrow_mut().task =
                 Some(TaskView::started(&format!("{name} is using this browser through Waymark")));
             let guard = crate::netguard::NetGuard::new(false);
             let controls = super::task::attach_controls(w, false, guard);
@@ -272,16 +272,16 @@ fn client_gone(w: &Rc<Worker>, client: u64, note: &str) {
     if w.bridge.in_turn.get() == Some(client) {
         stop_card(w);
     }
-    let name = w.state.borrow().external.name_of(client).map(str::to_owned);
+    let name = w.app.state.borrow().external.name_of(client).map(str::to_owned);
     w.bridge.sessions.borrow_mut().remove(&client);
-    w.state.borrow_mut().external.gone(client);
-    let last = w.state.borrow().external.clients.is_empty();
+    w.app.state.borrow_mut().external.gone(client);
+    let last = w.app.state.borrow().external.clients.is_empty();
     if last && let Some(ours) = w.bridge.controls.borrow_mut().take() {
-        let mine = w.controls.borrow().as_ref().is_some_and(|c| Rc::ptr_eq(c, &ours));
+        let mine = w.app.controls.borrow().as_ref().is_some_and(|c| Rc::ptr_eq(c, &ours));
         if mine {
-            *w.controls.borrow_mut() = None;
+            *w.app.controls.borrow_mut() = None;
         }
-        if let Some(task) = w.state.borrow_mut().task.as_mut().filter(|_| mine) {
+        if let Some(task) = w.app.state.borrow_mut().task.as_mut().filter(|_| mine) {
             task.running = false;
             let who = name.unwrap_or_else(|| "The external agent".into());
             let words =
@@ -311,7 +311,7 @@ async fn handle(
     if request == BridgeCall::Ping {
         return Ok(BridgeOutput { text: "pong".into(), ..BridgeOutput::default() });
     }
-    if !w.state.borrow().external.enabled {
+    if !w.app.state.borrow().external.enabled {
         return Err(BridgeFailure::new(
             BridgeFailureKind::Off,
             "the user switched external agents off in Waymark's settings",
@@ -346,7 +346,7 @@ async fn run_workflow(
     values: std::collections::BTreeMap<String, String>,
 ) -> Result<BridgeOutput, BridgeFailure> {
     let ours = w.bridge.controls.borrow().clone();
-    let current = w.controls.borrow().clone();
+    let current = w.app.controls.borrow().clone();
     let own_task = match (&ours, &current) {
         (Some(ours), Some(current)) => !Rc::ptr_eq(ours, current),
         (None, current) => current.is_some(),
@@ -360,10 +360,10 @@ async fn run_workflow(
     }
     let result = super::workflows::run_for_bridge(w, name, values).await;
     if let Some(ours) = ours
-        && w.controls.borrow().is_none()
-        && !w.state.borrow().external.clients.is_empty()
+        && w.app.controls.borrow().is_none()
+        && !w.app.state.borrow().external.clients.is_empty()
     {
-        *w.controls.borrow_mut() = Some(ours);
+        *w.app.controls.borrow_mut() = Some(ours);
     }
     result
 }
@@ -374,7 +374,7 @@ async fn handle_in_turn(
     client: u64,
     request: BridgeCall,
 ) -> Result<BridgeOutput, BridgeFailure> {
-    let Some(name) = w.state.borrow().external.name_of(client).map(str::to_owned) else {
+    let Some(name) = w.app.state.borrow().external.name_of(client).map(str::to_owned) else {
         return Err(BridgeFailure::new(BridgeFailureKind::Stopped, "this agent was disconnected"));
     };
     // The external agents' controls (made again after a task of theirs ended), unless
@@ -403,7 +403,7 @@ async fn handle_in_turn(
         }
     };
     w.bridge.in_turn.set(None);
-    if w.state.borrow().external.name_of(client).is_some() {
+    if w.app.state.borrow().external.name_of(client).is_some() {
         w.bridge.sessions.borrow_mut().insert(client, session);
     }
     if operator.stopped() {
@@ -482,6 +482,7 @@ impl Browser for Tabs {
     fn page(&self, tab: i32) -> TabPage {
         let resources = self
             .w
+            .app
             .state
             .borrow()
             .attachments

@@ -73,13 +73,13 @@ pub(super) async fn run(
     let tab = session.work_tab(&browser).await?;
     open_session(w, continue_id).await?;
     let spec = TaskSpec {
-        session_context: w.sessions.context_for_next_task(),
-        session_provenance: w.sessions.provenance_for_next_task(),
-        recallable: w.sessions.recallable_for_next_task(),
+        session_context: w.app.sessions.context_for_next_task(),
+        session_provenance: w.app.sessions.provenance_for_next_task(),
+        recallable: w.app.sessions.recallable_for_next_task(),
         ..spec
     };
     {
-        let mut state = w.state.borrow_mut();
+        let mut state = w.app.state.borrow_mut();
         state.task = Some(TaskView::started(&spec.shown_task()));
         state.task_turn = None;
     }
@@ -110,10 +110,10 @@ pub(super) async fn run(
     let (ctx, outcome) = match ran {
         Ok(done) => done,
         Err(e) => {
-            *w.controls.borrow_mut() = None;
+            *w.app.controls.borrow_mut() = None;
             let message =
                 format!("Could not save the task before starting it ({e}); nothing was done.");
-            if let Some(view) = w.state.borrow_mut().task.as_mut() {
+            if let Some(view) = w.app.state.borrow_mut().task.as_mut() {
                 view.running = false;
                 view.answer = Some(message.clone());
                 view.heading = message.clone();

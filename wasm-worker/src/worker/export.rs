@@ -13,7 +13,7 @@ use waymark_core::session;
 pub(super) async fn export(w: Rc<Worker>, format: ExportFormat, values: TrackedValues) {
     let now = BrowserEnv.now_ms();
     let content = {
-        let current = w.sessions.current();
+        let current = w.app.sessions.current();
         match format {
             ExportFormat::Json => {
                 session::to_json(&current, now, values).map_err(|e| e.to_string())
@@ -32,7 +32,7 @@ pub(super) async fn export(w: Rc<Worker>, format: ExportFormat, values: TrackedV
 /// Writes table `index` of turn `turn` as CSV and shows where it went.
 pub(super) async fn export_table(w: Rc<Worker>, turn: u32, index: usize, values: TrackedValues) {
     let now = BrowserEnv.now_ms();
-    let content = session::table_csv(&w.sessions.current(), turn, index, now, values)
+    let content = session::table_csv(&w.app.sessions.current(), turn, index, now, values)
         .ok_or_else(|| format!("turn {turn} has no table {}", index + 1));
     write(w, ExportFormat::Csv, content).await;
 }
@@ -45,7 +45,7 @@ async fn write(w: Rc<Worker>, format: ExportFormat, content: Result<(String, Str
             let request = ExportWrite { name_hint: Some(hint), format, content };
             match w.host.request(request).await {
                 Ok(written) => {
-                    let session = w.sessions.current();
+                    let session = w.app.sessions.current();
                     let prompt = session::portable_prompt(&session, &written.path, format);
                     ExportView::Written { path: written.path, prompt }
                 }
@@ -53,6 +53,6 @@ async fn write(w: Rc<Worker>, format: ExportFormat, content: Result<(String, Str
             }
         }
     };
-    w.state.borrow_mut().export = Some(view);
+    w.app.state.borrow_mut().export = Some(view);
     w.broadcast();
 }

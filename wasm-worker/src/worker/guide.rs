@@ -29,7 +29,7 @@ pub(super) async fn load(w: &Rc<Worker>) {
             None
         }
     };
-    let mut state = w.state.borrow_mut();
+    let mut state = w.app.state.borrow_mut();
     state.guide = guide;
     if let Some(platform) = platform {
         state.install = Some(install_command(platform, &chrome::runtime_id()));
@@ -41,7 +41,7 @@ pub(super) async fn load(w: &Rc<Worker>) {
 }
 
 fn save(w: &Rc<Worker>) {
-    let guide = w.state.borrow().guide;
+    let guide = w.app.state.borrow().guide;
     let w = w.clone();
     spawn_local(async move {
         let saved = storage::save_json(GUIDE_KEY, &guide).await;
@@ -51,7 +51,7 @@ fn save(w: &Rc<Worker>) {
 
 /// A guide button: next, back or skip.
 pub(super) fn act(w: &Rc<Worker>, action: GuideAction) {
-    w.state.borrow_mut().guide.apply(action);
+    w.app.state.borrow_mut().guide.apply(action);
     save(w);
     w.broadcast();
     if action == GuideAction::Next {
@@ -63,7 +63,7 @@ pub(super) fn act(w: &Rc<Worker>, action: GuideAction) {
 
 /// The sample task starts: the guide is done.
 pub(super) fn finish(w: &Rc<Worker>) {
-    w.state.borrow_mut().guide.finish();
+    w.app.state.borrow_mut().guide.finish();
     save(w);
 }
 
@@ -72,15 +72,15 @@ pub(super) async fn model(w: Rc<Worker>, form: GuideModelForm) {
     let settings = match form.settings() {
         Ok(s) => s,
         Err(e) => {
-            w.state.borrow_mut().guide_error = Some(e);
+            w.app.state.borrow_mut().guide_error = Some(e);
             w.broadcast();
             return;
         }
     };
-    w.state.borrow_mut().guide_error = None;
+    w.app.state.borrow_mut().guide_error = None;
     w.broadcast();
     if let Err(e) = w.host.request(ConfigSet { settings }).await {
-        w.state.borrow_mut().guide_error = Some(e.message);
+        w.app.state.borrow_mut().guide_error = Some(e.message);
         w.broadcast();
         return;
     }

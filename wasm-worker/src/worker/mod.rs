@@ -24,28 +24,23 @@ use std::cell::RefCell;
 use std::rc::Rc;
 use wasm_bindgen::prelude::*;
 use wasm_bindgen_futures::spawn_local;
-use waymark_core::panel::{PanelRequest, PanelState, TaskView};
+use waymark_core::app::{Effect, TaskStart};
+use waymark_core::panel::PanelRequest;
 use waymark_core::protocol::{ExportFormat, TrackedValues};
 
 /// The worker's state: one per service-worker lifetime.
 struct Worker {
     host: Rc<HostClient>,
     panels: RefCell<Vec<Port>>,
-    state: RefCell<PanelState>,
-    /// The sessions: the current one, the list, search (decided in `waymark_core::app`).
-    sessions: sessions::Desk,
-    /// The running task's controls (pause, stop, answers), if a task runs.
-    controls: RefCell<Option<Rc<waymark_core::agent::Controls>>>,
+    /// What the panels show, the sessions, the workflows, the running task's controls: the
+    /// core's app decides; this worker carries out its effects.
+    app: waymark_core::app::App<storage::ChromeStore>,
     /// External agents' calls (the bridge).
     bridge: bridge::BridgeState,
-    /// Saved workflows, the one in the editor, the last run's healed steps.
-    workflows: workflows::Desk,
     /// Routines: saved workflows on a schedule.
     routines: routines::RoutinesState,
     /// Teach by showing: the recording in progress.
     recording: recording::RecordingState,
-    /// The last finished task's ledger, for the panel's "show this secret" (memory only).
-    secrets: RefCell<Option<waymark_core::safety::TaintLedger>>,
 }
 
 thread_local! {
@@ -60,20 +55,16 @@ fn worker() -> Rc<Worker> {
                 let worker = Rc::new(Worker {
                     host: host.clone(),
                     panels: RefCell::new(Vec::new()),
-                    state: RefCell::new(PanelState::default()),
-                    sessions: sessions::Desk::new(storage::ChromeStore),
-                    controls: RefCell::new(None),
+                    app: waymark_core::app::App::new(storage::ChromeStore),
                     bridge: bridge::BridgeState::default(),
-                    workflows: workflows::Desk::new(storage::ChromeStore),
                     routines: routines::RoutinesState::default(),
                     recording: recording::RecordingState::default(),
-                    secrets: RefCell::new(None),
                 });
                 let weak = Rc::downgrade(&worker);
                 host.set_on_status(move || {
                     if let Some(w) = weak.upgrade() {
                         let status = w.host.status();
-                        w.state.borrow_mut().host = status;
+                        w.app.state.borrow_mut().host = status;
                         w.broadcast();
                     }
                 });
@@ -133,19 +124,17 @@ async fn start(crash: Option<waymark_core::crash::Crash>) -> Result<(), JsValue>
     let loading = w.clone();
     spawn_local(async move {
         settings::load(&loading).await;
+        loading.app.load_history().await;
         guide::load(&loading).await;
         loading.broadcast();
     });
-    sessions::start(&w).await;
-    workflows::load(&w).await;
+    let shown = w.app.start(&env::BrowserEnv).await;
+    sessions::redraw(&w, shown);
     // Routines after the workflows they run (before an alarm that woke the worker is
     // handled); a missed run goes on in the background.
     routines::load(&w).await;
     // A recording a stopped worker left goes on (its tab is armed again).
     recording::load(&w).await;
-    if let Some(settings) = storage::load_intervention_settings().await {
-        w.state.borrow_mut().interventions = settings;
-    }
     // Rules a crashed worker left behind go first: no tab may stay blocked by them.
     super::netguard::clear_stale_rules().await;
     // External agents come back in if the user allows them (this keeps the native port open).
@@ -238,60 +227,65 @@ pub fn sw_panel_message(port: Port, msg: JsValue) {
     if let Err(e) = &decoded {
         tracing::warn!(error = %e, "a side panel message could not be read");
     }
-    let received = w.state.borrow_mut().receive(decoded);
+    let received = w.app.state.borrow_mut().receive(decoded);
     if received.redraw {
         w.broadcast();
     }
     let Some(request) = received.request else { return };
-    match request {
-        PanelRequest::Hello => {
-            w.broadcast();
+    spawn_local(async move {
+        let effects = w.app.handle(&env::BrowserEnv, request).await;
+        for effect in effects {
+            carry_out(&w, effect).await;
+        }
+    });
+}
+
+/// Does what the app asked for after a request.
+async fn carry_out(w: &Rc<Worker>, effect: Effect) {
+    match effect {
+        Effect::Redraw(shown) => sessions::redraw(w, shown),
+        Effect::RefreshHost => {
             let host = w.host.clone();
             spawn_local(async move { host.refresh().await });
         }
-        PanelRequest::StartTask { prompt, mode, max_steps, step_mode, resources } => {
-            start_task(w, prompt, mode, max_steps, step_mode, resources);
+        Effect::StartTask(start) => {
+            let TaskStart { prompt, mode, max_steps, step_mode, resources, allowed_sites } = *start;
+            let opts = task::StartOptions {
+                prompt,
+                mode,
+                max_steps,
+                step_mode,
+                resources,
+                allowed_sites,
+                workflow: None,
+                tab: None,
+                on_card: None,
+            };
+            spawn_local(task::run(w.clone(), opts));
         }
+        Effect::StartRun { run, mode } => workflows::start_run(w, *run, mode),
+        Effect::EndedAtStart(outcome) => {
+            let view = task::TaskEventSink(w.clone());
+            waymark_core::agent::TaskEvents::emit(
+                &view,
+                waymark_core::agent::TaskEvent::Finished(outcome),
+            );
+        }
+        Effect::ExportWorkflow { name, write } => {
+            let written = w.host.request(write.clone()).await;
+            w.app.workflows.exported(&w.app.state, name, write, written);
+            w.broadcast();
+        }
+        Effect::FinishGuide => guide::finish(w),
+        Effect::Worker(request) => handle(w.clone(), *request),
+    }
+}
+
+/// The panel requests the core's app leaves to the worker's own modules.
+fn handle(w: Rc<Worker>, request: PanelRequest) {
+    match request {
         PanelRequest::Guide { action } => guide::act(&w, action),
         PanelRequest::GuideModel { form } => spawn_local(guide::model(w, form)),
-        PanelRequest::TrySample => {
-            guide::finish(&w);
-            let prompt = waymark_core::panel::guide::SAMPLE_PROMPT.to_owned();
-            start_task(w, prompt, Default::default(), None, false, Default::default());
-        }
-        PanelRequest::Pause
-        | PanelRequest::Resume
-        | PanelRequest::Stop
-        | PanelRequest::Step
-        | PanelRequest::TakeOver
-        | PanelRequest::AnswerIntervention { .. } => {
-            let controls = w.controls.borrow().clone();
-            let Some(c) = controls else {
-                // A control for a task that just ended (the panel had not redrawn yet).
-                tracing::debug!(?request, "no task runs; control ignored");
-                return;
-            };
-            match request {
-                PanelRequest::Pause => c.pause(),
-                PanelRequest::Resume => c.resume(),
-                PanelRequest::Stop => c.stop(),
-                PanelRequest::Step => c.step(),
-                PanelRequest::TakeOver => c.take_over(),
-                PanelRequest::AnswerIntervention { reply } => c.answer(reply),
-                _ => {}
-            }
-        }
-        PanelRequest::SetInterventionSettings { settings } => {
-            w.state.borrow_mut().interventions = settings;
-            if let Some(c) = w.controls.borrow().as_ref() {
-                c.set_settings(settings);
-            }
-            w.broadcast();
-            spawn_local(async move {
-                let saved = storage::save_intervention_settings(&settings).await;
-                storage_result(&w, "the intervention settings", saved);
-            });
-        }
         PanelRequest::Export => {
             spawn_local(export::export(w, ExportFormat::Md, TrackedValues::default()))
         }
@@ -301,35 +295,6 @@ pub fn sw_panel_message(port: Port, msg: JsValue) {
         PanelRequest::ExportTable { turn, index, values } => {
             spawn_local(export::export_table(w, turn, index, values))
         }
-        PanelRequest::RevealSecret { id } => {
-            let value = w
-                .secrets
-                .borrow()
-                .as_ref()
-                .and_then(|taint| taint.secret(id).map(|(_, value)| value.expose().to_owned()));
-            if let (Some(value), Some(task)) = (value, w.state.borrow_mut().task.as_mut()) {
-                task.reveal(id, value);
-            }
-            w.broadcast();
-        }
-        PanelRequest::NewSession | PanelRequest::ClearSession => {
-            spawn_local(sessions::new_session(w))
-        }
-        PanelRequest::ContinueSession { id } => spawn_local(sessions::continue_session(w, id)),
-        PanelRequest::RenameSession { id, title } => spawn_local(sessions::rename(w, id, title)),
-        PanelRequest::DeleteSession { id } => sessions::ask_delete(&w, &id),
-        PanelRequest::ConfirmDelete { id } => spawn_local(sessions::delete(w, id)),
-        PanelRequest::CancelDelete => sessions::cancel_delete(&w),
-        PanelRequest::DismissCrash => {
-            w.state.borrow_mut().crash = None;
-            w.broadcast();
-        }
-        PanelRequest::Search { query, current_only } => {
-            spawn_local(sessions::search(w, query, current_only))
-        }
-        PanelRequest::JumpToTurn { session_id, turn } => {
-            spawn_local(sessions::jump(w, session_id, turn))
-        }
         PanelRequest::OpenSettings => spawn_local(settings::open(w)),
         PanelRequest::SaveSettings { form } => spawn_local(settings::save(w, form)),
         PanelRequest::CheckSetup => spawn_local(settings::check_setup(w)),
@@ -337,20 +302,6 @@ pub fn sw_panel_message(port: Port, msg: JsValue) {
         PanelRequest::Detach { name } => settings::detach_file(&w, &name),
         PanelRequest::SetExternalAgents { on } => bridge::set_enabled(&w, on),
         PanelRequest::DisconnectExternal { client } => bridge::disconnect(&w, client),
-        request @ (PanelRequest::SaveAsWorkflow { .. }
-        | PanelRequest::EditWorkflow { .. }
-        | PanelRequest::SaveWorkflow { .. }
-        | PanelRequest::CloseWorkflowEditor
-        | PanelRequest::RunWorkflow { .. }
-        | PanelRequest::RenameWorkflow { .. }
-        | PanelRequest::DuplicateWorkflow { .. }
-        | PanelRequest::DeleteWorkflow { .. }
-        | PanelRequest::ConfirmDeleteWorkflow { .. }
-        | PanelRequest::CancelDeleteWorkflow
-        | PanelRequest::ExportWorkflow { .. }
-        | PanelRequest::ImportWorkflow { .. }
-        | PanelRequest::AcceptHeals
-        | PanelRequest::RejectHeals) => spawn_local(workflows::handle(w, request)),
         request @ (PanelRequest::SaveRoutine { .. }
         | PanelRequest::PauseRoutine { .. }
         | PanelRequest::RunRoutine { .. }
@@ -358,57 +309,8 @@ pub fn sw_panel_message(port: Port, msg: JsValue) {
         PanelRequest::StartRecording => spawn_local(recording::start(w)),
         PanelRequest::StopRecording => spawn_local(recording::stop(w, true)),
         PanelRequest::CancelRecording => spawn_local(recording::stop(w, false)),
+        other => tracing::warn!(?other, "a panel request nobody handles"),
     }
-}
-
-/// Starts a task on the tab the user is looking at, unless one runs or the prompt is empty.
-fn start_task(
-    w: Rc<Worker>,
-    prompt: String,
-    mode: waymark_core::agent::OutputMode,
-    max_steps: Option<u32>,
-    step_mode: bool,
-    resources: std::collections::BTreeMap<String, String>,
-) {
-    let running = w.state.borrow().task.as_ref().is_some_and(|t| t.running);
-    if running || prompt.trim().is_empty() {
-        return;
-    }
-    // "run NAME …" names a saved workflow: it runs (or says why it cannot).
-    if workflows::start_from_prompt(&w, &prompt, mode) {
-        settings::remember_prompt(&w, &prompt);
-        return;
-    }
-    let mut view = TaskView::started(&prompt);
-    view.mode = mode;
-    settings::remember_prompt(&w, &prompt);
-    let (resources, allowed_sites) = {
-        let mut state = w.state.borrow_mut();
-        state.task = Some(view);
-        state.task_turn = None;
-        // Files attached in the panel go with this task, then the list empties.
-        let attached = std::mem::take(&mut state.attachments);
-        state.attach_error = None;
-        let resources = if resources.is_empty() {
-            attached.into_iter().map(|a| (a.name, a.path)).collect()
-        } else {
-            resources
-        };
-        (resources, state.settings.agent.allowed_sites.clone())
-    };
-    w.broadcast();
-    let opts = task::StartOptions {
-        prompt,
-        mode,
-        max_steps,
-        step_mode,
-        resources,
-        allowed_sites,
-        workflow: None,
-        tab: None,
-        on_card: None,
-    };
-    spawn_local(task::run(w, opts));
 }
 
 fn is_own_panel(port: &Port) -> bool {
@@ -428,7 +330,7 @@ fn is_own_panel(port: &Port) -> bool {
 fn storage_result(w: &Rc<Worker>, what: &str, result: Result<(), storage::StorageError>) {
     if let Err(e) = result {
         tracing::warn!(error = %e, "could not save {what}");
-        w.state.borrow_mut().storage_error =
+        w.app.state.borrow_mut().storage_error =
             Some(format!("Could not save {what} to browser storage ({e})."));
         w.broadcast();
     }
@@ -436,7 +338,7 @@ fn storage_result(w: &Rc<Worker>, what: &str, result: Result<(), storage::Storag
 
 impl Worker {
     fn broadcast(&self) {
-        let Ok(msg) = to_js(&self.state.borrow().view()) else { return };
+        let Ok(msg) = to_js(&self.app.state.borrow().view()) else { return };
         self.panels.borrow_mut().retain(|p| p.post_message(&msg).is_ok());
     }
 }

@@ -75,12 +75,12 @@ pub(super) fn recorded_tab(w: &Worker) -> Option<i32> {
 fn show(w: &Rc<Worker>) {
     let ready = w.recording.ready.get();
     let view = w.recording.demo.borrow().as_ref().map(|demo| view(demo, ready));
-    w.state.borrow_mut().workflows.recording = view;
+    w.app.state.borrow_mut().workflows.recording = view;
     w.broadcast();
 }
 
 fn set_error(w: &Rc<Worker>, message: String) {
-    let mut state = w.state.borrow_mut();
+    let mut state = w.app.state.borrow_mut();
     state.workflows.error = Some(message);
     state.workflows.notice = None;
     drop(state);
@@ -103,7 +103,7 @@ pub(super) async fn start(w: Rc<Worker>) {
     if recorded_tab(&w).is_some() {
         return;
     }
-    if w.controls.borrow().is_some() {
+    if w.app.controls.borrow().is_some() {
         return set_error(
             &w,
             "A task is running: wait for it to end, or stop it, then record.".into(),
@@ -132,7 +132,7 @@ pub(super) async fn start(w: Rc<Worker>) {
     }
     w.recording.ready.set(true);
     {
-        let mut state = w.state.borrow_mut();
+        let mut state = w.app.state.borrow_mut();
         state.workflows.error = None;
         state.workflows.notice = None;
     }
@@ -172,7 +172,7 @@ pub(super) async fn stop(w: Rc<Worker>, keep: bool) {
         Ok(draft) => {
             workflows::open_editor(&w, draft, DraftSource::Shown);
             if skipped > 0 {
-                w.state.borrow_mut().workflows.notice = Some(format!(
+                w.app.state.borrow_mut().workflows.notice = Some(format!(
                     "{} of what you did could not be recorded (see the steps).",
                     waymark_core::text::counted(skipped, "step")
                 ));

@@ -64,13 +64,13 @@ fn arm(routine: &Routine) {
 
 fn refresh(w: &Rc<Worker>) {
     let items = view::list(&w.routines.list.borrow());
-    w.state.borrow_mut().routines.list = items;
+    w.app.state.borrow_mut().routines.list = items;
     w.broadcast();
 }
 
 fn say(w: &Rc<Worker>, result: Result<String, String>) {
     {
-        let mut state = w.state.borrow_mut();
+        let mut state = w.app.state.borrow_mut();
         let (notice, error) = match result {
             Ok(notice) => (Some(notice), None),
             Err(error) => (None, Some(error)),
@@ -160,7 +160,7 @@ pub(super) async fn run(w: Rc<Worker>, id: String) {
         alarms::alarm_clear(&alarms::name_of(&id));
         return;
     };
-    if w.routines.running.get() || w.controls.borrow().is_some() {
+    if w.routines.running.get() || w.app.controls.borrow().is_some() {
         // One thing at a time: the user's task (or another routine) goes first.
         update(&w, &id, |r| r.postpone(now(), BUSY_DELAY_MS)).await;
         return;
@@ -234,6 +234,7 @@ async fn run_in_background(
     crate::tab::close_background(tab).await;
     // The task's own model calls (a workflow that needed no healing made none).
     let tokens = w
+        .app
         .state
         .borrow()
         .task

@@ -4,7 +4,6 @@
 
 use super::Worker;
 use super::env::BrowserEnv;
-use super::storage::ChromeStore;
 use crate::host_port::HostClient;
 use std::rc::Rc;
 use wasm_bindgen_futures::spawn_local;
@@ -13,9 +12,6 @@ use waymark_core::app::{Redraw, StoredTurn};
 use waymark_core::platform::Transcripts;
 use waymark_core::protocol::{ErrorBody, TranscriptRecord};
 use waymark_core::session::{RanWorkflow, Session, TaskRecord};
-
-/// The worker's sessions, in `chrome.storage.local`.
-pub(super) type Desk = waymark_core::app::SessionDesk<ChromeStore>;
 
 /// The host's transcript capture.
 struct HostTranscripts(Rc<HostClient>);
@@ -41,12 +37,6 @@ pub(super) fn redraw(w: &Rc<Worker>, redraw: Redraw) {
         Redraw::View => w.broadcast(),
         Redraw::Nothing => {}
     }
-}
-
-/// Loads the current session and the list at worker start.
-pub(super) async fn start(w: &Rc<Worker>) {
-    let shown = w.sessions.start(&w.state, &BrowserEnv).await;
-    redraw(w, shown);
 }
 
 /// Records a finished task as the next turn and runs its summary call in the background (a
@@ -79,8 +69,9 @@ pub(super) async fn store_turn(
 ) -> Option<StoredTurn> {
     let sink = transcripts(w);
     let turn = w
+        .app
         .sessions
-        .record(&w.state, &sink, &BrowserEnv, prompt, outcome, taint, asked_by, ran)
+        .record(&w.app.state, &sink, &BrowserEnv, prompt, outcome, taint, asked_by, ran)
         .await;
     redraw(w, Redraw::Session);
     turn
@@ -93,72 +84,24 @@ pub(super) async fn summarise(w: &Rc<Worker>, turn: StoredTurn) -> TaskRecord {
         worker: Rc::downgrade(w),
         for_task: false,
     };
-    let record = w.sessions.summarise(&w.state, &llm, &transcripts(w), turn).await;
+    let record = w.app.sessions.summarise(&w.app.state, &llm, &transcripts(w), turn).await;
     redraw(w, Redraw::Session);
     record
 }
 
-/// Starts a new, empty session unless a task runs.
-pub(super) async fn new_session(w: Rc<Worker>) {
-    let shown = w.sessions.new_session(&w.state, &BrowserEnv).await;
-    redraw(&w, shown);
-}
-
 /// Makes a new, empty session current, whatever the panel shows.
 pub(super) async fn start_new(w: &Rc<Worker>) {
-    let shown = w.sessions.start_new(&w.state, &BrowserEnv).await;
+    let shown = w.app.sessions.start_new(&w.app.state, &BrowserEnv).await;
     redraw(w, shown);
-}
-
-/// Makes a stored session the current one (unless a task runs).
-pub(super) async fn continue_session(w: Rc<Worker>, id: String) {
-    w.sessions.continue_session(&w.state, &id).await;
-    redraw(&w, Redraw::Session);
 }
 
 /// A session by id: the current one, else the stored one.
 pub(super) async fn find(w: &Rc<Worker>, id: &str) -> Option<Session> {
-    w.sessions.find(&w.state, id).await
+    w.app.sessions.find(&w.app.state, id).await
 }
 
 /// Makes `session` the current one, whatever the panel shows.
 pub(super) async fn switch_to(w: &Rc<Worker>, session: Session) {
-    let shown = w.sessions.switch_to(&w.state, session).await;
+    let shown = w.app.sessions.switch_to(&w.app.state, session).await;
     redraw(w, shown);
-}
-
-/// Renames a session (current or not).
-pub(super) async fn rename(w: Rc<Worker>, id: String, title: String) {
-    let shown = w.sessions.rename(&w.state, &id, &title).await;
-    redraw(&w, shown);
-}
-
-/// First step of a deletion: the panel asks the user to confirm.
-pub(super) fn ask_delete(w: &Rc<Worker>, id: &str) {
-    let shown = w.sessions.ask_delete(&w.state, id);
-    redraw(w, shown);
-}
-
-/// The user kept the session.
-pub(super) fn cancel_delete(w: &Rc<Worker>) {
-    let shown = w.sessions.cancel_delete(&w.state);
-    redraw(w, shown);
-}
-
-/// Deletes a confirmed session.
-pub(super) async fn delete(w: Rc<Worker>, id: String) {
-    let shown = w.sessions.delete(&w.state, &BrowserEnv, &id).await;
-    redraw(&w, shown);
-}
-
-/// Runs a search.
-pub(super) async fn search(w: Rc<Worker>, query: String, current_only: bool) {
-    let shown = w.sessions.search(&w.state, query, current_only).await;
-    redraw(&w, shown);
-}
-
-/// Shows a turn with its neighbours, switching to its session first when needed.
-pub(super) async fn jump(w: Rc<Worker>, session_id: Option<String>, turn: u32) {
-    let shown = w.sessions.jump(&w.state, session_id.as_deref(), turn).await;
-    redraw(&w, shown);
 }

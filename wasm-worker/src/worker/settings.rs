@@ -5,25 +5,19 @@
 
 use super::{Worker, storage};
 use std::rc::Rc;
-use waymark_core::panel::prompt::{attach, push_history};
+use waymark_core::panel::prompt::attach;
 use waymark_core::panel::settings::validate;
 use waymark_core::panel::{AgentSettings, DoctorView, SettingsForm};
 use waymark_core::protocol::{ConfigGet, ConfigSet, Doctor, ErrorBody, ErrorCode, HostSettings};
 
 const AGENT_SETTINGS_KEY: &str = "settings:agent";
-const HISTORY_KEY: &str = "panel:prompt_history";
 
 /// Loads the extension's settings and the prompt history at worker start.
 pub(super) async fn load(w: &Rc<Worker>) {
-    w.state.borrow_mut().settings.roles = waymark_core::protocol::LlmRole::ALL.to_vec();
+    w.app.state.borrow_mut().settings.roles = waymark_core::protocol::LlmRole::ALL.to_vec();
     let agent = storage::load_json::<AgentSettings>(AGENT_SETTINGS_KEY).await;
-    let history = storage::load_json::<Vec<String>>(HISTORY_KEY).await;
-    let mut state = w.state.borrow_mut();
     if let Some(agent) = agent {
-        state.settings.agent = agent;
-    }
-    if let Some(history) = history {
-        state.prompt_history = history;
+        w.app.state.borrow_mut().settings.agent = agent;
     }
 }
 
@@ -34,7 +28,7 @@ fn parse_settings(reply: Result<HostSettings, ErrorBody>) -> Result<HostSettings
 /// Fetches the host's settings for the settings view.
 pub(super) async fn open(w: Rc<Worker>) {
     let fetched = parse_settings(w.host.request(ConfigGet {}).await);
-    let mut state = w.state.borrow_mut();
+    let mut state = w.app.state.borrow_mut();
     state.settings.errors.clear();
     state.settings.notice = None;
     match fetched {
@@ -50,11 +44,11 @@ pub(super) async fn open(w: Rc<Worker>) {
 
 /// Validates and saves the form: host settings that changed go in one `config.set`.
 pub(super) async fn save(w: Rc<Worker>, form: SettingsForm) {
-    let current = w.state.borrow().settings.host.clone();
+    let current = w.app.state.borrow().settings.host.clone();
     let changes = match validate(&form, current.as_ref()) {
         Ok(c) => c,
         Err(errors) => {
-            let mut state = w.state.borrow_mut();
+            let mut state = w.app.state.borrow_mut();
             state.settings.errors = errors;
             state.settings.notice = Some("Nothing was saved: correct the fields marked.".into());
             drop(state);
@@ -63,7 +57,7 @@ pub(super) async fn save(w: Rc<Worker>, form: SettingsForm) {
         }
     };
     {
-        let mut state = w.state.borrow_mut();
+        let mut state = w.app.state.borrow_mut();
         state.settings.errors.clear();
         state.settings.notice = Some("Saving…".into());
         state.settings.agent = changes.agent.clone();
@@ -76,7 +70,7 @@ pub(super) async fn save(w: Rc<Worker>, form: SettingsForm) {
         Some(parse_settings(w.host.request(ConfigSet { settings: changes.host }).await))
     };
     {
-        let mut state = w.state.borrow_mut();
+        let mut state = w.app.state.borrow_mut();
         let notice = match (host, stored) {
             (Some(Err(e)), _) => {
                 state.settings.host_error = Some(e.clone());
@@ -103,7 +97,7 @@ pub(super) async fn save(w: Rc<Worker>, form: SettingsForm) {
 
 /// Runs the host's doctor checks.
 pub(super) async fn check_setup(w: Rc<Worker>) {
-    w.state.borrow_mut().settings.doctor =
+    w.app.state.borrow_mut().settings.doctor =
         Some(DoctorView { running: true, ..DoctorView::default() });
     w.broadcast();
     let reply = w.host.request(Doctor {}).await;
@@ -119,13 +113,13 @@ pub(super) async fn check_setup(w: Rc<Worker>) {
         Ok(report) => DoctorView { running: false, checks: report.checks, error: None },
         Err(e) => DoctorView { running: false, checks: Vec::new(), error: Some(e) },
     };
-    w.state.borrow_mut().settings.doctor = Some(view);
+    w.app.state.borrow_mut().settings.doctor = Some(view);
     w.broadcast();
 }
 
 /// Attaches a file to the next task.
 pub(super) fn attach_file(w: &Rc<Worker>, path: &str) {
-    let mut state = w.state.borrow_mut();
+    let mut state = w.app.state.borrow_mut();
     let mut list = std::mem::take(&mut state.attachments);
     state.attach_error = attach(&mut list, path).err();
     state.attachments = list;
@@ -135,23 +129,9 @@ pub(super) fn attach_file(w: &Rc<Worker>, path: &str) {
 
 /// Removes an attachment.
 pub(super) fn detach_file(w: &Rc<Worker>, name: &str) {
-    let mut state = w.state.borrow_mut();
+    let mut state = w.app.state.borrow_mut();
     state.attachments.retain(|a| a.name != name);
     state.attach_error = None;
     drop(state);
     w.broadcast();
-}
-
-/// Remembers a sent prompt (Up brings it back) and stores the history.
-pub(super) fn remember_prompt(w: &Rc<Worker>, prompt: &str) {
-    let history = {
-        let mut state = w.state.borrow_mut();
-        push_history(&mut state.prompt_history, prompt);
-        state.prompt_history.clone()
-    };
-    let w = w.clone();
-    wasm_bindgen_futures::spawn_local(async move {
-        let saved = storage::save_json(HISTORY_KEY, &history).await;
-        super::storage_result(&w, "the prompt history", saved);
-    });
 }

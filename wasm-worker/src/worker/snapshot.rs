@@ -23,7 +23,7 @@ extern "C" {
 /// Writes the snapshot (after the session changed); failures (a full storage) only cost the
 /// fast start.
 pub(super) fn save(w: &Rc<Worker>) {
-    let Ok(value) = to_js(&w.state.borrow().snapshot().view()) else { return };
+    let Ok(value) = to_js(&w.app.state.borrow().snapshot().view()) else { return };
     let items = js_sys::Object::new();
     if js_sys::Reflect::set(&items, &JsValue::from_str(SNAPSHOT_KEY), &value).is_err() {
         return;

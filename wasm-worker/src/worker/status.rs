@@ -60,7 +60,7 @@ impl CallContext {
             HostEvent::LlmDelta { text } if self.live => on_delta(&w, &text),
             HostEvent::LlmRetry { delay_ms, code, reason, .. } => {
                 {
-                    let mut state = w.state.borrow_mut();
+                    let mut state = w.app.state.borrow_mut();
                     if self.live
                         && let Some(task) = state.task.as_mut()
                     {
@@ -87,7 +87,7 @@ thread_local! {
 /// panel updated at most once per [`waymark_core::panel::live::LIVE_PUSH_INTERVAL_MS`].
 fn on_delta(w: &Rc<Worker>, text: &str) {
     {
-        let mut state = w.state.borrow_mut();
+        let mut state = w.app.state.borrow_mut();
         let Some(task) = state.task.as_mut() else { return };
         task.stream_text(text);
     }
@@ -112,7 +112,7 @@ fn record(
     for_task: bool,
 ) {
     {
-        let mut state = w.state.borrow_mut();
+        let mut state = w.app.state.borrow_mut();
         if for_task && let Some(task) = state.task.as_mut() {
             // The call ended: its words were streamed; the step's actions come next.
             task.live_text.clear();
@@ -140,9 +140,9 @@ fn usage_key(session_id: &str) -> String {
 
 /// Keeps the session's usage with the current session: when it changed, loads the new one's.
 pub(super) fn follow_session(w: &Rc<Worker>) {
-    let id = w.sessions.current().id.clone();
+    let id = w.app.sessions.current().id.clone();
     {
-        let mut state = w.state.borrow_mut();
+        let mut state = w.app.state.borrow_mut();
         if state.usage_session_id == id {
             return;
         }
@@ -152,7 +152,7 @@ pub(super) fn follow_session(w: &Rc<Worker>) {
     let w = w.clone();
     spawn_local(async move {
         let Some(stored) = storage::load_json::<Usage>(&usage_key(&id)).await else { return };
-        let mut state = w.state.borrow_mut();
+        let mut state = w.app.state.borrow_mut();
         if state.usage_session_id == id {
             // Calls made while loading are added on top of what was stored.
             let live = state.session_usage;
@@ -167,7 +167,7 @@ pub(super) fn follow_session(w: &Rc<Worker>) {
 /// Stores the session's usage (after each task).
 pub(super) async fn save_session_usage(w: &Rc<Worker>) {
     let (id, usage) = {
-        let state = w.state.borrow();
+        let state = w.app.state.borrow();
         (state.usage_session_id.clone(), state.session_usage)
     };
     if !id.is_empty() {

@@ -34,21 +34,6 @@ async fn storage_get(key: &str) -> Option<JsValue> {
     (!value.is_undefined()).then_some(value)
 }
 
-const INTERVENTION_SETTINGS_KEY: &str = "settings:interventions";
-
-/// The user's intervention and attention settings, if they changed any.
-pub(super) async fn load_intervention_settings() -> Option<waymark_core::agent::InterventionSettings>
-{
-    serde_wasm_bindgen::from_value(storage_get(INTERVENTION_SETTINGS_KEY).await?).ok()
-}
-
-/// Stores the intervention and attention settings.
-pub(super) async fn save_intervention_settings(
-    settings: &waymark_core::agent::InterventionSettings,
-) -> Result<(), StorageError> {
-    save_json(INTERVENTION_SETTINGS_KEY, settings).await
-}
-
 /// Any JSON value stored under `key` (panel and agent settings, history, usage).
 pub(super) async fn load_json<T: serde::de::DeserializeOwned>(key: &str) -> Option<T> {
     serde_wasm_bindgen::from_value(storage_get(key).await?).ok()

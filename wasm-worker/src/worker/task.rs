@@ -24,7 +24,7 @@ pub(super) struct TaskEventSink(pub Rc<Worker>);
 
 impl TaskEvents for TaskEventSink {
     fn emit(&self, event: TaskEvent) {
-        if let Some(task) = self.0.state.borrow_mut().task.as_mut() {
+        if let Some(task) = self.0.app.state.borrow_mut().task.as_mut() {
             task.apply(&event);
         }
         // Several events of one step make one panel update, sent while the agent waits for
@@ -79,7 +79,7 @@ impl StartOptions {
         workflow: Option<waymark_core::workflow::WorkflowRun>,
     ) -> Self {
         let allowed_sites = {
-            let mut state = w.state.borrow_mut();
+            let mut state = w.app.state.borrow_mut();
             state.task = Some(view);
             state.task_turn = None;
             state.settings.agent.allowed_sites.clone()
@@ -144,8 +144,8 @@ pub(super) async fn run_to_end(w: Rc<Worker>, opts: StartOptions) -> agent::Task
             resources: opts.resources,
             max_steps: opts.max_steps.unwrap_or(agent::DEFAULT_MAX_STEPS),
             session_context: session_context(&w),
-            session_provenance: w.sessions.provenance_for_next_task(),
-            recallable: w.sessions.recallable_for_next_task(),
+            session_provenance: w.app.sessions.provenance_for_next_task(),
+            recallable: w.app.sessions.recallable_for_next_task(),
             output: opts.mode,
             allowed_sites: opts.allowed_sites,
             ..TaskSpec::new(opts.prompt)
@@ -170,7 +170,7 @@ pub(super) async fn run_to_end(w: Rc<Worker>, opts: StartOptions) -> agent::Task
             TaskEventSink(w.clone()).emit(TaskEvent::Finished(outcome.clone()));
             // The attempt is still a turn of the session (kept in memory, stored when storage
             // accepts writes again), so the user sees what happened and loses nothing.
-            *w.controls.borrow_mut() = None;
+            *w.app.controls.borrow_mut() = None;
             let taint = TaskContext::new(spec.clone()).taint;
             sessions::record_task(&w, &spec.task, &outcome, &taint, None, None).await;
             return outcome;
@@ -242,11 +242,11 @@ pub(super) async fn resume(w: Rc<Worker>) {
     if let Some(outcome) = waymark_core::bridge::not_resumed(&ctx, BrowserEnv.now_ms()) {
         // An external agent's task: no one waits for its answer any more (that agent was told
         // it may or may not have run), so it goes no further.
-        w.state.borrow_mut().task = Some(TaskView::not_resumed(&ctx));
+        w.app.state.borrow_mut().task = Some(TaskView::not_resumed(&ctx));
         finish_and_summarise(&w, &ctx, outcome, &journal).await;
         return;
     }
-    w.state.borrow_mut().task = Some(TaskView::resumed(&ctx));
+    w.app.state.borrow_mut().task = Some(TaskView::resumed(&ctx));
     w.broadcast();
     let page = page_for(&w, journal.tab_id(), &ctx.spec);
     let controls = attach_controls(&w, false, page.guard());
@@ -280,7 +280,7 @@ pub(super) async fn after_crash(w: Rc<Worker>, crash: waymark_core::crash::Crash
                     if let Err(e) = agent::Journal::write(&journal, &end).await {
                         tracing::warn!(error = %e, "the interrupted task's end was not journaled");
                     }
-                    w.state.borrow_mut().task = Some(TaskView::not_resumed(&ctx));
+                    w.app.state.borrow_mut().task = Some(TaskView::not_resumed(&ctx));
                     outcome
                 }
             };
@@ -294,7 +294,7 @@ pub(super) async fn after_crash(w: Rc<Worker>, crash: waymark_core::crash::Crash
     };
     let version = crate::chrome::extension_version();
     let notice = crash.notice(task.as_deref(), page.as_deref(), &version);
-    w.state.borrow_mut().crash = Some(notice);
+    w.app.state.borrow_mut().crash = Some(notice);
     w.broadcast();
 }
 
@@ -310,7 +310,7 @@ async fn report_damaged(
     tracing::warn!(%notice, "an interrupted task was not resumed");
     let now = BrowserEnv.now_ms();
     let outcome = report.outcome(now);
-    w.state.borrow_mut().task = Some(TaskView::unrestored(&report, now));
+    w.app.state.borrow_mut().task = Some(TaskView::unrestored(&report, now));
     w.broadcast();
     let Some(journal) = journal else { return };
     sessions::record_task(w, report.task(), &outcome, &report.recovered.taint, None, None).await;
@@ -326,7 +326,7 @@ async fn clear_journal(journal: &StorageJournal) {
 
 /// Earlier tasks' findings for the prompt, from the session module.
 fn session_context(w: &Rc<Worker>) -> Option<String> {
-    w.sessions.context_for_next_task()
+    w.app.sessions.context_for_next_task()
 }
 
 /// Fresh controls for a task, wired to the panel view, the attention signals and the network
@@ -336,7 +336,7 @@ pub(super) fn attach_controls(
     step_mode: bool,
     guard: crate::netguard::NetGuard,
 ) -> Rc<Controls> {
-    let settings = w.state.borrow().interventions;
+    let settings = w.app.state.borrow().interventions;
     let controls = Controls::new(settings, step_mode);
     let weak_w: Weak<Worker> = Rc::downgrade(w);
     let weak_c = Rc::downgrade(&controls);
@@ -346,9 +346,9 @@ pub(super) fn attach_controls(
         guard.set_user_control(
             snapshot.paused || snapshot.taken_over || snapshot.waiting || snapshot.card.is_some(),
         );
-        let settings = w.state.borrow().interventions;
+        let settings = w.app.state.borrow().interventions;
         {
-            let mut state = w.state.borrow_mut();
+            let mut state = w.app.state.borrow_mut();
             let Some(task) = state.task.as_mut() else { return };
             let was_open = task.controls.card.is_some();
             match (&snapshot.card, was_open) {
@@ -368,8 +368,8 @@ pub(super) fn attach_controls(
         }
         w.broadcast();
     });
-    *w.controls.borrow_mut() = Some(controls.clone());
-    if let Some(task) = w.state.borrow_mut().task.as_mut() {
+    *w.app.controls.borrow_mut() = Some(controls.clone());
+    if let Some(task) = w.app.state.borrow_mut().task.as_mut() {
         task.controls = controls.snapshot();
     }
     controls
@@ -383,11 +383,11 @@ pub(super) async fn finish(
     outcome: agent::TaskOutcome,
     journal: &StorageJournal,
 ) -> Option<waymark_core::app::StoredTurn> {
-    *w.controls.borrow_mut() = None;
-    interventions::signal(&w.state.borrow().interventions, None);
+    *w.app.controls.borrow_mut() = None;
+    interventions::signal(&w.app.state.borrow().interventions, None);
     super::workflows::note_reviewed(w, ctx).await;
     let shown = ctx.spec.shown_task();
-    if let Some(task) = w.state.borrow_mut().task.as_mut() {
+    if let Some(task) = w.app.state.borrow_mut().task.as_mut() {
         task.mode = ctx.spec.output;
         task.apply(&TaskEvent::Finished(outcome.clone()));
         task.output =
@@ -395,7 +395,7 @@ pub(super) async fn finish(
         task.show_parts();
     }
     // The answer may name secrets by their handles: the user may ask to see them.
-    *w.secrets.borrow_mut() = Some(ctx.taint.clone());
+    *w.app.secrets.borrow_mut() = Some(ctx.taint.clone());
     w.broadcast();
     let asked_by = ctx.spec.asked_by.clone();
     let ran = super::workflows::after_run(w, ctx).await;

@@ -3,59 +3,35 @@
 //! saved, when a run starts, what the user reads) is in `waymark_core::app`, natively tested.
 
 use super::env::BrowserEnv;
-use super::storage::ChromeStore;
 use super::{Worker, task};
 use std::collections::BTreeMap;
 use std::rc::Rc;
 use wasm_bindgen_futures::spawn_local;
-use waymark_core::agent::{OutputMode, TaskContext, TaskEvent, TaskEvents, TaskOutcome};
-use waymark_core::app::{PromptRun, WorkflowEffect, bridge_result};
+use waymark_core::agent::{OutputMode, TaskContext};
+use waymark_core::app::bridge_result;
+use waymark_core::panel::TaskView;
 use waymark_core::panel::workflows::DraftSource;
-use waymark_core::panel::{PanelRequest, TaskView};
 use waymark_core::protocol::{BridgeFailure, BridgeOutput};
 use waymark_core::session::RanWorkflow;
 use waymark_core::workflow::{Workflow, WorkflowRun};
-
-/// The worker's workflows, in `chrome.storage.local`.
-pub(super) type Desk = waymark_core::app::WorkflowDesk<ChromeStore>;
 
 /// A fresh workflow id.
 pub(super) fn new_id() -> String {
     waymark_core::app::new_id(&BrowserEnv)
 }
 
-/// Loads the saved workflows and any healed steps still waiting, at worker start.
-pub(super) async fn load(w: &Rc<Worker>) {
-    w.workflows.load(&w.state).await;
-    w.broadcast();
-}
-
 /// The saved workflow `id`.
 pub(super) fn find(w: &Rc<Worker>, id: &str) -> Option<Workflow> {
-    w.workflows.find(id)
-}
-
-/// One workflow request of the panel.
-pub(super) async fn handle(w: Rc<Worker>, request: PanelRequest) {
-    let turn_of = |turn| w.sessions.current().turn(turn).cloned();
-    match w.workflows.handle(&w.state, &BrowserEnv, turn_of, request).await {
-        WorkflowEffect::Redraw => {}
-        WorkflowEffect::Start(run) => start_run(&w, run, OutputMode::default()),
-        WorkflowEffect::Export { name, write } => {
-            let written = w.host.request(write.clone()).await;
-            w.workflows.exported(&w.state, name, write, written);
-        }
-    }
-    w.broadcast();
+    w.app.workflows.find(id)
 }
 
 /// Opens the editor on `workflow` (a draft is stored only when the user saves it).
 pub(super) fn open_editor(w: &Rc<Worker>, workflow: Workflow, source: DraftSource) {
-    w.workflows.open_editor(&w.state, workflow, source);
+    w.app.workflows.open_editor(&w.app.state, workflow, source);
 }
 
 /// Starts a run the desk allowed on the tab the user is looking at.
-fn start_run(w: &Rc<Worker>, run: WorkflowRun, mode: OutputMode) {
+pub(super) fn start_run(w: &Rc<Worker>, run: WorkflowRun, mode: OutputMode) {
     let prompt = run.task_text();
     let mut view = TaskView::started(&prompt);
     view.mode = mode;
@@ -71,7 +47,7 @@ pub(super) async fn run_for_bridge(
     name: &str,
     values: BTreeMap<String, String>,
 ) -> Result<BridgeOutput, BridgeFailure> {
-    let run = w.workflows.for_bridge(name, values)?;
+    let run = w.app.workflows.for_bridge(name, values)?;
     let prompt = run.task_text();
     let mut view = TaskView::started(&prompt);
     view.workflow = Some(run.workflow.name.clone());
@@ -79,34 +55,14 @@ pub(super) async fn run_for_bridge(
     bridge_result(task::run_to_end(w.clone(), opts).await)
 }
 
-/// A prompt "run NAME …" that names a saved workflow starts it (or ends at once saying why
-/// it cannot); `false` for any other prompt (an ordinary task).
-pub(super) fn start_from_prompt(w: &Rc<Worker>, prompt: &str, mode: OutputMode) -> bool {
-    match w.workflows.from_prompt(&w.state, prompt) {
-        PromptRun::Task => false,
-        PromptRun::Start(run) => {
-            start_run(w, *run, mode);
-            true
-        }
-        PromptRun::Refused(message) => {
-            let mut view = TaskView::started(prompt);
-            view.mode = mode;
-            w.state.borrow_mut().task = Some(view);
-            let outcome = TaskOutcome::failed_at_start(message);
-            task::TaskEventSink(w.clone()).emit(TaskEvent::Finished(outcome));
-            true
-        }
-    }
-}
-
 /// After a run of an imported workflow that went through every step with the user's approval.
 pub(super) async fn note_reviewed(w: &Rc<Worker>, ctx: &TaskContext) {
-    w.workflows.note_reviewed(ctx).await;
+    w.app.workflows.note_reviewed(ctx).await;
 }
 
 /// After a task: for a workflow run, what the session records of it.
 pub(super) async fn after_run(w: &Rc<Worker>, ctx: &TaskContext) -> Option<RanWorkflow> {
-    let ran = w.workflows.after_run(&w.state, ctx).await;
+    let ran = w.app.workflows.after_run(&w.app.state, ctx).await;
     w.broadcast();
     ran
 }

@@ -1,0 +1,285 @@
+//! The app against an in-memory store: every panel request kind it decides, what it shows and
+//! which effects the worker is asked to carry out.
+
+use super::*;
+use crate::agent::Reply;
+use crate::panel::prompt::Attachment;
+use crate::platform::memory::MemStore;
+use crate::workflow::WorkflowStore;
+use crate::workflow::tests::recorded;
+use futures::executor::block_on;
+use std::cell::Cell;
+
+#[derive(Default)]
+struct Clock(Cell<u64>);
+impl Env for Clock {
+    fn now_ms(&self) -> f64 {
+        self.0.set(self.0.get() + 1);
+        1_700_000_000_000.0 + self.0.get() as f64
+    }
+    fn random_u64(&self) -> u64 {
+        self.0.get()
+    }
+}
+
+fn started(mem: &MemStore) -> App<&MemStore> {
+    let app = App::new(mem);
+    assert_eq!(CLOCK.with(|clock| block_on(app.start(clock))), Redraw::Session);
+    app
+}
+
+thread_local! {
+    /// One clock per test thread: fresh ids for every new session.
+    static CLOCK: Clock = Clock::default();
+}
+
+fn ask(app: &App<&MemStore>, request: PanelRequest) -> Vec<Effect> {
+    CLOCK.with(|clock| block_on(app.handle(clock, request)))
+}
+
+fn task(prompt: &str) -> PanelRequest {
+    PanelRequest::StartTask {
+        prompt: prompt.into(),
+        mode: OutputMode::default(),
+        max_steps: None,
+        step_mode: false,
+        resources: BTreeMap::new(),
+    }
+}
+
+fn starts(effects: &[Effect]) -> Option<&TaskStart> {
+    effects.iter().find_map(|e| match e {
+        Effect::StartTask(start) => Some(&**start),
+        _ => None,
+    })
+}
+
+#[test]
+fn hello_redraws_and_asks_the_host() {
+    let mem = MemStore::default();
+    let app = started(&mem);
+    assert_eq!(
+        ask(&app, PanelRequest::Hello),
+        vec![Effect::Redraw(Redraw::View), Effect::RefreshHost]
+    );
+}
+
+#[test]
+fn a_task_starts_with_the_attached_files_is_remembered_and_none_starts_over_a_running_one() {
+    let mem = MemStore::default();
+    let app = started(&mem);
+    app.state.borrow_mut().attachments =
+        vec![Attachment { name: "cv.pdf".into(), path: "/home/u/cv.pdf".into() }];
+    app.state.borrow_mut().settings.agent.allowed_sites = vec!["https://jobs.example".into()];
+    let effects = ask(&app, task("apply to the job"));
+    let start = starts(&effects).expect("started");
+    assert_eq!(start.prompt, "apply to the job");
+    assert_eq!(start.resources.get("cv.pdf").map(String::as_str), Some("/home/u/cv.pdf"));
+    assert_eq!(start.allowed_sites, vec!["https://jobs.example".to_owned()]);
+    let state = app.state.borrow();
+    assert!(state.attachments.is_empty(), "the attachments went with the task");
+    assert!(state.task.as_ref().is_some_and(|t| t.running && t.prompt == "apply to the job"));
+    assert_eq!(state.prompt_history.first().map(String::as_str), Some("apply to the job"));
+    drop(state);
+    assert_eq!(mem.map.borrow()[HISTORY_KEY], serde_json::json!(["apply to the job"]));
+    assert!(ask(&app, task("another")).is_empty(), "one task at a time");
+    app.state.borrow_mut().task = None;
+    assert!(ask(&app, task("   ")).is_empty(), "an empty prompt starts nothing");
+    // A restarted worker has the history.
+    let again = started(&mem);
+    block_on(again.load_history());
+    assert_eq!(again.state.borrow().prompt_history, vec!["apply to the job".to_owned()]);
+}
+
+#[test]
+fn a_prompt_naming_a_workflow_runs_it_and_a_bad_one_ends_at_once_saying_why() {
+    let mem = MemStore::default();
+    block_on(WorkflowStore::new(&mem).save(&recorded())).expect("saved");
+    let app = started(&mem);
+    let name = recorded().name;
+    let effects = ask(&app, task(&format!("run {name}")));
+    assert!(
+        effects
+            .iter()
+            .any(|e| matches!(e, Effect::StartRun { run, .. } if run.workflow.name == name)),
+        "{effects:?}"
+    );
+    assert_eq!(
+        app.state.borrow().task.as_ref().and_then(|t| t.workflow.clone()),
+        Some(name.clone())
+    );
+    app.state.borrow_mut().task = None;
+    let effects = ask(&app, task(&format!("run {name} with nonsense_input=1")));
+    let Some(Effect::EndedAtStart(outcome)) = effects.first() else { panic!("{effects:?}") };
+    assert!(
+        !outcome.success && outcome.answer.contains("has several inputs"),
+        "{}",
+        outcome.answer
+    );
+}
+
+#[test]
+fn the_sample_task_finishes_the_guide_and_starts() {
+    let mem = MemStore::default();
+    let app = started(&mem);
+    let effects = ask(&app, PanelRequest::TrySample);
+    assert_eq!(effects.first(), Some(&Effect::FinishGuide));
+    assert_eq!(
+        starts(&effects).map(|s| s.prompt.as_str()),
+        Some(crate::panel::guide::SAMPLE_PROMPT)
+    );
+}
+
+#[test]
+fn controls_reach_the_running_task_and_are_dropped_when_none_runs() {
+    let mem = MemStore::default();
+    let app = started(&mem);
+    // No task: nothing happens, nothing breaks.
+    for request in [PanelRequest::Pause, PanelRequest::Stop, PanelRequest::TakeOver] {
+        assert!(ask(&app, request).is_empty());
+    }
+    let controls = Controls::new(InterventionSettings::default(), false);
+    *app.controls.borrow_mut() = Some(controls.clone());
+    assert!(ask(&app, PanelRequest::Pause).is_empty());
+    assert!(controls.snapshot().paused);
+    let _ = ask(&app, PanelRequest::Resume);
+    assert!(!controls.snapshot().paused);
+    let _ = ask(&app, PanelRequest::TakeOver);
+    assert!(controls.snapshot().taken_over);
+    let _ = ask(&app, PanelRequest::Step);
+    let _ = ask(&app, PanelRequest::AnswerIntervention { reply: Reply::default() });
+    let _ = ask(&app, PanelRequest::Stop);
+    assert!(controls.snapshot().stopping);
+}
+
+#[test]
+fn intervention_settings_reach_the_running_task_are_stored_and_load_again() {
+    let mem = MemStore::default();
+    let app = started(&mem);
+    let controls = Controls::new(InterventionSettings::default(), false);
+    *app.controls.borrow_mut() = Some(controls.clone());
+    let mut settings = InterventionSettings::default();
+    settings.badge = !settings.badge;
+    assert_eq!(
+        ask(&app, PanelRequest::SetInterventionSettings { settings }),
+        vec![Effect::Redraw(Redraw::View)]
+    );
+    assert_eq!(app.state.borrow().interventions, settings);
+    assert!(mem.map.borrow().contains_key(INTERVENTIONS_KEY));
+    assert_eq!(started(&mem).state.borrow().interventions, settings);
+    mem.refuse_writes.set(true);
+    let _ = ask(
+        &app,
+        PanelRequest::SetInterventionSettings { settings: InterventionSettings::default() },
+    );
+    let told = app.state.borrow().storage_error.clone().expect("told");
+    assert!(told.contains("the intervention settings"), "{told}");
+    let _ = controls;
+}
+
+#[test]
+fn a_secret_is_revealed_only_from_the_finished_tasks_ledger() {
+    let mem = MemStore::default();
+    let app = started(&mem);
+    app.state.borrow_mut().task = Some(TaskView::started("log in"));
+    let _ = ask(&app, PanelRequest::RevealSecret { id: 1 });
+    assert!(app.state.borrow().task.as_ref().is_some_and(|t| t.revealed.is_empty()));
+    let mut ledger = TaintLedger::default();
+    ledger.record_workflow_secret(
+        "password",
+        "hunter2-very-secret",
+        vec!["https://a.example".into()],
+    );
+    let id = ledger.handle_of("hunter2-very-secret").expect("a handle").id;
+    *app.secrets.borrow_mut() = Some(ledger);
+    assert_eq!(ask(&app, PanelRequest::RevealSecret { id }), vec![Effect::Redraw(Redraw::View)]);
+    let revealed = app.state.borrow().task.as_ref().expect("task").revealed.clone();
+    assert_eq!(revealed.get(&id).map(String::as_str), Some("hunter2-very-secret"));
+    let _ = ask(&app, PanelRequest::RevealSecret { id: id + 7 });
+    assert_eq!(app.state.borrow().task.as_ref().expect("task").revealed.len(), 1);
+}
+
+#[test]
+fn a_crash_notice_goes_when_dismissed() {
+    let mem = MemStore::default();
+    let app = started(&mem);
+    app.state.borrow_mut().crash =
+        Some(crate::crash::CrashNotice { text: "crashed".into(), report: "r".into() });
+    assert_eq!(ask(&app, PanelRequest::DismissCrash), vec![Effect::Redraw(Redraw::View)]);
+    assert!(app.state.borrow().crash.is_none());
+}
+
+#[test]
+fn every_session_request_reaches_the_sessions() {
+    let mem = MemStore::default();
+    let mut old = crate::session::tests::session_of(2);
+    old.id = "old".into();
+    block_on(crate::session::SessionStore::new(&mem).save_turns(&old, &[1, 2], false))
+        .expect("stored");
+    let app = started(&mem);
+    let first = app.sessions.current().id.clone();
+    assert_eq!(ask(&app, PanelRequest::NewSession), vec![Effect::Redraw(Redraw::Session)]);
+    let second = app.sessions.current().id.clone();
+    assert_ne!(first, second);
+    assert_eq!(ask(&app, PanelRequest::ClearSession), vec![Effect::Redraw(Redraw::Session)]);
+    assert_ne!(app.sessions.current().id, second);
+    let _ = ask(&app, PanelRequest::ContinueSession { id: "old".into() });
+    assert_eq!(app.sessions.current().id, "old");
+    let _ = ask(&app, PanelRequest::RenameSession { id: "old".into(), title: "Trip".into() });
+    assert_eq!(app.state.borrow().session.title, "Trip");
+    let _ = ask(&app, PanelRequest::Search { query: "item".into(), current_only: false });
+    assert!(app.state.borrow().search.as_ref().is_some_and(|s| !s.hits.is_empty()));
+    let _ = ask(&app, PanelRequest::NewSession);
+    let _ = ask(&app, PanelRequest::JumpToTurn { session_id: Some("old".into()), turn: 2 });
+    assert_eq!(app.sessions.current().id, "old");
+    assert_eq!(app.state.borrow().focus.as_ref().map(|f| f.turn.turn), Some(2));
+    let _ = ask(&app, PanelRequest::DeleteSession { id: "old".into() });
+    let _ = ask(&app, PanelRequest::CancelDelete);
+    assert!(app.state.borrow().confirm_delete.is_none());
+    let _ = ask(&app, PanelRequest::DeleteSession { id: "old".into() });
+    assert_eq!(
+        ask(&app, PanelRequest::ConfirmDelete { id: "old".into() }),
+        vec![Effect::Redraw(Redraw::Session)]
+    );
+    assert!(app.state.borrow().sessions.iter().all(|s| s.id != "old"));
+    assert_ne!(app.sessions.current().id, "old", "a fresh session replaced the deleted one");
+}
+
+#[test]
+fn workflow_requests_reach_the_workflows_and_their_runs_and_exports_come_back_as_effects() {
+    let mem = MemStore::default();
+    block_on(WorkflowStore::new(&mem).save(&recorded())).expect("saved");
+    let app = started(&mem);
+    let id = recorded().id;
+    let effects = ask(&app, PanelRequest::RunWorkflow { id: id.clone(), values: BTreeMap::new() });
+    assert!(effects.iter().any(|e| matches!(e, Effect::StartRun { .. })), "{effects:?}");
+    let effects = ask(&app, PanelRequest::ExportWorkflow { id: id.clone() });
+    assert!(effects.iter().any(|e| matches!(e, Effect::ExportWorkflow { .. })), "{effects:?}");
+    for request in [
+        PanelRequest::EditWorkflow { id: id.clone() },
+        PanelRequest::CloseWorkflowEditor,
+        PanelRequest::SaveAsWorkflow { turn: 1 },
+        PanelRequest::RenameWorkflow { id: id.clone(), name: "Tea".into() },
+        PanelRequest::DuplicateWorkflow { id: id.clone() },
+        PanelRequest::DeleteWorkflow { id: id.clone() },
+        PanelRequest::CancelDeleteWorkflow,
+        PanelRequest::ConfirmDeleteWorkflow { id: id.clone() },
+        PanelRequest::ImportWorkflow { json: "{}".into() },
+        PanelRequest::AcceptHeals,
+        PanelRequest::RejectHeals,
+    ] {
+        assert_eq!(ask(&app, request), vec![Effect::Redraw(Redraw::View)]);
+    }
+    assert_eq!(app.state.borrow().workflows.list.len(), 2, "renamed and duplicated");
+}
+
+#[test]
+fn requests_the_app_does_not_decide_yet_go_to_the_worker_untouched() {
+    let mem = MemStore::default();
+    let app = started(&mem);
+    for request in
+        [PanelRequest::OpenSettings, PanelRequest::CheckSetup, PanelRequest::StartRecording]
+    {
+        assert_eq!(ask(&app, request.clone()), vec![Effect::Worker(Box::new(request))]);
+    }
+}
