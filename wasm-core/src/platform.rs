@@ -25,14 +25,50 @@ pub trait Store {
     async fn keys(&self) -> Result<Vec<String>, StoreError>;
 }
 
-/// Where finished turns go for the host's transcript capture (opt-in; JSONL files on disk).
+/// The native host: the model calls, the files it writes, its settings and checks.
 #[allow(async_fn_in_trait, reason = "single-threaded: wasm and the native tests need no Send")]
-pub trait Transcripts {
-    /// Hands one turn's transcript over; an error is logged by the caller, never shown.
-    async fn capture(
+pub trait Host {
+    /// Sends one request and waits for its typed reply (or the host's error).
+    async fn request<R: waymark_protocol::HostRequest>(
         &self,
-        record: waymark_protocol::TranscriptRecord,
-    ) -> Result<(), waymark_protocol::ErrorBody>;
+        request: R,
+    ) -> Result<R::Reply, waymark_protocol::ErrorBody>;
+}
+
+#[cfg(test)]
+pub(crate) mod scripted {
+    //! The one scripted [`Host`] of the native tests: it records every request as the wire
+    //! carries it and answers with the replies the test scripted, read as the request's reply
+    //! type (as the host's JSON reply is).
+
+    use super::Host;
+    use crate::protocol::{ErrorBody, ErrorCode, HostRequest, RequestBody};
+    use std::cell::RefCell;
+    use std::collections::VecDeque;
+
+    /// Answers in order; with nothing scripted, it answers as a host that is not installed.
+    #[derive(Default)]
+    pub struct ScriptedHost {
+        pub replies: RefCell<VecDeque<Result<serde_json::Value, ErrorBody>>>,
+        pub seen: RefCell<Vec<RequestBody>>,
+    }
+
+    impl ScriptedHost {
+        /// Queues the next reply.
+        pub fn answer(&self, reply: Result<serde_json::Value, ErrorBody>) {
+            self.replies.borrow_mut().push_back(reply);
+        }
+    }
+
+    impl Host for ScriptedHost {
+        async fn request<R: HostRequest>(&self, request: R) -> Result<R::Reply, ErrorBody> {
+            self.seen.borrow_mut().push(request.into());
+            let reply = self.replies.borrow_mut().pop_front().unwrap_or_else(|| {
+                Err(ErrorBody::new(ErrorCode::HostUnavailable, "no host reply was scripted"))
+            });
+            Ok(serde_json::from_value(reply?).expect("the scripted reply fits the request"))
+        }
+    }
 }
 
 #[cfg(test)]

@@ -346,3 +346,13 @@ fn unavailable(message: impl Into<String>) -> ErrorBody {
 }
 
 pub(crate) use waymark_page::js::to_js;
+
+/// The host as the core's platform trait sees it.
+#[derive(Clone)]
+pub(crate) struct HostLink(pub Rc<HostClient>);
+
+impl waymark_core::platform::Host for HostLink {
+    async fn request<R: HostRequest>(&self, request: R) -> Result<R::Reply, ErrorBody> {
+        self.0.request(request).await
+    }
+}

@@ -13,9 +13,10 @@ pub use sessions::{MAX_SUMMARY_CALLS, Redraw, SessionDesk, StoredTurn};
 pub use workflows::{HEALS_KEY, PromptRun, WorkflowDesk, WorkflowEffect, bridge_result, new_id};
 
 use crate::agent::{Controls, Env, InterventionSettings, OutputMode, TaskOutcome};
+use crate::panel::ExportView;
 use crate::panel::{PanelRequest, PanelState, TaskView};
-use crate::platform::{Store, StoreError};
-use crate::protocol::ExportWrite;
+use crate::platform::{Host, Store, StoreError};
+use crate::protocol::{ExportFormat, ExportWrite, TrackedValues};
 use crate::safety::TaintLedger;
 use crate::workflow::WorkflowRun;
 use std::cell::RefCell;
@@ -153,7 +154,12 @@ impl<S: Store + Clone> App<S> {
     }
 
     /// One request of a panel.
-    pub async fn handle(&self, env: &impl Env, request: PanelRequest) -> Vec<Effect> {
+    pub async fn handle(
+        &self,
+        env: &impl Env,
+        host: &impl Host,
+        request: PanelRequest,
+    ) -> Vec<Effect> {
         let state = &self.state;
         let redraw = |r: Redraw| vec![Effect::Redraw(r)];
         match request {
@@ -195,6 +201,35 @@ impl<S: Store + Clone> App<S> {
                 if let (Some(value), Some(task)) = (value, state.borrow_mut().task.as_mut()) {
                     task.reveal(id, value);
                 }
+                redraw(Redraw::View)
+            }
+            PanelRequest::Attach { path } => {
+                let mut state = state.borrow_mut();
+                let mut list = std::mem::take(&mut state.attachments);
+                state.attach_error = crate::panel::prompt::attach(&mut list, &path).err();
+                state.attachments = list;
+                redraw(Redraw::View)
+            }
+            PanelRequest::Detach { name } => {
+                let mut state = state.borrow_mut();
+                state.attachments.retain(|a| a.name != name);
+                state.attach_error = None;
+                redraw(Redraw::View)
+            }
+            PanelRequest::Export => {
+                self.export(env, host, ExportFormat::Md, TrackedValues::default()).await;
+                redraw(Redraw::View)
+            }
+            PanelRequest::ExportSession { format, values } => {
+                self.export(env, host, format, values).await;
+                redraw(Redraw::View)
+            }
+            PanelRequest::ExportTable { turn, index, values } => {
+                let now = env.now_ms();
+                let content =
+                    crate::session::table_csv(&self.sessions.current(), turn, index, now, values)
+                        .ok_or_else(|| format!("turn {turn} has no table {}", index + 1));
+                self.write_export(host, ExportFormat::Csv, content).await;
                 redraw(Redraw::View)
             }
             PanelRequest::DismissCrash => {
@@ -252,6 +287,59 @@ impl<S: Store + Clone> App<S> {
             }
             other => vec![Effect::Worker(Box::new(other))],
         }
+    }
+
+    /// Writes the current session in `format` (markdown for anything but JSON; tracked values
+    /// redacted unless `values` includes them) and shows where it went.
+    async fn export(
+        &self,
+        env: &impl Env,
+        host: &impl Host,
+        format: ExportFormat,
+        values: TrackedValues,
+    ) {
+        let now = env.now_ms();
+        let content = {
+            let current = self.sessions.current();
+            match format {
+                ExportFormat::Json => {
+                    crate::session::to_json(&current, now, values).map_err(|e| e.to_string())
+                }
+                // A session is no table: its CSVs are written one table at a time.
+                ExportFormat::Md | ExportFormat::Jsonl | ExportFormat::Csv => {
+                    Ok(crate::session::to_markdown(&current, now, values))
+                }
+            }
+        };
+        let format = if format == ExportFormat::Json { format } else { ExportFormat::Md };
+        let hint = crate::session::export_name_hint(now);
+        self.write_export(host, format, content.map(|c| (hint, c))).await;
+    }
+
+    /// Asks the host to write `content` (name hint, text) and shows the result: the path and
+    /// the prompt that carries it into another agent, or why it failed.
+    async fn write_export(
+        &self,
+        host: &impl Host,
+        format: ExportFormat,
+        content: Result<(String, String), String>,
+    ) {
+        let view = match content {
+            Err(message) => ExportView::Failed { message },
+            Ok((hint, content)) => {
+                let request = ExportWrite { name_hint: Some(hint), format, content };
+                match host.request(request).await {
+                    Ok(written) => {
+                        let session = self.sessions.current();
+                        let prompt =
+                            crate::session::portable_prompt(&session, &written.path, format);
+                        ExportView::Written { path: written.path, prompt }
+                    }
+                    Err(e) => ExportView::Failed { message: e.with_advice() },
+                }
+            }
+        };
+        self.state.borrow_mut().export = Some(view);
     }
 
     /// A control for the running task; one for a task that just ended (the panel had not

@@ -9,7 +9,7 @@
 
 use crate::agent::{Env, Llm, TaskOutcome};
 use crate::panel::{PanelState, SearchView, SessionView, session_list};
-use crate::platform::{Store, StoreError, Transcripts};
+use crate::platform::{Host, Store, StoreError};
 use crate::protocol::LlmRequest;
 use crate::safety::{Provenance, TaintLedger};
 use crate::session::{
@@ -171,7 +171,7 @@ impl<S: Store> SessionDesk<S> {
     pub async fn record(
         &self,
         state: &RefCell<PanelState>,
-        transcripts: &impl Transcripts,
+        host: &impl Host,
         env: &impl Env,
         prompt: &str,
         outcome: &TaskOutcome,
@@ -187,7 +187,7 @@ impl<S: Store> SessionDesk<S> {
         let snapshot = self.session.borrow().clone();
         self.save(state, &snapshot, turn).await;
         if !summarise {
-            send_transcript(transcripts, &snapshot, turn).await;
+            send_transcript(host, &snapshot, turn).await;
             return None;
         }
         let record = snapshot.turn(turn)?.clone();
@@ -201,7 +201,7 @@ impl<S: Store> SessionDesk<S> {
         &self,
         state: &RefCell<PanelState>,
         llm: &impl Llm,
-        transcripts: &impl Transcripts,
+        host: &impl Host,
         turn: StoredTurn,
     ) -> TaskRecord {
         let StoredTurn { session_id, mut record, request } = turn;
@@ -215,7 +215,7 @@ impl<S: Store> SessionDesk<S> {
         let (summary, by_model) =
             summary.unwrap_or_else(|| (extractive_summary(&record.task, &record.answer), false));
         record.apply_summary(summary.clone(), by_model);
-        self.apply_summary(state, transcripts, &session_id, record.turn, summary, by_model).await;
+        self.apply_summary(state, host, &session_id, record.turn, summary, by_model).await;
         record
     }
 
@@ -223,7 +223,7 @@ impl<S: Store> SessionDesk<S> {
     async fn apply_summary(
         &self,
         state: &RefCell<PanelState>,
-        transcripts: &impl Transcripts,
+        host: &impl Host,
         id: &str,
         turn: u32,
         summary: Summary,
@@ -248,7 +248,7 @@ impl<S: Store> SessionDesk<S> {
             session = live.clone();
         }
         self.save(state, &session, turn).await;
-        send_transcript(transcripts, &session, turn).await;
+        send_transcript(host, &session, turn).await;
     }
 
     /// Writes one turn (and any turn of that session whose write failed before); a failure is
@@ -531,9 +531,9 @@ impl<S: Store> SessionDesk<S> {
 
 /// Offers the finished turn to the host's transcript capture (best effort: capture is opt-in
 /// and a missing host must not disturb the session).
-async fn send_transcript(transcripts: &impl Transcripts, session: &Session, turn: u32) {
+async fn send_transcript(host: &impl Host, session: &Session, turn: u32) {
     if let Some(record) = session.turn(turn)
-        && let Err(e) = transcripts.capture(transcript_record(session, record)).await
+        && let Err(e) = host.request(transcript_record(session, record)).await
     {
         tracing::warn!(code = %e.code, message = %e.message, "the turn's transcript was not sent");
     }

@@ -5,6 +5,8 @@ use super::*;
 use crate::agent::Reply;
 use crate::panel::prompt::Attachment;
 use crate::platform::memory::MemStore;
+use crate::platform::scripted::ScriptedHost;
+use crate::protocol::RequestBody;
 use crate::workflow::WorkflowStore;
 use crate::workflow::tests::recorded;
 use futures::executor::block_on;
@@ -34,7 +36,11 @@ thread_local! {
 }
 
 fn ask(app: &App<&MemStore>, request: PanelRequest) -> Vec<Effect> {
-    CLOCK.with(|clock| block_on(app.handle(clock, request)))
+    ask_with(app, &ScriptedHost::default(), request)
+}
+
+fn ask_with(app: &App<&MemStore>, host: &ScriptedHost, request: PanelRequest) -> Vec<Effect> {
+    CLOCK.with(|clock| block_on(app.handle(clock, host, request)))
 }
 
 fn task(prompt: &str) -> PanelRequest {
@@ -282,4 +288,63 @@ fn requests_the_app_does_not_decide_yet_go_to_the_worker_untouched() {
     {
         assert_eq!(ask(&app, request.clone()), vec![Effect::Worker(Box::new(request))]);
     }
+}
+
+#[test]
+fn files_are_attached_to_the_next_task_once_each_and_detached() {
+    let mem = MemStore::default();
+    let app = started(&mem);
+    let attach = |path: &str| ask(&app, PanelRequest::Attach { path: path.into() });
+    assert_eq!(attach("/home/u/cv.pdf"), vec![Effect::Redraw(Redraw::View)]);
+    assert_eq!(app.state.borrow().attachments.len(), 1);
+    let _ = attach("relative/cv.pdf");
+    assert!(app.state.borrow().attach_error.is_some(), "a relative path is refused, with why");
+    assert_eq!(app.state.borrow().attachments.len(), 1);
+    let name = app.state.borrow().attachments[0].name.clone();
+    let _ = ask(&app, PanelRequest::Detach { name });
+    assert!(app.state.borrow().attachments.is_empty());
+    assert!(app.state.borrow().attach_error.is_none());
+}
+
+#[test]
+fn exports_go_through_the_host_and_show_the_path_and_the_prompt_or_why_not() {
+    let mem = MemStore::default();
+    let app = started(&mem);
+    let host = ScriptedHost::default();
+    host.answer(Ok(serde_json::json!({"path": "/home/u/waymark/session.md", "bytes": 120})));
+    let _ = ask_with(&app, &host, PanelRequest::Export);
+    let Some(ExportView::Written { path, prompt }) = app.state.borrow().export.clone() else {
+        panic!("not written")
+    };
+    assert_eq!(path, "/home/u/waymark/session.md");
+    assert!(prompt.contains(&path), "{prompt}");
+    let RequestBody::ExportWrite(write) = host.seen.borrow()[0].clone() else {
+        panic!("not an export")
+    };
+    assert_eq!(write.format, ExportFormat::Md);
+    assert!(write.content.starts_with('#'), "markdown: {}", write.content);
+    // JSON stays JSON; the host's error is shown with its advice.
+    host.answer(Err(crate::protocol::ErrorBody::new(
+        crate::protocol::ErrorCode::ExportFailed,
+        "disk full",
+    )));
+    let values = TrackedValues::default();
+    let _ =
+        ask_with(&app, &host, PanelRequest::ExportSession { format: ExportFormat::Json, values });
+    let RequestBody::ExportWrite(write) = host.seen.borrow()[1].clone() else {
+        panic!("not an export")
+    };
+    assert_eq!(write.format, ExportFormat::Json);
+    let Some(ExportView::Failed { message }) = app.state.borrow().export.clone() else {
+        panic!("not failed")
+    };
+    assert!(message.contains("disk full"), "{message}");
+    // A table that is not there is said so, and nothing is sent.
+    let values = TrackedValues::default();
+    let _ = ask_with(&app, &host, PanelRequest::ExportTable { turn: 3, index: 0, values });
+    assert_eq!(host.seen.borrow().len(), 2);
+    let Some(ExportView::Failed { message }) = app.state.borrow().export.clone() else {
+        panic!("not failed")
+    };
+    assert_eq!(message, "turn 3 has no table 1");
 }

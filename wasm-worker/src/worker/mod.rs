@@ -4,7 +4,6 @@
 mod bridge;
 mod client_task;
 mod env;
-mod export;
 mod guide;
 mod interventions;
 mod journal;
@@ -26,7 +25,6 @@ use wasm_bindgen::prelude::*;
 use wasm_bindgen_futures::spawn_local;
 use waymark_core::app::{Effect, TaskStart};
 use waymark_core::panel::PanelRequest;
-use waymark_core::protocol::{ExportFormat, TrackedValues};
 
 /// The worker's state: one per service-worker lifetime.
 struct Worker {
@@ -233,7 +231,8 @@ pub fn sw_panel_message(port: Port, msg: JsValue) {
     }
     let Some(request) = received.request else { return };
     spawn_local(async move {
-        let effects = w.app.handle(&env::BrowserEnv, request).await;
+        let host = crate::host_port::HostLink(w.host.clone());
+        let effects = w.app.handle(&env::BrowserEnv, &host, request).await;
         for effect in effects {
             carry_out(&w, effect).await;
         }
@@ -286,20 +285,9 @@ fn handle(w: Rc<Worker>, request: PanelRequest) {
     match request {
         PanelRequest::Guide { action } => guide::act(&w, action),
         PanelRequest::GuideModel { form } => spawn_local(guide::model(w, form)),
-        PanelRequest::Export => {
-            spawn_local(export::export(w, ExportFormat::Md, TrackedValues::default()))
-        }
-        PanelRequest::ExportSession { format, values } => {
-            spawn_local(export::export(w, format, values))
-        }
-        PanelRequest::ExportTable { turn, index, values } => {
-            spawn_local(export::export_table(w, turn, index, values))
-        }
         PanelRequest::OpenSettings => spawn_local(settings::open(w)),
         PanelRequest::SaveSettings { form } => spawn_local(settings::save(w, form)),
         PanelRequest::CheckSetup => spawn_local(settings::check_setup(w)),
-        PanelRequest::Attach { path } => settings::attach_file(&w, &path),
-        PanelRequest::Detach { name } => settings::detach_file(&w, &name),
         PanelRequest::SetExternalAgents { on } => bridge::set_enabled(&w, on),
         PanelRequest::DisconnectExternal { client } => bridge::disconnect(&w, client),
         request @ (PanelRequest::SaveRoutine { .. }

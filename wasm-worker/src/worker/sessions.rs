@@ -4,26 +4,15 @@
 
 use super::Worker;
 use super::env::BrowserEnv;
-use crate::host_port::HostClient;
+use crate::host_port::HostLink;
 use std::rc::Rc;
 use wasm_bindgen_futures::spawn_local;
 use waymark_core::agent::TaskOutcome;
 use waymark_core::app::{Redraw, StoredTurn};
-use waymark_core::platform::Transcripts;
-use waymark_core::protocol::{ErrorBody, TranscriptRecord};
 use waymark_core::session::{RanWorkflow, Session, TaskRecord};
 
-/// The host's transcript capture.
-struct HostTranscripts(Rc<HostClient>);
-
-impl Transcripts for HostTranscripts {
-    async fn capture(&self, record: TranscriptRecord) -> Result<(), ErrorBody> {
-        self.0.request(record).await.map(drop)
-    }
-}
-
-fn transcripts(w: &Rc<Worker>) -> HostTranscripts {
-    HostTranscripts(w.host.clone())
+fn host(w: &Rc<Worker>) -> HostLink {
+    HostLink(w.host.clone())
 }
 
 /// Sends the panel what changed.
@@ -67,7 +56,7 @@ pub(super) async fn store_turn(
     asked_by: Option<String>,
     ran: Option<RanWorkflow>,
 ) -> Option<StoredTurn> {
-    let sink = transcripts(w);
+    let sink = host(w);
     let turn = w
         .app
         .sessions
@@ -84,7 +73,7 @@ pub(super) async fn summarise(w: &Rc<Worker>, turn: StoredTurn) -> TaskRecord {
         worker: Rc::downgrade(w),
         for_task: false,
     };
-    let record = w.app.sessions.summarise(&w.app.state, &llm, &transcripts(w), turn).await;
+    let record = w.app.sessions.summarise(&w.app.state, &llm, &host(w), turn).await;
     redraw(w, Redraw::Session);
     record
 }

@@ -5,7 +5,6 @@
 
 use super::{Worker, storage};
 use std::rc::Rc;
-use waymark_core::panel::prompt::attach;
 use waymark_core::panel::settings::validate;
 use waymark_core::panel::{AgentSettings, DoctorView, SettingsForm};
 use waymark_core::protocol::{ConfigGet, ConfigSet, Doctor, ErrorBody, ErrorCode, HostSettings};
@@ -114,24 +113,5 @@ pub(super) async fn check_setup(w: Rc<Worker>) {
         Err(e) => DoctorView { running: false, checks: Vec::new(), error: Some(e) },
     };
     w.app.state.borrow_mut().settings.doctor = Some(view);
-    w.broadcast();
-}
-
-/// Attaches a file to the next task.
-pub(super) fn attach_file(w: &Rc<Worker>, path: &str) {
-    let mut state = w.app.state.borrow_mut();
-    let mut list = std::mem::take(&mut state.attachments);
-    state.attach_error = attach(&mut list, path).err();
-    state.attachments = list;
-    drop(state);
-    w.broadcast();
-}
-
-/// Removes an attachment.
-pub(super) fn detach_file(w: &Rc<Worker>, name: &str) {
-    let mut state = w.app.state.borrow_mut();
-    state.attachments.retain(|a| a.name != name);
-    state.attach_error = None;
-    drop(state);
     w.broadcast();
 }

@@ -4,7 +4,8 @@
 use super::*;
 use crate::panel::TaskView;
 use crate::platform::memory::MemStore;
-use crate::protocol::{ErrorBody, ErrorCode, LlmCompletion, TranscriptRecord};
+use crate::platform::scripted::ScriptedHost;
+use crate::protocol::{ErrorBody, ErrorCode, LlmCompletion, RequestBody, TranscriptRecord};
 use crate::session::tests::session_of;
 use futures::executor::block_on;
 use std::cell::Cell;
@@ -33,13 +34,16 @@ impl Llm for Summariser {
     }
 }
 
-#[derive(Default)]
-struct Sink(RefCell<Vec<TranscriptRecord>>);
-impl Transcripts for &Sink {
-    async fn capture(&self, record: TranscriptRecord) -> Result<(), ErrorBody> {
-        self.0.borrow_mut().push(record);
-        Ok(())
-    }
+/// The transcripts the host was handed.
+fn transcripts(host: &ScriptedHost) -> Vec<TranscriptRecord> {
+    host.seen
+        .borrow()
+        .iter()
+        .filter_map(|r| match r {
+            RequestBody::TranscriptRecord(t) => Some(t.clone()),
+            _ => None,
+        })
+        .collect()
 }
 
 fn outcome(answer: &str) -> TaskOutcome {
@@ -58,7 +62,7 @@ struct Fixture {
     mem: MemStore,
     state: RefCell<PanelState>,
     clock: Clock,
-    sink: Sink,
+    sink: ScriptedHost,
 }
 
 impl Fixture {
@@ -67,7 +71,7 @@ impl Fixture {
             mem: MemStore::default(),
             state: RefCell::default(),
             clock: Clock::default(),
-            sink: Sink::default(),
+            sink: ScriptedHost::default(),
         }
     }
     fn desk(&self) -> SessionDesk<&MemStore> {
@@ -92,7 +96,7 @@ impl Fixture {
         let taint = TaintLedger::default();
         let stored = block_on(desk.record(
             &self.state,
-            &&self.sink,
+            &self.sink,
             &self.clock,
             prompt,
             &outcome(answer),
@@ -101,7 +105,7 @@ impl Fixture {
             None,
         ))
         .expect("a task's turn waits for its summary");
-        block_on(desk.summarise(&self.state, model, &&self.sink, stored));
+        block_on(desk.summarise(&self.state, model, &self.sink, stored));
     }
     fn error(&self) -> Option<String> {
         self.state.borrow().storage_error.clone()
@@ -122,7 +126,7 @@ fn the_first_start_makes_a_new_session_and_a_restart_finds_it_with_its_turns() {
     assert_eq!(fx.state.borrow().session.title, "Flights to Lisbon");
     assert_eq!(fx.state.borrow().task_turn, Some(1));
     assert!(fx.state.borrow().findings.is_some());
-    assert_eq!(fx.sink.0.borrow().len(), 1, "the summarised turn's transcript went out");
+    assert_eq!(transcripts(&fx.sink).len(), 1, "the summarised turn's transcript went out");
 
     let restarted = Fixture { mem: MemStore::default(), ..Fixture::new() };
     *restarted.mem.map.borrow_mut() = fx.mem.map.borrow().clone();
@@ -325,7 +329,7 @@ fn a_workflow_run_keeps_its_extractive_summary_and_sends_its_transcript_at_once(
     let ran = crate::session::RanWorkflow { id: "w1".into(), name: "invoice".into(), healed: 0 };
     let stored = block_on(desk.record(
         &fx.state,
-        &&fx.sink,
+        &fx.sink,
         &fx.clock,
         "run invoice",
         &outcome("done"),
@@ -334,7 +338,7 @@ fn a_workflow_run_keeps_its_extractive_summary_and_sends_its_transcript_at_once(
         Some(ran),
     ));
     assert!(stored.is_none(), "no summary call");
-    assert_eq!(fx.sink.0.borrow().len(), 1);
+    assert_eq!(transcripts(&fx.sink).len(), 1);
     assert!(desk.current().turn(1).is_some_and(|t| t.workflow.is_some()));
 }
 
@@ -347,7 +351,7 @@ fn a_summary_for_a_session_no_longer_current_lands_in_that_session() {
     fx.state.borrow_mut().task = Some(view);
     let stored = block_on(desk.record(
         &fx.state,
-        &&fx.sink,
+        &fx.sink,
         &fx.clock,
         "find flights",
         &outcome("89 EUR"),
@@ -358,7 +362,7 @@ fn a_summary_for_a_session_no_longer_current_lands_in_that_session() {
     .expect("waits for its summary");
     let first = stored.session_id.clone();
     assert_eq!(block_on(desk.start_new(&fx.state, &fx.clock)), Redraw::Session);
-    block_on(desk.summarise(&fx.state, &TITLED, &&fx.sink, stored));
+    block_on(desk.summarise(&fx.state, &TITLED, &fx.sink, stored));
     let back = block_on(SessionStore::new(&fx.mem).load(&first)).expect("read").expect("stored");
     assert_eq!(back.title, "Flights to Lisbon");
     assert!(desk.current().title.is_empty(), "the new session is untouched");
