@@ -33,6 +33,27 @@ pub trait Host {
         &self,
         request: R,
     ) -> Result<R::Reply, waymark_protocol::ErrorBody>;
+    /// Asks the host how it is (its status and models follow in the panel's state).
+    async fn refresh(&self);
+}
+
+/// What the panels need after a change: the caller redraws accordingly.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[must_use = "the panel shows the change only once redrawn"]
+pub enum Redraw {
+    /// The current session or its data changed: its usage follows the session, its snapshot
+    /// is saved, then the state is sent.
+    Session,
+    /// Only the view changed (a question, search results): the state is sent.
+    View,
+    /// Nothing the panel shows changed.
+    Nothing,
+}
+
+/// The open side panels: a long request shows its progress before it ends ("Saving…").
+pub trait Panels {
+    /// Sends the panels the state now.
+    fn show(&self, redraw: Redraw);
 }
 
 #[cfg(test)]
@@ -51,12 +72,23 @@ pub(crate) mod scripted {
     pub struct ScriptedHost {
         pub replies: RefCell<VecDeque<Result<serde_json::Value, ErrorBody>>>,
         pub seen: RefCell<Vec<RequestBody>>,
+        pub refreshed: RefCell<u32>,
     }
 
     impl ScriptedHost {
         /// Queues the next reply.
         pub fn answer(&self, reply: Result<serde_json::Value, ErrorBody>) {
             self.replies.borrow_mut().push_back(reply);
+        }
+    }
+
+    /// Open panels that count their redraws.
+    #[derive(Default)]
+    pub struct CountingPanels(pub std::cell::Cell<u32>);
+
+    impl super::Panels for CountingPanels {
+        fn show(&self, _redraw: super::Redraw) {
+            self.0.set(self.0.get() + 1);
         }
     }
 
@@ -67,6 +99,9 @@ pub(crate) mod scripted {
                 Err(ErrorBody::new(ErrorCode::HostUnavailable, "no host reply was scripted"))
             });
             Ok(serde_json::from_value(reply?).expect("the scripted reply fits the request"))
+        }
+        async fn refresh(&self) {
+            *self.refreshed.borrow_mut() += 1;
         }
     }
 }

@@ -355,4 +355,8 @@ impl waymark_core::platform::Host for HostLink {
     async fn request<R: HostRequest>(&self, request: R) -> Result<R::Reply, ErrorBody> {
         self.0.request(request).await
     }
+
+    async fn refresh(&self) {
+        self.0.refresh().await;
+    }
 }

@@ -7,15 +7,17 @@
 //! traits and carries out the [`Effect`]s [`App::handle`] returns.
 
 mod sessions;
+mod settings;
 mod workflows;
 
-pub use sessions::{MAX_SUMMARY_CALLS, Redraw, SessionDesk, StoredTurn};
+pub use sessions::{MAX_SUMMARY_CALLS, SessionDesk, StoredTurn};
+pub use settings::{AGENT_SETTINGS_KEY, GUIDE_KEY};
 pub use workflows::{HEALS_KEY, PromptRun, WorkflowDesk, WorkflowEffect, bridge_result, new_id};
 
 use crate::agent::{Controls, Env, InterventionSettings, OutputMode, TaskOutcome};
 use crate::panel::ExportView;
 use crate::panel::{PanelRequest, PanelState, TaskView};
-use crate::platform::{Host, Store, StoreError};
+use crate::platform::{Host, Panels, Redraw, Store, StoreError};
 use crate::protocol::{ExportFormat, ExportWrite, TrackedValues};
 use crate::safety::TaintLedger;
 use crate::workflow::WorkflowRun;
@@ -73,8 +75,6 @@ pub enum Effect {
         /// The file.
         write: ExportWrite,
     },
-    /// The guide is finished (the sample task starts).
-    FinishGuide,
     /// A request the app does not decide yet: the worker's module for it does.
     Worker(Box<PanelRequest>),
 }
@@ -141,12 +141,19 @@ impl<S: Store + Clone> App<S> {
         serde_json::from_value(got.get(key)?.clone()).ok()
     }
 
+    async fn store_json<T: serde::Serialize>(
+        &self,
+        key: &str,
+        value: &T,
+    ) -> Result<(), StoreError> {
+        let value = serde_json::to_value(value)
+            .map_err(|e| StoreError(format!("could not encode: {e}")))?;
+        self.store.set(vec![(key.to_owned(), value)]).await
+    }
+
+    /// Stores `value` under `key`; a failure is told in the panel (`what` names it).
     async fn save<T: serde::Serialize>(&self, key: &str, what: &str, value: &T) {
-        let written = match serde_json::to_value(value) {
-            Ok(value) => self.store.set(vec![(key.to_owned(), value)]).await,
-            Err(e) => Err(StoreError(format!("could not encode: {e}"))),
-        };
-        if let Err(e) = written {
+        if let Err(e) = self.store_json(key, value).await {
             tracing::warn!(error = %e, "could not save {what}");
             self.state.borrow_mut().storage_error =
                 Some(format!("Could not save {what} to browser storage ({e})."));
@@ -158,6 +165,7 @@ impl<S: Store + Clone> App<S> {
         &self,
         env: &impl Env,
         host: &impl Host,
+        panels: &impl Panels,
         request: PanelRequest,
     ) -> Vec<Effect> {
         let state = &self.state;
@@ -168,13 +176,36 @@ impl<S: Store + Clone> App<S> {
                 self.start_task(prompt, mode, max_steps, step_mode, resources).await
             }
             PanelRequest::TrySample => {
+                self.finish_guide().await;
                 let prompt = crate::panel::guide::SAMPLE_PROMPT.to_owned();
-                let mut effects = vec![Effect::FinishGuide];
-                effects.extend(
-                    self.start_task(prompt, OutputMode::default(), None, false, BTreeMap::new())
-                        .await,
-                );
+                self.start_task(prompt, OutputMode::default(), None, false, BTreeMap::new()).await
+            }
+            PanelRequest::Guide { action } => {
+                self.guide(action).await;
+                let mut effects = redraw(Redraw::View);
+                // Each step shows the host's state as it is now (the user may just have
+                // installed it).
+                if action == crate::panel::GuideAction::Next {
+                    effects.push(Effect::RefreshHost);
+                }
                 effects
+            }
+            PanelRequest::GuideModel { form } => {
+                self.guide_model(host, panels, form).await;
+                redraw(Redraw::View)
+            }
+            PanelRequest::OpenSettings => {
+                self.open_settings(host).await;
+                redraw(Redraw::View)
+            }
+            PanelRequest::SaveSettings { form } => {
+                self.save_settings(host, panels, form).await;
+                // The status line shows the navigator's model: ask the host again.
+                vec![Effect::Redraw(Redraw::View), Effect::RefreshHost]
+            }
+            PanelRequest::CheckSetup => {
+                self.check_setup(host, panels).await;
+                redraw(Redraw::View)
             }
             PanelRequest::Pause
             | PanelRequest::Resume

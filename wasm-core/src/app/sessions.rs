@@ -9,7 +9,7 @@
 
 use crate::agent::{Env, Llm, TaskOutcome};
 use crate::panel::{PanelState, SearchView, SessionView, session_list};
-use crate::platform::{Host, Store, StoreError};
+use crate::platform::{Host, Redraw, Store, StoreError};
 use crate::protocol::LlmRequest;
 use crate::safety::{Provenance, TaintLedger};
 use crate::session::{
@@ -24,19 +24,6 @@ pub const MAX_SUMMARY_CALLS: usize = 5;
 
 /// Search results shown.
 const SEARCH_LIMIT: usize = 20;
-
-/// What the panel needs after a call: the caller redraws accordingly.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-#[must_use = "the panel shows the change only once redrawn"]
-pub enum Redraw {
-    /// The current session or its data changed: its usage follows the session, its snapshot
-    /// is saved, then the state is sent.
-    Session,
-    /// Only the view changed (a question, search results): the state is sent.
-    View,
-    /// Nothing the panel shows changed.
-    Nothing,
-}
 
 /// A stored turn waiting for its summary call.
 #[derive(Debug, Clone)]
@@ -115,6 +102,11 @@ impl<S: Store> SessionDesk<S> {
             unsaved: RefCell::new(Vec::new()),
             summaries: Limiter::new(MAX_SUMMARY_CALLS),
         }
+    }
+
+    /// The headers of every stored session.
+    pub async fn stored_list(&self) -> Result<Vec<SessionMeta>, StoreError> {
+        Ok(self.store.list().await?.metas)
     }
 
     /// The current session.

@@ -5,7 +5,7 @@ use super::*;
 use crate::agent::Reply;
 use crate::panel::prompt::Attachment;
 use crate::platform::memory::MemStore;
-use crate::platform::scripted::ScriptedHost;
+use crate::platform::scripted::{CountingPanels, ScriptedHost};
 use crate::protocol::RequestBody;
 use crate::workflow::WorkflowStore;
 use crate::workflow::tests::recorded;
@@ -40,7 +40,8 @@ fn ask(app: &App<&MemStore>, request: PanelRequest) -> Vec<Effect> {
 }
 
 fn ask_with(app: &App<&MemStore>, host: &ScriptedHost, request: PanelRequest) -> Vec<Effect> {
-    CLOCK.with(|clock| block_on(app.handle(clock, host, request)))
+    let panels = CountingPanels::default();
+    CLOCK.with(|clock| block_on(app.handle(clock, host, &panels, request)))
 }
 
 fn task(prompt: &str) -> PanelRequest {
@@ -129,7 +130,8 @@ fn the_sample_task_finishes_the_guide_and_starts() {
     let mem = MemStore::default();
     let app = started(&mem);
     let effects = ask(&app, PanelRequest::TrySample);
-    assert_eq!(effects.first(), Some(&Effect::FinishGuide));
+    assert!(app.state.borrow().guide.done);
+    assert!(mem.map.borrow().contains_key(GUIDE_KEY), "the guide's end is kept");
     assert_eq!(
         starts(&effects).map(|s| s.prompt.as_str()),
         Some(crate::panel::guide::SAMPLE_PROMPT)
@@ -283,9 +285,7 @@ fn workflow_requests_reach_the_workflows_and_their_runs_and_exports_come_back_as
 fn requests_the_app_does_not_decide_yet_go_to_the_worker_untouched() {
     let mem = MemStore::default();
     let app = started(&mem);
-    for request in
-        [PanelRequest::OpenSettings, PanelRequest::CheckSetup, PanelRequest::StartRecording]
-    {
+    for request in [PanelRequest::StartRecording, PanelRequest::SetExternalAgents { on: true }] {
         assert_eq!(ask(&app, request.clone()), vec![Effect::Worker(Box::new(request))]);
     }
 }
@@ -347,4 +347,98 @@ fn exports_go_through_the_host_and_show_the_path_and_the_prompt_or_why_not() {
         panic!("not failed")
     };
     assert_eq!(message, "turn 3 has no table 1");
+}
+
+#[test]
+fn the_settings_view_reads_the_hosts_settings_saves_changes_and_says_what_failed() {
+    let mem = MemStore::default();
+    let app = started(&mem);
+    let host = ScriptedHost::default();
+    let current = crate::panel::settings::tests::current();
+    host.answer(Ok(serde_json::to_value(&current).expect("json")));
+    assert_eq!(
+        ask_with(&app, &host, PanelRequest::OpenSettings),
+        vec![Effect::Redraw(Redraw::View)]
+    );
+    assert!(app.state.borrow().settings.host.is_some());
+    assert!(app.state.borrow().settings.host_error.is_none());
+    // A change of the host's settings goes in one config.set; the allowed sites to the store.
+    let mut form = crate::panel::settings::tests::form();
+    form.export_dir = "/tmp/elsewhere".into();
+    form.allowed_sites = "https://shop.example".into();
+    host.answer(Ok(serde_json::to_value(&current).expect("json")));
+    let effects = ask_with(&app, &host, PanelRequest::SaveSettings { form: form.clone() });
+    assert_eq!(effects, vec![Effect::Redraw(Redraw::View), Effect::RefreshHost]);
+    assert!(matches!(host.seen.borrow().last(), Some(RequestBody::ConfigSet(_))));
+    assert_eq!(app.state.borrow().settings.notice.as_deref(), Some("Saved."));
+    assert!(mem.map.borrow().contains_key(AGENT_SETTINGS_KEY));
+    // The host refuses: the notice says so.
+    form.export_dir = "/tmp/third".into();
+    host.answer(Err(crate::protocol::ErrorBody::new(
+        crate::protocol::ErrorCode::BadRequest,
+        "export_dir is not writable",
+    )));
+    let _ = ask_with(&app, &host, PanelRequest::SaveSettings { form: form.clone() });
+    let notice = app.state.borrow().settings.notice.clone().expect("told");
+    assert_eq!(notice, "The host refused the change: export_dir is not writable");
+    // A bad field: nothing is sent.
+    let sent = host.seen.borrow().len();
+    form.max_read_mb = "lots".into();
+    let _ = ask_with(&app, &host, PanelRequest::SaveSettings { form });
+    assert_eq!(host.seen.borrow().len(), sent);
+    assert!(!app.state.borrow().settings.errors.is_empty());
+    // Without a host, the view says the host's part is missing.
+    let _ = ask_with(&app, &ScriptedHost::default(), PanelRequest::OpenSettings);
+    assert!(app.state.borrow().settings.host_error.is_some());
+}
+
+#[test]
+fn the_doctor_runs_in_the_host_and_a_missing_host_says_to_install_it_first() {
+    let mem = MemStore::default();
+    let app = started(&mem);
+    let host = ScriptedHost::default();
+    host.answer(Ok(serde_json::json!({"checks": [{"ok": true, "text": "model answers"}]})));
+    let panels = CountingPanels::default();
+    let effects = CLOCK.with(|c| block_on(app.handle(c, &host, &panels, PanelRequest::CheckSetup)));
+    assert_eq!(effects, vec![Effect::Redraw(Redraw::View)]);
+    assert_eq!(panels.0.get(), 1, "the running checks were shown first");
+    let doctor = app.state.borrow().settings.doctor.clone().expect("shown");
+    assert!(!doctor.running && doctor.checks.len() == 1 && doctor.error.is_none());
+    let _ = ask(&app, PanelRequest::CheckSetup);
+    let error = app.state.borrow().settings.doctor.clone().expect("shown").error.expect("error");
+    assert!(error.ends_with("install it first (the command is above)."), "{error}");
+}
+
+#[test]
+fn the_guide_keeps_its_step_and_its_model_form_sets_the_host_then_checks_it() {
+    let mem = MemStore::default();
+    let app = started(&mem);
+    block_on(app.load_settings());
+    let step = app.state.borrow().guide.step;
+    let effects = ask(&app, PanelRequest::Guide { action: crate::panel::GuideAction::Next });
+    assert_eq!(effects, vec![Effect::Redraw(Redraw::View), Effect::RefreshHost]);
+    assert_ne!(app.state.borrow().guide.step, step);
+    let again = started(&mem);
+    block_on(again.load_settings());
+    assert_eq!(again.state.borrow().guide, app.state.borrow().guide, "kept across a restart");
+    // A key-needing preset without a key: told, nothing sent.
+    let host = ScriptedHost::default();
+    let form = crate::panel::GuideModelForm {
+        preset: crate::panel::guide::ModelPreset::Openai,
+        api_key: String::new(),
+        base_url: String::new(),
+        model: String::new(),
+    };
+    let _ = ask_with(&app, &host, PanelRequest::GuideModel { form: form.clone() });
+    assert!(app.state.borrow().guide_error.is_some());
+    assert!(host.seen.borrow().is_empty());
+    // With a key: set, the host asked again, then the doctor.
+    let form = crate::panel::GuideModelForm { api_key: "sk-test".into(), ..form };
+    host.answer(Ok(serde_json::to_value(crate::panel::settings::tests::current()).expect("json")));
+    host.answer(Ok(serde_json::json!({"checks": []})));
+    let _ = ask_with(&app, &host, PanelRequest::GuideModel { form });
+    assert!(app.state.borrow().guide_error.is_none());
+    assert_eq!(*host.refreshed.borrow(), 1);
+    let seen = host.seen.borrow();
+    assert!(matches!(seen[..], [RequestBody::ConfigSet(_), RequestBody::Doctor(_)]), "{seen:?}");
 }

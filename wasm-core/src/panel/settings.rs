@@ -228,7 +228,7 @@ fn allowed_sites(text: &str, errors: &mut Vec<FieldError>) -> Vec<String> {
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::host_files::MB;
     use super::*;
     use crate::protocol::{ModelPrice, PriceSource, TranscriptSettings};
@@ -242,7 +242,7 @@ mod tests {
         }
     }
 
-    pub(super) fn current() -> HostSettings {
+    pub(crate) fn current() -> HostSettings {
         HostSettings {
             llm: status("m"),
             roles: LlmRole::ALL.into_iter().map(|r| (r, status("m"))).collect(),
@@ -282,7 +282,7 @@ mod tests {
         PriceForm { model: model.into(), input: input.into(), output: output.into() }
     }
 
-    pub(super) fn form() -> SettingsForm {
+    pub(crate) fn form() -> SettingsForm {
         SettingsForm {
             roles: LlmRole::ALL
                 .into_iter()

@@ -10,7 +10,6 @@ mod journal;
 mod recording;
 mod routines;
 mod sessions;
-mod settings;
 mod snapshot;
 mod status;
 mod storage;
@@ -121,7 +120,7 @@ async fn start(crash: Option<waymark_core::crash::Crash>) -> Result<(), JsValue>
     // first state needs only the session; they follow in the next one).
     let loading = w.clone();
     spawn_local(async move {
-        settings::load(&loading).await;
+        loading.app.load_settings().await;
         loading.app.load_history().await;
         guide::load(&loading).await;
         loading.broadcast();
@@ -232,7 +231,8 @@ pub fn sw_panel_message(port: Port, msg: JsValue) {
     let Some(request) = received.request else { return };
     spawn_local(async move {
         let host = crate::host_port::HostLink(w.host.clone());
-        let effects = w.app.handle(&env::BrowserEnv, &host, request).await;
+        let panels = sessions::WorkerPanels(w.clone());
+        let effects = w.app.handle(&env::BrowserEnv, &host, &panels, request).await;
         for effect in effects {
             carry_out(&w, effect).await;
         }
@@ -275,7 +275,6 @@ async fn carry_out(w: &Rc<Worker>, effect: Effect) {
             w.app.workflows.exported(&w.app.state, name, write, written);
             w.broadcast();
         }
-        Effect::FinishGuide => guide::finish(w),
         Effect::Worker(request) => handle(w.clone(), *request),
     }
 }
@@ -283,11 +282,6 @@ async fn carry_out(w: &Rc<Worker>, effect: Effect) {
 /// The panel requests the core's app leaves to the worker's own modules.
 fn handle(w: Rc<Worker>, request: PanelRequest) {
     match request {
-        PanelRequest::Guide { action } => guide::act(&w, action),
-        PanelRequest::GuideModel { form } => spawn_local(guide::model(w, form)),
-        PanelRequest::OpenSettings => spawn_local(settings::open(w)),
-        PanelRequest::SaveSettings { form } => spawn_local(settings::save(w, form)),
-        PanelRequest::CheckSetup => spawn_local(settings::check_setup(w)),
         PanelRequest::SetExternalAgents { on } => bridge::set_enabled(&w, on),
         PanelRequest::DisconnectExternal { client } => bridge::disconnect(&w, client),
         request @ (PanelRequest::SaveRoutine { .. }

@@ -8,11 +8,21 @@ use crate::host_port::HostLink;
 use std::rc::Rc;
 use wasm_bindgen_futures::spawn_local;
 use waymark_core::agent::TaskOutcome;
-use waymark_core::app::{Redraw, StoredTurn};
+use waymark_core::app::StoredTurn;
+use waymark_core::platform::Redraw;
 use waymark_core::session::{RanWorkflow, Session, TaskRecord};
 
 fn host(w: &Rc<Worker>) -> HostLink {
     HostLink(w.host.clone())
+}
+
+/// The open side panels, as the core's app sees them.
+pub(super) struct WorkerPanels(pub Rc<Worker>);
+
+impl waymark_core::platform::Panels for WorkerPanels {
+    fn show(&self, shown: Redraw) {
+        redraw(&self.0, shown);
+    }
 }
 
 /// Sends the panel what changed.
