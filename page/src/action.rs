@@ -8,22 +8,6 @@
 use crate::observation::Ref;
 use serde::{Deserialize, Serialize};
 
-/// Declares a fieldless enum and `ALL`, the list of its variants in order, from one list (so
-/// the list cannot miss one).
-macro_rules! with_all {
-    ($(#[$meta:meta])* pub enum $name:ident { $($(#[$doc:meta])* $variant:ident,)* }) => {
-        $(#[$meta])*
-        pub enum $name {
-            $($(#[$doc])* $variant,)*
-        }
-
-        impl $name {
-            /// Every variant, in order.
-            pub const ALL: &'static [$name] = &[$(Self::$variant,)*];
-        }
-    };
-}
-
 pub mod offered;
 pub mod reorder;
 pub mod richtext;

@@ -14,7 +14,7 @@ use serde::Deserialize;
 use serde::de::DeserializeOwned;
 use serde_json::{Map, Value};
 
-with_all! {
+waymark_protocol::with_all! {
     /// One tool the navigator is offered.
     #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
     pub enum Tool {

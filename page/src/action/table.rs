@@ -12,6 +12,7 @@
 use super::offered::Tool;
 use super::{Action, SettleWindow};
 use serde::{Deserialize, Serialize};
+use waymark_protocol::BridgeTool;
 
 /// Where an action is carried out.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -36,6 +37,10 @@ pub struct ActionSpec {
     pub runs: Runs,
     /// The offered tool that reaches it (rare kinds are folded into a related tool).
     pub tool: Tool,
+    /// The bridge call of external agents (and so the MCP tool, [`BridgeTool::mcp_tool`])
+    /// that becomes it; `None`: external agents do not have it (they read snapshots, answer
+    /// their user themselves, or reach it by other means: a checkbox by a click).
+    pub bridge: Option<BridgeTool>,
     /// How long the page must stay quiet after it before it is read again; `None`: it cannot
     /// start anything worth waiting for (see [`Action::settle_window`]).
     pub settle: Option<SettleWindow>,
@@ -54,25 +59,11 @@ const SHORT: Option<SettleWindow> =
 const ACT: Option<SettleWindow> =
     Some(SettleWindow { after_change_ms: 40.0, without_change_ms: 80.0 });
 
-/// Declares [`ActionKind`] and the list of all its kinds from one list, so [`ActionKind::ALL`]
-/// cannot miss one.
-macro_rules! kinds {
-    ($($(#[$doc:meta])* $kind:ident,)*) => {
-        /// Which action, without its arguments: the key of the action table.
-        #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
-        #[serde(rename_all = "snake_case")]
-        pub enum ActionKind {
-            $($(#[$doc])* $kind,)*
-        }
-
-        impl ActionKind {
-            /// Every kind, in the order the vocabulary lists them.
-            pub const ALL: &'static [ActionKind] = &[$(Self::$kind,)*];
-        }
-    };
-}
-
-kinds! {
+waymark_protocol::with_all! {
+    /// Which action, without its arguments: the key of the action table.
+    #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+    #[serde(rename_all = "snake_case")]
+    pub enum ActionKind {
     /// [`Action::Click`].
     Click,
     /// [`Action::DoubleClick`].
@@ -127,64 +118,74 @@ kinds! {
     Screenshot,
     /// [`Action::Done`].
     Done,
+    }
 }
 
 impl ActionKind {
     /// This kind's row of the table.
     pub const fn spec(self) -> ActionSpec {
-        const fn row(name: &'static str, runs: Runs, tool: Tool) -> ActionSpec {
+        /// A row with nothing to wait for after it.
+        const fn row(name: &'static str, runs: Runs, tool: Tool, bridge: Bridge) -> ActionSpec {
             ActionSpec {
                 name,
                 runs,
                 tool,
+                bridge,
                 settle: None,
                 may_navigate: false,
                 expects_change: false,
             }
         }
         /// A page action meant to change the page, which may navigate.
-        const fn acts(name: &'static str, tool: Tool) -> ActionSpec {
+        const fn acts(name: &'static str, tool: Tool, bridge: Bridge) -> ActionSpec {
             ActionSpec {
                 settle: ACT,
                 may_navigate: true,
                 expects_change: true,
-                ..row(name, Runs::Page, tool)
+                ..row(name, Runs::Page, tool, bridge)
             }
         }
         /// A page action that changes a field or the view without navigating.
-        const fn edits(name: &'static str, tool: Tool) -> ActionSpec {
-            ActionSpec { settle: SHORT, ..row(name, Runs::Page, tool) }
+        const fn edits(name: &'static str, tool: Tool, bridge: Bridge) -> ActionSpec {
+            ActionSpec { settle: SHORT, ..row(name, Runs::Page, tool, bridge) }
         }
+        type Bridge = Option<BridgeTool>;
+        use BridgeTool as B;
         use Runs::{Agent, Page, Tab, Worker};
         match self {
-            Self::Click => acts("click", Tool::Click),
-            Self::DoubleClick => acts("double_click", Tool::Click),
-            Self::Hover => edits("hover", Tool::Hover),
-            Self::Type => edits("type", Tool::Type),
-            Self::Clear => edits("clear", Tool::Type),
-            Self::PressKeys => acts("press_keys", Tool::PressKeys),
-            Self::SelectText => edits("select_text", Tool::Click),
-            Self::SelectOption => acts("select_option", Tool::SelectOption),
-            Self::Check => acts("check", Tool::Check),
-            Self::Uncheck => acts("uncheck", Tool::Check),
+            Self::Click => acts("click", Tool::Click, Some(B::Click)),
+            Self::DoubleClick => acts("double_click", Tool::Click, Some(B::Click)),
+            Self::Hover => edits("hover", Tool::Hover, Some(B::Hover)),
+            Self::Type => edits("type", Tool::Type, Some(B::Type)),
+            Self::Clear => edits("clear", Tool::Type, None),
+            Self::PressKeys => acts("press_keys", Tool::PressKeys, Some(B::PressKey)),
+            Self::SelectText => edits("select_text", Tool::Click, Some(B::SelectText)),
+            Self::SelectOption => acts("select_option", Tool::SelectOption, Some(B::Select)),
+            Self::Check => acts("check", Tool::Check, None),
+            Self::Uncheck => acts("uncheck", Tool::Check, None),
             // Drops inside one page: a board's card, a list's row.
-            Self::Drag => ActionSpec { may_navigate: false, ..acts("drag", Tool::Click) },
-            Self::Scroll => edits("scroll", Tool::Scroll),
-            Self::ScrollTo => row("scroll_to", Page, Tool::Scroll),
-            Self::Upload => ActionSpec { settle: ACT, ..row("upload", Worker, Tool::Upload) },
-            Self::Navigate => row("navigate", Tab, Tool::Navigate),
-            Self::Back => row("back", Tab, Tool::Navigate),
-            Self::Forward => row("forward", Tab, Tool::Navigate),
-            Self::Reload => row("reload", Tab, Tool::Navigate),
-            Self::OpenTab => row("open_tab", Tab, Tool::Tab),
-            Self::SwitchTab => row("switch_tab", Tab, Tool::Tab),
-            Self::CloseTab => row("close_tab", Tab, Tool::Tab),
-            Self::Wait => row("wait", Worker, Tool::Wait),
-            Self::Extract => row("extract", Page, Tool::Extract),
-            Self::Find => row("find", Worker, Tool::Find),
-            Self::Collect => row("collect", Page, Tool::Extract),
-            Self::Screenshot => row("screenshot", Tab, Tool::Screenshot),
-            Self::Done => row("done", Agent, Tool::Done),
+            Self::Drag => {
+                ActionSpec { may_navigate: false, ..acts("drag", Tool::Click, Some(B::Drag)) }
+            }
+            Self::Scroll => edits("scroll", Tool::Scroll, Some(B::Scroll)),
+            Self::ScrollTo => row("scroll_to", Page, Tool::Scroll, None),
+            Self::Upload => {
+                ActionSpec { settle: ACT, ..row("upload", Worker, Tool::Upload, Some(B::Upload)) }
+            }
+            Self::Navigate => row("navigate", Tab, Tool::Navigate, Some(B::Navigate)),
+            Self::Back => row("back", Tab, Tool::Navigate, Some(B::Back)),
+            Self::Forward => row("forward", Tab, Tool::Navigate, None),
+            Self::Reload => row("reload", Tab, Tool::Navigate, None),
+            Self::OpenTab => row("open_tab", Tab, Tool::Tab, Some(B::OpenTab)),
+            Self::SwitchTab => row("switch_tab", Tab, Tool::Tab, Some(B::SelectTab)),
+            Self::CloseTab => row("close_tab", Tab, Tool::Tab, Some(B::CloseTab)),
+            Self::Wait => row("wait", Worker, Tool::Wait, Some(B::WaitFor)),
+            Self::Extract => row("extract", Page, Tool::Extract, Some(B::Extract)),
+            Self::Find => row("find", Worker, Tool::Find, None),
+            // `browser_collect` runs the collector, which does this on each page it reads.
+            Self::Collect => row("collect", Page, Tool::Extract, Some(B::Collect)),
+            Self::Screenshot => row("screenshot", Tab, Tool::Screenshot, Some(B::Screenshot)),
+            Self::Done => row("done", Agent, Tool::Done, None),
         }
     }
 

@@ -432,36 +432,44 @@ fn bridge_call_for(action: &Action) -> Option<BridgeCall> {
         K::Back => Some(BridgeCall::Back),
         K::Wait => Some(BridgeCall::WaitFor { text: None, seconds: Some(0.0), gone: false }),
         K::Screenshot => Some(BridgeCall::Screenshot),
+        K::Drag => Some(BridgeCall::Drag { ref_id: r(), to: "2".into() }),
+        K::Upload => Some(BridgeCall::Upload { ref_id: r(), file: "a.txt".into() }),
+        K::Navigate => Some(BridgeCall::Navigate { url: "https://shop.example/".into() }),
+        K::OpenTab => Some(BridgeCall::OpenTab { url: Some("https://shop.example/".into()) }),
+        K::SwitchTab => Some(BridgeCall::SelectTab { tab: 3 }),
+        K::CloseTab => Some(BridgeCall::CloseTab { tab: None }),
         // Reached through calls that fold them (checkboxes through `browser_click` and
-        // `browser_fill_form`, emptying a field through `browser_type` with ""), through
-        // calls that need another page or a file (navigate, tabs, drag, upload), or not
-        // offered to external agents (the scroll to a text, find, done: an external agent
-        // reads snapshots and answers its user itself).
+        // `browser_fill_form`, emptying a field through `browser_type` with ""), or not
+        // offered to external agents (history forward and reload, the scroll to a text, find,
+        // done: an external agent reads snapshots and answers its user itself).
         K::Clear
         | K::Check
         | K::Uncheck
-        | K::Drag
         | K::ScrollTo
-        | K::Upload
-        | K::Navigate
         | K::Forward
         | K::Reload
-        | K::OpenTab
-        | K::SwitchTab
-        | K::CloseTab
         | K::Find
         | K::Done => None,
-        // `browser_collect` (`BridgeCall::Collect`) runs the collector, which reads and turns
-        // pages itself rather than one page action (`tests/tests/mcp_collect.rs`).
-        K::Collect => None,
+        K::Collect => Some(BridgeCall::Collect {
+            ref_id: Some(r()),
+            columns: vec![],
+            pages: None,
+            name: None,
+        }),
     }
 }
 
 #[test]
 fn every_offered_page_action_is_reachable_from_a_bridge_call() {
     for example in Action::examples() {
-        let Some(call) = bridge_call_for(&example) else { continue };
-        if !example.runs_in_page() || example.target_ref().is_none() {
+        let call = bridge_call_for(&example);
+        // The action table says which call reaches each kind; this test's calls agree.
+        assert_eq!(call.as_ref().map(BridgeCall::tool), example.spec().bridge, "{example:?}");
+        let Some(call) = call else { continue };
+        // `browser_collect` runs the collector, which reads and turns pages itself rather
+        // than one page action (`tests/tests/mcp_collect.rs`).
+        let collect = example.kind() == ActionKind::Collect;
+        if !example.runs_in_page() || example.target_ref().is_none() || collect {
             continue;
         }
         let mut w = World::new(vec![]);
