@@ -1,13 +1,16 @@
 //! The action table: one row per kind of [`Action`], read by every place that needs to know
 //! something about actions — its name (the serde tag, the legacy tool name), where it runs, which
-//! offered tool reaches it (and so its argument schema, [`Tool::parameters`]), whether it may
-//! navigate, how long the page must settle after it, and whether a person should see it change
-//! something.
+//! offered [`Tool`] reaches it (and so its argument schema), which bridge call of external
+//! agents does, whether it may navigate, how long the page must settle after it, and whether a
+//! person should see it change something.
+//!
+//! Readers: the model's tool definitions and the reading of their calls ([`super::offered`]),
+//! the tab adapter (where to run, settling, navigation), workflows (`StepAction::kind`), the
+//! bridge for external agents and its MCP tools ([`BridgeTool`]), and the observation (the tool
+//! names its summary lines suggest).
 //!
 //! Adding a variant to [`Action`] fails to compile until [`Action::kind`] names its
 //! [`ActionKind`], and a new kind fails to compile until [`ActionKind::spec`] has its row.
-//!
-//! [`Tool::parameters`]: super::offered::Tool
 
 use super::offered::Tool;
 use super::{Action, SettleWindow};

@@ -9,6 +9,7 @@
 
 use crate::action::Tool;
 use crate::protocol::ToolSpec;
+use std::sync::OnceLock;
 
 /// The names of the tools offered, in order.
 pub const OFFERED_TOOLS: &[&str] = &{
@@ -21,16 +22,21 @@ pub const OFFERED_TOOLS: &[&str] = &{
     names
 };
 
-/// Every tool the navigator may call this step.
+/// Every tool the navigator may call this step (the schemas are derived once per worker).
 pub fn navigator_tools() -> Vec<ToolSpec> {
-    Tool::ALL
-        .iter()
-        .map(|tool| ToolSpec {
-            name: tool.name().into(),
-            description: tool.description().into(),
-            parameters: tool.parameters(),
+    static TOOLS: OnceLock<Vec<ToolSpec>> = OnceLock::new();
+    TOOLS
+        .get_or_init(|| {
+            Tool::ALL
+                .iter()
+                .map(|tool| ToolSpec {
+                    name: tool.name().into(),
+                    description: tool.description().into(),
+                    parameters: tool.parameters(),
+                })
+                .collect()
         })
-        .collect()
+        .clone()
 }
 
 #[cfg(test)]
