@@ -1,15 +1,20 @@
 //! Actions the agent performs on a page, and what became of them.
 //!
-//! Page actions run in the content script of the frame that owns the ref; tab actions
-//! (navigate, tabs, wait, screenshot, find) run in the service worker (see
-//! [`Action::runs_in_page`]). The tool specs offered to the model are derived from this enum
-//! (`agent::tools`), and so is the parser's list of tool names ([`Action::TOOL_NAMES`]).
+//! What is known about each kind of action — its name, where it runs, the offered tool that
+//! reaches it, whether it may navigate, its settle window — is one table ([`table`]); the
+//! tools offered to the model, their argument schemas and the reading of their calls are
+//! [`offered`].
 
 use crate::observation::Ref;
 use serde::{Deserialize, Serialize};
 
+pub mod offered;
 pub mod reorder;
 pub mod richtext;
+pub mod table;
+
+pub use offered::{CallError, Tool, action_of_call};
+pub use table::{ActionKind, ActionSpec, Runs};
 
 /// The longest a `wait` may last, in seconds: waits are always bounded.
 pub const MAX_WAIT_SECONDS: f64 = 15.0;
@@ -217,71 +222,12 @@ pub enum ScrollDirection {
 }
 
 impl Action {
-    /// Every tool name the model may use, in the order the tools are offered.
-    pub const TOOL_NAMES: &'static [&'static str] = &[
-        "click",
-        "double_click",
-        "hover",
-        "type",
-        "clear",
-        "press_keys",
-        "select_text",
-        "select_option",
-        "check",
-        "uncheck",
-        "drag",
-        "scroll",
-        "scroll_to",
-        "upload",
-        "navigate",
-        "back",
-        "forward",
-        "reload",
-        "open_tab",
-        "switch_tab",
-        "close_tab",
-        "wait",
-        "extract",
-        "find",
-        "collect",
-        "screenshot",
-        "done",
-    ];
-
     /// The tool name of this action (its serde tag).
     pub fn name(&self) -> &'static str {
-        match self {
-            Self::Click { .. } => "click",
-            Self::DoubleClick { .. } => "double_click",
-            Self::Hover { .. } => "hover",
-            Self::Type { .. } => "type",
-            Self::Clear { .. } => "clear",
-            Self::PressKeys { .. } => "press_keys",
-            Self::SelectText { .. } => "select_text",
-            Self::SelectOption { .. } => "select_option",
-            Self::Check { .. } => "check",
-            Self::Uncheck { .. } => "uncheck",
-            Self::Drag { .. } => "drag",
-            Self::Scroll { .. } => "scroll",
-            Self::ScrollTo { .. } => "scroll_to",
-            Self::Upload { .. } => "upload",
-            Self::Navigate { .. } => "navigate",
-            Self::Back => "back",
-            Self::Forward => "forward",
-            Self::Reload => "reload",
-            Self::OpenTab { .. } => "open_tab",
-            Self::SwitchTab { .. } => "switch_tab",
-            Self::CloseTab { .. } => "close_tab",
-            Self::Wait { .. } => "wait",
-            Self::Extract { .. } => "extract",
-            Self::Find { .. } => "find",
-            Self::Collect(_) => "collect",
-            Self::Screenshot => "screenshot",
-            Self::Done { .. } => "done",
-        }
+        self.kind().name()
     }
 
-    /// One action of every kind, in [`Action::TOOL_NAMES`] order: what the tests of every place
+    /// One action of every kind, in [`ActionKind::ALL`] order: what the tests of every place
     /// that spells the vocabulary (the tools offered, the JSON fallback, workflows, the MCP
     /// bridge) walk, so a new action missing from one of them fails there.
     pub fn examples() -> Vec<Action> {
@@ -324,41 +270,6 @@ impl Action {
             Self::Screenshot,
             Self::Done { answer: "a".into(), success: true },
         ]
-    }
-
-    /// The position of this action's kind in [`Action::TOOL_NAMES`]; an exhaustive match, so
-    /// a new variant cannot compile without a place (and then fails the tests until
-    /// [`Action::examples`] and the vocabulary's other spellings have it too).
-    pub fn ordinal(&self) -> usize {
-        match self {
-            Self::Click { .. } => 0,
-            Self::DoubleClick { .. } => 1,
-            Self::Hover { .. } => 2,
-            Self::Type { .. } => 3,
-            Self::Clear { .. } => 4,
-            Self::PressKeys { .. } => 5,
-            Self::SelectText { .. } => 6,
-            Self::SelectOption { .. } => 7,
-            Self::Check { .. } => 8,
-            Self::Uncheck { .. } => 9,
-            Self::Drag { .. } => 10,
-            Self::Scroll { .. } => 11,
-            Self::ScrollTo { .. } => 12,
-            Self::Upload { .. } => 13,
-            Self::Navigate { .. } => 14,
-            Self::Back => 15,
-            Self::Forward => 16,
-            Self::Reload => 17,
-            Self::OpenTab { .. } => 18,
-            Self::SwitchTab { .. } => 19,
-            Self::CloseTab { .. } => 20,
-            Self::Wait { .. } => 21,
-            Self::Extract { .. } => 22,
-            Self::Find { .. } => 23,
-            Self::Collect(_) => 24,
-            Self::Screenshot => 25,
-            Self::Done { .. } => 26,
-        }
     }
 
     /// The action in plain words for the side panel, naming its target when known.
@@ -460,24 +371,7 @@ impl Action {
 
     /// Whether the content script performs it (else the service worker does).
     pub fn runs_in_page(&self) -> bool {
-        matches!(
-            self,
-            Self::Click { .. }
-                | Self::DoubleClick { .. }
-                | Self::Hover { .. }
-                | Self::Type { .. }
-                | Self::Clear { .. }
-                | Self::PressKeys { .. }
-                | Self::SelectText { .. }
-                | Self::SelectOption { .. }
-                | Self::Check { .. }
-                | Self::Uncheck { .. }
-                | Self::Drag { .. }
-                | Self::Scroll { .. }
-                | Self::ScrollTo { .. }
-                | Self::Extract { .. }
-                | Self::Collect(_)
-        )
+        self.spec().runs == Runs::Page
     }
 
     /// How long the page must stay quiet after this action before it is read again;
@@ -492,24 +386,7 @@ impl Action {
     /// more before "no visible effect" is concluded. Every action pays this, so each kind
     /// waits no longer than it needs.
     pub fn settle_window(&self) -> Option<SettleWindow> {
-        let window = |after_change_ms, without_change_ms| {
-            Some(SettleWindow { after_change_ms, without_change_ms })
-        };
-        match self {
-            Self::Type { .. } | Self::Clear { .. } => window(40.0, 40.0),
-            Self::Click { .. }
-            | Self::DoubleClick { .. }
-            | Self::PressKeys { .. }
-            | Self::SelectOption { .. }
-            | Self::Check { .. }
-            | Self::Uncheck { .. }
-            | Self::Drag { .. }
-            | Self::Upload { .. } => window(40.0, 80.0),
-            Self::Scroll { .. } | Self::Hover { .. } | Self::SelectText { .. } => {
-                window(40.0, 40.0)
-            }
-            _ => None,
-        }
+        self.spec().settle
     }
 
     /// The settle window of this action in a workflow replay: only a short quiet (and nothing
@@ -529,15 +406,7 @@ impl Action {
     /// not, and waiting after them only slowed every step; a rare navigation after them is
     /// still seen by the next observation.
     pub fn may_navigate(&self) -> bool {
-        matches!(
-            self,
-            Self::Click { .. }
-                | Self::DoubleClick { .. }
-                | Self::PressKeys { .. }
-                | Self::SelectOption { .. }
-                | Self::Check { .. }
-                | Self::Uncheck { .. }
-        )
+        self.spec().may_navigate
     }
 }
 
@@ -686,18 +555,9 @@ impl ActionOutcome {
     /// After a page action and settling: marks [`ActionOutcome::no_effect`] when the action
     /// is one meant to change the page (a click, keys, a choice) and nothing changed.
     pub fn judge_effect(&mut self, action: &Action, settled: &Settled) {
-        let meant_to_change = matches!(
-            action,
-            Action::Click { .. }
-                | Action::DoubleClick { .. }
-                | Action::PressKeys { .. }
-                | Action::SelectOption { .. }
-                | Action::Check { .. }
-                | Action::Uncheck { .. }
-                | Action::Drag { .. }
-        );
+        let meant_to_change = action.spec().expects_change;
         // A drag says how it went (dropped, released) and still may have changed nothing.
-        let said_what_changed = self.text.is_some() && !matches!(action, Action::Drag { .. });
+        let said_what_changed = self.text.is_some() && action.kind() != ActionKind::Drag;
         self.no_effect = meant_to_change
             && self.ok
             && !said_what_changed

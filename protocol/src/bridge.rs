@@ -211,38 +211,153 @@ pub enum BridgeCall {
     },
 }
 
+crate::with_all! {
+    /// Which bridge call, without its arguments: the key of the bridge's table (its name, and
+    /// the MCP tool of `waymark-host mcp` that sends it).
+    #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+    pub enum BridgeTool {
+        /// [`BridgeCall::Ping`].
+        Ping,
+        /// [`BridgeCall::ListTabs`].
+        ListTabs,
+        /// [`BridgeCall::OpenTab`].
+        OpenTab,
+        /// [`BridgeCall::SelectTab`].
+        SelectTab,
+        /// [`BridgeCall::CloseTab`].
+        CloseTab,
+        /// [`BridgeCall::Navigate`].
+        Navigate,
+        /// [`BridgeCall::Back`].
+        Back,
+        /// [`BridgeCall::Snapshot`].
+        Snapshot,
+        /// [`BridgeCall::Click`].
+        Click,
+        /// [`BridgeCall::Type`].
+        Type,
+        /// [`BridgeCall::SelectText`].
+        SelectText,
+        /// [`BridgeCall::Select`].
+        Select,
+        /// [`BridgeCall::PressKey`].
+        PressKey,
+        /// [`BridgeCall::Scroll`].
+        Scroll,
+        /// [`BridgeCall::Hover`].
+        Hover,
+        /// [`BridgeCall::Drag`].
+        Drag,
+        /// [`BridgeCall::Upload`].
+        Upload,
+        /// [`BridgeCall::Extract`].
+        Extract,
+        /// [`BridgeCall::Collect`].
+        Collect,
+        /// [`BridgeCall::Screenshot`].
+        Screenshot,
+        /// [`BridgeCall::WaitFor`].
+        WaitFor,
+        /// [`BridgeCall::Resize`].
+        Resize,
+        /// [`BridgeCall::NetworkRequests`].
+        NetworkRequests,
+        /// [`BridgeCall::ConsoleMessages`].
+        ConsoleMessages,
+        /// [`BridgeCall::HandleDialog`].
+        HandleDialog,
+        /// [`BridgeCall::RunTask`].
+        RunTask,
+        /// [`BridgeCall::RunWorkflow`].
+        RunWorkflow,
+    }
+}
+
+impl BridgeTool {
+    /// Its name (the serde tag of its [`BridgeCall`]) and the MCP tool of `waymark-host mcp`
+    /// that sends it (Playwright MCP's names where the two overlap; `None`: no MCP tool does,
+    /// the doctor's ping). Other MCP tools send several calls (`browser_fill_form`) or read
+    /// captured sessions without the browser.
+    pub const fn names(self) -> (&'static str, Option<&'static str>) {
+        match self {
+            Self::Ping => ("ping", None),
+            Self::ListTabs => ("list_tabs", Some("browser_tabs")),
+            Self::OpenTab => ("open_tab", Some("browser_tabs")),
+            Self::SelectTab => ("select_tab", Some("browser_tabs")),
+            Self::CloseTab => ("close_tab", Some("browser_tabs")),
+            Self::Navigate => ("navigate", Some("browser_navigate")),
+            Self::Back => ("back", Some("browser_navigate_back")),
+            Self::Snapshot => ("snapshot", Some("browser_snapshot")),
+            Self::Click => ("click", Some("browser_click")),
+            Self::Type => ("type", Some("browser_type")),
+            Self::SelectText => ("select_text", Some("browser_select_text")),
+            Self::Select => ("select", Some("browser_select_option")),
+            Self::PressKey => ("press_key", Some("browser_press_key")),
+            Self::Scroll => ("scroll", Some("browser_scroll")),
+            Self::Hover => ("hover", Some("browser_hover")),
+            Self::Drag => ("drag", Some("browser_drag")),
+            Self::Upload => ("upload", Some("browser_file_upload")),
+            Self::Extract => ("extract", Some("browser_extract")),
+            Self::Collect => ("collect", Some("browser_collect")),
+            Self::Screenshot => ("screenshot", Some("browser_take_screenshot")),
+            Self::WaitFor => ("wait_for", Some("browser_wait_for")),
+            Self::Resize => ("resize", Some("browser_resize")),
+            Self::NetworkRequests => ("network_requests", Some("browser_network_requests")),
+            Self::ConsoleMessages => ("console_messages", Some("browser_console_messages")),
+            Self::HandleDialog => ("handle_dialog", Some("browser_handle_dialog")),
+            Self::RunTask => ("run_task", Some("waymark_run_task")),
+            Self::RunWorkflow => ("run_workflow", Some("run_workflow")),
+        }
+    }
+
+    /// Its name (the serde tag of its [`BridgeCall`]).
+    pub const fn name(self) -> &'static str {
+        self.names().0
+    }
+
+    /// The MCP tool that sends it, if one does.
+    pub const fn mcp_tool(self) -> Option<&'static str> {
+        self.names().1
+    }
+}
+
 impl BridgeCall {
+    /// Which call it is: its row of the bridge's table.
+    pub fn tool(&self) -> BridgeTool {
+        match self {
+            Self::Ping => BridgeTool::Ping,
+            Self::ListTabs => BridgeTool::ListTabs,
+            Self::OpenTab { .. } => BridgeTool::OpenTab,
+            Self::SelectTab { .. } => BridgeTool::SelectTab,
+            Self::CloseTab { .. } => BridgeTool::CloseTab,
+            Self::Navigate { .. } => BridgeTool::Navigate,
+            Self::Back => BridgeTool::Back,
+            Self::Snapshot => BridgeTool::Snapshot,
+            Self::Click { .. } => BridgeTool::Click,
+            Self::Type { .. } => BridgeTool::Type,
+            Self::SelectText { .. } => BridgeTool::SelectText,
+            Self::Select { .. } => BridgeTool::Select,
+            Self::PressKey { .. } => BridgeTool::PressKey,
+            Self::Scroll { .. } => BridgeTool::Scroll,
+            Self::Hover { .. } => BridgeTool::Hover,
+            Self::Drag { .. } => BridgeTool::Drag,
+            Self::Upload { .. } => BridgeTool::Upload,
+            Self::Extract { .. } => BridgeTool::Extract,
+            Self::Collect { .. } => BridgeTool::Collect,
+            Self::Screenshot => BridgeTool::Screenshot,
+            Self::WaitFor { .. } => BridgeTool::WaitFor,
+            Self::Resize { .. } => BridgeTool::Resize,
+            Self::NetworkRequests { .. } => BridgeTool::NetworkRequests,
+            Self::ConsoleMessages { .. } => BridgeTool::ConsoleMessages,
+            Self::HandleDialog { .. } => BridgeTool::HandleDialog,
+            Self::RunTask { .. } => BridgeTool::RunTask,
+            Self::RunWorkflow { .. } => BridgeTool::RunWorkflow,
+        }
+    }
+
     /// The call's name, for logs and the timeline.
     pub fn name(&self) -> &'static str {
-        match self {
-            Self::Ping => "ping",
-            Self::ListTabs => "list_tabs",
-            Self::OpenTab { .. } => "open_tab",
-            Self::SelectTab { .. } => "select_tab",
-            Self::CloseTab { .. } => "close_tab",
-            Self::Navigate { .. } => "navigate",
-            Self::Back => "back",
-            Self::Snapshot => "snapshot",
-            Self::Click { .. } => "click",
-            Self::Type { .. } => "type",
-            Self::SelectText { .. } => "select_text",
-            Self::Select { .. } => "select",
-            Self::PressKey { .. } => "press_key",
-            Self::Scroll { .. } => "scroll",
-            Self::Hover { .. } => "hover",
-            Self::Drag { .. } => "drag",
-            Self::Upload { .. } => "upload",
-            Self::Extract { .. } => "extract",
-            Self::Collect { .. } => "collect",
-            Self::Screenshot => "screenshot",
-            Self::WaitFor { .. } => "wait_for",
-            Self::Resize { .. } => "resize",
-            Self::NetworkRequests { .. } => "network_requests",
-            Self::ConsoleMessages { .. } => "console_messages",
-            Self::HandleDialog { .. } => "handle_dialog",
-            Self::RunTask { .. } => "run_task",
-            Self::RunWorkflow { .. } => "run_workflow",
-        }
+        self.tool().name()
     }
 
     /// The longest text the call carries, in bytes (checked against [`MAX_BRIDGE_TEXT`]).

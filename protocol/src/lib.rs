@@ -9,6 +9,23 @@
 //!   `{"v":1,"id":7,"ok":false,"error":{"code":"llm_unreachable","message":"…"}}`
 //! * stream event: `{"v":1,"id":7,"event":"llm.delta","text":"…"}` (zero or more before the reply)
 
+/// Declares a fieldless enum and `ALL`, the list of its variants in order, from one list (so
+/// the list cannot miss one): the keys of the bridge's and the actions' tables.
+#[macro_export]
+macro_rules! with_all {
+    ($(#[$meta:meta])* pub enum $name:ident { $($(#[$doc:meta])* $variant:ident,)* }) => {
+        $(#[$meta])*
+        pub enum $name {
+            $($(#[$doc])* $variant,)*
+        }
+
+        impl $name {
+            /// Every variant, in order.
+            pub const ALL: &'static [$name] = &[$(Self::$variant,)*];
+        }
+    };
+}
+
 mod bridge;
 mod doctor;
 mod envelope;
@@ -24,8 +41,8 @@ mod version;
 pub use bridge::{
     BridgeAck, BridgeAnswer, BridgeCall, BridgeClose, BridgeClosed, BridgeColumn, BridgeDisconnect,
     BridgeFailure, BridgeFailureKind, BridgeImage, BridgeOpen, BridgeOutput, BridgeProgress,
-    BridgeResult, BridgeTab, BridgeTaskReport, BridgeTaskStatus, ConsoleLevel, MAX_BRIDGE_TEXT,
-    ScrollWay,
+    BridgeResult, BridgeTab, BridgeTaskReport, BridgeTaskStatus, BridgeTool, ConsoleLevel,
+    MAX_BRIDGE_TEXT, ScrollWay,
 };
 pub use doctor::{DoctorCheck, DoctorReport};
 pub use envelope::{

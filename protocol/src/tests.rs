@@ -228,3 +228,57 @@ fn a_task_report_and_progress_cross_the_envelope() {
         serde_json::from_str(r#"{"tool":"run_task","prompt":"find it"}"#).expect("call");
     assert_eq!(call, BridgeCall::RunTask { prompt: "find it".into(), session: None });
 }
+
+/// One call of each kind (an exhaustive match: a new row of the bridge's table does not
+/// compile without one).
+fn bridge_example(tool: BridgeTool) -> BridgeCall {
+    let r = || "1".to_owned();
+    match tool {
+        BridgeTool::Ping => BridgeCall::Ping,
+        BridgeTool::ListTabs => BridgeCall::ListTabs,
+        BridgeTool::OpenTab => BridgeCall::OpenTab { url: None },
+        BridgeTool::SelectTab => BridgeCall::SelectTab { tab: 2 },
+        BridgeTool::CloseTab => BridgeCall::CloseTab { tab: None },
+        BridgeTool::Navigate => BridgeCall::Navigate { url: "https://a.example/".into() },
+        BridgeTool::Back => BridgeCall::Back,
+        BridgeTool::Snapshot => BridgeCall::Snapshot,
+        BridgeTool::Click => BridgeCall::Click { ref_id: r(), double: false },
+        BridgeTool::Type => BridgeCall::Type { ref_id: r(), text: "a".into(), submit: false },
+        BridgeTool::SelectText => BridgeCall::SelectText { ref_id: r(), text: "a".into() },
+        BridgeTool::Select => BridgeCall::Select { ref_id: r(), values: vec!["a".into()] },
+        BridgeTool::PressKey => BridgeCall::PressKey { key: "Enter".into() },
+        BridgeTool::Scroll => BridgeCall::Scroll { direction: ScrollWay::Up, ref_id: None },
+        BridgeTool::Hover => BridgeCall::Hover { ref_id: r() },
+        BridgeTool::Drag => BridgeCall::Drag { ref_id: r(), to: "2".into() },
+        BridgeTool::Upload => BridgeCall::Upload { ref_id: r(), file: "a.txt".into() },
+        BridgeTool::Extract => BridgeCall::Extract { ref_id: None },
+        BridgeTool::Collect => {
+            BridgeCall::Collect { ref_id: None, columns: vec![], pages: None, name: None }
+        }
+        BridgeTool::Screenshot => BridgeCall::Screenshot,
+        BridgeTool::WaitFor => BridgeCall::WaitFor { text: None, seconds: None, gone: false },
+        BridgeTool::Resize => BridgeCall::Resize { width: 800, height: 600 },
+        BridgeTool::NetworkRequests => BridgeCall::NetworkRequests { include_static: false },
+        BridgeTool::ConsoleMessages => BridgeCall::ConsoleMessages { level: None },
+        BridgeTool::HandleDialog => BridgeCall::HandleDialog { accept: true, prompt_text: None },
+        BridgeTool::RunTask => BridgeCall::RunTask { prompt: "a".into(), session: None },
+        BridgeTool::RunWorkflow => {
+            BridgeCall::RunWorkflow { name: "a".into(), values: Default::default() }
+        }
+    }
+}
+
+/// Each row of the bridge's table names its call's serde tag, and no two rows share a name.
+#[test]
+fn bridge_tool_names_are_the_serde_tags() {
+    let mut names = std::collections::BTreeSet::new();
+    for &tool in BridgeTool::ALL {
+        let call = bridge_example(tool);
+        assert_eq!(call.tool(), tool);
+        let json = serde_json::to_value(&call).expect("json");
+        assert_eq!(json["tool"], json!(tool.name()), "{tool:?}");
+        assert_eq!(serde_json::from_value::<BridgeCall>(json).expect("back"), call);
+        assert!(names.insert(tool.name()), "{tool:?}");
+    }
+    assert_eq!(BridgeTool::Ping.mcp_tool(), None, "the doctor's, not an agent's");
+}

@@ -803,6 +803,30 @@ impl SessionsServer {
 mod tests {
     use super::*;
     use serde_json::json;
+    use waymark_protocol::BridgeTool;
+
+    /// The MCP tool the bridge's table names for each call is one this server offers, and
+    /// every browser tool it offers sends calls of that table (one of its rows', or several
+    /// rows' for the tools that compose them); the rest read captured sessions.
+    #[test]
+    fn the_browser_tools_are_the_bridge_table_s() {
+        let offered: Vec<String> =
+            SessionsServer::tool_list().into_iter().map(|t| t.name.to_string()).collect();
+        let rows: Vec<&str> = BridgeTool::ALL.iter().filter_map(|t| t.mcp_tool()).collect();
+        for name in &rows {
+            assert!(offered.iter().any(|o| o == name), "{name} is not offered");
+        }
+        let composed = ["browser_fill_form", "browser_close"];
+        let sessions =
+            ["list_sessions", "session_toc", "get_turn", "search_sessions", "export_session"];
+        for name in &offered {
+            let name = name.as_str();
+            assert!(
+                rows.contains(&name) || composed.contains(&name) || sessions.contains(&name),
+                "{name} is in no row of the bridge's table"
+            );
+        }
+    }
 
     #[test]
     fn playwright_spellings_are_read_like_ours() {

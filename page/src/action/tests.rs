@@ -32,23 +32,25 @@ fn tool_names_match_the_serde_tags() {
         json!({"action": "screenshot"}),
         json!({"action": "done", "answer": "a", "success": true}),
     ];
-    assert_eq!(samples.len(), Action::TOOL_NAMES.len());
-    for (sample, name) in samples.iter().zip(Action::TOOL_NAMES) {
+    assert_eq!(samples.len(), ActionKind::ALL.len());
+    for (sample, kind) in samples.iter().zip(ActionKind::ALL) {
         let action: Action = serde_json::from_value(sample.clone()).expect("parses");
-        assert_eq!(action.name(), *name);
-        assert_eq!(serde_json::to_value(&action).expect("ser")["action"], json!(name));
+        assert_eq!(action.kind(), *kind);
+        assert_eq!(serde_json::to_value(&action).expect("ser")["action"], json!(kind.name()));
+        assert_eq!(serde_json::to_value(kind).expect("kind"), json!(kind.name()));
+        assert_eq!(ActionKind::from_name(kind.name()), Some(*kind));
         assert!(!action.describe(Some("X")).is_empty());
     }
 }
 
-/// Every kind of action has one example, at its place in the vocabulary (a new variant without
-/// an example, or without its tool name, fails here).
+/// Every kind of action has one example, at its place in the table (a new variant without an
+/// example fails here; without a kind or a row, it does not compile).
 #[test]
-fn every_kind_has_an_example_in_vocabulary_order() {
+fn every_kind_has_an_example_in_table_order() {
     let examples = Action::examples();
-    assert_eq!(examples.len(), Action::TOOL_NAMES.len());
-    for (i, (example, name)) in examples.iter().zip(Action::TOOL_NAMES).enumerate() {
-        assert_eq!((example.ordinal(), example.name()), (i, *name));
+    let kinds: Vec<ActionKind> = examples.iter().map(Action::kind).collect();
+    assert_eq!(kinds, ActionKind::ALL);
+    for example in &examples {
         let round: Action =
             serde_json::from_value(serde_json::to_value(example).expect("ser")).expect("de");
         assert_eq!(&round, example);
@@ -168,4 +170,26 @@ fn a_replay_settles_briefly_after_the_actions_that_settle_at_all() {
             other => panic!("{action:?}: {other:?}"),
         }
     }
+}
+
+/// The table's rows agree with what the page does: page actions have refs in a frame, only
+/// page actions (and the upload, set by the content script) settle, and what may navigate or
+/// should visibly change is a page action.
+#[test]
+fn the_table_rows_are_consistent() {
+    for example in Action::examples() {
+        let spec = example.spec();
+        let kind = example.kind();
+        if spec.settle.is_some() {
+            assert!(matches!(spec.runs, Runs::Page | Runs::Worker), "{kind:?}");
+        }
+        if spec.may_navigate || spec.expects_change {
+            assert_eq!(spec.runs, Runs::Page, "{kind:?}");
+            assert!(spec.settle.is_some(), "{kind:?}: judged after settling");
+        }
+        // Every kind is reached by its offered tool.
+        assert!(Tool::ALL.contains(&spec.tool), "{kind:?}");
+    }
+    assert_eq!(ActionKind::Done.spec().runs, Runs::Agent);
+    assert_eq!(ActionKind::from_name("delete_everything"), None);
 }

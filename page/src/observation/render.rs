@@ -1,6 +1,7 @@
 //! Writing an observation for the model within a token budget.
 
 use super::{Element, Item, Observation, Zone, clean};
+use crate::action::Tool;
 use std::fmt::Write;
 
 /// Tokens of page content [`Observation::to_prompt`] writes before summarising the rest: enough
@@ -94,11 +95,16 @@ fn choose(lines: &[Line], budget: usize) -> Vec<bool> {
         .collect()
 }
 
+/// What the budget left out `place` (above, below), and the tools that reach it: `scroll`
+/// which `way`, or `find`.
 #[expect(clippy::let_underscore_must_use, reason = "writing to a String cannot fail")]
-fn summary(out: &mut String, elements: usize, texts: usize, place: &str, how: &str) {
+fn summary(out: &mut String, elements: usize, texts: usize, place: &str, way: &str) {
     if elements + texts > 0 {
-        let _ =
-            writeln!(out, "({elements} elements, {texts} text lines {place}: {how} or use find)");
+        let (scroll, find) = (Tool::Scroll.name(), Tool::Find.name());
+        let _ = writeln!(
+            out,
+            "({elements} elements, {texts} text lines {place}: {scroll} {way} or use {find})"
+        );
     }
 }
 
@@ -225,7 +231,7 @@ impl Observation {
                 .count()
         };
         let before = first.unwrap_or(0);
-        summary(&mut out, count(0..before, true), count(0..before, false), "above", "scroll up");
+        summary(&mut out, count(0..before, true), count(0..before, false), "above", "up");
         for (line, keep) in lines.iter().zip(&keep) {
             if *keep {
                 out.push_str(&line.text);
@@ -234,7 +240,7 @@ impl Observation {
         }
         let after = last.map_or(lines.len(), |l| l + 1);
         let n = lines.len();
-        summary(&mut out, count(after..n, true), count(after..n, false), "below", "scroll down");
+        summary(&mut out, count(after..n, true), count(after..n, false), "below", "down");
         let _ = write!(out, "</page_content id={nonce}>");
         out
     }

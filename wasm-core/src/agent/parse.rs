@@ -5,8 +5,8 @@
 
 use super::interventions::ProgressReport;
 use super::role_tools::{PROGRESS_TOOL, RECALL_TOOL};
-use super::tools::{OFFERED_TOOLS, to_action_call};
-use crate::action::Action;
+use super::tools::OFFERED_TOOLS;
+use crate::action::{Action, action_of_call};
 use crate::protocol::LlmCompletion;
 use serde::Deserialize;
 use serde::de::DeserializeOwned;
@@ -162,18 +162,20 @@ fn to_call(name: &str, args: Value) -> Result<Call, ParseError> {
             });
         }
     };
-    let bad = |reason: String| ParseError::BadArguments { tool: name.to_owned(), reason };
-    let Some((action, mut object)) = to_action_call(name, object).map_err(|e| bad(e.0))? else {
-        return Ok(Call::Refused {
+    let bad = |e: crate::action::CallError| ParseError::BadArguments {
+        tool: name.to_owned(),
+        reason: e.to_string(),
+    };
+    match action_of_call(name, object).map_err(bad)? {
+        Some(action) => Ok(Call::Act(action)),
+        None => Ok(Call::Refused {
             tool: name.to_owned(),
             reason: format!(
                 "unknown tool `{name}` was refused; use one of: {}",
                 OFFERED_TOOLS.join(", ")
             ),
-        });
-    };
-    object.insert("action".into(), Value::String(action.to_owned()));
-    from_args(name, Value::Object(object)).map(Call::Act)
+        }),
+    }
 }
 
 /// Finds the JSON object in a text answer: strips code fences and surrounding prose and drops

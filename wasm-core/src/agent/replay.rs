@@ -410,7 +410,7 @@ fn pick(calls: &[Call], step: &WorkflowStep, observation: &Observation) -> Resul
             Call::Act(Action::Done { answer, .. }) => {
                 return Err(clean(answer).chars().take(300).collect());
             }
-            Call::Act(action) if action.name() == step.action.tool() => {
+            Call::Act(action) if action.kind() == step.action.kind() => {
                 let Some(target) = action.target_ref() else { continue };
                 if observation.element(target).is_none() {
                     return Err(format!("it named [{target}], which is not on the page"));
@@ -420,7 +420,7 @@ fn pick(calls: &[Call], step: &WorkflowStep, observation: &Observation) -> Resul
             _ => {}
         }
     }
-    Err(format!("it answered without a {} on an element", step.action.tool()))
+    Err(format!("it answered without a {} on an element", step.action.kind().name()))
 }
 
 /// The healing call's task: the one step, what it acted on, and why it is not found.
@@ -449,7 +449,7 @@ fn heal_task(run: &WorkflowRun, index: usize, why: &str) -> String {
         clean(&step.described()),
         clean(&element),
         clean(why),
-        step.action.tool()
+        step.action.kind().name()
     )
 }
 

@@ -32,7 +32,7 @@ pub use schema::{ImportError, SCHEMA_VERSION, export_json, import_json, validate
 pub use store::{WorkflowError, WorkflowMeta, WorkflowStore};
 pub use template::{Template, is_param_name, param_name_from};
 
-use crate::action::Action;
+use crate::action::{Action, ActionKind};
 use crate::observation::Ref;
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
@@ -257,28 +257,28 @@ impl StepAction {
         }
     }
 
-    /// The tool name of the action it becomes (what a healed step must stay).
-    pub fn tool(&self) -> &'static str {
+    /// The kind of the action it becomes (what a healed step must stay).
+    pub fn kind(&self) -> ActionKind {
         match self {
-            Self::Click => "click",
-            Self::DoubleClick => "double_click",
-            Self::Hover => "hover",
-            Self::Check => "check",
-            Self::Uncheck => "uncheck",
-            Self::Clear => "clear",
-            Self::Type { .. } | Self::YouType => "type",
-            Self::SelectText { .. } => "select_text",
-            Self::SelectOption { .. } => "select_option",
-            Self::PressKeys { .. } => "press_keys",
-            Self::Navigate { .. } => "navigate",
-            Self::OpenTab { .. } => "open_tab",
-            Self::SwitchTab { .. } => "switch_tab",
-            Self::CloseTab => "close_tab",
-            Self::Back => "back",
-            Self::Forward => "forward",
-            Self::Reload => "reload",
-            Self::Wait { .. } => "wait",
-            Self::Extract => "extract",
+            Self::Click => ActionKind::Click,
+            Self::DoubleClick => ActionKind::DoubleClick,
+            Self::Hover => ActionKind::Hover,
+            Self::Check => ActionKind::Check,
+            Self::Uncheck => ActionKind::Uncheck,
+            Self::Clear => ActionKind::Clear,
+            Self::Type { .. } | Self::YouType => ActionKind::Type,
+            Self::SelectText { .. } => ActionKind::SelectText,
+            Self::SelectOption { .. } => ActionKind::SelectOption,
+            Self::PressKeys { .. } => ActionKind::PressKeys,
+            Self::Navigate { .. } => ActionKind::Navigate,
+            Self::OpenTab { .. } => ActionKind::OpenTab,
+            Self::SwitchTab { .. } => ActionKind::SwitchTab,
+            Self::CloseTab => ActionKind::CloseTab,
+            Self::Back => ActionKind::Back,
+            Self::Forward => ActionKind::Forward,
+            Self::Reload => ActionKind::Reload,
+            Self::Wait { .. } => ActionKind::Wait,
+            Self::Extract => ActionKind::Extract,
         }
     }
 

@@ -154,11 +154,10 @@ pub fn validate(w: &Workflow) -> Result<(), Vec<String>> {
         }
         match (step.action.target_need(), &step.target) {
             (TargetNeed::Required, None) => {
-                problems.push(format!("step {n} ({}) has no element", step.action.tool()))
+                problems.push(format!("step {n} ({}) has no element", step.action.kind().name()))
             }
-            (TargetNeed::None, Some(_)) => {
-                problems.push(format!("step {n} ({}) cannot have an element", step.action.tool()))
-            }
+            (TargetNeed::None, Some(_)) => problems
+                .push(format!("step {n} ({}) cannot have an element", step.action.kind().name())),
             _ => {}
         }
         if let Some(target) = &step.target {

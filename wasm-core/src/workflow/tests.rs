@@ -445,10 +445,10 @@ fn every_action_kind_is_kept_or_declined_by_workflows() {
     for example in Action::examples() {
         match StepAction::from_action(&example) {
             Some(Ok(step)) => {
-                assert_eq!(step.tool(), example.name());
+                assert_eq!(step.kind(), example.kind());
                 let target = example.target_ref();
                 let again = step.to_action(target, Some(3), &values).expect("replays");
-                assert_eq!(again.name(), example.name());
+                assert_eq!(again.kind(), example.kind());
                 if example.target_ref().is_some() {
                     assert_ne!(step.target_need(), TargetNeed::None, "{}", example.name());
                 }
@@ -456,8 +456,13 @@ fn every_action_kind_is_kept_or_declined_by_workflows() {
             Some(Err(why)) => assert!(!why.to_string().is_empty()),
             None => assert!(
                 matches!(
-                    example.name(),
-                    "scroll" | "scroll_to" | "find" | "collect" | "screenshot" | "done"
+                    example.kind(),
+                    ActionKind::Scroll
+                        | ActionKind::ScrollTo
+                        | ActionKind::Find
+                        | ActionKind::Collect
+                        | ActionKind::Screenshot
+                        | ActionKind::Done
                 ),
                 "{} is dropped from recordings without a reason",
                 example.name()
