@@ -50,6 +50,16 @@ pub enum Redraw {
     Nothing,
 }
 
+/// The browser's alarms (they wake the worker for the routines) and the user's clock.
+pub trait Alarms {
+    /// Sets alarm `name` to fire at `when_ms` (ms since the epoch), replacing an earlier one.
+    fn at(&self, name: &str, when_ms: f64);
+    /// Clears alarm `name`.
+    fn clear(&self, name: &str);
+    /// The user's offset from UTC now, in minutes (schedules are in the user's local time).
+    fn utc_offset_minutes(&self) -> i32;
+}
+
 /// The open side panels: a long request shows its progress before it ends ("Saving…").
 pub trait Panels {
     /// Sends the panels the state now.

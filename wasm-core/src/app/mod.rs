@@ -6,10 +6,14 @@
 //! against in-memory fakes of the platform (`crate::platform`). The worker implements those
 //! traits and carries out the [`Effect`]s [`App::handle`] returns.
 
+mod routines;
 mod sessions;
 mod settings;
 mod workflows;
 
+pub use routines::{
+    BUSY_DELAY_MS, Begin, ROUTINES_KEY, RoutineDesk, RunStart, alarm_name, routine_of_alarm,
+};
 pub use sessions::{MAX_SUMMARY_CALLS, SessionDesk, StoredTurn};
 pub use settings::{AGENT_SETTINGS_KEY, GUIDE_KEY};
 pub use workflows::{HEALS_KEY, PromptRun, WorkflowDesk, WorkflowEffect, bridge_result, new_id};
@@ -17,7 +21,7 @@ pub use workflows::{HEALS_KEY, PromptRun, WorkflowDesk, WorkflowEffect, bridge_r
 use crate::agent::{Controls, Env, InterventionSettings, OutputMode, TaskOutcome};
 use crate::panel::ExportView;
 use crate::panel::{PanelRequest, PanelState, TaskView};
-use crate::platform::{Host, Panels, Redraw, Store, StoreError};
+use crate::platform::{Alarms, Host, Panels, Redraw, Store, StoreError};
 use crate::protocol::{ExportFormat, ExportWrite, TrackedValues};
 use crate::safety::TaintLedger;
 use crate::workflow::WorkflowRun;
@@ -67,6 +71,8 @@ pub enum Effect {
     },
     /// A task ended before it began (its view is shown already): announce its outcome.
     EndedAtStart(TaskOutcome),
+    /// Run routine `id` now (see [`RoutineDesk::begin`]).
+    RunRoutine(String),
     /// Write a workflow's file through the host, then report with
     /// [`WorkflowDesk::exported`].
     ExportWorkflow {
@@ -88,6 +94,8 @@ pub struct App<S> {
     pub sessions: SessionDesk<S>,
     /// The saved workflows and the editor.
     pub workflows: WorkflowDesk<S>,
+    /// The routines and their alarms.
+    pub routines: RoutineDesk<S>,
     /// The running task's controls (pause, stop, answers), if a task runs.
     pub controls: RefCell<Option<Rc<Controls>>>,
     /// The last finished task's ledger, for the panel's "show this secret" (memory only).
@@ -106,6 +114,7 @@ impl<S: Store + Clone> App<S> {
             state: RefCell::new(PanelState::default()),
             sessions: SessionDesk::new(store.clone()),
             workflows: WorkflowDesk::new(store.clone()),
+            routines: RoutineDesk::new(store.clone()),
             controls: RefCell::new(None),
             secrets: RefCell::new(None),
             store,
@@ -160,12 +169,19 @@ impl<S: Store + Clone> App<S> {
         }
     }
 
+    /// Loads the routines and arms their alarms; the ids of those due now (missed while the
+    /// browser was closed).
+    pub async fn load_routines(&self, env: &impl Env, alarms: &impl Alarms) -> Vec<String> {
+        self.routines.load(&self.state, env, alarms).await
+    }
+
     /// One request of a panel.
     pub async fn handle(
         &self,
         env: &impl Env,
         host: &impl Host,
         panels: &impl Panels,
+        alarms: &impl Alarms,
         request: PanelRequest,
     ) -> Vec<Effect> {
         let state = &self.state;
@@ -316,6 +332,13 @@ impl<S: Store + Clone> App<S> {
                 }
                 effects
             }
+            request @ (PanelRequest::SaveRoutine { .. }
+            | PanelRequest::PauseRoutine { .. }
+            | PanelRequest::DeleteRoutine { .. }) => {
+                self.routines.handle(state, env, alarms, &self.workflows, request).await;
+                redraw(Redraw::View)
+            }
+            PanelRequest::RunRoutine { id } => vec![Effect::RunRoutine(id)],
             other => vec![Effect::Worker(Box::new(other))],
         }
     }

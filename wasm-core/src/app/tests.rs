@@ -4,6 +4,7 @@
 use super::*;
 use crate::agent::Reply;
 use crate::panel::prompt::Attachment;
+use crate::platform::Alarms;
 use crate::platform::memory::MemStore;
 use crate::platform::scripted::{CountingPanels, ScriptedHost};
 use crate::protocol::RequestBody;
@@ -30,6 +31,16 @@ fn started(mem: &MemStore) -> App<&MemStore> {
     app
 }
 
+/// Alarms nobody needs to see.
+struct NoAlarms;
+impl Alarms for NoAlarms {
+    fn at(&self, _name: &str, _when_ms: f64) {}
+    fn clear(&self, _name: &str) {}
+    fn utc_offset_minutes(&self) -> i32 {
+        0
+    }
+}
+
 thread_local! {
     /// One clock per test thread: fresh ids for every new session.
     static CLOCK: Clock = Clock::default();
@@ -41,7 +52,7 @@ fn ask(app: &App<&MemStore>, request: PanelRequest) -> Vec<Effect> {
 
 fn ask_with(app: &App<&MemStore>, host: &ScriptedHost, request: PanelRequest) -> Vec<Effect> {
     let panels = CountingPanels::default();
-    CLOCK.with(|clock| block_on(app.handle(clock, host, &panels, request)))
+    CLOCK.with(|clock| block_on(app.handle(clock, host, &panels, &NoAlarms, request)))
 }
 
 fn task(prompt: &str) -> PanelRequest {
@@ -399,7 +410,8 @@ fn the_doctor_runs_in_the_host_and_a_missing_host_says_to_install_it_first() {
     let host = ScriptedHost::default();
     host.answer(Ok(serde_json::json!({"checks": [{"ok": true, "text": "model answers"}]})));
     let panels = CountingPanels::default();
-    let effects = CLOCK.with(|c| block_on(app.handle(c, &host, &panels, PanelRequest::CheckSetup)));
+    let effects = CLOCK
+        .with(|c| block_on(app.handle(c, &host, &panels, &NoAlarms, PanelRequest::CheckSetup)));
     assert_eq!(effects, vec![Effect::Redraw(Redraw::View)]);
     assert_eq!(panels.0.get(), 1, "the running checks were shown first");
     let doctor = app.state.borrow().settings.doctor.clone().expect("shown");
@@ -441,4 +453,33 @@ fn the_guide_keeps_its_step_and_its_model_form_sets_the_host_then_checks_it() {
     assert_eq!(*host.refreshed.borrow(), 1);
     let seen = host.seen.borrow();
     assert!(matches!(seen[..], [RequestBody::ConfigSet(_), RequestBody::Doctor(_)]), "{seen:?}");
+}
+
+#[test]
+fn routine_requests_reach_the_routines_and_run_now_is_the_workers() {
+    let mem = MemStore::default();
+    block_on(WorkflowStore::new(&mem).save(&recorded())).expect("saved");
+    let app = started(&mem);
+    let form = crate::panel::routines::RoutineForm {
+        job: crate::routine::RoutineJob::Workflow { id: recorded().id, values: BTreeMap::new() },
+        start_url: String::new(),
+        every: crate::panel::routines::Every::Day,
+        at: "07:00".into(),
+        day: None,
+        notify: crate::panel::routines::NotifyChoice::EveryRun,
+        key: String::new(),
+        limit: String::new(),
+        missed: Default::default(),
+        on_card: Default::default(),
+    };
+    assert_eq!(ask(&app, PanelRequest::SaveRoutine { form }), vec![Effect::Redraw(Redraw::View)]);
+    let id = app.state.borrow().routines.list[0].id.clone();
+    let _ = ask(&app, PanelRequest::PauseRoutine { id: id.clone(), paused: true });
+    assert!(app.state.borrow().routines.list[0].paused);
+    assert_eq!(
+        ask(&app, PanelRequest::RunRoutine { id: id.clone() }),
+        vec![Effect::RunRoutine(id.clone())]
+    );
+    let _ = ask(&app, PanelRequest::DeleteRoutine { id });
+    assert!(app.state.borrow().routines.list.is_empty());
 }

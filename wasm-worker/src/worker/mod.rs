@@ -34,8 +34,6 @@ struct Worker {
     app: waymark_core::app::App<storage::ChromeStore>,
     /// External agents' calls (the bridge).
     bridge: bridge::BridgeState,
-    /// Routines: saved workflows on a schedule.
-    routines: routines::RoutinesState,
     /// Teach by showing: the recording in progress.
     recording: recording::RecordingState,
 }
@@ -54,7 +52,6 @@ fn worker() -> Rc<Worker> {
                     panels: RefCell::new(Vec::new()),
                     app: waymark_core::app::App::new(storage::ChromeStore),
                     bridge: bridge::BridgeState::default(),
-                    routines: routines::RoutinesState::default(),
                     recording: recording::RecordingState::default(),
                 });
                 let weak = Rc::downgrade(&worker);
@@ -232,7 +229,8 @@ pub fn sw_panel_message(port: Port, msg: JsValue) {
     spawn_local(async move {
         let host = crate::host_port::HostLink(w.host.clone());
         let panels = sessions::WorkerPanels(w.clone());
-        let effects = w.app.handle(&env::BrowserEnv, &host, &panels, request).await;
+        let alarms = routines::ChromeAlarms;
+        let effects = w.app.handle(&env::BrowserEnv, &host, &panels, &alarms, request).await;
         for effect in effects {
             carry_out(&w, effect).await;
         }
@@ -270,6 +268,7 @@ async fn carry_out(w: &Rc<Worker>, effect: Effect) {
                 waymark_core::agent::TaskEvent::Finished(outcome),
             );
         }
+        Effect::RunRoutine(id) => spawn_local(routines::run(w.clone(), id)),
         Effect::ExportWorkflow { name, write } => {
             let written = w.host.request(write.clone()).await;
             w.app.workflows.exported(&w.app.state, name, write, written);
@@ -284,10 +283,6 @@ fn handle(w: Rc<Worker>, request: PanelRequest) {
     match request {
         PanelRequest::SetExternalAgents { on } => bridge::set_enabled(&w, on),
         PanelRequest::DisconnectExternal { client } => bridge::disconnect(&w, client),
-        request @ (PanelRequest::SaveRoutine { .. }
-        | PanelRequest::PauseRoutine { .. }
-        | PanelRequest::RunRoutine { .. }
-        | PanelRequest::DeleteRoutine { .. }) => spawn_local(routines::handle(w, request)),
         PanelRequest::StartRecording => spawn_local(recording::start(w)),
         PanelRequest::StopRecording => spawn_local(recording::stop(w, true)),
         PanelRequest::CancelRecording => spawn_local(recording::stop(w, false)),

@@ -20,11 +20,6 @@ pub(super) fn new_id() -> String {
     waymark_core::app::new_id(&BrowserEnv)
 }
 
-/// The saved workflow `id`.
-pub(super) fn find(w: &Rc<Worker>, id: &str) -> Option<Workflow> {
-    w.app.workflows.find(id)
-}
-
 /// Opens the editor on `workflow` (a draft is stored only when the user saves it).
 pub(super) fn open_editor(w: &Rc<Worker>, workflow: Workflow, source: DraftSource) {
     w.app.workflows.open_editor(&w.app.state, workflow, source);
