@@ -9,7 +9,7 @@ use common::{
     Setup, TASK_TIMEOUT, Waymark, built_extension, message_text, navigator_requests, role_reply,
 };
 use serde_json::{Map, Value, json};
-use waymark_core::agent::TaskOutcome;
+use waymark_core::record::TaskOutcome;
 use waymark_core::session::{Session, TaskRecord};
 use waymark_tests::fixture_server::FixtureServer;
 use waymark_tests::llm_server::{ScriptedLlm, ScriptedReply};

@@ -12,7 +12,7 @@ mod common;
 
 use common::{EXTENSION_ID, Panel, Setup, TASK_TIMEOUT, Waymark, built_extension};
 use serde_json::{Map, Value, json};
-use waymark_core::agent::TaskOutcome;
+use waymark_core::record::TaskOutcome;
 use waymark_core::session::{Session, TaskRecord};
 use waymark_tests::fixture_server::FixtureServer;
 use waymark_tests::llm_server::ScriptedLlm;

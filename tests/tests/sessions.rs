@@ -303,7 +303,7 @@ fn a_refused_storage_write_is_shown_and_the_turn_is_stored_later() {
 /// they were; the next task is stored after the unreadable turn: nothing is overwritten.
 #[test]
 fn an_unreadable_turn_is_reported_kept_and_never_overwritten() {
-    use waymark_core::agent::TaskOutcome;
+    use waymark_core::record::TaskOutcome;
     use waymark_core::session::{Session, TaskRecord};
     let Some(extension) = built_extension() else { return };
     let llm = ScriptedLlm::start(|req| {

@@ -21,7 +21,7 @@ use std::collections::BTreeMap;
 use std::fmt::Write as _;
 use std::path::PathBuf;
 use tiktoken_rs::CoreBPE;
-use waymark_core::agent::TaskOutcome;
+use waymark_core::record::TaskOutcome;
 use waymark_core::session::{Session, TaskRecord};
 use waymark_tests::fixture_server::FixtureServer;
 use waymark_tests::llm_server::{RecordedRequest, ScriptedLlm, ScriptedReply};

@@ -10,7 +10,7 @@
 
 use std::hint::black_box;
 use std::time::Instant;
-use waymark_core::agent::TaskOutcome;
+use waymark_core::record::TaskOutcome;
 use waymark_core::session::{SearchIndex, Session, TaskRecord, build_context};
 
 mod timing;

@@ -3,9 +3,10 @@
 //! [`PanelState`] it receives.
 
 use crate::agent::{
-    ControlState, InterventionSettings, OutputMode, Reply, TaskEvent, TaskOutcome, render_output,
+    ControlState, InterventionSettings, OutputMode, Reply, TaskEvent, render_output,
 };
 use crate::protocol::{ExportFormat, LlmStatus};
+use crate::record::TaskOutcome;
 use crate::session::{SearchHit, SessionMeta, TitleChange, TocEntry, TurnWithNeighbours};
 use serde::{Deserialize, Serialize};
 

@@ -240,7 +240,7 @@ impl ReplayState {
 #[derive(Debug, Clone, PartialEq)]
 pub(crate) struct ExpectedDestination {
     /// The recorded destination (`None`: it sent nothing).
-    pub recorded: Option<crate::workflow::UrlPattern>,
+    pub recorded: Option<crate::locate::UrlPattern>,
     /// The workflow's name, for the card.
     pub workflow: String,
     /// The step (1-based), for the card.

@@ -9,10 +9,11 @@
     reason = "a call made only for the panic it must not cause drops its result"
 )]
 
-use super::parse::{ParseError, extract_json, parse_actions, parse_answer, tool_or_json};
+use super::parse::{ParseError, parse_actions, parse_answer, tool_or_json};
 use super::tools::OFFERED_TOOLS;
 use crate::action::Action;
 use crate::protocol::{LlmCompletion, ToolCall};
+use crate::text::extract_json;
 use proptest::prelude::*;
 use serde_json::Value;
 use waymark_fuzzgen::{JsString, config, hostile_short, hostile_text, js_string};

@@ -54,7 +54,7 @@ pub fn render_output(mode: OutputMode, task: &str, outcome: &TaskOutcome, now_ms
 mod tests {
     use super::*;
     use crate::action::{Action, ActionOutcome};
-    use crate::agent::StepRecord;
+    use crate::record::StepRecord;
 
     fn outcome() -> TaskOutcome {
         TaskOutcome {

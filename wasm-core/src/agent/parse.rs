@@ -8,6 +8,7 @@ use super::role_tools::{PROGRESS_TOOL, RECALL_TOOL};
 use super::tools::OFFERED_TOOLS;
 use crate::action::{Action, action_of_call};
 use crate::protocol::LlmCompletion;
+use crate::text::extract_json;
 use serde::Deserialize;
 use serde::de::DeserializeOwned;
 use serde_json::Value;
@@ -176,66 +177,6 @@ fn to_call(name: &str, args: Value) -> Result<Call, ParseError> {
             ),
         }),
     }
-}
-
-/// Finds the JSON object in a text answer: strips code fences and surrounding prose and drops
-/// trailing commas. Returns `None` when there is no balanced object.
-pub fn extract_json(text: &str) -> Option<String> {
-    let object = text.get(text.find('{')?..)?;
-    let mut depth = 0usize;
-    let mut in_string = false;
-    let mut escaped = false;
-    let mut end = None;
-    for (i, ch) in object.char_indices() {
-        if in_string {
-            match ch {
-                _ if escaped => escaped = false,
-                '\\' => escaped = true,
-                '"' => in_string = false,
-                _ => {}
-            }
-            continue;
-        }
-        match ch {
-            '"' => in_string = true,
-            '{' => depth += 1,
-            '}' => {
-                depth -= 1;
-                if depth == 0 {
-                    end = Some(i + ch.len_utf8());
-                    break;
-                }
-            }
-            _ => {}
-        }
-    }
-    Some(drop_trailing_commas(object.get(..end?)?))
-}
-
-fn drop_trailing_commas(json: &str) -> String {
-    let mut out = String::with_capacity(json.len());
-    let mut in_string = false;
-    let mut escaped = false;
-    let chars: Vec<char> = json.chars().collect();
-    for (i, &ch) in chars.iter().enumerate() {
-        if in_string {
-            match ch {
-                _ if escaped => escaped = false,
-                '\\' => escaped = true,
-                '"' => in_string = false,
-                _ => {}
-            }
-        } else if ch == '"' {
-            in_string = true;
-        } else if ch == ',' {
-            let next = chars[i + 1..].iter().find(|c| !c.is_whitespace());
-            if matches!(next, Some('}') | Some(']')) {
-                continue;
-            }
-        }
-        out.push(ch);
-    }
-    out
 }
 
 #[cfg(test)]

@@ -13,13 +13,12 @@ use super::runner::{Agent, CallFailed, Flow};
 use super::shared::Role;
 use super::{Env, Journal, Llm, Page, TaskEvents, explain_llm_error, navigator_tools};
 use crate::action::{Action, Refuser};
+use crate::locate::{Locator, Resolution, UrlPattern};
 use crate::observation::{Observation, Ref, clean};
 use crate::protocol::ToolSpec;
 use crate::safety::NetworkPermit;
 use crate::text::counted;
-use crate::workflow::{
-    Heal, Locator, Resolution, StepAction, TargetNeed, UrlPattern, WorkflowRun, WorkflowStep,
-};
+use crate::workflow::{Heal, StepAction, TargetNeed, WorkflowRun, WorkflowStep};
 
 /// How many times a step waits for its page to settle before it is healed or ends the run: a
 /// page still loading after the previous step gets this many chances.
@@ -432,7 +431,7 @@ fn heal_task(run: &WorkflowRun, index: usize, why: &str) -> String {
             // What the element was called in this run (its parameters filled in).
             let mut t = t.clone();
             for template in t.templates_mut() {
-                *template = crate::workflow::Template::literal(template.fill(&run.values));
+                *template = crate::locate::Template::literal(template.fill(&run.values));
             }
             t.describe()
         },

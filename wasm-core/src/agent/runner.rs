@@ -119,7 +119,7 @@ fn locate(
     action: &Action,
     destination: Option<&str>,
 ) -> Option<Box<Located>> {
-    use crate::workflow::{Locator, UrlPattern};
+    use crate::locate::{Locator, UrlPattern};
     let page = UrlPattern::of_page(&observation.url)?;
     let target = action.target_ref().and_then(|r| Locator::capture(observation, r));
     let destination = match action {

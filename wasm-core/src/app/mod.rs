@@ -18,11 +18,12 @@ pub use sessions::{MAX_SUMMARY_CALLS, SessionDesk, StoredTurn};
 pub use settings::{AGENT_SETTINGS_KEY, GUIDE_KEY};
 pub use workflows::{HEALS_KEY, PromptRun, WorkflowDesk, WorkflowEffect, bridge_result, new_id};
 
-use crate::agent::{Controls, Env, InterventionSettings, OutputMode, TaskOutcome};
+use crate::agent::{Controls, Env, InterventionSettings, OutputMode};
 use crate::panel::ExportView;
 use crate::panel::{PanelRequest, PanelState, TaskView};
 use crate::platform::{Alarms, Host, Panels, Redraw, Store, StoreError};
 use crate::protocol::{ExportFormat, ExportWrite, TrackedValues};
+use crate::record::TaskOutcome;
 use crate::safety::TaintLedger;
 use crate::workflow::WorkflowRun;
 use std::cell::RefCell;

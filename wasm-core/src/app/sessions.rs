@@ -7,10 +7,11 @@
 //! the user when a read or a write fails); here they run natively against an in-memory store.
 //! The worker only supplies the [`Store`], the model and the transcript sink, and redraws.
 
-use crate::agent::{Env, Llm, TaskOutcome};
+use crate::agent::{Env, Llm};
 use crate::panel::{PanelState, SearchView, SessionView, session_list};
 use crate::platform::{Host, Redraw, Store, StoreError};
 use crate::protocol::LlmRequest;
+use crate::record::TaskOutcome;
 use crate::safety::{Provenance, TaintLedger};
 use crate::session::{
     self, Limiter, RanWorkflow, SearchIndex, Session, SessionMeta, SessionStore, Summary,

@@ -7,7 +7,7 @@
 //! in-memory store. The worker starts the runs and writes the export file.
 
 use crate::action::Refuser;
-use crate::agent::{Ending, Env, TaskContext, TaskOutcome};
+use crate::agent::{Env, TaskContext};
 use crate::panel::workflows::{self as view, DraftSource, WorkflowExport};
 use crate::panel::{PanelRequest, PanelState};
 use crate::platform::{Store, StoreError};
@@ -15,6 +15,7 @@ use crate::protocol::{
     BridgeFailure, BridgeFailureKind, BridgeOutput, ErrorBody, ExportFormat, ExportWrite,
     ExportWritten,
 };
+use crate::record::{Ending, TaskOutcome};
 use crate::session::{RanWorkflow, TaskRecord};
 use crate::workflow::{
     Heal, Workflow, WorkflowError, WorkflowMeta, WorkflowRun, WorkflowStore, export_json,

@@ -15,12 +15,13 @@
 use super::{Browser, ExternalSession, fenced, who_asks};
 use crate::action::Refuser;
 use crate::agent::{
-    Agent, Ending, Env, Gate, Intervention, InterventionSettings, Journal, JournalError, Llm,
-    Operator, Reply, TaskContext, TaskEvents, TaskOutcome, TaskSpec,
+    Agent, Env, Gate, Intervention, InterventionSettings, Journal, JournalError, Llm, Operator,
+    Reply, TaskContext, TaskEvents, TaskSpec,
 };
 use crate::protocol::{
     BridgeFailure, BridgeFailureKind, BridgeOutput, BridgeTaskReport, BridgeTaskStatus,
 };
+use crate::record::{Ending, TaskOutcome};
 use crate::session::{Session, TaskRecord};
 
 /// The user's controls for a task an external agent asked for: the task's own controls (Stop

@@ -140,8 +140,9 @@ mod tests {
 
     #[test]
     fn task_view_shows_streamed_text_until_the_task_ends() {
-        use crate::agent::{TaskEvent, TaskOutcome};
+        use crate::agent::TaskEvent;
         use crate::panel::TaskView;
+        use crate::record::TaskOutcome;
         let mut view = TaskView::started("read the page");
         view.stream_text("Looking at ");
         view.stream_text("the heading");

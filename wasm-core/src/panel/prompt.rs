@@ -137,7 +137,7 @@ mod tests {
 
     #[test]
     fn findings_link_only_web_urls() {
-        let outcome = crate::agent::TaskOutcome {
+        let outcome = crate::record::TaskOutcome {
             answer: "a".into(),
             success: true,
             error: None,

@@ -3,7 +3,8 @@
 //! reject, and the results of saving, importing and exporting. Built from the worker's
 //! workflows each time; the panel draws it and sends back what the user did.
 
-use crate::workflow::{Heal, Locator, Workflow, WorkflowEdit, WorkflowStep};
+use crate::locate::Locator;
+use crate::workflow::{Heal, Workflow, WorkflowEdit, WorkflowStep};
 use serde::{Deserialize, Serialize};
 
 /// Everything the panel shows about workflows.
@@ -205,7 +206,8 @@ pub fn heal_review(workflow_id: &str, workflow_name: &str, heals: &[Heal]) -> He
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::workflow::{Param, SCHEMA_VERSION, StepAction, Template, UrlPattern};
+    use crate::locate::{Template, UrlPattern};
+    use crate::workflow::{Param, SCHEMA_VERSION, StepAction};
 
     fn workflow(id: &str, name: &str) -> Workflow {
         let page = UrlPattern::of_page("https://shop.example/order").expect("page");

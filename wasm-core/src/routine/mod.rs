@@ -17,7 +17,7 @@ pub use schedule::{Schedule, TimeOfDay, Weekday};
 pub use watch::{FindingChange, NotifyWhen, changes, number_in};
 
 use crate::action::Action;
-use crate::agent::{Ending, TaskOutcome};
+use crate::record::{Ending, TaskOutcome};
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 

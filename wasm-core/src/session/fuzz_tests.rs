@@ -12,9 +12,9 @@
 use super::inert::{fence_for, inert};
 use super::*;
 use crate::action::{Action, ActionOutcome};
-use crate::agent::{StepRecord, TaskOutcome};
 use crate::observation::Ref;
 use crate::protocol::{ExportFormat, TrackedValues};
+use crate::record::{StepRecord, TaskOutcome};
 use crate::safety::TaintLedger;
 use proptest::prelude::*;
 use waymark_fuzzgen::{

@@ -31,7 +31,7 @@ pub use title::{MAX_TITLE_CHARS, MAX_TITLE_HISTORY, extractive_title, title_chan
 pub use toc::{MAX_TOC_CHARS, TocEntry, TurnWithNeighbours, toc, toc_line};
 pub use transcript::transcript_record;
 
-use crate::agent::{StepRecord, TaskOutcome};
+use crate::record::{StepRecord, TaskOutcome};
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 

@@ -5,7 +5,7 @@
 
 use super::TaskRecord;
 use crate::action::Action;
-use crate::agent::{Located, StepRecord, TaskOutcome};
+use crate::record::{Located, StepRecord, TaskOutcome};
 use crate::safety::{Provenance, TaintLedger};
 
 impl TaskRecord {

@@ -84,7 +84,7 @@ pub fn summary_request(session: &Session, record: &TaskRecord) -> LlmRequest {
 /// Parses the summariser's answer; `None` when it holds no usable summary (the caller then uses
 /// [`extractive_summary`]). Missing parts are filled from `record` extractively.
 pub fn parse_summary(text: &str, record: &TaskRecord) -> Option<Summary> {
-    let json = crate::agent::extract_json(text)?;
+    let json = crate::text::extract_json(text)?;
     let value: Value = serde_json::from_str(&json).ok()?;
     let summary = value.get("summary").and_then(Value::as_str).map(first_sentences)?;
     if summary.is_empty() {

@@ -1,8 +1,8 @@
 //! Native tests of the session model: context, TOC, titles, search, summaries, limiter, export.
 
 use super::*;
-use crate::agent::TaskOutcome;
 use crate::protocol::{ExportFormat, TrackedValues};
+use crate::record::TaskOutcome;
 
 /// A finished task whose answer mentions `finding`.
 pub(crate) fn record(turn: u32, task: &str, finding: &str) -> TaskRecord {
@@ -571,8 +571,8 @@ fn the_copied_prompt_names_the_written_file() {
 #[test]
 fn transcript_of_a_turn_has_task_actions_answer_and_summary_and_starts_the_session_once() {
     use crate::action::{Action, ActionOutcome};
-    use crate::agent::StepRecord;
     use crate::protocol::TranscriptEvent as E;
+    use crate::record::StepRecord;
 
     let mut s = session_of(2);
     s.records[0].actions.push(StepRecord {

@@ -9,10 +9,10 @@
 //! changed: the writes its own requests made ([`ShownWrite`]), counted — never the words of
 //! the elements it clicked, which the page chose.
 
-use super::template::{Template, param_name_from, unique_param_name};
 use super::{
     Locator, Param, RecordError, SCHEMA_VERSION, StepAction, UrlPattern, Workflow, WorkflowStep,
 };
+use crate::locate::{Template, param_name_from, unique_param_name};
 use crate::safety::{Count, Effect, EffectKind, Grant, WriteBudget, WriteKind};
 use serde::{Deserialize, Serialize};
 use waymark_page::demonstration::{Demonstrated, DemonstratedAct};

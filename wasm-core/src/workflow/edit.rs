@@ -2,8 +2,9 @@
 //! names and default values, each step's words, and which steps it keeps. Locators, actions
 //! and patterns are never taken from the panel: the edit applies to the draft the worker holds.
 
+use super::Workflow;
 use super::schema::validate;
-use super::{Workflow, is_param_name};
+use crate::locate::is_param_name;
 use serde::{Deserialize, Serialize};
 
 /// The edit form as the user left it.

@@ -11,6 +11,7 @@
 
 use super::schema::ImportError;
 use super::*;
+use crate::locate::{is_param_name, param_name_from};
 use proptest::prelude::*;
 use std::sync::LazyLock;
 use waymark_fuzzgen::{config, costly, glued_url, hostile_short, hostile_text, js_string};

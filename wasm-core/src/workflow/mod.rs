@@ -12,27 +12,22 @@
 
 mod demonstration;
 mod edit;
-mod locator;
-mod pattern;
 mod record;
 mod run;
 pub mod schema;
 pub mod store;
-mod template;
 
 pub use demonstration::{
     Demonstration, LoadCause, MAX_DEMONSTRATED_STEPS, ShownWrite, SkipReason, grant_shown,
 };
 pub use edit::{ParamEdit, StepEdit, WorkflowEdit};
-pub use locator::{Locator, Resolution};
-pub use pattern::{PatternError, UrlPattern};
 pub use record::{RecordError, record};
 pub use run::{BindError, Heal, RunRequest, WorkflowRun, parse_run_prompt};
 pub use schema::{ImportError, SCHEMA_VERSION, export_json, import_json, validate};
 pub use store::{WorkflowError, WorkflowMeta, WorkflowStore};
-pub use template::{Template, is_param_name, param_name_from};
 
 use crate::action::{Action, ActionKind};
+use crate::locate::{Locator, Template, UrlPattern};
 use crate::observation::Ref;
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;

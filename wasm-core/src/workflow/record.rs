@@ -2,9 +2,9 @@
 //! locators, the values the user's words gave become parameters, and values Waymark tracked as
 //! secrets (cut from the stored task) become secret parameters that are never stored.
 
-use super::template::{Template, param_name_from, unique_param_name};
 use super::{Param, SCHEMA_VERSION, StepAction, Workflow, WorkflowStep};
 use crate::action::Action;
+use crate::locate::{Template, param_name_from, unique_param_name};
 use crate::safety::outbound::REDACTED;
 use crate::session::TaskRecord;
 use std::collections::BTreeMap;

@@ -2,7 +2,8 @@
 //! imported file) or from the user's edits. A file of a newer version, or one that is not a
 //! workflow, is refused with a clear error and changes nothing.
 
-use super::{StepAction, TargetNeed, Workflow, is_param_name};
+use super::{StepAction, TargetNeed, Workflow};
+use crate::locate::is_param_name;
 use crate::safety::WebUrl;
 use std::collections::{BTreeMap, BTreeSet};
 

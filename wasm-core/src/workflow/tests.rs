@@ -10,9 +10,10 @@ mod shop;
 use super::*;
 use crate::agent::{
     Agent, Env, Gate, Intervention, InterventionSettings, Journal, JournalEntry, JournalError, Llm,
-    Operator, Reply, TaskEvent, TaskEvents, TaskOutcome, TaskSpec,
+    Operator, Reply, TaskEvent, TaskEvents, TaskSpec,
 };
 use crate::protocol::{ErrorBody, LlmCompletion, LlmRequest, ToolCall};
+use crate::record::TaskOutcome;
 use crate::session::TaskRecord;
 use futures::executor::block_on;
 pub use shop::{Shop, Variant};

@@ -13,10 +13,11 @@ use std::rc::Rc;
 use wasm_bindgen::prelude::*;
 use wasm_bindgen_futures::spawn_local;
 use waymark_core::agent::Env;
+use waymark_core::locate::UrlPattern;
 use waymark_core::panel::recording::view;
 use waymark_core::panel::workflows::DraftSource;
 use waymark_core::safety::RequestBody;
-use waymark_core::workflow::{Demonstration, LoadCause, UrlPattern};
+use waymark_core::workflow::{Demonstration, LoadCause};
 use waymark_page::action::ContentRequest;
 use waymark_page::demonstration::{
     DEMONSTRATED, Demonstrated, DemonstratedMessage, RecordingArmed,

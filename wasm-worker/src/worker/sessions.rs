@@ -7,9 +7,9 @@ use super::env::BrowserEnv;
 use crate::host_port::HostLink;
 use std::rc::Rc;
 use wasm_bindgen_futures::spawn_local;
-use waymark_core::agent::TaskOutcome;
 use waymark_core::app::StoredTurn;
 use waymark_core::platform::Redraw;
+use waymark_core::record::TaskOutcome;
 use waymark_core::session::{RanWorkflow, Session, TaskRecord};
 
 fn host(w: &Rc<Worker>) -> HostLink {

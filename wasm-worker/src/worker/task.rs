@@ -14,6 +14,7 @@ use waymark_core::agent::{
     self, Agent, Controls, Env, OutputMode, TaskContext, TaskEvent, TaskEvents, TaskSpec,
 };
 use waymark_core::panel::TaskView;
+use waymark_core::record::{Ending, TaskOutcome};
 
 thread_local! {
     static BROADCAST_PENDING: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
@@ -105,13 +106,13 @@ pub(super) async fn run(w: Rc<Worker>, opts: StartOptions) {
 }
 
 /// [`run`], returning how the task ended (once it is recorded).
-pub(super) async fn run_to_end(w: Rc<Worker>, opts: StartOptions) -> agent::TaskOutcome {
+pub(super) async fn run_to_end(w: Rc<Worker>, opts: StartOptions) -> TaskOutcome {
     let tab = match opts.tab {
         Some(tab) => Some(tab),
         None => crate::tab::target_tab().await,
     };
     let Some(tab_id) = tab else {
-        let outcome = agent::TaskOutcome {
+        let outcome = TaskOutcome {
             answer: "Open a web page (http or https) in a tab first: Waymark works on the tab \
                      you are looking at."
                 .into(),
@@ -120,7 +121,7 @@ pub(super) async fn run_to_end(w: Rc<Worker>, opts: StartOptions) -> agent::Task
             steps: vec![],
             step_count: 0,
             elapsed_ms: 0.0,
-            ending: agent::Ending::Failed,
+            ending: Ending::Failed,
         };
         TaskEventSink(w.clone()).emit(TaskEvent::Finished(outcome.clone()));
         return outcome;
@@ -166,7 +167,7 @@ pub(super) async fn run_to_end(w: Rc<Worker>, opts: StartOptions) -> agent::Task
         Err(e) => {
             let msg =
                 format!("Could not save the task before starting it ({e}); nothing was done.");
-            let outcome = agent::TaskOutcome::failed_at_start(msg);
+            let outcome = TaskOutcome::failed_at_start(msg);
             TaskEventSink(w.clone()).emit(TaskEvent::Finished(outcome.clone()));
             // The attempt is still a turn of the session (kept in memory, stored when storage
             // accepts writes again), so the user sees what happened and loses nothing.
@@ -186,7 +187,7 @@ pub(super) async fn run_to_end(w: Rc<Worker>, opts: StartOptions) -> agent::Task
 async fn finish_and_summarise(
     w: &Rc<Worker>,
     ctx: &TaskContext,
-    outcome: agent::TaskOutcome,
+    outcome: TaskOutcome,
     journal: &StorageJournal,
 ) {
     if let Some(turn) = finish(w, ctx, outcome, journal).await {
@@ -380,7 +381,7 @@ pub(super) fn attach_controls(
 pub(super) async fn finish(
     w: &Rc<Worker>,
     ctx: &TaskContext,
-    outcome: agent::TaskOutcome,
+    outcome: TaskOutcome,
     journal: &StorageJournal,
 ) -> Option<waymark_core::app::StoredTurn> {
     *w.app.controls.borrow_mut() = None;

@@ -2,9 +2,10 @@
 
 use super::*;
 use crate::action::{Action, ActionOutcome};
-use crate::agent::{StepRecord, TaskSpec};
+use crate::agent::TaskSpec;
 use crate::observation::Ref;
 use crate::platform::memory::MemStore;
+use crate::record::StepRecord;
 use futures::executor::block_on;
 
 fn record(step: u32, description: &str) -> StepRecord {

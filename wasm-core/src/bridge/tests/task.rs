@@ -4,9 +4,10 @@
 //! task's words (nor what the task read through the client's later calls).
 
 use super::*;
-use crate::agent::{Agent, Ending, NoJournal, TaskOutcome};
+use crate::agent::{Agent, NoJournal};
 use crate::bridge::{ClientTaskOperator, may_continue, task_report, task_status};
 use crate::protocol::{BridgeTaskStatus, ErrorBody, LlmCompletion, LlmRequest, ToolCall};
+use crate::record::{Ending, TaskOutcome};
 use crate::session::{Session, TaskRecord};
 
 /// The model: the navigator's replies from a queue, plan and verdict by default.

@@ -2,7 +2,8 @@
 //! changed step, a clear stop when a step cannot be done, and the policy as in a live task.
 
 use super::*;
-use crate::agent::{Ending, TaskContext};
+use crate::agent::TaskContext;
+use crate::record::Ending;
 
 fn replay(
     variant: Variant,
@@ -37,7 +38,7 @@ fn an_unchanged_page_replays_with_no_model_call_and_the_same_result() {
 
 /// The recorded workflow with other words for its task (what it was recorded from).
 fn recorded_as(task: &str) -> Workflow {
-    Workflow { task: crate::workflow::template::Template::literal(task), ..recorded() }
+    Workflow { task: crate::locate::Template::literal(task), ..recorded() }
 }
 
 #[test]
