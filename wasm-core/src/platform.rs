@@ -6,6 +6,29 @@
 
 use std::collections::BTreeMap;
 
+/// Time and randomness.
+pub trait Env {
+    /// Milliseconds since the epoch.
+    fn now_ms(&self) -> f64;
+    /// A random number, for delimiters the page cannot guess.
+    fn random_u64(&self) -> u64;
+    /// A monotonic clock with sub-millisecond resolution, for measuring the agent's overhead.
+    fn precise_ms(&self) -> f64 {
+        self.now_ms()
+    }
+}
+
+/// The model, through the native host.
+#[allow(async_fn_in_trait, reason = "single-threaded: wasm and the native tests need no Send")]
+pub trait Llm {
+    /// One completion. Streamed text is the adapter's business (the worker shows it in the
+    /// panel as it arrives); the loop acts only on the finished answer.
+    async fn complete(
+        &self,
+        request: waymark_protocol::LlmRequest,
+    ) -> Result<waymark_protocol::LlmCompletion, waymark_protocol::ErrorBody>;
+}
+
 /// A failure of the key-value store, in the browser's words.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 #[error("{0}")]
@@ -58,6 +81,46 @@ pub trait Alarms {
     fn clear(&self, name: &str);
     /// The user's offset from UTC now, in minutes (schedules are in the user's local time).
     fn utc_offset_minutes(&self) -> i32;
+}
+
+/// A tab that did not do what was asked, in the browser's words.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("{0}")]
+pub struct TabError(pub String);
+
+/// The user's tabs, for what the app itself starts in them (a recording).
+#[allow(async_fn_in_trait, reason = "single-threaded: wasm and the native tests need no Send")]
+pub trait Tabs {
+    /// The tab the user is looking at, and its address.
+    async fn target(&self) -> Option<(i32, String)>;
+    /// Starts or stops the reports of the user's steps in `tab`'s top frame.
+    async fn arm_recording(&self, tab: i32, on: bool) -> Result<(), TabError>;
+    /// Follows (or stops following) the page loads of the recorded tab.
+    fn watch_loads(&self, on: bool);
+}
+
+/// Everything of the platform a panel request may use, in one place.
+pub trait Platform {
+    /// The clock and randomness.
+    type Env: Env;
+    /// The native host.
+    type Host: Host;
+    /// The open side panels.
+    type Panels: Panels;
+    /// The browser's alarms.
+    type Alarms: Alarms;
+    /// The user's tabs.
+    type Tabs: Tabs;
+    /// The clock and randomness.
+    fn env(&self) -> &Self::Env;
+    /// The native host.
+    fn host(&self) -> &Self::Host;
+    /// The open side panels.
+    fn panels(&self) -> &Self::Panels;
+    /// The browser's alarms.
+    fn alarms(&self) -> &Self::Alarms;
+    /// The user's tabs.
+    fn tabs(&self) -> &Self::Tabs;
 }
 
 /// The open side panels: a long request shows its progress before it ends ("Saving…").

@@ -57,7 +57,8 @@ pub use tools::{OFFERED_TOOLS, navigator_tools};
 
 use crate::action::{Action, ActionOutcome};
 use crate::observation::{Observation, Ref};
-use crate::protocol::{ErrorBody, LlmCompletion, LlmRequest};
+use crate::platform::{Env, Llm};
+use crate::protocol::ErrorBody;
 use crate::record::{Ending, Located, StepRecord, TaskOutcome};
 use crate::safety::{ActionTarget, BlockedRequest, NetworkPermit};
 use serde::{Deserialize, Serialize};
@@ -69,14 +70,6 @@ pub const DEFAULT_MAX_STEPS: u32 = 25;
 
 /// At most this many actions of one answer run before the page is observed again.
 pub const MAX_ACTIONS_PER_STEP: usize = 5;
-
-/// The model, through the native host.
-#[allow(async_fn_in_trait, reason = "single-threaded: wasm and the native tests need no Send")]
-pub trait Llm {
-    /// One completion. Streamed text is the adapter's business (the worker shows it in the
-    /// panel as it arrives); the loop acts only on the finished answer.
-    async fn complete(&self, request: LlmRequest) -> Result<LlmCompletion, ErrorBody>;
-}
 
 /// The tab the agent works on. Its errors keep their kind ([`PageError`]): the loop decides
 /// on the kind (a closed tab asks the user for another), the words are for the model and user.
@@ -124,18 +117,6 @@ pub trait Page {
     /// After the task's tab closed: go on with the tab the user is looking at now; its URL.
     async fn adopt_active_tab(&self) -> Result<String, PageError> {
         Err(PageError::Unsupported)
-    }
-}
-
-/// Time and randomness.
-pub trait Env {
-    /// Milliseconds since the epoch.
-    fn now_ms(&self) -> f64;
-    /// A random number, for delimiters the page cannot guess.
-    fn random_u64(&self) -> u64;
-    /// A monotonic clock with sub-millisecond resolution, for measuring the agent's overhead.
-    fn precise_ms(&self) -> f64 {
-        self.now_ms()
     }
 }
 

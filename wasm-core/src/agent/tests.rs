@@ -6,7 +6,7 @@
 
 use super::*;
 use crate::observation::{Element, Item, Ref};
-use crate::protocol::{ErrorCode, ToolCall};
+use crate::protocol::{ErrorCode, LlmCompletion, LlmRequest, ToolCall};
 use crate::safety::ActionTarget;
 use futures::executor::block_on;
 use std::cell::{Cell, RefCell};

@@ -6,11 +6,13 @@
 //! against in-memory fakes of the platform (`crate::platform`). The worker implements those
 //! traits and carries out the [`Effect`]s [`App::handle`] returns.
 
+mod recording;
 mod routines;
 mod sessions;
 mod settings;
 mod workflows;
 
+pub use recording::{RECORDING_KEY, RecordingDesk};
 pub use routines::{
     BUSY_DELAY_MS, Begin, ROUTINES_KEY, RoutineDesk, RunStart, alarm_name, routine_of_alarm,
 };
@@ -18,10 +20,11 @@ pub use sessions::{MAX_SUMMARY_CALLS, SessionDesk, StoredTurn};
 pub use settings::{AGENT_SETTINGS_KEY, GUIDE_KEY};
 pub use workflows::{HEALS_KEY, PromptRun, WorkflowDesk, WorkflowEffect, bridge_result, new_id};
 
-use crate::agent::{Controls, Env, InterventionSettings, OutputMode};
+use crate::agent::{Controls, InterventionSettings, OutputMode};
 use crate::panel::ExportView;
 use crate::panel::{PanelRequest, PanelState, TaskView};
-use crate::platform::{Alarms, Host, Panels, Redraw, Store, StoreError};
+use crate::platform::Env;
+use crate::platform::{Alarms, Host, Platform, Redraw, Store, StoreError, Tabs};
 use crate::protocol::{ExportFormat, ExportWrite, TrackedValues};
 use crate::record::TaskOutcome;
 use crate::safety::TaintLedger;
@@ -97,6 +100,8 @@ pub struct App<S> {
     pub workflows: WorkflowDesk<S>,
     /// The routines and their alarms.
     pub routines: RoutineDesk<S>,
+    /// Teach by showing: the recording in progress.
+    pub recording: RecordingDesk<S>,
     /// The running task's controls (pause, stop, answers), if a task runs.
     pub controls: RefCell<Option<Rc<Controls>>>,
     /// The last finished task's ledger, for the panel's "show this secret" (memory only).
@@ -116,6 +121,7 @@ impl<S: Store + Clone> App<S> {
             sessions: SessionDesk::new(store.clone()),
             workflows: WorkflowDesk::new(store.clone()),
             routines: RoutineDesk::new(store.clone()),
+            recording: RecordingDesk::new(store.clone()),
             controls: RefCell::new(None),
             secrets: RefCell::new(None),
             store,
@@ -177,14 +183,9 @@ impl<S: Store + Clone> App<S> {
     }
 
     /// One request of a panel.
-    pub async fn handle(
-        &self,
-        env: &impl Env,
-        host: &impl Host,
-        panels: &impl Panels,
-        alarms: &impl Alarms,
-        request: PanelRequest,
-    ) -> Vec<Effect> {
+    pub async fn handle(&self, platform: &impl Platform, request: PanelRequest) -> Vec<Effect> {
+        let (env, host, panels, alarms) =
+            (platform.env(), platform.host(), platform.panels(), platform.alarms());
         let state = &self.state;
         let redraw = |r: Redraw| vec![Effect::Redraw(r)];
         match request {
@@ -340,6 +341,15 @@ impl<S: Store + Clone> App<S> {
                 redraw(Redraw::View)
             }
             PanelRequest::RunRoutine { id } => vec![Effect::RunRoutine(id)],
+            PanelRequest::StartRecording => {
+                self.start_recording(platform).await;
+                redraw(Redraw::View)
+            }
+            PanelRequest::StopRecording | PanelRequest::CancelRecording => {
+                let keep = matches!(request, PanelRequest::StopRecording);
+                self.stop_recording(platform, keep).await;
+                redraw(Redraw::View)
+            }
             other => vec![Effect::Worker(Box::new(other))],
         }
     }
@@ -395,6 +405,33 @@ impl<S: Store + Clone> App<S> {
             }
         };
         self.state.borrow_mut().export = Some(view);
+    }
+
+    /// Starts recording the tab the user is looking at (unless a task runs).
+    async fn start_recording(&self, platform: &impl Platform) {
+        let tabs = platform.tabs();
+        let busy = self.controls.borrow().is_some();
+        let target = tabs.target().await;
+        let state = &self.state;
+        let Some(tab) = self.recording.begin(state, platform.env(), busy, target).await else {
+            return;
+        };
+        tabs.watch_loads(true);
+        let armed = tabs.arm_recording(tab, true).await.map_err(|e| e.to_string());
+        if !self.recording.armed(state, armed).await {
+            tabs.watch_loads(false);
+        }
+    }
+
+    /// Ends the recording; `keep`: its draft opens in the editor.
+    async fn stop_recording(&self, platform: &impl Platform, keep: bool) {
+        let tabs = platform.tabs();
+        let ended = self.recording.end(&self.state, platform.env(), &self.workflows, keep).await;
+        let Some(tab) = ended else { return };
+        tabs.watch_loads(false);
+        if let Err(e) = tabs.arm_recording(tab, false).await {
+            tracing::debug!(error = %e, "the recorded tab could not be disarmed (closed?)");
+        }
     }
 
     /// A control for the running task; one for a task that just ended (the panel had not

@@ -6,9 +6,9 @@
 //! in-memory store and recorded alarms. The worker opens the background tab and runs the job.
 
 use super::WorkflowDesk;
-use crate::agent::Env;
 use crate::panel::routines as view;
 use crate::panel::{PanelRequest, PanelState};
+use crate::platform::Env;
 use crate::platform::{Alarms, Store};
 use crate::routine::{Routine, RoutineJob, RoutineNotice, RoutineRun};
 use crate::workflow::WorkflowRun;

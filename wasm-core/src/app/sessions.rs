@@ -7,8 +7,8 @@
 //! the user when a read or a write fails); here they run natively against an in-memory store.
 //! The worker only supplies the [`Store`], the model and the transcript sink, and redraws.
 
-use crate::agent::{Env, Llm};
 use crate::panel::{PanelState, SearchView, SessionView, session_list};
+use crate::platform::{Env, Llm};
 use crate::platform::{Host, Redraw, Store, StoreError};
 use crate::protocol::LlmRequest;
 use crate::record::TaskOutcome;

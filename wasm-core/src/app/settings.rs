@@ -5,10 +5,10 @@
 //! Why in the core: what is sent, what the user reads after each outcome and what is kept are
 //! decisions, tested natively against a scripted host and an in-memory store.
 
-use super::{App, Panels, Redraw};
+use super::App;
 use crate::panel::settings::validate;
 use crate::panel::{AgentSettings, DoctorView, Guide, GuideAction, GuideModelForm, SettingsForm};
-use crate::platform::{Host, Store};
+use crate::platform::{Host, Panels, Redraw, Store};
 use crate::protocol::{ConfigGet, ConfigSet, Doctor, ErrorCode};
 
 /// Where the extension's own settings (allowed sites) are kept.

@@ -4,9 +4,9 @@
 use super::*;
 use crate::agent::Reply;
 use crate::panel::prompt::Attachment;
-use crate::platform::Alarms;
 use crate::platform::memory::MemStore;
 use crate::platform::scripted::{CountingPanels, ScriptedHost};
+use crate::platform::{Alarms, Platform, TabError, Tabs};
 use crate::protocol::RequestBody;
 use crate::workflow::WorkflowStore;
 use crate::workflow::tests::recorded;
@@ -50,9 +50,74 @@ fn ask(app: &App<&MemStore>, request: PanelRequest) -> Vec<Effect> {
     ask_with(app, &ScriptedHost::default(), request)
 }
 
+/// The tabs: the one the user looks at, and what was armed and watched.
+#[derive(Default)]
+struct FakeTabs {
+    target: RefCell<Option<(i32, String)>>,
+    refuse: Cell<bool>,
+    armed: RefCell<Vec<(i32, bool)>>,
+    watching: Cell<bool>,
+}
+
+impl Tabs for FakeTabs {
+    async fn target(&self) -> Option<(i32, String)> {
+        self.target.borrow().clone()
+    }
+    async fn arm_recording(&self, tab: i32, on: bool) -> Result<(), TabError> {
+        if self.refuse.get() {
+            return Err(TabError("Could not establish connection".into()));
+        }
+        self.armed.borrow_mut().push((tab, on));
+        Ok(())
+    }
+    fn watch_loads(&self, on: bool) {
+        self.watching.set(on);
+    }
+}
+
+/// The platform of a test: its clock, a scripted host, counted redraws, no alarms, fake tabs.
+struct Fakes<'a> {
+    clock: &'a Clock,
+    host: &'a ScriptedHost,
+    panels: &'a CountingPanels,
+    tabs: &'a FakeTabs,
+}
+
+impl Platform for Fakes<'_> {
+    type Env = Clock;
+    type Host = ScriptedHost;
+    type Panels = CountingPanels;
+    type Alarms = NoAlarms;
+    type Tabs = FakeTabs;
+    fn env(&self) -> &Clock {
+        self.clock
+    }
+    fn host(&self) -> &ScriptedHost {
+        self.host
+    }
+    fn panels(&self) -> &CountingPanels {
+        self.panels
+    }
+    fn alarms(&self) -> &NoAlarms {
+        &NoAlarms
+    }
+    fn tabs(&self) -> &FakeTabs {
+        self.tabs
+    }
+}
+
+fn ask_on(
+    app: &App<&MemStore>,
+    host: &ScriptedHost,
+    panels: &CountingPanels,
+    tabs: &FakeTabs,
+    request: PanelRequest,
+) -> Vec<Effect> {
+    CLOCK.with(|clock| block_on(app.handle(&Fakes { clock, host, panels, tabs }, request)))
+}
+
 fn ask_with(app: &App<&MemStore>, host: &ScriptedHost, request: PanelRequest) -> Vec<Effect> {
-    let panels = CountingPanels::default();
-    CLOCK.with(|clock| block_on(app.handle(clock, host, &panels, &NoAlarms, request)))
+    ask_on(app, host, &CountingPanels::default(), &FakeTabs::default(), request)
 }
 
 fn task(prompt: &str) -> PanelRequest {
@@ -296,7 +361,10 @@ fn workflow_requests_reach_the_workflows_and_their_runs_and_exports_come_back_as
 fn requests_the_app_does_not_decide_yet_go_to_the_worker_untouched() {
     let mem = MemStore::default();
     let app = started(&mem);
-    for request in [PanelRequest::StartRecording, PanelRequest::SetExternalAgents { on: true }] {
+    for request in [
+        PanelRequest::SetExternalAgents { on: true },
+        PanelRequest::DisconnectExternal { client: 1 },
+    ] {
         assert_eq!(ask(&app, request.clone()), vec![Effect::Worker(Box::new(request))]);
     }
 }
@@ -410,8 +478,7 @@ fn the_doctor_runs_in_the_host_and_a_missing_host_says_to_install_it_first() {
     let host = ScriptedHost::default();
     host.answer(Ok(serde_json::json!({"checks": [{"ok": true, "text": "model answers"}]})));
     let panels = CountingPanels::default();
-    let effects = CLOCK
-        .with(|c| block_on(app.handle(c, &host, &panels, &NoAlarms, PanelRequest::CheckSetup)));
+    let effects = ask_on(&app, &host, &panels, &FakeTabs::default(), PanelRequest::CheckSetup);
     assert_eq!(effects, vec![Effect::Redraw(Redraw::View)]);
     assert_eq!(panels.0.get(), 1, "the running checks were shown first");
     let doctor = app.state.borrow().settings.doctor.clone().expect("shown");
@@ -482,4 +549,36 @@ fn routine_requests_reach_the_routines_and_run_now_is_the_workers() {
     );
     let _ = ask(&app, PanelRequest::DeleteRoutine { id });
     assert!(app.state.borrow().routines.list.is_empty());
+}
+
+#[test]
+fn recording_arms_and_watches_the_tab_the_user_looks_at_and_stopping_disarms_it() {
+    let mem = MemStore::default();
+    let app = started(&mem);
+    let (host, panels, tabs) =
+        (ScriptedHost::default(), CountingPanels::default(), FakeTabs::default());
+    let ask = |request| ask_on(&app, &host, &panels, &tabs, request);
+    *tabs.target.borrow_mut() = Some((5, "https://shop.example/order".into()));
+    assert_eq!(ask(PanelRequest::StartRecording), vec![Effect::Redraw(Redraw::View)]);
+    assert_eq!(*tabs.armed.borrow(), vec![(5, true)]);
+    assert!(tabs.watching.get());
+    assert!(app.state.borrow().workflows.recording.is_some());
+    let _ = ask(PanelRequest::CancelRecording);
+    assert_eq!(*tabs.armed.borrow(), vec![(5, true), (5, false)]);
+    assert!(!tabs.watching.get());
+    assert!(app.state.borrow().workflows.recording.is_none());
+    assert!(app.state.borrow().workflows.editor.is_none(), "discarded: no draft");
+    // A page that does not take it: nothing records, nothing is watched, the panel says why.
+    tabs.refuse.set(true);
+    let _ = ask(PanelRequest::StartRecording);
+    assert!(!tabs.watching.get());
+    let error = app.state.borrow().workflows.error.clone().expect("told");
+    assert!(error.contains("Could not establish connection"), "{error}");
+    // Stop with nothing shown: told, and the tab let go.
+    tabs.refuse.set(false);
+    let _ = ask(PanelRequest::StartRecording);
+    let _ = ask(PanelRequest::StopRecording);
+    let error = app.state.borrow().workflows.error.clone().expect("told");
+    assert!(error.starts_with("Nothing was recorded"), "{error}");
+    assert_eq!(tabs.armed.borrow().last(), Some(&(5, false)));
 }

@@ -7,9 +7,10 @@
 //! in-memory store. The worker starts the runs and writes the export file.
 
 use crate::action::Refuser;
-use crate::agent::{Env, TaskContext};
+use crate::agent::TaskContext;
 use crate::panel::workflows::{self as view, DraftSource, WorkflowExport};
 use crate::panel::{PanelRequest, PanelState};
+use crate::platform::Env;
 use crate::platform::{Store, StoreError};
 use crate::protocol::{
     BridgeFailure, BridgeFailureKind, BridgeOutput, ErrorBody, ExportFormat, ExportWrite,

@@ -15,9 +15,10 @@
 use super::{Browser, ExternalSession, fenced, who_asks};
 use crate::action::Refuser;
 use crate::agent::{
-    Agent, Env, Gate, Intervention, InterventionSettings, Journal, JournalError, Llm, Operator,
-    Reply, TaskContext, TaskEvents, TaskSpec,
+    Agent, Gate, Intervention, InterventionSettings, Journal, JournalError, Operator, Reply,
+    TaskContext, TaskEvents, TaskSpec,
 };
+use crate::platform::{Env, Llm};
 use crate::protocol::{
     BridgeFailure, BridgeFailureKind, BridgeOutput, BridgeTaskReport, BridgeTaskStatus,
 };

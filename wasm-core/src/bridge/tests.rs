@@ -4,9 +4,10 @@
 use super::*;
 use crate::action::{Action, ActionKind, ActionOutcome};
 use crate::agent::{
-    Env, Gate, Intervention, InterventionSettings, Operator, Reply, TaskEvent, TaskEvents,
+    Gate, Intervention, InterventionSettings, Operator, Reply, TaskEvent, TaskEvents,
 };
 use crate::observation::{Element, Item, Observation, Ref};
+use crate::platform::Env;
 use crate::protocol::{BridgeCall, BridgeFailureKind};
 use crate::safety::{ActionTarget, BlockedRequest, DocumentOrigin, NetworkPermit};
 use futures::executor::block_on;

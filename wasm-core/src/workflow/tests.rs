@@ -9,9 +9,10 @@ mod shop;
 
 use super::*;
 use crate::agent::{
-    Agent, Env, Gate, Intervention, InterventionSettings, Journal, JournalEntry, JournalError, Llm,
-    Operator, Reply, TaskEvent, TaskEvents, TaskSpec,
+    Agent, Gate, Intervention, InterventionSettings, Journal, JournalEntry, JournalError, Operator,
+    Reply, TaskEvent, TaskEvents, TaskSpec,
 };
+use crate::platform::{Env, Llm};
 use crate::protocol::{ErrorBody, LlmCompletion, LlmRequest, ToolCall};
 use crate::record::TaskOutcome;
 use crate::session::TaskRecord;

@@ -11,12 +11,13 @@ use super::storage::ChromeStore;
 use super::task::{self, TaskEventSink};
 use super::{Worker, sessions};
 use std::rc::Rc;
-use waymark_core::agent::{Agent, Env, TaskEvent, TaskEvents, TaskSpec};
+use waymark_core::agent::{Agent, TaskEvent, TaskEvents, TaskSpec};
 use waymark_core::bridge::{
     ClientTaskOperator, ExternalSession, OnCard, awaiting_user, may_continue, progress_of,
     task_report,
 };
 use waymark_core::panel::TaskView;
+use waymark_core::platform::Env;
 use waymark_core::protocol::{BridgeFailure, BridgeFailureKind, BridgeOutput, BridgeProgress};
 
 /// The task's timeline, and its progress for the agent that waits for it.

@@ -1,7 +1,7 @@
 //! Time and randomness in the service worker.
 
 use wasm_bindgen::prelude::*;
-use waymark_core::agent::Env;
+use waymark_core::platform::Env;
 
 #[wasm_bindgen(inline_js = "export function precise_now() { return performance.now(); }
 export function next_tick() { return new Promise((resolve) => setTimeout(resolve, 0)); }")]

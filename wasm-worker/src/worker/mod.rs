@@ -227,14 +227,52 @@ pub fn sw_panel_message(port: Port, msg: JsValue) {
     }
     let Some(request) = received.request else { return };
     spawn_local(async move {
-        let host = crate::host_port::HostLink(w.host.clone());
-        let panels = sessions::WorkerPanels(w.clone());
-        let alarms = routines::ChromeAlarms;
-        let effects = w.app.handle(&env::BrowserEnv, &host, &panels, &alarms, request).await;
+        let platform = WorkerPlatform::of(&w);
+        let effects = w.app.handle(&platform, request).await;
         for effect in effects {
             carry_out(&w, effect).await;
         }
     });
+}
+
+/// The platform the core's app runs on in this worker.
+struct WorkerPlatform {
+    host: crate::host_port::HostLink,
+    panels: sessions::WorkerPanels,
+    tabs: recording::ChromeTabs,
+}
+
+impl WorkerPlatform {
+    fn of(w: &Rc<Worker>) -> Self {
+        Self {
+            host: crate::host_port::HostLink(w.host.clone()),
+            panels: sessions::WorkerPanels(w.clone()),
+            tabs: recording::ChromeTabs(w.clone()),
+        }
+    }
+}
+
+impl waymark_core::platform::Platform for WorkerPlatform {
+    type Env = env::BrowserEnv;
+    type Host = crate::host_port::HostLink;
+    type Panels = sessions::WorkerPanels;
+    type Alarms = routines::ChromeAlarms;
+    type Tabs = recording::ChromeTabs;
+    fn env(&self) -> &env::BrowserEnv {
+        &env::BrowserEnv
+    }
+    fn host(&self) -> &Self::Host {
+        &self.host
+    }
+    fn panels(&self) -> &Self::Panels {
+        &self.panels
+    }
+    fn alarms(&self) -> &Self::Alarms {
+        &routines::ChromeAlarms
+    }
+    fn tabs(&self) -> &Self::Tabs {
+        &self.tabs
+    }
 }
 
 /// Does what the app asked for after a request.
@@ -283,9 +321,6 @@ fn handle(w: Rc<Worker>, request: PanelRequest) {
     match request {
         PanelRequest::SetExternalAgents { on } => bridge::set_enabled(&w, on),
         PanelRequest::DisconnectExternal { client } => bridge::disconnect(&w, client),
-        PanelRequest::StartRecording => spawn_local(recording::start(w)),
-        PanelRequest::StopRecording => spawn_local(recording::stop(w, true)),
-        PanelRequest::CancelRecording => spawn_local(recording::stop(w, false)),
         other => tracing::warn!(?other, "a panel request nobody handles"),
     }
 }

@@ -8,10 +8,11 @@ use super::env::BrowserEnv;
 use super::{Worker, task};
 use crate::chrome;
 use std::rc::Rc;
-use waymark_core::agent::{Env, OutputMode, Reply};
+use waymark_core::agent::{OutputMode, Reply};
 use waymark_core::app::{Begin, alarm_name};
 use waymark_core::panel::TaskView;
 use waymark_core::platform::Alarms;
+use waymark_core::platform::Env;
 use waymark_core::routine::{CardInRun, RoutineRun};
 
 /// `chrome.alarms` and the browser's clock.

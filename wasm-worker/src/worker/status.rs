@@ -9,9 +9,9 @@ use crate::host_port::HostClient;
 use std::cell::RefCell;
 use std::rc::{Rc, Weak};
 use wasm_bindgen_futures::spawn_local;
-use waymark_core::agent::{Env, Llm};
 use waymark_core::panel::live::{Push, PushThrottle, shows_live_text};
 use waymark_core::panel::{LlmState, Usage};
+use waymark_core::platform::{Env, Llm};
 use waymark_core::protocol::{ErrorBody, HostEvent, LlmCompletion, LlmRequest, LlmRole};
 
 /// The host's LLM, metered for the panel.

@@ -11,9 +11,10 @@ use std::collections::BTreeMap;
 use std::rc::{Rc, Weak};
 use wasm_bindgen_futures::JsFuture;
 use waymark_core::agent::{
-    self, Agent, Controls, Env, OutputMode, TaskContext, TaskEvent, TaskEvents, TaskSpec,
+    self, Agent, Controls, OutputMode, TaskContext, TaskEvent, TaskEvents, TaskSpec,
 };
 use waymark_core::panel::TaskView;
+use waymark_core::platform::Env;
 use waymark_core::record::{Ending, TaskOutcome};
 
 thread_local! {

@@ -2,7 +2,6 @@
 //! starts the runs it allows and writes the exports it asks for. Every decision (what may be
 //! saved, when a run starts, what the user reads) is in `waymark_core::app`, natively tested.
 
-use super::env::BrowserEnv;
 use super::{Worker, task};
 use std::collections::BTreeMap;
 use std::rc::Rc;
@@ -10,20 +9,9 @@ use wasm_bindgen_futures::spawn_local;
 use waymark_core::agent::{OutputMode, TaskContext};
 use waymark_core::app::bridge_result;
 use waymark_core::panel::TaskView;
-use waymark_core::panel::workflows::DraftSource;
 use waymark_core::protocol::{BridgeFailure, BridgeOutput};
 use waymark_core::session::RanWorkflow;
-use waymark_core::workflow::{Workflow, WorkflowRun};
-
-/// A fresh workflow id.
-pub(super) fn new_id() -> String {
-    waymark_core::app::new_id(&BrowserEnv)
-}
-
-/// Opens the editor on `workflow` (a draft is stored only when the user saves it).
-pub(super) fn open_editor(w: &Rc<Worker>, workflow: Workflow, source: DraftSource) {
-    w.app.workflows.open_editor(&w.app.state, workflow, source);
-}
+use waymark_core::workflow::WorkflowRun;
 
 /// Starts a run the desk allowed on the tab the user is looking at.
 pub(super) fn start_run(w: &Rc<Worker>, run: WorkflowRun, mode: OutputMode) {

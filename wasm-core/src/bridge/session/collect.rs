@@ -3,11 +3,10 @@
 
 use super::{ExternalSession, fail, fenced};
 use crate::action::Action;
-use crate::agent::{
-    CollectNext, Collector, Env, Operator, Page, Policed, TaskEvents, police_external,
-};
+use crate::agent::{CollectNext, Collector, Operator, Page, Policed, TaskEvents, police_external};
 use crate::bridge::{Browser, ExternalOperator, page_failure};
 use crate::collect::{CollectSpec, ColumnSpec};
+use crate::platform::Env;
 use crate::protocol::TableEnd;
 use crate::protocol::{BridgeColumn, BridgeFailure, BridgeFailureKind as Kind, BridgeOutput};
 

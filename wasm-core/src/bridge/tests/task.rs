@@ -30,7 +30,7 @@ fn calls(calls: &[(&str, &str)]) -> LlmCompletion {
     }
 }
 
-impl crate::agent::Llm for Model {
+impl crate::platform::Llm for Model {
     async fn complete(&self, request: LlmRequest) -> Result<LlmCompletion, ErrorBody> {
         Ok(match request.role.as_str() {
             "planner" => calls(&[("plan", r#"{"steps":[{"phase":"form","goal":"do it"}]}"#)]),

@@ -1,0 +1,219 @@
+//! Teach by showing, behind the panel: when a recording may start, what it keeps across a
+//! restart of the worker, what the tab's loads, steps and requests add to it, and what the
+//! user gets when they stop (the editor with the draft, or why there is none).
+//!
+//! Why in the core: those are decisions and sentences, tested natively against an in-memory
+//! store; the worker arms the tab's content script and follows Chrome's events.
+
+use super::WorkflowDesk;
+use crate::locate::UrlPattern;
+use crate::panel::PanelState;
+use crate::panel::recording::view;
+use crate::panel::workflows::DraftSource;
+use crate::platform::Env;
+use crate::platform::Store;
+use crate::safety::Effect;
+use crate::workflow::{Demonstration, LoadCause};
+use std::cell::{Cell, RefCell};
+use waymark_page::demonstration::Demonstrated;
+
+/// Where a recording in progress is kept (a restart of the worker goes on with it).
+pub const RECORDING_KEY: &str = "recording";
+
+/// The recording in progress, if any.
+pub struct RecordingDesk<S> {
+    store: S,
+    demo: RefCell<Option<Demonstration>>,
+    /// The page the tab shows reports the user's steps (not yet while a new one loads).
+    ready: Cell<bool>,
+}
+
+fn set_error(state: &RefCell<PanelState>, message: String) {
+    let mut state = state.borrow_mut();
+    state.workflows.error = Some(message);
+    state.workflows.notice = None;
+}
+
+impl<S: Store + Clone> RecordingDesk<S> {
+    /// No recording; [`RecordingDesk::load`] finds one a stopped worker left.
+    pub fn new(store: S) -> Self {
+        Self { store, demo: RefCell::new(None), ready: Cell::new(false) }
+    }
+
+    /// The tab being recorded, if any.
+    pub fn tab(&self) -> Option<i32> {
+        self.demo.borrow().as_ref().map(|d| d.tab)
+    }
+
+    /// Draws the recording part of the panel.
+    pub fn refresh(&self, state: &RefCell<PanelState>) {
+        let shown = self.demo.borrow().as_ref().map(|demo| view(demo, self.ready.get()));
+        state.borrow_mut().workflows.recording = shown;
+    }
+
+    /// Keeps the recording in the store after each change (a refused write is logged: the
+    /// recording goes on in memory).
+    async fn persist(&self) {
+        let demo = self.demo.borrow().clone();
+        let written = match serde_json::to_value(&demo) {
+            Ok(value) => self.store.set(vec![(RECORDING_KEY.to_owned(), value)]).await,
+            Err(e) => Err(crate::platform::StoreError(e.to_string())),
+        };
+        if let Err(e) = written {
+            tracing::warn!(error = %e, "the recording could not be stored");
+        }
+    }
+
+    /// Starts recording `target` (the tab the user looks at, and its address) unless a
+    /// recording or a task runs (`busy`); the tab to arm, or `None` (the panel says why).
+    pub async fn begin(
+        &self,
+        state: &RefCell<PanelState>,
+        env: &impl Env,
+        busy: bool,
+        target: Option<(i32, String)>,
+    ) -> Option<i32> {
+        if self.tab().is_some() {
+            return None;
+        }
+        if busy {
+            set_error(
+                state,
+                "A task is running: wait for it to end, or stop it, then record.".into(),
+            );
+            return None;
+        }
+        let Some((tab, url)) = target else {
+            set_error(state, "There is no tab to record: open the page you want to show.".into());
+            return None;
+        };
+        if UrlPattern::of_page(&url).is_none() {
+            set_error(
+                state,
+                "Waymark can record only on web pages: open the page where you want to start, \
+                 then press Record."
+                    .into(),
+            );
+            return None;
+        }
+        *self.demo.borrow_mut() = Some(Demonstration::start(tab, &url, env.now_ms()));
+        self.persist().await;
+        Some(tab)
+    }
+
+    /// The tab's content script took the recording (or could not: then there is none, and
+    /// the panel says why); whether it records.
+    pub async fn armed(&self, state: &RefCell<PanelState>, armed: Result<(), String>) -> bool {
+        match armed {
+            Ok(()) => {
+                self.ready.set(true);
+                let mut shown = state.borrow_mut();
+                shown.workflows.error = None;
+                shown.workflows.notice = None;
+                drop(shown);
+                self.refresh(state);
+                true
+            }
+            Err(e) => {
+                *self.demo.borrow_mut() = None;
+                self.persist().await;
+                set_error(state, format!("Waymark cannot record on this page ({e})."));
+                self.refresh(state);
+                false
+            }
+        }
+    }
+
+    /// Goes on with a recording a stopped worker left; its tab (to arm again).
+    pub async fn load(&self, state: &RefCell<PanelState>) -> Option<i32> {
+        let got = match self.store.get(&[RECORDING_KEY.to_owned()]).await {
+            Ok(got) => got,
+            Err(e) => {
+                tracing::warn!(error = %e, "the recording in progress could not be read");
+                return None;
+            }
+        };
+        let demo: Option<Demonstration> =
+            got.get(RECORDING_KEY).and_then(|v| serde_json::from_value(v.clone()).ok()).flatten();
+        let tab = demo.as_ref().map(|d| d.tab);
+        *self.demo.borrow_mut() = demo;
+        self.refresh(state);
+        tab
+    }
+
+    /// A new page of the recorded tab reports the user's steps again.
+    pub fn rearmed(&self, state: &RefCell<PanelState>, tab: i32) {
+        // Still the same recording (not stopped meanwhile).
+        if self.tab() == Some(tab) {
+            self.ready.set(true);
+            self.refresh(state);
+        }
+    }
+
+    /// A page load of the recorded tab's top frame began (`cause`: what started it).
+    pub async fn committed(&self, state: &RefCell<PanelState>, url: &str, cause: LoadCause) {
+        self.ready.set(false);
+        if let Some(demo) = self.demo.borrow_mut().as_mut()
+            && let Err(e) = demo.committed(url, cause)
+        {
+            tracing::debug!(error = %e, "a load was not recorded");
+        }
+        self.persist().await;
+        self.refresh(state);
+    }
+
+    /// A step the user did in the recorded tab's top frame.
+    pub async fn step(&self, state: &RefCell<PanelState>, shown: &Demonstrated) {
+        if let Some(demo) = self.demo.borrow_mut().as_mut()
+            && let Err(e) = demo.add(shown)
+        {
+            tracing::debug!(error = %e, "a step was not recorded");
+        }
+        self.persist().await;
+        self.refresh(state);
+    }
+
+    /// A state-changing request of the recorded tab: what the demonstration wrote.
+    pub async fn request(&self, effect: &Effect) {
+        if let Some(demo) = self.demo.borrow_mut().as_mut() {
+            demo.request(effect);
+        }
+        self.persist().await;
+    }
+
+    /// Ends the recording; `keep`: the editor opens with the draft (or says why there is
+    /// none). The tab to disarm.
+    pub async fn end(
+        &self,
+        state: &RefCell<PanelState>,
+        env: &impl Env,
+        workflows: &WorkflowDesk<S>,
+        keep: bool,
+    ) -> Option<i32> {
+        let demo = self.demo.borrow_mut().take()?;
+        self.ready.set(false);
+        self.persist().await;
+        self.refresh(state);
+        let tab = demo.tab;
+        if !keep {
+            return Some(tab);
+        }
+        let skipped = demo.skipped;
+        match demo.finish(super::new_id(env), env.now_ms()) {
+            Ok(draft) => {
+                workflows.open_editor(state, draft, DraftSource::Shown);
+                if skipped > 0 {
+                    state.borrow_mut().workflows.notice = Some(format!(
+                        "{} of what you did could not be recorded (see the steps).",
+                        crate::text::counted(skipped, "step")
+                    ));
+                }
+            }
+            Err(e) => set_error(state, format!("Nothing was recorded: {e}.")),
+        }
+        Some(tab)
+    }
+}
+
+#[cfg(test)]
+mod tests;
