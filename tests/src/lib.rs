@@ -85,3 +85,4 @@ pub mod llm_server;
 pub mod obedient;
 pub mod paths;
 mod serve;
+pub mod trial;

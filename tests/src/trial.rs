@@ -1,0 +1,255 @@
+//! The harness of the one end-to-end test binary (`tests/tests/e2e/`): every test is an [`E2e`]
+//! trial that names what it needs, and the harness (not each test) checks it before the body
+//! runs.
+//!
+//! Why: with one binary the shared code is compiled and linked once; with the prologue here a
+//! test cannot forget it, and a skip is told apart from a pass. A trial whose needs are missing
+//! **fails** naming the command that provides them (see [`crate::e2e`]); a trial the run asked
+//! to skip (`WAYMARK_SKIP_BROWSER`, `WAYMARK_SKIP_CORPUS`, `WAYMARK_SKIP_EVAL_TOOLS`) is reported
+//! *ignored* by libtest-mimic, and the reason is printed once per variable before the run.
+//! Benchmarks are trials too, ignored unless asked for (`-- --ignored <name>`, as
+//! `cargo xtask bench` does).
+
+use crate::e2e::{self, Needs};
+use crate::eval::SKIP_EVAL_TOOLS;
+use libtest_mimic::{Arguments, Completion, Failed, Trial};
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+use std::sync::OnceLock;
+
+/// What a trial needs of the machine and the build.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Requires {
+    /// Nothing outside the process.
+    Nothing,
+    /// Chromium, without Waymark.
+    Chromium,
+    /// Chromium and the built extension and host.
+    Build(Needs),
+}
+
+/// Data a trial needs besides the build, which a run may ask to leave out.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Data {
+    /// The shared DOM corpus (`WAYMARK_DOM_CORPUS`).
+    Corpus,
+    /// The evaluation's tools (`cargo xtask setup --eval`: MiniWoB, llama.cpp, the library zoo).
+    EvalTools,
+}
+
+/// A skip the run asked for: the variable set and what the trial needs that it leaves out.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Skip {
+    /// The environment variable that asks for it.
+    pub var: &'static str,
+    /// What the skipped trials need.
+    pub what: &'static str,
+}
+
+/// A test's body: plain, or handed the checked build's unpacked extension.
+#[derive(Clone, Copy)]
+enum Body {
+    Plain(fn()),
+    Built(fn(&Path)),
+}
+
+/// One end-to-end test: its name, its needs and its body.
+pub struct E2e {
+    name: String,
+    requires: Requires,
+    data: Option<Data>,
+    on_request: bool,
+    body: Body,
+}
+
+impl E2e {
+    /// A test that needs nothing outside the process.
+    pub fn plain(name: &str, body: fn()) -> Self {
+        Self::new(name, Requires::Nothing, Body::Plain(body))
+    }
+
+    /// A test that launches Chromium itself, without Waymark.
+    pub fn chromium(name: &str, body: fn()) -> Self {
+        Self::new(name, Requires::Chromium, Body::Plain(body))
+    }
+
+    /// A test on the built extension and host (any flavour); `body` gets the extension.
+    pub fn extension(name: &str, body: fn(&Path)) -> Self {
+        Self::new(name, Requires::Build(Needs::Extension), Body::Built(body))
+    }
+
+    /// A test on a build with the test hooks (it drives the worker's tab code directly).
+    pub fn test_hooks(name: &str, body: fn(&Path)) -> Self {
+        Self::new(name, Requires::Build(Needs::TestHooks), Body::Built(body))
+    }
+
+    fn new(name: &str, requires: Requires, body: Body) -> Self {
+        Self { name: name.to_owned(), requires, data: None, on_request: false, body }
+    }
+
+    /// The trial also needs `data`.
+    pub fn with_data(self, data: Data) -> Self {
+        Self { data: Some(data), ..self }
+    }
+
+    /// A benchmark, a measurement or a helper another test runs: only when asked for
+    /// (`-- --ignored <name>`).
+    pub fn only_when_asked(self) -> Self {
+        Self { on_request: true, ..self }
+    }
+
+    /// Prefixes the name with its module (`teach::…`), so `-- teach` runs a former file.
+    pub fn in_module(self, module: &str) -> Self {
+        Self { name: format!("{module}::{}", self.name), ..self }
+    }
+
+    /// The trial's full name.
+    pub fn name(&self) -> &str {
+        &self.name
+    }
+
+    /// The skip the environment asks for, if any (`asks` tells whether a variable is set).
+    pub fn skip(&self, asks: impl Fn(&str) -> bool) -> Option<Skip> {
+        let browser = Skip { var: e2e::SKIP_BROWSER, what: "need Chromium" };
+        let data = self.data.map(|d| match d {
+            Data::Corpus => Skip { var: e2e::SKIP_CORPUS, what: "need the shared DOM corpus" },
+            Data::EvalTools => {
+                Skip { var: SKIP_EVAL_TOOLS, what: "need the evaluation's tools (setup --eval)" }
+            }
+        });
+        let needs_browser = self.requires != Requires::Nothing;
+        needs_browser.then_some(browser).into_iter().chain(data).find(|s| asks(s.var))
+    }
+
+    /// The libtest-mimic trial: ignored when the run asks to skip it or it is a benchmark.
+    pub fn into_trial(self) -> Trial {
+        let skip = self.skip(e2e::skip_requested);
+        let ignored = skip.is_some() || self.on_request;
+        let name = self.name.clone();
+        Trial::ignorable_test(name, move || {
+            // Run all the same (`--ignored`): a skip still wins, and says why.
+            if let Some(s) = self.skip(e2e::skip_requested) {
+                return Ok(Completion::ignored_with(format!("{} is set", s.var)));
+            }
+            self.run(checked_build)
+        })
+        .with_ignored_flag(ignored)
+    }
+
+    /// Runs the body once `check` has given the build it needs.
+    fn run(
+        self,
+        check: impl FnOnce(Needs) -> Result<PathBuf, String>,
+    ) -> Result<Completion, Failed> {
+        match (self.body, self.requires) {
+            (Body::Plain(body), _) => body(),
+            (Body::Built(body), Requires::Build(needs)) => body(&check(needs)?),
+            (Body::Built(_), _) => return Err("a test handed a build must require one".into()),
+        }
+        Ok(Completion::Completed)
+    }
+}
+
+/// The build for `needs`, checked once per run: the unpacked extension, or why it cannot be
+/// used and the command that fixes it.
+fn checked_build(needs: Needs) -> Result<PathBuf, String> {
+    static EXTENSION: OnceLock<Result<PathBuf, String>> = OnceLock::new();
+    static TEST_HOOKS: OnceLock<Result<PathBuf, String>> = OnceLock::new();
+    let cell = match needs {
+        Needs::Extension => &EXTENSION,
+        Needs::TestHooks => &TEST_HOOKS,
+    };
+    cell.get_or_init(|| {
+        let dir = e2e::extension_under_test();
+        e2e::check_build(&dir, &crate::paths::host_binary(), needs).map_err(|e| {
+            format!(
+                "{e:#}\n\nRun `{}` and then this test again, or `cargo xtask test` for \
+                 everything; set {}=1 to skip the end-to-end tests (they are reported ignored).",
+                e2e::BUILD_COMMAND,
+                e2e::SKIP_BROWSER
+            )
+        })
+    })
+    .clone()
+}
+
+/// Runs `trials` under libtest's command line (`--exact`, `--list`, `--ignored`,
+/// `--test-threads`, filters; `RUST_TEST_THREADS` as libtest reads it) and returns the exit code.
+pub fn main(trials: Vec<E2e>) -> ExitCode {
+    let mut args = Arguments::from_args();
+    if args.test_threads.is_none() {
+        args.test_threads =
+            std::env::var("RUST_TEST_THREADS").ok().and_then(|n| n.parse().ok()).filter(|n| *n > 0);
+    }
+    if !args.list {
+        for (skip, count) in skips(&trials, e2e::skip_requested) {
+            eprintln!(
+                "{} is set: {count} end-to-end test(s) that {} are reported ignored",
+                skip.var, skip.what
+            );
+        }
+    }
+    let trials = trials.into_iter().map(E2e::into_trial).collect();
+    libtest_mimic::run(&args, trials).exit_code()
+}
+
+/// Each skip the environment asks for, with how many of `trials` it leaves out.
+fn skips(trials: &[E2e], asks: impl Fn(&str) -> bool) -> Vec<(Skip, usize)> {
+    let mut out: Vec<(Skip, usize)> = Vec::new();
+    for skip in trials.iter().filter_map(|t| t.skip(&asks)) {
+        match out.iter_mut().find(|(s, _)| *s == skip) {
+            Some((_, n)) => *n += 1,
+            None => out.push((skip, 1)),
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn nothing() {}
+    fn built(_: &Path) {}
+
+    #[test]
+    fn a_skip_applies_only_to_the_trials_that_need_what_it_leaves_out() {
+        let browser = |v: &str| v == e2e::SKIP_BROWSER;
+        let corpus = |v: &str| v == e2e::SKIP_CORPUS;
+        assert_eq!(E2e::plain("p", nothing).skip(browser), None);
+        assert_eq!(
+            E2e::chromium("c", nothing).skip(browser).map(|s| s.var),
+            Some(e2e::SKIP_BROWSER)
+        );
+        assert_eq!(E2e::test_hooks("t", built).skip(corpus), None);
+        let on_corpus = E2e::test_hooks("t", built).with_data(Data::Corpus);
+        assert_eq!(on_corpus.skip(corpus).map(|s| s.var), Some(e2e::SKIP_CORPUS));
+        assert_eq!(on_corpus.skip(|_| false), None);
+        let trials = [E2e::extension("a", built), E2e::chromium("b", nothing), on_corpus];
+        let counted = skips(&trials, |v| v == e2e::SKIP_BROWSER);
+        assert_eq!(counted.len(), 1);
+        assert_eq!(counted[0].1, 3);
+    }
+
+    #[test]
+    fn a_missing_build_fails_the_trial_with_the_reason() {
+        let trial = E2e::extension("x", built);
+        let Err(failed) = trial.run(|_| Err("not built: run it".into())) else {
+            panic!("a trial without its build must fail")
+        };
+        assert_eq!(failed.message(), Some("not built: run it"));
+        let ok = E2e::test_hooks("y", built).run(|n| {
+            assert_eq!(n, Needs::TestHooks);
+            Ok(PathBuf::from("/ext"))
+        });
+        assert!(matches!(ok, Ok(Completion::Completed)));
+    }
+
+    #[test]
+    fn a_skipped_trial_and_a_benchmark_are_ignored_and_named_by_module() {
+        let bench = E2e::plain("b", nothing).only_when_asked().in_module("agent_bench");
+        assert_eq!(bench.name(), "agent_bench::b");
+        assert!(bench.into_trial().has_ignored_flag());
+        assert!(!E2e::plain("p", nothing).into_trial().has_ignored_flag());
+    }
+}
