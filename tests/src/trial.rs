@@ -176,7 +176,16 @@ fn checked_build(needs: Needs) -> Result<PathBuf, String> {
 /// Runs `trials` under libtest's command line (`--exact`, `--list`, `--ignored`,
 /// `--test-threads`, filters; `RUST_TEST_THREADS` as libtest reads it) and returns the exit code.
 pub fn main(trials: Vec<E2e>) -> ExitCode {
-    let mut args = Arguments::from_args();
+    // libtest takes any number of name filters, libtest-mimic one: the others are applied here.
+    let (args, filters) = split_filters(std::env::args());
+    let mut args = Arguments::from_iter(args);
+    let trials: Vec<E2e> = trials
+        .into_iter()
+        .filter(|t| filters.len() < 2 || filters.iter().any(|f| matches(t.name(), f, args.exact)))
+        .collect();
+    if filters.len() == 1 {
+        args.filter = filters.into_iter().next();
+    }
     if args.test_threads.is_none() {
         args.test_threads =
             std::env::var("RUST_TEST_THREADS").ok().and_then(|n| n.parse().ok()).filter(|n| *n > 0);
@@ -191,6 +200,32 @@ pub fn main(trials: Vec<E2e>) -> ExitCode {
     }
     let trials = trials.into_iter().map(E2e::into_trial).collect();
     libtest_mimic::run(&args, trials).exit_code()
+}
+
+/// The command line without its name filters, and those filters (libtest's positional
+/// arguments: the values of the options that take one are not filters).
+fn split_filters(args: impl IntoIterator<Item = String>) -> (Vec<String>, Vec<String>) {
+    const TAKE_A_VALUE: &[&str] =
+        &["--test-threads", "--logfile", "--skip", "--color", "--format", "-Z"];
+    let (mut rest, mut filters) = (Vec::new(), Vec::new());
+    let mut args = args.into_iter();
+    rest.extend(args.next());
+    while let Some(arg) = args.next() {
+        if TAKE_A_VALUE.contains(&arg.as_str()) {
+            rest.push(arg);
+            rest.extend(args.next());
+        } else if arg.starts_with('-') {
+            rest.push(arg);
+        } else {
+            filters.push(arg);
+        }
+    }
+    (rest, filters)
+}
+
+/// Whether a trial's `name` is picked by `filter`, as libtest matches it.
+fn matches(name: &str, filter: &str, exact: bool) -> bool {
+    if exact { name == filter } else { name.contains(filter) }
 }
 
 /// Each skip the environment asks for, with how many of `trials` it leaves out.
@@ -229,6 +264,17 @@ mod tests {
         let counted = skips(&trials, |v| v == e2e::SKIP_BROWSER);
         assert_eq!(counted.len(), 1);
         assert_eq!(counted[0].1, 3);
+    }
+
+    #[test]
+    fn every_name_filter_is_kept_and_option_values_are_not_filters() {
+        let line = |s: &str| s.split(' ').map(str::to_owned).collect::<Vec<_>>();
+        let (rest, filters) =
+            split_filters(line("bin hostile --test-threads 1 --skip twins network_guard --exact"));
+        assert_eq!(rest, line("bin --test-threads 1 --skip twins --exact"));
+        assert_eq!(filters, line("hostile network_guard"));
+        assert!(matches("hostile::a", "hostile", false));
+        assert!(!matches("hostile::a", "hostile", true));
     }
 
     #[test]

@@ -63,7 +63,7 @@ fn describe_reports_the_live_elements_facts(ext: &Path) {
     assert!(message.contains("99999"), "the message names the ref: {error}");
 }
 
-/// Benchmark (ignored; `cargo test -p waymark-tests --test describe -- --ignored --nocapture`):
+/// Benchmark (ignored; `cargo test -p waymark-tests --test e2e -- --ignored describe::`):
 /// what the policy's `describe` adds to each non-read action, one content-script round trip,
 /// timed in the service worker over 50 calls.
 fn bench_describe_round_trip(ext: &Path) {

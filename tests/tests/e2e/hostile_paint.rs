@@ -1,7 +1,7 @@
 //! Hostile pages, issue 26 item 7: text whose words are not on the screen although the CSS
 //! that hides text everywhere else says nothing against it. Each variant below reached the
 //! model on the commit before its fix (`WAYMARK_EXTENSION_DIR=<that build> cargo test -p
-//! waymark-tests --test hostile_paint` lists it as REACHED THE MODEL); the twins beside them
+//! waymark-tests --test e2e -- hostile_paint` lists it as REACHED THE MODEL); the twins beside them
 //! are drawn and must still be read.
 //!
 //! Covered here: text drawn as bullets (`-webkit-text-security`), set on the text's own

@@ -6,7 +6,7 @@
 //!
 //! Each hostile variant gets a page of its own (the screen check is asked for per page, so one
 //! variant's paint cannot switch it on for another). Every variant reached the model on main
-//! before this check (`WAYMARK_EXTENSION_DIR=<that build> cargo test -p waymark-tests --test
+//! before this check (`WAYMARK_EXTENSION_DIR=<that build> cargo test -p waymark-tests --test e2e --
 //! hostile_pixels` prints it as REACHED THE MODEL); the twins are drawn and must be read.
 
 use std::path::Path;

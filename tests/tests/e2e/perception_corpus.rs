@@ -2,7 +2,7 @@
 //! `WAYMARK_DOM_CORPUS`), served from 127.0.0.1: no page may fail, and no password value may
 //! appear (each page gets a filled password field, and its own password fields are filled).
 //! Without the corpus the test fails, saying where it looked; `WAYMARK_SKIP_CORPUS=1` skips it
-//! (counted like every end-to-end skip, see `waymark_tests::e2e`).
+//! (reported ignored like every end-to-end skip, see `waymark_tests::trial`).
 
 use waymark_tests::trial::{Data, E2e};
 use std::path::Path;
@@ -25,7 +25,7 @@ fn corpus_dir() -> PathBuf {
     assert!(
         dir.join("manifest.json").is_file(),
         "no DOM corpus at {} (no manifest.json): point WAYMARK_DOM_CORPUS at a copy of the \
-         shared corpus and run `cargo test -p waymark-tests --test perception_corpus` again, or \
+         shared corpus and run `cargo test -p waymark-tests --test e2e -- perception_corpus` again, or \
          set {}=1 to skip this test (it is reported ignored)",
         dir.display(),
         e2e::SKIP_CORPUS

@@ -4,7 +4,7 @@
 //! releases a URL, with and without its body pinned. Ordinary actions pin nothing and attach
 //! no debugger, so `cargo xtask bench step` does not see any of this.
 //!
-//! `cargo test -p waymark-tests --test pin_bench -- --ignored --nocapture`
+//! `cargo test -p waymark-tests --test e2e -- --ignored pin_bench::`
 
 use waymark_tests::trial::E2e;
 use std::path::Path;

@@ -1,5 +1,5 @@
-//! Measurement (ignored in normal runs; `cargo test -p waymark-tests --test screen_corpus --
-//! --ignored --nocapture`): the screen check (`waymark_page::observation::screen`) over the
+//! Measurement (ignored in normal runs; `cargo test -p waymark-tests --test e2e -- --ignored
+//! screen_corpus::`): the screen check (`waymark_page::observation::screen`) over the
 //! soak's pages — the i18n corpus, the project's fixtures and the shared DOM corpus — for its
 //! false hides and its cost. Each page is observed twice: with its tab in the background (the
 //! check cannot capture it: the style rules alone decide) and with its tab active (captured

@@ -2,7 +2,7 @@
 //! `tests/fixtures/corpus-i18n` — Chinese, Japanese, Korean, Arabic, Hebrew, Hindi, Russian and
 //! emoji-heavy pages, sources in its `manifest.json` — and the eval, site, zoo and harness
 //! pages) and of the shared DOM corpus (`/work/shared/dom-corpus` or `WAYMARK_DOM_CORPUS`;
-//! `WAYMARK_SKIP_CORPUS=1` leaves it out, counted) goes through what a user does: a task in the
+//! `WAYMARK_SKIP_CORPUS=1` leaves it out, said on stderr) goes through what a user does: a task in the
 //! side panel whose model observes the page, extracts it and answers a finding quoting it; then
 //! the session exported as markdown and JSON by the real host, and its JSONL transcript. One
 //! browser for all pages, served from 127.0.0.1. No page may panic or fail anything: every task
