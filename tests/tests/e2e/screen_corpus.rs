@@ -8,7 +8,7 @@
 //! how many pages asked for the check and the median observe time of both ways.
 //! `WAYMARK_SOAK_ONLY=text` measures only the pages whose label contains `text`.
 
-use waymark_tests::trial::E2e;
+use waymark_tests::trial::{Data, E2e};
 use std::path::Path;
 use crate::common;
 #[allow(dead_code, reason = "the soak's page lists only; its model and checks are the soak's")]
@@ -62,16 +62,11 @@ fn screen_check_over_the_soak_pages(ext: &Path) {
             });
         }
     }
-    let corpus = soak_support::shared_corpus_dir().map(|dir| {
-        let server = FixtureServer::builder(&dir).start().expect("corpus server");
-        for id in soak_support::manifest_ids(&dir).expect("corpus manifest") {
-            pages.push(SoakPage {
-                label: format!("corpus:{id}"),
-                url: server.url(&format!("/{id}")),
-            });
-        }
-        server
-    });
+    let dir = soak_support::shared_corpus_dir();
+    let corpus = FixtureServer::builder(&dir).start().expect("corpus server");
+    for id in soak_support::manifest_ids(&dir).expect("corpus manifest") {
+        pages.push(SoakPage { label: format!("corpus:{id}"), url: corpus.url(&format!("/{id}")) });
+    }
     let only = std::env::var("WAYMARK_SOAK_ONLY").unwrap_or_default();
     pages.retain(|p| p.label.contains(&only));
     let llm = ScriptedLlm::start(|req| {
@@ -155,6 +150,6 @@ fn screen_check_over_the_soak_pages(ext: &Path) {
 /// This file's tests, for the harness (`main.rs`).
 pub fn trials() -> Vec<E2e> {
     vec![
-        e2e!(test_hooks, screen_check_over_the_soak_pages).only_when_asked(),
+        e2e!(test_hooks, screen_check_over_the_soak_pages).with_data(Data::Corpus).only_when_asked(),
     ]
 }

@@ -1,8 +1,8 @@
 //! The multilingual soak: every page of the project's own fixtures (the i18n corpus in
 //! `tests/fixtures/corpus-i18n` — Chinese, Japanese, Korean, Arabic, Hebrew, Hindi, Russian and
 //! emoji-heavy pages, sources in its `manifest.json` — and the eval, site, zoo and harness
-//! pages) and of the shared DOM corpus (`/work/shared/dom-corpus` or `WAYMARK_DOM_CORPUS`;
-//! `WAYMARK_SKIP_CORPUS=1` leaves it out, said on stderr) goes through what a user does: a task in the
+//! pages) and of the shared DOM corpus (`/work/shared/dom-corpus` or `WAYMARK_DOM_CORPUS`, a
+//! trial of its own that `WAYMARK_SKIP_CORPUS=1` skips) goes through what a user does: a task in the
 //! side panel whose model observes the page, extracts it and answers a finding quoting it; then
 //! the session exported as markdown and JSON by the real host, and its JSONL transcript. One
 //! browser for all pages, served from 127.0.0.1. No page may panic or fail anything: every task
@@ -10,7 +10,7 @@
 //! the finding.
 //! `WAYMARK_SOAK_ONLY=text` soaks only the pages whose label contains `text` (local runs).
 
-use waymark_tests::trial::E2e;
+use waymark_tests::trial::{Data, E2e};
 use crate::common;
 use crate::soak_support;
 
@@ -39,7 +39,24 @@ struct Done {
     finding: String,
 }
 
-fn every_corpus_and_fixture_page_survives_a_task_and_its_exports(extension: &Path) {
+/// Which pages one soak goes through (two trials: the shared corpus may be left out alone).
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Pages {
+    /// The i18n corpus and the project's own fixture pages.
+    Fixtures,
+    /// The shared DOM corpus, on its own origin.
+    SharedCorpus,
+}
+
+fn every_fixture_and_i18n_page_survives_a_task_and_its_exports(extension: &Path) {
+    soak(extension, Pages::Fixtures);
+}
+
+fn every_shared_corpus_page_survives_a_task_and_its_exports(extension: &Path) {
+    soak(extension, Pages::SharedCorpus);
+}
+
+fn soak(extension: &Path, which: Pages) {
     let started = Instant::now();
     let fixtures = paths::fixtures_dir();
     let site = FixtureServer::builder(&fixtures)
@@ -47,32 +64,36 @@ fn every_corpus_and_fixture_page_survives_a_task_and_its_exports(extension: &Pat
         .start()
         .expect("fixture server");
     let mut pages = Vec::new();
-    for id in soak_support::manifest_ids(&fixtures.join("corpus-i18n")).expect("i18n manifest") {
-        let url = site.url(&format!("/corpus-i18n/{id}"));
-        pages.push(SoakPage { label: format!("i18n:{id}"), url });
-    }
-    for folder in FIXTURE_FOLDERS {
-        for rel in soak_support::html_files(&fixtures, folder).expect("fixture pages") {
-            pages.push(SoakPage {
-                label: format!("fixtures:{rel}"),
-                url: site.url(&format!("/{rel}")),
-            });
+    let mut corpus = None;
+    match which {
+        Pages::Fixtures => {
+            let i18n = soak_support::manifest_ids(&fixtures.join("corpus-i18n"));
+            for id in i18n.expect("i18n manifest") {
+                let url = site.url(&format!("/corpus-i18n/{id}"));
+                pages.push(SoakPage { label: format!("i18n:{id}"), url });
+            }
+            for folder in FIXTURE_FOLDERS {
+                for rel in soak_support::html_files(&fixtures, folder).expect("fixture pages") {
+                    let url = site.url(&format!("/{rel}"));
+                    pages.push(SoakPage { label: format!("fixtures:{rel}"), url });
+                }
+            }
+        }
+        Pages::SharedCorpus => {
+            let dir = soak_support::shared_corpus_dir();
+            let server = FixtureServer::builder(&dir).start().expect("corpus server");
+            for id in soak_support::manifest_ids(&dir).expect("corpus manifest") {
+                let url = server.url(&format!("/{id}"));
+                pages.push(SoakPage { label: format!("corpus:{id}"), url });
+            }
+            corpus = Some(server);
         }
     }
-    // The shared corpus on its own origin.
-    let corpus = soak_support::shared_corpus_dir().map(|dir| {
-        let server = FixtureServer::builder(&dir).start().expect("corpus server");
-        for id in soak_support::manifest_ids(&dir).expect("corpus manifest") {
-            let url = server.url(&format!("/{id}"));
-            pages.push(SoakPage { label: format!("corpus:{id}"), url });
-        }
-        server
-    });
     let only = std::env::var("WAYMARK_SOAK_ONLY").unwrap_or_default();
     pages.retain(|p| p.label.contains(&only));
     let i18n = pages.iter().filter(|p| p.label.starts_with("i18n:")).count();
-    assert!(only.is_empty() || !pages.is_empty(), "no page matches WAYMARK_SOAK_ONLY={only}");
-    assert!(!only.is_empty() || i18n >= 20, "the i18n corpus lists {i18n} pages");
+    let whole_i18n = only.is_empty() && which == Pages::Fixtures;
+    assert!(!whole_i18n || i18n >= 20, "the i18n corpus lists {i18n} pages");
 
     let log: Arc<Mutex<Vec<Seen>>> = Arc::default();
     let llm = ScriptedLlm::start(soak_support::soak_model(log.clone())).expect("scripted LLM");
@@ -353,6 +374,8 @@ fn recover(panel: &Panel) {
 /// This file's tests, for the harness (`main.rs`).
 pub fn trials() -> Vec<E2e> {
     vec![
-        e2e!(extension, every_corpus_and_fixture_page_survives_a_task_and_its_exports),
+        e2e!(extension, every_fixture_and_i18n_page_survives_a_task_and_its_exports),
+        e2e!(extension, every_shared_corpus_page_survives_a_task_and_its_exports)
+            .with_data(Data::Corpus),
     ]
 }

@@ -67,24 +67,20 @@ pub fn html_files(fixtures: &Path, folder: &str) -> Result<Vec<String>> {
     Ok(out)
 }
 
-/// The shared DOM corpus folder; `None` when `WAYMARK_SKIP_CORPUS` asks to leave it out (said
-/// on stderr: the soak's own fixtures still run), a failure naming the fix when it is missing.
-pub fn shared_corpus_dir() -> Option<PathBuf> {
-    if e2e::skip_requested(e2e::SKIP_CORPUS) {
-        eprintln!("{} is set: the soak leaves out the shared DOM corpus", e2e::SKIP_CORPUS);
-        return None;
-    }
+/// The shared DOM corpus folder, a failure naming the fix when it is missing (the trials that
+/// read it are skipped before they start when `WAYMARK_SKIP_CORPUS` asks for it).
+pub fn shared_corpus_dir() -> PathBuf {
     let dir = std::env::var_os("WAYMARK_DOM_CORPUS")
         .map(PathBuf::from)
         .unwrap_or_else(|| PathBuf::from("/work/shared/dom-corpus"));
     assert!(
         dir.join("manifest.json").is_file(),
         "no DOM corpus at {} (no manifest.json): point WAYMARK_DOM_CORPUS at a copy of the \
-         shared corpus, or set {}=1 to soak only the project's own fixtures (said on stderr)",
+         shared corpus, or set {}=1 to skip the tests over it (they are reported ignored)",
         dir.display(),
         e2e::SKIP_CORPUS
     );
-    Some(dir)
+    dir
 }
 
 /// What the model saw and said for one task.
