@@ -9,7 +9,7 @@ use crate::perception_support;
 
 use perception_support::{Zoo, must_ref};
 
-fn the_zoo_is_observed_as_the_model_needs_it(extension: &Path) {
+fn forms_are_read_with_roles_names_states_values_and_no_secrets(extension: &Path) {
     let zoo = Zoo::launch(extension).expect("launch");
 
     // Forms: roles, names from every labelling source, states, values, and no secrets.
@@ -49,6 +49,10 @@ fn the_zoo_is_observed_as_the_model_needs_it(extension: &Path) {
     assert_eq!(text.matches("Repeated line").count(), 1, "text is deduplicated:\n{text}");
     assert!(!text.lines().any(|l| l == "inner"), "a widget's own text is not repeated:\n{text}");
     assert_eq!(observation["engine"], "wasm");
+}
+
+fn frames_of_two_origins_are_merged_in_place_with_qualified_refs(extension: &Path) {
+    let zoo = Zoo::launch(extension).expect("launch");
 
     // Frames: same-origin and cross-origin iframes merged in place, refs qualified by frame.
     let url = format!("{}?other={}", zoo.site.url("/frames.html"), zoo.other_port());
@@ -67,6 +71,10 @@ fn the_zoo_is_observed_as_the_model_needs_it(extension: &Path) {
     assert!(at("Same-origin frame text") < at("[/frame"), "{text}");
     assert!(at("Cross-origin frame text") < at("After the frames"), "frames sit in place:\n{text}");
     assert!(text.contains(&format!("127.0.0.1:{}/frame-cross.html]", zoo.other_port())), "{text}");
+}
+
+fn open_shadow_roots_and_slotted_content_are_read(extension: &Path) {
+    let zoo = Zoo::launch(extension).expect("launch");
 
     // Shadow DOM: open shadow roots and slotted content are read.
     let (_page, tab) = zoo.open("/shadow.html").expect("shadow");
@@ -79,6 +87,10 @@ fn the_zoo_is_observed_as_the_model_needs_it(extension: &Path) {
     ] {
         assert!(text.contains(line), "missing {line:?}:\n{text}");
     }
+}
+
+fn a_custom_dropdown_an_editor_and_a_modal_are_read(extension: &Path) {
+    let zoo = Zoo::launch(extension).expect("launch");
 
     // Custom dropdown, contenteditable, modal dialog.
     let (_page, tab) = zoo.open("/dropdown.html").expect("dropdown");
@@ -88,6 +100,10 @@ fn the_zoo_is_observed_as_the_model_needs_it(extension: &Path) {
     let (_page, tab) = zoo.open("/editor.html").expect("editor");
     let (text, _) = zoo.observe(tab).expect("observe editor");
     assert!(text.contains("] textbox \"Editor\" value=\"Draft text\""), "{text}");
+}
+
+fn the_token_budget_keeps_the_viewport_and_summarises_the_rest(extension: &Path) {
+    let zoo = Zoo::launch(extension).expect("launch");
 
     // The token budget keeps the viewport and summarises the rest of a long page.
     let (_page, tab) = zoo.open("/longlist.html").expect("long list");
@@ -99,6 +115,10 @@ fn the_zoo_is_observed_as_the_model_needs_it(extension: &Path) {
     let summary =
         small.lines().find(|l| l.contains("below: scroll down or use find")).expect("summary");
     assert!(summary.starts_with('(') && !summary.starts_with("(0 elements"), "{small}");
+}
+
+fn the_wasm2js_build_reads_a_page_under_a_strict_csp(extension: &Path) {
+    let zoo = Zoo::launch(extension).expect("launch");
 
     // Strict CSP: the wasm2js build reads the page.
     let (_page, tab) = zoo.open("/strict.html").expect("strict");
@@ -107,9 +127,15 @@ fn the_zoo_is_observed_as_the_model_needs_it(extension: &Path) {
     assert!(text.contains("] textbox Strict name"), "{text}");
 }
 
+
 /// This file's tests, for the harness (`main.rs`).
 pub fn trials() -> Vec<E2e> {
     vec![
-        e2e!(test_hooks, the_zoo_is_observed_as_the_model_needs_it),
+        e2e!(test_hooks, forms_are_read_with_roles_names_states_values_and_no_secrets),
+        e2e!(test_hooks, frames_of_two_origins_are_merged_in_place_with_qualified_refs),
+        e2e!(test_hooks, open_shadow_roots_and_slotted_content_are_read),
+        e2e!(test_hooks, a_custom_dropdown_an_editor_and_a_modal_are_read),
+        e2e!(test_hooks, the_token_budget_keeps_the_viewport_and_summarises_the_rest),
+        e2e!(test_hooks, the_wasm2js_build_reads_a_page_under_a_strict_csp),
     ]
 }

@@ -9,7 +9,7 @@ use crate::perception_support;
 use perception_support::{Zoo, must_ref, ok, text};
 use serde_json::json;
 
-fn page_actions_work_on_the_widget_zoo(extension: &Path) {
+fn forms_are_typed_checked_selected_and_submitted_and_a_stale_ref_clicks_nothing(extension: &Path) {
     let zoo = Zoo::launch(extension).expect("launch");
 
     // Forms: type (replace, append), clear, check/uncheck, select by label and value, submit.
@@ -78,6 +78,10 @@ fn page_actions_work_on_the_widget_zoo(extension: &Path) {
     assert!(stale["error"].as_str().unwrap_or_default().contains("fingerprint"), "{stale}");
     let unknown = zoo.act(tab, json!({"action": "click", "ref": 999})).expect("unknown ref");
     assert_eq!(unknown["ok"], json!(false));
+}
+
+fn a_react_controlled_input_takes_the_typed_text(extension: &Path) {
+    let zoo = Zoo::launch(extension).expect("launch");
 
     // React-style controlled input: only the prototype setter + input event updates its state.
     let (page, tab) = zoo.open("/react.html").expect("react");
@@ -89,12 +93,20 @@ fn page_actions_work_on_the_widget_zoo(extension: &Path) {
         )
         .expect("type"));
     assert_eq!(text(&page, "document.getElementById('state').textContent"), "State: Lisbon");
+}
+
+fn a_custom_dropdown_is_chosen_through_clicks(extension: &Path) {
+    let zoo = Zoo::launch(extension).expect("launch");
 
     // Custom dropdown through clicks.
     let (page, tab) = zoo.open("/dropdown.html").expect("dropdown");
     let (obs, _) = zoo.observe(tab).expect("observe");
     ok(&zoo.act(tab, json!({"action": "select_option", "ref": must_ref(&obs, "combobox", "Fruit"), "option": "Banana"})).expect("custom select"));
     assert_eq!(text(&page, "document.getElementById('chosen').textContent"), "Chosen: Banana");
+}
+
+fn shadow_dom_widgets_are_typed_and_clicked(extension: &Path) {
+    let zoo = Zoo::launch(extension).expect("launch");
 
     // Shadow DOM widgets.
     let (page, tab) = zoo.open("/shadow.html").expect("shadow");
@@ -107,6 +119,10 @@ fn page_actions_work_on_the_widget_zoo(extension: &Path) {
         text(&page, "document.getElementById('out').textContent"),
         "Shadow: clicked with deep"
     );
+}
+
+fn refs_route_to_same_origin_and_cross_origin_frames(extension: &Path) {
+    let zoo = Zoo::launch(extension).expect("launch");
 
     // Frames: refs route to the same-origin and the cross-origin frame.
     let url = format!("{}?other={}", zoo.site.url("/frames.html"), zoo.other_port());
@@ -121,6 +137,10 @@ fn page_actions_work_on_the_widget_zoo(extension: &Path) {
         .expect("cross click"));
     let (obs, _) = zoo.observe(tab).expect("observe");
     assert!(obs.contains("Inner clicked") && obs.contains("Cross clicked: far"), "{obs}");
+}
+
+fn a_contenteditable_editor_is_replaced_and_appended(extension: &Path) {
+    let zoo = Zoo::launch(extension).expect("launch");
 
     // contenteditable editor: replace and append fire the editor's input events.
     let (page, tab) = zoo.open("/editor.html").expect("editor");
@@ -131,6 +151,10 @@ fn page_actions_work_on_the_widget_zoo(extension: &Path) {
         .act(tab, json!({"action": "type", "ref": editor, "text": " world", "append": true}))
         .expect("append"));
     assert_eq!(text(&page, "document.getElementById('mirror').textContent"), "Mirror: Hello world");
+}
+
+fn a_covered_button_is_refused_naming_the_cover_then_clicked(extension: &Path) {
+    let zoo = Zoo::launch(extension).expect("launch");
 
     // A modal covering the button: the click is refused and names the cover; once closed, it works.
     let (page, tab) = zoo.open("/modal.html").expect("modal");
@@ -145,6 +169,10 @@ fn page_actions_work_on_the_widget_zoo(extension: &Path) {
         .expect("accept"));
     ok(&zoo.act(tab, json!({"action": "click", "ref": buy})).expect("buy"));
     assert_eq!(text(&page, "document.getElementById('status').textContent"), "Bought");
+}
+
+fn an_upload_becomes_a_file_on_the_input(extension: &Path) {
+    let zoo = Zoo::launch(extension).expect("launch");
 
     // Upload: bytes become a File on the input with input and change events.
     let (page, tab) = zoo.open("/upload.html").expect("upload");
@@ -168,6 +196,10 @@ fn page_actions_work_on_the_widget_zoo(extension: &Path) {
         .act(tab, json!({"action": "upload", "ref": file, "file": "notes.txt"}))
         .expect("upload");
     assert_eq!(model_upload["ok"], json!(false), "no host file access yet: {model_upload}");
+}
+
+fn hover_double_click_keys_scrolls_wait_extract_and_find_work_and_refs_hold(extension: &Path) {
+    let zoo = Zoo::launch(extension).expect("launch");
 
     // Misc: hover, double click, switch, keys, scrolls, wait, extract, find.
     let (page, tab) = zoo.open("/misc.html").expect("misc");
@@ -258,6 +290,10 @@ fn page_actions_work_on_the_widget_zoo(extension: &Path) {
     }
     let found = zoo.act(tab, json!({"action": "find", "query": "cake"})).expect("find");
     assert!(found["text"].as_str().unwrap_or_default().contains("Cake | 5 €"), "{found}");
+}
+
+fn a_long_list_reveals_more_items_as_it_scrolls(extension: &Path) {
+    let zoo = Zoo::launch(extension).expect("launch");
 
     // A long list that renders as you scroll: scrolling reveals more items.
     let (page, tab) = zoo.open("/longlist.html").expect("long list");
@@ -266,6 +302,10 @@ fn page_actions_work_on_the_widget_zoo(extension: &Path) {
         .expect("more rendered");
     let (obs, _) = zoo.observe(tab).expect("observe");
     assert!(obs.contains("Result item 40\n"), "{obs}");
+}
+
+fn actions_work_through_the_wasm2js_build_under_a_strict_csp(extension: &Path) {
+    let zoo = Zoo::launch(extension).expect("launch");
 
     // Strict CSP: actions through the wasm2js build.
     let (page, tab) = zoo.open("/strict.html").expect("strict");
@@ -276,6 +316,7 @@ fn page_actions_work_on_the_widget_zoo(extension: &Path) {
         .expect("click"));
     assert_eq!(text(&page, "document.getElementById('s').textContent"), "Strict saved: Zed");
 }
+
 
 fn navigation_and_tabs_report_what_changed(extension: &Path) {
     let zoo = Zoo::launch(extension).expect("launch");
@@ -360,7 +401,17 @@ fn navigation_and_tabs_report_what_changed(extension: &Path) {
 /// This file's tests, for the harness (`main.rs`).
 pub fn trials() -> Vec<E2e> {
     vec![
-        e2e!(test_hooks, page_actions_work_on_the_widget_zoo),
+        e2e!(test_hooks, forms_are_typed_checked_selected_and_submitted_and_a_stale_ref_clicks_nothing),
+        e2e!(test_hooks, a_react_controlled_input_takes_the_typed_text),
+        e2e!(test_hooks, a_custom_dropdown_is_chosen_through_clicks),
+        e2e!(test_hooks, shadow_dom_widgets_are_typed_and_clicked),
+        e2e!(test_hooks, refs_route_to_same_origin_and_cross_origin_frames),
+        e2e!(test_hooks, a_contenteditable_editor_is_replaced_and_appended),
+        e2e!(test_hooks, a_covered_button_is_refused_naming_the_cover_then_clicked),
+        e2e!(test_hooks, an_upload_becomes_a_file_on_the_input),
+        e2e!(test_hooks, hover_double_click_keys_scrolls_wait_extract_and_find_work_and_refs_hold),
+        e2e!(test_hooks, a_long_list_reveals_more_items_as_it_scrolls),
+        e2e!(test_hooks, actions_work_through_the_wasm2js_build_under_a_strict_csp),
         e2e!(test_hooks, navigation_and_tabs_report_what_changed),
     ]
 }
