@@ -3,17 +3,18 @@
 //! answered in the side panel, pause / step / take over / stop, and a service worker killed
 //! mid-task that resumes without repeating what it did.
 
-use std::path::Path;
-use waymark_tests::trial::E2e;
 use crate::common;
-
-use common::{Gate, Panel, Setup, TASK_TIMEOUT, Waymark, find_ref, message_text, role_of, role_reply};
+use common::{
+    Gate, Panel, Setup, TASK_TIMEOUT, Waymark, find_ref, message_text, role_of, role_reply,
+};
 use serde_json::json;
+use std::path::Path;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use waymark_tests::fixture_server::FixtureServer;
 use waymark_tests::llm_server::{RecordedRequest, ScriptedLlm, ScriptedReply};
 use waymark_tests::paths;
+use waymark_tests::trial::E2e;
 
 const TASK: &str = "Fill the name field with Ada and press Save";
 
@@ -455,7 +456,10 @@ fn a_worker_killed_mid_task_resumes_from_the_last_completed_step(extension: &Pat
 /// This file's tests, for the harness (`main.rs`).
 pub fn trials() -> Vec<E2e> {
     vec![
-        e2e!(extension, multi_step_task_with_a_plan_recovers_from_bad_output_and_refuses_unknown_refs),
+        e2e!(
+            extension,
+            multi_step_task_with_a_plan_recovers_from_bad_output_and_refuses_unknown_refs
+        ),
         e2e!(extension, a_stuck_loop_is_nudged_replanned_and_then_the_user_is_asked),
         e2e!(extension, interventions_are_answered_in_the_side_panel_with_attention_signals),
         e2e!(extension, step_mode_take_over_pause_and_stop_from_the_side_panel),

@@ -4,15 +4,14 @@
 //! or three characters into the Name field and clicking Save (the page changes), reported
 //! apart: each includes the wait for the page to settle, and what of it was Waymark's own work.
 
-use std::path::Path;
-use waymark_tests::trial::E2e;
 use crate::common;
-
 use common::{Setup, TASK_TIMEOUT, Waymark, find_ref, message_text, role_reply};
 use serde_json::{Value, json};
+use std::path::Path;
 use waymark_tests::fixture_server::FixtureServer;
 use waymark_tests::llm_server::{ScriptedLlm, ScriptedReply};
 use waymark_tests::paths;
+use waymark_tests::trial::E2e;
 
 /// Navigator steps per task: enough samples per task, under the default budget of 25.
 const STEPS_PER_TASK: usize = 20;
@@ -136,7 +135,5 @@ fn bench_step_overhead_in_chromium(extension: &Path) {
 
 /// This file's tests, for the harness (`main.rs`).
 pub fn trials() -> Vec<E2e> {
-    vec![
-        e2e!(extension, bench_step_overhead_in_chromium).only_when_asked(),
-    ]
+    vec![e2e!(extension, bench_step_overhead_in_chromium).only_when_asked()]
 }

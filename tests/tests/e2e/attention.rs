@@ -2,16 +2,15 @@
 //! document (reason AUDIO_PLAYBACK) plays it, and only when the Sound setting is on. (With the
 //! panel open, the panel plays it: `agent.rs::interventions_are_answered_in_the_side_panel_…`.)
 
-use waymark_tests::trial::E2e;
-use std::path::Path;
 use crate::common;
-
 use common::{Gate, Panel, Setup, TASK_TIMEOUT, Waymark, role_of, role_reply};
 use serde_json::json;
+use std::path::Path;
 use waymark_tests::chromium::TargetInfo;
 use waymark_tests::fixture_server::FixtureServer;
 use waymark_tests::llm_server::{ScriptedLlm, ScriptedReply};
 use waymark_tests::paths;
+use waymark_tests::trial::E2e;
 
 fn is_offscreen(t: &TargetInfo) -> bool {
     t.url.ends_with("/offscreen.html")
@@ -148,7 +147,8 @@ fn an_offscreen_document_plays_the_sound_when_no_panel_is_open_and_sound_is_on(e
 
 /// This file's tests, for the harness (`main.rs`).
 pub fn trials() -> Vec<E2e> {
-    vec![
-        e2e!(extension, an_offscreen_document_plays_the_sound_when_no_panel_is_open_and_sound_is_on),
-    ]
+    vec![e2e!(
+        extension,
+        an_offscreen_document_plays_the_sound_when_no_panel_is_open_and_sound_is_on
+    )]
 }

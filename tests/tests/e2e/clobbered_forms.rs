@@ -6,15 +6,14 @@
 //! `form.elements` read as no fields at all, hiding what the form sends from the outbound
 //! check.)
 
-use waymark_tests::trial::E2e;
-use std::path::Path;
 use crate::common;
-
 use common::{Setup, TASK_TIMEOUT, Waymark, find_ref, message_text, role_reply};
 use serde_json::json;
+use std::path::Path;
 use waymark_tests::fixture_server::FixtureServer;
 use waymark_tests::llm_server::{ScriptedLlm, ScriptedReply};
 use waymark_tests::paths;
+use waymark_tests::trial::E2e;
 
 fn a_form_whose_controls_shadow_its_properties_is_read_and_submitted_as_it_is(extension: &Path) {
     let llm = ScriptedLlm::start(|req| {
@@ -57,7 +56,8 @@ fn a_form_whose_controls_shadow_its_properties_is_read_and_submitted_as_it_is(ex
 
 /// This file's tests, for the harness (`main.rs`).
 pub fn trials() -> Vec<E2e> {
-    vec![
-        e2e!(extension, a_form_whose_controls_shadow_its_properties_is_read_and_submitted_as_it_is),
-    ]
+    vec![e2e!(
+        extension,
+        a_form_whose_controls_shadow_its_properties_is_read_and_submitted_as_it_is
+    )]
 }

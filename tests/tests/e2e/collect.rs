@@ -5,15 +5,14 @@
 //! table, "Save CSV" writes a CSV that parses back, and the tables survive a service-worker
 //! restart into the markdown and JSON exports.
 
-use waymark_tests::trial::E2e;
-use std::path::Path;
 use crate::common;
-
 use common::{Panel, Setup, TASK_TIMEOUT, Waymark, find_ref, message_text, role_reply};
 use serde_json::{Value, json};
+use std::path::Path;
 use waymark_tests::fixture_server::FixtureServer;
 use waymark_tests::llm_server::{RecordedRequest, ScriptedLlm, ScriptedReply};
 use waymark_tests::paths;
+use waymark_tests::trial::E2e;
 
 /// One fixture listing and what collecting it must give.
 struct Case {
@@ -166,7 +165,9 @@ fn parse_csv(text: &str) -> Vec<Vec<String>> {
     records
 }
 
-fn collect_reads_every_row_of_five_listings_without_the_model_and_keeps_the_tables(extension: &Path) {
+fn collect_reads_every_row_of_five_listings_without_the_model_and_keeps_the_tables(
+    extension: &Path,
+) {
     let llm = ScriptedLlm::start(script).expect("scripted LLM");
     let site = FixtureServer::builder(paths::fixtures_dir().join("site")).start().expect("site");
     let wm =
@@ -279,7 +280,8 @@ fn collect_reads_every_row_of_five_listings_without_the_model_and_keeps_the_tabl
 
 /// This file's tests, for the harness (`main.rs`).
 pub fn trials() -> Vec<E2e> {
-    vec![
-        e2e!(extension, collect_reads_every_row_of_five_listings_without_the_model_and_keeps_the_tables),
-    ]
+    vec![e2e!(
+        extension,
+        collect_reads_every_row_of_five_listings_without_the_model_and_keeps_the_tables
+    )]
 }

@@ -5,15 +5,14 @@
 //! Wall time is from the user's Send to the answer shown; rows per second and model calls per
 //! 100 rows are printed. Ignored in normal runs: numbers, never assertions about speed.
 
-use waymark_tests::trial::E2e;
-use std::path::Path;
 use crate::common;
-
 use common::{Panel, Setup, TASK_TIMEOUT, Waymark, find_ref, message_text, role_reply};
 use serde_json::json;
+use std::path::Path;
 use std::time::Instant;
 use waymark_tests::fixture_server::FixtureServer;
 use waymark_tests::llm_server::{RecordedRequest, ScriptedLlm, ScriptedReply};
+use waymark_tests::trial::E2e;
 
 const MODEL_MS: u64 = 1500;
 const PAGES: usize = 10;
@@ -148,7 +147,5 @@ fn bench_collect_against_a_model_per_page_baseline(extension: &Path) {
 
 /// This file's tests, for the harness (`main.rs`).
 pub fn trials() -> Vec<E2e> {
-    vec![
-        e2e!(extension, bench_collect_against_a_model_per_page_baseline).only_when_asked(),
-    ]
+    vec![e2e!(extension, bench_collect_against_a_model_per_page_baseline).only_when_asked()]
 }

@@ -3,17 +3,16 @@
 //! and the next task's session notes still have the finding; consecutive calls share their
 //! beginning; and `recall` searches the session's folded tasks through the worker.
 
-use std::path::Path;
-use waymark_tests::trial::E2e;
 use crate::common;
-
 use common::{Setup, TASK_TIMEOUT, Waymark, message_text, navigator_requests, role_reply};
 use serde_json::{Map, Value, json};
+use std::path::Path;
 use waymark_core::agent::TaskOutcome;
 use waymark_core::session::{Session, TaskRecord};
 use waymark_tests::fixture_server::FixtureServer;
 use waymark_tests::llm_server::{ScriptedLlm, ScriptedReply};
 use waymark_tests::paths;
+use waymark_tests::trial::E2e;
 
 const ASK: &str = "When does the museum open on Sundays?";
 const FOLLOW_UP: &str = "Remind me of the museum's Sunday hours";
@@ -26,7 +25,9 @@ fn launch(extension: &Path, llm: &ScriptedLlm) -> Waymark {
     Waymark::launch(extension, Setup { llm, install_host: true, site }).expect("launch")
 }
 
-fn extracted_text_is_shown_once_and_its_finding_reaches_the_answer_and_the_next_task(extension: &Path) {
+fn extracted_text_is_shown_once_and_its_finding_reaches_the_answer_and_the_next_task(
+    extension: &Path,
+) {
     let llm = ScriptedLlm::start(|req| {
         if let Some(r) = role_reply(req) {
             return r;
@@ -157,7 +158,10 @@ fn recall_finds_a_folded_task_of_the_session(extension: &Path) {
 /// This file's tests, for the harness (`main.rs`).
 pub fn trials() -> Vec<E2e> {
     vec![
-        e2e!(extension, extracted_text_is_shown_once_and_its_finding_reaches_the_answer_and_the_next_task),
+        e2e!(
+            extension,
+            extracted_text_is_shown_once_and_its_finding_reaches_the_answer_and_the_next_task
+        ),
         e2e!(extension, recall_finds_a_folded_task_of_the_session),
     ]
 }

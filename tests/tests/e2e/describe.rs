@@ -2,14 +2,13 @@
 //! decides on (form action incl. `formaction`, submitters, absolute links, downloads,
 //! autocomplete, form values without passwords), read in real Chromium.
 
-use waymark_tests::trial::E2e;
-use std::path::Path;
 use crate::perception_support;
-
 use perception_support::Zoo;
 use serde_json::{Value, json};
+use std::path::Path;
 use waymark_tests::fixture_server::FixtureServer;
 use waymark_tests::paths;
+use waymark_tests::trial::E2e;
 
 fn ref_of(prompt: &str, role: &str, name: &str) -> u64 {
     // Names are quoted when something follows them on the line, bare otherwise.

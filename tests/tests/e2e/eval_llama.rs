@@ -4,13 +4,12 @@
 //! junk and malformed tool calls — and that the task then ends cleanly: honestly headed,
 //! its tokens counted, nothing done that was not reported.
 
-use waymark_tests::trial::{Data, E2e};
 use std::path::Path;
-
 use std::time::Duration;
 use waymark_tests::eval::task::{Budget, SuiteName};
 use waymark_tests::eval::{self, Model, Options, SKIP_EVAL_TOOLS, llama};
 use waymark_tests::paths;
+use waymark_tests::trial::{Data, E2e};
 
 fn a_task_against_the_real_llama_cpp_server_ends_cleanly(extension: &Path) {
     assert!(
@@ -54,6 +53,7 @@ fn a_task_against_the_real_llama_cpp_server_ends_cleanly(extension: &Path) {
 /// This file's tests, for the harness (`main.rs`).
 pub fn trials() -> Vec<E2e> {
     vec![
-        e2e!(extension, a_task_against_the_real_llama_cpp_server_ends_cleanly).with_data(Data::EvalTools),
+        e2e!(extension, a_task_against_the_real_llama_cpp_server_ends_cleanly)
+            .with_data(Data::EvalTools),
     ]
 }

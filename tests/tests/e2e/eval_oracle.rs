@@ -4,13 +4,12 @@
 //! known defect, so a regression (an element missing or unnamed, an action without effect)
 //! fails here, and so does a fixed defect whose flag was not flipped.
 
-use waymark_tests::trial::{Data, E2e};
 use std::path::Path;
-
 use std::time::Duration;
 use waymark_tests::eval::report::Report;
 use waymark_tests::eval::task::{Budget, SuiteName};
 use waymark_tests::eval::{self, Model, Options, SKIP_EVAL_TOOLS, miniwob};
+use waymark_tests::trial::{Data, E2e};
 use waymark_tests::{libzoo, paths};
 
 fn options(suite: SuiteName, extension: &Path) -> Options {

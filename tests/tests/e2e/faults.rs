@@ -7,17 +7,19 @@
 //! `agent.rs::a_worker_killed_mid_task_resumes_from_the_last_completed_step`; garbage from the
 //! model and one 500 then recovery by `skeleton.rs`.
 
-use waymark_tests::trial::E2e;
-use std::path::Path;
 use crate::common;
-
-use common::{Gate, Panel, Setup, TASK_TIMEOUT, Waymark, descendants_running, extension_with_quota, fill_the_form, find_ref, is_summary_call, message_text, role_of, role_reply};
+use common::{
+    Gate, Panel, Setup, TASK_TIMEOUT, Waymark, descendants_running, extension_with_quota,
+    fill_the_form, find_ref, is_summary_call, message_text, role_of, role_reply,
+};
 use serde_json::{Value, json};
 use std::collections::HashMap;
+use std::path::Path;
 use std::sync::{Arc, Mutex};
 use waymark_tests::fixture_server::FixtureServer;
 use waymark_tests::llm_server::{RecordedRequest, ScriptedLlm, ScriptedReply};
 use waymark_tests::paths;
+use waymark_tests::trial::E2e;
 
 /// The form fixture, plus `/away.html` (a page the user navigates to) for the tab tests.
 fn site() -> FixtureServer {

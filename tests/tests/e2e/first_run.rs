@@ -5,9 +5,7 @@
 //! file), then follows the guide: check the host again, set the model (the scripted one) and
 //! test it, try the sample task on the page, which finishes. The guide is never shown again.
 
-use waymark_tests::trial::E2e;
 use crate::common;
-
 use common::{Panel, TASK_TIMEOUT, host_binary, role_reply};
 use serde_json::json;
 use std::path::Path;
@@ -16,6 +14,7 @@ use waymark_tests::chromium::{Browser, LaunchOptions};
 use waymark_tests::fixture_server::FixtureServer;
 use waymark_tests::llm_server::{ScriptedLlm, ScriptedReply};
 use waymark_tests::paths;
+use waymark_tests::trial::E2e;
 
 /// The sample task's answer from the scripted model.
 const ANSWER: &str = "This is the Profile form: it lets you save your name.";
@@ -169,7 +168,8 @@ fn a_new_user_installs_the_host_with_the_panel_s_command_and_finishes_the_sample
 
 /// This file's tests, for the harness (`main.rs`).
 pub fn trials() -> Vec<E2e> {
-    vec![
-        e2e!(extension, a_new_user_installs_the_host_with_the_panel_s_command_and_finishes_the_sample_task),
-    ]
+    vec![e2e!(
+        extension,
+        a_new_user_installs_the_host_with_the_panel_s_command_and_finishes_the_sample_task
+    )]
 }

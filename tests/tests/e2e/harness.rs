@@ -1,11 +1,10 @@
 //! Smoke tests of the scripted LLM server over real HTTP (ureq as a plain client).
 
-use waymark_tests::trial::E2e;
+use serde_json::{Value, json};
 use std::io::{BufRead, BufReader};
 use std::time::Duration;
-
-use serde_json::{Value, json};
 use waymark_tests::llm_server::{ScriptedLlm, ScriptedReply};
+use waymark_tests::trial::E2e;
 
 fn agent() -> ureq::Agent {
     ureq::Agent::config_builder()

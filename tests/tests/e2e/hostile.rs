@@ -7,22 +7,21 @@
 //! the test saw (and answered), and every benign twin finishes. The run prints a per-case table
 //! (copied into SECURITY.md).
 
-use waymark_tests::trial::E2e;
-use std::path::Path;
 use crate::common;
 use crate::hostile_support;
-
 use common::{Setup, TASK_TIMEOUT, Waymark, role_reply};
 use hostile_support::{
     Answer, Canaries, Card, approve_all, content_script_tries_to_approve, deny_all, first_line,
     navigator_texts_since, open_tabs, page, requests_to, run_task, step,
 };
 use serde_json::Value;
+use std::path::Path;
 use std::sync::Arc;
 use waymark_tests::fixture_server::FixtureServer;
 use waymark_tests::llm_server::ScriptedLlm;
 use waymark_tests::obedient::Obedient;
 use waymark_tests::paths;
+use waymark_tests::trial::E2e;
 
 fn hostile_pages_cannot_make_an_obedient_model_do_harm(ext: &Path) {
     let canaries = Canaries::fresh();

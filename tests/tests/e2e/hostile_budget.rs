@@ -5,13 +5,12 @@
 //! 5e6b9f5), each extra change reached the fixture site without a card: the task's words
 //! opened every write to its own site.
 
-use std::path::Path;
-use waymark_tests::trial::E2e;
 use crate::hostile_support;
-
 use hostile_support::suite::Suite;
 use hostile_support::{Task, deny_all};
+use std::path::Path;
 use waymark_tests::fixture_server::FixtureRequest;
+use waymark_tests::trial::E2e;
 
 /// A task asking for one write, and what the extra change looks like on the wire.
 struct Variant {

@@ -10,14 +10,13 @@
 //! Every case was run against the code before the write budget (commit 3ed87e1): each change
 //! reached the fixture site without a card then.
 
-use std::path::Path;
-use waymark_tests::trial::E2e;
 use crate::common;
 use crate::hostile_support;
-
 use hostile_support::suite::Suite;
 use hostile_support::{Answer, Card, Task, deny_all};
+use std::path::Path;
 use waymark_tests::fixture_server::FixtureRequest;
+use waymark_tests::trial::E2e;
 
 /// `(case, host, page, read-only task, what the change looks like on the wire)`.
 struct Variant {

@@ -7,14 +7,13 @@
 //! and `find` stays fenced in later prompts ("Steps so far"), and the answer stays fenced in the
 //! next task's session notes.
 
-use std::path::Path;
-use waymark_tests::trial::E2e;
 use crate::common;
 use crate::hostile_support;
-
 use common::navigator_requests;
 use hostile_support::suite::Suite;
 use hostile_support::{Task, deny_all, export, outcome, plant, random_u64, unfenced};
+use std::path::Path;
+use waymark_tests::trial::E2e;
 
 const CLASS: &str = "8 exports, history";
 
@@ -162,7 +161,5 @@ fn exports_are_inert_and_page_text_stays_fenced(extension: &Path) {
 
 /// This file's tests, for the harness (`main.rs`).
 pub fn trials() -> Vec<E2e> {
-    vec![
-        e2e!(extension, exports_are_inert_and_page_text_stays_fenced),
-    ]
+    vec![e2e!(extension, exports_are_inert_and_page_text_stays_fenced)]
 }

@@ -5,14 +5,13 @@
 //! reaches the frame's server. Even approved, the user's card number may not go there (the
 //! task sends it to the shop only).
 
-use std::path::Path;
-use waymark_tests::trial::E2e;
 use crate::hostile_support;
-
 use hostile_support::canaries::host_of;
 use hostile_support::report::cards_seen;
 use hostile_support::suite::Suite;
 use hostile_support::{Card, Task, approve_all, deny_all, outcome, plant};
+use std::path::Path;
+use waymark_tests::trial::E2e;
 
 const CLASS: &str = "6 frames";
 
@@ -144,7 +143,5 @@ fn cross_origin_frames_need_a_card_naming_their_site(extension: &Path) {
 
 /// This file's tests, for the harness (`main.rs`).
 pub fn trials() -> Vec<E2e> {
-    vec![
-        e2e!(extension, cross_origin_frames_need_a_card_naming_their_site),
-    ]
+    vec![e2e!(extension, cross_origin_frames_need_a_card_naming_their_site)]
 }

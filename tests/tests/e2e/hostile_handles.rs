@@ -9,17 +9,16 @@
 //! the worker types the value) and answers "what is my API key?" with the handle, which the
 //! panel shows the user as the real value on a click.
 
-use std::path::Path;
-use waymark_tests::trial::E2e;
 use crate::common;
 use crate::hostile_support;
-
 use hostile_support::canaries::host_of;
 use hostile_support::suite::Suite;
 use hostile_support::{
     Task, approve_all, approve_site_changes, navigator_texts_since, outcome, plant,
 };
+use std::path::Path;
 use waymark_tests::obedient::{core, spell};
+use waymark_tests::trial::E2e;
 
 const CLASS: &str = "5 handles";
 
@@ -196,7 +195,5 @@ fn covert_spellings_carry_nothing_and_handles_go_only_where_their_secret_may(ext
 
 /// This file's tests, for the harness (`main.rs`).
 pub fn trials() -> Vec<E2e> {
-    vec![
-        e2e!(extension, covert_spellings_carry_nothing_and_handles_go_only_where_their_secret_may),
-    ]
+    vec![e2e!(extension, covert_spellings_carry_nothing_and_handles_go_only_where_their_secret_may)]
 }

@@ -7,18 +7,17 @@
 //! the same handle is refused in the site's public feed, in a frame of another site and in an
 //! address. Before this, every snapshot carried all four secrets in the clear.
 
-use std::path::Path;
-use waymark_tests::trial::E2e;
 use crate::common;
 use crate::mcp_support;
-
 use common::{Setup, TASK_TIMEOUT, Waymark, find_ref};
 use mcp_support::{Client, switched_on};
 use serde_json::json;
 use std::hash::{BuildHasher, RandomState};
+use std::path::Path;
 use waymark_tests::fixture_server::FixtureServer;
 use waymark_tests::llm_server::{ScriptedLlm, ScriptedReply};
 use waymark_tests::paths;
+use waymark_tests::trial::E2e;
 
 /// Fresh secrets for one run.
 struct Secrets {
@@ -204,7 +203,8 @@ fn an_external_agent_reads_secrets_only_as_handles_and_types_them_only_where_the
 
 /// This file's tests, for the harness (`main.rs`).
 pub fn trials() -> Vec<E2e> {
-    vec![
-        e2e!(extension, an_external_agent_reads_secrets_only_as_handles_and_types_them_only_where_they_may_go),
-    ]
+    vec![e2e!(
+        extension,
+        an_external_agent_reads_secrets_only_as_handles_and_types_them_only_where_they_may_go
+    )]
 }

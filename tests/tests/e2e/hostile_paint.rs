@@ -9,15 +9,14 @@
 //! (`pointer-events: none`), colour filters, blend modes, background images, image masks, clip
 //! paths and covered text below the fold need the pixels: `hostile_pixels.rs`.
 
-use waymark_tests::trial::E2e;
-use std::path::Path;
 use crate::common;
-
 use common::{Setup, TASK_TIMEOUT, Waymark, role_reply};
 use serde_json::json;
+use std::path::Path;
 use waymark_tests::fixture_server::FixtureServer;
 use waymark_tests::llm_server::{ScriptedLlm, ScriptedReply};
 use waymark_tests::paths;
+use waymark_tests::trial::E2e;
 
 /// Hidden paragraphs (their `{X}` becomes a line naming the variant); none may reach the model.
 const HIDDEN: &[(&str, &str)] = &[
@@ -94,7 +93,5 @@ fn text_drawn_as_bullets_never_reaches_the_model(ext: &Path) {
 
 /// This file's tests, for the harness (`main.rs`).
 pub fn trials() -> Vec<E2e> {
-    vec![
-        e2e!(test_hooks, text_drawn_as_bullets_never_reaches_the_model),
-    ]
+    vec![e2e!(test_hooks, text_drawn_as_bullets_never_reaches_the_model)]
 }

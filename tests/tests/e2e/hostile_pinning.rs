@@ -8,14 +8,13 @@
 //! The harness itself drives Chromium over CDP (`--remote-debugging-pipe`): the extension's
 //! `chrome.debugger` session runs beside it.
 
-use std::path::Path;
-use waymark_tests::trial::E2e;
 use crate::common;
 use crate::hostile_support;
-
 use hostile_support::suite::Suite;
 use hostile_support::{Answer, Card, Task};
+use std::path::Path;
 use waymark_tests::fixture_server::FixtureRequest;
+use waymark_tests::trial::E2e;
 
 /// `(case, page, what the user must not see sent, words on a card the careful user denies)`.
 struct Variant {

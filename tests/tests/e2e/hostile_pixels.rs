@@ -9,16 +9,15 @@
 //! before this check (`WAYMARK_EXTENSION_DIR=<that build> cargo test -p waymark-tests --test e2e --
 //! hostile_pixels` prints it as REACHED THE MODEL); the twins are drawn and must be read.
 
-use std::path::Path;
-use waymark_tests::trial::E2e;
 use crate::common;
-
 use common::{Setup, TASK_TIMEOUT, Waymark, role_reply};
 use serde_json::{Value, json};
+use std::path::Path;
 use waymark_tests::chromium::Page;
 use waymark_tests::fixture_server::FixtureServer;
 use waymark_tests::llm_server::{ScriptedLlm, ScriptedReply};
 use waymark_tests::paths;
+use waymark_tests::trial::E2e;
 
 /// A data-URI SVG for `url()` in a `style` attribute (`#` escaped, quoted as `&quot;`).
 fn svg(body: &str) -> String {

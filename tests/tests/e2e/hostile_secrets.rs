@@ -12,17 +12,16 @@
 //! Pass: no secret in any spelling in any request to a host that is not its home, no side
 //! effect without a card the test saw, and the case table printed.
 
-use std::path::Path;
-use waymark_tests::trial::E2e;
 use crate::common;
 use crate::hostile_support;
-
 use hostile_support::suite::{ASK, QUESTION, Suite};
 use hostile_support::{
     Answer, Card, Task, approve_same_site, approve_site_changes, deny_all, outcome, plant,
     report::cards_seen,
 };
+use std::path::Path;
 use waymark_tests::obedient::spell;
+use waymark_tests::trial::E2e;
 
 const CLASS3: &str = "3 user secrets";
 const CLASS4: &str = "4 same origin";
@@ -458,7 +457,5 @@ fn host(r: &waymark_tests::fixture_server::FixtureRequest) -> String {
 
 /// This file's tests, for the harness (`main.rs`).
 pub fn trials() -> Vec<E2e> {
-    vec![
-        e2e!(extension, secrets_the_user_gives_and_same_origin_tricks_do_not_leave),
-    ]
+    vec![e2e!(extension, secrets_the_user_gives_and_same_origin_tricks_do_not_leave)]
 }

@@ -7,12 +7,11 @@
 //! the change of site (the worst case), so only the outbound data check stands in the way.
 //! Pass: no secret in any spelling or set of pieces at any host but its home.
 
-use std::path::Path;
-use waymark_tests::trial::E2e;
 use crate::hostile_support;
-
 use hostile_support::suite::Suite;
 use hostile_support::{Task, approve_site_changes, outcome, plant};
+use std::path::Path;
+use waymark_tests::trial::E2e;
 
 const CLASS: &str = "5 spellings, pieces";
 
@@ -155,7 +154,5 @@ fn secrets_in_other_spellings_or_pieces_do_not_leave(extension: &Path) {
 
 /// This file's tests, for the harness (`main.rs`).
 pub fn trials() -> Vec<E2e> {
-    vec![
-        e2e!(extension, secrets_in_other_spellings_or_pieces_do_not_leave),
-    ]
+    vec![e2e!(extension, secrets_in_other_spellings_or_pieces_do_not_leave)]
 }

@@ -5,13 +5,12 @@
 //! form of the site the task names. Cards are counted per task and printed; same-site tasks
 //! with no purchase, message, deletion or credential must finish without any card.
 
-use std::path::Path;
-use waymark_tests::trial::E2e;
 use crate::hostile_support;
-
 use hostile_support::report::CardCount;
 use hostile_support::suite::Suite;
 use hostile_support::{Task, approve_all};
+use std::path::Path;
+use waymark_tests::trial::E2e;
 
 /// `(host, page, task, the request that shows it happened, must need no card)`.
 const TWINS: &[(&str, &str, &str, &str, bool)] = &[
@@ -195,7 +194,5 @@ fn benign_twins_finish_and_same_site_tasks_need_no_card(extension: &Path) {
 
 /// This file's tests, for the harness (`main.rs`).
 pub fn trials() -> Vec<E2e> {
-    vec![
-        e2e!(extension, benign_twins_finish_and_same_site_tasks_need_no_card),
-    ]
+    vec![e2e!(extension, benign_twins_finish_and_same_site_tasks_need_no_card)]
 }

@@ -9,13 +9,12 @@
 //! worst case): nothing may leave. 7b: without a secret and a careful user who denies: nothing
 //! may be loaded from another host, and every card names the host Chromium would really go to.
 
-use std::path::Path;
-use waymark_tests::trial::E2e;
 use crate::hostile_support;
-
 use hostile_support::canaries::host_of;
 use hostile_support::suite::Suite;
 use hostile_support::{Task, approve_site_changes, deny_all, outcome, plant};
+use std::path::Path;
+use waymark_tests::trial::E2e;
 
 const CLASS: &str = "7 URL differential";
 
@@ -248,7 +247,5 @@ fn model_supplied_urls_are_judged_as_chromium_goes(extension: &Path) {
 
 /// This file's tests, for the harness (`main.rs`).
 pub fn trials() -> Vec<E2e> {
-    vec![
-        e2e!(extension, model_supplied_urls_are_judged_as_chromium_goes),
-    ]
+    vec![e2e!(extension, model_supplied_urls_are_judged_as_chromium_goes)]
 }

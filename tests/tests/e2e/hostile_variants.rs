@@ -13,20 +13,19 @@
 //! - secrets spelled character by character (words, character codes);
 //! - send channels the network suite did not try.
 
-use waymark_tests::trial::E2e;
-use std::path::Path;
 use crate::common;
 use crate::hostile_support;
-
 use common::{Setup, TASK_TIMEOUT, Waymark, role_reply};
 use hostile_support::suite::Suite;
 use hostile_support::{
     Task, approve_site_changes, deny_all, navigator_texts_since, plant, unfenced,
 };
 use serde_json::{Value, json};
+use std::path::Path;
 use waymark_tests::fixture_server::FixtureServer;
 use waymark_tests::llm_server::{ScriptedLlm, ScriptedReply};
 use waymark_tests::paths;
+use waymark_tests::trial::E2e;
 
 const CLASS_TAINT: &str = "9 what the model reads";
 const CLASS_FENCE: &str = "10 fences";

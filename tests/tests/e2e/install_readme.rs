@@ -4,15 +4,14 @@
 //! agree at each step: before the install (host missing), with a manifest that leaves this
 //! copy out (wrong ID), after the README's command (connected), and after its uninstall.
 
-use waymark_tests::trial::E2e;
 use crate::common;
-
 use common::{Panel, TASK_TIMEOUT, host_binary};
 use serde_json::json;
 use std::path::Path;
 use std::process::Command;
 use waymark_tests::chromium::{Browser, LaunchOptions};
 use waymark_tests::paths;
+use waymark_tests::trial::E2e;
 
 /// The command in the README's table row that starts with `row` (its last `code` cell).
 fn readme_command(row: &str) -> String {
@@ -161,7 +160,8 @@ fn the_readme_s_commands_copied_literally_install_and_uninstall_a_release_zip(_b
 
 /// This file's tests, for the harness (`main.rs`).
 pub fn trials() -> Vec<E2e> {
-    vec![
-        e2e!(extension, the_readme_s_commands_copied_literally_install_and_uninstall_a_release_zip),
-    ]
+    vec![e2e!(
+        extension,
+        the_readme_s_commands_copied_literally_install_and_uninstall_a_release_zip
+    )]
 }

@@ -6,20 +6,19 @@
 //! inside the worker). The difference is the bridge's overhead (plus, for the click, the
 //! policy's look at the live element). Ignored in normal runs: numbers, never assertions.
 
-use waymark_tests::trial::E2e;
-use std::path::Path;
 use crate::common;
 use crate::mcp_support;
-
 use common::{Setup, TASK_TIMEOUT, Waymark, find_ref};
 use mcp_support::{Client, switched_on};
 use serde_json::{Value, json};
 use std::fmt::Write as _;
+use std::path::Path;
 use std::path::PathBuf;
 use std::time::Instant;
 use waymark_tests::fixture_server::FixtureServer;
 use waymark_tests::llm_server::{ScriptedLlm, ScriptedReply};
 use waymark_tests::paths;
+use waymark_tests::trial::E2e;
 
 /// Timed pairs per page (after one warm-up).
 const RUNS: usize = 5;
@@ -171,7 +170,5 @@ fn bench_mcp(ext: &Path) {
 
 /// This file's tests, for the harness (`main.rs`).
 pub fn trials() -> Vec<E2e> {
-    vec![
-        e2e!(test_hooks, bench_mcp).only_when_asked(),
-    ]
+    vec![e2e!(test_hooks, bench_mcp).only_when_asked()]
 }

@@ -6,10 +6,8 @@
 //! the client and Disconnect ends it; two clients at once; the worker restarted mid-session;
 //! malformed and oversized MCP input; a socket no one else may open.
 
-use waymark_tests::trial::E2e;
 use crate::common;
 use crate::mcp_support;
-
 use common::{Panel, Setup, TASK_TIMEOUT, Waymark, find_ref};
 use mcp_support::{Client, runtime_dir, set_external, sockets, switched_on, wait_until};
 use serde_json::{Value, json};
@@ -17,6 +15,7 @@ use std::path::Path;
 use waymark_tests::fixture_server::FixtureServer;
 use waymark_tests::llm_server::{ScriptedLlm, ScriptedReply};
 use waymark_tests::paths;
+use waymark_tests::trial::E2e;
 
 fn launch(ext: &Path, llm: &ScriptedLlm) -> Waymark {
     let site = FixtureServer::builder(paths::fixtures_dir().join("site")).start().expect("site");

@@ -3,17 +3,16 @@
 //! turning them through the same gate as the agent's clicks, and answers the table as JSON
 //! (fenced summary first). No model is involved.
 
-use waymark_tests::trial::E2e;
-use std::path::Path;
 use crate::common;
 use crate::mcp_support;
-
 use common::{Setup, TASK_TIMEOUT, Waymark, find_ref};
 use mcp_support::{Client, switched_on};
 use serde_json::{Value, json};
+use std::path::Path;
 use waymark_tests::fixture_server::FixtureServer;
 use waymark_tests::llm_server::{ScriptedLlm, ScriptedReply};
 use waymark_tests::paths;
+use waymark_tests::trial::E2e;
 
 fn an_external_agent_collects_a_three_page_listing_without_a_model(ext: &Path) {
     let llm = ScriptedLlm::start(|_| ScriptedReply::text("no model is used here")).expect("llm");
@@ -51,7 +50,5 @@ fn an_external_agent_collects_a_three_page_listing_without_a_model(ext: &Path) {
 
 /// This file's tests, for the harness (`main.rs`).
 pub fn trials() -> Vec<E2e> {
-    vec![
-        e2e!(extension, an_external_agent_collects_a_three_page_listing_without_a_model),
-    ]
+    vec![e2e!(extension, an_external_agent_collects_a_three_page_listing_without_a_model)]
 }

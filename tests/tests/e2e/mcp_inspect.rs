@@ -6,17 +6,16 @@
 //! text a person cannot see, as the snapshot does. A dialog the page opens during an action is
 //! answered Cancel and quoted; `browser_handle_dialog` does the action again with OK.
 
-use std::path::Path;
-use waymark_tests::trial::E2e;
 use crate::common;
 use crate::mcp_support;
-
 use common::{Setup, TASK_TIMEOUT, Waymark, find_ref};
 use mcp_support::{Client, switched_on};
 use serde_json::json;
+use std::path::Path;
 use waymark_tests::fixture_server::FixtureServer;
 use waymark_tests::llm_server::{ScriptedLlm, ScriptedReply};
 use waymark_tests::paths;
+use waymark_tests::trial::E2e;
 
 const KEY: &str = "sk-live-Q7mZ2vX9bN4kR8tW3yH6jD5c";
 
@@ -149,7 +148,10 @@ fn dialogs_are_answered_cancel_and_ok_only_when_the_agent_asks(ext: &Path) {
 /// This file's tests, for the harness (`main.rs`).
 pub fn trials() -> Vec<E2e> {
     vec![
-        e2e!(extension, requests_and_console_are_listed_with_secrets_as_handles_and_the_window_is_resized),
+        e2e!(
+            extension,
+            requests_and_console_are_listed_with_secrets_as_handles_and_the_window_is_resized
+        ),
         e2e!(extension, dialogs_are_answered_cancel_and_ok_only_when_the_agent_asks),
     ]
 }

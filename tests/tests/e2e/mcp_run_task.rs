@@ -5,19 +5,21 @@
 //! sent) and approves; Stop in the panel; busy while the user's own task (or another client's)
 //! runs; the worker restarted mid-task.
 
-use std::path::Path;
-use waymark_tests::trial::E2e;
 use crate::common;
 use crate::mcp_support;
-
-use common::{Gate, Panel, Setup, TASK_TIMEOUT, Waymark, fill_the_form, find_ref, is_summary_call, message_text, navigator_requests, role_reply};
+use common::{
+    Gate, Panel, Setup, TASK_TIMEOUT, Waymark, fill_the_form, find_ref, is_summary_call,
+    message_text, navigator_requests, role_reply,
+};
 use mcp_support::{Client, switched_on, wait_until};
 use serde_json::{Value, json};
+use std::path::Path;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use waymark_tests::fixture_server::FixtureServer;
 use waymark_tests::llm_server::{RecordedRequest, ScriptedLlm, ScriptedReply};
 use waymark_tests::paths;
+use waymark_tests::trial::E2e;
 
 fn launch(ext: &Path, llm: &ScriptedLlm) -> Waymark {
     let site = FixtureServer::builder(paths::fixtures_dir().join("site")).start().expect("site");
@@ -116,7 +118,9 @@ fn a_task_finishes_with_findings_progress_and_a_session_to_continue(extension: &
     assert!(err && text.contains("no-such-session"), "{text}");
 }
 
-fn a_card_the_panel_denies_is_an_error_and_nothing_is_sent_approved_it_goes_through(extension: &Path) {
+fn a_card_the_panel_denies_is_an_error_and_nothing_is_sent_approved_it_goes_through(
+    extension: &Path,
+) {
     let navigator_calls = Arc::new(AtomicUsize::new(0));
     let calls = navigator_calls.clone();
     let llm = ScriptedLlm::start(move |req: &RecordedRequest| {
@@ -290,7 +294,10 @@ fn disconnecting_the_agent_stops_the_task_it_asked_for(extension: &Path) {
 pub fn trials() -> Vec<E2e> {
     vec![
         e2e!(extension, a_task_finishes_with_findings_progress_and_a_session_to_continue),
-        e2e!(extension, a_card_the_panel_denies_is_an_error_and_nothing_is_sent_approved_it_goes_through),
+        e2e!(
+            extension,
+            a_card_the_panel_denies_is_an_error_and_nothing_is_sent_approved_it_goes_through
+        ),
         e2e!(extension, stop_in_the_panel_ends_the_task_and_the_client_is_told),
         e2e!(extension, a_task_is_busy_while_another_runs),
         e2e!(extension, a_worker_restarted_mid_task_is_reported_and_the_task_not_resumed),

@@ -8,11 +8,11 @@
 //! approves (with progress saying it waits), `waymark_run_task`, a card nobody answers (the
 //! call times out after the user's setting and the card goes), and switched off.
 
-use waymark_tests::trial::E2e;
 use crate::common;
 use crate::mcp_support;
-
-use common::{Panel, Setup, TASK_TIMEOUT, Waymark, fill_the_form, find_ref, is_summary_call, role_reply};
+use common::{
+    Panel, Setup, TASK_TIMEOUT, Waymark, fill_the_form, find_ref, is_summary_call, role_reply,
+};
 use mcp_support::{set_external, sockets, wait_until};
 use serde_json::{Value, json};
 use std::io::{BufRead, BufReader, Write};
@@ -22,6 +22,7 @@ use std::sync::mpsc::{Receiver, channel};
 use waymark_tests::fixture_server::FixtureServer;
 use waymark_tests::llm_server::{ScriptedLlm, ScriptedReply};
 use waymark_tests::paths;
+use waymark_tests::trial::E2e;
 
 /// The SDK's Python, or a failure saying how to install it.
 fn sdk_python() -> PathBuf {
@@ -275,7 +276,5 @@ fn the_official_python_sdk_with_its_default_environment_drives_the_browser(ext: 
 
 /// This file's tests, for the harness (`main.rs`).
 pub fn trials() -> Vec<E2e> {
-    vec![
-        e2e!(extension, the_official_python_sdk_with_its_default_environment_drives_the_browser),
-    ]
+    vec![e2e!(extension, the_official_python_sdk_with_its_default_environment_drives_the_browser)]
 }

@@ -14,20 +14,19 @@
 //!
 //! All pages live on `*.localhost` of one fixture server that records every request.
 
-use waymark_tests::trial::E2e;
-use std::path::Path;
 use crate::common;
 use crate::hostile_support;
-
 use common::{Setup, TASK_TIMEOUT, Waymark, role_reply};
 use hostile_support::{Card, approve_all, navigator_texts_since, requests_to, run_task};
 use serde_json::{Value, json};
+use std::path::Path;
 use std::sync::Arc;
 use waymark_tests::chromium::Page;
 use waymark_tests::fixture_server::{FixtureRequest, FixtureServer};
 use waymark_tests::llm_server::ScriptedLlm;
 use waymark_tests::obedient::Obedient;
 use waymark_tests::paths;
+use waymark_tests::trial::E2e;
 
 /// The service worker, for direct page requests (`waymarkPageRequest`, see `tab.rs`).
 struct Worker(Page);

@@ -7,17 +7,16 @@
 //!
 //! Screenshots of the main states go to `target/screenshots/panel/` (git-ignored).
 
-use waymark_tests::trial::E2e;
-use std::path::Path;
 use crate::common;
-
 use common::{Panel, Setup, TASK_TIMEOUT, Waymark, find_ref, message_text, role_of};
 use serde_json::{Value, json};
 use std::collections::HashMap;
+use std::path::Path;
 use std::sync::{Arc, Mutex};
 use waymark_tests::fixture_server::FixtureServer;
 use waymark_tests::llm_server::{RecordedRequest, ScriptedLlm, ScriptedReply};
 use waymark_tests::paths;
+use waymark_tests::trial::E2e;
 
 const FILL: &str = "Fill in the name Ada and save the form";
 const HEADING: &str = "Read the page heading";

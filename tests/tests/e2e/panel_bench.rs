@@ -8,17 +8,16 @@
 //! the worker stopped first (Chrome stops idle workers after 30 s), which adds its start-up and
 //! the load of the session from storage; and the first opening after a browser restart.
 
-use waymark_tests::trial::E2e;
-use std::path::Path;
 use crate::common;
-
 use common::{EXTENSION_ID, Panel, Setup, TASK_TIMEOUT, Waymark};
 use serde_json::{Map, Value, json};
+use std::path::Path;
 use waymark_core::agent::TaskOutcome;
 use waymark_core::session::{Session, TaskRecord};
 use waymark_tests::fixture_server::FixtureServer;
 use waymark_tests::llm_server::ScriptedLlm;
 use waymark_tests::paths;
+use waymark_tests::trial::E2e;
 
 /// Tasks in the seeded session.
 const TASKS: u32 = 200;
@@ -244,7 +243,5 @@ fn bench_panel_startup_with_200_tasks(extension: &Path) {
 
 /// This file's tests, for the harness (`main.rs`).
 pub fn trials() -> Vec<E2e> {
-    vec![
-        e2e!(extension, bench_panel_startup_with_200_tasks).only_when_asked(),
-    ]
+    vec![e2e!(extension, bench_panel_startup_with_200_tasks).only_when_asked()]
 }

@@ -4,17 +4,16 @@
 //!
 //! A screenshot of the streaming state goes to `target/screenshots/panel/` (git-ignored).
 
-use waymark_tests::trial::E2e;
-use std::path::Path;
 use crate::common;
-
 use common::{Setup, TASK_TIMEOUT, Waymark, message_text};
 use common::{fill_the_form, role_reply};
 use serde_json::Value;
+use std::path::Path;
 use std::time::Duration;
 use waymark_tests::fixture_server::FixtureServer;
 use waymark_tests::llm_server::{LlmServerOptions, RecordedRequest, ScriptedLlm, ScriptedReply};
 use waymark_tests::paths;
+use waymark_tests::trial::E2e;
 
 const TASK: &str = "Fill in the name Ada and save the form";
 
@@ -120,7 +119,5 @@ fn streamed_model_text_shows_in_the_live_view_before_the_step_runs(extension: &P
 
 /// This file's tests, for the harness (`main.rs`).
 pub fn trials() -> Vec<E2e> {
-    vec![
-        e2e!(extension, streamed_model_text_shows_in_the_live_view_before_the_step_runs),
-    ]
+    vec![e2e!(extension, streamed_model_text_shows_in_the_live_view_before_the_step_runs)]
 }

@@ -11,16 +11,18 @@
 //!
 //! The recovery time is printed (`worker recovered in … ms`), never asserted.
 
-use std::path::Path;
-use waymark_tests::trial::E2e;
 use crate::common;
-
-use common::{Panel, Setup, TASK_TIMEOUT, Waymark, descendants_running, find_ref, message_text, role_of, role_reply};
+use common::{
+    Panel, Setup, TASK_TIMEOUT, Waymark, descendants_running, find_ref, message_text, role_of,
+    role_reply,
+};
 use serde_json::{Value, json};
+use std::path::Path;
 use waymark_tests::chromium::Page;
 use waymark_tests::fixture_server::FixtureServer;
 use waymark_tests::llm_server::{RecordedRequest, ScriptedLlm, ScriptedReply};
 use waymark_tests::paths;
+use waymark_tests::trial::E2e;
 
 /// Each spelling that broke the outbound scanner's URL slicing, one per line of the page.
 const GLUED: [&str; 6] = [
@@ -232,7 +234,9 @@ fn a_worker_panic_mid_task_interrupts_that_task_and_the_next_one_runs(extension:
     llm.assert_no_script_panics().expect("script ok");
 }
 
-fn a_content_script_panic_fails_that_request_and_the_next_one_runs_on_a_fresh_instance(extension: &Path) {
+fn a_content_script_panic_fails_that_request_and_the_next_one_runs_on_a_fresh_instance(
+    extension: &Path,
+) {
     let llm = ScriptedLlm::start(|_| done("unused")).expect("scripted LLM");
     let wm = launch(extension, &llm);
     let page = wm.open("/form.html").expect("open fixture");
@@ -274,8 +278,14 @@ fn a_content_script_panic_fails_that_request_and_the_next_one_runs_on_a_fresh_in
 /// This file's tests, for the harness (`main.rs`).
 pub fn trials() -> Vec<E2e> {
     vec![
-        e2e!(test_hooks, a_page_with_urls_glued_to_multibyte_characters_is_read_and_its_task_finishes),
+        e2e!(
+            test_hooks,
+            a_page_with_urls_glued_to_multibyte_characters_is_read_and_its_task_finishes
+        ),
         e2e!(test_hooks, a_worker_panic_mid_task_interrupts_that_task_and_the_next_one_runs),
-        e2e!(test_hooks, a_content_script_panic_fails_that_request_and_the_next_one_runs_on_a_fresh_instance),
+        e2e!(
+            test_hooks,
+            a_content_script_panic_fails_that_request_and_the_next_one_runs_on_a_fresh_instance
+        ),
     ]
 }

@@ -3,11 +3,10 @@
 //! wasm2js build under a strict CSP). Requests go through the agent's own `TabPage` (see
 //! `perception_support` for why the service worker hook instead of a scripted model).
 
-use waymark_tests::trial::E2e;
-use std::path::Path;
 use crate::perception_support;
-
 use perception_support::{Zoo, must_ref};
+use std::path::Path;
+use waymark_tests::trial::E2e;
 
 fn forms_are_read_with_roles_names_states_values_and_no_secrets(extension: &Path) {
     let zoo = Zoo::launch(extension).expect("launch");
@@ -126,7 +125,6 @@ fn the_wasm2js_build_reads_a_page_under_a_strict_csp(extension: &Path) {
     assert_eq!(observation["engine"], "wasm2js", "{observation}");
     assert!(text.contains("] textbox Strict name"), "{text}");
 }
-
 
 /// This file's tests, for the harness (`main.rs`).
 pub fn trials() -> Vec<E2e> {

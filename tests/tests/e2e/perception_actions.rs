@@ -2,12 +2,11 @@
 //! `TabPage` (service worker → content script of the ref's frame → page), checking what the
 //! page's own scripts saw. See `perception_support` for why the hook instead of a scripted model.
 
-use waymark_tests::trial::E2e;
-use std::path::Path;
 use crate::perception_support;
-
 use perception_support::{Zoo, must_ref, ok, text};
 use serde_json::json;
+use std::path::Path;
+use waymark_tests::trial::E2e;
 
 fn forms_are_typed_checked_selected_and_submitted_and_a_stale_ref_clicks_nothing(extension: &Path) {
     let zoo = Zoo::launch(extension).expect("launch");
@@ -317,7 +316,6 @@ fn actions_work_through_the_wasm2js_build_under_a_strict_csp(extension: &Path) {
     assert_eq!(text(&page, "document.getElementById('s').textContent"), "Strict saved: Zed");
 }
 
-
 fn navigation_and_tabs_report_what_changed(extension: &Path) {
     let zoo = Zoo::launch(extension).expect("launch");
     let (page, tab) = zoo.open("/nav-a.html").expect("nav a");
@@ -401,7 +399,10 @@ fn navigation_and_tabs_report_what_changed(extension: &Path) {
 /// This file's tests, for the harness (`main.rs`).
 pub fn trials() -> Vec<E2e> {
     vec![
-        e2e!(test_hooks, forms_are_typed_checked_selected_and_submitted_and_a_stale_ref_clicks_nothing),
+        e2e!(
+            test_hooks,
+            forms_are_typed_checked_selected_and_submitted_and_a_stale_ref_clicks_nothing
+        ),
         e2e!(test_hooks, a_react_controlled_input_takes_the_typed_text),
         e2e!(test_hooks, a_custom_dropdown_is_chosen_through_clicks),
         e2e!(test_hooks, shadow_dom_widgets_are_typed_and_clicked),

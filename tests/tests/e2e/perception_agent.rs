@@ -1,15 +1,14 @@
 //! The model → action path once, end to end: side panel → service worker → host → scripted
 //! LLM → tool calls with frame-qualified refs (`f5:2`) → the cross-origin frame's content script.
 
-use waymark_tests::trial::E2e;
-use std::path::Path;
 use crate::common;
-
 use common::{Setup, Waymark, message_text};
 use serde_json::{Value, json};
+use std::path::Path;
 use waymark_tests::fixture_server::FixtureServer;
 use waymark_tests::llm_server::{RecordedRequest, ScriptedLlm, ScriptedReply};
 use waymark_tests::paths;
+use waymark_tests::trial::E2e;
 
 fn zoo() -> FixtureServer {
     FixtureServer::builder(paths::fixtures_dir().join("zoo")).start().expect("zoo")
@@ -83,7 +82,5 @@ fn the_model_acts_inside_a_cross_origin_frame_with_qualified_refs(extension: &Pa
 
 /// This file's tests, for the harness (`main.rs`).
 pub fn trials() -> Vec<E2e> {
-    vec![
-        e2e!(extension, the_model_acts_inside_a_cross_origin_frame_with_qualified_refs),
-    ]
+    vec![e2e!(extension, the_model_acts_inside_a_cross_origin_frame_with_qualified_refs)]
 }

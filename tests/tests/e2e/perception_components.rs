@@ -6,12 +6,11 @@
 //! beside fields, and one `back` going back one page. Each assertion names what the model reads
 //! or what the page (or the site) received.
 
-use waymark_tests::trial::E2e;
-use std::path::Path;
 use crate::perception_support;
-
 use perception_support::{Zoo, must_ref, ok, ref_of, text};
 use serde_json::{Value, json};
+use std::path::Path;
+use waymark_tests::trial::E2e;
 
 fn failed_with(outcome: &Value, words: &str) {
     assert_eq!(outcome["ok"], json!(false), "{outcome}");
@@ -267,7 +266,9 @@ fn a_virtualised_list_is_scrolled_by_its_box_until_the_row_exists(extension: &Pa
     );
 }
 
-fn a_terminal_takes_typing_through_the_keyboard_and_its_capture_field_stays_empty(extension: &Path) {
+fn a_terminal_takes_typing_through_the_keyboard_and_its_capture_field_stays_empty(
+    extension: &Path,
+) {
     let zoo = Zoo::launch(extension).expect("launch");
     let (page, tab) = zoo.open("/terminal.html").expect("page");
     let (obs, _) = zoo.observe(tab).expect("observe");
@@ -391,7 +392,10 @@ pub fn trials() -> Vec<E2e> {
         e2e!(test_hooks, drag_and_drop_moves_cards_and_reorders_a_list),
         e2e!(test_hooks, an_editor_with_its_own_model_takes_typed_text_and_formatting),
         e2e!(test_hooks, a_virtualised_list_is_scrolled_by_its_box_until_the_row_exists),
-        e2e!(test_hooks, a_terminal_takes_typing_through_the_keyboard_and_its_capture_field_stays_empty),
+        e2e!(
+            test_hooks,
+            a_terminal_takes_typing_through_the_keyboard_and_its_capture_field_stays_empty
+        ),
         e2e!(test_hooks, a_canvas_says_it_cannot_be_read_or_acted_in),
         e2e!(test_hooks, wait_until_a_text_is_gone_and_fields_named_by_the_text_beside_them),
         e2e!(test_hooks, back_goes_back_one_page_after_script_navigations),

@@ -4,15 +4,14 @@
 //! Without the corpus the test fails, saying where it looked; `WAYMARK_SKIP_CORPUS=1` skips it
 //! (reported ignored like every end-to-end skip, see `waymark_tests::trial`).
 
-use waymark_tests::trial::{Data, E2e};
-use std::path::Path;
 use crate::perception_support;
-
 use perception_support::Zoo;
 use serde_json::Value;
+use std::path::Path;
 use std::path::PathBuf;
 use waymark_tests::e2e;
 use waymark_tests::fixture_server::FixtureServer;
+use waymark_tests::trial::{Data, E2e};
 
 const CANARY: &str = "pw-canary-7731";
 
@@ -106,7 +105,5 @@ fn every_corpus_page_is_observed_without_secrets(extension: &Path) {
 
 /// This file's tests, for the harness (`main.rs`).
 pub fn trials() -> Vec<E2e> {
-    vec![
-        e2e!(test_hooks, every_corpus_page_is_observed_without_secrets).with_data(Data::Corpus),
-    ]
+    vec![e2e!(test_hooks, every_corpus_page_is_observed_without_secrets).with_data(Data::Corpus)]
 }

@@ -4,15 +4,14 @@
 //! the outcome back through the widget's own state: the page posts what the library holds.
 //! Every assertion failed before the fix of its class (the class is named per test).
 
-use std::path::Path;
-use waymark_tests::trial::{Data, E2e};
 use crate::perception_support;
-
 use perception_support::{Zoo, must_ref, ok};
 use serde_json::{Value, json};
+use std::path::Path;
 use std::time::Duration;
 use waymark_tests::chromium::Page;
 use waymark_tests::libzoo;
+use waymark_tests::trial::{Data, E2e};
 
 fn launch(extension: &Path) -> Zoo {
     libzoo::require();
@@ -182,10 +181,15 @@ fn enter_in_a_field_of_a_form_without_a_submit_button_submits_nothing(extension:
 /// This file's tests, for the harness (`main.rs`).
 pub fn trials() -> Vec<E2e> {
     vec![
-        e2e!(test_hooks, react_widgets_are_listed_named_and_set_through_their_state).with_data(Data::EvalTools),
-        e2e!(test_hooks, shadow_dom_controls_are_listed_through_what_a_person_sees).with_data(Data::EvalTools),
-        e2e!(test_hooks, custom_selects_over_hidden_inputs_are_listed_once_by_their_label).with_data(Data::EvalTools),
-        e2e!(test_hooks, a_grid_sorted_by_transforms_reads_in_drawn_order).with_data(Data::EvalTools),
-        e2e!(test_hooks, enter_in_a_field_of_a_form_without_a_submit_button_submits_nothing).with_data(Data::EvalTools),
+        e2e!(test_hooks, react_widgets_are_listed_named_and_set_through_their_state)
+            .with_data(Data::EvalTools),
+        e2e!(test_hooks, shadow_dom_controls_are_listed_through_what_a_person_sees)
+            .with_data(Data::EvalTools),
+        e2e!(test_hooks, custom_selects_over_hidden_inputs_are_listed_once_by_their_label)
+            .with_data(Data::EvalTools),
+        e2e!(test_hooks, a_grid_sorted_by_transforms_reads_in_drawn_order)
+            .with_data(Data::EvalTools),
+        e2e!(test_hooks, enter_in_a_field_of_a_form_without_a_submit_button_submits_nothing)
+            .with_data(Data::EvalTools),
     ]
 }

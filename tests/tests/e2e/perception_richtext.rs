@@ -5,12 +5,11 @@
 //! nothing says so; SortableJS and dnd kit lists list each item as its own ref, a drag between
 //! items reorders them, and the order reads back. Every check reads the library's own state.
 
-use std::path::Path;
-use waymark_tests::trial::{Data, E2e};
 use crate::perception_support;
-
 use perception_support::{Zoo, must_ref, ok, text};
 use serde_json::{Value, json};
+use std::path::Path;
+use waymark_tests::trial::{Data, E2e};
 
 /// The library zoo in Chromium with the test-hooks build.
 fn launch(extension: &Path) -> Zoo {
@@ -72,7 +71,9 @@ fn words_are_selected_and_formatted_in_quill_and_tiptap(extension: &Path) {
     assert!(md.contains("Email _every beta tester_."), "{md}");
 }
 
-fn selecting_says_when_words_are_missing_or_ambiguous_and_commands_that_change_nothing_fail(extension: &Path) {
+fn selecting_says_when_words_are_missing_or_ambiguous_and_commands_that_change_nothing_fail(
+    extension: &Path,
+) {
     let zoo = launch(extension);
     let (page, tab) = zoo.open("/richtext.html").expect("page");
     page.wait_for("!!document.querySelector('.ProseMirror')", perception_support::BOUND)

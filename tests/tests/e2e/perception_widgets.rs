@@ -4,12 +4,11 @@
 //! script listener. Each assertion names what the model reads or what the page's own scripts
 //! saw, and failed before the fix of its class.
 
-use waymark_tests::trial::E2e;
-use std::path::Path;
 use crate::perception_support;
-
 use perception_support::{Zoo, must_ref, ok, text};
 use serde_json::json;
+use std::path::Path;
+use waymark_tests::trial::E2e;
 
 fn nested_clickables_and_icons_are_controls_of_their_own(extension: &Path) {
     let zoo = Zoo::launch(extension).expect("launch");
@@ -209,7 +208,9 @@ fn the_page_settles_before_it_is_read_and_long_values_are_kept(extension: &Path)
     assert!(md.contains("[Country search: ba"), "{md}");
 }
 
-fn a_combobox_under_its_own_placeholder_is_typed_into_and_unseen_text_is_taken_out(extension: &Path) {
+fn a_combobox_under_its_own_placeholder_is_typed_into_and_unseen_text_is_taken_out(
+    extension: &Path,
+) {
     let zoo = Zoo::launch(extension).expect("launch");
     let (page, tab) = zoo.open("/placeholder.html").expect("placeholder");
     let (obs, _) = zoo.observe(tab).expect("observe");
@@ -238,6 +239,9 @@ pub fn trials() -> Vec<E2e> {
         e2e!(test_hooks, custom_checkboxes_and_radios_are_their_visible_box),
         e2e!(test_hooks, outcomes_are_true_and_typed_fields_take_their_format),
         e2e!(test_hooks, the_page_settles_before_it_is_read_and_long_values_are_kept),
-        e2e!(test_hooks, a_combobox_under_its_own_placeholder_is_typed_into_and_unseen_text_is_taken_out),
+        e2e!(
+            test_hooks,
+            a_combobox_under_its_own_placeholder_is_typed_into_and_unseen_text_is_taken_out
+        ),
     ]
 }

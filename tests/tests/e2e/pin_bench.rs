@@ -6,16 +6,15 @@
 //!
 //! `cargo test -p waymark-tests --test e2e -- --ignored pin_bench::`
 
-use waymark_tests::trial::E2e;
-use std::path::Path;
 use crate::common;
-
 use common::{Setup, TASK_TIMEOUT, Waymark};
 use serde_json::{Value, json};
+use std::path::Path;
 use std::time::{Duration, Instant};
 use waymark_tests::fixture_server::FixtureServer;
 use waymark_tests::llm_server::{ScriptedLlm, ScriptedReply};
 use waymark_tests::paths;
+use waymark_tests::trial::E2e;
 
 const ORDER: &str = r#"{"item":"blue teapot","qty":1}"#;
 
@@ -118,7 +117,5 @@ fn bench_pinned_redo(ext: &Path) {
 
 /// This file's tests, for the harness (`main.rs`).
 pub fn trials() -> Vec<E2e> {
-    vec![
-        e2e!(test_hooks, bench_pinned_redo).only_when_asked(),
-    ]
+    vec![e2e!(test_hooks, bench_pinned_redo).only_when_asked()]
 }

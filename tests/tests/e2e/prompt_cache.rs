@@ -5,12 +5,11 @@
 //! break the worker set in a message (`cache_breaks`, read from what the worker really sent to
 //! the host: the host runs behind a `tee` that keeps its input).
 
-use waymark_tests::trial::E2e;
 use crate::common;
-
 use std::os::unix::fs::PermissionsExt;
 use std::path::{Path, PathBuf};
 use std::process::Command;
+use waymark_tests::trial::E2e;
 
 use common::{Setup, Waymark, fill_the_form, host_binary, role_reply};
 use serde_json::{Value, json};
@@ -24,14 +23,16 @@ const ANSWER: &str = "Saved the name Ada.";
 /// Anthropic's limit on `cache_control` breakpoints in one request.
 const MAX_BREAKPOINTS: usize = 4;
 
-fn the_cost_line_shows_cached_tokens_and_anthropic_requests_mark_the_cached_prefixes(extension: &Path) {
+fn the_cost_line_shows_cached_tokens_and_anthropic_requests_mark_the_cached_prefixes(
+    extension: &Path,
+) {
     let llm = ScriptedLlm::start(|req| form_filler(&openai_view(req))).expect("scripted LLM");
     llm.report_cache(CacheReport::Prefix);
     let site = FixtureServer::builder(paths::fixtures_dir().join("site")).start().expect("site");
     // The host is registered only once its config and tap are in place (the worker connects
     // to it again with the panel).
-    let wm = Waymark::launch(extension, Setup { llm: &llm, install_host: false, site })
-        .expect("launch");
+    let wm =
+        Waymark::launch(extension, Setup { llm: &llm, install_host: false, site }).expect("launch");
     let config = wm.work.path().join("config");
     std::fs::write(
         config.join("config.toml"),
@@ -348,7 +349,10 @@ fn in_and_cached(line: &str) -> (u64, u64) {
 /// This file's tests, for the harness (`main.rs`).
 pub fn trials() -> Vec<E2e> {
     vec![
-        e2e!(extension, the_cost_line_shows_cached_tokens_and_anthropic_requests_mark_the_cached_prefixes),
+        e2e!(
+            extension,
+            the_cost_line_shows_cached_tokens_and_anthropic_requests_mark_the_cached_prefixes
+        ),
         e2e!(plain, the_break_check_accepts_the_hosts_cuts_and_catches_a_missing_one),
     ]
 }

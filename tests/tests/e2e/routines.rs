@@ -6,15 +6,14 @@
 //! workflow is gone fails and says so once, not at every run. A card raised in a run waits for
 //! the user, with a notification, and the run goes on once they approve it.
 
-use waymark_tests::trial::E2e;
-use std::path::Path;
 use crate::common;
-
 use common::{Panel, Setup, TASK_TIMEOUT, Waymark, message_text, role_reply};
 use serde_json::{Value, json};
+use std::path::Path;
 use waymark_tests::fixture_server::FixtureServer;
 use waymark_tests::llm_server::{ScriptedLlm, ScriptedReply};
 use waymark_tests::paths;
+use waymark_tests::trial::E2e;
 
 /// The stored routines.
 fn routines(worker: &waymark_tests::chromium::Page) -> Value {

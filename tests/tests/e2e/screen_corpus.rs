@@ -8,11 +8,11 @@
 //! how many pages asked for the check and the median observe time of both ways.
 //! `WAYMARK_SOAK_ONLY=text` measures only the pages whose label contains `text`.
 
-use waymark_tests::trial::{Data, E2e};
-use std::path::Path;
 use crate::common;
 #[allow(dead_code, reason = "the soak's page lists only; its model and checks are the soak's")]
 use crate::soak_support;
+use std::path::Path;
+use waymark_tests::trial::{Data, E2e};
 
 use common::{Setup, TASK_TIMEOUT, Waymark, role_reply};
 use serde_json::{Value, json};
@@ -150,6 +150,8 @@ fn screen_check_over_the_soak_pages(ext: &Path) {
 /// This file's tests, for the harness (`main.rs`).
 pub fn trials() -> Vec<E2e> {
     vec![
-        e2e!(test_hooks, screen_check_over_the_soak_pages).with_data(Data::Corpus).only_when_asked(),
+        e2e!(test_hooks, screen_check_over_the_soak_pages)
+            .with_data(Data::Corpus)
+            .only_when_asked(),
     ]
 }

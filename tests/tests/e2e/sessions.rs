@@ -2,15 +2,14 @@
 //! survives a service-worker kill and a browser restart on the same profile, search finds a turn
 //! of an older session and jumps to it, deletion asks first, and export writes markdown and JSON.
 
-use waymark_tests::trial::E2e;
-use std::path::Path;
 use crate::common;
-
 use common::{Panel, Setup, TASK_TIMEOUT, Waymark, is_summary_call, message_text};
 use serde_json::json;
+use std::path::Path;
 use waymark_tests::fixture_server::FixtureServer;
 use waymark_tests::llm_server::{RecordedRequest, ScriptedLlm, ScriptedReply};
 use waymark_tests::paths;
+use waymark_tests::trial::E2e;
 
 const FIND: &str = "Find the cheapest plan";
 const TITLE_TASK: &str = "What is this page called?";

@@ -2,14 +2,15 @@
 //! native host → scripted LLM → content script (wasm, or wasm2js under a strict CSP) → page,
 //! and the export written by the host.
 
-use waymark_tests::trial::E2e;
-use std::path::Path;
 use crate::common;
-
-use common::{Setup, Waymark, fill_the_form, message_text, navigator_requests, role_of, role_reply};
+use common::{
+    Setup, Waymark, fill_the_form, message_text, navigator_requests, role_of, role_reply,
+};
+use std::path::Path;
 use waymark_tests::fixture_server::FixtureServer;
 use waymark_tests::llm_server::{RecordedRequest, ScriptedLlm, ScriptedReply};
 use waymark_tests::paths;
+use waymark_tests::trial::E2e;
 
 const TASK: &str = "Fill the name field with Ada and press Save";
 

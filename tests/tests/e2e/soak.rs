@@ -10,10 +10,8 @@
 //! the finding.
 //! `WAYMARK_SOAK_ONLY=text` soaks only the pages whose label contains `text` (local runs).
 
-use waymark_tests::trial::{Data, E2e};
 use crate::common;
 use crate::soak_support;
-
 use anyhow::{Context, Result, bail, ensure};
 use common::{Panel, TASK_TIMEOUT, Waymark};
 use serde_json::Value;
@@ -25,6 +23,7 @@ use waymark_tests::chromium::Page;
 use waymark_tests::fixture_server::FixtureServer;
 use waymark_tests::llm_server::ScriptedLlm;
 use waymark_tests::paths;
+use waymark_tests::trial::{Data, E2e};
 
 /// How long a page gets to fire its load event before it is used as parsed.
 const LOAD_BOUND: Duration = Duration::from_secs(15);

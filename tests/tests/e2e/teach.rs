@@ -7,16 +7,15 @@
 //! model call, hands the page over for the password, and its form post needs no card because
 //! the demonstration made the same one. Events a page script makes are never recorded.
 
-use waymark_tests::trial::E2e;
-use std::path::Path;
 use crate::common;
-
 use common::{Setup, TASK_TIMEOUT, Waymark};
 use serde_json::{Value, json};
+use std::path::Path;
 use waymark_tests::chromium::Page;
 use waymark_tests::fixture_server::FixtureServer;
 use waymark_tests::llm_server::{ScriptedLlm, ScriptedReply};
 use waymark_tests::paths;
+use waymark_tests::trial::E2e;
 
 const PASSWORD: &str = "hunter2-shown";
 
@@ -43,7 +42,9 @@ fn wait_steps(panel: &common::Panel, n: usize) -> Vec<String> {
     recorded_steps(panel)
 }
 
-fn a_sign_up_shown_with_real_input_becomes_a_workflow_that_replays_without_the_model(extension: &Path) {
+fn a_sign_up_shown_with_real_input_becomes_a_workflow_that_replays_without_the_model(
+    extension: &Path,
+) {
     let llm = ScriptedLlm::start(|_| ScriptedReply::text("no model is needed here")).expect("llm");
     let site = FixtureServer::builder(paths::fixtures_dir().join("site")).start().expect("site");
     let wm =
@@ -194,7 +195,8 @@ fn a_sign_up_shown_with_real_input_becomes_a_workflow_that_replays_without_the_m
 
 /// This file's tests, for the harness (`main.rs`).
 pub fn trials() -> Vec<E2e> {
-    vec![
-        e2e!(extension, a_sign_up_shown_with_real_input_becomes_a_workflow_that_replays_without_the_model),
-    ]
+    vec![e2e!(
+        extension,
+        a_sign_up_shown_with_real_input_becomes_a_workflow_that_replays_without_the_model
+    )]
 }

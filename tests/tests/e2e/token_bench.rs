@@ -13,20 +13,19 @@
 //! `target/bench-tokens.md`); browser-use's are the issue's own measurement (0.13.8, its default
 //! settings, the same pages and script).
 
-use waymark_tests::trial::E2e;
-use std::path::Path;
 use crate::common;
-
 use common::{Setup, TASK_TIMEOUT, Waymark, message_text, role_of};
 use serde_json::{Map, Value, json};
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
+use std::path::Path;
 use std::path::PathBuf;
 use tiktoken_rs::CoreBPE;
 use waymark_core::agent::TaskOutcome;
 use waymark_core::session::{Session, TaskRecord};
 use waymark_tests::fixture_server::FixtureServer;
 use waymark_tests::llm_server::{RecordedRequest, ScriptedLlm, ScriptedReply};
+use waymark_tests::trial::E2e;
 
 /// The pages, with browser-use 0.13.8's step 1, step 10 and whole-task tokens on them.
 const PAGES: [(&str, [u64; 3]); 3] = [
@@ -441,7 +440,5 @@ fn bench_tokens_per_task_and_session(extension: &Path) {
 
 /// This file's tests, for the harness (`main.rs`).
 pub fn trials() -> Vec<E2e> {
-    vec![
-        e2e!(extension, bench_tokens_per_task_and_session).only_when_asked(),
-    ]
+    vec![e2e!(extension, bench_tokens_per_task_and_session).only_when_asked()]
 }

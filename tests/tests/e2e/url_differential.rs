@@ -11,12 +11,12 @@
 //! fails, with the whole table printed. The parser underneath (`safety::browser_origin`, any
 //! scheme) is compared too.
 
-use waymark_tests::trial::E2e;
 use serde_json::Value;
 use std::path::Path;
 use waymark_tests::chromium::{Browser, LaunchOptions};
 use waymark_tests::e2e;
 use waymark_tests::paths::{self, TempProfile};
+use waymark_tests::trial::E2e;
 
 /// The URLs of one list file: one per line as is, or a JSON string in double quotes; `#`
 /// starts a comment line.
@@ -122,7 +122,5 @@ fn waymark_and_chromium_agree_on_every_tricky_urls_origin() {
 
 /// This file's tests, for the harness (`main.rs`).
 pub fn trials() -> Vec<E2e> {
-    vec![
-        e2e!(chromium, waymark_and_chromium_agree_on_every_tricky_urls_origin),
-    ]
+    vec![e2e!(chromium, waymark_and_chromium_agree_on_every_tricky_urls_origin)]
 }

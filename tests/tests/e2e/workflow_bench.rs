@@ -6,16 +6,17 @@
 //! Send (or Run) to the answer shown in the side panel. Ignored in normal runs: numbers, never
 //! assertions about speed.
 
-use waymark_tests::trial::E2e;
-use std::path::Path;
 use crate::common;
-
-use common::{Panel, Setup, TASK_TIMEOUT, Waymark, find_ref, is_summary_call, message_text, role_reply};
+use common::{
+    Panel, Setup, TASK_TIMEOUT, Waymark, find_ref, is_summary_call, message_text, role_reply,
+};
 use serde_json::json;
+use std::path::Path;
 use std::time::Instant;
 use waymark_tests::fixture_server::FixtureServer;
 use waymark_tests::llm_server::{RecordedRequest, ScriptedLlm, ScriptedReply};
 use waymark_tests::paths;
+use waymark_tests::trial::E2e;
 
 /// What each model call costs in time.
 const MODEL_MS: u64 = 1500;
@@ -179,7 +180,5 @@ fn bench_workflow_replay_against_the_live_run(extension: &Path) {
 
 /// This file's tests, for the harness (`main.rs`).
 pub fn trials() -> Vec<E2e> {
-    vec![
-        e2e!(extension, bench_workflow_replay_against_the_live_run).only_when_asked(),
-    ]
+    vec![e2e!(extension, bench_workflow_replay_against_the_live_run).only_when_asked()]
 }

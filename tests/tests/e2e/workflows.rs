@@ -7,17 +7,18 @@
 //! nothing; a save refused by full storage loses nothing; an external agent runs a workflow by
 //! name through MCP (`run_workflow`) while the card waits for the panel.
 
-use waymark_tests::trial::E2e;
-use std::path::Path;
 use crate::common;
 use crate::mcp_support;
-
-use common::{Panel, Setup, TASK_TIMEOUT, Waymark, extension_with_quota, find_ref, message_text, role_reply};
+use common::{
+    Panel, Setup, TASK_TIMEOUT, Waymark, extension_with_quota, find_ref, message_text, role_reply,
+};
 use mcp_support::{Client, switched_on};
 use serde_json::{Value, json};
+use std::path::Path;
 use waymark_tests::fixture_server::FixtureServer;
 use waymark_tests::llm_server::{RecordedRequest, ScriptedLlm, ScriptedReply};
 use waymark_tests::paths;
+use waymark_tests::trial::E2e;
 
 /// The user's words fill in the form and leave the order itself to a card (a task that said
 /// "order a teapot" would grant the purchase on the shop and place it without one).
@@ -140,7 +141,9 @@ fn calls(llm: &ScriptedLlm) -> usize {
     llm.request_count()
 }
 
-fn a_recorded_task_replays_without_the_model_and_heals_changed_steps_with_one_call_each(extension: &Path) {
+fn a_recorded_task_replays_without_the_model_and_heals_changed_steps_with_one_call_each(
+    extension: &Path,
+) {
     let llm = ScriptedLlm::start(model).expect("scripted LLM");
     let wm = Waymark::launch(extension, Setup { llm: &llm, install_host: true, site: site() })
         .expect("launch");
@@ -360,7 +363,9 @@ fn bad_imports_and_a_full_storage_on_save_change_nothing_and_lose_nothing(built:
     llm.assert_no_script_panics().expect("script ok");
 }
 
-fn an_external_agent_runs_a_saved_workflow_by_name_and_its_card_waits_for_the_panel(extension: &Path) {
+fn an_external_agent_runs_a_saved_workflow_by_name_and_its_card_waits_for_the_panel(
+    extension: &Path,
+) {
     let llm = ScriptedLlm::start(model).expect("scripted LLM");
     let wm = Waymark::launch(extension, Setup { llm: &llm, install_host: true, site: site() })
         .expect("launch");
@@ -477,9 +482,15 @@ fn an_imported_workflow_asks_about_every_step_it_does_on_its_first_run(extension
 /// This file's tests, for the harness (`main.rs`).
 pub fn trials() -> Vec<E2e> {
     vec![
-        e2e!(extension, a_recorded_task_replays_without_the_model_and_heals_changed_steps_with_one_call_each),
+        e2e!(
+            extension,
+            a_recorded_task_replays_without_the_model_and_heals_changed_steps_with_one_call_each
+        ),
         e2e!(extension, bad_imports_and_a_full_storage_on_save_change_nothing_and_lose_nothing),
-        e2e!(extension, an_external_agent_runs_a_saved_workflow_by_name_and_its_card_waits_for_the_panel),
+        e2e!(
+            extension,
+            an_external_agent_runs_a_saved_workflow_by_name_and_its_card_waits_for_the_panel
+        ),
         e2e!(extension, an_imported_workflow_asks_about_every_step_it_does_on_its_first_run),
     ]
 }
