@@ -17,17 +17,6 @@ use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::sync::OnceLock;
 
-/// What a trial needs of the machine and the build.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Requires {
-    /// Nothing outside the process.
-    Nothing,
-    /// Chromium, without Waymark.
-    Chromium,
-    /// Chromium and the built extension and host.
-    Build(Needs),
-}
-
 /// Data a trial needs besides the build, which a run may ask to leave out.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Data {
@@ -46,17 +35,20 @@ pub struct Skip {
     pub what: &'static str,
 }
 
-/// A test's body: plain, or handed the checked build's unpacked extension.
+/// A test's body and what it needs of the machine and the build.
 #[derive(Clone, Copy)]
 enum Body {
+    /// Needs nothing outside the process.
     Plain(fn()),
-    Built(fn(&Path)),
+    /// Launches Chromium itself, without Waymark.
+    Chromium(fn()),
+    /// Needs Chromium and the build; handed the checked build's unpacked extension.
+    Built(Needs, fn(&Path)),
 }
 
 /// One end-to-end test: its name, its needs and its body.
 pub struct E2e {
     name: String,
-    requires: Requires,
     data: Option<Data>,
     on_request: bool,
     body: Body,
@@ -65,26 +57,26 @@ pub struct E2e {
 impl E2e {
     /// A test that needs nothing outside the process.
     pub fn plain(name: &str, body: fn()) -> Self {
-        Self::new(name, Requires::Nothing, Body::Plain(body))
+        Self::new(name, Body::Plain(body))
     }
 
     /// A test that launches Chromium itself, without Waymark.
     pub fn chromium(name: &str, body: fn()) -> Self {
-        Self::new(name, Requires::Chromium, Body::Plain(body))
+        Self::new(name, Body::Chromium(body))
     }
 
     /// A test on the built extension and host (any flavour); `body` gets the extension.
     pub fn extension(name: &str, body: fn(&Path)) -> Self {
-        Self::new(name, Requires::Build(Needs::Extension), Body::Built(body))
+        Self::new(name, Body::Built(Needs::Extension, body))
     }
 
     /// A test on a build with the test hooks (it drives the worker's tab code directly).
     pub fn test_hooks(name: &str, body: fn(&Path)) -> Self {
-        Self::new(name, Requires::Build(Needs::TestHooks), Body::Built(body))
+        Self::new(name, Body::Built(Needs::TestHooks, body))
     }
 
-    fn new(name: &str, requires: Requires, body: Body) -> Self {
-        Self { name: name.to_owned(), requires, data: None, on_request: false, body }
+    fn new(name: &str, body: Body) -> Self {
+        Self { name: name.to_owned(), data: None, on_request: false, body }
     }
 
     /// The trial also needs `data`.
@@ -117,7 +109,7 @@ impl E2e {
                 Skip { var: SKIP_EVAL_TOOLS, what: "need the evaluation's tools (setup --eval)" }
             }
         });
-        let needs_browser = self.requires != Requires::Nothing;
+        let needs_browser = !matches!(self.body, Body::Plain(_));
         needs_browser.then_some(browser).into_iter().chain(data).find(|s| asks(s.var))
     }
 
@@ -141,10 +133,9 @@ impl E2e {
         self,
         check: impl FnOnce(Needs) -> Result<PathBuf, String>,
     ) -> Result<Completion, Failed> {
-        match (self.body, self.requires) {
-            (Body::Plain(body), _) => body(),
-            (Body::Built(body), Requires::Build(needs)) => body(&check(needs)?),
-            (Body::Built(_), _) => return Err("a test handed a build must require one".into()),
+        match self.body {
+            Body::Plain(body) | Body::Chromium(body) => body(),
+            Body::Built(needs, body) => body(&check(needs)?),
         }
         Ok(Completion::Completed)
     }
