@@ -22,7 +22,8 @@ pub const SKIP_BROWSER: &str = "WAYMARK_SKIP_BROWSER";
 pub const SKIP_CORPUS: &str = "WAYMARK_SKIP_CORPUS";
 
 /// `WAYMARK_EXTENSION_DIR=<dir>`: run the tests on another build (an earlier one, for
-/// before/after figures), checked like the tree's own.
+/// before/after figures), checked for its files and hooks; its sources are not beside it, so
+/// its source hash is not compared with this tree's.
 pub const EXTENSION_DIR: &str = "WAYMARK_EXTENSION_DIR";
 
 /// The command that builds what the end-to-end tests need (extension with the test hooks,
@@ -47,13 +48,35 @@ pub fn skip_requested(var: &str) -> bool {
     std::env::var_os(var).is_some_and(|v| !v.is_empty() && v != "0")
 }
 
+/// Where the sources of a build under test are, so whether its source hash can be checked.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Sources {
+    /// The tree the build sits in (`<root>/extension`): the hashes must match.
+    Beside,
+    /// Elsewhere ([`EXTENSION_DIR`], e.g. an earlier build copied aside): the user chose it.
+    Elsewhere,
+}
+
 /// The extension the tests run on: [`EXTENSION_DIR`] if set, else the tree's own build.
-pub fn extension_under_test() -> PathBuf {
-    std::env::var_os(EXTENSION_DIR).map_or_else(paths::extension_dir, PathBuf::from)
+pub fn extension_under_test() -> (PathBuf, Sources) {
+    match std::env::var_os(EXTENSION_DIR) {
+        Some(dir) => (PathBuf::from(dir), Sources::Elsewhere),
+        None => (paths::extension_dir(), Sources::Beside),
+    }
 }
 
 /// Checks that `extension` (and the host) hold a build that satisfies `needs`.
 pub fn check_build(extension: &Path, host: &Path, needs: Needs) -> Result<PathBuf> {
+    check_build_from(extension, host, needs, Sources::Beside)
+}
+
+/// [`check_build`] for a build whose `sources` may be elsewhere (then its hash is not checked).
+pub fn check_build_from(
+    extension: &Path,
+    host: &Path,
+    needs: Needs,
+    sources: Sources,
+) -> Result<PathBuf> {
     let files = [
         "pkg/waymark_worker_bg.wasm",
         "pkg-content/waymark_content_bg.wasm",
@@ -74,7 +97,8 @@ pub fn check_build(extension: &Path, host: &Path, needs: Needs) -> Result<PathBu
     let marker = read_marker(extension);
     let root = extension.parent().unwrap_or(extension);
     let now = waymark_buildstamp::source_hash(root)?;
-    if marker.as_ref().and_then(|m| m.source_hash.as_deref()) != Some(now.as_str()) {
+    let hash = marker.as_ref().and_then(|m| m.source_hash.as_deref());
+    if sources == Sources::Beside && hash != Some(now.as_str()) {
         bail!(
             "the extension in {} was built from other sources than the tree beside it (a stale \
              build: {} holds no source hash, or not this tree's {now})",
@@ -154,5 +178,12 @@ mod tests {
         std::fs::write(ext.join("sw.js"), "// edited after the build").expect("edit");
         let e = check_build(ext, &host, Needs::TestHooks).expect_err("stale");
         assert!(format!("{e}").contains("stale"), "{e}");
+        // A build chosen elsewhere (an earlier one copied aside) is not compared with this tree,
+        // but still needs its files and the hooks.
+        assert!(check_build_from(ext, &host, Needs::TestHooks, Sources::Elsewhere).is_ok());
+        marker(false, "an earlier tree's hash");
+        let e = check_build_from(ext, &host, Needs::TestHooks, Sources::Elsewhere)
+            .expect_err("no hooks");
+        assert!(format!("{e}").contains("without the test hooks"), "{e}");
     }
 }

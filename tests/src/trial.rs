@@ -151,8 +151,8 @@ fn checked_build(needs: Needs) -> Result<PathBuf, String> {
         Needs::TestHooks => &TEST_HOOKS,
     };
     cell.get_or_init(|| {
-        let dir = e2e::extension_under_test();
-        e2e::check_build(&dir, &crate::paths::host_binary(), needs).map_err(|e| {
+        let (dir, sources) = e2e::extension_under_test();
+        e2e::check_build_from(&dir, &crate::paths::host_binary(), needs, sources).map_err(|e| {
             format!(
                 "{e:#}\n\nRun `{}` and then this test again, or `cargo xtask test` for \
                  everything; set {}=1 to skip the end-to-end tests (they are reported ignored).",
@@ -167,6 +167,11 @@ fn checked_build(needs: Needs) -> Result<PathBuf, String> {
 /// Runs `trials` under libtest's command line (`--exact`, `--list`, `--ignored`,
 /// `--test-threads`, filters; `RUST_TEST_THREADS` as libtest reads it) and returns the exit code.
 pub fn main(trials: Vec<E2e>) -> ExitCode {
+    let twice = duplicates(&trials);
+    if !twice.is_empty() {
+        eprintln!("end-to-end trials registered twice (a name must pick one test): {twice:?}");
+        return ExitCode::FAILURE;
+    }
     // libtest takes any number of name filters, libtest-mimic one: the others are applied here.
     let (args, filters) = split_filters(std::env::args());
     let mut args = Arguments::from_iter(args);
@@ -217,6 +222,15 @@ fn split_filters(args: impl IntoIterator<Item = String>) -> (Vec<String>, Vec<St
 /// Whether a trial's `name` is picked by `filter`, as libtest matches it.
 fn matches(name: &str, filter: &str, exact: bool) -> bool {
     if exact { name == filter } else { name.contains(filter) }
+}
+
+/// The names that more than one of `trials` carries.
+fn duplicates(trials: &[E2e]) -> Vec<&str> {
+    let mut names: Vec<&str> = trials.iter().map(E2e::name).collect();
+    names.sort_unstable();
+    let mut twice: Vec<&str> = names.windows(2).filter(|w| w[0] == w[1]).map(|w| w[0]).collect();
+    twice.dedup();
+    twice
 }
 
 /// Each skip the environment asks for, with how many of `trials` it leaves out.
@@ -280,6 +294,13 @@ mod tests {
             Ok(PathBuf::from("/ext"))
         });
         assert!(matches!(ok, Ok(Completion::Completed)));
+    }
+
+    #[test]
+    fn a_name_registered_twice_is_found() {
+        let trials = [E2e::plain("a", nothing), E2e::plain("b", nothing), E2e::plain("a", nothing)];
+        assert_eq!(duplicates(&trials), ["a"]);
+        assert!(duplicates(&trials[..2]).is_empty());
     }
 
     #[test]
