@@ -1,31 +1,30 @@
-//! Whether an end-to-end test runs, on which build, and the count of the ones that did not.
+//! Whether an end-to-end test runs, on which build.
 //!
 //! Why: a test that returns early when nothing is built passes without testing anything, and a
 //! green `cargo test` then says nothing about the extension. So an end-to-end test whose
 //! prerequisites are missing **fails**, naming the command that provides them; it is skipped
 //! only when the run asks for it ([`SKIP_BROWSER`] for every test that needs Chromium,
-//! [`SKIP_CORPUS`] for the DOM corpus test alone), and every skip is recorded in a ledger shared
-//! by the whole `cargo test` run (all test binaries), so the run can say how many it skipped:
-//! each skip prints the running count (past the output capture), and `cargo xtask test`
-//! prints the total at the end.
+//! [`SKIP_CORPUS`] for the tests over the shared DOM corpus, `WAYMARK_SKIP_EVAL_TOOLS` for those
+//! that need the evaluation's tools), and the harness reports each such test as *ignored*, with
+//! the reason (see [`crate::trial`]).
 
-use anyhow::{Context, Result, bail};
-use std::io::Write;
+use anyhow::{Result, bail};
 use std::path::{Path, PathBuf};
 
 use crate::paths;
 
-/// `WAYMARK_SKIP_BROWSER=1`: skip (and count) every test that needs Chromium, for machines
-/// without it or a quick `cargo test` of the native code.
+/// `WAYMARK_SKIP_BROWSER=1`: skip every test that needs Chromium, for machines without it or a
+/// quick `cargo test` of the native code.
 pub const SKIP_BROWSER: &str = "WAYMARK_SKIP_BROWSER";
 
-/// `WAYMARK_SKIP_CORPUS=1`: skip (and count) the test over the shared DOM corpus, for machines
-/// without a copy of it.
+/// `WAYMARK_SKIP_CORPUS=1`: skip the tests over the shared DOM corpus, for machines without a
+/// copy of it.
 pub const SKIP_CORPUS: &str = "WAYMARK_SKIP_CORPUS";
 
-/// The ledger file the skips of one run go to; `cargo xtask test` sets it (and reads it back).
-/// Without it, the ledger is per `cargo test` process: `<target>/waymark-skips/<cargo pid>.log`.
-pub const SKIP_LEDGER: &str = "WAYMARK_SKIP_LEDGER";
+/// `WAYMARK_EXTENSION_DIR=<dir>`: run the tests on another build (an earlier one, for
+/// before/after figures), checked for its files and hooks; its sources are not beside it, so
+/// its source hash is not compared with this tree's.
+pub const EXTENSION_DIR: &str = "WAYMARK_EXTENSION_DIR";
 
 /// The command that builds what the end-to-end tests need (extension with the test hooks,
 /// host).
@@ -49,89 +48,35 @@ pub fn skip_requested(var: &str) -> bool {
     std::env::var_os(var).is_some_and(|v| !v.is_empty() && v != "0")
 }
 
-/// The ledger of this run's skips.
-pub fn ledger_path() -> PathBuf {
-    if let Some(path) = std::env::var_os(SKIP_LEDGER) {
-        return PathBuf::from(path);
-    }
-    // Test binaries are children of the `cargo test` that runs them all.
-    let run = std::os::unix::process::parent_id();
-    paths::target_dir().join("waymark-skips").join(format!("cargo-{run}.log"))
+/// Where the sources of a build under test are, so whether its source hash can be checked.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Sources {
+    /// The tree the build sits in (`<root>/extension`): the hashes must match.
+    Beside,
+    /// Elsewhere ([`EXTENSION_DIR`], e.g. an earlier build copied aside): the user chose it.
+    Elsewhere,
 }
 
-/// Records that the current test is skipped because of `var`, and says so on stderr past the
-/// test harness's output capture, with the run's count so far. Returns that count.
-pub fn record_skip(var: &str, what: &str) -> usize {
-    let test = std::thread::current().name().unwrap_or("(unnamed test)").to_owned();
-    let binary = std::env::args()
-        .next()
-        .and_then(|a| Path::new(&a).file_name().map(|n| n.to_string_lossy().into_owned()))
-        .unwrap_or_default();
-    let ledger = ledger_path();
-    let count = append_line(&ledger, &format!("{binary}\t{test}\t{var}")).unwrap_or_else(|e| {
-        // A skip that cannot be counted must not pass silently either.
-        panic!("{var} is set, but the skip of {test} cannot be recorded: {e:#}")
-    });
-    // Straight to the process's stderr: `eprintln!` is captured for passing tests.
-    #[allow(
-        clippy::let_underscore_must_use,
-        reason = "a closed stderr has no one to tell; the ledger counts the skip"
-    )]
-    let _ = writeln!(
-        std::io::stderr(),
-        "SKIPPED end-to-end test {test} ({binary}): {what}, because {var} is set; \
-         {count} skipped so far in this run (ledger {})",
-        ledger.display()
-    );
-    count
-}
-
-/// Appends `line` to the ledger and returns its number of lines.
-fn append_line(ledger: &Path, line: &str) -> Result<usize> {
-    if let Some(dir) = ledger.parent() {
-        std::fs::create_dir_all(dir).with_context(|| format!("creating {}", dir.display()))?;
-    }
-    let mut file = std::fs::OpenOptions::new()
-        .create(true)
-        .append(true)
-        .open(ledger)
-        .with_context(|| format!("opening {}", ledger.display()))?;
-    // One `write` per line: appends from parallel tests never interleave within a line.
-    file.write_all(format!("{line}\n").as_bytes())
-        .with_context(|| format!("writing {}", ledger.display()))?;
-    let text =
-        std::fs::read_to_string(ledger).with_context(|| format!("reading {}", ledger.display()))?;
-    Ok(text.lines().count())
-}
-
-/// Whether a test that launches Chromium (and nothing else of ours) runs: `false` when
-/// [`SKIP_BROWSER`] asks to skip (recorded).
-pub fn browser_test() -> bool {
-    if skip_requested(SKIP_BROWSER) {
-        record_skip(SKIP_BROWSER, "needs Chromium");
-        return false;
-    }
-    true
-}
-
-/// The built unpacked extension for a test, `None` when [`SKIP_BROWSER`] asks to skip
-/// (recorded). Panics, naming the command to run, when the build is missing or lacks what the
-/// test needs.
-pub fn built_extension(needs: Needs) -> Option<PathBuf> {
-    if !browser_test() {
-        return None;
-    }
-    match check_build(&paths::extension_dir(), &paths::host_binary(), needs) {
-        Ok(dir) => Some(dir),
-        Err(e) => panic!(
-            "{e:#}\n\nRun `{BUILD_COMMAND}` and then this test again, or `cargo xtask test` for \
-             everything; set {SKIP_BROWSER}=1 to skip the end-to-end tests (they are counted)."
-        ),
+/// The extension the tests run on: [`EXTENSION_DIR`] if set, else the tree's own build.
+pub fn extension_under_test() -> (PathBuf, Sources) {
+    match std::env::var_os(EXTENSION_DIR) {
+        Some(dir) => (PathBuf::from(dir), Sources::Elsewhere),
+        None => (paths::extension_dir(), Sources::Beside),
     }
 }
 
 /// Checks that `extension` (and the host) hold a build that satisfies `needs`.
 pub fn check_build(extension: &Path, host: &Path, needs: Needs) -> Result<PathBuf> {
+    check_build_from(extension, host, needs, Sources::Beside)
+}
+
+/// [`check_build`] for a build whose `sources` may be elsewhere (then its hash is not checked).
+pub fn check_build_from(
+    extension: &Path,
+    host: &Path,
+    needs: Needs,
+    sources: Sources,
+) -> Result<PathBuf> {
     let files = [
         "pkg/waymark_worker_bg.wasm",
         "pkg-content/waymark_content_bg.wasm",
@@ -152,7 +97,8 @@ pub fn check_build(extension: &Path, host: &Path, needs: Needs) -> Result<PathBu
     let marker = read_marker(extension);
     let root = extension.parent().unwrap_or(extension);
     let now = waymark_buildstamp::source_hash(root)?;
-    if marker.as_ref().and_then(|m| m.source_hash.as_deref()) != Some(now.as_str()) {
+    let hash = marker.as_ref().and_then(|m| m.source_hash.as_deref());
+    if sources == Sources::Beside && hash != Some(now.as_str()) {
         bail!(
             "the extension in {} was built from other sources than the tree beside it (a stale \
              build: {} holds no source hash, or not this tree's {now})",
@@ -190,14 +136,6 @@ fn read_marker(extension: &Path) -> Option<BuildMarker> {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn the_ledger_counts_every_skip() {
-        let dir = tempfile::tempdir().expect("dir");
-        let ledger = dir.path().join("sub").join("skips.log");
-        assert_eq!(append_line(&ledger, "a\tone\tX").expect("first"), 1);
-        assert_eq!(append_line(&ledger, "a\ttwo\tX").expect("second"), 2);
-    }
 
     #[test]
     fn a_build_needs_a_marker_with_this_trees_hash_and_the_hooks_the_test_drives() {
@@ -240,5 +178,12 @@ mod tests {
         std::fs::write(ext.join("sw.js"), "// edited after the build").expect("edit");
         let e = check_build(ext, &host, Needs::TestHooks).expect_err("stale");
         assert!(format!("{e}").contains("stale"), "{e}");
+        // A build chosen elsewhere (an earlier one copied aside) is not compared with this tree,
+        // but still needs its files and the hooks.
+        assert!(check_build_from(ext, &host, Needs::TestHooks, Sources::Elsewhere).is_ok());
+        marker(false, "an earlier tree's hash");
+        let e = check_build_from(ext, &host, Needs::TestHooks, Sources::Elsewhere)
+            .expect_err("no hooks");
+        assert!(format!("{e}").contains("without the test hooks"), "{e}");
     }
 }

@@ -1,6 +1,7 @@
 //! End-to-end test harness for Waymark: a real Debian Chromium with the real unpacked extension,
 //! a throw-away profile, a fixture site and a scripted LLM server, all driven from plain
-//! synchronous `#[test]`s under `cargo test`.
+//! synchronous test functions, the trials of one test binary (`tests/tests/e2e/`) under
+//! `cargo test`.
 //!
 //! # Pieces
 //!
@@ -16,8 +17,10 @@
 //!   request.
 //! - [`fixture_server`]: [`fixture_server::FixtureServer`], a static site on a free 127.0.0.1 port
 //!   with per-path response headers (e.g. a strict CSP on one page) and a request log.
-//! - [`e2e`]: whether an end-to-end test runs (a missing build fails it, naming the command;
-//!   `WAYMARK_SKIP_BROWSER=1` skips it, and every skip is counted).
+//! - [`e2e`]: whether an end-to-end test can run (a missing build fails it, naming the command;
+//!   `WAYMARK_SKIP_BROWSER=1` skips it).
+//! - [`trial`]: the e2e binary's harness: each test a named trial that says what it needs; the
+//!   harness checks that once for all, and reports a skip the run asked for as ignored.
 //! - [`paths`]: the workspace layout and [`paths::TempProfile`] (fresh `--user-data-dir` with its
 //!   `NativeMessagingHosts/` directory for the host manifest).
 //!
@@ -85,3 +88,4 @@ pub mod llm_server;
 pub mod obedient;
 pub mod paths;
 mod serve;
+pub mod trial;

@@ -9,7 +9,6 @@
 //! Vue ref, an element's `value`) and posts it to the site, so a check never trusts what
 //! Waymark reports.
 
-use crate::e2e;
 use crate::fixture_server::FixtureServer;
 use crate::paths;
 use anyhow::{Context, Result, bail};
@@ -33,17 +32,11 @@ pub fn installed() -> bool {
     !pinned.is_empty() && pinned == have && dir().join("node_modules/.package-lock.json").is_file()
 }
 
-/// For an end-to-end test: `true` when the zoo is installed; `false` after recording a skip
-/// when the run asked to skip the evaluation's tools; otherwise it fails, naming the command.
-pub fn ready_or_skip() -> bool {
-    if installed() {
-        return true;
-    }
-    if e2e::skip_requested(crate::eval::SKIP_EVAL_TOOLS) {
-        e2e::record_skip(crate::eval::SKIP_EVAL_TOOLS, "needs the library zoo's npm packages");
-        return false;
-    }
-    panic!(
+/// For an end-to-end test: fails, naming the command, when the zoo is not installed (a run
+/// that leaves the evaluation's tools out skips such tests before they start).
+pub fn require() {
+    assert!(
+        installed(),
         "the library zoo is not installed in {}: run `cargo xtask setup --eval` (or set {}=1)",
         dir().display(),
         crate::eval::SKIP_EVAL_TOOLS

@@ -24,31 +24,31 @@ pub fn step() -> Result<()> {
         .args(["--", "--ignored", "--nocapture"]))?;
     eprintln!("== Chromium: the built extension on the fixture form");
     sh(util::cargo()
-        .args(["test", "-p", "waymark-tests", "--test", "agent_bench"])
-        .args(["--", "--ignored", "--nocapture"])
+        .args(["test", "-p", "waymark-tests", "--test", "e2e"])
+        .args(["--", "--ignored", "--nocapture", "agent_bench::"])
         .env_remove("WAYMARK_SKIP_BROWSER"))
 }
 
 /// `cargo xtask bench panel`: how soon the side panel is interactive on a 200-task session,
-/// with the service worker running and after stopping it (see `tests/tests/panel_bench.rs`).
+/// with the service worker running and after stopping it (see `tests/tests/e2e/panel_bench.rs`).
 pub fn panel() -> Result<()> {
     setup::all(setup::Need { chromium: true, eval: false })?;
     build::all(build::Options { release: false, test_hooks: true })?;
     sh(util::cargo()
-        .args(["test", "-p", "waymark-tests", "--test", "panel_bench"])
-        .args(["--", "--ignored", "--nocapture"])
+        .args(["test", "-p", "waymark-tests", "--test", "e2e"])
+        .args(["--", "--ignored", "--nocapture", "panel_bench::"])
         .env_remove("WAYMARK_SKIP_BROWSER"))
 }
 
 /// `cargo xtask bench tokens`: o200k tokens of every request of a 10-step task on three corpus
 /// pages, by part and role, and of session memory as the session grows (see
-/// `tests/tests/token_bench.rs`); the tables also go to `target/bench-tokens.md`.
+/// `tests/tests/e2e/token_bench.rs`); the tables also go to `target/bench-tokens.md`.
 pub fn tokens() -> Result<()> {
     setup::all(setup::Need { chromium: true, eval: false })?;
     build::all(build::Options { release: false, test_hooks: true })?;
     let out = util::cargo()
-        .args(["test", "-p", "waymark-tests", "--test", "token_bench"])
-        .args(["--", "--ignored", "--nocapture"])
+        .args(["test", "-p", "waymark-tests", "--test", "e2e"])
+        .args(["--", "--ignored", "--nocapture", "token_bench::"])
         .env_remove("WAYMARK_SKIP_BROWSER")
         .stderr(std::process::Stdio::inherit())
         .output()?;
@@ -66,7 +66,7 @@ pub fn tokens() -> Result<()> {
 }
 
 /// `cargo xtask bench mcp`: what the bridge for external agents adds to a read and a click
-/// (see `tests/tests/mcp_bench.rs`).
+/// (see `tests/tests/e2e/mcp_bench.rs`).
 /// Both ends of the bridge are the release host, as users run it.
 pub fn mcp() -> Result<()> {
     setup::all(setup::Need { chromium: true, eval: false })?;
@@ -74,32 +74,32 @@ pub fn mcp() -> Result<()> {
     sh(util::cargo().args(["build", "-p", "waymark-host", "--release"]))?;
     let host = util::target_dir().join("release").join("waymark-host");
     sh(util::cargo()
-        .args(["test", "-p", "waymark-tests", "--test", "mcp_bench"])
-        .args(["--", "--ignored", "--nocapture"])
+        .args(["test", "-p", "waymark-tests", "--test", "e2e"])
+        .args(["--", "--ignored", "--nocapture", "mcp_bench::"])
         .env("WAYMARK_HOST_BINARY", host)
         .env_remove("WAYMARK_SKIP_BROWSER"))
 }
 
 /// `cargo xtask bench workflow`: a saved workflow's replay against the live run it was recorded
 /// from, with the scripted model answering after 1.5 s per call (see
-/// `tests/tests/workflow_bench.rs`).
+/// `tests/tests/e2e/workflow_bench.rs`).
 pub fn workflow() -> Result<()> {
     setup::all(setup::Need { chromium: true, eval: false })?;
     build::all(build::Options { release: false, test_hooks: true })?;
     sh(util::cargo()
-        .args(["test", "-p", "waymark-tests", "--test", "workflow_bench"])
-        .args(["--", "--ignored", "--nocapture"])
+        .args(["test", "-p", "waymark-tests", "--test", "e2e"])
+        .args(["--", "--ignored", "--nocapture", "workflow_bench::"])
         .env_remove("WAYMARK_SKIP_BROWSER"))
 }
 
 /// `cargo xtask bench collect`: a 10-page listing read with `collect` (columns named once)
-/// against a model call per page (see `tests/tests/collect_bench.rs`).
+/// against a model call per page (see `tests/tests/e2e/collect_bench.rs`).
 pub fn collect() -> Result<()> {
     setup::all(setup::Need { chromium: true, eval: false })?;
     build::all(build::Options { release: false, test_hooks: true })?;
     sh(util::cargo()
-        .args(["test", "-p", "waymark-tests", "--test", "collect_bench"])
-        .args(["--", "--ignored", "--nocapture"])
+        .args(["test", "-p", "waymark-tests", "--test", "e2e"])
+        .args(["--", "--ignored", "--nocapture", "collect_bench::"])
         .env_remove("WAYMARK_SKIP_BROWSER"))
 }
 

@@ -82,7 +82,7 @@ pub fn extension(test_hooks: bool) -> Result<PathBuf> {
     Ok(extension_dir)
 }
 
-/// Writes [`MARKER`] (read by `tests/tests/common/mod.rs`).
+/// Writes [`MARKER`] (read by `tests/src/e2e.rs`).
 /// The source hash is the one of the tree when the build started: an edit made while it runs
 /// leaves a marker the tests refuse.
 fn write_marker(extension_dir: &Path, test_hooks: bool, source_hash: &str) -> Result<()> {

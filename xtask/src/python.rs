@@ -14,7 +14,7 @@
 //!   packages are removed again afterwards.
 //!
 //! - `python/mcp-sdk-<v>/`: a venv with the official MCP Python SDK (`mcp`), the client nobody
-//!   here wrote that `tests/tests/mcp_sdk.rs` drives Waymark through.
+//!   here wrote that `tests/tests/e2e/mcp_sdk.rs` drives Waymark through.
 //!
 //! Each step is skipped when its result is there, so a warm run costs a few process starts.
 

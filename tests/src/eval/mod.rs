@@ -31,7 +31,7 @@ use stack::{Endpoint, HostView, Stack, StackOptions};
 use std::path::PathBuf;
 use task::{Budget, EvalTask, SuiteName};
 
-/// `WAYMARK_SKIP_EVAL_TOOLS=1`: skip (and count) the end-to-end tests that need the
+/// `WAYMARK_SKIP_EVAL_TOOLS=1`: skip the end-to-end tests that need the
 /// evaluation's Python tools (MiniWoB's pages, the llama.cpp server), for machines without
 /// them; `cargo xtask setup --eval` installs them and `cargo xtask test` never skips.
 pub const SKIP_EVAL_TOOLS: &str = "WAYMARK_SKIP_EVAL_TOOLS";
