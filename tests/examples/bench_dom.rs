@@ -445,7 +445,7 @@ fn main() -> Result<()> {
          const times = []; for (let i = 0; i < 5; i++) { const t = performance.now(); \
          const m = await WebAssembly.compile(buf); times.push(performance.now() - t); } \
          times.sort((a, b) => a - b); return times[2]; })()"
-            .replace("URL_PLACEHOLDER", &serde_json::to_string(&format!("chrome-extension://{}/{wasm_rel}", waymark_core::protocol::EXTENSION_ID))?)
+            .replace("URL_PLACEHOLDER", &serde_json::to_string(&format!("chrome-extension://{}/{wasm_rel}", waymark_protocol::EXTENSION_ID))?)
             .as_str(),
     );
     // A fresh document each time (its content script starts cold), median of the runs: one

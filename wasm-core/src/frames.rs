@@ -8,7 +8,7 @@
 //! in document order, first come first served; a frame no placeholder claims (its iframe was
 //! hidden, or it navigated since) is appended at the end rather than lost.
 
-use crate::observation::{Frame, Item, Observation};
+use waymark_page::observation::{Frame, Item, Observation};
 
 /// One frame's observation, as the service worker received it.
 #[derive(Debug, Clone, PartialEq)]
@@ -107,7 +107,7 @@ fn same_url(a: &str, b: &str) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::observation::{Element, Ref, Zone};
+    use waymark_page::observation::{Element, Ref, Zone};
 
     fn button(index: u32, name: &str) -> Item {
         Item::Element(Element {

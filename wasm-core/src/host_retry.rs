@@ -5,7 +5,7 @@
 //! Nothing reached the page during the lost call, so sending it again repeats no side effect;
 //! the host itself retries the endpoint's own failures (429, 5xx, timeouts).
 
-use crate::protocol::{ErrorBody, ErrorCode};
+use waymark_protocol::{ErrorBody, ErrorCode};
 
 /// How often a call is sent again after the host went away: once is the common case, a second
 /// covers a crash on the retried call; more would hide a host that dies on every request.

@@ -3,13 +3,11 @@
 //! `waymark-protocol`, the page model from `waymark-page`.
 //!
 //! Nothing here names `wasm_bindgen`, `web_sys` or `chrome.*`: the platform comes in through
-//! traits (`agent::{Llm, Page, Journal, Env}`, …) that `waymark-worker` implements in the
-//! browser and the tests implement with in-memory fakes.
+//! traits (`platform::{Store, Host, Env, Llm, Panels, Alarms, Tabs}`, `agent::{Page, Journal}`)
+//! that `waymark-worker` implements in the browser and the tests implement with in-memory fakes.
+//! The modules form no circle: `text`, `platform`, `locate`, `record` and `safety` below,
+//! `session`, `workflow`, then `agent`, `bridge`, `routine`, `panel`, and `app` on top.
 
-pub use waymark_page::action;
-pub use waymark_page::collect;
-pub use waymark_page::console;
-pub use waymark_page::dialog;
 pub mod agent;
 pub mod app;
 pub mod bridge;
@@ -17,12 +15,10 @@ pub mod crash;
 pub mod frames;
 pub mod host_retry;
 pub mod locate;
-pub use waymark_page::observation;
 pub mod panel;
 pub mod platform;
 pub mod record;
 pub mod routine;
-pub use waymark_protocol as protocol;
 pub mod safety;
 pub mod session;
 pub mod tabs;

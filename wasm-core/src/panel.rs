@@ -5,10 +5,10 @@
 use crate::agent::{
     ControlState, InterventionSettings, OutputMode, Reply, TaskEvent, render_output,
 };
-use crate::protocol::{ExportFormat, LlmStatus};
 use crate::record::TaskOutcome;
 use crate::session::{SearchHit, SessionMeta, TitleChange, TocEntry, TurnWithNeighbours};
 use serde::{Deserialize, Serialize};
+use waymark_protocol::{ExportFormat, LlmStatus};
 
 pub mod external;
 pub mod guide;
@@ -86,7 +86,7 @@ pub enum PanelRequest {
         format: ExportFormat,
         /// Tracked values are redacted unless the user chose to include them.
         #[serde(default)]
-        values: crate::protocol::TrackedValues,
+        values: waymark_protocol::TrackedValues,
     },
     /// Write one table finding of the current session as CSV through the host.
     ExportTable {
@@ -96,7 +96,7 @@ pub enum PanelRequest {
         index: usize,
         /// Tracked values are redacted unless the user chose to include them.
         #[serde(default)]
-        values: crate::protocol::TrackedValues,
+        values: waymark_protocol::TrackedValues,
     },
     /// Show the real value of a secret's handle in the last task's answer (the user clicked
     /// it): the worker reads it from that task's ledger, held in memory only.
@@ -501,7 +501,7 @@ pub enum HostStatus {
         fix: String,
     },
     /// The host answered but is older than this extension works with
-    /// ([`crate::protocol::compatibility`]).
+    /// ([`waymark_protocol::compatibility`]).
     Outdated {
         /// The host's version.
         version: String,
@@ -877,7 +877,7 @@ mod tests {
     #[test]
     fn a_snapshot_keeps_the_session_and_drops_the_task_dialogs_and_live_status() {
         let mut llm = LlmStates::default();
-        llm.set(crate::protocol::LlmRole::Navigator, LlmState::Ready { model: "m".into() });
+        llm.set(waymark_protocol::LlmRole::Navigator, LlmState::Ready { model: "m".into() });
         let state = PanelState {
             host: host_missing(HostUnreachable::Other, "gone"),
             llm,

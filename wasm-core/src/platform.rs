@@ -136,9 +136,9 @@ pub(crate) mod scripted {
     //! type (as the host's JSON reply is).
 
     use super::Host;
-    use crate::protocol::{ErrorBody, ErrorCode, HostRequest, RequestBody};
     use std::cell::RefCell;
     use std::collections::VecDeque;
+    use waymark_protocol::{ErrorBody, ErrorCode, HostRequest, RequestBody};
 
     /// Answers in order; with nothing scripted, it answers as a host that is not installed.
     #[derive(Default)]

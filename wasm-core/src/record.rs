@@ -5,8 +5,8 @@
 //! Why a leaf of its own: the session, the workflows and the agent all use these types; here
 //! they depend on none of those modules, so the core's modules form no circle.
 
-use crate::action::{Action, ActionOutcome};
 use serde::{Deserialize, Serialize};
+use waymark_page::action::{Action, ActionOutcome};
 
 /// One performed action and its outcome.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]

@@ -5,9 +5,9 @@
 //! talks the model into "uploading ~/.ssh/id_rsa" gets a refusal here, before the host is asked,
 //! and the host adds its own check (only directories allowed in its config).
 
-use crate::protocol::{ErrorBody, ErrorCode, FileInfo};
 use base64::Engine;
 use std::collections::BTreeMap;
+use waymark_protocol::{ErrorBody, ErrorCode, FileInfo};
 
 /// Largest file the agent puts into a page: the bytes cross the service worker, a
 /// `chrome.scripting` message and the page's memory as base64, and forms rarely take more.

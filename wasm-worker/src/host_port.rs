@@ -10,7 +10,7 @@ use wasm_bindgen::prelude::*;
 use wasm_bindgen_futures::JsFuture;
 use waymark_core::host_retry::{Reconnect, with_reconnect};
 use waymark_core::panel::{HostStatus, host_missing};
-use waymark_core::protocol::{
+use waymark_protocol::{
     ErrorBody, ErrorCode, EventFrame, HOST_NAME, Hello, HelloData, HostEvent, HostRequest,
     LlmCancel, LlmCompletion, LlmRequest, ReplyFrame, Request, RequestBody, RequestType,
 };

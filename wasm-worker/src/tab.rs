@@ -24,12 +24,12 @@ use serde::{Deserialize, Serialize};
 use std::cell::{Cell, RefCell};
 use wasm_bindgen::prelude::*;
 use wasm_bindgen_futures::JsFuture;
-use waymark_core::action::{Action, ActionOutcome, ContentRequest, MAX_WAIT_SECONDS, Probe};
 use waymark_core::agent::{Page, PageError};
 use waymark_core::frames::{FrameObservation, merge};
-use waymark_core::observation::{Observation, Ref, TabSummary};
 use waymark_core::safety::{ActionTarget, BlockedRequest, NetworkPermit};
 use waymark_core::tabs::{TabInfo, pick_target_tab};
+use waymark_page::action::{Action, ActionOutcome, ContentRequest, MAX_WAIT_SECONDS, Probe};
+use waymark_page::observation::{Observation, Ref, TabSummary};
 
 thread_local! {
     /// The latest observation of each tab, to tell the content script what the model saw.
@@ -57,7 +57,7 @@ pub struct TabPage {
     /// Why the last action's approved request could not be pinned, until asked.
     unpinned: RefCell<Option<String>>,
     /// How the dialogs its actions open are answered (`None`: by the user).
-    dialogs: RefCell<Option<waymark_core::dialog::DialogAnswer>>,
+    dialogs: RefCell<Option<waymark_page::dialog::DialogAnswer>>,
 }
 
 /// What `chrome.tabs` tells about a tab (the fields used here).
@@ -622,7 +622,7 @@ impl Page for TabPage {
         self.content(0, &ContentRequest::Forms).await.unwrap_or_default()
     }
 
-    fn answer_dialogs(&self, answer: Option<waymark_core::dialog::DialogAnswer>) {
+    fn answer_dialogs(&self, answer: Option<waymark_page::dialog::DialogAnswer>) {
         *self.dialogs.borrow_mut() = answer;
     }
 }

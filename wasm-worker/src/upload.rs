@@ -6,10 +6,10 @@ use std::cell::RefCell;
 use std::collections::BTreeMap;
 use std::rc::Rc;
 use waymark_core::host_retry::with_reconnect;
-use waymark_core::protocol::{ErrorBody, FileInfo, FileRead, HostEvent};
 use waymark_core::upload::{
     FileAssembler, MAX_UPLOAD_BYTES, PreparedFile, UploadError, resolve_resource,
 };
+use waymark_protocol::{ErrorBody, FileInfo, FileRead, HostEvent};
 
 /// The files a task may upload and the host that reads them.
 pub struct Uploads {

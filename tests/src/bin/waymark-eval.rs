@@ -7,7 +7,7 @@ use anyhow::{Context, Result, bail};
 use clap::Parser;
 use std::path::PathBuf;
 use std::time::Duration;
-use waymark_core::protocol::LlmRole;
+use waymark_protocol::LlmRole;
 use waymark_tests::e2e;
 use waymark_tests::eval::task::{Budget, SuiteName};
 use waymark_tests::eval::{self, Model, Options};

@@ -66,7 +66,7 @@ pub struct Options {
     /// Who navigates.
     pub model: Model,
     /// `(role, model)` overrides for the host.
-    pub role_models: Vec<(waymark_core::protocol::LlmRole, String)>,
+    pub role_models: Vec<(waymark_protocol::LlmRole, String)>,
     /// The unpacked extension.
     pub extension: PathBuf,
     /// The host binary.

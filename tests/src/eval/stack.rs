@@ -12,7 +12,7 @@ use std::process::Command;
 use std::time::Duration;
 use waymark_core::agent::InterventionSettings;
 use waymark_core::panel::PanelRequest;
-use waymark_core::protocol::LlmRole;
+use waymark_protocol::LlmRole;
 
 /// Failure bound for start-up steps (never a measurement).
 const BOUND: Duration = Duration::from_secs(60);
@@ -147,7 +147,7 @@ impl Stack {
         }
         let browser = Browser::launch(options)?;
         browser.wait_for_extension_worker(BOUND)?;
-        let id = waymark_core::protocol::EXTENSION_ID;
+        let id = waymark_protocol::EXTENSION_ID;
         let panel = browser.new_page(&format!("chrome-extension://{id}/sidepanel.html"))?;
         panel.wait_for("document.readyState === 'complete'", BOUND)?;
         panel.eval(PORT_JS)?;

@@ -12,7 +12,7 @@ use waymark_tests::llm_server::{RecordedRequest, ScriptedLlm, ScriptedReply};
 use waymark_tests::paths::{self, TempProfile};
 
 /// The extension's fixed ID (from the manifest key).
-pub const EXTENSION_ID: &str = waymark_core::protocol::EXTENSION_ID;
+pub const EXTENSION_ID: &str = waymark_protocol::EXTENSION_ID;
 
 /// Failure bound for anything the agent does in a test (never a timing assertion).
 pub const TASK_TIMEOUT: Duration = Duration::from_secs(60);

@@ -93,7 +93,7 @@ fn a_new_user_installs_the_host_with_the_panel_s_command_and_finishes_the_sample
     .expect("browser");
     let worker = browser.wait_for_extension_worker(TASK_TIMEOUT).expect("worker");
     let id = worker.extension_id().expect("extension id").to_owned();
-    assert_ne!(id, waymark_core::protocol::EXTENSION_ID, "loaded from the zip, not the dev key");
+    assert_ne!(id, waymark_protocol::EXTENSION_ID, "loaded from the zip, not the dev key");
     let _page = browser.new_page(&site.url("/form.html")).expect("a page to work on");
 
     // Step 1: no host yet; the guide and the install box name the command for Linux.

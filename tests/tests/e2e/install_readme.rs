@@ -96,7 +96,7 @@ fn the_readme_s_commands_copied_literally_install_and_uninstall_a_release_zip(_b
     .expect("browser");
     let worker = browser.wait_for_extension_worker(TASK_TIMEOUT).expect("worker");
     let id = worker.extension_id().expect("extension id").to_owned();
-    assert_ne!(id, waymark_core::protocol::EXTENSION_ID, "the zip's copy has its own ID");
+    assert_ne!(id, waymark_protocol::EXTENSION_ID, "the zip's copy has its own ID");
     // The browser records the extension in the profile's preferences (a few seconds later).
     let recorded = || {
         ["Default/Secure Preferences", "Default/Preferences"].iter().any(|f| {
@@ -137,7 +137,7 @@ fn the_readme_s_commands_copied_literally_install_and_uninstall_a_release_zip(_b
     let manifest = profile.join("NativeMessagingHosts/com.waymark.host.json");
     let text = std::fs::read_to_string(&manifest).expect("manifest");
     let mut value: serde_json::Value = serde_json::from_str(&text).expect("json");
-    let only_dev = format!("chrome-extension://{}/", waymark_core::protocol::EXTENSION_ID);
+    let only_dev = format!("chrome-extension://{}/", waymark_protocol::EXTENSION_ID);
     value["allowed_origins"] = json!([only_dev]);
     std::fs::write(&manifest, value.to_string()).expect("rewrite");
     drop_the_host(&browser);

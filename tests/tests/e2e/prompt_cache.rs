@@ -13,7 +13,7 @@ use waymark_tests::trial::E2e;
 
 use common::{Setup, Waymark, fill_the_form, host_binary, role_reply};
 use serde_json::{Value, json};
-use waymark_core::protocol::{ChatMessage, ChatRole, HOST_NAME, LlmRequest, LlmRole};
+use waymark_protocol::{ChatMessage, ChatRole, HOST_NAME, LlmRequest, LlmRole};
 use waymark_tests::fixture_server::FixtureServer;
 use waymark_tests::llm_server::{CacheReport, RecordedRequest, ScriptedLlm, ScriptedReply};
 use waymark_tests::paths;

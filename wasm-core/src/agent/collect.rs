@@ -10,12 +10,12 @@ use super::context::TaskContext;
 use super::control::Operator;
 use super::runner::{Agent, Flow};
 use super::{Env, Journal, Llm, Page, TaskEvent, TaskEvents};
-use crate::action::{Action, ActionOutcome, ScrollDirection};
-use crate::collect::{CollectSpec, MAX_ROWS, PagerKind};
-use crate::observation::{Observation, Ref};
-use crate::protocol::{Table, TableEnd, TableRow};
 use crate::safety::{NetworkPermit, TaintLedger};
 use std::collections::HashSet;
+use waymark_page::action::{Action, ActionOutcome, ScrollDirection};
+use waymark_page::collect::{CollectSpec, MAX_ROWS, PagerKind};
+use waymark_page::observation::{Observation, Ref};
+use waymark_protocol::{Table, TableEnd, TableRow};
 
 /// Rows shown to the model in the collect's outcome: enough to check the columns.
 pub const ROWS_SHOWN: usize = 3;
@@ -202,10 +202,10 @@ fn table_name(ctx: &TaskContext, spec: &CollectSpec) -> String {
     let base = spec
         .name
         .as_deref()
-        .map(crate::observation::clean)
+        .map(waymark_page::observation::clean)
         .filter(|n| !n.is_empty())
         .unwrap_or_else(|| "table".to_owned());
-    let base = crate::observation::shorten(&base, 60);
+    let base = waymark_page::observation::shorten(&base, 60);
     if taken == 0 { base } else { format!("{base} {}", taken + 1) }
 }
 
@@ -226,7 +226,7 @@ fn outcome(table: Table, skipped: u32) -> ActionOutcome {
         }
     }
     ActionOutcome {
-        collected: Some(Box::new(crate::collect::Collected::Table(table))),
+        collected: Some(Box::new(waymark_page::collect::Collected::Table(table))),
         ..ActionOutcome::with_text(text)
     }
 }

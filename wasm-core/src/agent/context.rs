@@ -6,10 +6,10 @@ use super::roles::Plan;
 use super::shared::SharedContext;
 use super::stuck::StuckDetector;
 use super::{DEFAULT_MAX_STEPS, StepRecord, TaskOutcome};
-use crate::action::{Action, ActionOutcome};
 use crate::safety::{TaintLedger, UserText};
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
+use waymark_page::action::{Action, ActionOutcome};
 
 /// How the model returns actions.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
@@ -553,7 +553,7 @@ mod tests {
 
     #[test]
     fn replay_rebuilds_steps_and_never_repeats_an_unfinished_action() {
-        let click = Action::Click { ref_id: crate::observation::Ref::top(2) };
+        let click = Action::Click { ref_id: waymark_page::observation::Ref::top(2) };
         let entries = vec![
             JournalEntry::Started { spec: TaskSpec::new("save") },
             JournalEntry::Guidance { text: "use Ada".into() },

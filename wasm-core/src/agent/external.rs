@@ -11,9 +11,9 @@ use super::context::TaskContext;
 use super::control::Operator;
 use super::gate::{GateVerdict, SafetyGate};
 use super::{Env, Page, TaskEvents};
-use crate::action::{Action, ActionOutcome};
-use crate::observation::Observation;
 use crate::safety::NetworkPermit;
+use waymark_page::action::{Action, ActionOutcome};
+use waymark_page::observation::Observation;
 
 /// The gate's ruling on one external action.
 #[derive(Debug)]

@@ -11,12 +11,12 @@
 
 use super::parse::{ParseError, parse_actions, parse_answer, tool_or_json};
 use super::tools::OFFERED_TOOLS;
-use crate::action::Action;
-use crate::protocol::{LlmCompletion, ToolCall};
 use crate::text::extract_json;
 use proptest::prelude::*;
 use serde_json::Value;
 use waymark_fuzzgen::{JsString, config, hostile_short, hostile_text, js_string};
+use waymark_page::action::Action;
+use waymark_protocol::{LlmCompletion, ToolCall};
 
 fn json_value() -> impl Strategy<Value = Value> {
     let leaf = prop_oneof![

@@ -21,13 +21,13 @@ use super::policy::{
 };
 use super::script_send::{held_card, held_requests};
 use super::{Env, Page, TaskEvents};
-use crate::action::{Action, ActionOutcome, Refuser};
-use crate::observation::Observation;
 use crate::safety::network::body;
 use crate::safety::spend::fit_request;
 use crate::safety::{
     ActionTarget, Baseline, BaselineState, BlockedRequest, Fit, NetworkPermit, Spend, WebUrl,
 };
+use waymark_page::action::{Action, ActionOutcome, Refuser};
+use waymark_page::observation::Observation;
 
 /// An action the gate lets go.
 #[derive(Debug, Clone)]

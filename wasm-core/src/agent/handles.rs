@@ -6,10 +6,10 @@
 use super::context::TaskContext;
 use super::runner::Agent;
 use super::{Env, Journal, Llm, Page, TaskEvents};
-use crate::action::{Action, ActionOutcome, Refuser};
-use crate::protocol::{ChatMessage, ChatRole};
 use crate::safety::outbound::{HandleRefusal, audience, handle_refs, has_handle, spells_handle};
 use crate::safety::{DocumentOrigin, TaintLedger, origin_of};
+use waymark_page::action::{Action, ActionOutcome, Refuser};
+use waymark_protocol::{ChatMessage, ChatRole};
 
 use super::control::Operator;
 

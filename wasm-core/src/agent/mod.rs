@@ -55,14 +55,14 @@ pub use shared::{Role, RoleState, SHARED_RECENT_ACTIONS, SharedContext};
 pub use stuck::{ASK_AFTER, NUDGE_AFTER, REPLAN_AFTER, StuckDetector, StuckLevel, fingerprint};
 pub use tools::{OFFERED_TOOLS, navigator_tools};
 
-use crate::action::{Action, ActionOutcome};
-use crate::observation::{Observation, Ref};
 use crate::platform::{Env, Llm};
-use crate::protocol::ErrorBody;
 use crate::record::{Ending, Located, StepRecord, TaskOutcome};
 use crate::safety::{ActionTarget, BlockedRequest, NetworkPermit};
 use serde::{Deserialize, Serialize};
 pub use waymark_page::PageError;
+use waymark_page::action::{Action, ActionOutcome};
+use waymark_page::observation::{Observation, Ref};
+use waymark_protocol::ErrorBody;
 
 /// Steps before a task stops on its own; enough for a form or a search, small enough to cap
 /// cost when the model wanders.
@@ -113,7 +113,7 @@ pub trait Page {
     /// How the dialogs the next actions open are answered: by Waymark with `answer`, or by
     /// the user in the browser when `None` (the default: pages that never show one need
     /// nothing, so fakes keep it).
-    fn answer_dialogs(&self, _answer: Option<crate::dialog::DialogAnswer>) {}
+    fn answer_dialogs(&self, _answer: Option<waymark_page::dialog::DialogAnswer>) {}
     /// After the task's tab closed: go on with the tab the user is looking at now; its URL.
     async fn adopt_active_tab(&self) -> Result<String, PageError> {
         Err(PageError::Unsupported)
@@ -178,7 +178,7 @@ pub enum TaskEvent {
 
 /// Words for the side panel for each host error.
 pub fn explain_llm_error(error: &ErrorBody) -> String {
-    use crate::protocol::ErrorCode as C;
+    use waymark_protocol::ErrorCode as C;
     let what = match error.code {
         C::LlmUnreachable => "The model endpoint could not be reached",
         C::LlmAuth => "The model endpoint rejected the API key",

@@ -53,8 +53,8 @@ pub fn render_output(mode: OutputMode, task: &str, outcome: &TaskOutcome, now_ms
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::action::{Action, ActionOutcome};
     use crate::record::StepRecord;
+    use waymark_page::action::{Action, ActionOutcome};
 
     fn outcome() -> TaskOutcome {
         TaskOutcome {
@@ -63,7 +63,7 @@ mod tests {
             error: None,
             steps: vec![StepRecord {
                 step: 1,
-                action: Action::Click { ref_id: crate::observation::Ref::top(2) },
+                action: Action::Click { ref_id: waymark_page::observation::Ref::top(2) },
                 description: "Click “Save” [2]".into(),
                 outcome: ActionOutcome::done(),
                 located: None,

@@ -6,12 +6,12 @@
 use super::interventions::ProgressReport;
 use super::role_tools::{PROGRESS_TOOL, RECALL_TOOL};
 use super::tools::OFFERED_TOOLS;
-use crate::action::{Action, action_of_call};
-use crate::protocol::LlmCompletion;
 use crate::text::extract_json;
 use serde::Deserialize;
 use serde::de::DeserializeOwned;
 use serde_json::Value;
+use waymark_page::action::{Action, action_of_call};
+use waymark_protocol::LlmCompletion;
 
 /// Why an answer could not be used; the text goes back to the model once.
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]
@@ -163,7 +163,7 @@ fn to_call(name: &str, args: Value) -> Result<Call, ParseError> {
             });
         }
     };
-    let bad = |e: crate::action::CallError| ParseError::BadArguments {
+    let bad = |e: waymark_page::action::CallError| ParseError::BadArguments {
         tool: name.to_owned(),
         reason: e.to_string(),
     };
@@ -182,7 +182,7 @@ fn to_call(name: &str, args: Value) -> Result<Call, ParseError> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::protocol::ToolCall;
+    use waymark_protocol::ToolCall;
 
     fn tool(name: &str, args: &str) -> LlmCompletion {
         LlmCompletion {
@@ -204,7 +204,7 @@ mod tests {
         assert_eq!(
             parse_actions(&tool("type", r#"{"ref":3,"text":"Ada"}"#)),
             Ok(vec![Action::Type {
-                ref_id: crate::observation::Ref::top(3),
+                ref_id: waymark_page::observation::Ref::top(3),
                 text: "Ada".into(),
                 append: false
             }])
@@ -235,7 +235,7 @@ mod tests {
         let a = parse_answer(&native).expect("native");
         assert_eq!(
             a.calls,
-            vec![Call::Act(Action::Click { ref_id: crate::observation::Ref::top(2) })]
+            vec![Call::Act(Action::Click { ref_id: waymark_page::observation::Ref::top(2) })]
         );
         assert_eq!(a.progress.and_then(|p| p.phase).as_deref(), Some("filling"));
         let json = text(
@@ -266,7 +266,7 @@ mod tests {
         let answer = "Sure! ```json\n{\"actions\": [{\"name\": \"click\", \"arguments\": {\"ref\": 2,},},]}\n```";
         assert_eq!(
             parse_actions(&text(answer)),
-            Ok(vec![Action::Click { ref_id: crate::observation::Ref::top(2) }])
+            Ok(vec![Action::Click { ref_id: waymark_page::observation::Ref::top(2) }])
         );
     }
 

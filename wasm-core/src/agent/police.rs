@@ -9,10 +9,10 @@ use super::interventions::{Intervention, InterventionKind};
 use super::policy::as_drop_target;
 use super::runner::{Agent, Flow};
 use super::{Env, Journal, Llm, Page, TaskEvents};
-use crate::action::{Action, ActionOutcome};
-use crate::observation::Observation;
 use crate::safety::{ActionTarget, WebUrl};
 use crate::text::counted;
+use waymark_page::action::{Action, ActionOutcome};
+use waymark_page::observation::Observation;
 
 impl<L: Llm, P: Page, E: Env, V: TaskEvents, O: Operator, J: Journal> Agent<'_, L, P, E, V, O, J> {
     /// The loop's safety gate: this agent's page, clock, timeline and user.

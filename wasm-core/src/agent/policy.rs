@@ -4,8 +4,6 @@
 
 use super::context::TaskContext;
 use super::interventions::{Intervention, InterventionKind};
-use crate::action::{Action, ActionOutcome};
-use crate::observation::{Item, Observation};
 use crate::safety::network::body;
 use crate::safety::scope::sensitive_category;
 use crate::safety::{
@@ -13,6 +11,8 @@ use crate::safety::{
     classify, document_origin, origin_of,
 };
 use crate::safety::{Fit, WriteBudget, WriteKind, effects, spend, writes};
+use waymark_page::action::{Action, ActionOutcome};
+use waymark_page::observation::{Item, Observation};
 
 /// What the policy decided for one action.
 #[derive(Debug, Clone, PartialEq)]
@@ -75,7 +75,7 @@ fn kind_of(action: &Action, observation: &Observation) -> ActionKind {
 
 /// The element whose live facts the policy judges: the element a drag drops on, the one keys
 /// are pressed on (`None`: the focused element), else the action's target.
-pub fn judged_ref(action: &Action) -> Option<crate::observation::Ref> {
+pub fn judged_ref(action: &Action) -> Option<waymark_page::observation::Ref> {
     match action {
         Action::PressKeys { ref_id, .. } => *ref_id,
         Action::Drag { to, .. } => Some(*to),
@@ -742,16 +742,16 @@ mod tests {
     }
 
     fn text(t: &str) -> Item {
-        Item::Text { text: t.into(), heading: None, zone: crate::observation::Zone::In }
+        Item::Text { text: t.into(), heading: None, zone: waymark_page::observation::Zone::In }
     }
 
     fn frame(id: u32, src: &str, url: &str, items: Vec<Item>) -> Item {
-        Item::Frame(crate::observation::Frame {
+        Item::Frame(waymark_page::observation::Frame {
             src: src.into(),
             frame: id,
             url: url.into(),
             items,
-            zone: crate::observation::Zone::In,
+            zone: waymark_page::observation::Zone::In,
         })
     }
 
@@ -766,13 +766,13 @@ mod tests {
             url: "https://dash.example/welcome?session=Zq8aX9canary42Lm9Tt77".into(),
             title: "Dashboard".into(),
             tabs: vec![
-                crate::observation::TabSummary {
+                waymark_page::observation::TabSummary {
                     id: 1,
                     title: "Your verification code is 493817".into(),
                     url: "https://mail.example/inbox?reset=ghp_Qk3vR8sT1uV5wX9yZ2aB4cD6".into(),
                     current: false,
                 },
-                crate::observation::TabSummary {
+                waymark_page::observation::TabSummary {
                     id: 2,
                     title: "Dashboard".into(),
                     url: "https://dash.example/welcome?session=Zq8aX9canary42Lm9Tt77".into(),
@@ -832,11 +832,11 @@ mod tests {
         let key = "sk-live-Zq8aX9canary42Lm9Tt77";
         let (evil, dash) = ("https://evil.example", "https://dash.example");
         let found = ActionOutcome::read_in(vec![
-            crate::action::ReadText {
+            waymark_page::action::ReadText {
                 url: "https://evil.example/".into(),
                 text: "API keys".into(),
             },
-            crate::action::ReadText {
+            waymark_page::action::ReadText {
                 url: "https://dash.example/keys".into(),
                 text: format!("Your API key: {key}"),
             },
@@ -847,7 +847,7 @@ mod tests {
         assert!(may_go(&taint, key, dash));
         // An extract of an element in frame 2 that did not say where it read: the frame's.
         let extract =
-            Action::Extract { ref_id: Some(crate::observation::Ref { frame: 2, index: 1 }) };
+            Action::Extract { ref_id: Some(waymark_page::observation::Ref { frame: 2, index: 1 }) };
         let mut taint = TaintLedger::default();
         record_output(&mut taint, &observation, &extract, &ActionOutcome::with_text(key));
         assert!(!may_go(&taint, key, evil));
@@ -863,7 +863,7 @@ mod tests {
     fn typed_text_goes_to_the_fields_own_document_origin() {
         let typing = ActionKind::Type { text: "x".into() };
         let action = Action::Type {
-            ref_id: crate::observation::Ref::top(1),
+            ref_id: waymark_page::observation::Ref::top(1),
             text: "x".into(),
             append: false,
         };

@@ -12,11 +12,11 @@ mod history;
 use super::StepRecord;
 use super::context::{Kept, Recalled};
 use super::roles::Plan;
-use crate::observation::{Observation, clean};
-use crate::protocol::{ChatMessage, ChatRole, ToolSpec};
 use history::{HistoryPart, LatestOutputPart, NotesPart, RecalledPart};
 use std::collections::BTreeMap;
 use std::fmt::Write;
+use waymark_page::observation::{Observation, clean};
+use waymark_protocol::{ChatMessage, ChatRole, ToolSpec};
 
 /// The rules every navigator call starts with.
 pub const SYSTEM_RULES: &str = "You are Waymark, a browser agent in the user's own logged-in \

@@ -12,13 +12,13 @@ use super::parse::{Call, parse_answer};
 use super::runner::{Agent, CallFailed, Flow};
 use super::shared::Role;
 use super::{Env, Journal, Llm, Page, TaskEvents, explain_llm_error, navigator_tools};
-use crate::action::{Action, Refuser};
 use crate::locate::{Locator, Resolution, UrlPattern};
-use crate::observation::{Observation, Ref, clean};
-use crate::protocol::ToolSpec;
 use crate::safety::NetworkPermit;
 use crate::text::counted;
 use crate::workflow::{Heal, StepAction, TargetNeed, WorkflowRun, WorkflowStep};
+use waymark_page::action::{Action, Refuser};
+use waymark_page::observation::{Observation, Ref, clean};
+use waymark_protocol::ToolSpec;
 
 /// How many times a step waits for its page to settle before it is healed or ends the run: a
 /// page still loading after the previous step gets this many chances.
@@ -343,7 +343,7 @@ impl<L: Llm, P: Page, E: Env, V: TaskEvents, O: Operator, J: Journal> Agent<'_, 
         for record in &ctx.steps {
             if let (Action::Extract { .. }, Some(text)) = (&record.action, &record.outcome.text) {
                 answer.push_str("\n\n");
-                answer.push_str(&crate::observation::shorten(text.trim(), MAX_QUOTED_CHARS));
+                answer.push_str(&waymark_page::observation::shorten(text.trim(), MAX_QUOTED_CHARS));
             }
         }
         self.finish(ctx, answer, true, None).await

@@ -1,8 +1,8 @@
 //! Tools of the agent itself (not of the page): the planner's `plan`, the validator's
 //! `verdict`, and the navigator's `progress` report. Page tools live in `tools.rs`.
 
-use crate::protocol::ToolSpec;
 use serde_json::json;
+use waymark_protocol::ToolSpec;
 
 /// Name of the navigator's self-report tool.
 pub const PROGRESS_TOOL: &str = "progress";

@@ -3,9 +3,9 @@
 
 use super::parse::{ParseError, tool_or_json};
 use super::role_tools::{PLAN_TOOL, VERDICT_TOOL};
-use crate::protocol::{ChatMessage, ChatRole, LlmCompletion};
 use serde::{Deserialize, Serialize};
 use std::fmt::Write;
+use waymark_protocol::{ChatMessage, ChatRole, LlmCompletion};
 
 /// Marks the planner's system prompt (the scripted test models branch on it).
 pub const PLANNER_RULES: &str = "You are Waymark's planner. Read the task, the steps so far \

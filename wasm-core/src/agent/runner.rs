@@ -17,11 +17,11 @@ use super::{
     Ending, Env, Journal, JournalError, Llm, Located, MAX_ACTIONS_PER_STEP, Page, PageError,
     StepRecord, TaskEvent, TaskEvents, TaskOutcome, explain_llm_error, navigator_tools,
 };
-use crate::action::{Action, ActionOutcome};
-use crate::observation::Observation;
-use crate::protocol::{ErrorBody, LlmCompletion, LlmRequest, ToolSpec};
 use crate::safety::BlockedRequest;
 use crate::text::counted;
+use waymark_page::action::{Action, ActionOutcome};
+use waymark_page::observation::Observation;
+use waymark_protocol::{ErrorBody, LlmCompletion, LlmRequest, ToolSpec};
 
 /// The planner revises the plan this often even when all goes well: long enough that the plan
 /// guides several steps, short enough to notice a plan that stopped fitting the pages.
@@ -383,7 +383,7 @@ impl<L: Llm, P: Page, E: Env, V: TaskEvents, O: Operator, J: Journal> Agent<'_, 
         &self,
         ctx: &mut TaskContext,
         role: Role,
-        messages: Vec<crate::protocol::ChatMessage>,
+        messages: Vec<waymark_protocol::ChatMessage>,
         tools: Vec<ToolSpec>,
     ) -> Result<LlmCompletion, CallFailed> {
         ctx.shared.set_role(role, RoleState::Working);

@@ -26,7 +26,7 @@ pub enum RoleState {
 
 /// The roles of the loop are the protocol's, so the host sees the same names (and may map
 /// each to its own model); the loop calls the planner, navigator and validator.
-pub use crate::protocol::LlmRole as Role;
+pub use waymark_protocol::LlmRole as Role;
 
 /// One line of the recent-actions list.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]

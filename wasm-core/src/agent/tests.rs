@@ -5,12 +5,12 @@
 )]
 
 use super::*;
-use crate::observation::{Element, Item, Ref};
-use crate::protocol::{ErrorCode, LlmCompletion, LlmRequest, ToolCall};
 use crate::safety::ActionTarget;
 use futures::executor::block_on;
 use std::cell::{Cell, RefCell};
 use std::collections::VecDeque;
+use waymark_page::observation::{Element, Item, Ref};
+use waymark_protocol::{ErrorCode, LlmCompletion, LlmRequest, ToolCall};
 
 mod closed_tab;
 mod collect;
@@ -66,7 +66,7 @@ impl ScriptedLlm {
         self.seen
             .borrow()
             .iter()
-            .filter(|r| r.role == crate::protocol::LlmRole::Navigator)
+            .filter(|r| r.role == waymark_protocol::LlmRole::Navigator)
             .map(|r| r.messages[1].content.clone())
             .collect()
     }
@@ -102,7 +102,7 @@ impl Page for FakeForm {
     async fn observe(&self) -> Result<Observation, PageError> {
         let mut items = vec![
             Item::Element(Element {
-                ref_id: crate::observation::Ref::top(1),
+                ref_id: waymark_page::observation::Ref::top(1),
                 role: "textbox".into(),
                 name: "Name".into(),
                 value: Some(self.name.borrow().clone()),
@@ -110,7 +110,7 @@ impl Page for FakeForm {
                 ..Element::default()
             }),
             Item::Element(Element {
-                ref_id: crate::observation::Ref::top(2),
+                ref_id: waymark_page::observation::Ref::top(2),
                 role: "button".into(),
                 name: "Save".into(),
                 ..Element::default()
@@ -140,12 +140,14 @@ impl Page for FakeForm {
         self.acts.borrow_mut().push(action.clone());
         match action {
             Action::Type {
-                ref_id: crate::observation::Ref { frame: 0, index: 1 }, text, ..
+                ref_id: waymark_page::observation::Ref { frame: 0, index: 1 },
+                text,
+                ..
             } => {
                 *self.name.borrow_mut() = text.clone();
                 Ok(ActionOutcome { value_changed: true, ..ActionOutcome::done() })
             }
-            Action::Click { ref_id: crate::observation::Ref { frame: 0, index: 2 } } => {
+            Action::Click { ref_id: waymark_page::observation::Ref { frame: 0, index: 2 } } => {
                 *self.saved.borrow_mut() = Some(self.name.borrow().clone());
                 Ok(ActionOutcome::done())
             }
@@ -886,7 +888,7 @@ fn bench_step_overhead() {
                     zone: Default::default(),
                 });
                 items.push(Item::Element(Element {
-                    ref_id: crate::observation::Ref::top(i),
+                    ref_id: waymark_page::observation::Ref::top(i),
                     role: "link".into(),
                     name: format!("Link {i}"),
                     ..Element::default()

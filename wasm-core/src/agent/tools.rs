@@ -2,14 +2,14 @@
 //! argument schemas derived from each tool's argument struct. Every tool definition is sent on
 //! every navigator call, so each token here is paid on every step.
 //!
-//! A call of an offered tool is read back into the [`Action`](crate::action::Action) it stands
-//! for by [`action_of_call`](crate::action::action_of_call); the actions' own names
-//! ([`ActionKind`](crate::action::ActionKind)) are still accepted (scripts and models that
+//! A call of an offered tool is read back into the [`Action`](waymark_page::action::Action) it stands
+//! for by [`action_of_call`](waymark_page::action::action_of_call); the actions' own names
+//! ([`ActionKind`](waymark_page::action::ActionKind)) are still accepted (scripts and models that
 //! learned them).
 
-use crate::action::Tool;
-use crate::protocol::ToolSpec;
 use std::sync::OnceLock;
+use waymark_page::action::Tool;
+use waymark_protocol::ToolSpec;
 
 /// The names of the tools offered, in order.
 pub const OFFERED_TOOLS: &[&str] = &{
@@ -42,9 +42,9 @@ pub fn navigator_tools() -> Vec<ToolSpec> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::action::{Action, ActionKind, action_of_call};
-    use crate::observation::Ref;
     use serde_json::{Map, Value, json};
+    use waymark_page::action::{Action, ActionKind, action_of_call};
+    use waymark_page::observation::Ref;
 
     fn action(name: &str, args: Value) -> Action {
         let Value::Object(args) = args else { panic!("object") };

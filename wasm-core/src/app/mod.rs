@@ -25,13 +25,13 @@ use crate::panel::ExportView;
 use crate::panel::{PanelRequest, PanelState, TaskView};
 use crate::platform::Env;
 use crate::platform::{Alarms, Host, Platform, Redraw, Store, StoreError, Tabs};
-use crate::protocol::{ExportFormat, ExportWrite, TrackedValues};
 use crate::record::TaskOutcome;
 use crate::safety::TaintLedger;
 use crate::workflow::WorkflowRun;
 use std::cell::RefCell;
 use std::collections::BTreeMap;
 use std::rc::Rc;
+use waymark_protocol::{ExportFormat, ExportWrite, TrackedValues};
 
 /// Where the prompt history is kept.
 pub const HISTORY_KEY: &str = "panel:prompt_history";

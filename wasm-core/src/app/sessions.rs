@@ -10,7 +10,6 @@
 use crate::panel::{PanelState, SearchView, SessionView, session_list};
 use crate::platform::{Env, Llm};
 use crate::platform::{Host, Redraw, Store, StoreError};
-use crate::protocol::LlmRequest;
 use crate::record::TaskOutcome;
 use crate::safety::{Provenance, TaintLedger};
 use crate::session::{
@@ -19,6 +18,7 @@ use crate::session::{
     transcript_record,
 };
 use std::cell::{Ref, RefCell};
+use waymark_protocol::LlmRequest;
 
 /// Background summary calls running at once, at most.
 pub const MAX_SUMMARY_CALLS: usize = 5;

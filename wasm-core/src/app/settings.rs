@@ -9,7 +9,7 @@ use super::App;
 use crate::panel::settings::validate;
 use crate::panel::{AgentSettings, DoctorView, Guide, GuideAction, GuideModelForm, SettingsForm};
 use crate::platform::{Host, Panels, Redraw, Store};
-use crate::protocol::{ConfigGet, ConfigSet, Doctor, ErrorCode};
+use waymark_protocol::{ConfigGet, ConfigSet, Doctor, ErrorCode};
 
 /// Where the extension's own settings (allowed sites) are kept.
 pub const AGENT_SETTINGS_KEY: &str = "settings:agent";
@@ -21,7 +21,7 @@ impl<S: Store + Clone> App<S> {
     /// Loads the extension's settings and the guide's progress (`earlier_tasks`: whether the
     /// user ran tasks before the guide existed, so it is not shown to them).
     pub async fn load_settings(&self) {
-        self.state.borrow_mut().settings.roles = crate::protocol::LlmRole::ALL.to_vec();
+        self.state.borrow_mut().settings.roles = waymark_protocol::LlmRole::ALL.to_vec();
         if let Some(agent) = self.load::<AgentSettings>(AGENT_SETTINGS_KEY).await {
             self.state.borrow_mut().settings.agent = agent;
         }

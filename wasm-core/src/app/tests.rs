@@ -7,11 +7,11 @@ use crate::panel::prompt::Attachment;
 use crate::platform::memory::MemStore;
 use crate::platform::scripted::{CountingPanels, ScriptedHost};
 use crate::platform::{Alarms, Platform, TabError, Tabs};
-use crate::protocol::RequestBody;
 use crate::workflow::WorkflowStore;
 use crate::workflow::tests::recorded;
 use futures::executor::block_on;
 use std::cell::Cell;
+use waymark_protocol::RequestBody;
 
 #[derive(Default)]
 struct Clock(Cell<u64>);
@@ -403,8 +403,8 @@ fn exports_go_through_the_host_and_show_the_path_and_the_prompt_or_why_not() {
     assert_eq!(write.format, ExportFormat::Md);
     assert!(write.content.starts_with('#'), "markdown: {}", write.content);
     // JSON stays JSON; the host's error is shown with its advice.
-    host.answer(Err(crate::protocol::ErrorBody::new(
-        crate::protocol::ErrorCode::ExportFailed,
+    host.answer(Err(waymark_protocol::ErrorBody::new(
+        waymark_protocol::ErrorCode::ExportFailed,
         "disk full",
     )));
     let values = TrackedValues::default();
@@ -453,8 +453,8 @@ fn the_settings_view_reads_the_hosts_settings_saves_changes_and_says_what_failed
     assert!(mem.map.borrow().contains_key(AGENT_SETTINGS_KEY));
     // The host refuses: the notice says so.
     form.export_dir = "/tmp/third".into();
-    host.answer(Err(crate::protocol::ErrorBody::new(
-        crate::protocol::ErrorCode::BadRequest,
+    host.answer(Err(waymark_protocol::ErrorBody::new(
+        waymark_protocol::ErrorCode::BadRequest,
         "export_dir is not writable",
     )));
     let _ = ask_with(&app, &host, PanelRequest::SaveSettings { form: form.clone() });

@@ -6,16 +6,11 @@
 //! start and every sentence the user reads about it are decisions, tested natively against an
 //! in-memory store. The worker starts the runs and writes the export file.
 
-use crate::action::Refuser;
 use crate::agent::TaskContext;
 use crate::panel::workflows::{self as view, DraftSource, WorkflowExport};
 use crate::panel::{PanelRequest, PanelState};
 use crate::platform::Env;
 use crate::platform::{Store, StoreError};
-use crate::protocol::{
-    BridgeFailure, BridgeFailureKind, BridgeOutput, ErrorBody, ExportFormat, ExportWrite,
-    ExportWritten,
-};
 use crate::record::{Ending, TaskOutcome};
 use crate::session::{RanWorkflow, TaskRecord};
 use crate::workflow::{
@@ -25,6 +20,11 @@ use crate::workflow::{
 use serde::{Deserialize, Serialize};
 use std::cell::RefCell;
 use std::collections::BTreeMap;
+use waymark_page::action::Refuser;
+use waymark_protocol::{
+    BridgeFailure, BridgeFailureKind, BridgeOutput, ErrorBody, ExportFormat, ExportWrite,
+    ExportWritten,
+};
 
 /// Where the last run's healed steps wait for the user's decision (kept across restarts).
 pub const HEALS_KEY: &str = "workflow_heals";

@@ -5,10 +5,10 @@
 
 use super::session::fenced;
 use super::{Browser, page_failure};
-use crate::console::{ConsoleEntry, ConsoleLevel};
-use crate::protocol::{BridgeFailure, BridgeFailureKind, BridgeOutput};
 use crate::safety::TaintLedger;
 use crate::safety::network::rules::ResourceType;
+use waymark_page::console::{ConsoleEntry, ConsoleLevel};
+use waymark_protocol::{BridgeFailure, BridgeFailureKind, BridgeOutput};
 
 /// One request a tab made, as the browser reported it.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -109,7 +109,7 @@ pub async fn network_requests<B: Browser>(
 }
 
 /// The console of the tab's page for an external agent: entries at `level` or above (info
-/// when absent; the page keeps its latest [`crate::console::MAX_ENTRIES`]).
+/// when absent; the page keeps its latest [`waymark_page::console::MAX_ENTRIES`]).
 pub async fn console_messages<B: Browser>(
     browser: &B,
     read: PageRead<'_>,

@@ -23,8 +23,8 @@ pub use task::{
 };
 
 use crate::agent::{Page, PageError};
-use crate::console::ConsoleEntry;
-use crate::protocol::{BridgeFailure, BridgeFailureKind};
+use waymark_page::console::ConsoleEntry;
+use waymark_protocol::{BridgeFailure, BridgeFailureKind};
 
 /// One tab, as the bridge lists it.
 #[derive(Debug, Clone, PartialEq, Eq)]

@@ -4,8 +4,8 @@
 use std::cell::{Cell, RefCell};
 
 use crate::agent::{Gate, Intervention, InterventionKind, InterventionSettings, Operator, Reply};
-use crate::protocol::BridgeProgress;
 use crate::safety::TaintLedger;
+use waymark_protocol::BridgeProgress;
 
 /// The progress that tells the agent of call `call` that it waits for the user at `card`.
 pub fn awaiting_user(call: u64, card: &Intervention) -> BridgeProgress {

@@ -5,20 +5,20 @@
 use std::collections::BTreeMap;
 
 use super::{Browser, BrowserTab, ExternalOperator, page_failure};
-use crate::action::{Action, ActionOutcome, Refuser, ScrollDirection};
 use crate::agent::{
     Held, InterventionKind, JournalEntry, MAX_HOLDS_PER_ACTION, Operator, Page, Policed,
     SafetyGate, TaskContext, TaskEvent, TaskEvents, TaskSpec, police_external, record_observation,
     record_output, reveal_handles,
 };
-use crate::dialog::{DialogAnswer, DialogAnswerer, DialogKind, PageDialog};
-use crate::observation::{Observation, Ref, TabSummary};
 use crate::platform::Env;
-use crate::protocol::{
+use crate::record::StepRecord;
+use waymark_page::action::{Action, ActionOutcome, Refuser, ScrollDirection};
+use waymark_page::dialog::{DialogAnswer, DialogAnswerer, DialogKind, PageDialog};
+use waymark_page::observation::{Observation, Ref, TabSummary};
+use waymark_protocol::{
     BridgeCall, BridgeFailure, BridgeFailureKind as Kind, BridgeImage, BridgeOutput, BridgeTab,
     ScrollWay,
 };
-use crate::record::StepRecord;
 
 mod collect;
 

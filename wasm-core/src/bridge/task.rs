@@ -13,17 +13,17 @@
 //! it elsewhere either.
 
 use super::{Browser, ExternalSession, fenced, who_asks};
-use crate::action::Refuser;
 use crate::agent::{
     Agent, Gate, Intervention, InterventionSettings, Journal, JournalError, Operator, Reply,
     TaskContext, TaskEvents, TaskSpec,
 };
 use crate::platform::{Env, Llm};
-use crate::protocol::{
-    BridgeFailure, BridgeFailureKind, BridgeOutput, BridgeTaskReport, BridgeTaskStatus,
-};
 use crate::record::{Ending, TaskOutcome};
 use crate::session::{Session, TaskRecord};
+use waymark_page::action::Refuser;
+use waymark_protocol::{
+    BridgeFailure, BridgeFailureKind, BridgeOutput, BridgeTaskReport, BridgeTaskStatus,
+};
 
 /// The user's controls for a task an external agent asked for: the task's own controls (Stop
 /// ends the task, as for the user's), with every card saying who asked.

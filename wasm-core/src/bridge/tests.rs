@@ -2,18 +2,18 @@
 //! cards name who asks, a denial is an error and nothing is sent.
 
 use super::*;
-use crate::action::{Action, ActionKind, ActionOutcome};
 use crate::agent::{
     Gate, Intervention, InterventionSettings, Operator, Reply, TaskEvent, TaskEvents,
 };
-use crate::observation::{Element, Item, Observation, Ref};
 use crate::platform::Env;
-use crate::protocol::{BridgeCall, BridgeFailureKind};
 use crate::safety::{ActionTarget, BlockedRequest, DocumentOrigin, NetworkPermit};
 use futures::executor::block_on;
 use std::cell::RefCell;
 use std::collections::{BTreeMap, VecDeque};
 use std::rc::Rc;
+use waymark_page::action::{Action, ActionKind, ActionOutcome};
+use waymark_page::observation::{Element, Item, Observation, Ref};
+use waymark_protocol::{BridgeCall, BridgeFailureKind};
 
 mod inspect;
 mod task;
@@ -34,13 +34,13 @@ struct Shop {
     /// The window's size after each resize.
     window: RefCell<Vec<(u32, u32)>>,
     /// What the page wrote to its console (`console_messages`).
-    console: RefCell<Vec<crate::console::ConsoleEntry>>,
+    console: RefCell<Vec<waymark_page::console::ConsoleEntry>>,
     /// The message of the confirm dialog each click opens, when it opens one.
     confirm: RefCell<Option<String>>,
     /// The dialog answer armed for each action, in order.
-    armed: RefCell<Vec<Option<crate::dialog::DialogAnswer>>>,
+    armed: RefCell<Vec<Option<waymark_page::dialog::DialogAnswer>>>,
     /// The answer armed now.
-    arming: RefCell<Option<crate::dialog::DialogAnswer>>,
+    arming: RefCell<Option<waymark_page::dialog::DialogAnswer>>,
 }
 
 struct ShopPage(Rc<Shop>);
@@ -87,7 +87,7 @@ impl Page for ShopPage {
         self.0.armed.borrow_mut().push(armed.clone());
         let mut outcome = ActionOutcome::done();
         if let (Action::Click { .. }, Some(message)) = (action, self.0.confirm.borrow().clone()) {
-            use crate::dialog::{DialogAnswerer, DialogKind, PageDialog};
+            use waymark_page::dialog::{DialogAnswerer, DialogKind, PageDialog};
             // As `page_hooks.js` answers: with the armed answer, else the user (who says OK).
             let (accepted, by) = match armed {
                 Some(answer) => (answer.accept, DialogAnswerer::Waymark),
@@ -110,7 +110,7 @@ impl Page for ShopPage {
         Ok(outcome)
     }
 
-    fn answer_dialogs(&self, answer: Option<crate::dialog::DialogAnswer>) {
+    fn answer_dialogs(&self, answer: Option<waymark_page::dialog::DialogAnswer>) {
         *self.0.arming.borrow_mut() = answer;
     }
 
@@ -189,7 +189,10 @@ impl Browser for FakeBrowser {
         Ok(self.0.requests.borrow().clone())
     }
 
-    async fn console(&self, _tab: i32) -> Result<Vec<crate::console::ConsoleEntry>, PageError> {
+    async fn console(
+        &self,
+        _tab: i32,
+    ) -> Result<Vec<waymark_page::console::ConsoleEntry>, PageError> {
         Ok(self.0.console.borrow().clone())
     }
 }
@@ -259,7 +262,7 @@ impl World {
     fn call(
         &mut self,
         call: BridgeCall,
-    ) -> Result<crate::protocol::BridgeOutput, crate::protocol::BridgeFailure> {
+    ) -> Result<waymark_protocol::BridgeOutput, waymark_protocol::BridgeFailure> {
         let browser = FakeBrowser(self.shop.clone());
         let operator = ExternalOperator::new(self.panel.clone(), "Claude Code");
         block_on(self.session.handle(call, &browser, &Clock, &self.timeline, &operator))
@@ -349,7 +352,7 @@ fn tabs_list_only_web_pages_and_mark_the_selected_one() {
 #[test]
 fn a_card_is_told_to_the_waiting_agent_before_the_user_answers() {
     let w = World::new(vec![Reply::approve()]);
-    let told: Rc<RefCell<Vec<crate::protocol::BridgeProgress>>> = Rc::default();
+    let told: Rc<RefCell<Vec<waymark_protocol::BridgeProgress>>> = Rc::default();
     let seen = told.clone();
     let panel = w.panel.clone();
     let on_card: OnCard = Box::new(move |card| {

@@ -8,9 +8,9 @@
 
 use super::pattern::UrlPattern;
 use super::template::Template;
-use crate::observation::{Element, Item, Observation, Ref, clean, shorten};
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
+use waymark_page::observation::{Element, Item, Observation, Ref, clean, shorten};
 
 /// Longest context line kept (a heading, the line before the element).
 const MAX_CONTEXT_CHARS: usize = 80;

@@ -2,8 +2,8 @@
 //! first opens, skippable at any step and never shown again once finished or skipped (the
 //! worker stores [`Guide`] in `chrome.storage.local`).
 
-use crate::protocol::{EndpointField, LlmRole, Setting, SettingKey};
 use serde::{Deserialize, Serialize};
+use waymark_protocol::{EndpointField, LlmRole, Setting, SettingKey};
 
 use super::{HostStatus, LlmState, LlmStates};
 
@@ -256,7 +256,7 @@ mod tests {
             model: String::new(),
         };
         let ollama = form(ModelPreset::Ollama, "").settings().expect("ok");
-        let text: Vec<String> = ollama.iter().filter_map(crate::protocol::Setting::text).collect();
+        let text: Vec<String> = ollama.iter().filter_map(waymark_protocol::Setting::text).collect();
         assert!(text.iter().any(|t| t.contains("11434")), "{text:?}");
         assert_eq!(ollama.len(), 3, "no key for a local server");
         assert!(

@@ -1,7 +1,7 @@
 //! The model's text as it streams in, for the live task view: which roles show it, a bounded
 //! buffer of its tail, and a throttle so a fast stream does not flood the panel's port.
 
-use crate::protocol::LlmRole;
+use waymark_protocol::LlmRole;
 
 /// The panel shows at most this many characters of the streaming text (its tail): enough to
 /// follow the model's reasoning, small enough that every state push stays cheap.

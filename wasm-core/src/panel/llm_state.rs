@@ -2,9 +2,9 @@
 //! derived from the host's replies, retry events and errors. Roles can use different
 //! endpoints, so one role's bad key must not hide behind another role's success.
 
-use crate::protocol::{ErrorBody, ErrorCode, LlmCompletion, LlmRole};
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
+use waymark_protocol::{ErrorBody, ErrorCode, LlmCompletion, LlmRole};
 
 /// The LLM as the panel explains it.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]

@@ -116,7 +116,7 @@ impl RoutineForm {
             NotifyChoice::Above => NotifyWhen::Above { limit: limit()?, key: key.clone() },
         };
         let name = match &self.job {
-            RoutineJob::Task { prompt } => crate::observation::shorten(prompt.trim(), 60),
+            RoutineJob::Task { prompt } => waymark_page::observation::shorten(prompt.trim(), 60),
             RoutineJob::Workflow { .. } => name.to_owned(),
         };
         Ok(Routine {
@@ -203,7 +203,7 @@ fn run_line(run: &crate::routine::RoutineRun) -> String {
         0 => String::new(),
         tokens => format!(", {}", crate::text::counted(tokens, "token")),
     };
-    crate::observation::shorten(&format!("{what} ({seconds:.1} s{cost})"), 200)
+    waymark_page::observation::shorten(&format!("{what} ({seconds:.1} s{cost})"), 200)
 }
 
 #[cfg(test)]

@@ -2,11 +2,11 @@
 //! settings (through `config.set`, keys write-only) and the extension's own settings (allowed
 //! sites, kept in `chrome.storage`). Every check happens here, not in the view.
 
-use crate::protocol::{
-    DoctorCheck, EndpointField, HostSettings, LlmRole, LlmStatus, Setting, SettingError, SettingKey,
-};
 use crate::safety::origin_of;
 use serde::{Deserialize, Serialize};
+use waymark_protocol::{
+    DoctorCheck, EndpointField, HostSettings, LlmRole, LlmStatus, Setting, SettingError, SettingKey,
+};
 
 mod host_files;
 
@@ -231,7 +231,7 @@ fn allowed_sites(text: &str, errors: &mut Vec<FieldError>) -> Vec<String> {
 pub(crate) mod tests {
     use super::host_files::MB;
     use super::*;
-    use crate::protocol::{ModelPrice, PriceSource, TranscriptSettings};
+    use waymark_protocol::{ModelPrice, PriceSource, TranscriptSettings};
 
     fn status(model: &str) -> LlmStatus {
         LlmStatus {

@@ -2,8 +2,8 @@
 //! browser tells the worker which, `chrome.runtime.getPlatformInfo`), and what a `hello`
 //! answer means for the panel (connected, or a host too old for this extension).
 
-use crate::protocol::{Compatibility, EXTENSION_ID, HelloData, compatibility};
 use serde::{Deserialize, Serialize};
+use waymark_protocol::{Compatibility, EXTENSION_ID, HelloData, compatibility};
 
 use super::HostStatus;
 
@@ -136,7 +136,7 @@ pub fn after_hello(extension_version: &str, hello: &HelloData) -> HostStatus {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::protocol::LlmStatus;
+    use waymark_protocol::LlmStatus;
 
     fn platform(os: &str, arch: &str) -> Platform {
         serde_json::from_value(serde_json::json!({ "os": os, "arch": arch })).expect("platform")

@@ -1,8 +1,8 @@
 //! What the LLM costs: token and dollar totals of the current task and session.
 
-use crate::protocol::LlmCompletion;
 use serde::ser::SerializeStruct;
 use serde::{Deserialize, Serialize, Serializer};
+use waymark_protocol::LlmCompletion;
 
 /// Tokens and dollars spent, summed over LLM calls. Serialized with its line for the panel
 /// (`text`, empty before the first call), worked out from the totals, never stored apart.
@@ -128,7 +128,7 @@ fn thousands(n: u64) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::protocol::{CallCost, TokenUsage};
+    use waymark_protocol::{CallCost, TokenUsage};
 
     #[test]
     fn counted_tokens_are_marked_as_an_estimate() {

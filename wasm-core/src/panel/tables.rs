@@ -2,9 +2,9 @@
 //! URLs), the panel only draws; long tables show their first rows and say how many more the
 //! CSV holds.
 
-use crate::protocol::Table;
 use crate::safety::origin_of;
 use serde::{Deserialize, Serialize};
+use waymark_protocol::Table;
 
 /// Rows drawn in the panel per table; the CSV and the exports hold every row.
 pub const PANEL_ROWS: usize = 100;
@@ -67,7 +67,7 @@ fn cell(text: &str) -> CellView {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::protocol::TableRow;
+    use waymark_protocol::TableRow;
 
     #[test]
     fn cells_link_only_web_urls_and_long_tables_say_how_many_more() {

@@ -144,7 +144,7 @@ mod tests {
         assert_eq!(state.view().status.dot, Dot::Working, "connecting");
         state.host = HostStatus::Connected {
             version: "0.1.0".into(),
-            llm: crate::protocol::LlmStatus {
+            llm: waymark_protocol::LlmStatus {
                 provider: "openai".into(),
                 base_url: "http://x".into(),
                 model: "m".into(),
@@ -170,7 +170,7 @@ mod tests {
         let mut state = PanelState {
             host: HostStatus::Connected {
                 version: "0.1.0".into(),
-                llm: crate::protocol::LlmStatus {
+                llm: waymark_protocol::LlmStatus {
                     provider: "openai".into(),
                     base_url: "http://x".into(),
                     model: "m".into(),

@@ -16,10 +16,10 @@ mod watch;
 pub use schedule::{Schedule, TimeOfDay, Weekday};
 pub use watch::{FindingChange, NotifyWhen, changes, number_in};
 
-use crate::action::Action;
 use crate::record::{Ending, TaskOutcome};
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
+use waymark_page::action::Action;
 
 /// How many runs a routine's history keeps (the oldest go first).
 pub const KEPT_RUNS: usize = 30;
@@ -181,13 +181,13 @@ impl RoutineRun {
                 false => name,
                 true => format!("{name} ({})", step.step),
             };
-            findings.insert(key, crate::observation::shorten(text.trim(), 500));
+            findings.insert(key, waymark_page::observation::shorten(text.trim(), 500));
         }
         Self {
             started_ms,
             duration_ms: outcome.elapsed_ms,
             ending,
-            answer: crate::observation::shorten(&outcome.answer, 400),
+            answer: waymark_page::observation::shorten(&outcome.answer, 400),
             findings,
             changes: Vec::new(),
             tokens,
@@ -252,7 +252,7 @@ impl Routine {
         RoutineNotice {
             routine: self.id.clone(),
             title: format!("{}: {what}", self.name),
-            message: crate::observation::shorten(&message, 400),
+            message: waymark_page::observation::shorten(&message, 400),
         }
     }
 

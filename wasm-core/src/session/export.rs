@@ -4,12 +4,12 @@
 use super::inert::{fence_for, inert};
 use super::notes::redact_step;
 use super::{Session, TitleChange, TocEntry, toc};
-use crate::protocol::{ExportFormat, TrackedValues};
 use crate::safety::TaintLedger;
 use crate::text::counted;
 use serde::Serialize;
 use std::borrow::Cow;
 use std::fmt::Write;
+use waymark_protocol::{ExportFormat, TrackedValues};
 
 /// Version of the JSON export's shape; bumped on incompatible changes.
 pub const JSON_EXPORT_VERSION: u32 = 1;

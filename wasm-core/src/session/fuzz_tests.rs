@@ -11,15 +11,15 @@
 
 use super::inert::{fence_for, inert};
 use super::*;
-use crate::action::{Action, ActionOutcome};
-use crate::observation::Ref;
-use crate::protocol::{ExportFormat, TrackedValues};
 use crate::record::{StepRecord, TaskOutcome};
 use crate::safety::TaintLedger;
 use proptest::prelude::*;
 use waymark_fuzzgen::{
     config, costly, glued_url, hostile_short, hostile_text, js_string, secretish,
 };
+use waymark_page::action::{Action, ActionOutcome};
+use waymark_page::observation::Ref;
+use waymark_protocol::{ExportFormat, TrackedValues};
 
 fn action() -> impl Strategy<Value = Action> {
     prop_oneof![

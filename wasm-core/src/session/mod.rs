@@ -53,7 +53,7 @@ pub struct TaskRecord {
     /// Table findings (`collect`): every row, kept here and exported; follow-up tasks read
     /// only each table's summary line and row count.
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
-    pub tables: Vec<crate::protocol::Table>,
+    pub tables: Vec<waymark_protocol::Table>,
     /// One line for the table of contents (at most [`MAX_TOC_CHARS`]).
     #[serde(default)]
     pub toc_line: String,

@@ -4,9 +4,9 @@
 //! only there (a poisoned note cannot carry a key to the attacker's site).
 
 use super::TaskRecord;
-use crate::action::Action;
 use crate::record::{Located, StepRecord, TaskOutcome};
 use crate::safety::{Provenance, TaintLedger};
+use waymark_page::action::Action;
 
 impl TaskRecord {
     /// The record of a finished task as the session stores it: secrets redacted with the
@@ -117,7 +117,7 @@ fn redact_action(action: &Action, cut: &impl Fn(&str) -> String) -> Action {
 }
 
 /// Every cell of `table` with `cut` applied (its rows are page text like any other).
-pub(super) fn cut_table(table: &mut crate::protocol::Table, cut: &impl Fn(&str) -> String) {
+pub(super) fn cut_table(table: &mut waymark_protocol::Table, cut: &impl Fn(&str) -> String) {
     for row in &mut table.rows {
         for value in &mut row.values {
             *value = cut(value);
@@ -142,10 +142,10 @@ fn action_texts(action: &Action) -> Vec<&str> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::action::ActionOutcome;
     use crate::agent::TaskContext;
     use crate::agent::TaskSpec;
-    use crate::observation::Ref;
+    use waymark_page::action::ActionOutcome;
+    use waymark_page::observation::Ref;
 
     const KEY: &str = "sk-live-Zq8aXcanary42Lm9Tt";
 

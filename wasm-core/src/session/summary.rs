@@ -5,10 +5,10 @@
 use super::title::{MAX_TITLE_CHARS, RECENT_TURNS, clip};
 use super::toc::{MAX_TOC_CHARS, toc_line};
 use super::{Session, TaskRecord};
-use crate::protocol::{ChatMessage, ChatRole, LlmRequest};
 use serde_json::Value;
 use std::collections::BTreeMap;
 use std::fmt::Write;
+use waymark_protocol::{ChatMessage, ChatRole, LlmRequest};
 
 /// At most this many sentences in a summary.
 const MAX_SENTENCES: usize = 3;
@@ -70,14 +70,14 @@ pub fn summary_request(session: &Session, record: &TaskRecord) -> LlmRequest {
         }
     }
     LlmRequest {
-        role: crate::protocol::LlmRole::Summariser,
+        role: waymark_protocol::LlmRole::Summariser,
         messages: vec![
             ChatMessage::text(ChatRole::System, SUMMARISER_RULES),
             ChatMessage::text(ChatRole::User, user),
         ],
         tools: Vec::new(),
         stream: false,
-        max_tokens: Some(crate::protocol::LlmRole::Summariser.max_output_tokens()),
+        max_tokens: Some(waymark_protocol::LlmRole::Summariser.max_output_tokens()),
     }
 }
 

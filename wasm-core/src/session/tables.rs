@@ -2,8 +2,8 @@
 //! cannot close the table, open a link or load an image).
 
 use super::inert::inert;
-use crate::protocol::Table;
 use std::fmt::Write;
+use waymark_protocol::Table;
 
 /// Appends `table` under a line naming it, its size and why reading stopped.
 #[expect(clippy::let_underscore_must_use, reason = "writing to a String cannot fail")]
@@ -28,8 +28,8 @@ pub(super) fn markdown(out: &mut String, table: &Table) {
 
 #[cfg(test)]
 mod tests {
-    use crate::protocol::{Table, TableEnd, TableRow, TrackedValues};
     use crate::session::{Session, TaskRecord, table_csv, to_markdown};
+    use waymark_protocol::{Table, TableEnd, TableRow, TrackedValues};
 
     fn session_with_a_table() -> Session {
         let mut session = Session::new("s1".into(), 0.0);

@@ -1,8 +1,8 @@
 //! Native tests of the session model: context, TOC, titles, search, summaries, limiter, export.
 
 use super::*;
-use crate::protocol::{ExportFormat, TrackedValues};
 use crate::record::TaskOutcome;
+use waymark_protocol::{ExportFormat, TrackedValues};
 
 /// A finished task whose answer mentions `finding`.
 pub(crate) fn record(turn: u32, task: &str, finding: &str) -> TaskRecord {
@@ -299,7 +299,7 @@ fn summary_request_marks_the_three_recent_turns_newest_first() {
     s.title = "Items".into();
     let newest = s.records[4].clone();
     let req = summary_request(&s, &newest);
-    assert_eq!(req.role, crate::protocol::LlmRole::Summariser);
+    assert_eq!(req.role, waymark_protocol::LlmRole::Summariser);
     assert!(req.tools.is_empty());
     let user = &req.messages[1].content;
     let toc: Vec<&str> = user.lines().filter(|l| l.contains(". Task number")).collect();
@@ -570,14 +570,14 @@ fn the_copied_prompt_names_the_written_file() {
 
 #[test]
 fn transcript_of_a_turn_has_task_actions_answer_and_summary_and_starts_the_session_once() {
-    use crate::action::{Action, ActionOutcome};
-    use crate::protocol::TranscriptEvent as E;
     use crate::record::StepRecord;
+    use waymark_page::action::{Action, ActionOutcome};
+    use waymark_protocol::TranscriptEvent as E;
 
     let mut s = session_of(2);
     s.records[0].actions.push(StepRecord {
         step: 1,
-        action: Action::Click { ref_id: crate::observation::Ref::top(4) },
+        action: Action::Click { ref_id: waymark_page::observation::Ref::top(4) },
         description: "Click “Save” [4]".into(),
         outcome: ActionOutcome::failed("gone"),
         located: None,

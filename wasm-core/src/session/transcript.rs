@@ -4,8 +4,8 @@
 //! off) and redacts secrets before writing.
 
 use super::{Session, TaskRecord};
-use crate::protocol::{TranscriptEvent, TranscriptRecord};
 use serde_json::{Value, json};
+use waymark_protocol::{TranscriptEvent, TranscriptRecord};
 
 /// The transcript request for turn `record` of `session` (sent once its summary is final).
 pub fn transcript_record(session: &Session, record: &TaskRecord) -> TranscriptRecord {

@@ -130,7 +130,7 @@ proptest! {
     /// addresses they loaded are hostile; no step may panic, and the draft is valid.
     #[test]
     fn fuzz_demonstration(name in hostile_short(), heading in hostile_text(), typed in hostile_text(), url in glued_url(), option in hostile_short()) {
-        use crate::observation::{Element, Item, Observation, Ref};
+        use waymark_page::observation::{Element, Item, Observation, Ref};
         use waymark_page::demonstration::{Demonstrated, DemonstratedAct};
         let observation = Observation {
             url: format!("https://shop.example/{url}"),

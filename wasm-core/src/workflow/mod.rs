@@ -26,11 +26,11 @@ pub use run::{BindError, Heal, RunRequest, WorkflowRun, parse_run_prompt};
 pub use schema::{ImportError, SCHEMA_VERSION, export_json, import_json, validate};
 pub use store::{WorkflowError, WorkflowMeta, WorkflowStore};
 
-use crate::action::{Action, ActionKind};
 use crate::locate::{Locator, Template, UrlPattern};
-use crate::observation::Ref;
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
+use waymark_page::action::{Action, ActionKind};
+use waymark_page::observation::Ref;
 
 /// A saved workflow: the steps of a task done once, with named inputs.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]

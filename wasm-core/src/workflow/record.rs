@@ -3,11 +3,11 @@
 //! secrets (cut from the stored task) become secret parameters that are never stored.
 
 use super::{Param, SCHEMA_VERSION, StepAction, Workflow, WorkflowStep};
-use crate::action::Action;
 use crate::locate::{Template, param_name_from, unique_param_name};
 use crate::safety::outbound::REDACTED;
 use crate::session::TaskRecord;
 use std::collections::BTreeMap;
+use waymark_page::action::Action;
 
 /// Shortest value that is turned into a parameter reference inside other texts (an element's
 /// name, a URL): shorter ones would match by accident.
@@ -200,7 +200,7 @@ fn url_with_params(url: &str, values: &[(String, String)]) -> Template {
 
 /// A first name for the draft: the task's first line, shortened.
 fn draft_name(task_line: &str) -> String {
-    let line = crate::observation::clean(task_line);
-    let name = crate::observation::shorten(&line, 60);
+    let line = waymark_page::observation::clean(task_line);
+    let name = waymark_page::observation::shorten(&line, 60);
     if name.is_empty() { "Workflow".to_owned() } else { name }
 }

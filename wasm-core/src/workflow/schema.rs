@@ -197,11 +197,11 @@ pub fn validate(w: &Workflow) -> Result<(), Vec<String>> {
                 }
             }
             StepAction::Wait { seconds: Some(s), .. }
-                if !(0.0..=crate::action::MAX_WAIT_SECONDS).contains(s) =>
+                if !(0.0..=waymark_page::action::MAX_WAIT_SECONDS).contains(s) =>
             {
                 problems.push(format!(
                     "step {n} waits {s} s (at most {})",
-                    crate::action::MAX_WAIT_SECONDS
+                    waymark_page::action::MAX_WAIT_SECONDS
                 ));
             }
             StepAction::PressKeys { keys }

@@ -13,13 +13,13 @@ use crate::agent::{
     Reply, TaskEvent, TaskEvents, TaskSpec,
 };
 use crate::platform::{Env, Llm};
-use crate::protocol::{ErrorBody, LlmCompletion, LlmRequest, ToolCall};
 use crate::record::TaskOutcome;
 use crate::session::TaskRecord;
 use futures::executor::block_on;
 pub use shop::{Shop, Variant};
 use std::cell::{Cell, RefCell};
 use std::collections::VecDeque;
+use waymark_protocol::{ErrorBody, LlmCompletion, LlmRequest, ToolCall};
 
 pub const TASK: &str = "Order a teapot for Ada Lovelace on 2026-03-14 with Express shipping";
 
@@ -292,25 +292,25 @@ fn tasks_that_cannot_be_repeated_say_why() {
     }
     assert_eq!(super::record(&record, "x".into(), 0.0), Err(RecordError::NotLocated));
     let mut nothing = recorded_task();
-    nothing.actions.retain(|a| matches!(a.action, crate::action::Action::Scroll { .. }));
+    nothing.actions.retain(|a| matches!(a.action, waymark_page::action::Action::Scroll { .. }));
     assert_eq!(super::record(&nothing, "x".into(), 0.0), Err(RecordError::NoSteps));
     let mut upload = recorded_task();
-    upload.actions[0].action = crate::action::Action::Upload {
-        ref_id: crate::observation::Ref::top(1),
+    upload.actions[0].action = waymark_page::action::Action::Upload {
+        ref_id: waymark_page::observation::Ref::top(1),
         file: "cv.pdf".into(),
     };
     assert_eq!(super::record(&upload, "x".into(), 0.0), Err(RecordError::Upload));
     let mut drag = recorded_task();
-    drag.actions[0].action = crate::action::Action::Drag {
-        ref_id: crate::observation::Ref::top(1),
-        to: crate::observation::Ref::top(2),
+    drag.actions[0].action = waymark_page::action::Action::Drag {
+        ref_id: waymark_page::observation::Ref::top(1),
+        to: waymark_page::observation::Ref::top(2),
     };
     assert_eq!(super::record(&drag, "x".into(), 0.0), Err(RecordError::Drag));
 }
 
 #[test]
 fn a_wait_until_a_text_is_gone_is_kept_as_such() {
-    let wait = crate::action::Action::Wait {
+    let wait = waymark_page::action::Action::Wait {
         text: Some("Loading…".into()),
         seconds: Some(5.0),
         gone: true,

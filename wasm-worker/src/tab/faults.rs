@@ -2,8 +2,8 @@
 //! under the agent, a wait that spans a navigation. Kept apart from `tab.rs`'s main paths.
 
 use super::{ChromeTab, TabPage};
-use waymark_core::action::{ActionOutcome, ContentRequest};
 use waymark_core::agent::PageError;
+use waymark_page::action::{ActionOutcome, ContentRequest};
 
 impl TabPage {
     /// The same tab, able to upload the task's resource files.
@@ -14,7 +14,7 @@ impl TabPage {
     /// Reads an attached resource through the host and puts it into the file input `r`.
     pub(super) async fn upload(
         &self,
-        r: waymark_core::observation::Ref,
+        r: waymark_page::observation::Ref,
         file: &str,
     ) -> Result<ActionOutcome, PageError> {
         let fetched = match &self.uploads {

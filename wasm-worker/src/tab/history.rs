@@ -7,8 +7,8 @@
 
 use super::{TabPage, history};
 use crate::chrome::{self, sleep};
-use waymark_core::action::{ActionOutcome, ContentRequest, WentBack};
 use waymark_core::agent::PageError;
+use waymark_page::action::{ActionOutcome, ContentRequest, WentBack};
 
 /// How long the tab has to start moving after the page asked to go back.
 const MOVE_WAIT_MS: f64 = 1_500.0;

@@ -10,8 +10,8 @@ use super::TabPage;
 use super::chrome::sleep;
 use wasm_bindgen::prelude::*;
 use wasm_bindgen_futures::JsFuture;
-use waymark_core::observation::Observation;
-use waymark_core::observation::screen::Shot;
+use waymark_page::observation::Observation;
+use waymark_page::observation::screen::Shot;
 
 #[wasm_bindgen(inline_js = r#"
 export async function capture_pixels(windowId) {

@@ -7,7 +7,7 @@
 
 use super::TabPage;
 use crate::chrome::sleep;
-use waymark_core::action::{ContentRequest, SETTLE_POLL_MS, SettleWindow, Settled};
+use waymark_page::action::{ContentRequest, SETTLE_POLL_MS, SettleWindow, Settled};
 
 /// How long the DOM must stay unchanged, with no request in flight, for `wait` without a text
 /// (after an action, each kind has its own: `Action::settle_window`).

@@ -10,10 +10,10 @@ use crate::glue::ExportError;
 use crate::host_port::to_js;
 use serde::{Deserialize, Serialize};
 use wasm_bindgen::prelude::*;
-use waymark_core::action::{Action, ActionOutcome, ContentRequest};
 use waymark_core::agent::Page;
-use waymark_core::observation::Observation;
 use waymark_core::safety::NetworkPermit;
+use waymark_page::action::{Action, ActionOutcome, ContentRequest};
+use waymark_page::observation::Observation;
 
 /// The global the tests call (`tests/tests/perception_support`, `describe.rs`,
 /// `network_guard.rs`, `tests/examples/bench_dom.rs`).
@@ -110,7 +110,7 @@ async fn page_request(tab_id: i32, request: JsValue) -> Result<JsValue, ExportEr
             let observation = page.observe_frames().await?;
             let prompt = observation.to_prompt_with_budget(
                 "test",
-                budget.unwrap_or(waymark_core::observation::DEFAULT_TOKEN_BUDGET),
+                budget.unwrap_or(waymark_page::observation::DEFAULT_TOKEN_BUDGET),
             );
             to_js(&ObserveReply { prompt, observation })
         }

@@ -14,14 +14,14 @@ use std::collections::{HashMap, VecDeque};
 use std::rc::Rc;
 use wasm_bindgen::JsValue;
 use wasm_bindgen_futures::{JsFuture, spawn_local};
-use waymark_core::action::ContentRequest;
 use waymark_core::agent::{Controls, PageError, Reply};
 use waymark_core::bridge::{
     Browser, BrowserTab, ExternalOperator, ExternalSession, OnCard, SeenRequest, awaiting_user,
 };
-use waymark_core::console::ConsoleEntry;
 use waymark_core::panel::TaskView;
-use waymark_core::protocol::{
+use waymark_page::action::ContentRequest;
+use waymark_page::console::ConsoleEntry;
+use waymark_protocol::{
     BridgeAnswer, BridgeCall, BridgeClose, BridgeDisconnect, BridgeFailure, BridgeFailureKind,
     BridgeOpen, BridgeOutput, BridgeProgress, ErrorCode, HostEvent,
 };

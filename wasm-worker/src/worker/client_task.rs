@@ -18,7 +18,7 @@ use waymark_core::bridge::{
 };
 use waymark_core::panel::TaskView;
 use waymark_core::platform::Env;
-use waymark_core::protocol::{BridgeFailure, BridgeFailureKind, BridgeOutput, BridgeProgress};
+use waymark_protocol::{BridgeFailure, BridgeFailureKind, BridgeOutput, BridgeProgress};
 
 /// The task's timeline, and its progress for the agent that waits for it.
 struct ProgressSink {

@@ -12,7 +12,7 @@ use wasm_bindgen_futures::spawn_local;
 use waymark_core::panel::live::{Push, PushThrottle, shows_live_text};
 use waymark_core::panel::{LlmState, Usage};
 use waymark_core::platform::{Env, Llm};
-use waymark_core::protocol::{ErrorBody, HostEvent, LlmCompletion, LlmRequest, LlmRole};
+use waymark_protocol::{ErrorBody, HostEvent, LlmCompletion, LlmRequest, LlmRole};
 
 /// The host's LLM, metered for the panel.
 pub(super) struct MeteredLlm {

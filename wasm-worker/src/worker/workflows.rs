@@ -9,9 +9,9 @@ use wasm_bindgen_futures::spawn_local;
 use waymark_core::agent::{OutputMode, TaskContext};
 use waymark_core::app::bridge_result;
 use waymark_core::panel::TaskView;
-use waymark_core::protocol::{BridgeFailure, BridgeOutput};
 use waymark_core::session::RanWorkflow;
 use waymark_core::workflow::WorkflowRun;
+use waymark_protocol::{BridgeFailure, BridgeOutput};
 
 /// Starts a run the desk allowed on the tab the user is looking at.
 pub(super) fn start_run(w: &Rc<Worker>, run: WorkflowRun, mode: OutputMode) {

@@ -1,12 +1,12 @@
 //! The journal in an in-memory store: written and read back, and every way it can be damaged.
 
 use super::*;
-use crate::action::{Action, ActionOutcome};
 use crate::agent::TaskSpec;
-use crate::observation::Ref;
 use crate::platform::memory::MemStore;
 use crate::record::StepRecord;
 use futures::executor::block_on;
+use waymark_page::action::{Action, ActionOutcome};
+use waymark_page::observation::Ref;
 
 fn record(step: u32, description: &str) -> StepRecord {
     StepRecord {

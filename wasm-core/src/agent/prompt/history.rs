@@ -8,8 +8,8 @@
 use super::super::StepRecord;
 use super::super::context::{Kept, Recalled};
 use super::{PromptPart, fenced, scrub};
-use crate::observation::clean;
 use std::fmt::Write;
+use waymark_page::observation::clean;
 
 /// Outputs up to this many characters, on one line, stay on their step's line.
 const INLINE_OUTPUT_CHARS: usize = 160;

@@ -2,8 +2,8 @@
 //! without it, each page turn passes the gate, and the table lands in the task's record.
 
 use super::*;
-use crate::collect::{CollectedPage, Pager, PagerKind};
 use crate::session::TaskRecord;
+use waymark_page::collect::{CollectedPage, Pager, PagerKind};
 
 /// A listing of `pages` pages of `per_page` products; [1] is "Next" on every page but the
 /// last, linking to `next_site` (the same site unless a test says otherwise).
@@ -70,20 +70,16 @@ impl Page for Listing {
                     label: "next".into(),
                 });
                 let shape = spec.shape.clone().or_else(|| {
-                    Some(crate::collect::RecordShape {
+                    Some(waymark_page::collect::RecordShape {
                         record: Default::default(),
                         container: Default::default(),
                         columns: vec![],
                     })
                 });
                 Ok(ActionOutcome {
-                    collected: Some(Box::new(crate::collect::Collected::Page(CollectedPage {
-                        url: self.url(),
-                        rows,
-                        skipped: 1,
-                        shape,
-                        pager,
-                    }))),
+                    collected: Some(Box::new(waymark_page::collect::Collected::Page(
+                        CollectedPage { url: self.url(), rows, skipped: 1, shape, pager },
+                    ))),
                     ..ActionOutcome::done()
                 })
             }
@@ -142,7 +138,7 @@ fn every_page_is_read_without_the_model_and_rows_are_deduplicated() {
     assert_eq!(table.rows[29].values, ["Product 30", "$39.00"]);
     assert_eq!(table.rows[10].source, "https://shop.example/list?page=2");
     assert_eq!(table.pages, 3);
-    assert_eq!(table.end, crate::protocol::TableEnd::LastPage);
+    assert_eq!(table.end, waymark_protocol::TableEnd::LastPage);
     // Later pages were read with the shape learned on the first, not the example's ref.
     let Action::Collect(later) = &page.acts.borrow()[2] else { panic!("a read") };
     assert!(later.shape.is_some());
@@ -169,7 +165,7 @@ fn the_page_budget_stops_the_collect() {
     let r = run_spec(collect_task(), &llm, &page, &ScriptedUser::new(vec![]));
     let table = r.outcome.steps[0].outcome.table().expect("table");
     assert_eq!((table.pages, table.rows.len()), (2, 8));
-    assert_eq!(table.end, crate::protocol::TableEnd::Budget);
+    assert_eq!(table.end, waymark_protocol::TableEnd::Budget);
 }
 
 #[test]
@@ -186,6 +182,6 @@ fn a_page_turn_to_another_site_goes_through_the_gate() {
     assert!(!user.cards.borrow().is_empty(), "the page turn raised a card");
     let table = r.outcome.steps[0].outcome.table().expect("table");
     assert_eq!((table.pages, table.rows.len()), (1, 5));
-    assert_eq!(table.end, crate::protocol::TableEnd::Blocked);
+    assert_eq!(table.end, waymark_protocol::TableEnd::Blocked);
     assert_eq!(page.page.get(), 1, "never went to the other site");
 }

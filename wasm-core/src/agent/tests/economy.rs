@@ -51,7 +51,7 @@ fn consecutive_calls_share_their_prefix_and_mark_where_it_ends() {
     run_spec(spec, &llm, &tab, &ScriptedUser::new(vec![]));
     let seen = llm.seen.borrow();
     let nav: Vec<&LlmRequest> =
-        seen.iter().filter(|r| r.role == crate::protocol::LlmRole::Navigator).collect();
+        seen.iter().filter(|r| r.role == waymark_protocol::LlmRole::Navigator).collect();
     for pair in nav.windows(2) {
         let (before, after) = (&pair[0].messages[1], &pair[1].messages[1]);
         assert_eq!(pair[0].messages[0], pair[1].messages[0], "one system prompt");
@@ -124,7 +124,7 @@ fn recall_searches_the_folded_tasks_and_shows_the_result_once() {
         .seen
         .borrow()
         .iter()
-        .find(|r| r.role == crate::protocol::LlmRole::Navigator)
+        .find(|r| r.role == waymark_protocol::LlmRole::Navigator)
         .map(|r| r.tools.iter().map(|t| t.name.clone()).collect())
         .unwrap_or_default();
     assert!(first_tools.iter().any(|t| t == "recall"), "{first_tools:?}");

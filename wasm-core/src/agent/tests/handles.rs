@@ -5,8 +5,8 @@
 
 use super::*;
 use crate::agent::handles::conceal_messages;
-use crate::protocol::{ChatMessage, ChatRole};
 use crate::safety::TaintLedger;
+use waymark_protocol::{ChatMessage, ChatRole};
 
 const KEY: &str = "sk-live-Zq8aXcanary42Lm9Tt";
 const HANDLE: &str = "⟨secret:1 api key from dash.example⟩";

@@ -79,14 +79,14 @@ impl Page for FactsPage {
                 ..Element::default()
             }));
         }
-        let mut tabs = vec![crate::observation::TabSummary {
+        let mut tabs = vec![waymark_page::observation::TabSummary {
             id: 1,
             title: "Page".into(),
             url: self.url.clone(),
             current: true,
         }];
         for (id, url) in &self.tabs {
-            tabs.push(crate::observation::TabSummary {
+            tabs.push(waymark_page::observation::TabSummary {
                 id: *id,
                 title: "Other".into(),
                 url: url.clone(),
@@ -1121,7 +1121,7 @@ fn a_task_that_gives_up_after_a_refusal_is_headed_refused() {
     let denied = run_giving_up(&order_page(), click(), vec![Reply::default()]);
     assert_eq!(denied.ending, Ending::Refused, "the user said no at the card");
     let refused_by = denied.steps.last().and_then(|s| s.outcome.refused_by);
-    assert_eq!(refused_by, Some(crate::action::Refuser::User));
+    assert_eq!(refused_by, Some(waymark_page::action::Refuser::User));
 
     let page = FactsPage::new(SHOP, "Shop");
     let policy =

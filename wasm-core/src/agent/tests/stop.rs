@@ -2,9 +2,9 @@
 //! at the host), the task ends Stopped, and what was done before is kept.
 
 use super::*;
-use crate::protocol::LlmRole;
 use futures::FutureExt;
 use std::rc::Rc;
+use waymark_protocol::LlmRole;
 
 /// Sets its flag when dropped: proves the in-flight call's future was dropped, not left
 /// running in the background.

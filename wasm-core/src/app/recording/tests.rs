@@ -3,11 +3,11 @@
 
 use super::*;
 use crate::agent::Page;
-use crate::observation::Ref;
 use crate::platform::memory::MemStore;
 use crate::workflow::tests::{Shop, Variant};
 use futures::executor::block_on;
 use waymark_page::demonstration::DemonstratedAct;
+use waymark_page::observation::Ref;
 
 #[derive(Default)]
 struct Clock(Cell<u64>);

@@ -5,10 +5,10 @@ use super::*;
 use crate::panel::TaskView;
 use crate::platform::memory::MemStore;
 use crate::platform::scripted::ScriptedHost;
-use crate::protocol::{ErrorBody, ErrorCode, LlmCompletion, RequestBody, TranscriptRecord};
 use crate::session::tests::session_of;
 use futures::executor::block_on;
 use std::cell::Cell;
+use waymark_protocol::{ErrorBody, ErrorCode, LlmCompletion, RequestBody, TranscriptRecord};
 
 /// A clock that moves one second per reading; ids differ per reading.
 #[derive(Default)]

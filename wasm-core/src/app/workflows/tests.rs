@@ -5,12 +5,12 @@
 use super::*;
 use crate::panel::TaskView;
 use crate::platform::memory::MemStore;
-use crate::protocol::ErrorCode;
 use crate::workflow::tests::{
     Model, Shop, User, Variant, recorded, recorded_task, run_task, spec, tools,
 };
 use futures::executor::block_on;
 use std::cell::Cell;
+use waymark_protocol::ErrorCode;
 
 #[derive(Default)]
 struct Clock(Cell<u64>);

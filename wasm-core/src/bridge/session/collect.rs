@@ -2,13 +2,13 @@
 //! and each page turn policed for this agent's context like its other calls.
 
 use super::{ExternalSession, fail, fenced};
-use crate::action::Action;
 use crate::agent::{CollectNext, Collector, Operator, Page, Policed, TaskEvents, police_external};
 use crate::bridge::{Browser, ExternalOperator, page_failure};
-use crate::collect::{CollectSpec, ColumnSpec};
 use crate::platform::Env;
-use crate::protocol::TableEnd;
-use crate::protocol::{BridgeColumn, BridgeFailure, BridgeFailureKind as Kind, BridgeOutput};
+use waymark_page::action::Action;
+use waymark_page::collect::{CollectSpec, ColumnSpec};
+use waymark_protocol::TableEnd;
+use waymark_protocol::{BridgeColumn, BridgeFailure, BridgeFailureKind as Kind, BridgeOutput};
 
 impl ExternalSession {
     /// Reads every page of the listing whose example record `ref_id` names.

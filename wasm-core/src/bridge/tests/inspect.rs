@@ -73,7 +73,7 @@ fn a_resize_says_the_size_the_window_got_and_refuses_absurd_sizes() {
 
 #[test]
 fn console_messages_are_fenced_filtered_by_level_and_show_secrets_as_handles() {
-    use crate::console::{ConsoleEntry, ConsoleLevel, ConsoleSource};
+    use waymark_page::console::{ConsoleEntry, ConsoleLevel, ConsoleSource};
     let entry = |level, source, text: &str| ConsoleEntry { level, source, text: text.into() };
     let mut w = World::new(vec![]);
     *w.shop.console.borrow_mut() = vec![
@@ -103,7 +103,7 @@ fn console_messages_are_fenced_filtered_by_level_and_show_secrets_as_handles() {
 
 #[test]
 fn a_dialog_is_answered_cancel_then_ok_only_when_the_agent_asks_by_doing_the_action_again() {
-    use crate::dialog::DialogAnswer;
+    use waymark_page::dialog::DialogAnswer;
     let mut w = World::new(vec![]);
     let none = w.call(BridgeCall::HandleDialog { accept: true, prompt_text: None });
     assert_eq!(none.expect_err("nothing waits").kind, BridgeFailureKind::BadArguments);

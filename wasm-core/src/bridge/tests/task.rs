@@ -6,9 +6,9 @@
 use super::*;
 use crate::agent::{Agent, NoJournal};
 use crate::bridge::{ClientTaskOperator, may_continue, task_report, task_status};
-use crate::protocol::{BridgeTaskStatus, ErrorBody, LlmCompletion, LlmRequest, ToolCall};
 use crate::record::{Ending, TaskOutcome};
 use crate::session::{Session, TaskRecord};
+use waymark_protocol::{BridgeTaskStatus, ErrorBody, LlmCompletion, LlmRequest, ToolCall};
 
 /// The model: the navigator's replies from a queue, plan and verdict by default.
 struct Model {

@@ -1,7 +1,7 @@
 //! Locators against hand-made observations: what survives a page change, and what must not.
 
 use super::*;
-use crate::observation::Frame;
+use waymark_page::observation::Frame;
 
 fn heading(text: &str) -> Item {
     Item::Text { text: text.into(), heading: Some(2), zone: Default::default() }

@@ -4,8 +4,8 @@
 //! settings, so the view only copies strings.
 
 use super::{Changes, FieldError, SettingsForm};
-use crate::protocol::{HostSettings, ModelPrice, PriceSide, PriceSource, Setting, SettingKey};
 use serde::{Deserialize, Serialize};
+use waymark_protocol::{HostSettings, ModelPrice, PriceSide, PriceSource, Setting, SettingKey};
 
 /// One model's prices as the user left them: US dollars per million tokens, as typed.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]

@@ -167,7 +167,7 @@ fn a_run_started_elsewhere_opens_the_start_page_first() {
     assert!(outcome.success, "{outcome:?}");
     assert_eq!(model.calls(), 0);
     assert!(
-        matches!(&shop.acts.borrow()[0], crate::action::Action::Navigate { url } if url == shop::ORDER)
+        matches!(&shop.acts.borrow()[0], waymark_page::action::Action::Navigate { url } if url == shop::ORDER)
     );
     // Another site than the one the task started on: a card, as for any navigation.
     assert!(user.cards.borrow()[0].message.contains("shop.example"), "{:?}", user.cards.borrow());
@@ -202,7 +202,7 @@ fn a_run_resumed_after_a_restart_never_repeats_a_step() {
         .acts
         .borrow()
         .iter()
-        .filter(|a| matches!(a, crate::action::Action::Type { .. }))
+        .filter(|a| matches!(a, waymark_page::action::Action::Type { .. }))
         .count();
     assert_eq!(typed, 2, "each field typed once");
     assert_eq!(model.calls(), 0);

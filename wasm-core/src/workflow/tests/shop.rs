@@ -3,11 +3,11 @@
 //! a confirmation. Variants change the page the way sites do: a renamed button, an element
 //! moved to another section, a removed one, a form that now sends elsewhere.
 
-use crate::action::{Action, ActionOutcome};
 use crate::agent::{Page, PageError};
-use crate::observation::{Element, Item, Observation, Ref};
 use crate::safety::{ActionTarget, NetworkPermit};
 use std::cell::{Cell, RefCell};
+use waymark_page::action::{Action, ActionOutcome};
+use waymark_page::observation::{Element, Item, Observation, Ref};
 
 pub const ORDER: &str = "https://shop.example/order";
 pub const REVIEW: &str = "https://shop.example/review";
