@@ -36,6 +36,9 @@ use waymark_protocol::{ExportFormat, ExportWrite, TrackedValues};
 /// Where the prompt history is kept.
 pub const HISTORY_KEY: &str = "panel:prompt_history";
 
+/// Where the switch for external agents (MCP clients through the host) is kept.
+pub const EXTERNAL_AGENTS_KEY: &str = "external_agents";
+
 /// Where the intervention and attention settings are kept.
 pub const INTERVENTIONS_KEY: &str = "settings:interventions";
 
@@ -85,8 +88,14 @@ pub enum Effect {
         /// The file.
         write: ExportWrite,
     },
-    /// A request the app does not decide yet: the worker's module for it does.
-    Worker(Box<PanelRequest>),
+    /// External agents were switched on: keep the host's bridge open.
+    OpenBridge,
+    /// External agents were switched off: a card open for one is answered Stop, the host's
+    /// bridge closes and its clients go.
+    CloseBridge,
+    /// The user disconnected this external agent: a card open for it is answered Stop and the
+    /// host drops it.
+    DisconnectExternal(u64),
 }
 
 /// The application: what the panels show, the sessions, the workflows, the running task's
@@ -136,6 +145,13 @@ impl<S: Store + Clone> App<S> {
             self.state.borrow_mut().interventions = settings;
         }
         shown
+    }
+
+    /// Whether external agents are switched on (read at start: the bridge opens when they are).
+    pub async fn load_external_agents(&self) -> bool {
+        let on = self.load::<bool>(EXTERNAL_AGENTS_KEY).await.unwrap_or(false);
+        self.state.borrow_mut().external.enabled = on;
+        on
     }
 
     /// Loads the prompt history (off the start's path: the first state needs only the
@@ -350,7 +366,19 @@ impl<S: Store + Clone> App<S> {
                 self.stop_recording(platform, keep).await;
                 redraw(Redraw::View)
             }
-            other => vec![Effect::Worker(Box::new(other))],
+            PanelRequest::SetExternalAgents { on } => {
+                {
+                    let mut state = state.borrow_mut();
+                    state.external.enabled = on;
+                    state.external.error = None;
+                }
+                self.save(EXTERNAL_AGENTS_KEY, "the external agents setting", &on).await;
+                let bridge = if on { Effect::OpenBridge } else { Effect::CloseBridge };
+                vec![Effect::Redraw(Redraw::View), bridge]
+            }
+            PanelRequest::DisconnectExternal { client } => {
+                vec![Effect::DisconnectExternal(client)]
+            }
         }
     }
 

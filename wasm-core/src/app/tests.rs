@@ -358,15 +358,19 @@ fn workflow_requests_reach_the_workflows_and_their_runs_and_exports_come_back_as
 }
 
 #[test]
-fn requests_the_app_does_not_decide_yet_go_to_the_worker_untouched() {
+fn external_agents_are_switched_on_and_off_kept_and_disconnected() {
     let mem = MemStore::default();
     let app = started(&mem);
-    for request in [
-        PanelRequest::SetExternalAgents { on: true },
-        PanelRequest::DisconnectExternal { client: 1 },
-    ] {
-        assert_eq!(ask(&app, request.clone()), vec![Effect::Worker(Box::new(request))]);
-    }
+    assert!(!block_on(app.load_external_agents()));
+    let on = ask(&app, PanelRequest::SetExternalAgents { on: true });
+    assert_eq!(on, vec![Effect::Redraw(Redraw::View), Effect::OpenBridge]);
+    assert!(app.state.borrow().external.enabled);
+    assert!(block_on(started(&mem).load_external_agents()), "kept across a restart");
+    let off = ask(&app, PanelRequest::SetExternalAgents { on: false });
+    assert_eq!(off, vec![Effect::Redraw(Redraw::View), Effect::CloseBridge]);
+    assert!(!app.state.borrow().external.enabled);
+    let gone = ask(&app, PanelRequest::DisconnectExternal { client: 4 });
+    assert_eq!(gone, vec![Effect::DisconnectExternal(4)]);
 }
 
 #[test]

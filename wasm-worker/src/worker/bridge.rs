@@ -4,9 +4,9 @@
 //! the panel's controls and the timeline, and answers with `bridge.answer`. Everything an
 //! action may do is decided in the core, by the agent's own policy.
 
+use super::Worker;
 use super::env::BrowserEnv;
 use super::task::TaskEventSink;
-use super::{Worker, storage};
 use crate::chrome;
 use crate::tab::TabPage;
 use std::cell::{Cell, RefCell};
@@ -25,9 +25,6 @@ use waymark_protocol::{
     BridgeAnswer, BridgeCall, BridgeClose, BridgeDisconnect, BridgeFailure, BridgeFailureKind,
     BridgeOpen, BridgeOutput, BridgeProgress, ErrorCode, HostEvent,
 };
-
-/// Where the switch is kept in `chrome.storage.local`.
-const ENABLED_KEY: &str = "external_agents";
 
 /// Longest pause before opening the bridge again after the host went away.
 const MAX_RETRY_MS: u32 = 5_000;
@@ -109,49 +106,31 @@ impl BridgeState {
 
 /// Reads the switch at start-up and opens the bridge when it is on.
 pub(super) async fn start(w: &Rc<Worker>) {
-    let enabled = storage::load_json::<bool>(ENABLED_KEY).await.unwrap_or(false);
-    w.app.state.borrow_mut().external.enabled = enabled;
-    if enabled {
+    if w.app.load_external_agents().await {
         spawn_local(keep_open(w.clone()));
     }
 }
 
-/// The Settings switch.
-pub(super) fn set_enabled(w: &Rc<Worker>, on: bool) {
-    {
-        let mut state = w.app.state.borrow_mut();
-        state.external.enabled = on;
-        state.external.error = None;
+/// External agents were switched on: the bridge stays open.
+pub(super) fn open(w: &Rc<Worker>) {
+    spawn_local(keep_open(w.clone()));
+}
+
+/// External agents were switched off: a card open for one is answered Stop, the bridge closes.
+pub(super) async fn close(w: &Rc<Worker>) {
+    stop_card(w);
+    if let Err(e) = w.host.request(BridgeClose {}).await {
+        tracing::warn!(code = %e.code, "bridge.close failed: {}", e.message);
     }
-    w.broadcast();
-    let saving = w.clone();
-    spawn_local(async move {
-        let saved = storage::save_json(ENABLED_KEY, &on).await;
-        super::storage_result(&saving, "the external agents setting", saved);
-    });
-    if on {
-        spawn_local(keep_open(w.clone()));
-    } else {
-        let w = w.clone();
-        spawn_local(async move {
-            stop_card(&w);
-            if let Err(e) = w.host.request(BridgeClose {}).await {
-                tracing::warn!(code = %e.code, "bridge.close failed: {}", e.message);
-            }
-            all_gone(&w, "External agents were switched off.");
-        });
-    }
+    all_gone(w, "External agents were switched off.");
 }
 
 /// The panel's Disconnect.
-pub(super) fn disconnect(w: &Rc<Worker>, client: u64) {
+pub(super) async fn disconnect(w: &Rc<Worker>, client: u64) {
     stop_card(w);
-    let w = w.clone();
-    spawn_local(async move {
-        if let Err(e) = w.host.request(BridgeDisconnect { client }).await {
-            tracing::debug!(code = %e.code, "disconnect: {}", e.message);
-        }
-    });
+    if let Err(e) = w.host.request(BridgeDisconnect { client }).await {
+        tracing::debug!(code = %e.code, "disconnect: {}", e.message);
+    }
 }
 
 /// A card open for an external agent is answered with Stop (it is then not done).
@@ -407,7 +386,8 @@ async fn handle_in_turn(
         w.bridge.sessions.borrow_mut().insert(client, session);
     }
     if operator.stopped() {
-        disconnect(w, client);
+        let w = w.clone();
+        spawn_local(async move { disconnect(&w, client).await });
     }
     result
 }

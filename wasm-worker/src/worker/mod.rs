@@ -312,16 +312,9 @@ async fn carry_out(w: &Rc<Worker>, effect: Effect) {
             w.app.workflows.exported(&w.app.state, name, write, written);
             w.broadcast();
         }
-        Effect::Worker(request) => handle(w.clone(), *request),
-    }
-}
-
-/// The panel requests the core's app leaves to the worker's own modules.
-fn handle(w: Rc<Worker>, request: PanelRequest) {
-    match request {
-        PanelRequest::SetExternalAgents { on } => bridge::set_enabled(&w, on),
-        PanelRequest::DisconnectExternal { client } => bridge::disconnect(&w, client),
-        other => tracing::warn!(?other, "a panel request nobody handles"),
+        Effect::OpenBridge => bridge::open(w),
+        Effect::CloseBridge => bridge::close(w).await,
+        Effect::DisconnectExternal(client) => bridge::disconnect(w, client).await,
     }
 }
 
