@@ -59,9 +59,9 @@ pub enum ActError {
     /// Nothing has the keyboard focus, not even the body.
     #[error("nothing has focus")]
     NoFocus,
-    /// The keys could not be read (the parser's reason).
-    #[error("{0}")]
-    Keys(String),
+    /// The keys could not be read.
+    #[error(transparent)]
+    Keys(#[from] KeysError),
     /// The browser threw (its exception's message).
     #[error("{0}")]
     Js(String),
@@ -226,6 +226,35 @@ pub enum SelectionError {
     /// The editor selected something else (what, as read back).
     #[error("the editor did not keep the selection: it has “{}” selected", shorten(.0, 120))]
     NotKept(String),
+    /// A formatting command changed nothing (what the selection reads).
+    #[error(
+        "changed nothing: the editor's text and formatting are as before (the selection reads \
+         “{}”); select the words first (select_text), then apply the format",
+        shorten(.0, 160)
+    )]
+    Unformatted(String),
+}
+
+/// Why the keys of a `press_keys` could not be read.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum KeysError {
+    /// A combination of modifiers only (`Control+`).
+    #[error("no key in “{0}”")]
+    NoKey(String),
+    /// A modifier that is not Control, Shift, Alt or Meta.
+    #[error("unknown modifier “{modifier}” in “{combo}”")]
+    UnknownModifier {
+        /// The modifier written.
+        modifier: String,
+        /// The combination it is in.
+        combo: String,
+    },
+    /// A key that is neither named, one character nor F1–F255.
+    #[error("unknown key “{0}”")]
+    UnknownKey(String),
+    /// Nothing but spaces.
+    #[error("no keys given")]
+    Empty,
 }
 
 /// A [`PassageError`] said of a field rather than an editor.
@@ -290,9 +319,19 @@ pub enum DragError {
     /// The page did not accept the drop on the target.
     #[error("the page does not accept a drop on that element")]
     DropRefused,
-    /// The element did not move (the judge's account of where it is).
-    #[error("{0}")]
-    Unmoved(String),
+    /// Nothing moved and the page took no drop: where the element still is.
+    #[error(
+        "nothing moved: the element is still {position} of {count} in {container} (the page did \
+         not take the drag)"
+    )]
+    NothingMoved {
+        /// Its place among the siblings shown (1-based).
+        position: usize,
+        /// How many siblings show.
+        count: usize,
+        /// Its container, described.
+        container: String,
+    },
 }
 
 /// Why a slider could not be set.

@@ -25,7 +25,18 @@ fn act_errors_read_as_before() {
     says(ActError::NoWindow, "no window");
     says(ActError::NoDocument, "no document");
     says(ActError::NoFocus, "nothing has focus");
-    says(ActError::Keys("no key in “+”".into()), "no key in “+”");
+    says(KeysError::NoKey("Control+".into()), "no key in “Control+”");
+    says(
+        KeysError::UnknownModifier { modifier: "Hyper".into(), combo: "Hyper+x".into() },
+        "unknown modifier “Hyper” in “Hyper+x”",
+    );
+    says(KeysError::UnknownKey("Bogus".into()), "unknown key “Bogus”");
+    says(KeysError::Empty, "no keys given");
+    assert_eq!(
+        crate::observation::rules::parse_keys("Hyper+x"),
+        Err(KeysError::UnknownModifier { modifier: "Hyper".into(), combo: "Hyper+x".into() })
+    );
+    assert_eq!(crate::observation::rules::parse_keys("  "), Err(KeysError::Empty));
     says(ActError::Js("boom".into()), "boom");
 }
 
@@ -132,6 +143,11 @@ fn selection_errors_read_as_before() {
         SelectionError::NotKept("other words".into()),
         "the editor did not keep the selection: it has “other words” selected",
     );
+    says(
+        SelectionError::Unformatted("draft".into()),
+        "changed nothing: the editor's text and formatting are as before (the selection reads \
+         “draft”); select the words first (select_text), then apply the format",
+    );
 }
 
 #[test]
@@ -163,7 +179,10 @@ fn drag_errors_read_as_before() {
     says(DragError::TargetOffScreen, "the drop target is not on the screen");
     says(DragError::StartRefused, "the page did not let the drag start");
     says(DragError::DropRefused, "the page does not accept a drop on that element");
-    says(DragError::Unmoved("it stayed third".into()), "it stayed third");
+    says(
+        DragError::NothingMoved { position: 3, count: 5, container: "<ul>".into() },
+        "nothing moved: the element is still 3 of 5 in <ul> (the page did not take the drag)",
+    );
 }
 
 #[test]

@@ -100,7 +100,7 @@ pub(super) async fn drag(source: &Element, target: &Element) -> Result<ActionOut
     let verdict = crate::action::reorder::judge(&before.0, after.as_ref(), taken);
     match (attempt, verdict) {
         (Ok(_), Ok(note)) => Ok(ActionOutcome::with_text(note)),
-        (Ok(_), Err(nothing)) => Err(DragError::Unmoved(nothing).into()),
+        (Ok(_), Err(nothing)) => Err(nothing.into()),
         // The page reordered the list as the pointer went, without taking a drop event.
         (Err(_), Ok(note)) if after.as_ref() != Some(&before.0) => {
             Ok(ActionOutcome::with_text(note))

@@ -18,7 +18,7 @@ use web_sys::{Element, HtmlElement, HtmlFormElement, HtmlInputElement, HtmlTextA
 
 /// Presses `keys` on `target` (focused first) or on the focused element.
 pub(super) fn press(target: Option<&Element>, keys: &str) -> Result<ActionOutcome, ActError> {
-    let presses = parse_keys(keys).map_err(ActError::Keys)?;
+    let presses = parse_keys(keys)?;
     let document = web_sys::window().and_then(|w| w.document()).ok_or(ActError::NoDocument)?;
     if let Some(el) = target.and_then(|t| t.dyn_ref::<HtmlElement>()) {
         crate::js::best_effort(el.focus(), "focus before the key press");

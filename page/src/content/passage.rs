@@ -309,7 +309,7 @@ impl FormatWatch {
                 outcome.text = Some(note);
                 outcome
             }
-            Err(nothing) => ActionOutcome::failed(nothing),
+            Err(nothing) => ActError::from(nothing).into(),
         }
     }
 }
