@@ -11,6 +11,7 @@
 //!   the DOM and performs actions inside one frame. Only `wasm-content` turns it on, so the
 //!   service worker's wasm never carries the page-reading code.
 
+pub mod act_error;
 pub mod action;
 pub mod collect;
 pub mod console;

@@ -3,6 +3,8 @@
 //! drawn order), and one after which nothing moved is a failure, never "ok" — unless the page
 //! took the drop itself (an HTML5 drop zone that copies, say).
 
+use crate::act_error::DragError;
+
 /// Where an element is among its siblings, as drawn (top to bottom, left to right).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Place {
@@ -20,7 +22,7 @@ pub struct Place {
 
 /// What became of the dragged element: `Ok` with where it is now, or `Err` when nothing moved
 /// and the page did not take a drop (`dropped`: it cancelled `dragover` and got the `drop`).
-pub fn judge(before: &Place, after: Option<&Place>, dropped: bool) -> Result<String, String> {
+pub fn judge(before: &Place, after: Option<&Place>, dropped: bool) -> Result<String, DragError> {
     let Some(after) = after else {
         return Ok("the dragged element left the page (the drop removed or replaced it)".into());
     };
@@ -44,10 +46,11 @@ pub fn judge(before: &Place, after: Option<&Place>, dropped: bool) -> Result<Str
             after.position, after.count, after.container
         ));
     }
-    Err(format!(
-        "nothing moved: the element is still {} of {} in {} (the page did not take the drag)",
-        after.position, after.count, after.container
-    ))
+    Err(DragError::NothingMoved {
+        position: after.position,
+        count: after.count,
+        container: after.container.clone(),
+    })
 }
 
 #[cfg(test)]
@@ -80,7 +83,7 @@ mod tests {
     fn a_drag_that_moved_nothing_is_not_ok() {
         let before = place(1, &["Milk", "Bread"], 1);
         let err = judge(&before, Some(&before.clone()), false).expect_err("nothing");
-        assert!(err.starts_with("nothing moved"), "{err}");
+        assert!(err.to_string().starts_with("nothing moved"), "{err}");
         assert!(judge(&before, Some(&before.clone()), true).is_ok());
         assert!(judge(&before, None, false).is_ok());
     }

@@ -6,6 +6,7 @@
 //! The content script reads the DOM into [`Piece`]s and [`Marks`]; everything decided about
 //! them is here, tested natively.
 
+use crate::act_error::SelectionError;
 use crate::observation::rules::KeyPress;
 
 /// The text of one text node of an editor, in document order.
@@ -292,13 +293,13 @@ pub fn is_format_control(name: &str) -> bool {
 /// The outcome of a formatting command from the editor's formatted text before and after
 /// it: `Err` says it changed nothing (never "ok" for a command that did nothing), `Ok` says
 /// how the selection reads now.
-pub fn judge_format(before: &str, after: &str, selected_now: &str) -> Result<String, String> {
+pub fn judge_format(
+    before: &str,
+    after: &str,
+    selected_now: &str,
+) -> Result<String, SelectionError> {
     if before == after {
-        let shown = crate::observation::shorten(selected_now, 160);
-        return Err(format!(
-            "changed nothing: the editor's text and formatting are as before (the selection \
-             reads “{shown}”); select the words first (select_text), then apply the format"
-        ));
+        return Err(SelectionError::Unformatted(selected_now.to_owned()));
     }
     Ok(format!(
         "the formatting changed; the selection now reads “{}”",

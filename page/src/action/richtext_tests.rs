@@ -86,7 +86,7 @@ fn formatting_shortcuts_and_controls() {
 #[test]
 fn a_format_command_that_changed_nothing_is_not_ok() {
     let unchanged = judge_format("Old draft", "Old draft", "draft");
-    assert!(unchanged.expect_err("nothing changed").starts_with("changed nothing"));
+    assert!(unchanged.expect_err("nothing changed").to_string().starts_with("changed nothing"));
     let bolded = judge_format("Old draft", "Old **draft**", "**draft**");
     assert!(bolded.expect("changed").contains("**draft**"));
 }

@@ -1,8 +1,9 @@
 //! Performs page actions on the elements of this frame's latest observation.
 
 use super::dom::REFS;
-use super::events::{fire, fire_input, mouse, mouse_with, point_of};
+use super::events::{fire, fire_input, js, mouse, mouse_with, point_of};
 use super::roles::live_fingerprint;
+use crate::act_error::{ActError, ChoiceError, FieldError};
 use crate::action::{Action, ActionOutcome};
 use crate::error::ContentError;
 use crate::js::best_effort;
@@ -26,17 +27,17 @@ pub async fn perform(
         return super::collect::collect_page(spec, None);
     }
     let live = |r: Ref, expect: Option<&str>| {
-        resolve(r).map_err(|e| e.to_string()).and_then(|el| check_expectation(el, r, expect))
+        resolve(r).map_err(ActError::from).and_then(|el| check_expectation(el, r, expect))
     };
     let target = match action.target_ref().map(|r| live(r, expect)).transpose() {
         Ok(target) => target,
-        Err(reason) => return ActionOutcome::failed(reason),
+        Err(reason) => return reason.into(),
     };
     let dropped_on = match action.drop_ref().map(|r| live(r, expect_to)).transpose() {
         Ok(on) => on,
-        Err(reason) => return ActionOutcome::failed(reason),
+        Err(reason) => return reason.into(),
     };
-    let el = || target.clone().ok_or_else(|| "this action needs a ref".to_owned());
+    let el = || target.clone().ok_or(ActError::NeedsRef);
     // Typing, selecting and ticking need a field a person can see, as clicking does.
     let fills = matches!(
         action,
@@ -52,7 +53,7 @@ pub async fn perform(
         && let Some(field) = &target
         && let Err(reason) = super::usable::check(field)
     {
-        return ActionOutcome::failed(reason);
+        return reason.into();
     }
     // A formatting command (Ctrl+B, a toolbar's Bold) on selected words is judged by what it
     // did to them, read back from the editor.
@@ -91,7 +92,7 @@ pub async fn perform(
         Action::Drag { .. } => match (el(), &dropped_on) {
             (Ok(from), Some(to)) => super::drag::drag(&from, to).await,
             (Err(e), _) => Err(e),
-            (_, None) => Err("drag needs the element to drop on (`to`)".to_owned()),
+            (_, None) => Err(ActError::NeedsDropTarget),
         },
         Action::Scroll { direction, .. } => super::scroll::scroll(target.as_ref(), *direction),
         Action::ScrollTo { text, .. } => super::scroll::scroll_to(target.as_ref(), text.as_deref()),
@@ -99,9 +100,9 @@ pub async fn perform(
             Ok(ActionOutcome::with_text(super::extract::markdown(target.as_ref())))
         }
         Action::Collect(spec) => Ok(super::collect::collect_page(spec, target.clone())),
-        other => Err(format!("{} is not performed in the page", other.name())),
+        other => Err(ActError::NotInPage(other.name())),
     };
-    let outcome = result.unwrap_or_else(ActionOutcome::failed);
+    let outcome = result.unwrap_or_else(ActionOutcome::from);
     match watch {
         Some(watch) => watch.judge(outcome).await,
         None => outcome,
@@ -131,7 +132,7 @@ fn formats(action: &Action, target: Option<&Element>) -> bool {
 }
 
 /// The element must still have the role and name the model saw.
-fn check_expectation(el: Element, r: Ref, expect: Option<&str>) -> Result<Element, String> {
+fn check_expectation(el: Element, r: Ref, expect: Option<&str>) -> Result<Element, ActError> {
     let Some(expect) = expect else { return Ok(el) };
     let tag = el.local_name();
     let live = live_fingerprint(&el).unwrap_or_default();
@@ -140,10 +141,7 @@ fn check_expectation(el: Element, r: Ref, expect: Option<&str>) -> Result<Elemen
     if format!("{role}|{name}") == expect {
         return Ok(el);
     }
-    Err(format!(
-        "element [{r}] is not what the model saw (its fingerprint no longer matches: now {role} \
-         “{name}”); observe again"
-    ))
+    Err(ActError::NotWhatModelSaw { r, role: role.to_owned(), name })
 }
 
 /// The live element of a ref, if it is still the element the model saw.
@@ -170,8 +168,8 @@ pub(super) fn resolve(r: Ref) -> Result<Element, ContentError> {
     Ok(element)
 }
 
-fn html(el: &Element) -> Result<&HtmlElement, String> {
-    el.dyn_ref::<HtmlElement>().ok_or_else(|| "the element is not an HTML element".to_owned())
+fn html(el: &Element) -> Result<&HtmlElement, ActError> {
+    el.dyn_ref::<HtmlElement>().ok_or(ActError::NotHtml)
 }
 
 /// Describes an element for an error message: `<div id=x> “text”`.
@@ -193,7 +191,7 @@ pub(super) fn label(el: &Element) -> String {
 /// Scrolls the element into view and returns its centre and the element a person's pointer
 /// would land on there (the element itself, a child that fills it, or a label standing for a
 /// control), or why it cannot be reached (something else covers it).
-pub(super) fn reachable_point(el: &Element) -> Result<(f64, f64, Element), String> {
+pub(super) fn reachable_point(el: &Element) -> Result<(f64, f64, Element), ActError> {
     let options = web_sys::ScrollIntoViewOptions::new();
     options.set_block(web_sys::ScrollLogicalPosition::Center);
     options.set_inline(web_sys::ScrollLogicalPosition::Center);
@@ -201,7 +199,7 @@ pub(super) fn reachable_point(el: &Element) -> Result<(f64, f64, Element), Strin
     let (x, y) = point_of(el);
     let rect = el.get_bounding_client_rect();
     if rect.width() < 1.0 || rect.height() < 1.0 {
-        return Err("the element has no size on screen (it is hidden)".to_owned());
+        return Err(ActError::NoSize);
     }
     let Some(hit) = hit_at(el, x, y) else { return Ok((x, y, el.clone())) };
     if el.contains(Some(&hit))
@@ -219,7 +217,7 @@ pub(super) fn reachable_point(el: &Element) -> Result<(f64, f64, Element), Strin
         // the target.
         return Ok((x, y, el.clone()));
     }
-    Err(format!("another element covers it: {}", label(&hit)))
+    Err(ActError::Covered(label(&hit)))
 }
 
 /// Whether `hit` lies in `el`'s own shadow tree (or deeper ones inside it).
@@ -289,7 +287,7 @@ fn labels_for(hit: &Element, el: &Element) -> bool {
 /// Clicks like a person: the pointer and mouse events and the click go to the element under
 /// the pointer at the element's centre (a tab's label, a toolbar's icon), so handlers on a
 /// child that fills the element run, and bubble up to the element as a real click would.
-pub(super) fn click(el: &Element, count: u32) -> Result<ActionOutcome, String> {
+pub(super) fn click(el: &Element, count: u32) -> Result<ActionOutcome, ActError> {
     let html = html(el)?;
     let hidden_input = el.dyn_ref::<HtmlInputElement>().is_some_and(|i| {
         matches!(i.type_().as_str(), "checkbox" | "radio" | "file")
@@ -322,11 +320,11 @@ pub(super) fn click(el: &Element, count: u32) -> Result<ActionOutcome, String> {
 }
 
 /// Clicks a widget so that its page gives it the keyboard focus (typing through the keyboard).
-pub(super) fn click_to_focus(el: &Element) -> Result<(), String> {
+pub(super) fn click_to_focus(el: &Element) -> Result<(), ActError> {
     click(el, 1).map(|_| ())
 }
 
-fn hover(el: &Element) -> Result<ActionOutcome, String> {
+fn hover(el: &Element) -> Result<ActionOutcome, ActError> {
     let (x, y, target) = reachable_point(el)?;
     pointer_over(&target, el, x, y)?;
     Ok(ActionOutcome::done())
@@ -334,7 +332,7 @@ fn hover(el: &Element) -> Result<ActionOutcome, String> {
 
 /// The pointer arriving over `target` (inside `el`): over and move events at the target, and
 /// the non-bubbling enter events at each element entered, from `el` down to the target.
-fn pointer_over(target: &Element, el: &Element, x: f64, y: f64) -> Result<(), String> {
+fn pointer_over(target: &Element, el: &Element, x: f64, y: f64) -> Result<(), ActError> {
     mouse(target, "pointerover", x, y, 0)?;
     let mut entered = vec![target.clone()];
     let mut node = target.clone();
@@ -373,7 +371,7 @@ fn field_value(el: &Element) -> Option<String> {
 /// Types into whatever the element is: a custom slider is moved to the value, an editor
 /// (contenteditable) takes the text as an edit, a field its value, and a widget that listens
 /// to keys (a terminal) the keys.
-async fn type_any(el: &Element, text: &str, append: bool) -> Result<ActionOutcome, String> {
+async fn type_any(el: &Element, text: &str, append: bool) -> Result<ActionOutcome, ActError> {
     if super::slider::is_custom(el) {
         return super::slider::set(el, text).await;
     }
@@ -387,28 +385,24 @@ async fn type_any(el: &Element, text: &str, append: bool) -> Result<ActionOutcom
 
 /// Sets the value through the prototype's setter (so React/Vue value trackers see a change),
 /// then fires `input` and `change` like a user would.
-fn type_text(el: &Element, text: &str, append: bool) -> Result<ActionOutcome, String> {
+fn type_text(el: &Element, text: &str, append: bool) -> Result<ActionOutcome, ActError> {
     let html = html(el)?;
     if el.dyn_ref::<HtmlInputElement>().is_some_and(HtmlInputElement::disabled)
         || el.dyn_ref::<HtmlTextAreaElement>().is_some_and(HtmlTextAreaElement::disabled)
     {
-        return Err("the field is disabled".to_owned());
+        return Err(FieldError::Disabled.into());
     }
     if el.dyn_ref::<HtmlInputElement>().is_some_and(HtmlInputElement::read_only)
         || el.dyn_ref::<HtmlTextAreaElement>().is_some_and(HtmlTextAreaElement::read_only)
     {
-        return Err("the field is read-only: the page sets it through a picker or another \
-                    control (click the field, or a button beside it, and choose in what opens)"
-            .to_owned());
+        return Err(FieldError::ReadOnly.into());
     }
     let (proto, old) = if let Some(input) = el.dyn_ref::<HtmlInputElement>() {
         ("HTMLInputElement", input.value())
     } else if let Some(area) = el.dyn_ref::<HtmlTextAreaElement>() {
         ("HTMLTextAreaElement", area.value())
     } else if input_less(el) {
-        return Err("the element does not take text (it is not a field, an editor or a widget \
-                    that listens to keys)"
-            .to_owned());
+        return Err(FieldError::TakesNoText.into());
     } else {
         // A widget that takes keys itself (a terminal, a canvas editor): through the keyboard.
         return super::typing::type_keys(el, text);
@@ -431,10 +425,7 @@ fn type_text(el: &Element, text: &str, append: bool) -> Result<ActionOutcome, St
     let mut outcome = ActionOutcome { value_changed: old != now, ..ActionOutcome::done() };
     if now != new {
         if kind.is_some_and(|k| k != crate::formats::FieldKind::Range) {
-            return Err(format!(
-                "the field did not take “{new}”: it holds “{}”",
-                shorten(&now, 80)
-            ));
+            return Err(FieldError::NotTaken { wanted: new, holds: now }.into());
         }
         outcome.text = Some(format!("the field holds “{}”", shorten(&now, 200)));
     }
@@ -473,18 +464,20 @@ fn field_text(el: &Element) -> Option<String> {
     el.dyn_ref::<HtmlTextAreaElement>().map(HtmlTextAreaElement::value)
 }
 
-pub(super) fn set_value(el: &Element, proto: &str, value: &str) -> Result<(), String> {
+pub(super) fn set_value(el: &Element, proto: &str, value: &str) -> Result<(), ActError> {
     let global = js_sys::global();
-    let class = js_sys::Reflect::get(&global, &proto.into()).map_err(|_| "no prototype")?;
+    let class =
+        js_sys::Reflect::get(&global, &proto.into()).map_err(|_| FieldError::NoPrototype)?;
     let prototype =
-        js_sys::Reflect::get(&class, &"prototype".into()).map_err(|_| "no prototype")?;
+        js_sys::Reflect::get(&class, &"prototype".into()).map_err(|_| FieldError::NoPrototype)?;
     let descriptor =
         js_sys::Object::get_own_property_descriptor(&prototype.into(), &"value".into());
-    let setter = js_sys::Reflect::get(&descriptor, &"set".into()).map_err(|_| "no value setter")?;
-    let setter: js_sys::Function = setter.dyn_into().map_err(|_| "no value setter")?;
+    let setter =
+        js_sys::Reflect::get(&descriptor, &"set".into()).map_err(|_| FieldError::NoValueSetter)?;
+    let setter: js_sys::Function = setter.dyn_into().map_err(|_| FieldError::NoValueSetter)?;
     setter
         .call1(el, &JsValue::from_str(value))
-        .map_err(|e| format!("setting the value failed: {}", crate::js::js_message(&e)))?;
+        .map_err(|e| FieldError::SetValueFailed(crate::js::js_message(&e)))?;
     Ok(())
 }
 
@@ -493,7 +486,7 @@ pub(super) fn matches_option(label: &str, value: &str, wanted: &str) -> bool {
     clean(label).to_lowercase() == wanted || value.to_lowercase() == wanted
 }
 
-async fn select_option(el: &Element, option: &str) -> Result<ActionOutcome, String> {
+async fn select_option(el: &Element, option: &str) -> Result<ActionOutcome, ActError> {
     let Some(select) = el.dyn_ref::<HtmlSelectElement>() else {
         return super::select::custom(el, option).await;
     };
@@ -506,7 +499,7 @@ async fn select_option(el: &Element, option: &str) -> Result<ActionOutcome, Stri
         };
         if matches_option(&o.label(), &o.value(), option) {
             if o.disabled() {
-                return Err(format!("the option “{option}” is disabled"));
+                return Err(ChoiceError::Disabled(option.to_owned()).into());
             }
             let changed = !o.selected();
             if select.multiple() {
@@ -520,7 +513,7 @@ async fn select_option(el: &Element, option: &str) -> Result<ActionOutcome, Stri
         }
         labels.push(clean(&o.label()));
     }
-    Err(format!("no option “{option}”; the options are: {}", shorten(&labels.join(" | "), 300)))
+    Err(ChoiceError::Missing { wanted: option.to_owned(), offered: labels }.into())
 }
 
 fn is_checked(el: &Element) -> bool {
@@ -536,7 +529,7 @@ fn is_checked(el: &Element) -> bool {
     }
 }
 
-fn set_checked(el: &Element, want: bool) -> Result<ActionOutcome, String> {
+fn set_checked(el: &Element, want: bool) -> Result<ActionOutcome, ActError> {
     if is_checked(el) == want {
         return Ok(ActionOutcome::with_text(if want {
             "already checked"
@@ -545,37 +538,37 @@ fn set_checked(el: &Element, want: bool) -> Result<ActionOutcome, String> {
         }));
     }
     if !want && el.dyn_ref::<HtmlInputElement>().is_some_and(|i| i.type_() == "radio") {
-        return Err("a radio button is unchecked by checking another one".to_owned());
+        return Err(FieldError::RadioUncheck.into());
     }
     click(el, 1)?;
     if is_checked(el) != want {
-        return Err("clicking it did not change its state".to_owned());
+        return Err(FieldError::StateUnchanged.into());
     }
     Ok(ActionOutcome { value_changed: true, ..ActionOutcome::done() })
 }
 
 /// Puts a file into a file input through `DataTransfer`, then fires input and change.
 pub fn set_file(r: Ref, name: &str, mime: &str, base64: &str) -> ActionOutcome {
-    let result = (|| -> Result<ActionOutcome, String> {
-        let el = resolve(r).map_err(|e| e.to_string())?;
+    let result = (|| -> Result<ActionOutcome, ActError> {
+        let el = resolve(r)?;
         let input = el
             .dyn_ref::<HtmlInputElement>()
             .filter(|i| i.type_() == "file")
-            .ok_or("the element is not a file input")?;
-        let window = web_sys::window().ok_or("no window")?;
-        let binary = window.atob(base64).map_err(|_| "the file data is not valid base64")?;
+            .ok_or(FieldError::NotFileInput)?;
+        let window = web_sys::window().ok_or(ActError::NoWindow)?;
+        let binary = window.atob(base64).map_err(|_| FieldError::BadBase64)?;
         let bytes: Vec<u8> = binary.chars().map(|c| c as u32 as u8).collect();
         let array = js_sys::Array::of1(&js_sys::Uint8Array::from(bytes.as_slice()));
         let bag = web_sys::FilePropertyBag::new();
         bag.set_type(mime);
         let file = web_sys::File::new_with_u8_array_sequence_and_options(&array, name, &bag)
-            .map_err(|e| crate::js::js_message(&e))?;
-        let transfer = web_sys::DataTransfer::new().map_err(|e| crate::js::js_message(&e))?;
-        transfer.items().add_with_file(&file).map_err(|e| crate::js::js_message(&e))?;
+            .map_err(js)?;
+        let transfer = web_sys::DataTransfer::new().map_err(js)?;
+        transfer.items().add_with_file(&file).map_err(js)?;
         input.set_files(transfer.files().as_ref());
         fire(&el, "input")?;
         fire(&el, "change")?;
         Ok(ActionOutcome { value_changed: true, ..ActionOutcome::done() })
     })();
-    result.unwrap_or_else(ActionOutcome::failed)
+    result.unwrap_or_else(ActionOutcome::from)
 }

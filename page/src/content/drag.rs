@@ -6,6 +6,7 @@
 
 use super::act::{label, reachable_point};
 use super::events::{drag_event, mouse_with};
+use crate::act_error::{ActError, DragError};
 use crate::action::ActionOutcome;
 use crate::action::reorder::Place;
 use crate::observation::{clean, shorten};
@@ -38,9 +39,9 @@ fn hit(el: &Element, x: f64, y: f64) -> Option<Element> {
 }
 
 /// Drags `source` onto `target` (both already resolved and checked in this frame).
-pub(super) async fn drag(source: &Element, target: &Element) -> Result<ActionOutcome, String> {
+pub(super) async fn drag(source: &Element, target: &Element) -> Result<ActionOutcome, ActError> {
     if source == target || source.contains(Some(target)) {
-        return Err("an element cannot be dropped on itself or inside itself".to_owned());
+        return Err(DragError::OntoItself.into());
     }
     let (from_x, from_y, grip) = reachable_point(source)?;
     // The drop target must be on screen with the source: scroll it in only as far as needed.
@@ -54,29 +55,27 @@ pub(super) async fn drag(source: &Element, target: &Element) -> Result<ActionOut
     };
     let rect = target.get_bounding_client_rect();
     let (to_x, to_y) = (rect.x() + rect.width() / 2.0, rect.y() + rect.height() / 2.0);
-    let window = web_sys::window().ok_or("no window")?;
+    let window = web_sys::window().ok_or(ActError::NoWindow)?;
     let size = |v: Result<wasm_bindgen::JsValue, wasm_bindgen::JsValue>| {
         v.ok().and_then(|v| v.as_f64()).unwrap_or(0.0)
     };
     let (vw, vh) = (size(window.inner_width()), size(window.inner_height()));
     let on_screen = |x: f64, y: f64| x >= 0.0 && y >= 0.0 && x < vw && y < vh;
     if !on_screen(from_x, from_y) || !on_screen(to_x, to_y) {
-        return Err("the two elements do not fit on the screen together; scroll so that both \
-                    show, or drag in shorter steps"
-            .to_owned());
+        return Err(DragError::NotTogether.into());
     }
     match hit(target, to_x, to_y) {
         Some(over) if target.contains(Some(&over)) || over.contains(Some(target)) => {}
         Some(over) if source.contains(Some(&over)) => {}
         Some(over) => {
-            return Err(format!("another element covers the drop target: {}", label(&over)));
+            return Err(DragError::TargetCovered(label(&over)).into());
         }
-        None => return Err("the drop target is not on the screen".to_owned()),
+        None => return Err(DragError::TargetOffScreen.into()),
     }
     let before = place_of(source, None);
     let (from, to) = ((from_x, from_y), (to_x, to_y));
     // Whether the page took the drop itself (HTML5: it cancelled `dragover` and got `drop`).
-    let html5_drop = |r: Result<ActionOutcome, String>| {
+    let html5_drop = |r: Result<ActionOutcome, ActError>| {
         let taken = r.is_ok();
         (r, taken)
     };
@@ -101,7 +100,7 @@ pub(super) async fn drag(source: &Element, target: &Element) -> Result<ActionOut
     let verdict = crate::action::reorder::judge(&before.0, after.as_ref(), taken);
     match (attempt, verdict) {
         (Ok(_), Ok(note)) => Ok(ActionOutcome::with_text(note)),
-        (Ok(_), Err(nothing)) => Err(nothing),
+        (Ok(_), Err(nothing)) => Err(nothing.into()),
         // The page reordered the list as the pointer went, without taking a drop event.
         (Err(_), Ok(note)) if after.as_ref() != Some(&before.0) => {
             Ok(ActionOutcome::with_text(note))
@@ -187,14 +186,14 @@ async fn html5(
     from: (f64, f64),
     to: (f64, f64),
     pressed: bool,
-) -> Result<ActionOutcome, String> {
+) -> Result<ActionOutcome, ActError> {
     if !pressed {
         mouse_with(grip, "pointerdown", from.0, from.1, 1, 1)?;
         mouse_with(grip, "mousedown", from.0, from.1, 1, 1)?;
     }
-    let data = web_sys::DataTransfer::new().map_err(|e| crate::js::js_message(&e))?;
+    let data = web_sys::DataTransfer::new().map_err(super::events::js)?;
     if !drag_event(dragged, "dragstart", from.0, from.1, &data)? {
-        return Err("the page did not let the drag start".to_owned());
+        return Err(DragError::StartRefused.into());
     }
     let mut over: Option<Element> = None;
     let mut accepted = false;
@@ -223,7 +222,7 @@ async fn html5(
             if let Some(on) = on {
                 drag_event(on, "dragleave", to.0, to.1, &data)?;
             }
-            Err("the page does not accept a drop on that element".to_owned())
+            Err(DragError::DropRefused.into())
         }
     };
     drag_event(dragged, "dragend", to.0, to.1, &data)?;
@@ -237,13 +236,13 @@ pub(super) async fn pointer_drag(
     grip: &Element,
     from: (f64, f64),
     to: (f64, f64),
-) -> Result<(), String> {
+) -> Result<(), ActError> {
     press(grip, from)?;
     pointer_moves(grip, from, to).await
 }
 
 /// The pointer arriving over `grip` at `from` and pressing there.
-fn press(grip: &Element, from: (f64, f64)) -> Result<(), String> {
+fn press(grip: &Element, from: (f64, f64)) -> Result<(), ActError> {
     mouse_with(grip, "pointerover", from.0, from.1, 0, 0)?;
     mouse_with(grip, "pointermove", from.0, from.1, 0, 0)?;
     mouse_with(grip, "mousemove", from.0, from.1, 0, 0)?;
@@ -253,7 +252,7 @@ fn press(grip: &Element, from: (f64, f64)) -> Result<(), String> {
 }
 
 /// After the press: the moves in steps to `to` and the release there.
-async fn pointer_moves(grip: &Element, from: (f64, f64), to: (f64, f64)) -> Result<(), String> {
+async fn pointer_moves(grip: &Element, from: (f64, f64), to: (f64, f64)) -> Result<(), ActError> {
     let captured = captor(grip);
     let receiver = |x: f64, y: f64| -> Option<Element> {
         captured.clone().or_else(|| hit(grip, x, y)).or_else(|| Some(grip.clone()))

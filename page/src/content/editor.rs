@@ -5,9 +5,10 @@
 //! editor's text afterwards is the outcome: an editor that dropped the text says so.
 
 use super::events::{before_input, fire_input};
+use crate::act_error::{ActError, TypingError};
 use crate::action::ActionOutcome;
 use crate::js::best_effort;
-use crate::observation::{clean, shorten};
+use crate::observation::clean;
 use wasm_bindgen::{JsCast, JsValue};
 use web_sys::HtmlElement;
 
@@ -58,7 +59,7 @@ pub(super) async fn type_into(
     el: &HtmlElement,
     text: &str,
     append: bool,
-) -> Result<ActionOutcome, String> {
+) -> Result<ActionOutcome, ActError> {
     best_effort(el.focus(), "focus before typing");
     let old = el.inner_text();
     place_selection(el, append);
@@ -79,8 +80,5 @@ pub(super) async fn type_into(
         }
         super::drag::sleep(16).await;
     }
-    Err(format!(
-        "the editor did not take the text: it shows “{}”",
-        shorten(&clean(&el.inner_text()), 120)
-    ))
+    Err(TypingError::EditorRefused(clean(&el.inner_text())).into())
 }

@@ -1,13 +1,15 @@
 //! Synthetic DOM events, fired the way a user's input would fire them.
 
+use crate::act_error::ActError;
 use web_sys::Element;
 
-fn js(e: wasm_bindgen::JsValue) -> String {
-    crate::js::js_message(&e)
+/// A browser exception, as the error the action fails with.
+pub(super) fn js(e: wasm_bindgen::JsValue) -> ActError {
+    ActError::Js(crate::js::js_message(&e))
 }
 
 /// Fires a bubbling event of `kind` (`change`, `input`, …).
-pub(super) fn fire(el: &Element, kind: &str) -> Result<(), String> {
+pub(super) fn fire(el: &Element, kind: &str) -> Result<(), ActError> {
     let init = web_sys::EventInit::new();
     init.set_bubbles(true);
     let event = web_sys::Event::new_with_event_init_dict(kind, &init).map_err(js)?;
@@ -16,7 +18,7 @@ pub(super) fn fire(el: &Element, kind: &str) -> Result<(), String> {
 }
 
 /// Fires an `input` event carrying `inputType` and `data`, as editors and frameworks expect.
-pub(super) fn fire_input(el: &Element, input_type: &str, data: &str) -> Result<(), String> {
+pub(super) fn fire_input(el: &Element, input_type: &str, data: &str) -> Result<(), ActError> {
     let init = web_sys::InputEventInit::new();
     init.set_bubbles(true);
     init.set_input_type(input_type);
@@ -32,7 +34,7 @@ const MOUSE_POINTER_ID: i32 = 1;
 
 /// Fires a mouse (or pointer) event at viewport point `(x, y)`, the primary button held only
 /// while pressing.
-pub(super) fn mouse(el: &Element, kind: &str, x: f64, y: f64, detail: u32) -> Result<(), String> {
+pub(super) fn mouse(el: &Element, kind: &str, x: f64, y: f64, detail: u32) -> Result<(), ActError> {
     let pressing = kind == "pointerdown" || kind == "mousedown";
     mouse_with(el, kind, x, y, detail, u16::from(pressing)).map(|_| ())
 }
@@ -46,7 +48,7 @@ pub(super) fn mouse_with(
     y: f64,
     detail: u32,
     buttons: u16,
-) -> Result<bool, String> {
+) -> Result<bool, ActError> {
     let bubbles = !matches!(kind, "mouseenter" | "pointerenter" | "mouseleave" | "pointerleave");
     if kind.starts_with("pointer") {
         let init = web_sys::PointerEventInit::new();
@@ -87,7 +89,7 @@ pub(super) fn drag_event(
     x: f64,
     y: f64,
     data: &web_sys::DataTransfer,
-) -> Result<bool, String> {
+) -> Result<bool, ActError> {
     let init = web_sys::DragEventInit::new();
     init.set_bubbles(true);
     init.set_cancelable(!matches!(kind, "dragleave" | "dragend"));
@@ -105,7 +107,7 @@ pub(super) fn drag_event(
 
 /// Fires a cancelable `beforeinput` carrying `inputType` and `data`; returns false when the
 /// page cancelled it (an editor that applies the edit to its own model, then redraws).
-pub(super) fn before_input(el: &Element, input_type: &str, data: &str) -> Result<bool, String> {
+pub(super) fn before_input(el: &Element, input_type: &str, data: &str) -> Result<bool, ActError> {
     let init = web_sys::InputEventInit::new();
     init.set_bubbles(true);
     init.set_cancelable(true);
@@ -128,7 +130,7 @@ pub(super) fn key(
     el: &Element,
     kind: &str,
     press: &crate::observation::rules::KeyPress,
-) -> Result<bool, String> {
+) -> Result<bool, ActError> {
     let init = web_sys::KeyboardEventInit::new();
     init.set_bubbles(true);
     init.set_cancelable(true);

@@ -10,15 +10,16 @@
 
 use super::act::set_value;
 use super::events::{before_input, fire, fire_input, key};
+use crate::act_error::ActError;
 use crate::action::ActionOutcome;
 use crate::observation::rules::{KeyPress, parse_keys, types_character};
 use wasm_bindgen::JsCast;
 use web_sys::{Element, HtmlElement, HtmlFormElement, HtmlInputElement, HtmlTextAreaElement};
 
 /// Presses `keys` on `target` (focused first) or on the focused element.
-pub(super) fn press(target: Option<&Element>, keys: &str) -> Result<ActionOutcome, String> {
+pub(super) fn press(target: Option<&Element>, keys: &str) -> Result<ActionOutcome, ActError> {
     let presses = parse_keys(keys)?;
-    let document = web_sys::window().and_then(|w| w.document()).ok_or("no document")?;
+    let document = web_sys::window().and_then(|w| w.document()).ok_or(ActError::NoDocument)?;
     if let Some(el) = target.and_then(|t| t.dyn_ref::<HtmlElement>()) {
         crate::js::best_effort(el.focus(), "focus before the key press");
     }
@@ -63,11 +64,11 @@ impl Seen {
 }
 
 /// The focused element (inside open shadow roots), or the body.
-pub(super) fn focused_element(document: &web_sys::Document) -> Result<Element, String> {
+pub(super) fn focused_element(document: &web_sys::Document) -> Result<Element, ActError> {
     let focused: Element = document
         .active_element()
         .or_else(|| document.body().map(Into::into))
-        .ok_or("nothing has focus")?;
+        .ok_or(ActError::NoFocus)?;
     Ok(deep_focus(focused))
 }
 
@@ -77,7 +78,7 @@ pub(super) fn press_one(
     focused: &Element,
     press: &KeyPress,
     seen: &mut Seen,
-) -> Result<Pressed, String> {
+) -> Result<Pressed, ActError> {
     let mut proceed = key(focused, "keydown", press)?;
     if proceed && types_character(press) {
         proceed = key(focused, "keypress", press)?;
@@ -146,7 +147,7 @@ pub(super) fn is_text_field(input: &HtmlInputElement) -> bool {
 /// many fields and no submit button (a component library's form, whose "Book" button is a
 /// plain button) is not submitted, as in a browser: submitting it would reload the page and
 /// lose what the widgets hold.
-fn submit_implicitly(form: &HtmlFormElement) -> Result<(), String> {
+fn submit_implicitly(form: &HtmlFormElement) -> Result<(), ActError> {
     if let Some(button) = super::describe::default_button(form) {
         if !button.matches(":disabled").unwrap_or(true)
             && let Some(h) = button.dyn_ref::<HtmlElement>()
@@ -170,7 +171,7 @@ fn default_action(
     document: &web_sys::Document,
     el: &Element,
     press: &KeyPress,
-) -> Result<bool, String> {
+) -> Result<bool, ActError> {
     let plain = !press.ctrl && !press.meta && !press.alt;
     if let Some(range) = el.dyn_ref::<HtmlInputElement>().filter(|i| i.type_() == "range") {
         return Ok(plain && step_range(el, range, &press.key)?);
@@ -250,7 +251,7 @@ fn default_action(
 
 /// A range input moves by its step on the arrows, by a tenth on Page Up/Down, to an end on
 /// Home/End, as a browser moves it; `input` and `change` follow a move.
-fn step_range(el: &Element, range: &HtmlInputElement, key: &str) -> Result<bool, String> {
+fn step_range(el: &Element, range: &HtmlInputElement, key: &str) -> Result<bool, ActError> {
     let before = range.value();
     let min = range.min().parse::<f64>().unwrap_or(0.0);
     let max = range.max().parse::<f64>().unwrap_or(100.0);
@@ -278,7 +279,7 @@ fn step_range(el: &Element, range: &HtmlInputElement, key: &str) -> Result<bool,
 
 /// Types `text` at the end of a field like a keystroke would, unless the page cancels the
 /// `beforeinput` (it inserts the text itself).
-fn insert(el: &Element, text: &str, input_type: &str) -> Result<bool, String> {
+fn insert(el: &Element, text: &str, input_type: &str) -> Result<bool, ActError> {
     if let Some((proto, value)) = text_field(el) {
         if !before_input(el, input_type, text)? {
             return Ok(false);

@@ -62,7 +62,7 @@ fn handle(msg: JsValue, engine: String) -> Result<JsValue, ContentError> {
             format!("bad request to the content script: {e}"),
         )
     })?;
-    let reply = match request {
+    match request {
         ContentRequest::Observe => reply(&dom::observe(engine)?),
         ContentRequest::Act { action, expect, expect_to, dialog } => {
             // Some actions take time in the page (a drag's moves a frame apart, an editor's
@@ -77,9 +77,7 @@ fn handle(msg: JsValue, engine: String) -> Result<JsValue, ContentError> {
                     act::perform(&action, expect.as_deref(), expect_to.as_deref()).await;
                 settle::after_action();
                 outcome.set_dialogs(dialogs::drain());
-                reply(&outcome).map_err(|e| {
-                    crate::js::named_error(&ContentError::new(ContentErrorKind::EncodeFailed, e))
-                })
+                reply(&outcome).map_err(|e| crate::js::named_error(&e))
             };
             Ok(wasm_bindgen_futures::future_to_promise(acting).into())
         }
@@ -87,9 +85,7 @@ fn handle(msg: JsValue, engine: String) -> Result<JsValue, ContentError> {
         ContentRequest::Settle { window: None } => reply(&settle::settled()),
         ContentRequest::Settle { window: Some(window) } => {
             let waiting = async move {
-                reply(&settle::settle(window).await).map_err(|e| {
-                    crate::js::named_error(&ContentError::new(ContentErrorKind::EncodeFailed, e))
-                })
+                reply(&settle::settle(window).await).map_err(|e| crate::js::named_error(&e))
             };
             Ok(wasm_bindgen_futures::future_to_promise(waiting).into())
         }
@@ -113,8 +109,7 @@ fn handle(msg: JsValue, engine: String) -> Result<JsValue, ContentError> {
         ContentRequest::Forms => reply(&forms::snapshot()),
         #[cfg(feature = "test-hooks")]
         ContentRequest::Panic => Ok(wasm_bindgen_futures::future_to_promise(crash_later()).into()),
-    };
-    reply.map_err(|e| ContentError::new(ContentErrorKind::EncodeFailed, e))
+    }
 }
 
 /// Panics once the current task has yielded, as a bug inside an action would (test builds).
@@ -129,8 +124,10 @@ async fn crash_later() -> Result<JsValue, JsValue> {
 /// a fraction of an object graph's (an observation has hundreds of small objects, which were
 /// most of a small page's cost per call), and the worker parses it with `serde_json` instead
 /// of walking JS objects. The worker reads both forms.
-fn reply<T: serde::Serialize>(value: &T) -> Result<JsValue, String> {
-    serde_json::to_string(value).map(|json| JsValue::from_str(&json)).map_err(|e| e.to_string())
+fn reply<T: serde::Serialize>(value: &T) -> Result<JsValue, ContentError> {
+    serde_json::to_string(value)
+        .map(|json| JsValue::from_str(&json))
+        .map_err(|e| ContentError::new(ContentErrorKind::EncodeFailed, e.to_string()))
 }
 
 /// Observes and serialises the whole frame `runs` times (benchmark).

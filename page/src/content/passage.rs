@@ -3,6 +3,7 @@
 //! formatting command (Ctrl+B, a toolbar's Bold) changed what it was meant to. What is decided
 //! about the text is in [`crate::action::richtext`]; this module reads and writes the DOM.
 
+use crate::act_error::{ActError, SelectionError};
 use crate::action::ActionOutcome;
 use crate::action::richtext::{Marks, Piece, Span, judge_format, locate, markdown};
 use wasm_bindgen::JsCast;
@@ -206,7 +207,7 @@ pub(super) fn editor_with_selection() -> Option<HtmlElement> {
 }
 
 /// Selects `text` inside the editor or field `el`, then reads the selection back.
-pub(super) async fn select_text(el: &Element, text: &str) -> Result<ActionOutcome, String> {
+pub(super) async fn select_text(el: &Element, text: &str) -> Result<ActionOutcome, ActError> {
     if let Some(field) = el.dyn_ref::<HtmlInputElement>() {
         return select_in_field(el, &field.value(), text, |s, e| field.set_selection_range(s, e));
     }
@@ -214,12 +215,10 @@ pub(super) async fn select_text(el: &Element, text: &str) -> Result<ActionOutcom
         return select_in_field(el, &area.value(), text, |s, e| area.set_selection_range(s, e));
     }
     let Some(editor) = editor_of(el) else {
-        return Err("the element is not an editor or a text field: select_text selects words \
-                    inside an editable region"
-            .to_owned());
+        return Err(SelectionError::NotEditable.into());
     };
     let (pieces, nodes) = text_nodes(&editor);
-    let span = locate(&pieces, text).map_err(|e| e.to_string())?;
+    let span = locate(&pieces, text).map_err(SelectionError::InEditor)?;
     crate::js::best_effort(editor.focus(), "focus the editor");
     set_selection(&editor, &nodes, span)?;
     let wanted = crate::observation::clean(text).to_lowercase();
@@ -232,10 +231,7 @@ pub(super) async fn select_text(el: &Element, text: &str) -> Result<ActionOutcom
             return Ok(ActionOutcome::with_text(format!("selected “{shown}”")));
         }
     }
-    Err(format!(
-        "the editor did not keep the selection: it has “{}” selected",
-        crate::observation::shorten(&got, 120)
-    ))
+    Err(SelectionError::NotKept(got).into())
 }
 
 /// The selection's text as a person reads it (lower case, whitespace collapsed).
@@ -245,15 +241,15 @@ fn current_selection_text(editor: &HtmlElement) -> String {
     crate::observation::clean(&text).to_lowercase()
 }
 
-fn set_selection(editor: &HtmlElement, nodes: &[Node], span: Span) -> Result<(), String> {
+fn set_selection(editor: &HtmlElement, nodes: &[Node], span: Span) -> Result<(), ActError> {
     let (Some(start), Some(end)) = (nodes.get(span.start.piece), nodes.get(span.end.piece)) else {
-        return Err("the editor changed while the words were looked up; try again".to_owned());
+        return Err(SelectionError::EditorChanged.into());
     };
-    let document = editor.owner_document().ok_or("no document")?;
-    let selection = document.get_selection().ok().flatten().ok_or("no selection")?;
+    let document = editor.owner_document().ok_or(ActError::NoDocument)?;
+    let selection = document.get_selection().ok().flatten().ok_or(SelectionError::NoSelection)?;
     selection
         .set_base_and_extent(start, span.start.offset, end, span.end.offset)
-        .map_err(|e| format!("selecting failed: {}", crate::js::js_message(&e)))
+        .map_err(|e| SelectionError::Failed(crate::js::js_message(&e)).into())
 }
 
 /// Selects `text` in a field's value (offsets in UTF-16 units, as the field counts them).
@@ -262,15 +258,14 @@ fn select_in_field(
     value: &str,
     text: &str,
     select: impl Fn(u32, u32) -> Result<(), wasm_bindgen::JsValue>,
-) -> Result<ActionOutcome, String> {
+) -> Result<ActionOutcome, ActError> {
     let pieces = [Piece { text: value.to_owned(), breaks_before: true }];
-    let span = locate(&pieces, text).map_err(|e| e.to_string().replace("editor", "field"))?;
+    let span = locate(&pieces, text).map_err(SelectionError::InField)?;
     if let Some(html) = el.dyn_ref::<HtmlElement>() {
         crate::js::best_effort(html.focus(), "focus the field");
     }
-    select(span.start.offset, span.end.offset).map_err(|e| {
-        format!("the field does not take a selection: {}", crate::js::js_message(&e))
-    })?;
+    select(span.start.offset, span.end.offset)
+        .map_err(|e| SelectionError::FieldRefused(crate::js::js_message(&e)))?;
     let units: Vec<u16> = value.encode_utf16().collect();
     let part = units.get(span.start.offset as usize..span.end.offset as usize).unwrap_or_default();
     Ok(ActionOutcome::with_text(format!("selected “{}”", String::from_utf16_lossy(part))))
@@ -314,7 +309,7 @@ impl FormatWatch {
                 outcome.text = Some(note);
                 outcome
             }
-            Err(nothing) => ActionOutcome::failed(nothing),
+            Err(nothing) => ActError::from(nothing).into(),
         }
     }
 }

@@ -1,6 +1,7 @@
 //! Scrolling the page or a box whose content scrolls on its own (a virtualised list, a panel),
 //! and bringing an element or a text into view.
 
+use crate::act_error::{ActError, ScrollError};
 use crate::action::{ActionOutcome, ScrollDirection};
 use wasm_bindgen::JsCast;
 use web_sys::Element;
@@ -8,15 +9,16 @@ use web_sys::Element;
 pub(super) fn scroll(
     target: Option<&Element>,
     direction: ScrollDirection,
-) -> Result<ActionOutcome, String> {
-    let window = web_sys::window().ok_or("no window")?;
+) -> Result<ActionOutcome, ActError> {
+    let window = web_sys::window().ok_or(ActError::NoWindow)?;
     // A ref inside a scrolling box (a row of a list that scrolls on its own) scrolls that box.
     let boxed = target.and_then(scroll_box);
     let scroller: Element = match &boxed {
         Some(el) => el.clone(),
-        None => {
-            window.document().and_then(|d| d.scrolling_element()).ok_or("the page cannot scroll")?
-        }
+        None => window
+            .document()
+            .and_then(|d| d.scrolling_element())
+            .ok_or(ScrollError::CannotScroll)?,
     };
     let page = boxed.is_none();
     let view = if page {
@@ -36,7 +38,8 @@ pub(super) fn scroll(
     scroller.set_scroll_top(goal as i32);
     let after = f64::from(scroller.scroll_top());
     if (after - before).abs() < 1.0 {
-        return Err(format!("already at the {}", if goal <= before { "top" } else { "bottom" }));
+        let end = if goal <= before { ScrollError::AtTop } else { ScrollError::AtBottom };
+        return Err(end.into());
     }
     let below = (f64::from(scroller.scroll_height()) - view - after).max(0.0);
     Ok(ActionOutcome::with_text(format!("scrolled to {after:.0}px; {below:.0}px below")))
@@ -76,16 +79,12 @@ pub(super) fn scrolls(el: &Element) -> bool {
 pub(super) fn scroll_to(
     target: Option<&Element>,
     text: Option<&str>,
-) -> Result<ActionOutcome, String> {
+) -> Result<ActionOutcome, ActError> {
     let el = match (target, text) {
         (Some(el), _) => el.clone(),
-        (None, Some(text)) => super::extract::element_with_text(text).ok_or_else(|| {
-            format!(
-                "the text “{text}” is not on the page (a long list may draw only the rows in \
-                 view: scroll the list itself with a ref inside it, then look again)"
-            )
-        })?,
-        (None, None) => return Err("scroll_to needs a ref or a text".to_owned()),
+        (None, Some(text)) => super::extract::element_with_text(text)
+            .ok_or_else(|| ScrollError::TextAbsent(text.to_owned()))?,
+        (None, None) => return Err(ScrollError::NeedsTarget.into()),
     };
     let options = web_sys::ScrollIntoViewOptions::new();
     options.set_block(web_sys::ScrollLogicalPosition::Center);

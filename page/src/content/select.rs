@@ -5,8 +5,9 @@
 
 use super::act::{click, matches_option};
 use super::drag::sleep;
+use crate::act_error::{ActError, ChoiceError};
 use crate::action::ActionOutcome;
-use crate::observation::{clean, shorten};
+use crate::observation::clean;
 use wasm_bindgen::{JsCast, JsValue};
 use web_sys::{Element, HtmlElement, HtmlInputElement};
 
@@ -18,7 +19,7 @@ const POLLS: u32 = 40;
 const SHOWN_DEPTH: u32 = 3;
 
 /// Opens the dropdown `el` and clicks its option named `option`.
-pub(super) async fn custom(el: &Element, option: &str) -> Result<ActionOutcome, String> {
+pub(super) async fn custom(el: &Element, option: &str) -> Result<ActionOutcome, ActError> {
     if el.get_attribute("role").as_deref() == Some("option") {
         click(el, 1)?;
         return Ok(ActionOutcome { value_changed: true, ..ActionOutcome::done() });
@@ -43,10 +44,11 @@ pub(super) async fn custom(el: &Element, option: &str) -> Result<ActionOutcome, 
     let Some(choice) = visible.iter().find(|c| matches_option(&name(c), &value(c), option)) else {
         let names: Vec<String> = visible.iter().map(name).collect();
         return Err(if names.is_empty() {
-            "the list did not show any options; observe the page again".to_owned()
+            ChoiceError::NoneShown
         } else {
-            format!("no option “{option}”; the options are: {}", shorten(&names.join(" | "), 300))
-        });
+            ChoiceError::Missing { wanted: option.to_owned(), offered: names }
+        }
+        .into());
     };
     let (label, choice_value) = (name(choice), value(choice));
     // The list's own text always names the option: the read-back stops short of it.
@@ -60,11 +62,7 @@ pub(super) async fn custom(el: &Element, option: &str) -> Result<ActionOutcome, 
         }
         sleep(POLL_MS).await;
     }
-    Err(format!(
-        "clicked the option “{label}”, but the control does not show it afterwards (it shows \
-         “{}”); observe the page again",
-        shorten(&shown(el), 80)
-    ))
+    Err(ChoiceError::NotShown { label, shows: shown(el) }.into())
 }
 
 /// The visible options of the list `el` opens: the element its `aria-controls`/`aria-owns`

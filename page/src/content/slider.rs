@@ -3,9 +3,10 @@
 //! when the keys do not move it. The value the slider reports afterwards is the outcome.
 
 use super::keys::{Seen, press_one};
+use crate::act_error::{ActError, SliderError};
 use crate::action::ActionOutcome;
+use crate::observation::clean;
 use crate::observation::rules::KeyPress;
-use crate::observation::{clean, shorten};
 use wasm_bindgen::JsCast;
 use web_sys::{Element, HtmlElement};
 
@@ -23,16 +24,14 @@ fn number(el: &Element, attr: &str) -> Option<f64> {
 }
 
 /// Moves the slider `el` to the value in `text`.
-pub(super) async fn set(el: &Element, text: &str) -> Result<ActionOutcome, String> {
-    let goal = crate::observation::rules::number_in(text).ok_or_else(|| {
-        format!("“{}” is not a number; a slider takes a number", shorten(text, 40))
-    })?;
-    let start = number(el, "aria-valuenow")
-        .ok_or("the slider does not tell its value (no aria-valuenow), so it cannot be set")?;
+pub(super) async fn set(el: &Element, text: &str) -> Result<ActionOutcome, ActError> {
+    let goal = crate::observation::rules::number_in(text)
+        .ok_or_else(|| SliderError::NotANumber(text.to_owned()))?;
+    let start = number(el, "aria-valuenow").ok_or(SliderError::NoValue)?;
     let (min, max) =
         (number(el, "aria-valuemin").unwrap_or(0.0), number(el, "aria-valuemax").unwrap_or(100.0));
     if goal < min || goal > max {
-        return Err(format!("{goal} is outside the slider's range ({min}–{max})"));
+        return Err(SliderError::OutOfRange { goal, min, max }.into());
     }
     if let Some(h) = el.dyn_ref::<HtmlElement>() {
         crate::js::best_effort(h.focus(), "focus the slider");
@@ -52,7 +51,7 @@ pub(super) async fn set(el: &Element, text: &str) -> Result<ActionOutcome, Strin
         format!("the slider is at {shown}")
     };
     if (now - start).abs() <= f64::EPSILON && (goal - start).abs() > f64::EPSILON {
-        return Err(format!("neither the arrow keys nor the pointer moved the slider; {note}"));
+        return Err(SliderError::Unmoved(note).into());
     }
     Ok(ActionOutcome { value_changed: now != start, ..ActionOutcome::with_text(note) })
 }
@@ -60,8 +59,8 @@ pub(super) async fn set(el: &Element, text: &str) -> Result<ActionOutcome, Strin
 /// Arrow presses toward `goal` until the slider reaches it, passes it (then the nearer of the
 /// two values is kept) or stops moving; the value it ends at. Each press is read back after a
 /// timer tick: Vue and React redraw `aria-valuenow` after the key's handler has returned.
-async fn by_keys(el: &Element, goal: f64) -> Result<f64, String> {
-    let document = el.owner_document().ok_or("no document")?;
+async fn by_keys(el: &Element, goal: f64) -> Result<f64, ActError> {
+    let document = el.owner_document().ok_or(ActError::NoDocument)?;
     let read = || number(el, "aria-valuenow");
     let press = |key: &str| KeyPress { key: key.into(), code: key.into(), ..KeyPress::default() };
     let mut seen = Seen::default();
@@ -113,7 +112,7 @@ fn track(el: &Element) -> Element {
 }
 
 /// Presses the thumb and drags it to where `goal` lies on the track.
-async fn by_pointer(el: &Element, goal: f64, min: f64, max: f64) -> Result<(), String> {
+async fn by_pointer(el: &Element, goal: f64, min: f64, max: f64) -> Result<(), ActError> {
     let (x, y, grip) = super::act::reachable_point(el)?;
     let bar = if own_track(el) { el.clone() } else { track(el) };
     let rect = bar.get_bounding_client_rect();

@@ -10,6 +10,7 @@
 
 use super::act::label;
 use super::keys::{Seen, focused_element, press_one};
+use crate::act_error::{ActError, TypingError};
 use crate::action::ActionOutcome;
 use crate::observation::rules::text_presses;
 use wasm_bindgen::JsCast;
@@ -32,19 +33,15 @@ fn inside(host: &Element, el: &Element) -> bool {
 }
 
 /// Types `text` into the widget `host` through the keyboard.
-pub(super) fn type_keys(host: &Element, text: &str) -> Result<ActionOutcome, String> {
-    let document = host.owner_document().ok_or("no document")?;
+pub(super) fn type_keys(host: &Element, text: &str) -> Result<ActionOutcome, ActError> {
+    let document = host.owner_document().ok_or(ActError::NoDocument)?;
     if !inside(host, &focused_element(&document)?) {
         // A person clicks the widget first: its page moves the focus to where it takes keys.
         super::act::click_to_focus(host)?;
     }
     let start = focused_element(&document)?;
     if !inside(host, &start) {
-        return Err(format!(
-            "clicking it did not give it the keyboard focus (the focus is on {}): it does not \
-             take typing",
-            label(&start)
-        ));
+        return Err(TypingError::NoFocus(label(&start)).into());
     }
     let presses = text_presses(text);
     let mut seen = Seen::default();
@@ -52,11 +49,8 @@ pub(super) fn type_keys(host: &Element, text: &str) -> Result<ActionOutcome, Str
     for (i, press) in presses.iter().enumerate() {
         let focused = focused_element(&document)?;
         if !inside(host, &focused) {
-            return Err(format!(
-                "the page moved the focus out of the element after {i} of {} keys (to {})",
-                presses.len(),
-                label(&focused)
-            ));
+            let to = label(&focused);
+            return Err(TypingError::FocusLost { after: i, of: presses.len(), to }.into());
         }
         let pressed = press_one(&document, &focused, press, &mut seen)?;
         taken += usize::from(pressed.taken);

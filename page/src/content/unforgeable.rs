@@ -7,6 +7,7 @@
 //! prototype instead, which named properties never shadow (and which the content script's
 //! isolated world owns: the page cannot replace it).
 
+use crate::act_error::{ActError, FieldError};
 use wasm_bindgen::{JsCast, JsValue};
 use web_sys::{Element, HtmlCollection};
 
@@ -53,10 +54,10 @@ pub(super) fn document_forms(document: &web_sys::Document) -> Vec<Element> {
 
 /// Submits the form as its submit button would (`requestSubmit`: validation and the submit
 /// event), whatever its controls are named.
-pub(super) fn request_submit(form: &Element) -> Result<(), String> {
+pub(super) fn request_submit(form: &Element) -> Result<(), ActError> {
     let submit = prototype("HTMLFormElement")
         .and_then(|p| js_sys::Reflect::get(&p, &"requestSubmit".into()).ok())
         .and_then(|f| f.dyn_into::<js_sys::Function>().ok())
-        .ok_or("this browser has no HTMLFormElement.requestSubmit")?;
-    submit.call0(form).map(|_| ()).map_err(|e| crate::js::js_message(&e))
+        .ok_or(FieldError::NoRequestSubmit)?;
+    submit.call0(form).map(|_| ()).map_err(super::events::js)
 }

@@ -3,6 +3,7 @@
 //! invisible "verification" field must neither reach the model nor receive typed text.
 
 use super::act::label;
+use crate::act_error::{ActError, FieldError};
 use crate::visibility::{FieldView, MIN_FIELD_PX, TextLook, field_hidden, transparent};
 use wasm_bindgen::JsCast;
 use wasm_bindgen::prelude::*;
@@ -244,7 +245,7 @@ fn placeholder_over(field: &Element, hit: &Element) -> bool {
 /// field must show it — nothing but the field (or what the field draws) at its centre. A
 /// combobox listed past its placeholder ([`placeholder_over`]) whose cover stays over the
 /// typed text gets it taken out again: text nobody can see is never left in a field.
-pub(super) async fn typed_text_seen(field: &Element) -> Result<(), String> {
+pub(super) async fn typed_text_seen(field: &Element) -> Result<(), ActError> {
     let Some(input) = field.dyn_ref::<HtmlInputElement>() else { return Ok(()) };
     if input.value().is_empty() {
         return Ok(());
@@ -257,7 +258,7 @@ pub(super) async fn typed_text_seen(field: &Element) -> Result<(), String> {
     let Some(why) = field_hidden(&view) else { return Ok(()) };
     super::act::set_value(field, "HTMLInputElement", "")?;
     super::events::fire_input(field, "deleteContentBackward", "")?;
-    Err(format!("what was typed would not be seen ({why}); it was taken out of the field again"))
+    Err(FieldError::TypedUnseen(why).into())
 }
 
 /// Whether the centre of `field` shows its placeholder ([`placeholder_over`]) rather than the
@@ -336,9 +337,9 @@ fn text_look(field: &Element) -> Option<TextLook> {
 
 /// For an action on the field `el`: scrolls it (or the label that stands for a visually-hidden
 /// toggle) into view and checks that a person could see it there; the error says why not.
-pub(super) fn check(el: &Element) -> Result<(), String> {
+pub(super) fn check(el: &Element) -> Result<(), ActError> {
     let shown = if hidden_toggle(el) {
-        visible_label(el).ok_or("the field is hidden (too small, and no visible label)")?
+        visible_label(el).ok_or(FieldError::HiddenToggle)?
     } else if let Some(drawn) = auto_sized_box(el) {
         drawn
     } else if let Some(thumb) = clipped_range_thumb(el) {
@@ -356,7 +357,7 @@ pub(super) fn check(el: &Element) -> Result<(), String> {
     shown.scroll_into_view_with_scroll_into_view_options(&options);
     match field_hidden(&measure(el, &shown, None, |_| true)) {
         None => Ok(()),
-        Some(why) => Err(format!("the field cannot be seen on the page: {why}")),
+        Some(why) => Err(FieldError::Unseen(why).into()),
     }
 }
 

@@ -1,6 +1,8 @@
 //! The decisions of perception that need no DOM: roles, secrecy, option lists, key names.
 //! The content script feeds them strings read from the page; native tests cover them.
 
+use crate::act_error::KeysError;
+
 /// ARIA roles that make an element something to act on.
 pub const WIDGET_ROLES: &[&str] = &[
     "button",
@@ -131,13 +133,13 @@ pub struct KeyPress {
 
 /// Parses `Enter`, `Control+a`, `Shift+Tab Enter` (spaces separate presses) into presses;
 /// `Err` names the part it did not understand.
-pub fn parse_keys(keys: &str) -> Result<Vec<KeyPress>, String> {
+pub fn parse_keys(keys: &str) -> Result<Vec<KeyPress>, KeysError> {
     let mut presses = Vec::new();
     for combo in keys.split_whitespace() {
         let mut press = KeyPress::default();
         let parts: Vec<&str> = combo.split('+').filter(|p| !p.is_empty()).collect();
         let Some((key, modifiers)) = parts.split_last() else {
-            return Err(format!("no key in “{combo}”"));
+            return Err(KeysError::NoKey(combo.to_owned()));
         };
         for m in modifiers {
             match m.to_ascii_lowercase().as_str() {
@@ -145,7 +147,10 @@ pub fn parse_keys(keys: &str) -> Result<Vec<KeyPress>, String> {
                 "shift" => press.shift = true,
                 "alt" | "option" => press.alt = true,
                 "meta" | "cmd" | "command" => press.meta = true,
-                _ => return Err(format!("unknown modifier “{m}” in “{combo}”")),
+                _ => {
+                    let (modifier, combo) = ((*m).to_owned(), combo.to_owned());
+                    return Err(KeysError::UnknownModifier { modifier, combo });
+                }
             }
         }
         let named = [
@@ -195,12 +200,12 @@ pub fn parse_keys(keys: &str) -> Result<Vec<KeyPress>, String> {
             press.key = key.to_ascii_uppercase();
             press.code = press.key.clone();
         } else {
-            return Err(format!("unknown key “{key}”"));
+            return Err(KeysError::UnknownKey((*key).to_owned()));
         }
         presses.push(press);
     }
     if presses.is_empty() {
-        return Err("no keys given".to_owned());
+        return Err(KeysError::Empty);
     }
     Ok(presses)
 }
