@@ -20,7 +20,11 @@ import { initCrash, renderCrash } from './panel/crash.js';
 let port;
 // Input given before the port is open (the first few ms) waits for it.
 const queued = [];
-const send = (msg) => (port ? port.postMessage(msg) : queued.push(msg));
+/** @type {SendToWorker} */
+const send = (msg) => {
+  if (port) port.postMessage(msg);
+  else queued.push(msg);
+};
 
 let live = false;
 

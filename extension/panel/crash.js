@@ -2,6 +2,7 @@
 // report): its text, the report to copy, and Dismiss.
 import { $, copyText, text } from './dom.js';
 
+/** @param {SendToWorker} send */
 export function initCrash(send) {
   $('crash-copy').addEventListener('click', () => copyText($('crash-copy'), $('crash-report').textContent));
   $('crash-dismiss').addEventListener('click', () => send({ type: 'dismiss_crash' }));

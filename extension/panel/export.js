@@ -11,10 +11,15 @@ export function renderExport(exp) {
 }
 
 // What the user chose for tracked values in exports (redacted unless ticked).
+/** @returns {TrackedValues} */
 export function exportValues() {
   return $('export-values', HTMLInputElement).checked ? 'include' : 'redact';
 }
 
+/**
+ * @param {ExportFormat} format
+ * @returns {PanelRequest}
+ */
 export function exportRequest(format) {
   return { type: 'export_session', format, values: exportValues() };
 }

@@ -22,6 +22,7 @@ export function renderExternal(external) {
 /** @type {import('./dom.js').Send} */
 let send = () => {};
 
+/** @param {SendToWorker} sendMessage */
 export function initExternal(sendMessage) {
   send = sendMessage;
   $('external-agents').addEventListener('change', (event) => {

@@ -41,6 +41,7 @@ function renderTable(t) {
     more, save);
 }
 
+/** @param {SendToWorker} send */
 export function initFindings(send) {
   $('findings-tables').addEventListener('click', (e) => {
     const index = closest(e, 'button[data-table]')?.dataset.table;

@@ -28,8 +28,11 @@ export function renderGuide(guide, state) {
     ? 'Skip this step' : 'Next';
 }
 
+/** @param {SendToWorker} send */
 export function initGuide(send) {
-  for (const [id, action] of [['guide-next', 'next'], ['guide-back', 'back'], ['guide-skip', 'skip']]) {
+  /** @type {Array<[string, GuideAction]>} */
+  const buttons = [['guide-next', 'next'], ['guide-back', 'back'], ['guide-skip', 'skip']];
+  for (const [id, action] of buttons) {
     $(id).addEventListener('click', () => send({ type: 'guide', action }));
   }
   $('guide-recheck').addEventListener('click', () => send({ type: 'hello' }));
@@ -38,7 +41,7 @@ export function initGuide(send) {
     send({
       type: 'guide_model',
       form: {
-        preset: $('guide-preset', HTMLSelectElement).value,
+        preset: /** @type {ModelPreset} */ ($('guide-preset', HTMLSelectElement).value),
         api_key: $('guide-key', HTMLInputElement).value,
         base_url: $('guide-base', HTMLInputElement).value,
         model: $('guide-model-name', HTMLInputElement).value,

@@ -36,6 +36,7 @@ export function renderIntervention(task, settings) {
   lastChime = chime;
 }
 
+/** @param {SendToWorker} send */
 export function initInterventions(send) {
   const row = $('intervention-send').parentElement;
   if (!row) throw new Error('#intervention-send is not in the panel');
@@ -60,8 +61,11 @@ export function initInterventions(send) {
   });
   for (const box of all(document, '[data-setting]', HTMLInputElement)) {
     box.addEventListener('change', () => {
-      const settings = {};
-      for (const b of all(document, '[data-setting]', HTMLInputElement)) settings[b.dataset.setting] = b.checked;
+      const settings = /** @type {InterventionSettings} */ ({});
+      for (const b of all(document, '[data-setting]', HTMLInputElement)) {
+        const key = /** @type {keyof InterventionSettings | undefined} */ (b.dataset.setting);
+        if (key) settings[key] = b.checked;
+      }
       send({ type: 'set_intervention_settings', settings });
     });
   }

@@ -29,6 +29,7 @@ function show(value) {
 const onFirstLine = (p) => p.selectionStart === p.selectionEnd && !p.value.slice(0, p.selectionStart).includes('\n');
 const onLastLine = (p) => p.selectionStart === p.selectionEnd && !p.value.slice(p.selectionEnd).includes('\n');
 
+/** @param {SendToWorker} send */
 export function initPrompt(send, submit) {
   const p = $('prompt', HTMLTextAreaElement);
   p.addEventListener('keydown', (event) => {
@@ -61,6 +62,6 @@ export function initPrompt(send, submit) {
   });
   $('attachments').addEventListener('click', (event) => {
     const b = closest(event, 'button[data-name]');
-    if (b) send({ type: 'detach', name: b.dataset.name });
+    if (b) send({ type: 'detach', name: b.dataset.name ?? '' });
   });
 }

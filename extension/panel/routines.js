@@ -57,16 +57,18 @@ function taskForm() {
 }
 
 // The schedule fields' values (prefix `p`).
+/** @returns {Omit<RoutineForm, 'job' | 'start_url'>} */
 function scheduleOf(p) {
   const value = (name) => valueOf(document.getElementById(`${p}-${name}`));
-  return {
-    every: value('every'), at: value('at'), day: value('day'), notify: value('notify'),
+  return /** @type {Omit<RoutineForm, 'job' | 'start_url'>} */ ({
+    every: value('every'), at: value('at'), day: value('day') || null, notify: value('notify'),
     key: value('key'), limit: value('limit'), missed: value('missed'), on_card: value('card'),
-  };
+  });
 }
 
+/** @returns {RoutineForm} */
 function formOf(form) {
-  const id = form.dataset.id;
+  const id = form.dataset.id ?? '';
   const values = Object.fromEntries([...form.closest('li').querySelectorAll('.run-form input')]
     .filter((i) => i.type !== 'password').map((i) => [i.name, i.value]));
   return { job: { kind: 'workflow', id, values }, start_url: '', ...scheduleOf(`routine-${id}`) };
@@ -107,6 +109,7 @@ export function renderRoutines(state) {
   text($('routines-error'), view.error);
 }
 
+/** @param {SendToWorker} send */
 export function initRoutines(send) {
   const details = el('details', { id: 'routine-task-box' }, el('summary', { textContent: 'Schedule a task in words…' }), taskForm());
   $('routines').append(details);
@@ -131,7 +134,7 @@ export function initRoutines(send) {
   $('routine-list').addEventListener('click', (event) => {
     const b = closest(event, 'button[data-action]');
     if (!b) return;
-    const { action, id } = b.dataset;
+    const { action, id = '' } = b.dataset;
     if (action === 'run') send({ type: 'run_routine', id });
     if (action === 'pause' || action === 'resume') send({ type: 'pause_routine', id, paused: action === 'pause' });
     if (action === 'delete') send({ type: 'delete_routine', id });

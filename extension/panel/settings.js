@@ -116,11 +116,12 @@ export function renderSettings(view) {
     el('span', { className: 'badge', textContent: c.ok ? 'OK' : 'FIX' }), ` ${c.text}`)));
 }
 
+/** @returns {SettingsForm} */
 function formValue() {
   const roles = [...document.querySelectorAll('#roles fieldset.role')].map((fs) => {
     const v = (f) => valueOf(fs.querySelector(`[name$=".${f}"]`));
     const role = one(fs, 'select', HTMLSelectElement).id.replace(/-provider$/, '');
-    return { role, provider: v('provider'), model: v('model'), base_url: v('base_url'), api_key: v('api_key') };
+    return { role: /** @type {Named<import('../types/LlmRole').LlmRole>} */ (role), provider: v('provider'), model: v('model'), base_url: v('base_url'), api_key: v('api_key') };
   });
   return {
     roles,
@@ -151,6 +152,7 @@ export function setSettingsOpen(open, send) {
   }
 }
 
+/** @param {SendToWorker} send */
 export function initSettings(send) {
   $('settings-open').addEventListener('click', () => setSettingsOpen($('settings').hidden, send));
   $('settings-close').addEventListener('click', () => setSettingsOpen(false, send));

@@ -71,9 +71,12 @@ export function renderTask(task) {
 }
 
 // Buttons forward to the service worker; what they mean is decided there.
+/** @param {SendToWorker} send */
 export function initTaskControls(send) {
-  for (const [id, type] of [['pause', 'pause'], ['resume', 'resume'], ['step', 'step'],
-    ['take-over', 'take_over'], ['stop', 'stop']]) {
+  /** @type {Array<[string, 'pause' | 'resume' | 'step' | 'take_over' | 'stop']>} */
+  const controls = [['pause', 'pause'], ['resume', 'resume'], ['step', 'step'],
+    ['take-over', 'take_over'], ['stop', 'stop']];
+  for (const [id, type] of controls) {
     $(id).addEventListener('click', () => send({ type }));
   }
   $('copy-json').addEventListener('click', () => copyText($('copy-json'), output));
@@ -84,6 +87,7 @@ export function initTaskControls(send) {
 }
 
 // Options the user set for the next task.
+/** @returns {{ mode: OutputMode, step_mode: boolean }} */
 export function taskOptions() {
-  return { mode: $('mode', HTMLSelectElement).value, step_mode: $('step-mode', HTMLInputElement).checked };
+  return { mode: /** @type {OutputMode} */ ($('mode', HTMLSelectElement).value), step_mode: $('step-mode', HTMLInputElement).checked };
 }

@@ -45,6 +45,7 @@ export function renderThread(state) {
   $('empty').hidden = !!state.task || thread.length > 0 || !!state.guide;
 }
 
+/** @param {SendToWorker} send */
 export function initThread(send) {
   $('thread').addEventListener('click', (event) => {
     const button = closest(event, 'button[data-action=jump]');

@@ -98,11 +98,12 @@ function renderEditor(editor) {
 }
 
 // The editor's form as the user left it (Rust validates it).
+/** @returns {WorkflowEdit} */
 function editorForm() {
   return {
     name: $('workflow-name', HTMLInputElement).value,
     params: all($('workflow-params'), ':scope > *', HTMLElement).map((row) => ({
-      name: row.dataset.name,
+      name: row.dataset.name ?? '',
       rename: valueOf(row.querySelector('.param-name')),
       default: valueOf(row.querySelector('.param-default')),
     })),
@@ -188,6 +189,7 @@ export function renderWorkflows(state) {
   $('turn-save-workflow').dataset.turn = state.focus ? String(state.focus.turn.turn) : '';
 }
 
+/** @param {SendToWorker} send */
 export function initWorkflows(send) {
   $('workflows-open').addEventListener('click', () => setWorkflowsOpen($('workflows').hidden));
   $('workflows-close').addEventListener('click', () => setWorkflowsOpen(false));
@@ -201,7 +203,7 @@ export function initWorkflows(send) {
   $('workflow-list').addEventListener('click', (event) => {
     const b = closest(event, 'button[data-action]');
     if (!b) return;
-    const { action, id } = b.dataset;
+    const { action, id = '' } = b.dataset;
     const li = b.closest('li');
     if (action === 'run' && li) { const f = one(li, '.run-form', HTMLFormElement); f.hidden = !f.hidden; if (!f.hidden) all(f, 'input, button', HTMLElement)[0]?.focus(); }
     if (action === 'rename' && li) { const f = one(li, '.rename-workflow', HTMLFormElement); f.hidden = !f.hidden; if (!f.hidden) one(f, 'input', HTMLInputElement).focus(); }
@@ -217,16 +219,16 @@ export function initWorkflows(send) {
     if (!(form instanceof HTMLFormElement)) return;
     if (form.classList.contains('run-form')) {
       const values = Object.fromEntries([...form.querySelectorAll('input')].map((i) => [i.name, i.value]));
-      send({ type: 'run_workflow', id: form.dataset.id, values });
+      send({ type: 'run_workflow', id: form.dataset.id ?? '', values });
       // Back to the defaults (a secret never stays in the form).
       form.reset();
       form.hidden = true;
       setWorkflowsOpen(false);
     } else if (form.classList.contains('rename-workflow')) {
-      send({ type: 'rename_workflow', id: form.dataset.id, name: one(form, 'input', HTMLInputElement).value });
+      send({ type: 'rename_workflow', id: form.dataset.id ?? '', name: one(form, 'input', HTMLInputElement).value });
     }
   });
-  $('workflow-confirm-yes').addEventListener('click', () => send({ type: 'confirm_delete_workflow', id: $('workflow-confirm-delete').dataset.id }));
+  $('workflow-confirm-yes').addEventListener('click', () => send({ type: 'confirm_delete_workflow', id: $('workflow-confirm-delete').dataset.id ?? '' }));
   $('workflow-confirm-no').addEventListener('click', () => send({ type: 'cancel_delete_workflow' }));
   $('workflow-export-copy').addEventListener('click', () => copyText($('workflow-export-copy'), $('workflow-export-json', HTMLTextAreaElement).value));
   $('workflow-import-file').addEventListener('change', async () => {

@@ -4,6 +4,7 @@ use serde::{Deserialize, Serialize};
 
 /// File formats the host can write.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 #[serde(rename_all = "lowercase")]
 pub enum ExportFormat {
     /// Markdown, ready to paste into another agent.
@@ -32,6 +33,7 @@ impl ExportFormat {
 /// code-like token a page or the model wrote; secrets the tasks knew are already gone from
 /// storage): redacted unless the user chose to include them.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 #[serde(rename_all = "snake_case")]
 pub enum TrackedValues {
     /// Replace each with `[redacted]` (the default).

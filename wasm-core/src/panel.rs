@@ -22,6 +22,7 @@ pub mod settings;
 pub mod setup;
 pub mod status;
 pub mod tables;
+pub mod types;
 pub mod view;
 pub mod workflows;
 
@@ -36,6 +37,7 @@ pub use workflows::WorkflowsView;
 
 /// What the side panel can ask of the service worker.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 #[serde(tag = "type", rename_all = "snake_case")]
 pub enum PanelRequest {
     /// Send me the current state.
@@ -46,15 +48,19 @@ pub enum PanelRequest {
         prompt: String,
         /// How the result is shown.
         #[serde(default)]
+        #[cfg_attr(feature = "ts", ts(as = "Option<_>", optional))]
         mode: OutputMode,
         /// Step budget (default 25).
         #[serde(default)]
+        #[cfg_attr(feature = "ts", ts(optional = nullable))]
         max_steps: Option<u32>,
         /// Start paused after each step (the Step button runs the next one).
         #[serde(default)]
+        #[cfg_attr(feature = "ts", ts(as = "Option<_>", optional))]
         step_mode: bool,
         /// Files the task may use: name → path on the user's disk.
         #[serde(default)]
+        #[cfg_attr(feature = "ts", ts(as = "Option<_>", optional))]
         resources: std::collections::BTreeMap<String, String>,
     },
     /// Pause the running task at the next safe point.
@@ -86,6 +92,7 @@ pub enum PanelRequest {
         format: ExportFormat,
         /// Tracked values are redacted unless the user chose to include them.
         #[serde(default)]
+        #[cfg_attr(feature = "ts", ts(as = "Option<_>", optional))]
         values: waymark_protocol::TrackedValues,
     },
     /// Write one table finding of the current session as CSV through the host.
@@ -96,6 +103,7 @@ pub enum PanelRequest {
         index: usize,
         /// Tracked values are redacted unless the user chose to include them.
         #[serde(default)]
+        #[cfg_attr(feature = "ts", ts(as = "Option<_>", optional))]
         values: waymark_protocol::TrackedValues,
     },
     /// Show the real value of a secret's handle in the last task's answer (the user clicked
@@ -138,12 +146,14 @@ pub enum PanelRequest {
         query: String,
         /// Only the current session.
         #[serde(default)]
+        #[cfg_attr(feature = "ts", ts(as = "Option<_>", optional))]
         current_only: bool,
     },
     /// Show one turn (with its neighbours), switching to its session if needed.
     JumpToTurn {
         /// The session; `None` is the current one.
         #[serde(default)]
+        #[cfg_attr(feature = "ts", ts(optional = nullable))]
         session_id: Option<String>,
         /// 1-based turn.
         turn: u32,
@@ -213,6 +223,7 @@ pub enum PanelRequest {
         id: String,
         /// The run form's values (empty ones take the defaults).
         #[serde(default)]
+        #[cfg_attr(feature = "ts", ts(as = "Option<_>", optional))]
         values: std::collections::BTreeMap<String, String>,
     },
     /// Give a workflow a new name.

@@ -10,10 +10,23 @@ use std::process::Command;
 pub fn test() -> Result<()> {
     setup::all(setup::Need { chromium: true, eval: true })?;
     build::all(build::Options { release: false, test_hooks: true })?;
-    // First, as it takes seconds: the extension's JS against the DOM, Chrome and wasm types.
+    // The panel's message types as the Rust types generate them (`extension/types/`), then the
+    // extension's JS against them, the DOM, Chrome and the wasm's types.
+    sh(util::cargo().args([
+        "test",
+        "-p",
+        "waymark-core",
+        "--features",
+        "ts",
+        "--lib",
+        "panel::types",
+    ]))?;
     crate::checkjs::run()?;
     sh(util::cargo().args(["fmt", "--all", "--check"]))?;
     sh(util::cargo().args(["clippy", "--workspace", "--all-targets", "--", "-D", "warnings"]))?;
+    sh(util::cargo()
+        .args(["clippy", "-p", "waymark-core", "--features", "ts", "--all-targets"])
+        .args(["--", "-D", "warnings"]))?;
     sh(util::cargo()
         .args([
             "clippy",

@@ -13,6 +13,7 @@ use serde::{Deserialize, Deserializer, Serialize, Serializer};
 /// input also accepts the American `summarizer`, any case and surrounding spaces, as the host
 /// always has.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 pub enum LlmRole {
     /// Writes and revises the plan.
     Planner,

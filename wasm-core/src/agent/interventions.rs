@@ -70,21 +70,26 @@ pub struct Intervention {
 
 /// The user's answer to a card.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 pub struct Reply {
     /// Free text (answers, or how to adjust); empty means "continue as you were".
     #[serde(default)]
+    #[cfg_attr(feature = "ts", ts(as = "Option<_>", optional))]
     pub text: String,
     /// Stop the task.
     #[serde(default)]
+    #[cfg_attr(feature = "ts", ts(as = "Option<_>", optional))]
     pub stop: bool,
     /// Approve the action on a [`InterventionKind::Confirm`] card. Only the panel's Approve
     /// button sets it: an empty or missing answer never approves.
     #[serde(default)]
+    #[cfg_attr(feature = "ts", ts(as = "Option<_>", optional))]
     pub approve: bool,
     /// With `approve`: also allow this kind of action on this site without a card for the rest
     /// of the task. Only the panel's button for it sets it, and only a card that offered it
     /// ([`Intervention::allow_similar`]) honours it.
     #[serde(default)]
+    #[cfg_attr(feature = "ts", ts(as = "Option<_>", optional))]
     pub allow_similar: bool,
 }
 
@@ -112,6 +117,7 @@ impl Reply {
 
 /// Which interventions and attention signals the user wants; each can be switched off.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 #[serde(default)]
 pub struct InterventionSettings {
     /// Ask upfront questions.

@@ -7,6 +7,7 @@ use std::fmt::Write;
 
 /// How a finished task is shown.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 #[serde(rename_all = "snake_case")]
 pub enum OutputMode {
     /// The findings only.

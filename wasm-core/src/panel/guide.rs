@@ -35,6 +35,7 @@ pub struct Guide {
 
 /// What the user did in the guide.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 #[serde(rename_all = "snake_case")]
 pub enum GuideAction {
     /// Go to the next step.
@@ -47,6 +48,7 @@ pub enum GuideAction {
 
 /// Model presets of the guide's second step.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 #[serde(rename_all = "snake_case")]
 pub enum ModelPreset {
     /// OpenAI's API (a key).
@@ -63,17 +65,21 @@ pub enum ModelPreset {
 
 /// The guide's model form as the user left it.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 pub struct GuideModelForm {
     /// Which kind of model.
     pub preset: ModelPreset,
     /// A key (OpenAI, Anthropic, some custom endpoints); empty keeps the host's.
     #[serde(default)]
+    #[cfg_attr(feature = "ts", ts(as = "Option<_>", optional))]
     pub api_key: String,
     /// Where the endpoint is; empty uses the preset's.
     #[serde(default)]
+    #[cfg_attr(feature = "ts", ts(as = "Option<_>", optional))]
     pub base_url: String,
     /// The model; empty uses the preset's.
     #[serde(default)]
+    #[cfg_attr(feature = "ts", ts(as = "Option<_>", optional))]
     pub model: String,
 }
 

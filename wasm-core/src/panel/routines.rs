@@ -9,6 +9,7 @@ use serde::{Deserialize, Serialize};
 
 /// How often, as the form says it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 #[serde(rename_all = "snake_case")]
 pub enum Every {
     /// Every hour (at the form's minute).
@@ -23,6 +24,7 @@ pub enum Every {
 
 /// When to tell the user, as the form says it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 #[serde(rename_all = "snake_case")]
 pub enum NotifyChoice {
     /// Any finding changes.
@@ -37,11 +39,13 @@ pub enum NotifyChoice {
 
 /// The schedule form: of a saved workflow, or of a task in words.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 pub struct RoutineForm {
     /// What it runs.
     pub job: RoutineJob,
     /// The page its tab opens (required for a task; a workflow starts on its first page).
     #[serde(default)]
+    #[cfg_attr(feature = "ts", ts(as = "Option<_>", optional))]
     pub start_url: String,
     /// How often.
     pub every: Every,
@@ -49,20 +53,25 @@ pub struct RoutineForm {
     pub at: String,
     /// The day, for weekly runs.
     #[serde(default)]
+    #[cfg_attr(feature = "ts", ts(optional = nullable))]
     pub day: Option<Weekday>,
     /// When to notify.
     pub notify: NotifyChoice,
     /// The finding a limit applies to.
     #[serde(default)]
+    #[cfg_attr(feature = "ts", ts(as = "Option<_>", optional))]
     pub key: String,
     /// The limit, as typed.
     #[serde(default)]
+    #[cfg_attr(feature = "ts", ts(as = "Option<_>", optional))]
     pub limit: String,
     /// Runs missed while the browser was closed.
     #[serde(default)]
+    #[cfg_attr(feature = "ts", ts(as = "Option<_>", optional))]
     pub missed: MissedRuns,
     /// What a card does to a run.
     #[serde(default)]
+    #[cfg_attr(feature = "ts", ts(as = "Option<_>", optional))]
     pub on_card: CardInRun,
 }
 

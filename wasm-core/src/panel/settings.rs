@@ -15,6 +15,7 @@ pub use host_files::{HostFields, PriceForm, PriceRow, host_fields};
 
 /// One role's row of the form.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 pub struct RoleForm {
     /// Whose endpoint the row sets.
     pub role: LlmRole,
@@ -26,35 +27,45 @@ pub struct RoleForm {
     pub base_url: String,
     /// A new API key, or empty to keep the current one. Sent to the host once, never shown.
     #[serde(default)]
+    #[cfg_attr(feature = "ts", ts(as = "Option<_>", optional))]
     pub api_key: String,
 }
 
 /// The whole settings form as the user left it.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 pub struct SettingsForm {
     /// One row per role.
     #[serde(default)]
+    #[cfg_attr(feature = "ts", ts(as = "Option<_>", optional))]
     pub roles: Vec<RoleForm>,
     /// Transcript capture on the host.
     #[serde(default)]
+    #[cfg_attr(feature = "ts", ts(as = "Option<_>", optional))]
     pub transcripts: bool,
     /// Where the host writes exports.
     #[serde(default)]
+    #[cfg_attr(feature = "ts", ts(as = "Option<_>", optional))]
     pub export_dir: String,
     /// Sites the agent may act on besides the one it starts on, one per line.
     #[serde(default)]
+    #[cfg_attr(feature = "ts", ts(as = "Option<_>", optional))]
     pub allowed_sites: String,
     /// Days the host keeps transcripts (`0` keeps them forever).
     #[serde(default)]
+    #[cfg_attr(feature = "ts", ts(as = "Option<_>", optional))]
     pub retention_days: String,
     /// Directories the host may read attached files from, one per line.
     #[serde(default)]
+    #[cfg_attr(feature = "ts", ts(as = "Option<_>", optional))]
     pub allowed_read_dirs: String,
     /// Largest file the host reads, in MB (MiB, as the host's default of 25 MB is).
     #[serde(default)]
+    #[cfg_attr(feature = "ts", ts(as = "Option<_>", optional))]
     pub max_read_mb: String,
     /// One row per model the roles use.
     #[serde(default)]
+    #[cfg_attr(feature = "ts", ts(as = "Option<_>", optional))]
     pub prices: Vec<PriceForm>,
 }
 

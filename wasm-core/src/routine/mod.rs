@@ -26,6 +26,7 @@ pub const KEPT_RUNS: usize = 30;
 
 /// What a routine runs.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 #[serde(tag = "kind", rename_all = "snake_case")]
 pub enum RoutineJob {
     /// A saved workflow (replayed without the model) with these input values.
@@ -34,6 +35,7 @@ pub enum RoutineJob {
         id: String,
         /// Values of its inputs by name.
         #[serde(default)]
+        #[cfg_attr(feature = "ts", ts(as = "Option<_>", optional))]
         values: BTreeMap<String, String>,
     },
     /// A task in words, done by the agent.
@@ -45,6 +47,7 @@ pub enum RoutineJob {
 
 /// What a run does with a card (a step the policy puts to the user).
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 #[serde(rename_all = "snake_case")]
 pub enum CardInRun {
     /// The card waits in the panel and a notification says so.
@@ -56,6 +59,7 @@ pub enum CardInRun {
 
 /// Runs missed while the browser was closed.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 #[serde(rename_all = "snake_case")]
 pub enum MissedRuns {
     /// One run as soon as the browser starts again.

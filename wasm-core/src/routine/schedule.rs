@@ -36,6 +36,7 @@ impl std::fmt::Display for TimeOfDay {
 
 /// A day of the week.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 #[serde(rename_all = "snake_case")]
 pub enum Weekday {
     /// Monday.

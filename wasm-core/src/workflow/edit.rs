@@ -9,19 +9,23 @@ use serde::{Deserialize, Serialize};
 
 /// The edit form as the user left it.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 pub struct WorkflowEdit {
     /// The workflow's name.
     pub name: String,
     /// One per parameter, in the workflow's order.
     #[serde(default)]
+    #[cfg_attr(feature = "ts", ts(as = "Option<_>", optional))]
     pub params: Vec<ParamEdit>,
     /// One per step, in the workflow's order.
     #[serde(default)]
+    #[cfg_attr(feature = "ts", ts(as = "Option<_>", optional))]
     pub steps: Vec<StepEdit>,
 }
 
 /// One parameter in the edit form.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 pub struct ParamEdit {
     /// Its name now (which parameter this is).
     pub name: String,
@@ -29,11 +33,13 @@ pub struct ParamEdit {
     pub rename: String,
     /// The default value (ignored for a secret: those are never stored).
     #[serde(default)]
+    #[cfg_attr(feature = "ts", ts(as = "Option<_>", optional))]
     pub default: String,
 }
 
 /// One step in the edit form.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 pub struct StepEdit {
     /// The step's words.
     pub intent: String,

@@ -9,14 +9,17 @@ use waymark_protocol::{HostSettings, ModelPrice, PriceSide, PriceSource, Setting
 
 /// One model's prices as the user left them: US dollars per million tokens, as typed.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 pub struct PriceForm {
     /// The model the row prices.
     pub model: String,
     /// Prompt tokens; empty together with `output` for "no price of mine".
     #[serde(default)]
+    #[cfg_attr(feature = "ts", ts(as = "Option<_>", optional))]
     pub input: String,
     /// Completion tokens.
     #[serde(default)]
+    #[cfg_attr(feature = "ts", ts(as = "Option<_>", optional))]
     pub output: String,
 }
 
