@@ -155,6 +155,21 @@ pub(crate) mod scripted {
         }
     }
 
+    /// A clock that moves one second per reading; its random numbers differ per reading (the
+    /// ids made from both are unique).
+    #[derive(Default)]
+    pub struct Clock(std::cell::Cell<u64>);
+
+    impl super::Env for Clock {
+        fn now_ms(&self) -> f64 {
+            self.0.set(self.0.get() + 1);
+            1_700_000_000_000.0 + 1000.0 * self.0.get() as f64
+        }
+        fn random_u64(&self) -> u64 {
+            self.0.get()
+        }
+    }
+
     /// Open panels that count their redraws.
     #[derive(Default)]
     pub struct CountingPanels(pub std::cell::Cell<u32>);

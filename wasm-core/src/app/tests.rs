@@ -5,6 +5,7 @@ use super::*;
 use crate::agent::Reply;
 use crate::panel::prompt::Attachment;
 use crate::platform::memory::MemStore;
+use crate::platform::scripted::Clock;
 use crate::platform::scripted::{CountingPanels, ScriptedHost};
 use crate::platform::{Alarms, Platform, TabError, Tabs};
 use crate::workflow::WorkflowStore;
@@ -12,18 +13,6 @@ use crate::workflow::tests::recorded;
 use futures::executor::block_on;
 use std::cell::Cell;
 use waymark_protocol::RequestBody;
-
-#[derive(Default)]
-struct Clock(Cell<u64>);
-impl Env for Clock {
-    fn now_ms(&self) -> f64 {
-        self.0.set(self.0.get() + 1);
-        1_700_000_000_000.0 + self.0.get() as f64
-    }
-    fn random_u64(&self) -> u64 {
-        self.0.get()
-    }
-}
 
 fn started(mem: &MemStore) -> App<&MemStore> {
     let app = App::new(mem);

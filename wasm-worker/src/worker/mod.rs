@@ -22,7 +22,7 @@ use std::cell::RefCell;
 use std::rc::Rc;
 use wasm_bindgen::prelude::*;
 use wasm_bindgen_futures::spawn_local;
-use waymark_core::app::{Effect, TaskStart};
+use waymark_core::app::Effect;
 use waymark_core::panel::PanelRequest;
 
 /// The worker's state: one per service-worker lifetime.
@@ -284,18 +284,8 @@ async fn carry_out(w: &Rc<Worker>, effect: Effect) {
             spawn_local(async move { host.refresh().await });
         }
         Effect::StartTask(start) => {
-            let TaskStart { prompt, mode, max_steps, step_mode, resources, allowed_sites } = *start;
-            let opts = task::StartOptions {
-                prompt,
-                mode,
-                max_steps,
-                step_mode,
-                resources,
-                allowed_sites,
-                workflow: None,
-                tab: None,
-                on_card: None,
-            };
+            let opts =
+                task::StartOptions { task: *start, workflow: None, tab: None, on_card: None };
             spawn_local(task::run(w.clone(), opts));
         }
         Effect::StartRun { run, mode } => workflows::start_run(w, *run, mode),

@@ -13,6 +13,7 @@ use wasm_bindgen_futures::JsFuture;
 use waymark_core::agent::{
     self, Agent, Controls, OutputMode, TaskContext, TaskEvent, TaskEvents, TaskSpec,
 };
+use waymark_core::app::TaskStart;
 use waymark_core::panel::TaskView;
 use waymark_core::platform::Env;
 use waymark_core::record::{Ending, TaskOutcome};
@@ -46,20 +47,10 @@ impl TaskEvents for TaskEventSink {
     }
 }
 
-/// What the side panel asked to start.
+/// What the side panel asked to start, and where it runs.
 pub(super) struct StartOptions {
-    /// The user's words.
-    pub prompt: String,
-    /// How the result is shown.
-    pub mode: OutputMode,
-    /// Step budget, if not the default.
-    pub max_steps: Option<u32>,
-    /// Pause after each step.
-    pub step_mode: bool,
-    /// Files the task may use.
-    pub resources: BTreeMap<String, String>,
-    /// Sites allowed in Settings.
-    pub allowed_sites: Vec<String>,
+    /// The task as the core's app decided it.
+    pub task: TaskStart,
     /// The saved workflow the task runs, with its values.
     pub workflow: Option<waymark_core::workflow::WorkflowRun>,
     /// The tab it runs in (a routine's background tab); the one the user looks at when absent.
@@ -87,17 +78,15 @@ impl StartOptions {
             state.settings.agent.allowed_sites.clone()
         };
         w.broadcast();
-        Self {
+        let task = TaskStart {
             prompt,
             mode,
             max_steps: None,
             step_mode: false,
             resources: BTreeMap::new(),
             allowed_sites,
-            workflow,
-            tab: None,
-            on_card: None,
-        }
+        };
+        Self { task, workflow, tab: None, on_card: None }
     }
 }
 
@@ -137,26 +126,26 @@ pub(super) async fn run_to_end(w: Rc<Worker>, opts: StartOptions) -> TaskOutcome
         Some(run) => TaskSpec {
             max_steps: run.max_steps(),
             validate: false,
-            output: opts.mode,
-            allowed_sites: opts.allowed_sites,
+            output: opts.task.mode,
+            allowed_sites: opts.task.allowed_sites,
             workflow: Some(run),
-            ..TaskSpec::new(opts.prompt)
+            ..TaskSpec::new(opts.task.prompt)
         },
         None => TaskSpec {
-            resources: opts.resources,
-            max_steps: opts.max_steps.unwrap_or(agent::DEFAULT_MAX_STEPS),
+            resources: opts.task.resources,
+            max_steps: opts.task.max_steps.unwrap_or(agent::DEFAULT_MAX_STEPS),
             session_context: session_context(&w),
             session_provenance: w.app.sessions.provenance_for_next_task(),
             recallable: w.app.sessions.recallable_for_next_task(),
-            output: opts.mode,
-            allowed_sites: opts.allowed_sites,
-            ..TaskSpec::new(opts.prompt)
+            output: opts.task.mode,
+            allowed_sites: opts.task.allowed_sites,
+            ..TaskSpec::new(opts.task.prompt)
         },
     };
     let id = format!("{:x}{:08x}", BrowserEnv.now_ms() as u64, BrowserEnv.random_u64() as u32);
     let journal = StorageJournal::new(ChromeStore, id, tab_id);
     let page = page_for(&w, tab_id, &spec);
-    let controls = attach_controls(&w, opts.step_mode, page.guard());
+    let controls = attach_controls(&w, opts.task.step_mode, page.guard());
     if let Some(reply) = opts.on_card {
         controls.answer_cards_with(reply);
     }

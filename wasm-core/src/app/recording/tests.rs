@@ -4,22 +4,11 @@
 use super::*;
 use crate::agent::Page;
 use crate::platform::memory::MemStore;
+use crate::platform::scripted::Clock;
 use crate::workflow::tests::{Shop, Variant};
 use futures::executor::block_on;
 use waymark_page::demonstration::DemonstratedAct;
 use waymark_page::observation::Ref;
-
-#[derive(Default)]
-struct Clock(Cell<u64>);
-impl Env for Clock {
-    fn now_ms(&self) -> f64 {
-        self.0.set(self.0.get() + 1);
-        1_700_000_000_000.0 + self.0.get() as f64
-    }
-    fn random_u64(&self) -> u64 {
-        self.0.get()
-    }
-}
 
 const PAGE: &str = "https://shop.example/order";
 

@@ -4,23 +4,12 @@
 use super::*;
 use crate::panel::routines::{Every, NotifyChoice, RoutineForm};
 use crate::platform::memory::MemStore;
+use crate::platform::scripted::Clock;
 use crate::routine::{CardInRun, MissedRuns};
 use crate::workflow::WorkflowStore;
 use crate::workflow::tests::recorded;
 use futures::executor::block_on;
 use std::collections::BTreeMap;
-
-#[derive(Default)]
-struct Clock(Cell<u64>);
-impl Env for Clock {
-    fn now_ms(&self) -> f64 {
-        self.0.set(self.0.get() + 1);
-        1_700_000_000_000.0 + self.0.get() as f64
-    }
-    fn random_u64(&self) -> u64 {
-        self.0.get()
-    }
-}
 
 /// Chrome's alarms as the test sees them: name → when.
 #[derive(Default)]

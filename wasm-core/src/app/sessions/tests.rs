@@ -4,24 +4,11 @@
 use super::*;
 use crate::panel::TaskView;
 use crate::platform::memory::MemStore;
+use crate::platform::scripted::Clock;
 use crate::platform::scripted::ScriptedHost;
 use crate::session::tests::session_of;
 use futures::executor::block_on;
-use std::cell::Cell;
 use waymark_protocol::{ErrorBody, ErrorCode, LlmCompletion, RequestBody, TranscriptRecord};
-
-/// A clock that moves one second per reading; ids differ per reading.
-#[derive(Default)]
-struct Clock(Cell<u64>);
-impl Env for Clock {
-    fn now_ms(&self) -> f64 {
-        self.0.set(self.0.get() + 1);
-        1_700_000_000_000.0 + 1000.0 * self.0.get() as f64
-    }
-    fn random_u64(&self) -> u64 {
-        self.0.get()
-    }
-}
 
 /// The summariser: answers with `reply`, or fails when it is `None`.
 struct Summariser(Option<&'static str>);

@@ -5,24 +5,12 @@
 use super::*;
 use crate::panel::TaskView;
 use crate::platform::memory::MemStore;
+use crate::platform::scripted::Clock;
 use crate::workflow::tests::{
     Model, Shop, User, Variant, recorded, recorded_task, run_task, spec, tools,
 };
 use futures::executor::block_on;
-use std::cell::Cell;
 use waymark_protocol::ErrorCode;
-
-#[derive(Default)]
-struct Clock(Cell<u64>);
-impl Env for Clock {
-    fn now_ms(&self) -> f64 {
-        self.0.set(self.0.get() + 1);
-        1_700_000_000_000.0 + self.0.get() as f64
-    }
-    fn random_u64(&self) -> u64 {
-        self.0.get()
-    }
-}
 
 struct Fixture {
     mem: MemStore,
