@@ -445,7 +445,7 @@ impl<S: Store + Clone> App<S> {
             return;
         };
         tabs.watch_loads(true);
-        let armed = tabs.arm_recording(tab, true).await.map_err(|e| e.to_string());
+        let armed = tabs.arm_recording(tab, true).await;
         if !self.recording.armed(state, armed).await {
             tabs.watch_loads(false);
         }

@@ -11,7 +11,7 @@ use crate::panel::PanelState;
 use crate::panel::recording::view;
 use crate::panel::workflows::DraftSource;
 use crate::platform::Env;
-use crate::platform::Store;
+use crate::platform::{Store, StoreError, TabError};
 use crate::safety::Effect;
 use crate::workflow::{Demonstration, LoadCause};
 use std::cell::{Cell, RefCell};
@@ -57,7 +57,7 @@ impl<S: Store + Clone> RecordingDesk<S> {
         let demo = self.demo.borrow().clone();
         let written = match serde_json::to_value(&demo) {
             Ok(value) => self.store.set(vec![(RECORDING_KEY.to_owned(), value)]).await,
-            Err(e) => Err(crate::platform::StoreError(e.to_string())),
+            Err(e) => Err(StoreError(e.to_string())),
         };
         if let Err(e) = written {
             tracing::warn!(error = %e, "the recording could not be stored");
@@ -103,7 +103,7 @@ impl<S: Store + Clone> RecordingDesk<S> {
 
     /// The tab's content script took the recording (or could not: then there is none, and
     /// the panel says why); whether it records.
-    pub async fn armed(&self, state: &RefCell<PanelState>, armed: Result<(), String>) -> bool {
+    pub async fn armed(&self, state: &RefCell<PanelState>, armed: Result<(), TabError>) -> bool {
         match armed {
             Ok(()) => {
                 self.ready.set(true);

@@ -9,7 +9,7 @@ use super::WorkflowDesk;
 use crate::panel::routines as view;
 use crate::panel::{PanelRequest, PanelState};
 use crate::platform::Env;
-use crate::platform::{Alarms, Store};
+use crate::platform::{Alarms, Store, StoreError};
 use crate::routine::{Routine, RoutineJob, RoutineNotice, RoutineRun};
 use crate::workflow::WorkflowRun;
 use std::cell::{Cell, RefCell};
@@ -125,12 +125,10 @@ impl<S: Store> RoutineDesk<S> {
         self.refresh(state);
     }
 
-    async fn persist(&self) -> Result<(), String> {
-        let refused =
-            |e: String| format!("browser storage refused the routines ({e}); nothing was changed");
-        let value =
-            serde_json::to_value(&*self.list.borrow()).map_err(|e| refused(e.to_string()))?;
-        self.store.set(vec![(ROUTINES_KEY.to_owned(), value)]).await.map_err(|e| refused(e.0))
+    async fn persist(&self) -> Result<(), StoreError> {
+        let value = serde_json::to_value(&*self.list.borrow())
+            .map_err(|e| StoreError(format!("could not encode: {e}")))?;
+        self.store.set(vec![(ROUTINES_KEY.to_owned(), value)]).await
     }
 
     /// One routine request of the panel but "run now" (see [`RoutineDesk::begin`]); a
@@ -200,7 +198,7 @@ impl<S: Store> RoutineDesk<S> {
                 Ok(()) => Ok(said),
                 Err(e) => {
                     *self.list.borrow_mut() = before;
-                    Err(e)
+                    Err(format!("browser storage refused the routines ({e}); nothing was changed"))
                 }
             },
             Err(e) => Err(e),

@@ -3,6 +3,7 @@
 
 use super::*;
 use crate::agent::Page;
+use crate::platform::TabError;
 use crate::platform::memory::MemStore;
 use crate::platform::scripted::Clock;
 use crate::workflow::tests::{Shop, Variant};
@@ -43,7 +44,7 @@ fn a_recording_waits_for_the_running_task_and_needs_a_web_page() {
     assert_eq!(block_on(desk.begin(&state, &clock, false, Some((3, PAGE.into())))), Some(3));
     assert_eq!(block_on(desk.begin(&state, &clock, false, Some((4, PAGE.into())))), None, "one");
     // The page would not take it: no recording, and the panel says why.
-    assert!(!block_on(desk.armed(&state, Err("no content script".into()))));
+    assert!(!block_on(desk.armed(&state, Err(TabError("no content script".into())))));
     assert_eq!(desk.tab(), None);
     assert!(error(&state).is_some_and(|e| e.contains("cannot record on this page (no content")));
     assert!(state.borrow().workflows.recording.is_none());
