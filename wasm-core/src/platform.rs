@@ -48,6 +48,39 @@ pub trait Store {
     async fn keys(&self) -> Result<Vec<String>, StoreError>;
 }
 
+/// Stores `value` under `key`, encoded as JSON.
+pub async fn save_value<T: serde::Serialize>(
+    store: &impl Store,
+    key: &str,
+    value: &T,
+) -> Result<(), StoreError> {
+    let value =
+        serde_json::to_value(value).map_err(|e| StoreError(format!("could not encode: {e}")))?;
+    store.set(vec![(key.to_owned(), value)]).await
+}
+
+/// The value stored under `key`, if there is one that reads as a `T`; a store that cannot be
+/// read, or a value that does not read (a newer Waymark wrote it), is logged and is none.
+pub async fn load_value<T: serde::de::DeserializeOwned>(
+    store: &impl Store,
+    key: &str,
+) -> Option<T> {
+    let got = match store.get(&[key.to_owned()]).await {
+        Ok(got) => got,
+        Err(e) => {
+            tracing::warn!(key, error = %e, "a stored value could not be read");
+            return None;
+        }
+    };
+    match serde_json::from_value(got.get(key)?.clone()) {
+        Ok(value) => Some(value),
+        Err(e) => {
+            tracing::warn!(key, error = %e, "a stored value does not read");
+            None
+        }
+    }
+}
+
 /// The native host: the model calls, the files it writes, its settings and checks.
 #[allow(async_fn_in_trait, reason = "single-threaded: wasm and the native tests need no Send")]
 pub trait Host {

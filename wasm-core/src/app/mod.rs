@@ -24,7 +24,9 @@ use crate::agent::{Controls, InterventionSettings, OutputMode};
 use crate::panel::ExportView;
 use crate::panel::{PanelRequest, PanelState, TaskView};
 use crate::platform::Env;
-use crate::platform::{Alarms, Host, Platform, Redraw, Store, StoreError, Tabs};
+use crate::platform::{
+    Alarms, Host, Platform, Redraw, Store, StoreError, Tabs, load_value, save_value,
+};
 use crate::record::TaskOutcome;
 use crate::safety::TaintLedger;
 use crate::workflow::WorkflowRun;
@@ -163,14 +165,7 @@ impl<S: Store + Clone> App<S> {
     }
 
     async fn load<T: serde::de::DeserializeOwned>(&self, key: &str) -> Option<T> {
-        let got = match self.store.get(&[key.to_owned()]).await {
-            Ok(got) => got,
-            Err(e) => {
-                tracing::warn!(key, error = %e, "a setting could not be read");
-                return None;
-            }
-        };
-        serde_json::from_value(got.get(key)?.clone()).ok()
+        load_value(&self.store, key).await
     }
 
     async fn store_json<T: serde::Serialize>(
@@ -178,9 +173,7 @@ impl<S: Store + Clone> App<S> {
         key: &str,
         value: &T,
     ) -> Result<(), StoreError> {
-        let value = serde_json::to_value(value)
-            .map_err(|e| StoreError(format!("could not encode: {e}")))?;
-        self.store.set(vec![(key.to_owned(), value)]).await
+        save_value(&self.store, key, value).await
     }
 
     /// Stores `value` under `key`; a failure is told in the panel (`what` names it).

@@ -6,12 +6,13 @@
 //! store; the worker arms the tab's content script and follows Chrome's events.
 
 use super::WorkflowDesk;
+use super::workflows::set_error;
 use crate::locate::UrlPattern;
 use crate::panel::PanelState;
 use crate::panel::recording::view;
 use crate::panel::workflows::DraftSource;
 use crate::platform::Env;
-use crate::platform::{Store, StoreError, TabError};
+use crate::platform::{Store, TabError, load_value, save_value};
 use crate::safety::Effect;
 use crate::workflow::{Demonstration, LoadCause};
 use std::cell::{Cell, RefCell};
@@ -26,12 +27,6 @@ pub struct RecordingDesk<S> {
     demo: RefCell<Option<Demonstration>>,
     /// The page the tab shows reports the user's steps (not yet while a new one loads).
     ready: Cell<bool>,
-}
-
-fn set_error(state: &RefCell<PanelState>, message: String) {
-    let mut state = state.borrow_mut();
-    state.workflows.error = Some(message);
-    state.workflows.notice = None;
 }
 
 impl<S: Store + Clone> RecordingDesk<S> {
@@ -55,11 +50,7 @@ impl<S: Store + Clone> RecordingDesk<S> {
     /// recording goes on in memory).
     async fn persist(&self) {
         let demo = self.demo.borrow().clone();
-        let written = match serde_json::to_value(&demo) {
-            Ok(value) => self.store.set(vec![(RECORDING_KEY.to_owned(), value)]).await,
-            Err(e) => Err(StoreError(e.to_string())),
-        };
-        if let Err(e) = written {
+        if let Err(e) = save_value(&self.store, RECORDING_KEY, &demo).await {
             tracing::warn!(error = %e, "the recording could not be stored");
         }
     }
@@ -126,15 +117,8 @@ impl<S: Store + Clone> RecordingDesk<S> {
 
     /// Goes on with a recording a stopped worker left; its tab (to arm again).
     pub async fn load(&self, state: &RefCell<PanelState>) -> Option<i32> {
-        let got = match self.store.get(&[RECORDING_KEY.to_owned()]).await {
-            Ok(got) => got,
-            Err(e) => {
-                tracing::warn!(error = %e, "the recording in progress could not be read");
-                return None;
-            }
-        };
         let demo: Option<Demonstration> =
-            got.get(RECORDING_KEY).and_then(|v| serde_json::from_value(v.clone()).ok()).flatten();
+            load_value::<Option<Demonstration>>(&self.store, RECORDING_KEY).await.flatten();
         let tab = demo.as_ref().map(|d| d.tab);
         *self.demo.borrow_mut() = demo;
         self.refresh(state);

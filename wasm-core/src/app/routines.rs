@@ -9,7 +9,7 @@ use super::WorkflowDesk;
 use crate::panel::routines as view;
 use crate::panel::{PanelRequest, PanelState};
 use crate::platform::Env;
-use crate::platform::{Alarms, Store, StoreError};
+use crate::platform::{Alarms, Store, StoreError, save_value};
 use crate::routine::{Routine, RoutineJob, RoutineNotice, RoutineRun};
 use crate::workflow::WorkflowRun;
 use std::cell::{Cell, RefCell};
@@ -126,9 +126,8 @@ impl<S: Store> RoutineDesk<S> {
     }
 
     async fn persist(&self) -> Result<(), StoreError> {
-        let value = serde_json::to_value(&*self.list.borrow())
-            .map_err(|e| StoreError(format!("could not encode: {e}")))?;
-        self.store.set(vec![(ROUTINES_KEY.to_owned(), value)]).await
+        let list = self.list.borrow().clone();
+        save_value(&self.store, ROUTINES_KEY, &list).await
     }
 
     /// One routine request of the panel but "run now" (see [`RoutineDesk::begin`]); a

@@ -51,9 +51,8 @@ pub struct SessionDesk<S> {
 }
 
 fn fresh_session(env: &impl Env) -> Session {
-    let now = env.now_ms();
-    let id = format!("{:x}{:08x}", now as u64, env.random_u64() as u32);
-    Session::new(id, now)
+    let id = super::new_id(env);
+    Session::new(id, env.now_ms())
 }
 
 fn task_running(state: &RefCell<PanelState>) -> bool {

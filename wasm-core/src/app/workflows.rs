@@ -10,7 +10,7 @@ use crate::agent::TaskContext;
 use crate::panel::workflows::{self as view, DraftSource, WorkflowExport};
 use crate::panel::{PanelRequest, PanelState};
 use crate::platform::Env;
-use crate::platform::{Store, StoreError};
+use crate::platform::{Store, load_value, save_value};
 use crate::record::{Ending, TaskOutcome};
 use crate::session::{RanWorkflow, TaskRecord};
 use crate::workflow::{
@@ -77,7 +77,8 @@ pub struct WorkflowDesk<S> {
     heals: RefCell<Option<PendingHeals>>,
 }
 
-fn set_error(state: &RefCell<PanelState>, message: String) {
+/// Tells a workflow problem in the panel (in place of a notice).
+pub(super) fn set_error(state: &RefCell<PanelState>, message: String) {
     let mut state = state.borrow_mut();
     state.workflows.error = Some(message);
     state.workflows.notice = None;
@@ -89,7 +90,7 @@ fn set_notice(state: &RefCell<PanelState>, message: String) {
     state.workflows.error = None;
 }
 
-/// A fresh id for a workflow.
+/// A fresh id (a session, a workflow, a task): the time and a random part.
 pub fn new_id(env: &impl Env) -> String {
     format!("{:x}{:08x}", env.now_ms() as u64, env.random_u64() as u32)
 }
@@ -141,13 +142,7 @@ impl<S: Store + Clone> WorkflowDesk<S> {
             );
         }
         *self.saved.borrow_mut() = saved;
-        *self.heals.borrow_mut() = match self.store.get(&[HEALS_KEY.to_owned()]).await {
-            Ok(got) => got.get(HEALS_KEY).and_then(|v| serde_json::from_value(v.clone()).ok()),
-            Err(e) => {
-                tracing::warn!(error = %e, "the healed steps could not be read");
-                None
-            }
-        };
+        *self.heals.borrow_mut() = load_value(&self.store, HEALS_KEY).await;
         self.refresh(state);
     }
 
@@ -461,7 +456,7 @@ impl<S: Store + Clone> WorkflowDesk<S> {
                 workflow_name: run.workflow.name.clone(),
                 heals,
             };
-            if let Err(e) = self.store_heals(&pending).await {
+            if let Err(e) = save_value(&self.store, HEALS_KEY, &pending).await {
                 // Shown now; kept in memory until the user decides.
                 tracing::warn!(error = %e, "the healed steps could not be stored");
             }
@@ -469,11 +464,6 @@ impl<S: Store + Clone> WorkflowDesk<S> {
             self.refresh(state);
         }
         Some(ran)
-    }
-
-    async fn store_heals(&self, pending: &PendingHeals) -> Result<(), StoreError> {
-        let value = serde_json::to_value(pending).map_err(|e| StoreError(e.to_string()))?;
-        self.store.set(vec![(HEALS_KEY.to_owned(), value)]).await
     }
 
     async fn accept_heals(&self, state: &RefCell<PanelState>, now: f64) {

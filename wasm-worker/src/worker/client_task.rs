@@ -85,7 +85,7 @@ pub(super) async fn run(
         state.task_turn = None;
     }
     w.broadcast();
-    let id = format!("{:x}{:08x}", BrowserEnv.now_ms() as u64, BrowserEnv.random_u64() as u32);
+    let id = waymark_core::app::new_id(&BrowserEnv);
     let journal = StorageJournal::new(ChromeStore, id, tab);
     let page = task::page_for(w, tab, &spec);
     let controls = task::attach_controls(w, false, page.guard());

@@ -142,7 +142,7 @@ pub(super) async fn run_to_end(w: Rc<Worker>, opts: StartOptions) -> TaskOutcome
             ..TaskSpec::new(opts.task.prompt)
         },
     };
-    let id = format!("{:x}{:08x}", BrowserEnv.now_ms() as u64, BrowserEnv.random_u64() as u32);
+    let id = waymark_core::app::new_id(&BrowserEnv);
     let journal = StorageJournal::new(ChromeStore, id, tab_id);
     let page = page_for(&w, tab_id, &spec);
     let controls = attach_controls(&w, opts.task.step_mode, page.guard());
