@@ -48,6 +48,10 @@ pub enum Decision {
     Refuse(String),
 }
 
+/// The role the observation gives an element a person can pick up and drag (an item of a
+/// sortable list or board).
+const DRAGGABLE_ROLE: &str = "draggable";
+
 /// The risk-relevant kind of an action; `SwitchTab` counts as opening that tab's URL.
 fn kind_of(action: &Action, observation: &Observation) -> ActionKind {
     match action {
@@ -173,6 +177,14 @@ pub fn decide(
         // Also a line break typed through the keyboard presses Enter (a terminal, a form).
         Risk::Free if matches!(&kind, ActionKind::Type { text } if text.contains('\n')) => {
             classify(&ActionKind::PressKey { key: "Enter".into() }, Some(facts))
+        }
+        // A drop onto another item of a sortable list or board is a place in it, not a
+        // command its words could name ("Renew the passport"); what the move sends is judged
+        // at the network layer like every request.
+        Risk::Confirm { .. }
+            if matches!(action, Action::Drag { .. }) && facts.role == DRAGGABLE_ROLE =>
+        {
+            Risk::Free
         }
         Risk::Confirm { class, .. } if matches!(action, Action::Drag { .. }) => {
             let what = describe_plainly(action, facts, None, None);

@@ -9,7 +9,7 @@
 //! counts ([`EffectKind`] is ordered from most to least dangerous).
 
 use super::baseline::Baseline;
-use super::network::body::{self, RequestBody};
+use super::network::body::{self, Field, RequestBody};
 use serde::{Deserialize, Serialize};
 
 /// What a state-changing request does, from most to least dangerous.
@@ -311,6 +311,13 @@ const RECIPIENT_FIELDS: &[&str] = &[
 /// Path segments after which the next segment names a message's recipient or channel.
 const RECIPIENT_PATHS: &[&str] =
     &["channels", "channel", "rooms", "users", "user", "groups", "dm", "dms", "conversations"];
+/// Field words of goods bought: a request carrying one of them that says "reorder" buys again.
+const GOODS_FIELDS: &[&str] = &[
+    "qty", "quantity", "sku", "item", "items", "product", "products", "variant", "price", "amount",
+    "total", "payment", "card", "address", "shipping", "cart",
+];
+/// The path word that names buying again or arranging a list, told apart by what is sent.
+const REORDER: &str = "reorder";
 /// The largest quantity read from a request (anything above counts as this).
 const MAX_QUANTITY: u32 = 1000;
 
@@ -391,7 +398,12 @@ pub fn classify_against(
         .map(|s| if is_id(s) { "*" } else { s.as_str() })
         .collect::<Vec<_>>()
         .join("/");
-    let path_tokens: Vec<String> = segments.iter().flat_map(|s| words_of(s)).collect();
+    let mut path_tokens: Vec<String> = segments.iter().flat_map(|s| words_of(s)).collect();
+    // "reorder" with a list and nothing of goods is a list arranged, a record changed.
+    let arranged = path_tokens.iter().any(|t| t == REORDER) && arranges(&fields);
+    if arranged {
+        path_tokens.retain(|t| t != REORDER);
+    }
     let mut field_tokens: Vec<String> = Vec::new();
     for field in &fields {
         let name_words = words_of(&field.name);
@@ -424,7 +436,7 @@ pub fn classify_against(
         found(&dangerous, &all)
             .or_else(|| found(&gentle, &path_tokens))
             .or_else(|| found(&by_fields, &field_tokens))
-            .unwrap_or(EffectKind::Unknown)
+            .unwrap_or(if arranged { EffectKind::Settings } else { EffectKind::Unknown })
     };
     let quantity = fields
         .iter()
@@ -449,6 +461,20 @@ pub fn classify_against(
             .map(|w| w[1].to_lowercase()),
     );
     Effect { kind, quantity, recipients, endpoint }
+}
+
+/// Whether `fields` carry the order of a list and nothing of goods: some field holds two or
+/// more entries (`a,b,c`, or a JSON array's `name.1`), and no field names a quantity, a
+/// product, a price, a payment or an address.
+fn arranges(fields: &[Field]) -> bool {
+    let list = fields.iter().any(|f| {
+        let entries = f.value.split(',').filter(|e| !e.trim().is_empty()).count();
+        let index = words_of(&f.name).last().and_then(|w| w.parse::<u32>().ok());
+        entries >= 2 || index.is_some_and(|i| i >= 1)
+    });
+    let goods =
+        fields.iter().flat_map(|f| words_of(&f.name)).any(|w| GOODS_FIELDS.contains(&w.as_str()));
+    list && !goods
 }
 
 fn has(kind: EffectKind, token: &str) -> bool {

@@ -103,3 +103,21 @@ fn hostile_text_is_read_safely() {
     assert_eq!(words_of("addToCart"), ["add", "to", "cart"]);
     assert_eq!(words_of("Ünïcode_Straße"), ["ünïcode", "straße"]);
 }
+
+#[test]
+fn a_reorder_is_a_list_arranged_only_when_it_carries_a_list_and_no_goods() {
+    use EffectKind as E;
+    let at = "https://plan.example/api/reorder";
+    let list = json(r#"{"chores":"trash,dishes,laundry","done":"tickets"}"#);
+    assert_eq!(kind("POST", at, Some(&list)), E::Settings);
+    let array = json(r#"{"songs":["coda","intro"]}"#);
+    assert_eq!(kind("POST", at, Some(&array)), E::Settings);
+    // Buying again: no body, one entry, or goods alongside the list.
+    assert_eq!(kind("POST", "https://shop.example/orders/77/reorder", None), E::Order);
+    assert_eq!(kind("POST", at, Some(&json(r#"{"order":"77"}"#))), E::Order);
+    let goods = json(r#"{"items":"tea,cups","qty":2}"#);
+    assert_eq!(kind("POST", at, Some(&goods)), E::Order);
+    // Another dangerous word still counts.
+    let pay = json(r#"{"list":"a,b","payment":"card"}"#);
+    assert_eq!(kind("POST", "https://shop.example/api/reorder/checkout", Some(&pay)), E::Order);
+}

@@ -6,7 +6,8 @@ use super::*;
 use crate::safety::{BlockedRequest, NetworkPermit};
 
 /// A contact page: a field, a send button whose form has no action (its own URL), a drop zone
-/// named "Delete" and a link; each `act` may be followed by blocked requests from the queue.
+/// named "Delete", a sortable item, a link and a second sortable item whose words read like a
+/// purchase; each `act` may be followed by blocked requests from the queue.
 struct ContactPage {
     url: String,
     elements: Vec<(u32, ActionTarget)>,
@@ -48,6 +49,7 @@ impl ContactPage {
                 (3, target("draggable", "Old ticket", "div")),
                 (4, field),
                 (5, link),
+                (6, target("draggable", "Renew the passport", "li")),
             ],
             blocks: RefCell::new(blocks.into()),
             pending: RefCell::default(),
@@ -185,6 +187,16 @@ fn a_drag_is_judged_on_where_it_drops() {
     let permits = page.permits.borrow();
     assert_eq!(permits[0].approved_destination, None);
     assert_eq!(permits[0].form_submission, None);
+}
+
+#[test]
+fn a_drop_onto_another_item_of_a_list_is_a_position_not_its_words() {
+    // "Renew" would read as a purchase on a button; an item of a sortable list or board is
+    // where the dragged one lands, and what the move sends is judged at the network layer.
+    let page = ContactPage::new(vec![]);
+    let (_, cards) = run_contact(&page, &[("click", r#"{"ref":3,"to":"6"}"#)], vec![]);
+    assert!(cards.is_empty(), "{cards:?}");
+    assert_eq!(page.acts.borrow().len(), 1, "dragged");
 }
 
 #[test]
