@@ -152,11 +152,6 @@ const INTRODUCERS: &[&str] = &[
     "first", "kindly",
 ];
 
-/// Verbs that press a control ("press the send button", "click “Buy now”"): a write verb in
-/// their object is asked for once, as the user named it — the words are the user's, not the
-/// page's, so the button they name may do what its name says.
-const PRESS_VERBS: &[&str] = &["press", "click", "tap", "hit", "push"];
-
 /// Where a new request starts inside a text.
 const CLAUSE_ENDS: &[char] =
     &['.', ',', ';', ':', '!', '?', '\n', '(', ')', '[', ']', '{', '}', '—', '–', '•', '|'];
@@ -193,16 +188,6 @@ impl WriteBudget {
                         Some(kind) if introduced => {
                             grants.insert(kind);
                             counted.push(grants::grant_at(&words, at, kind));
-                        }
-                        None if introduced && PRESS_VERBS.contains(word) => {
-                            for kind in pressed(&words[at + 1..]) {
-                                grants.insert(kind);
-                                counted.push(Grant {
-                                    kind,
-                                    count: Count::Up(1),
-                                    recipients: Vec::new(),
-                                });
-                            }
                         }
                         _ => {}
                     }
@@ -319,13 +304,6 @@ fn hosts_in(text: &str) -> Vec<String> {
         .collect()
 }
 
-/// The write kinds the object of a press verb names ("on the message's **send** button",
-/// "“Place **order**”"): its words up to where the object ends.
-fn pressed(after: &[&str]) -> Vec<WriteKind> {
-    let object = after.strip_prefix(&["on"]).unwrap_or(after);
-    object.iter().take_while(|w| !grants::ends_object(w)).filter_map(|w| verb(w)).collect()
-}
-
 /// The kind a word asks for when it is a write verb in its base form (a request is worded
 /// "order it", not "orders"; "reviews" after "and" is a noun).
 fn verb(word: &str) -> Option<WriteKind> {
@@ -438,24 +416,6 @@ mod tests {
             Some(Count::Up(1)),
             "after the object ends (“to the cart”), the words are not counted"
         );
-    }
-
-    #[test]
-    fn a_control_the_user_says_to_press_is_asked_for_once() {
-        let b = budget("Press the message's send button (the paper-plane icon) and save it.");
-        assert!(b.grants.contains(&WriteKind::Message), "{b:?}");
-        assert_eq!(b.allowance(EffectKind::Message, &["anyone".into()]), Some(Count::Up(1)));
-        assert!(budget("Click “Buy now”").grants.contains(&WriteKind::Purchase));
-        assert!(budget("then tap on Delete draft").grants.contains(&WriteKind::Delete));
-        // Only the object: "to …" ends it, and a press that is not asked grants nothing.
-        for task in [
-            "Click the link to the send page",
-            "Do not press the send button",
-            "Press the message's icon",
-            "The send button is pressed by others",
-        ] {
-            assert!(!budget(task).grants.contains(&WriteKind::Message), "{task}");
-        }
     }
 
     #[test]

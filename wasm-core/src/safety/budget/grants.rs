@@ -93,11 +93,6 @@ const MAX_COUNT: u32 = 99;
 /// Message verbs whose object is the recipient ("email Bob", "message the landlord").
 const ADDRESSED_VERBS: &[&str] = &["message", "email", "dm", "text", "invite"];
 
-/// Whether `word` ends a verb's object ("add one teapot **to** the cart").
-pub(super) fn ends_object(word: &str) -> bool {
-    OBJECT_ENDS.contains(&word)
-}
-
 /// The grant for the verb at `at` in a clause's `words` (lower case).
 pub(super) fn grant_at(words: &[&str], at: usize, kind: WriteKind) -> Grant {
     let object: Vec<&str> =
