@@ -10,6 +10,8 @@ use super::oracle::{Oracle, Script, Step, Target, all_quoted, quoted};
 use super::task::{ByHand, Check, EvalTask, Prompt, SuiteName};
 use std::path::PathBuf;
 
+mod more;
+
 /// The `miniwob` package version `cargo xtask setup` installs.
 pub const MINIWOB_VERSION: &str = "1.1.0";
 
@@ -239,7 +241,7 @@ pub fn oracle(name: &str) -> Option<Box<dyn Oracle>> {
                 Step::Click(Target::named("button", "Submit")),
             ])
         }),
-        _ => return None,
+        _ => return more::oracle(name),
     };
     Some(Box::new(script))
 }

@@ -28,7 +28,19 @@ pub enum Target {
     /// A ref the oracle picked from the observation when it planned (one of two unnamed
     /// fields, say).
     Ref(String),
+    /// The n-th (from 0) element of this role, in page order, when the step is taken (the
+    /// 2nd search result, the 1st textbox).
+    Nth(&'static str, usize),
+    /// The first element of this role whose name has these words, after the element `anchor`
+    /// names (the trash icon of the email by Ann: the controls of a row follow it).
+    After(Box<Target>, &'static str, String),
+    /// The first element of this role whose name passes the test (an option that starts with
+    /// "Be" and ends with "nin").
+    Matching(&'static str, NameTest),
 }
+
+/// A test on an element's name.
+pub type NameTest = Box<dyn Fn(&str) -> bool + Send>;
 
 impl Target {
     /// The element of `role` named `name`.
@@ -49,6 +61,19 @@ impl Target {
             }
             Target::AnyOf(roles, name) => roles.iter().find_map(|role| seen.find(role, name)),
             Target::Ref(r) => seen.elements.iter().find(|e| e.reference == *r),
+            Target::Nth(role, n) => seen.all_of(role).get(*n).copied(),
+            Target::After(anchor, role, words) => {
+                let anchor = anchor.resolve(seen)?;
+                let words = words.to_lowercase();
+                seen.elements
+                    .iter()
+                    .skip_while(|e| e.reference != anchor.reference)
+                    .skip(1)
+                    .find(|e| e.role == *role && e.name.to_lowercase().contains(&words))
+            }
+            Target::Matching(role, test) => {
+                seen.elements.iter().find(|e| e.role == *role && test(&e.name))
+            }
         };
         found.ok_or_else(|| {
             format!(
@@ -67,6 +92,11 @@ impl Target {
             Target::NameHas(role, words) => format!("{role} whose name has {words:?}"),
             Target::AnyOf(roles, name) => format!("{} named {name:?}", roles.join(" or ")),
             Target::Ref(r) => format!("element [{r}]"),
+            Target::Nth(role, n) => format!("{role} number {} in page order", n + 1),
+            Target::After(anchor, role, words) => {
+                format!("{role} whose name has {words:?} after the {}", anchor.describe())
+            }
+            Target::Matching(role, _) => format!("{role} whose name the task describes"),
         }
     }
 }
