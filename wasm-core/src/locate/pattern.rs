@@ -12,6 +12,7 @@ const ANY: &str = "*";
 
 /// A page's URL pattern, written `https://shop.example/orders/*/edit`.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(type = "string"))]
 #[serde(try_from = "String", into = "String")]
 pub struct UrlPattern {
     /// `scheme://host[:port]`, as the browser writes origins.

@@ -1,4 +1,5 @@
-//! The TypeScript declarations of what the side panel sends the worker, generated from the
+//! The TypeScript declarations of what the side panel sends the worker and of the view it draws
+//! ([`PanelView`](super::PanelView)), generated from the
 //! Rust types (`ts-rs`, feature `ts`): the panel's JS is type-checked (`cargo xtask check-js`)
 //! against exactly what the worker reads, so a message the worker cannot read fails the check
 //! instead of reaching the user as "could not read what the side panel sent".
@@ -8,7 +9,7 @@
 
 #[cfg(all(test, feature = "ts"))]
 mod tests {
-    use super::super::PanelRequest;
+    use super::super::{PanelRequest, PanelView};
     use std::collections::BTreeMap;
     use std::path::{Path, PathBuf};
     use ts_rs::TS;
@@ -31,9 +32,11 @@ mod tests {
         let scratch = std::env::temp_dir().join(format!("waymark-ts-{}", std::process::id()));
         drop(std::fs::remove_dir_all(&scratch));
         PanelRequest::export_all_to(&scratch).expect("generated");
+        PanelView::export_all_to(&scratch).expect("generated");
         let generated = files(&scratch);
         drop(std::fs::remove_dir_all(&scratch));
         assert!(generated.contains_key("PanelRequest.ts"), "{:?}", generated.keys());
+        assert!(generated.contains_key("PanelView.ts"), "{:?}", generated.keys());
         if std::env::var_os("WAYMARK_BLESS").is_some() {
             drop(std::fs::remove_dir_all(&checked_in));
             std::fs::create_dir_all(&checked_in).expect("created");

@@ -11,6 +11,7 @@ use crate::session::TocEntry;
 
 /// The status dot's colour and meaning.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 #[serde(rename_all = "snake_case")]
 pub enum Dot {
     /// Waymark can take a task.
@@ -25,6 +26,7 @@ pub enum Dot {
 
 /// The quiet status line: a dot, a few words, and the details shown on click.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 pub struct StatusLine {
     /// Its dot.
     pub dot: Dot,
@@ -36,6 +38,7 @@ pub struct StatusLine {
 
 /// The state as the panel draws it: the stored state plus what is derived from it.
 #[derive(Debug, Serialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 pub struct PanelView<'a> {
     /// Everything stored.
     #[serde(flatten)]
