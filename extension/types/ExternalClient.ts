@@ -5,8 +5,8 @@
  */
 export type ExternalClient = { 
 /**
- * The connection's id (what Disconnect sends back).
- * A number in JS (the panel's messages are JSON-compatible; ids stay below 2^53).
+ * The connection's id (what Disconnect sends back); a number in JS, where the panel's
+ * messages are JSON (ids count up from 1, far below 2^53).
  */
 id: number, 
 /**

@@ -8,8 +8,8 @@ use serde::{Deserialize, Serialize};
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 pub struct ExternalClient {
-    /// The connection's id (what Disconnect sends back).
-    /// A number in JS (the panel's messages are JSON-compatible; ids stay below 2^53).
+    /// The connection's id (what Disconnect sends back); a number in JS, where the panel's
+    /// messages are JSON (ids count up from 1, far below 2^53).
     #[cfg_attr(feature = "ts", ts(type = "number"))]
     pub id: u64,
     /// The MCP client's name (`Claude Code`).

@@ -1,11 +1,15 @@
-//! The TypeScript declarations of what the side panel sends the worker and of the view it draws
-//! ([`PanelView`](super::PanelView)), generated from the
-//! Rust types (`ts-rs`, feature `ts`): the panel's JS is type-checked (`cargo xtask check-js`)
-//! against exactly what the worker reads, so a message the worker cannot read fails the check
-//! instead of reaching the user as "could not read what the side panel sent".
+//! The TypeScript declarations of what the side panel sends the worker ([`PanelRequest`]) and
+//! of the view the worker posts back ([`PanelView`]), generated from the Rust types (`ts-rs`,
+//! feature `ts`): the panel's JS is type-checked (`cargo xtask check-js`) against exactly what
+//! the worker reads and writes, so a message the worker cannot read, or a field the panel draws
+//! that the worker never sends, fails the check instead of reaching the user.
 //!
-//! `extension/types/` holds the generated files; the test below fails when they differ from
-//! what the types generate now (`WAYMARK_BLESS=1` writes them).
+//! `extension/types/` holds the generated files, and `global.d.ts` names each type globally;
+//! the test below fails when they differ from what the types generate now (`WAYMARK_BLESS=1`
+//! writes them).
+//!
+//! [`PanelRequest`]: super::PanelRequest
+//! [`PanelView`]: super::PanelView
 
 #[cfg(all(test, feature = "ts"))]
 mod tests {

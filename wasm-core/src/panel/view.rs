@@ -195,6 +195,15 @@ mod tests {
     }
 
     #[test]
+    fn the_view_sends_the_guide_s_view_once_and_not_the_stored_progress() {
+        let state = PanelState::default();
+        let json = serde_json::to_string(&state.view()).expect("view");
+        assert_eq!(json.matches("\"guide\":").count(), 1, "one key, one type: {json}");
+        let value: serde_json::Value = serde_json::from_str(&json).expect("json");
+        assert_eq!(value["guide"]["number"], 1, "the guide's view: {}", value["guide"]);
+    }
+
+    #[test]
     fn the_thread_lists_the_last_tasks_without_the_current_one() {
         let entry = |turn: u32| TocEntry { turn, line: format!("task {turn}"), success: true };
         let mut state = PanelState { toc: (1..=40).map(entry).collect(), ..PanelState::default() };
