@@ -12,11 +12,18 @@
   // updated: its `chrome.runtime` is cut off, so no port reaches it) is replaced.
   if (globalThis.__waymark?.alive()) return;
   const runtime = chrome.runtime;
+  /** @type {(path: string) => string} */
   const url = (path) => runtime.getURL(path);
+  /** @typedef {typeof import('./pkg-content/waymark_content.js')} Core */
+  /** @typedef {{ core: Core, engine: 'wasm' | 'wasm2js' }} Loaded */
+  /** @typedef {{ ok: true, value: unknown } | { ok: false, name: string, error: string }} Reply */
+  /** @type {Promise<Loaded> | null} */
   let loading = null;
   let crashed = false;
   // The reject functions of requests the instance has not answered yet.
+  /** @type {Set<(err: unknown) => void>} */
   const waiting = new Set();
+  /** @returns {Promise<Loaded>} */
   async function load() {
     try {
       const core = await import(url('pkg-content/waymark_content.js'));
@@ -28,13 +35,20 @@
       return { core, engine: 'wasm2js' };
     }
   }
+  /** @param {string} message */
   function crash(message) {
     crashed = true;
     for (const reject of waiting) reject(new WebAssembly.RuntimeError(message));
     waiting.clear();
   }
   // Called by the Rust panic hook before the trap.
-  globalThis.waymarkPanicked = (message) => crash(String(message));
+  globalThis.waymarkPanicked = (/** @type {unknown} */ message) => crash(String(message));
+  /**
+   * @param {Core} core
+   * @param {unknown} msg
+   * @param {Loaded['engine']} engine
+   * @param {string} log
+   */
   function run(core, msg, engine, log) {
     if (crashed && typeof core.__wbg_reset_state === 'function') {
       crashed = false;
@@ -50,22 +64,30 @@
   }
   // `log` is the worker's console level. A failure keeps its kind: Rust names its errors
   // (`name`), and the worker reads any other name (a trap's `RuntimeError`) itself.
+  /**
+   * @param {unknown} msg
+   * @param {string} log
+   * @returns {Promise<Reply>}
+   */
   function handle(msg, log) {
     loading ??= load();
     // An action that takes time in the page (a drag) answers with a promise: awaited here.
     return loading
       .then(({ core, engine }) => run(core, msg, engine, log))
-      .then((value) => ({ ok: true, value }))
-      .catch((err) => {
+      .then((value) => /** @type {Reply} */ ({ ok: true, value }))
+      .catch((/** @type {unknown} */ err) => {
         if (err instanceof WebAssembly.RuntimeError) crash(String(err.message));
+        // Rust's named errors, a trap, or whatever else was thrown.
+        const e = /** @type {{ name?: unknown, message?: unknown } | null | undefined} */ (err);
         return {
           ok: false,
-          name: String((err && err.name) || ''),
-          error: String((err && err.message) || err),
+          name: String((e && e.name) || ''),
+          error: String((e && e.message) || err),
         };
       });
   }
   // Replies longer than the worker's `inline` bound, kept until it takes them (a few at most).
+  /** @type {Map<unknown, Reply>} */
   const held = new Map();
   const HELD_MAX = 4;
   // The worker's requests come on ports it opens to this document (`chrome.tabs.connect`:
@@ -81,20 +103,23 @@
       handle(msg, log).then((reply) => {
         /** @type {{ id: unknown, reply?: unknown, held?: true }} */
         let out = { id, reply };
-        if (typeof reply.value === 'string' && reply.value.length > inline) {
+        if (reply.ok && typeof reply.value === 'string' && reply.value.length > inline) {
           held.set(id, reply);
           if (held.size > HELD_MAX) held.delete(held.keys().next().value);
           out = { id, held: true };
         }
         try {
           port.postMessage(out);
-        } catch {}
+        } catch {
+          // The port closed meanwhile: nobody waits for this reply.
+        }
       });
     });
     port.postMessage({ hello: true });
   });
   globalThis.__waymark = {
     alive: () => Boolean(runtime?.id),
+    /** @param {unknown} id */
     take(id) {
       const reply = held.get(id);
       held.delete(id);

@@ -66,6 +66,12 @@
   // What a `waymark-*` event of the content script carries (a `CustomEvent`'s detail).
   /** @param {Event} e */
   const detailOf = (e) => /** @type {CustomEvent} */ (e).detail;
+  /**
+   * @this {EventTarget}
+   * @param {string} type
+   * @param {EventListenerOrEventListenerObject | null} listener
+   * @param {boolean | AddEventListenerOptions} [options]
+   */
   EventTarget.prototype.addEventListener = function addEventListener(type, listener, options) {
     if (KINDS.has(type)) remember(this);
     else if (type === 'drop') drops.remember(this);
@@ -81,7 +87,7 @@
         ...d,
         set(value) {
           if (value) into(this);
-          return setter.call(this, value);
+          setter.call(this, value);
         },
       });
     }
@@ -155,7 +161,7 @@
     if (!follow) return setTimeout0.call(this, callback, delay, ...args);
     const depth = acting ? 1 : chained ? generation + 1 : MAX_GENERATIONS;
     let id = 0;
-    /** @this {unknown} */
+    /** @this {unknown} @param {...unknown} a */
     const run = function (...a) {
       timers.delete(id);
       activity = now();
@@ -201,15 +207,20 @@
   // nothing. Page-controlled text, like the rest of the page.
   const MAX_ENTRIES = 200;
   const MAX_CHARS = 2000;
+  /** @typedef {{ level: string, source: string, args: unknown[] }} ConsoleEntry */
+  /** @type {ConsoleEntry[]} */
   const entries = [];
+  /** @type {(level: string, source: string, args: unknown[]) => void} */
   const keep = (level, source, args) => {
     if (entries.length >= MAX_ENTRIES) entries.shift();
     entries.push({ level, source, args });
   };
-  const LEVELS = { debug: 'debug', log: 'info', info: 'info', warn: 'warning', error: 'error' };
-  for (const [name, level] of Object.entries(LEVELS)) {
+  /** @type {Array<['debug' | 'log' | 'info' | 'warn' | 'error', string]>} */
+  const LEVELS = [['debug', 'debug'], ['log', 'info'], ['info', 'info'], ['warn', 'warning'], ['error', 'error']];
+  for (const [name, level] of LEVELS) {
     const original = console[name];
     if (typeof original !== 'function') continue;
+    /** @this {unknown} @param {...unknown} args */
     console[name] = function (...args) {
       keep(level, 'console', args);
       return original.apply(this, args);
@@ -222,6 +233,7 @@
   add.call(window, 'unhandledrejection', (e) => {
     keep('error', 'rejection', [/** @type {PromiseRejectionEvent} */ (e).reason]);
   });
+  /** @type {(value: unknown) => string} */
   const format = (value) => {
     try {
       if (typeof value === 'string') return value;
@@ -249,9 +261,13 @@
   // browser shows them to the user as always. Each one is recorded, with its answer, for the
   // content script (`waymark-ask-dialogs`, answered with one `waymark-dialogs` event).
   const SETTLE_CAP_MS = 3000;
+  /** @typedef {{ accept?: unknown, text?: unknown }} Armed */
+  /** @type {Armed | null} */
   let armed = null;
+  /** @type {Armed | null} */
   let answer = null;
   let answerUntil = Infinity;
+  /** @type {Array<{ kind: string, message: string, accepted: boolean, by: 'waymark' | 'user' }>} */
   const met = [];
   add.call(document, 'waymark-dialog-arm', (e) => {
     try {
@@ -273,7 +289,7 @@
    * @param {string} kind `alert`, `confirm` or `prompt`
    * @param {Function} original
    */
-  const dialog = (kind, original) => /** @this {unknown} */ function (message, value) {
+  const dialog = (kind, original) => /** @this {unknown} @param {unknown} message @param {unknown} [value] */ function (message, value) {
     const text = message === undefined ? '' : String(message);
     if (answer && now() < answerUntil) {
       const accept = answer.accept === true;
@@ -290,9 +306,11 @@
     if (met.length < 20) met.push({ kind, message: text, accepted, by: 'user' });
     return result;
   };
-  for (const kind of ['alert', 'confirm', 'prompt']) {
+  /** @type {Array<'alert' | 'confirm' | 'prompt'>} */
+  const DIALOGS = ['alert', 'confirm', 'prompt'];
+  for (const kind of DIALOGS) {
     const original = window[kind];
-    if (typeof original === 'function') window[kind] = dialog(kind, original);
+    if (typeof original === 'function') Object.assign(window, { [kind]: dialog(kind, original) });
   }
   add.call(document, 'waymark-ask-dialogs', () => {
     const out = JSON.stringify(met.splice(0));
@@ -301,6 +319,7 @@
   // The content script keeps what it was told (its sets live as long as the document): it asks
   // with `detail` 1 for the elements recorded since, 0 (a new instance) for all of them. An
   // element not in the document yet is announced once it is.
+  /** @type {(list: Recorder, name: string, all: boolean) => void} */
   const announce = (list, name, all) => {
     const later = [];
     for (const ref of all ? list.refs : list.fresh) {

@@ -17,8 +17,10 @@ import { initWorkflows, renderWorkflows, setWorkflowsOpen } from './panel/workfl
 import { initRoutines, renderRoutines } from './panel/routines.js';
 import { initCrash, renderCrash } from './panel/crash.js';
 
-let port;
+/** @type {chrome.runtime.Port | null} */
+let port = null;
 // Input given before the port is open (the first few ms) waits for it.
+/** @type {PanelRequest[]} */
 const queued = [];
 /** @type {SendToWorker} */
 const send = (msg) => {
@@ -28,7 +30,8 @@ const send = (msg) => {
 
 let live = false;
 
-// Draws one state from the worker.
+/** Draws one state from the worker.
+ * @param {PanelView} state */
 function draw(state) {
   const arrived = performance.now();
   const wasAtEnd = atEnd();
@@ -61,21 +64,25 @@ function draw(state) {
 // When Chrome stops the service worker the port closes; reconnecting wakes it again (and it
 // resumes a task it left unfinished).
 function connect() {
-  port = chrome.runtime.connect({ name: 'panel' });
-  port.onMessage.addListener((state) => {
+  const opened = chrome.runtime.connect({ name: 'panel' });
+  port = opened;
+  opened.onMessage.addListener((/** @type {PanelView} */ state) => {
     if (!live) document.body.dataset.liveMs = String(performance.now());
     live = true;
     draw(state);
   });
-  port.onDisconnect.addListener(() => { port = null; setTimeout(connect, 200); });
-  port.postMessage({ type: 'hello' });
-  queued.splice(0).forEach((msg) => port.postMessage(msg));
+  opened.onDisconnect.addListener(() => { port = null; setTimeout(connect, 200); });
+  opened.postMessage({ type: 'hello' });
+  queued.splice(0).forEach((msg) => opened.postMessage(msg));
 }
 // First the session as the worker last wrote it (no task, no dialog), then the live state.
 // Connecting wakes a stopped worker, whose start (wasm, session load) would compete with this
 // first draw for the CPU, so it waits until the snapshot is drawn (a few ms). The in-memory copy
 // is the quicker read; the stored one is there after a browser restart.
-const snapshotIn = (area) => chrome.storage[area].get('panel_snapshot').then((items) => items.panel_snapshot);
+/** @param {'session' | 'local'} area
+ * @returns {Promise<PanelView | undefined>} */
+const snapshotIn = (area) => chrome.storage[area].get('panel_snapshot')
+  .then((items) => /** @type {PanelView | undefined} */ (items.panel_snapshot));
 snapshotIn('session').then((snapshot) => snapshot ?? snapshotIn('local')).then((snapshot) => {
   if (!live && snapshot) draw(snapshot);
 }).catch(() => {}).finally(connect);

@@ -26,19 +26,21 @@ let ready = init().then(() => sw_start());
 // Every port that connected and is still open (Rust keeps only its own panel's).
 const ports = new Set();
 // What the panic hook said, until a fresh instance is told.
+/** @type {{ message: string, location: string | null } | null} */
 let crash = null;
 let restarting = false;
 // Crashes in a row (each within a minute of the last restart) wait longer before the next.
 let lastRestart = 0;
 let pause = 0;
 
-globalThis.waymarkPanicked = (message, location) => {
-  crash ??= { message: String(message), location: location ?? null };
+globalThis.waymarkPanicked = (/** @type {unknown} */ message, /** @type {unknown} */ location) => {
+  crash ??= { message: String(message), location: location == null ? null : String(location) };
   // Still inside the crashing wasm: the restart runs once it has unwound.
   setTimeout(restart, 0);
 };
 
-/** Whether `err` is a trap of the wasm (a fresh instance is then on its way). */
+/** Whether `err` is a trap of the wasm (a fresh instance is then on its way).
+ * @param {unknown} err */
 function trapped(err) {
   if (!(err instanceof WebAssembly.RuntimeError)) return false;
   crash ??= { message: String(err.message), location: null };
@@ -52,8 +54,10 @@ function restart() {
   const now = Date.now();
   pause = now - lastRestart < 60_000 ? Math.min(Math.max(pause * 2, 250), 30_000) : 0;
   ready = new Promise((resolve) => setTimeout(resolve, pause)).then(() => {
-    const { message, location } = crash;
+    const told = crash;
     crash = null;
+    if (told === null) return;
+    const { message, location } = told;
     restarting = false;
     lastRestart = Date.now();
     __wbg_reset_state();
@@ -62,7 +66,8 @@ function restart() {
   ready.then(() => ports.forEach((port) => sw_panel_connected(port))).catch(trapped);
 }
 
-/** Runs `f` once the core is ready; a trap inside it starts a fresh instance. */
+/** Runs `f` once the core is ready; a trap inside it starts a fresh instance.
+ * @param {() => unknown} f */
 function call(f) {
   return ready.then(f).catch((err) => {
     if (!trapped(err)) throw err;

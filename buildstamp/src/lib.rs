@@ -116,7 +116,15 @@ mod tests {
         assert_eq!(source_hash(root).expect("outputs"), first, "outputs and tests are not inputs");
 
         write(root, "page/src/lib.rs", "fn b() {}");
-        assert_ne!(source_hash(root).expect("edited"), first, "a source edit");
+        let edited = source_hash(root).expect("edited");
+        assert_ne!(edited, first, "a source edit");
+
+        // The scripts the wasm crates import (`#[wasm_bindgen(module)]`) are sources too.
+        write(root, "page/js/facts.js", "export function f() {}");
+        assert_ne!(source_hash(root).expect("page js"), edited, "a content script import");
+        let with_page_js = source_hash(root).expect("again");
+        write(root, "wasm-worker/js/chrome.js", "export function g() {}");
+        assert_ne!(source_hash(root).expect("worker js"), with_page_js, "a worker import");
     }
 
     #[test]

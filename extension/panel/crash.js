@@ -8,6 +8,7 @@ export function initCrash(send) {
   $('crash-dismiss').addEventListener('click', () => send({ type: 'dismiss_crash' }));
 }
 
+/** @param {CrashNotice | null} crash */
 export function renderCrash(crash) {
   $('crash').hidden = !crash;
   text($('crash-text'), crash?.text);

@@ -46,7 +46,7 @@ export function el(tag, props = {}, ...children) {
  * @param {string} value
  */
 export async function copyText(button, value) {
-  let ok = false;
+  let ok;
   try {
     await navigator.clipboard.writeText(value);
     ok = true;
@@ -127,8 +127,3 @@ export function valueOf(node) {
   if (isField(node)) return node.value;
   throw new Error(`the side panel has no form field ${node?.id ?? ''}`);
 }
-
-/**
- * Sends a message to the service worker (the panel's port; Rust reads it).
- * @typedef {(msg: object) => void} Send
- */

@@ -3,6 +3,7 @@ import { $, copyText, text } from './dom.js';
 
 let prompt = '';
 
+/** @param {ExportView | null} exp */
 export function renderExport(exp) {
   prompt = exp?.state === 'written' ? exp.prompt : '';
   $('copy-prompt').hidden = !prompt;

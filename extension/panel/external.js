@@ -2,6 +2,7 @@
 // is connected, a Disconnect button each, and why the bridge is down. The worker decides all.
 import { $, el, text } from './dom.js';
 
+/** @param {ExternalView} external */
 export function renderExternal(external) {
   const view = external ?? { enabled: false, clients: [], line: '' };
   $('external-agents', HTMLInputElement).checked = view.enabled;
@@ -19,13 +20,13 @@ export function renderExternal(external) {
   })));
 }
 
-/** @type {import('./dom.js').Send} */
+/** @type {SendToWorker} */
 let send = () => {};
 
 /** @param {SendToWorker} sendMessage */
 export function initExternal(sendMessage) {
   send = sendMessage;
-  $('external-agents').addEventListener('change', (event) => {
+  $('external-agents').addEventListener('change', () => {
     send({ type: 'set_external_agents', on: $('external-agents', HTMLInputElement).checked });
   });
 }

@@ -7,6 +7,7 @@ import { exportValues } from './export.js';
 
 let turn = 0;
 
+/** @param {FindingsView | null} findings */
 export function renderFindings(findings) {
   const rows = findings?.rows ?? [];
   const tables = findings?.tables ?? [];
@@ -21,12 +22,17 @@ export function renderFindings(findings) {
   $('findings-tables').replaceChildren(...tables.map(renderTable));
 }
 
+/**
+ * @param {string} value
+ * @param {string | null} [link]
+ */
 function cellContent(value, link) {
   return link
     ? el('a', { href: link, target: '_blank', rel: 'noopener noreferrer', textContent: value })
     : value;
 }
 
+/** @param {TableView} t */
 function renderTable(t) {
   const caption = el('caption', { textContent: t.caption });
   const head = el('thead', {}, el('tr', {}, ...t.columns.map((c) => el('th', { scope: 'col', textContent: c }))));

@@ -2,6 +2,10 @@
 // the step it names and forwards the buttons. Skippable; the worker never shows it again.
 import { $, el, text } from './dom.js';
 
+/**
+ * @param {GuideView | null} guide
+ * @param {PanelView} state
+ */
 export function renderGuide(guide, state) {
   $('guide').hidden = !guide;
   if (!guide) return;

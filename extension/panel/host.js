@@ -4,6 +4,10 @@ import { $, copyText, el, text } from './dom.js';
 
 let command = '';
 
+/**
+ * @param {HostStatus} host
+ * @param {InstallCommand | null} install
+ */
 export function renderHost(host, install) {
   const line = $('host-status');
   const trouble = host.state === 'missing' || host.state === 'outdated';

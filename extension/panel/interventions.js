@@ -2,9 +2,15 @@
 import { $, all, el, text } from './dom.js';
 import { playChime } from '../chime.js';
 
+/** @type {number | null} */
 let lastChime = null;
+/** @type {string | null} */
 let shownCard = null;
 
+/**
+ * @param {TaskView | null} task
+ * @param {InterventionSettings} settings
+ */
 export function renderIntervention(task, settings) {
   const card = task?.running ? task.controls?.card : null;
   $('intervention').hidden = !card;
@@ -29,7 +35,8 @@ export function renderIntervention(task, settings) {
     shownCard = null;
   }
   for (const box of all(document, '[data-setting]', HTMLInputElement)) {
-    box.checked = !!settings?.[box.dataset.setting ?? ''];
+    const key = /** @type {keyof InterventionSettings | undefined} */ (box.dataset.setting);
+    box.checked = !!key && settings[key];
   }
   const chime = task?.chime ?? 0;
   if (lastChime !== null && chime > lastChime) signal();

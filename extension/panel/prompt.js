@@ -3,10 +3,13 @@
 // multi-line prompt still works), attachments by path.
 import { $, closest, el, text } from './dom.js';
 
+/** @type {string[]} */
 let history = [];
+/** @type {number | null} */
 let index = null; // position in `history` while browsing it; null = the user's own draft
 let draft = '';
 
+/** @param {PanelView} state */
 export function renderPrompt(state) {
   history = state.prompt_history || [];
   $('prompt', HTMLTextAreaElement).disabled = false;
@@ -20,16 +23,22 @@ export function renderPrompt(state) {
   text($('attach-error'), state.attach_error);
 }
 
+/** @param {string} value */
 function show(value) {
   const p = $('prompt', HTMLTextAreaElement);
   p.value = value;
   p.setSelectionRange(value.length, value.length);
 }
 
+/** @type {(p: HTMLTextAreaElement) => boolean} */
 const onFirstLine = (p) => p.selectionStart === p.selectionEnd && !p.value.slice(0, p.selectionStart).includes('\n');
+/** @type {(p: HTMLTextAreaElement) => boolean} */
 const onLastLine = (p) => p.selectionStart === p.selectionEnd && !p.value.slice(p.selectionEnd).includes('\n');
 
-/** @param {SendToWorker} send */
+/**
+ * @param {SendToWorker} send
+ * @param {() => void} submit
+ */
 export function initPrompt(send, submit) {
   const p = $('prompt', HTMLTextAreaElement);
   p.addEventListener('keydown', (event) => {

@@ -1,17 +1,26 @@
 // Routines view: the schedule form of a saved workflow, and the routines with their last runs.
 // It draws what the service worker sends and forwards what the user did; whether a form makes
 // a routine, when it runs and what a run is worth telling are decided in Rust.
-import { $, closest, el, text, valueOf } from './dom.js';
+import { $, all, closest, el, text, valueOf } from './dom.js';
 
+/** @type {string | null} */
 let shownList = null;
 
+/** @type {Array<[Every, string]>} */
 const EVERY = [['day', 'Every day'], ['weekday', 'On weekdays'], ['week', 'Every week on'], ['hour', 'Every hour']];
 const DAYS = ['monday', 'tuesday', 'wednesday', 'thursday', 'friday', 'saturday', 'sunday'];
+/** @type {Array<[NotifyChoice, string]>} */
 const NOTIFY = [
   ['changes', 'when a finding changes'], ['below', 'when a finding drops below'],
   ['above', 'when a finding rises above'], ['every_run', 'after every run'],
 ];
 
+/**
+ * @param {string} id
+ * @param {string} label
+ * @param {Array<[string, string]>} options
+ * @param {string} value
+ */
 function select(id, label, options, value) {
   return [
     el('label', { htmlFor: id, textContent: label }),
@@ -19,11 +28,12 @@ function select(id, label, options, value) {
   ];
 }
 
-// The schedule fields, ids prefixed with `p`.
+/** The schedule fields, ids prefixed with `p`.
+ * @param {string} p */
 function scheduleFields(p) {
   return [
     ...select(`${p}-every`, 'Runs', EVERY, 'day'),
-    ...select(`${p}-day`, 'Day', DAYS.map((d) => [d, d[0].toUpperCase() + d.slice(1)]), 'monday'),
+    ...select(`${p}-day`, 'Day', DAYS.map((d) => [d, d.charAt(0).toUpperCase() + d.slice(1)]), 'monday'),
     el('label', { htmlFor: `${p}-at`, textContent: 'At' }),
     el('input', { id: `${p}-at`, type: 'time', value: '08:00', required: true }),
     ...select(`${p}-notify`, 'Tell me', NOTIFY, 'changes'),
@@ -36,7 +46,8 @@ function scheduleFields(p) {
   ];
 }
 
-// The schedule form of one workflow (in its list item; hidden until "Schedule…").
+/** The schedule form of one workflow (in its list item; hidden until "Schedule…").
+ * @param {WorkflowItem} item */
 export function scheduleForm(item) {
   const form = el('form', { className: 'routine-form', hidden: true },
     ...scheduleFields(`routine-${item.id}`),
@@ -56,9 +67,11 @@ function taskForm() {
     el('div', { className: 'row' }, el('button', { type: 'submit', textContent: 'Schedule the task' })));
 }
 
-// The schedule fields' values (prefix `p`).
-/** @returns {Omit<RoutineForm, 'job' | 'start_url'>} */
+/** The schedule fields' values (prefix `p`).
+ * @param {string} p
+ * @returns {Omit<RoutineForm, 'job' | 'start_url'>} */
 function scheduleOf(p) {
+  /** @type {(name: string) => string} */
   const value = (name) => valueOf(document.getElementById(`${p}-${name}`));
   return /** @type {Omit<RoutineForm, 'job' | 'start_url'>} */ ({
     every: value('every'), at: value('at'), day: value('day') || null, notify: value('notify'),
@@ -66,20 +79,31 @@ function scheduleOf(p) {
   });
 }
 
-/** @returns {RoutineForm} */
+/**
+ * @param {HTMLFormElement} form
+ * @returns {RoutineForm}
+ */
 function formOf(form) {
   const id = form.dataset.id ?? '';
-  const values = Object.fromEntries([...form.closest('li').querySelectorAll('.run-form input')]
+  const item = form.closest('li');
+  if (!item) throw new Error('the schedule form is not in its workflow item');
+  const values = Object.fromEntries(all(item, '.run-form input', HTMLInputElement)
     .filter((i) => i.type !== 'password').map((i) => [i.name, i.value]));
   return { job: { kind: 'workflow', id, values }, start_url: '', ...scheduleOf(`routine-${id}`) };
 }
 
+/**
+ * @param {string} label
+ * @param {string} action
+ * @param {string} id
+ */
 function button(label, action, id) {
   const node = el('button', { type: 'button', className: 'small', textContent: label });
   Object.assign(node.dataset, { action, id });
   return node;
 }
 
+/** @param {RoutineItem} r */
 function routineItem(r) {
   const next = r.paused ? 'paused' : `next run ${new Date(r.next_ms).toLocaleString()}`;
   const li = el('li', {},
@@ -95,9 +119,10 @@ function routineItem(r) {
   return li;
 }
 
+/** @param {PanelView} state */
 export function renderRoutines(state) {
-  const view = state.routines ?? {};
-  const list = view.list ?? [];
+  const view = state.routines;
+  const list = view.list;
   const key = JSON.stringify(list);
   if (key !== shownList) {
     shownList = key;

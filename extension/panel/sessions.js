@@ -8,15 +8,18 @@ import { exportRequest } from './export.js';
 const shown = { toc: null, list: null };
 
 const MONTHS = ['Jan', 'Feb', 'Mar', 'Apr', 'May', 'Jun', 'Jul', 'Aug', 'Sep', 'Oct', 'Nov', 'Dec'];
+/** @type {(n: number) => string} */
 const twoDigits = (n) => String(n).padStart(2, '0');
 // Local date and time, e.g. "22 Nov 2026, 08:30", in the panel's language. Built by hand:
 // `toLocaleString` loads the ICU locale data on first use, ~30 ms of a freshly started panel.
+/** @type {(ms: number) => string} */
 const when = (ms) => {
   const d = new Date(ms);
   return `${d.getDate()} ${MONTHS[d.getMonth()]} ${d.getFullYear()}, ${twoDigits(d.getHours())}:${twoDigits(d.getMinutes())}`;
 };
 
-// Wires the controls once; `send` posts a request to the service worker.
+/** Wires the controls once; `send` posts a request to the service worker.
+ * @param {SendToWorker} send */
 export function bindSessions(send) {
   $('new-session').addEventListener('click', () => send({ type: 'new_session' }));
   $('export-json').addEventListener('click', () => send(exportRequest('json')));
@@ -32,30 +35,37 @@ export function bindSessions(send) {
   $('rename-form').addEventListener('submit', (event) => {
     event.preventDefault();
     $('rename-form').hidden = true;
-    send({ type: 'rename_session', id: $('session-title').dataset.id, title: $('rename-input', HTMLInputElement).value });
+    send({ type: 'rename_session', id: $('session-title').dataset.id ?? '', title: $('rename-input', HTMLInputElement).value });
   });
-  $('confirm-yes').addEventListener('click', () => send({ type: 'confirm_delete', id: $('confirm-delete').dataset.id }));
+  $('confirm-yes').addEventListener('click', () => send({ type: 'confirm_delete', id: $('confirm-delete').dataset.id ?? '' }));
   $('confirm-no').addEventListener('click', () => send({ type: 'cancel_delete' }));
   $('sessions').addEventListener('click', (event) => {
     const button = closest(event, 'button[data-action]');
     if (!button) return;
     const { action, session, turn } = button.dataset;
     if (action === 'jump') send({ type: 'jump_to_turn', session_id: session || null, turn: Number(turn) });
-    if (action === 'continue') send({ type: 'continue_session', id: session });
-    if (action === 'delete') send({ type: 'delete_session', id: session });
+    if (action === 'continue') send({ type: 'continue_session', id: session ?? '' });
+    if (action === 'delete') send({ type: 'delete_session', id: session ?? '' });
   });
 }
 
 // A button carrying its request in data attributes (read by the click handler above).
+/**
+ * @param {string} label
+ * @param {Record<string, string>} data
+ * @param {string} [className]
+ */
 function button(label, data, className = 'link') {
   const node = el('button', { type: 'button', className, textContent: label });
   Object.assign(node.dataset, data);
   return node;
 }
 
+/** @type {(label: string, turn: number, session: string | null) => HTMLButtonElement} */
 const jumpButton = (label, turn, session) =>
   button(label, { action: 'jump', turn: String(turn), session: session ?? '' });
 
+/** @param {PanelView} state */
 export function renderSessions(state) {
   const session = state.session;
   text($('session-title'), session.title);
@@ -103,6 +113,7 @@ export function renderSessions(state) {
   text($('storage-error'), state.storage_error);
 }
 
+/** @param {TurnWithNeighbours | null} focus */
 function renderFocus(focus) {
   $('turn').hidden = !focus;
   if (!focus) return;
@@ -112,7 +123,7 @@ function renderFocus(focus) {
   text($('turn-summary'), t.summary);
   text($('turn-answer'), t.answer);
   $('turn-data').replaceChildren(...Object.entries(t.structured_data).map(([k, v]) => el('li', {},
-    el('strong', { textContent: `${k}: ` }), v)));
+    el('strong', { textContent: `${k}: ` }), v ?? '')));
   $('turn-nav').replaceChildren(
     ...(focus.previous ? [jumpButton(`← ${focus.previous.turn}. ${focus.previous.line}`, focus.previous.turn, null)] : []),
     ...(focus.next ? [jumpButton(`${focus.next.turn}. ${focus.next.line} →`, focus.next.turn, null)] : []));

@@ -3,19 +3,29 @@
 // the form as it stands and Rust validates it.
 import { $, all, el, isField, one, text, valueOf } from './dom.js';
 
+/** @type {string | null} */
 let shownHost = null;
+/** @type {string | null} */
 let shownAgent = null;
 let builtRoles = '';
 
+/** @type {(s: string) => string} */
 const cap = (s) => s.charAt(0).toUpperCase() + s.slice(1);
 
+/**
+ * @param {HTMLInputElement} node
+ * @param {string} describedBy
+ */
 function keyInput(node, describedBy) {
   node.setAttribute('aria-describedby', describedBy);
   return node;
 }
 
+/** @param {LlmRole} role */
 function roleFieldset(role) {
+  /** @type {(f: string) => string} */
   const id = (f) => `${role}-${f}`;
+  /** @type {(f: string, props: Partial<HTMLInputElement>) => HTMLInputElement} */
   const input = (f, props) => el('input', { id: id(f), name: `roles.${role}.${f}`, autocomplete: 'off', spellcheck: false, ...props });
   const provider = el('select', { id: id('provider'), name: `roles.${role}.provider` },
     el('option', { value: 'openai', textContent: 'OpenAI-compatible' }),
@@ -32,11 +42,17 @@ function roleFieldset(role) {
 
 // One row per model the roles use: its name and where the price comes from, then the input
 // and output prices (each with its own label, named as Rust names its errors).
+/**
+ * @param {PriceRow} row
+ * @param {number} i
+ */
 function priceRow(row, i) {
+  /** @type {(side: 'input' | 'output') => HTMLInputElement} */
   const input = (side) => el('input', {
     id: `price-${i}-${side}`, name: `prices.${row.model}.${side}`, value: row[side],
     inputMode: 'decimal', autocomplete: 'off', spellcheck: false, placeholder: 'unknown',
   });
+  /** @type {(side: 'input' | 'output') => HTMLLabelElement} */
   const label = (side) => el('label', { htmlFor: `price-${i}-${side}`, className: 'visually-hidden',
     textContent: `${cap(side)} price of ${row.model}` });
   return el('div', { className: 'price-row' },
@@ -45,6 +61,7 @@ function priceRow(row, i) {
     label('input'), input('input'), label('output'), input('output'));
 }
 
+/** @param {PriceRow[]} rows */
 function renderPrices(rows) {
   const head = el('div', { className: 'price-row price-head', ariaHidden: 'true' },
     el('span', { textContent: 'Model' }), el('span', { textContent: 'Input' }), el('span', { textContent: 'Output' }));
@@ -52,6 +69,7 @@ function renderPrices(rows) {
     : [el('p', { className: 'muted', textContent: 'No model is configured yet.' })]));
 }
 
+/** @param {SettingsView} view */
 export function renderSettings(view) {
   const roles = view.roles || [];
   if (roles.join() !== builtRoles) {
@@ -119,9 +137,10 @@ export function renderSettings(view) {
 /** @returns {SettingsForm} */
 function formValue() {
   const roles = [...document.querySelectorAll('#roles fieldset.role')].map((fs) => {
+    /** @type {(f: string) => string} */
     const v = (f) => valueOf(fs.querySelector(`[name$=".${f}"]`));
     const role = one(fs, 'select', HTMLSelectElement).id.replace(/-provider$/, '');
-    return { role: /** @type {Named<import('../types/LlmRole').LlmRole>} */ (role), provider: v('provider'), model: v('model'), base_url: v('base_url'), api_key: v('api_key') };
+    return { role: /** @type {Named<LlmRole>} */ (role), provider: v('provider'), model: v('model'), base_url: v('base_url'), api_key: v('api_key') };
   });
   return {
     roles,
@@ -139,7 +158,9 @@ function formValue() {
   };
 }
 
-// Opening and closing is view state; opening asks the worker for the host's settings.
+/** Opening and closing is view state; opening asks the worker for the host's settings.
+ * @param {boolean} open
+ * @param {SendToWorker} send */
 export function setSettingsOpen(open, send) {
   document.body.classList.toggle('settings-open', open);
   $('settings').hidden = !open;

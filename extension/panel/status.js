@@ -3,8 +3,10 @@
 // task and the session cost in the task's footer. The worker decides every word.
 import { $, el, one, text } from './dom.js';
 
+/** @type {LlmLine[]} */
 let lines = [];
-let timer = null;
+/** @type {ReturnType<typeof setInterval> | undefined} */
+let timer;
 
 // One line per state the worker reports (its words); a rate limit's line ends with the
 // seconds left before the host retries, counted down here.
@@ -17,6 +19,7 @@ function drawLlm() {
   }));
 }
 
+/** @param {PanelView} state */
 export function renderStatus(state) {
   const status = state.status ?? { dot: 'working', text: 'Connecting…', details: [] };
   one($('status'), '.dot', HTMLSpanElement).dataset.dot = status.dot;

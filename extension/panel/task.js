@@ -4,8 +4,10 @@ import { $, closest, copyText, el, text } from './dom.js';
 let output = '';
 // The steps unfold while the task runs (and in verbose mode), and fold once it ends; a user's
 // own toggle stands until the task's state changes.
+/** @type {string | null} */
 let foldedFor = null;
 
+/** @param {TaskView | null} task */
 export function renderTask(task) {
   $('task').hidden = !task;
   $('empty').hidden = !!task;

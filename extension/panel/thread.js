@@ -2,6 +2,7 @@
 // button that unfolds that turn in place; the sessions drawer; the composer's Stop button.
 import { $, closest, el } from './dom.js';
 
+/** @type {string | null} */
 let shownKey = null;
 
 // Whether the conversation shows its end: new content then keeps it in view (a chat's way),
@@ -11,11 +12,13 @@ export function atEnd() {
   return c.scrollHeight - c.scrollTop - c.clientHeight < 40;
 }
 
+/** @param {boolean} wasAtEnd */
 export function keepEnd(wasAtEnd) {
   const c = $('conversation');
   if (wasAtEnd) c.scrollTop = c.scrollHeight;
 }
 
+/** @param {PanelView} state */
 export function renderThread(state) {
   const thread = state.thread ?? [];
   const focused = state.focus?.turn.turn;
@@ -62,6 +65,7 @@ export function initThread(send) {
   $('toc').addEventListener('click', (event) => { if (closest(event, 'button')) setDrawer(false); });
 }
 
+/** @param {boolean} open */
 export function setDrawer(open) {
   document.body.classList.toggle('drawer-open', open);
   $('drawer-open').setAttribute('aria-expanded', String(open));

@@ -8,6 +8,7 @@ import { scheduleForm } from './routines.js';
 /** @type {{ list: string | null, editor: string | null, heals: string | null, recording: string | null }} */
 const shown = { list: null, editor: null, heals: null, recording: null };
 
+/** @param {boolean} open */
 export function setWorkflowsOpen(open) {
   document.body.classList.toggle('workflows-open', open);
   $('workflows').hidden = !open;
@@ -16,6 +17,12 @@ export function setWorkflowsOpen(open) {
 }
 
 // A button carrying its request in data attributes (read by the list's click handler).
+/**
+ * @param {string} label
+ * @param {string} action
+ * @param {string} id
+ * @param {string} [className]
+ */
 function button(label, action, id, className = 'small') {
   const node = el('button', { type: 'button', className, textContent: label });
   Object.assign(node.dataset, { action, id });
@@ -23,6 +30,7 @@ function button(label, action, id, className = 'small') {
 }
 
 // The run form of one workflow: one field per input, prefilled with its default.
+/** @param {WorkflowItem} item */
 function runForm(item) {
   const fields = item.params.flatMap((p, i) => {
     const id = `run-${item.id}-${i}`;
@@ -41,6 +49,7 @@ function runForm(item) {
   return form;
 }
 
+/** @param {WorkflowItem} item */
 function renameForm(item) {
   const id = `rename-${item.id}`;
   const form = el('form', { className: 'rename-workflow', hidden: true },
@@ -51,6 +60,7 @@ function renameForm(item) {
   return form;
 }
 
+/** @param {WorkflowItem} item */
 function listItem(item) {
   const inputs = item.params.length ? ` · inputs: ${item.params.map((p) => p.name).join(', ')}` : '';
   const li = el('li', {},
@@ -71,26 +81,29 @@ function listItem(item) {
   return li;
 }
 
+/** @param {WorkflowEditor | null} editor */
 function renderEditor(editor) {
   $('workflow-editor').hidden = !editor;
   if (!editor) return;
   const form = editor.form;
+  // Optional in the form the panel sends back; the worker always fills them.
+  const params = form.params ?? [];
   text($('workflow-editor-heading'), editor.heading);
   $('workflow-problems').replaceChildren(...editor.problems.map((p) => el('li', { textContent: p })));
   $('workflow-name', HTMLInputElement).value = form.name;
-  $('workflow-params-box').hidden = !form.params.length;
-  $('workflow-params').replaceChildren(...form.params.map((p, i) => {
-    const info = editor.params[i] ?? {};
+  $('workflow-params-box').hidden = !params.length;
+  $('workflow-params').replaceChildren(...params.map((p, i) => {
+    const info = editor.params.at(i);
     const row = el('div', { className: 'param-row' },
       el('label', { htmlFor: `param-name-${i}`, textContent: `Input ${i + 1}: name` }),
-      el('label', { htmlFor: `param-default-${i}`, textContent: info.secret ? 'Value (secret: never stored)' : 'Default value' }),
+      el('label', { htmlFor: `param-default-${i}`, textContent: info?.secret ? 'Value (secret: never stored)' : 'Default value' }),
       el('input', { id: `param-name-${i}`, className: 'param-name', value: p.rename, autocomplete: 'off', spellcheck: false }),
-      el('input', { id: `param-default-${i}`, className: 'param-default', value: info.secret ? '' : p.default, disabled: !!info.secret, autocomplete: 'off' }),
-      el('p', { className: 'muted', textContent: info.label ? `typed into “${info.label}”` : '' }));
+      el('input', { id: `param-default-${i}`, className: 'param-default', value: info?.secret ? '' : p.default, disabled: !!info?.secret, autocomplete: 'off' }),
+      el('p', { className: 'muted', textContent: info?.label ? `typed into “${info?.label}”` : '' }));
     row.dataset.name = p.name;
     return row;
   }));
-  $('workflow-steps').replaceChildren(...form.steps.map((s, i) => el('li', {},
+  $('workflow-steps').replaceChildren(...(form.steps ?? []).map((s, i) => el('li', {},
     el('label', { htmlFor: `step-intent-${i}`, className: 'visually-hidden', textContent: `Step ${i + 1}` }),
     el('input', { id: `step-intent-${i}`, className: 'step-intent', value: s.intent, autocomplete: 'off' }),
     el('p', { className: 'muted step-detail', textContent: editor.steps[i] ?? '' }),
@@ -114,6 +127,7 @@ function editorForm() {
   };
 }
 
+/** @param {HealReview | null} review */
 function renderHeals(review) {
   $('heals').hidden = !review;
   const key = JSON.stringify(review);
@@ -127,6 +141,7 @@ function renderHeals(review) {
 }
 
 // The recording in progress (teach by showing): its steps so far, in Rust's words.
+/** @param {RecordingView | null} recording */
 function renderRecording(recording) {
   const key = JSON.stringify(recording ?? null);
   if (key === shown.recording) return;
@@ -146,10 +161,11 @@ function renderRecording(recording) {
   }
 }
 
+/** @param {PanelView} state */
 export function renderWorkflows(state) {
-  const view = state.workflows ?? {};
+  const view = state.workflows;
   renderRecording(view.recording);
-  const list = view.list ?? [];
+  const list = view.list;
   const listKey = JSON.stringify(list);
   if (listKey !== shown.list) {
     shown.list = listKey;

@@ -8,4 +8,4 @@
  * input also accepts the American `summarizer`, any case and surrounding spaces, as the host
  * always has.
  */
-export type LlmRole = "Planner" | "Navigator" | "Validator" | "Summariser";
+export type LlmRole = "planner" | "navigator" | "validator" | "summariser";

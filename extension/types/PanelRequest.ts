@@ -143,7 +143,7 @@ on: boolean, } | { "type": "disconnect_external",
 /**
  * Its id (from [`external::ExternalClient`]).
  */
-client: bigint, } | { "type": "save_as_workflow", 
+client: number, } | { "type": "save_as_workflow", 
 /**
  * The task's turn.
  */

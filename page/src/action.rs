@@ -21,6 +21,7 @@ pub const MAX_WAIT_SECONDS: f64 = 15.0;
 
 /// One action, as validated from the model's answer.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 #[serde(tag = "action", rename_all = "snake_case")]
 pub enum Action {
     /// Click an element (scrolled into view; refused when something covers it).
@@ -208,6 +209,7 @@ fn is_false(b: &bool) -> bool {
 
 /// Which way `scroll` goes.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 #[serde(rename_all = "snake_case")]
 pub enum ScrollDirection {
     /// Most of a screen down.
@@ -412,6 +414,7 @@ impl Action {
 
 /// What happened when an action was performed.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 pub struct ActionOutcome {
     /// Whether the action was performed.
     pub ok: bool,
@@ -474,6 +477,7 @@ pub struct ReadText {
 
 /// Who said no to an action.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 #[serde(rename_all = "snake_case")]
 pub enum Refuser {
     /// Waymark's safety policy (a destination, a hidden field, a secret leaving).

@@ -10,6 +10,7 @@ use serde::{Deserialize, Serialize};
 
 /// Which dialog the page opened.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 #[serde(rename_all = "snake_case")]
 pub enum DialogKind {
     /// `alert`: a message with OK.
@@ -32,6 +33,7 @@ impl DialogKind {
 
 /// Who answered a dialog.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 #[serde(rename_all = "snake_case")]
 pub enum DialogAnswerer {
     /// Waymark, with the answer armed for the action.
@@ -59,6 +61,7 @@ impl DialogAnswer {
 
 /// A dialog the page opened during an action.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 pub struct PageDialog {
     /// Which one.
     pub kind: DialogKind,
@@ -72,6 +75,7 @@ pub struct PageDialog {
 
 /// The dialogs one action met, in order.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 #[serde(transparent)]
 pub struct Dialogs(pub Vec<PageDialog>);
 

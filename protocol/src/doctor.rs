@@ -5,6 +5,7 @@ use serde::{Deserialize, Serialize};
 
 /// One check's outcome.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 pub struct DoctorCheck {
     /// Passed?
     pub ok: bool,

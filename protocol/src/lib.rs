@@ -100,6 +100,7 @@ pub struct HelloData {
 
 /// What the host knows about its LLM configuration (never the key itself).
 #[derive(Debug, Clone, PartialEq, serde::Serialize, serde::Deserialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 pub struct LlmStatus {
     /// Wire format of the endpoint (`openai` today).
     pub provider: String,

@@ -31,6 +31,7 @@ pub struct ConfigSet {
 
 /// Data of `config.get` and `config.set` replies: everything except secrets.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 pub struct HostSettings {
     /// The default LLM endpoint.
     pub llm: LlmStatus,
@@ -43,6 +44,7 @@ pub struct HostSettings {
     /// Directories `file.read` may read from.
     pub allowed_read_dirs: Vec<String>,
     /// Largest file `file.read` returns, in bytes.
+    #[cfg_attr(feature = "ts", ts(type = "number"))]
     pub max_read_bytes: u64,
     /// The config file the settings live in.
     pub config_path: String,
@@ -60,6 +62,7 @@ pub struct HostSettings {
 
 /// Transcript capture settings (the exact secrets to redact are never reported).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 pub struct TranscriptSettings {
     /// Whether `transcript.record` writes anything.
     pub enabled: bool,
@@ -75,6 +78,7 @@ pub struct TranscriptSettings {
 
 /// What one model costs, as the host prices its calls (US dollars per million tokens).
 #[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 pub struct ModelPrice {
     /// Prompt tokens; `None` when no price is known (the cost then shows tokens only).
     pub input: Option<f64>,
@@ -86,6 +90,7 @@ pub struct ModelPrice {
 
 /// Where a [`ModelPrice`] comes from.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 #[serde(rename_all = "snake_case")]
 pub enum PriceSource {
     /// The user's `prices.<model>` setting.

@@ -5,6 +5,7 @@ use serde::{Deserialize, Serialize};
 
 /// A table a task found: named columns, and rows read from the pages of a listing.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 pub struct Table {
     /// Its name (`products`), unique within the task.
     pub name: String,
@@ -22,6 +23,7 @@ pub struct Table {
 
 /// One row: a value per column and the page it was read on.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 pub struct TableRow {
     /// One value per column (page text: never instructions).
     pub values: Vec<String>,
@@ -31,6 +33,7 @@ pub struct TableRow {
 
 /// Why a `collect` stopped reading pages.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 #[serde(rename_all = "snake_case")]
 pub enum TableEnd {
     /// The listing has no further page.

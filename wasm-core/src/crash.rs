@@ -23,6 +23,7 @@ pub struct Crash {
 
 /// The side panel's notice after a crash, shown until the user dismisses it.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 pub struct CrashNotice {
     /// What happened and what became of the task, in words.
     pub text: String,

@@ -197,6 +197,7 @@ pub enum PanelRequest {
     /// End one external agent's connection.
     DisconnectExternal {
         /// Its id (from [`external::ExternalClient`]).
+        #[cfg_attr(feature = "ts", ts(type = "number"))]
         client: u64,
     },
     /// Make a workflow of a finished task of the current session: the editor opens with the
@@ -298,6 +299,7 @@ pub enum PanelRequest {
 
 /// Everything the side panel shows.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 pub struct PanelState {
     /// Whether the native host answers.
     pub host: HostStatus,
@@ -359,8 +361,10 @@ pub struct PanelState {
     /// worker, say), until it reads one again.
     #[serde(default)]
     pub panel_error: Option<String>,
-    /// The first-run guide's progress (stored by the worker).
-    #[serde(default)]
+    /// The first-run guide's progress (stored by the worker). Not sent: the panel draws the
+    /// guide's view ([`PanelView::guide`]), which would otherwise share its key.
+    #[serde(default, skip_serializing)]
+    #[cfg_attr(feature = "ts", ts(skip))]
     pub guide: Guide,
     /// How to install or update the host on this machine (once the browser said which).
     #[serde(default)]
@@ -449,6 +453,7 @@ impl PanelState {
 
 /// The current session as the panel shows it.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 pub struct SessionView {
     /// Its id.
     pub id: String,
@@ -464,6 +469,7 @@ pub struct SessionView {
 
 /// One row of the session list.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 pub struct SessionListItem {
     /// Its id.
     pub id: String,
@@ -481,6 +487,7 @@ pub struct SessionListItem {
 
 /// A search and its ranked hits.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 pub struct SearchView {
     /// What was searched.
     pub query: String,
@@ -492,6 +499,7 @@ pub struct SearchView {
 
 /// The native host as the panel explains it.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 #[serde(tag = "state", rename_all = "snake_case")]
 pub enum HostStatus {
     /// Not contacted yet.
@@ -525,6 +533,7 @@ pub enum HostStatus {
 
 /// Result of an export.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 #[serde(tag = "state", rename_all = "snake_case")]
 pub enum ExportView {
     /// Written.
@@ -543,6 +552,7 @@ pub enum ExportView {
 
 /// A task as the panel shows it.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 pub struct TaskView {
     /// The user's words.
     pub prompt: String,
@@ -614,6 +624,7 @@ pub struct TaskView {
 
 /// One action in the timeline.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 pub struct StepView {
     /// Step number.
     pub step: u32,

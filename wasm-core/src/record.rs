@@ -10,6 +10,7 @@ use waymark_page::action::{Action, ActionOutcome};
 
 /// One performed action and its outcome.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 pub struct StepRecord {
     /// The step it belonged to.
     pub step: u32,
@@ -28,6 +29,7 @@ pub struct StepRecord {
 /// Where an action ran and on what, in stable terms: the page's URL pattern, the element's
 /// locator, and where the action sent data as the policy judged it.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 pub struct Located {
     /// The page (origin and path; the query is never kept).
     pub page: crate::locate::UrlPattern,

@@ -2,101 +2,7 @@
 
 use wasm_bindgen::prelude::*;
 
-#[wasm_bindgen(inline_js = r#"
-// The content script's own channel: one port per document (`wasm-worker/src/content_port.rs`).
-export function connect_content(tabId, frameId, documentId) {
-  return chrome.tabs.connect(tabId, { name: 'waymark-content', frameId, documentId });
-}
-export function take_content_reply(tabId, documentId, id) {
-  return chrome.scripting
-    .executeScript({
-      target: { tabId, documentIds: [documentId] },
-      func: (i) => globalThis.__waymark?.take?.(i),
-      args: [id],
-      injectImmediately: true,
-    })
-    .then((results) => (results && results[0] ? results[0].result : undefined));
-}
-export function inject_content(target) {
-  return chrome.scripting
-    .executeScript({ target, files: ['content.js'], injectImmediately: true })
-    .then(() => undefined);
-}
-export function tab_frames(tabId) {
-  return chrome.webNavigation.getAllFrames({ tabId });
-}
-export function tab_frame(tabId, frameId) {
-  return chrome.webNavigation.getFrame({ tabId, frameId });
-}
-export function sleep_ms(ms) {
-  return new Promise((resolve) => setTimeout(resolve, ms));
-}
-export function last_error_message() {
-  const e = chrome.runtime.lastError;
-  return e ? String(e.message || e) : '';
-}
-export function extension_version() {
-  return chrome.runtime.getManifest().version;
-}
-export function platform_info() {
-  return chrome.runtime.getPlatformInfo();
-}
-export function runtime_id() {
-  return chrome.runtime.id;
-}
-export function extension_url(path) {
-  return chrome.runtime.getURL(path);
-}
-export function set_badge(text) {
-  chrome.action.setBadgeText({ text }).catch(() => {});
-  if (text) chrome.action.setBadgeBackgroundColor({ color: '#b3261e' }).catch(() => {});
-}
-export function notify(id, title, message) {
-  if (!chrome.notifications) return;
-  chrome.notifications.create(id, {
-    type: 'basic', iconUrl: 'icon-128.png', title, message, priority: 2, requireInteraction: true,
-  }).catch(() => {});
-}
-export function clear_notification(id) {
-  if (chrome.notifications) chrome.notifications.clear(id).catch(() => {});
-}
-// Rule updates run one after the other, in the order Rust asked for them.
-let dnrQueue = Promise.resolve();
-export function dnr_update(removeRuleIds, addRules) {
-  const run = () => chrome.declarativeNetRequest.updateSessionRules({
-    removeRuleIds: Array.from(removeRuleIds), addRules,
-  });
-  const next = dnrQueue.then(run, run);
-  dnrQueue = next.catch(() => {});
-  return next;
-}
-export function dnr_session_rule_ids() {
-  return chrome.declarativeNetRequest.getSessionRules().then((rules) => rules.map((r) => r.id));
-}
-// chrome.debugger, only for pinning an approved request's body (wasm-worker/src/pin.rs).
-function debuggee(tabId) {
-  if (!chrome.debugger) throw new Error('the debugger permission is missing');
-  return { tabId };
-}
-export function debugger_attach(tabId) {
-  return Promise.resolve().then(() => chrome.debugger.attach(debuggee(tabId), '1.3'));
-}
-export function debugger_detach(tabId) {
-  return Promise.resolve().then(() => chrome.debugger.detach(debuggee(tabId)));
-}
-export function debugger_send(tabId, method, params) {
-  return Promise.resolve().then(() => chrome.debugger.sendCommand(debuggee(tabId), method, params));
-}
-export function debugger_attached_tabs() {
-  if (!chrome.debugger) return Promise.resolve([]);
-  return chrome.debugger.getTargets().then((targets) =>
-    targets.filter((t) => t.attached && t.tabId !== undefined).map((t) => t.tabId));
-}
-export function storage_keys() {
-  const local = chrome.storage.local;
-  return local.getKeys ? local.getKeys() : local.get(null).then((all) => Object.keys(all));
-}
-"#)]
+#[wasm_bindgen(module = "/js/chrome.js")]
 extern "C" {
     /// Opens a port to `content.js` in one document of a tab (`chrome.tabs.connect`, bound to
     /// `document_id` so it never reaches the document that replaced it); throws when the tab
@@ -295,28 +201,7 @@ extern "C" {
     pub fn storage_get(keys: &JsValue) -> js_sys::Promise;
 }
 
-#[wasm_bindgen(inline_js = r#"
-// One offscreen document at a time: opening and closing are queued so they never overlap.
-let offscreen = Promise.resolve();
-function queue(step) {
-  offscreen = offscreen.then(step).catch(() => {});
-  return offscreen;
-}
-export function play_offscreen_sound() {
-  if (!chrome.offscreen) return;
-  queue(async () => {
-    await chrome.offscreen.closeDocument().catch(() => {});
-    await chrome.offscreen.createDocument({
-      url: 'offscreen.html',
-      reasons: ['AUDIO_PLAYBACK'],
-      justification: 'A short sound when Waymark needs you and its side panel is closed.',
-    });
-  });
-}
-export function close_offscreen_sound() {
-  if (chrome.offscreen) queue(() => chrome.offscreen.closeDocument().catch(() => {}));
-}
-"#)]
+#[wasm_bindgen(module = "/js/offscreen.js")]
 extern "C" {
     /// Opens the offscreen document (reason `AUDIO_PLAYBACK`), which plays the attention
     /// sound once as it loads; an open one is closed first so the sound plays again.
@@ -329,18 +214,7 @@ extern "C" {
 }
 
 // `chrome.alarms`, for routines (see `alarms.rs`).
-#[wasm_bindgen(inline_js = r#"
-export function alarm_at(name, when) {
-  if (!chrome.alarms) return;
-  chrome.alarms.create(name, { when }).catch(() => {});
-}
-export function alarm_clear(name) {
-  if (chrome.alarms) chrome.alarms.clear(name).catch(() => {});
-}
-export function utc_offset_minutes() {
-  return -new Date().getTimezoneOffset();
-}
-"#)]
+#[wasm_bindgen(module = "/js/alarms.js")]
 extern "C" {
     /// Sets alarm `name` to fire at `when` (ms since the epoch), replacing one of that name;
     /// errors are ignored (the next start sets it again).
@@ -357,33 +231,7 @@ extern "C" {
 }
 
 // A tab's load, awaited on `chrome.tabs` events instead of polled.
-#[wasm_bindgen(inline_js = r#"
-export function tab_loaded(tabId, ms) {
-  return new Promise((resolve) => {
-    let done = false;
-    let timer = 0;
-    const onUpdated = (id, info) => {
-      if (id === tabId && info.status === 'complete') finish(true);
-    };
-    const onRemoved = (id) => {
-      if (id === tabId) finish(false);
-    };
-    function finish(loaded) {
-      if (done) return;
-      done = true;
-      chrome.tabs.onUpdated.removeListener(onUpdated);
-      chrome.tabs.onRemoved.removeListener(onRemoved);
-      clearTimeout(timer);
-      resolve(loaded);
-    }
-    chrome.tabs.onUpdated.addListener(onUpdated);
-    chrome.tabs.onRemoved.addListener(onRemoved);
-    timer = setTimeout(() => finish(false), ms);
-    // Already loaded (or gone) before the listeners were added.
-    chrome.tabs.get(tabId).then((t) => { if (t.status === 'complete') finish(true); }, () => finish(false));
-  });
-}
-"#)]
+#[wasm_bindgen(module = "/js/tab_loaded.js")]
 extern "C" {
     /// Resolves to `true` once tab `tab_id` has finished loading (at once when it has), to
     /// `false` when it closes or `ms` pass first: an event, not a poll.

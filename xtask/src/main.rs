@@ -5,10 +5,10 @@
 //! * `build [--release] [--test-hooks]` builds the worker and content wasm (web + wasm2js), the host and the
 //!   unpacked extension in `extension/`; `--test-hooks` adds what the end-to-end tests drive
 //!   (waymark-worker's `test-hooks` feature), which `test` and `bench` always add.
-//! * `test` = setup + build + JS type check + fmt check + clippy + every test (end-to-end in
+//! * `test` = setup + build + JS type check and lint + fmt check + clippy + every test (end-to-end in
 //!   real Chromium).
-//! * `check-js` = setup + the TypeScript compiler over the extension's hand-written JS (needs a
-//!   build; see `checkjs.rs`).
+//! * `check-js` = setup + the TypeScript compiler, then ESLint, over every hand-written script
+//!   (needs a build; see `checkjs.rs`).
 //! * `fuzz [--cases N] [--filter X] [--release]` = only the property tests over hostile text,
 //!   N cases each (see `fuzz.rs`); `test` runs them with 256.
 //! * `test-windows` = the bridge's named pipe for real: the host's bridge test cross-built for

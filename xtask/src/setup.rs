@@ -22,6 +22,16 @@ pub const TYPESCRIPT_VERSION: &str = "5.9.3";
 /// npm @types/chrome, installed beside typescript: the `chrome.*` API the JS calls.
 pub const TYPES_CHROME_VERSION: &str = "0.3.7";
 
+/// npm eslint: lints every hand-written script (`eslint.config.mjs` at the root), after the
+/// type check. The 10.x line (flat configuration only; Node 20.19 or later).
+pub const ESLINT_VERSION: &str = "10.15.0";
+
+/// npm @eslint/js, installed beside eslint: its `recommended` rules.
+pub const ESLINT_JS_VERSION: &str = "10.0.1";
+
+/// npm globals, installed beside eslint: which names each place a script runs in defines.
+pub const GLOBALS_VERSION: &str = "17.14.0";
+
 /// Which optional parts to install.
 pub struct Need {
     /// Debian Chromium (tests and `run`).
@@ -40,6 +50,7 @@ pub fn all(need: Need) -> Result<()> {
     esbuild()?;
     npm_tool("axe-core", AXE_CORE_VERSION, &util::axe_script())?;
     typescript()?;
+    eslint()?;
     if need.chromium {
         chromium()?;
     }
@@ -87,6 +98,16 @@ fn typescript() -> Result<()> {
         ("typescript", TYPESCRIPT_VERSION),
         &[("@types/chrome", TYPES_CHROME_VERSION)],
         &util::tsc_bin(),
+    )
+}
+
+/// eslint with the rules and globals `eslint.config.mjs` reads, in one folder (the config finds
+/// them through `WAYMARK_ESLINT_MODULES`, see `crate::checkjs`).
+fn eslint() -> Result<()> {
+    npm_tool_with(
+        ("eslint", ESLINT_VERSION),
+        &[("@eslint/js", ESLINT_JS_VERSION), ("globals", GLOBALS_VERSION)],
+        &util::eslint_bin(),
     )
 }
 

@@ -72,6 +72,16 @@ pub fn tsc_bin() -> PathBuf {
     tools_dir().join("typescript").join("node_modules").join(".bin").join("tsc")
 }
 
+/// The npm ESLint (lints the hand-written scripts, see `crate::checkjs`).
+pub fn eslint_bin() -> PathBuf {
+    eslint_modules().join(".bin").join("eslint")
+}
+
+/// The `node_modules` folder of ESLint and the packages its configuration reads.
+pub fn eslint_modules() -> PathBuf {
+    tools_dir().join("eslint").join("node_modules")
+}
+
 /// The `@types` folder installed beside TypeScript (`@types/chrome` and what it needs).
 pub fn tsc_type_roots() -> PathBuf {
     tools_dir().join("typescript").join("node_modules").join("@types")

@@ -34,6 +34,7 @@ pub const MAX_CELL_CHARS: usize = 2000;
 
 /// The model's request: which records and which columns.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 pub struct CollectSpec {
     /// A ref inside one example record (its link, its title); absent: the record holding the
     /// first column's example text.
@@ -66,6 +67,7 @@ impl CollectSpec {
 
 /// One column: its name and the example record's value for it.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 pub struct ColumnSpec {
     /// Column name (`price`).
     pub name: String,
@@ -75,6 +77,7 @@ pub struct ColumnSpec {
 
 /// An element's shape: its tag and its classes (sorted), what repeated records share.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 pub struct Signature {
     /// Lower-case tag name.
     pub tag: String,
@@ -85,6 +88,7 @@ pub struct Signature {
 
 /// One step down from an element: the `nth` child (0-based) among its children of `sig`.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 pub struct Step {
     /// The child's shape.
     pub sig: Signature,
@@ -94,6 +98,7 @@ pub struct Step {
 
 /// What a cell is read from.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 #[serde(rename_all = "snake_case")]
 pub enum CellSource {
     /// The element's text.
@@ -105,6 +110,7 @@ pub enum CellSource {
 
 /// Where one column sits inside a record.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 pub struct ColumnPath {
     /// Steps from the record down to the element.
     pub steps: Vec<Step>,
@@ -115,6 +121,7 @@ pub struct ColumnPath {
 
 /// How the records of a listing are found and read on any of its pages.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 pub struct RecordShape {
     /// The records' own shape.
     pub record: Signature,
@@ -147,6 +154,7 @@ pub enum CollectError {
 
 /// One page's records, as read.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 pub struct CollectedPage {
     /// Where they were read.
     pub url: String,
@@ -166,6 +174,7 @@ pub struct CollectedPage {
 
 /// What a `collect` action brought back.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 #[serde(tag = "kind", rename_all = "snake_case")]
 pub enum Collected {
     /// One page, as the content script read it.

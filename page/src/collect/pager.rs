@@ -7,6 +7,7 @@ use serde::{Deserialize, Serialize};
 
 /// What kind of control (or none) shows the next records.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 #[serde(rename_all = "snake_case")]
 pub enum PagerKind {
     /// A "Next" link or button (or `rel=next`).
@@ -22,6 +23,7 @@ pub enum PagerKind {
 /// The way on, as the service worker acts on it: a click on `control` (through the safety
 /// gate like any click), or a scroll to the bottom.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 pub struct Pager {
     /// What it is.
     pub kind: PagerKind,

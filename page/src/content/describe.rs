@@ -12,20 +12,7 @@ use wasm_bindgen::JsCast;
 use wasm_bindgen::prelude::wasm_bindgen;
 use web_sys::{Element, HtmlAnchorElement, HtmlFormElement};
 
-#[wasm_bindgen(inline_js = r#"
-const quoted = /"((?:[^"\\]|\\.)*)"/g;
-function generated(el, pseudo) {
-  const c = getComputedStyle(el, pseudo).content;
-  if (!c || c === 'none' || c === 'normal') return '';
-  return Array.from(c.matchAll(quoted), (m) => m[1]).join('');
-}
-export function drawn_parts(el) {
-  const s = getComputedStyle(el);
-  const reversed = s.direction === 'rtl' && s.unicodeBidi.includes('override');
-  return [generated(el, '::before'), el.innerText || '', generated(el, '::after'),
-    reversed ? 'rtl-override' : ''];
-}
-"#)]
+#[wasm_bindgen(module = "/js/describe.js")]
 extern "C" {
     /// What the element draws: `::before` content, its rendered text, `::after` content, and
     /// `rtl-override` when a bidi override shows its text backwards.

@@ -6,11 +6,7 @@
 use crate::dialog::{DialogAnswer, PageDialog};
 use wasm_bindgen::prelude::*;
 
-#[wasm_bindgen(inline_js = r#"
-export function arm_dialogs(answer) {
-  document.dispatchEvent(new CustomEvent('waymark-dialog-arm', { detail: answer }));
-}
-"#)]
+#[wasm_bindgen(module = "/js/dialogs.js")]
 extern "C" {
     fn arm_dialogs(answer: &str);
 }

@@ -8,26 +8,7 @@
 use wasm_bindgen::prelude::*;
 use web_sys::Element;
 
-#[wasm_bindgen(inline_js = r#"
-export function item_places(parent, most) {
-  const kids = parent.children;
-  if (kids.length < 2 || kids.length > most) return null;
-  // The first few items tell how the list is laid out (one style read each).
-  let moved = false;
-  for (let i = 0; i < kids.length && i < 4; i++) {
-    const s = getComputedStyle(kids[i]);
-    if (s.position === 'absolute' || s.transform !== 'none' || s.order !== '0'
-      || s.gridRowStart !== 'auto') { moved = true; break; }
-  }
-  if (!moved) return null;
-  const out = [];
-  for (const k of kids) {
-    const r = k.getBoundingClientRect();
-    out.push(r.top, r.left);
-  }
-  return out;
-}
-"#)]
+#[wasm_bindgen(module = "/js/order.js")]
 extern "C" {
     /// The `top, left` of each of `parent`'s element children, flattened, or `null` when
     /// none is placed out of the flow or there are more than `most`.

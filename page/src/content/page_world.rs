@@ -4,21 +4,7 @@
 
 use wasm_bindgen::prelude::*;
 
-#[wasm_bindgen(inline_js = r#"
-export function ask_page_world(question, reply) {
-  let answer = '';
-  const onReply = (e) => {
-    if (typeof e.detail === 'string') answer = e.detail;
-  };
-  document.addEventListener(reply, onReply, true);
-  try {
-    document.dispatchEvent(new CustomEvent(question));
-  } finally {
-    document.removeEventListener(reply, onReply, true);
-  }
-  return answer;
-}
-"#)]
+#[wasm_bindgen(module = "/js/page_world.js")]
 extern "C" {
     /// Dispatches `question` and returns the string detail of the `reply` event the hooks send
     /// back synchronously; empty when nothing answered.

@@ -9,29 +9,7 @@ use crate::visibility::TextHit;
 use wasm_bindgen::prelude::*;
 use web_sys::Node;
 
-#[wasm_bindgen(inline_js = r#"
-let rangeDoc = null;
-let range = null;
-export function line_boxes(node, out) {
-  // One range per document, reused: creating one per node was a visible part of a small
-  // page's call.
-  if (node.ownerDocument !== rangeDoc) {
-    rangeDoc = node.ownerDocument;
-    range = rangeDoc.createRange();
-  }
-  range.selectNodeContents(node);
-  const rects = range.getClientRects();
-  const n = Math.min(rects.length, Math.floor(out.length / 4));
-  for (let i = 0; i < n; i++) {
-    const r = rects[i];
-    out[4 * i] = r.left;
-    out[4 * i + 1] = r.top;
-    out[4 * i + 2] = r.width;
-    out[4 * i + 3] = r.height;
-  }
-  return n;
-}
-"#)]
+#[wasm_bindgen(module = "/js/screen.js")]
 extern "C" {
     /// The line boxes of a text node's glyphs (`Range.getClientRects()`), at most
     /// `out.len() / 4`, as left, top, width, height; returns how many.

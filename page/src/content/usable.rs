@@ -9,44 +9,7 @@ use wasm_bindgen::JsCast;
 use wasm_bindgen::prelude::*;
 use web_sys::{Element, HtmlInputElement};
 
-#[wasm_bindgen(inline_js = r#"
-export function effective_opacity(el) {
-  let o = 1;
-  for (let n = el; n && o > 0; ) {
-    o *= Number(getComputedStyle(n).opacity);
-    n = n.parentElement || (n.getRootNode() instanceof ShadowRoot ? n.getRootNode().host : null);
-  }
-  return o;
-}
-export function toggle_unrendered(el) {
-  const c = el && el.control;
-  return !!c && c.localName === 'input' && (c.type === 'checkbox' || c.type === 'radio')
-    && !c.checkVisibility({ visibilityProperty: true });
-}
-export function drawing_box(el, min) {
-  const r = el.getBoundingClientRect();
-  if (Math.min(r.width, r.height) < 1 || Math.max(r.width, r.height) < min) return null;
-  let n = el;
-  for (let depth = 0; depth < 4; depth++) {
-    const up = n.parentNode;
-    n = n.parentElement || (up instanceof ShadowRoot ? up.host : null);
-    if (n === null) return null;
-    const b = n.getBoundingClientRect();
-    if (b.width < min || b.height < min || Number(getComputedStyle(n).opacity) < 0.2) continue;
-    const inside = r.left >= b.left - 1 && r.right <= b.right + 1 && r.top >= b.top - 1
-      && r.bottom <= b.bottom + 1;
-    return inside && n.querySelectorAll('input,textarea,select').length <= 1 ? n : null;
-  }
-  return null;
-}
-export function in_fixed_layer(el) {
-  for (let n = el; n; n = n.parentElement) {
-    const p = getComputedStyle(n).position;
-    if (p === 'fixed' || p === 'sticky') return true;
-  }
-  return false;
-}
-"#)]
+#[wasm_bindgen(module = "/js/usable.js")]
 extern "C" {
     /// The element's opacity times every ancestor's (across shadow roots).
     fn effective_opacity(el: &Element) -> f64;

@@ -8,6 +8,8 @@ use std::fmt;
 /// Why a type: refs must say which frame's content script owns the element, and the model
 /// writes them back as either a bare number (top frame, the common case) or `f2:14`.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash, PartialOrd, Ord)]
+// Serialized by hand (below): a number in the top document, `f<frame>:<index>` in a frame.
+#[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(type = "number | string"))]
 pub struct Ref {
     /// Chrome's frame id; 0 is the tab's top document.
     pub frame: u32,

@@ -13,7 +13,8 @@ use serde::{Deserialize, Deserializer, Serialize, Serializer};
 /// input also accepts the American `summarizer`, any case and surrounding spaces, as the host
 /// always has.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
-#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
+// Serialized by hand (below) as its lowercase name: the declaration says so too.
+#[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(rename_all = "lowercase"))]
 pub enum LlmRole {
     /// Writes and revises the plan.
     Planner,

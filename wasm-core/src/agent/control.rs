@@ -41,6 +41,7 @@ pub trait Operator {
 
 /// The state of the controls, as the side panel shows it.
 #[derive(Debug, Clone, Default, PartialEq, serde::Serialize, serde::Deserialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 pub struct ControlState {
     /// Paused at the next safe point.
     pub paused: bool,

@@ -27,6 +27,7 @@ const HEDGES: &[&str] = &[
 
 /// Why the agent needs the user.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 #[serde(rename_all = "snake_case")]
 pub enum InterventionKind {
     /// Ambiguities found in the task before the first step.
@@ -50,6 +51,7 @@ pub enum InterventionKind {
 
 /// One card in the side panel.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 pub struct Intervention {
     /// What kind of card.
     pub kind: InterventionKind,

@@ -17,6 +17,7 @@ const MAX_CONTEXT_CHARS: usize = 80;
 
 /// Where to find a step's element again.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 #[serde(deny_unknown_fields)]
 pub struct Locator {
     /// ARIA role (`button`, `textbox`, `combobox`, …).

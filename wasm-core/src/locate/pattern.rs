@@ -10,8 +10,10 @@ use std::fmt;
 /// A segment that matches any one path segment.
 const ANY: &str = "*";
 
-/// A page's URL pattern, written `https://shop.example/orders/*/edit`.
+/// A page's URL pattern, written `https://shop.example/orders/*` (a `*` segment matches any
+/// one path segment).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(type = "string"))]
 #[serde(try_from = "String", into = "String")]
 pub struct UrlPattern {
     /// `scheme://host[:port]`, as the browser writes origins.

@@ -9,6 +9,7 @@ pub const MAX_PARAM_NAME: usize = 40;
 
 /// A text that may name parameters as `{{name}}`.
 #[derive(Debug, Clone, Default, PartialEq, Eq, PartialOrd, Ord, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 #[serde(transparent)]
 pub struct Template(pub String);
 

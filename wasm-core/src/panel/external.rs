@@ -6,8 +6,11 @@ use serde::{Deserialize, Serialize};
 
 /// One connected external agent.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 pub struct ExternalClient {
-    /// The connection's id (what Disconnect sends back).
+    /// The connection's id (what Disconnect sends back); a number in JS, where the panel's
+    /// messages are JSON (ids count up from 1, far below 2^53).
+    #[cfg_attr(feature = "ts", ts(type = "number"))]
     pub id: u64,
     /// The MCP client's name (`Claude Code`).
     pub name: String,
@@ -15,6 +18,7 @@ pub struct ExternalClient {
 
 /// What the panel shows about external agents.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 pub struct ExternalView {
     /// The user allows external agents (off until they switch it on).
     pub enabled: bool,

@@ -13,6 +13,7 @@ pub const SAMPLE_PROMPT: &str =
 
 /// A step of the guide.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 #[serde(rename_all = "snake_case")]
 pub enum GuideStep {
     /// Install the host (the command for this system).
@@ -131,6 +132,7 @@ impl GuideModelForm {
 
 /// What the guide shows.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 pub struct GuideView {
     /// The step on show.
     pub step: GuideStep,

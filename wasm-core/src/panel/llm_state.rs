@@ -8,6 +8,7 @@ use waymark_protocol::{ErrorBody, ErrorCode, LlmCompletion, LlmRole};
 
 /// The LLM as the panel explains it.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 #[serde(tag = "state", rename_all = "snake_case")]
 pub enum LlmState {
     /// No call made yet.
@@ -95,12 +96,14 @@ impl LlmState {
 /// panel receives it as the lines to show ([`LlmLine`]), worked out here.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 #[serde(from = "LlmStatesView", into = "LlmStatesView")]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(as = "LlmStatesView"))]
 pub struct LlmStates {
     roles: BTreeMap<LlmRole, LlmState>,
 }
 
 /// How [`LlmStates`] travels: the states by role, and the lines the panel draws.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(rename = "LlmStates"))]
 struct LlmStatesView {
     #[serde(default)]
     roles: BTreeMap<LlmRole, LlmState>,
@@ -123,6 +126,7 @@ impl From<LlmStates> for LlmStatesView {
 
 /// One status line of the panel.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 pub struct LlmLine {
     /// The state it reports (`ready`, `rate_limited`, `key_invalid`, `failing`): its style.
     pub kind: String,

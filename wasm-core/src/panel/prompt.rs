@@ -23,6 +23,7 @@ pub fn push_history(history: &mut Vec<String>, prompt: &str) {
 
 /// A file attached to the next task: the host reads it (only from allowed directories).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 pub struct Attachment {
     /// The name the task refers to it by (unique among the attachments).
     pub name: String,
@@ -58,6 +59,7 @@ pub fn attach(list: &mut Vec<Attachment>, path: &str) -> Result<(), String> {
 
 /// A finished task's findings as a table.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 pub struct FindingsView {
     /// The turn they belong to.
     pub turn: u32,
@@ -72,6 +74,7 @@ pub struct FindingsView {
 
 /// One row of the findings table.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 pub struct FindingRow {
     /// What was found.
     pub key: String,

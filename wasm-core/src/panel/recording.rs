@@ -6,6 +6,7 @@ use serde::{Deserialize, Serialize};
 
 /// A recording in progress.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 pub struct RecordingView {
     /// Where the recording stands, in words ("Recording · 3 steps so far").
     pub status: String,

@@ -152,6 +152,7 @@ fn parse_time(text: &str) -> Option<TimeOfDay> {
 
 /// Everything the panel shows about routines.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 pub struct RoutinesView {
     /// Every routine.
     #[serde(default)]
@@ -166,6 +167,7 @@ pub struct RoutinesView {
 
 /// One routine in the list, in words.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 pub struct RoutineItem {
     /// Its id.
     pub id: String,

@@ -9,6 +9,7 @@ use std::collections::BTreeMap;
 
 /// One piece of a text the panel shows.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 #[serde(tag = "kind", rename_all = "snake_case")]
 pub enum ShownPart {
     /// Words, drawn as text.

@@ -71,6 +71,7 @@ pub struct SettingsForm {
 
 /// The extension's own settings (stored in `chrome.storage`, used by the agent).
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 pub struct AgentSettings {
     /// Origins the agent may act on besides the start tab's (sensitive ones count as granted).
     #[serde(default)]
@@ -79,6 +80,7 @@ pub struct AgentSettings {
 
 /// A field the user must correct.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 pub struct FieldError {
     /// The field: the setting's dotted name, which is how the panel names its inputs
     /// (`roles.navigator.base_url`, `export_dir`, …), or `allowed_sites`.
@@ -95,6 +97,7 @@ impl From<SettingError> for FieldError {
 
 /// What the settings view shows.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 pub struct SettingsView {
     /// The roles the form lists, in order ([`LlmRole::ALL`]).
     pub roles: Vec<LlmRole>,
@@ -126,6 +129,7 @@ impl SettingsView {
 
 /// The doctor's checks as the panel shows them.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 pub struct DoctorView {
     /// Still running.
     pub running: bool,

@@ -47,6 +47,7 @@ pub struct Platform {
 
 /// How to install (or update) the host on this machine, as the panel shows it.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 pub struct InstallCommand {
     /// The system in words ("Linux (x86-64)").
     pub system: String,

@@ -1,12 +1,12 @@
 //! What the LLM costs: token and dollar totals of the current task and session.
 
-use serde::ser::SerializeStruct;
 use serde::{Deserialize, Serialize, Serializer};
 use waymark_protocol::LlmCompletion;
 
 /// Tokens and dollars spent, summed over LLM calls. Serialized with its line for the panel
 /// (`text`, empty before the first call), worked out from the totals, never stored apart.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Deserialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(as = "UsageWire"))]
 pub struct Usage {
     /// Completed calls.
     pub calls: u32,
@@ -29,18 +29,48 @@ pub struct Usage {
 
 impl Serialize for Usage {
     fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        let mut s = serializer.serialize_struct("Usage", 8)?;
-        s.serialize_field("calls", &self.calls)?;
-        s.serialize_field("input_tokens", &self.input_tokens)?;
-        s.serialize_field("cached_input_tokens", &self.cached_input_tokens)?;
-        s.serialize_field("output_tokens", &self.output_tokens)?;
-        s.serialize_field("usd", &self.usd)?;
-        s.serialize_field("unpriced_calls", &self.unpriced_calls)?;
-        s.serialize_field("estimated_calls", &self.estimated_calls)?;
-        let text = if self.calls == 0 { String::new() } else { self.describe() };
-        s.serialize_field("text", &text)?;
-        s.end()
+        // Every field named: a field added to `Usage` fails here until the wire has it too.
+        let Usage {
+            calls,
+            input_tokens,
+            cached_input_tokens,
+            output_tokens,
+            usd,
+            unpriced_calls,
+            estimated_calls,
+        } = *self;
+        let text = if calls == 0 { String::new() } else { self.describe() };
+        UsageWire {
+            calls,
+            input_tokens,
+            cached_input_tokens,
+            output_tokens,
+            usd,
+            unpriced_calls,
+            estimated_calls,
+            text,
+        }
+        .serialize(serializer)
     }
+}
+
+/// [`Usage`] as the panel receives it: the totals and their line (the panel's TypeScript
+/// declaration is generated from this, the shape [`Usage`]'s `Serialize` writes).
+#[derive(Serialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS), ts(rename = "Usage"))]
+struct UsageWire {
+    calls: u32,
+    #[cfg_attr(feature = "ts", ts(type = "number"))]
+    input_tokens: u64,
+    #[cfg_attr(feature = "ts", ts(type = "number"))]
+    cached_input_tokens: u64,
+    #[cfg_attr(feature = "ts", ts(type = "number"))]
+    output_tokens: u64,
+    usd: f64,
+    unpriced_calls: u32,
+    estimated_calls: u32,
+    /// The line the panel shows ([`Usage::describe`]), empty before the first call.
+    text: String,
 }
 
 impl std::ops::AddAssign for Usage {

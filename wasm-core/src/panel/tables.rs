@@ -11,6 +11,7 @@ pub const PANEL_ROWS: usize = 100;
 
 /// One table finding in the panel.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 pub struct TableView {
     /// Its position among the turn's tables (what "Save CSV" names).
     pub index: usize,
@@ -26,6 +27,7 @@ pub struct TableView {
 
 /// One cell.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 pub struct CellView {
     /// Its text.
     pub text: String,

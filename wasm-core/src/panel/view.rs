@@ -11,6 +11,7 @@ use crate::session::TocEntry;
 
 /// The status dot's colour and meaning.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 #[serde(rename_all = "snake_case")]
 pub enum Dot {
     /// Waymark can take a task.
@@ -25,6 +26,7 @@ pub enum Dot {
 
 /// The quiet status line: a dot, a few words, and the details shown on click.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 pub struct StatusLine {
     /// Its dot.
     pub dot: Dot,
@@ -36,6 +38,7 @@ pub struct StatusLine {
 
 /// The state as the panel draws it: the stored state plus what is derived from it.
 #[derive(Debug, Serialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 pub struct PanelView<'a> {
     /// Everything stored.
     #[serde(flatten)]
@@ -189,6 +192,15 @@ mod tests {
         assert_eq!(dismissed.request, Some(crate::panel::PanelRequest::DismissCrash));
         state.crash = None;
         assert!(serde_json::to_value(state.view()).expect("view")["crash"].is_null());
+    }
+
+    #[test]
+    fn the_view_sends_the_guide_s_view_once_and_not_the_stored_progress() {
+        let state = PanelState::default();
+        let json = serde_json::to_string(&state.view()).expect("view");
+        assert_eq!(json.matches("\"guide\":").count(), 1, "one key, one type: {json}");
+        let value: serde_json::Value = serde_json::from_str(&json).expect("json");
+        assert_eq!(value["guide"]["number"], 1, "the guide's view: {}", value["guide"]);
     }
 
     #[test]

@@ -9,6 +9,7 @@ use serde::{Deserialize, Serialize};
 
 /// Everything the panel shows about workflows.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 pub struct WorkflowsView {
     /// Every saved workflow, by name.
     #[serde(default)]
@@ -38,6 +39,7 @@ pub struct WorkflowsView {
 
 /// One workflow in the list, with what its run form asks.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 pub struct WorkflowItem {
     /// Its id.
     pub id: String,
@@ -53,6 +55,7 @@ pub struct WorkflowItem {
 
 /// One input of a workflow.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 pub struct ParamView {
     /// Its name (`{{name}}`).
     pub name: String,
@@ -66,6 +69,7 @@ pub struct ParamView {
 
 /// The editor: the form to send back, and what each step does.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 pub struct WorkflowEditor {
     /// What the editor is doing, in words ("Save task 3 as a workflow").
     pub heading: String,
@@ -85,6 +89,7 @@ pub struct WorkflowEditor {
 
 /// The healed steps of the last run.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 pub struct HealReview {
     /// The workflow.
     pub workflow_id: String,
@@ -96,6 +101,7 @@ pub struct HealReview {
 
 /// One healed step, as the user judges it.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 pub struct HealView {
     /// The step (1-based).
     pub step: u32,
@@ -109,6 +115,7 @@ pub struct HealView {
 
 /// An exported workflow.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 pub struct WorkflowExport {
     /// Which.
     pub name: String,

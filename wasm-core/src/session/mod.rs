@@ -37,6 +37,7 @@ use std::collections::BTreeMap;
 
 /// One finished task, stored under its own key (one write per turn).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 pub struct TaskRecord {
     /// 1-based position in the session.
     pub turn: u32,
@@ -88,6 +89,7 @@ pub struct TaskRecord {
 
 /// The workflow a task ran.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 pub struct RanWorkflow {
     /// Its id.
     pub id: String,
@@ -150,6 +152,7 @@ impl TaskRecord {
 
 /// One title the session had, and the turn that caused it.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 pub struct TitleChange {
     /// The title.
     pub title: String,

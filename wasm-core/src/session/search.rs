@@ -17,6 +17,7 @@ const SNIPPET_CONTEXT: usize = 60;
 
 /// One search result.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 pub struct SearchHit {
     /// The session it is in.
     pub session_id: String,

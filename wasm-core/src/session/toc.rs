@@ -9,6 +9,7 @@ pub const MAX_TOC_CHARS: usize = 100;
 
 /// One line of the table of contents.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 pub struct TocEntry {
     /// Turn number (1-based).
     pub turn: u32,
@@ -20,6 +21,7 @@ pub struct TocEntry {
 
 /// A turn with the previous and next one, for the jump-to-turn view.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 pub struct TurnWithNeighbours {
     /// The turn asked for.
     pub turn: TaskRecord,

@@ -13,22 +13,7 @@ use wasm_bindgen_futures::JsFuture;
 use waymark_page::observation::Observation;
 use waymark_page::observation::screen::Shot;
 
-#[wasm_bindgen(inline_js = r#"
-export async function capture_pixels(windowId) {
-  const url = await chrome.tabs.captureVisibleTab(windowId, { format: 'png' });
-  const base64 = url.slice(url.indexOf(',') + 1);
-  const text = atob(base64);
-  const bytes = new Uint8Array(text.length);
-  for (let i = 0; i < text.length; i++) bytes[i] = text.charCodeAt(i);
-  const bitmap = await createImageBitmap(new Blob([bytes], { type: 'image/png' }));
-  const { width, height } = bitmap;
-  const canvas = new OffscreenCanvas(width, height);
-  const context = canvas.getContext('2d', { willReadFrequently: true });
-  context.drawImage(bitmap, 0, 0);
-  bitmap.close();
-  return { width, height, rgba: context.getImageData(0, 0, width, height).data };
-}
-"#)]
+#[wasm_bindgen(module = "/js/screen.js")]
 extern "C" {
     /// `captureVisibleTab` of the window as PNG, decoded by the browser to RGBA:
     /// `{width, height, rgba: Uint8ClampedArray}`.

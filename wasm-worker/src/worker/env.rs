@@ -3,8 +3,7 @@
 use wasm_bindgen::prelude::*;
 use waymark_core::platform::Env;
 
-#[wasm_bindgen(inline_js = "export function precise_now() { return performance.now(); }
-export function next_tick() { return new Promise((resolve) => setTimeout(resolve, 0)); }")]
+#[wasm_bindgen(module = "/js/env.js")]
 extern "C" {
     /// `performance.now()`: monotonic, sub-millisecond.
     fn precise_now() -> f64;

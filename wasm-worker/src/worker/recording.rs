@@ -19,23 +19,7 @@ use waymark_page::demonstration::{
 
 // `webNavigation` listeners only while recording: registered at the top of `sw.js` they would
 // wake the worker for every page load of every tab.
-#[wasm_bindgen(inline_js = r#"
-let watching = null;
-export function watch_loads(committed, loaded) {
-  unwatch_loads();
-  const onCommitted = (d) => committed(d.tabId, d.frameId, d.url, d.transitionType ?? '', d.transitionQualifiers ?? []);
-  const onLoaded = (d) => loaded(d.tabId, d.frameId);
-  chrome.webNavigation.onCommitted.addListener(onCommitted);
-  chrome.webNavigation.onDOMContentLoaded.addListener(onLoaded);
-  watching = { onCommitted, onLoaded };
-}
-export function unwatch_loads() {
-  if (!watching) return;
-  chrome.webNavigation.onCommitted.removeListener(watching.onCommitted);
-  chrome.webNavigation.onDOMContentLoaded.removeListener(watching.onLoaded);
-  watching = null;
-}
-"#)]
+#[wasm_bindgen(module = "/js/recording.js")]
 extern "C" {
     fn watch_loads(
         committed: &Closure<dyn FnMut(i32, i32, String, String, JsValue)>,

@@ -26,6 +26,7 @@ pub struct PriceForm {
 /// The host part of the form as Rust fills it from [`HostSettings`] (the view only copies
 /// these strings into its fields, so conversions such as bytes to MB happen here).
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 pub struct HostFields {
     /// Transcript retention in days.
     pub retention_days: String,
@@ -39,6 +40,7 @@ pub struct HostFields {
 
 /// One model's row in the prices part of the form.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 pub struct PriceRow {
     /// The model.
     pub model: String,

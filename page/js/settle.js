@@ -1,0 +1,116 @@
+// @ts-check
+// Whether the page settled after an action: its mutations, focus and URL changes, and what
+// `page_hooks.js` counts in the page's world (`page/src/content/settle.rs`).
+/** @type {MutationObserver | null} */
+let observer = null;
+let mutations = 0;
+let last = 0;
+let started = 0;
+let acted = false;
+/** @type {Element | null} */
+let focus = null;
+let url = '';
+/** @type {ReturnType<typeof setTimeout> | undefined} */
+let idle;
+let waiting = 0;
+let activity = 0;
+let pending = 0;
+// What a `waymark-*` event of `page_hooks.js` carries.
+/** @param {Event} e */
+const detailOf = (e) => /** @type {CustomEvent} */ (e).detail;
+/** @param {Event} e */
+const onPending = (e) => {
+  const n = detailOf(e);
+  if (typeof n === 'number' && n >= 0) pending = n;
+};
+/** @param {Event} e */
+const onWaiting = (e) => {
+  const n = detailOf(e);
+  if (typeof n === 'number' && n >= 0) waiting = n;
+};
+/** @param {Event} e */
+const onActivity = (e) => {
+  const n = detailOf(e);
+  if (typeof n === 'number' && n >= 0) activity = n;
+};
+/** @type {(() => void) | null} */
+let wake = null;
+function stop() {
+  if (observer) observer.disconnect();
+  observer = null;
+}
+export function start_action() {
+  mutations = 0;
+  acted = true;
+  last = performance.now();
+  started = last;
+  focus = document.activeElement;
+  url = location.href;
+  if (!observer) {
+    observer = new MutationObserver((records) => {
+      mutations += records.length;
+      last = performance.now();
+      if (wake) wake();
+    });
+    observer.observe(document, { subtree: true, childList: true, attributes: true, characterData: true });
+  }
+  // Counting stops once nobody asks: a page animating for ever costs nothing after that.
+  clearTimeout(idle);
+  idle = setTimeout(stop, 20000);
+  document.dispatchEvent(new CustomEvent('waymark-mark', { detail: 1 }));
+}
+export function after_action() {
+  focus = document.activeElement;
+  document.dispatchEvent(new CustomEvent('waymark-mark', { detail: 0 }));
+}
+/** @param {Float64Array} out */
+export function since_action(out) {
+  waiting = 0;
+  activity = 0;
+  pending = 0;
+  document.addEventListener('waymark-pending', onPending, true);
+  document.addEventListener('waymark-waiting', onWaiting, true);
+  document.addEventListener('waymark-activity', onActivity, true);
+  try {
+    document.dispatchEvent(new CustomEvent('waymark-ask-settle'));
+  } finally {
+    document.removeEventListener('waymark-pending', onPending, true);
+    document.removeEventListener('waymark-waiting', onWaiting, true);
+    document.removeEventListener('waymark-activity', onActivity, true);
+  }
+  const now = performance.now();
+  // The page's clock may only shorten the quiet, never move it before the action.
+  const latest = Math.max(last, started, Math.min(activity, now));
+  out[0] = acted ? 1 : 0;
+  out[1] = mutations;
+  out[2] = now - latest;
+  out[3] = acted && (document.activeElement !== focus || location.href !== url) ? 1 : 0;
+  out[4] = waiting;
+  out[5] = pending;
+}
+let leaving = false;
+addEventListener('pagehide', () => {
+  leaving = true;
+  if (wake) wake();
+});
+addEventListener('pageshow', () => {
+  leaving = false;
+});
+export function page_leaving() {
+  return leaving;
+}
+/**
+ * @param {number} ms
+ * @returns {Promise<void>}
+ */
+export function next_change(ms) {
+  return new Promise((resolve) => {
+    const done = () => {
+      wake = null;
+      clearTimeout(timer);
+      resolve();
+    };
+    const timer = setTimeout(done, ms);
+    wake = done;
+  });
+}
