@@ -34,8 +34,8 @@ pub enum Target {
     /// The first element of this role whose name has these words, after the element `anchor`
     /// names (the trash icon of the email by Ann: the controls of a row follow it).
     After(Box<Target>, &'static str, String),
-    /// The first element of this role whose name passes the test (an option that starts with
-    /// "Be" and ends with "nin").
+    /// The element of this role with the shortest name that passes the test (an option that
+    /// starts with "Be" and ends with "nin", not the list that holds it).
     Matching(&'static str, NameTest),
 }
 
@@ -71,9 +71,12 @@ impl Target {
                     .skip(1)
                     .find(|e| e.role == *role && e.name.to_lowercase().contains(&words))
             }
-            Target::Matching(role, test) => {
-                seen.elements.iter().find(|e| e.role == *role && test(&e.name))
-            }
+            // The most specific: a list's own name holds all its items' names.
+            Target::Matching(role, test) => seen
+                .elements
+                .iter()
+                .filter(|e| e.role == *role && test(&e.name))
+                .min_by_key(|e| e.name.chars().count()),
         };
         found.ok_or_else(|| {
             format!(
@@ -122,6 +125,8 @@ pub enum Step {
     Upload(Target, String),
     /// Drag the first target onto the second.
     Drag(Target, Target),
+    /// Move the pointer over the target (a menu that opens on hover).
+    Hover(Target),
     /// Wait until this text is gone from the page (a "Loading…" line).
     WaitGone(String),
     /// End the task with the answer read from the page.
@@ -210,6 +215,7 @@ impl Oracle for Script {
                 Ok(onto) => act(from, "click", json!({"to": onto.reference})),
                 Err(why) => give_up(why),
             },
+            Step::Hover(t) => act(t, "hover", json!({})),
             Step::WaitGone(text) => {
                 Move::Act("wait", json!({"text": text, "gone": true, "seconds": 10}))
             }

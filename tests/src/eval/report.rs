@@ -48,9 +48,10 @@ pub struct TaskResult {
 /// Whether a run is a false success: the task's own check failed, yet the last action the
 /// agent performed reported ok — what Waymark said about the page was not what the page held
 /// (a formatting command that changed nothing, a drag that moved nothing). A run whose last
-/// step failed, or that did nothing at all, told the truth.
-pub fn false_success(success: bool, last_step_ok: Option<bool>) -> bool {
-    !success && last_step_ok == Some(true)
+/// step failed, that did nothing at all, or whose agent itself ended saying it could not
+/// finish, told the truth.
+pub fn false_success(success: bool, agent_claimed: bool, last_step_ok: Option<bool>) -> bool {
+    !success && agent_claimed && last_step_ok == Some(true)
 }
 
 /// What the run was: model, date and settings (one row of BENCHMARKS.md's results).
@@ -343,10 +344,11 @@ mod tests {
 
     #[test]
     fn a_failed_task_whose_last_step_said_ok_is_a_false_success() {
-        assert!(false_success(false, Some(true)));
-        assert!(!false_success(false, Some(false)), "the last step said it failed");
-        assert!(!false_success(false, None), "no step at all");
-        assert!(!false_success(true, Some(true)));
+        assert!(false_success(false, true, Some(true)));
+        assert!(!false_success(false, true, Some(false)), "the last step said it failed");
+        assert!(!false_success(false, true, None), "no step at all");
+        assert!(!false_success(true, true, Some(true)));
+        assert!(!false_success(false, false, Some(true)), "the agent said it could not finish");
         let settings = Settings {
             suites: vec!["widgets".into()],
             model: "m".into(),

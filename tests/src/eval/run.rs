@@ -130,6 +130,7 @@ pub fn run_task(stack: &Stack, task: &EvalTask, env: &TaskEnv<'_>) -> Result<Tas
         known_failure: task.known_failure.map(str::to_owned),
         false_success: super::report::false_success(
             verdict.is_ok(),
+            ended.success,
             ended.steps.last().map(|s| s.ok && s.error.is_none()),
         ),
         timeline: ended

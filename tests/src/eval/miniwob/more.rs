@@ -15,7 +15,7 @@ pub fn oracle(name: &str) -> Option<Box<dyn Oracle>> {
             let label = between(&seen.task, "Click button ", ".").ok_or("no button named")?;
             Ok(vec![click("button", label)])
         }),
-        "click-button-sequence" | "button-delay" => {
+        "click-button-sequence" => {
             Script::new(vec![click("button", "ONE"), click("button", "TWO")])
         }
         "click-collapsible" => Script::new(vec![
@@ -95,10 +95,8 @@ pub fn oracle(name: &str) -> Option<Box<dyn Oracle>> {
         }),
         "find-word" => Script::planned(|seen| {
             let n = ordinal(&seen.task).ok_or("no position in the task")?;
-            let paragraph = seen
-                .text
-                .iter()
-                .filter(|l| **l != seen.task)
+            let paragraph = task_text(seen)
+                .into_iter()
                 .max_by_key(|l| l.split_whitespace().count())
                 .ok_or("no paragraph")?;
             let word = paragraph.split_whitespace().nth(n).ok_or("the paragraph is shorter")?;
@@ -131,18 +129,9 @@ pub fn oracle(name: &str) -> Option<Box<dyn Oracle>> {
                 click("button", "Submit"),
             ])
         }),
-        "copy-paste" => Script::planned(|seen| {
-            let fields = seen.all_of("textbox");
-            let (empty, full) = match fields.as_slice() {
-                [a, b] => (a, b),
-                _ => return Err(format!("expected two text fields, saw {}", seen.inventory())),
-            };
-            let text = quoted(&full.name).or_else(|| quoted(&full.rest)).ok_or("no text")?;
-            Ok(type_and_submit(Target::Ref(empty.reference.clone()), text))
-        }),
         "odd-or-even" => Script::planned(|seen| {
             let numbers: Vec<i64> =
-                seen.text.iter().filter_map(|l| l.trim().parse().ok()).collect();
+                task_text(seen).iter().filter_map(|l| l.trim().parse().ok()).collect();
             let pairs: Vec<String> = seen
                 .all_of("button")
                 .iter()
@@ -184,21 +173,19 @@ pub fn oracle(name: &str) -> Option<Box<dyn Oracle>> {
             let fits: NameTest = Box::new(move |n: &str| n.starts_with(&s) && n.ends_with(&e));
             Ok(vec![
                 Step::Type(Target::Only("textbox"), start),
-                Step::Click(Target::Matching("option", fits)),
+                Step::Click(Target::Matching("clickable", fits)),
                 click("button", "Submit"),
             ])
         }),
-        "click-menu-2" => Script::planned(|seen| {
-            let words = all_quoted(&seen.task);
-            let [menu, item] = words.as_slice() else { return Err("no menu and item".into()) };
-            Ok(vec![
-                click("button", menu.clone()),
-                Step::Click(Target::AnyOf(&["menuitem", "clickable", "link"], item.clone())),
-            ])
-        }),
         "click-menu" => Script::planned(|seen| {
-            let path = seen.task.strip_prefix("Select ").ok_or("no menu path")?;
-            Ok(path.split('>').map(|item| click("menuitem", item.trim())).collect())
+            // Submenus open on hover; clicking an item that has one is a wrong answer.
+            let path: Vec<&str> =
+                seen.task.strip_prefix("Select ").ok_or("no menu path")?.split('>').collect();
+            let (last, parents) = path.split_last().ok_or("an empty menu path")?;
+            let mut steps: Vec<Step> =
+                parents.iter().map(|p| Step::Hover(Target::named("menuitem", p.trim()))).collect();
+            steps.push(click("menuitem", last.trim()));
+            Ok(steps)
         }),
         "email-inbox"
         | "email-inbox-reply"
@@ -232,7 +219,7 @@ fn email(seen: &Seen) -> Result<Vec<Step>, String> {
         let text = quoted(task).ok_or("no reply text")?;
         return Ok(vec![
             Step::Click(*row()),
-            Step::Click(Target::NameHas("clickable", "reply".into())),
+            Step::Click(Target::named("clickable", "Reply")),
             Step::Type(Target::Only("textbox"), text),
             Step::Click(Target::NameHas("clickable", "send".into())),
         ]);
@@ -240,7 +227,7 @@ fn email(seen: &Seen) -> Result<Vec<Step>, String> {
     let to = between(task, "forward that email to ", ".").ok_or("no recipient")?;
     Ok(vec![
         Step::Click(*row()),
-        Step::Click(Target::NameHas("clickable", "forward".into())),
+        Step::Click(Target::named("clickable", "Forward")),
         Step::Type(Target::Nth("textbox", 0), to),
         Step::Click(Target::NameHas("clickable", "send".into())),
     ])
@@ -253,6 +240,8 @@ pub struct Explore {
     goal: (&'static [&'static str], String),
     /// The role of what opens more of the page, and words its name has.
     opener: (&'static str, &'static str),
+    /// How an opener opens: `click`, or `hover` (a submenu).
+    opens_by: &'static str,
     /// Openers clicked so far (by name and ref: tree icons share a name).
     opened: Vec<String>,
     /// The goal was clicked: the next call ends the task.
@@ -261,17 +250,21 @@ pub struct Explore {
 
 impl Explore {
     fn for_task(name: &str) -> Option<Self> {
-        let (goal_roles, opener): (&'static [&'static str], _) = match name {
+        let (goal_roles, opener, opens_by): (&'static [&'static str], _, _) = match name {
             "click-tab-2" | "click-tab-2-easy" | "click-tab-2-medium" | "click-tab-2-hard" => {
-                (&["link", "clickable"], ("tab", "Tab #"))
+                (&["link", "clickable"], ("tab", ""), "click")
             }
-            "click-collapsible-2" => (&["link", "clickable"], ("tab", "Section")),
-            "navigate-tree" => (&["clickable", "link", "treeitem"], ("clickable", "expandable")),
+            "click-collapsible-2" => (&["link", "clickable"], ("tab", "Section"), "click"),
+            "navigate-tree" => {
+                (&["clickable", "link", "treeitem"], ("clickable", "expandable"), "click")
+            }
+            "click-menu-2" => (&["menuitem", "clickable", "link"], ("menuitem", ""), "hover"),
             _ => return None,
         };
         Some(Explore {
             goal: (goal_roles, String::new()),
             opener,
+            opens_by,
             opened: Vec::new(),
             clicked: false,
         })
@@ -284,9 +277,17 @@ impl Oracle for Explore {
             return Move::Done { answer: "Done.".into(), success: true };
         }
         if self.goal.1.is_empty() {
-            match quoted(&seen.task) {
+            // "Click the "Menu" button, and then find and click on the item labeled "Stop"."
+            let mut names = all_quoted(&seen.task);
+            match names.pop() {
                 Some(name) => self.goal.1 = name,
                 None => return give_up("no name in the task".into()),
+            }
+            if let Some(menu) = names.pop() {
+                return match Target::named("button", menu).resolve(seen) {
+                    Ok(button) => Move::Act("click", json!({ "ref": button.reference })),
+                    Err(why) => give_up(why),
+                };
             }
         }
         if let Some(goal) = Target::AnyOf(self.goal.0, self.goal.1.clone()).resolve(seen).ok() {
@@ -303,7 +304,7 @@ impl Oracle for Explore {
         match next {
             Some(e) => {
                 self.opened.push(format!("{}|{}", e.reference, e.name));
-                Move::Act("click", json!({ "ref": e.reference }))
+                Move::Act(self.opens_by, json!({ "ref": e.reference }))
             }
             None => give_up(format!(
                 "opened everything and saw no {:?} (it shows: {})",
@@ -312,6 +313,16 @@ impl Oracle for Explore {
             )),
         }
     }
+}
+
+/// The page's own text lines: without the utterance, the canvas note and MiniWoB's reward
+/// panel ("Last reward: …", "Episodes done: 0") that follows the task's area.
+fn task_text(seen: &Seen) -> Vec<&String> {
+    seen.text
+        .iter()
+        .take_while(|l| !l.starts_with("Last reward"))
+        .filter(|l| **l != seen.task && !l.starts_with("(canvas"))
+        .collect()
 }
 
 fn give_up(why: String) -> Move {
