@@ -10,6 +10,8 @@ mod recording;
 mod routines;
 mod sessions;
 mod settings;
+mod tasks;
+mod usage;
 mod workflows;
 
 pub use recording::{RECORDING_KEY, RecordingDesk};
@@ -18,6 +20,11 @@ pub use routines::{
 };
 pub use sessions::{MAX_SUMMARY_CALLS, SessionDesk, StoredTurn};
 pub use settings::{AGENT_SETTINGS_KEY, GUIDE_KEY};
+pub use tasks::{
+    NO_TAB_ANSWER, Signals, TaskEnd, TaskPlatform, TaskRun, no_tab_outcome, not_started_message,
+    play_sound, signal, user_holds_page,
+};
+pub use usage::{Meter, MeterLink, StreamingLlm, usage_key};
 pub use workflows::{HEALS_KEY, PromptRun, WorkflowDesk, WorkflowEffect, bridge_result, new_id};
 
 use crate::agent::{Controls, InterventionSettings, OutputMode};
@@ -117,6 +124,8 @@ pub struct App<S> {
     pub controls: RefCell<Option<Rc<Controls>>>,
     /// The last finished task's ledger, for the panel's "show this secret" (memory only).
     pub secrets: RefCell<Option<TaintLedger>>,
+    /// Paces the panel updates the running task's streamed words cause.
+    live: RefCell<crate::panel::live::PushThrottle>,
     store: S,
 }
 
@@ -135,6 +144,7 @@ impl<S: Store + Clone> App<S> {
             recording: RecordingDesk::new(store.clone()),
             controls: RefCell::new(None),
             secrets: RefCell::new(None),
+            live: RefCell::default(),
             store,
         }
     }

@@ -236,8 +236,8 @@ fn ensure_controls(w: &Rc<Worker>, name: &str) -> Option<Rc<Controls>> {
             // the same controls the panel answers.
             w.app.state.borrow_mut().task =
                 Some(TaskView::started(&format!("{name} is using this browser through Waymark")));
-            let guard = crate::netguard::NetGuard::new(false);
-            let controls = super::task::attach_controls(w, false, guard);
+            let p = super::WorkerPlatform::of(w);
+            let controls = w.app.attach_controls(&p, false, None);
             *w.bridge.controls.borrow_mut() = Some(controls.clone());
             Some(controls)
         }

@@ -8,10 +8,11 @@ use super::bridge::Tabs;
 use super::env::BrowserEnv;
 use super::journal::StorageJournal;
 use super::storage::ChromeStore;
-use super::task::{self, TaskEventSink};
-use super::{Worker, sessions};
+use super::task::TaskEventSink;
+use super::{Worker, WorkerPlatform, sessions};
 use std::rc::Rc;
-use waymark_core::agent::{Agent, TaskEvent, TaskEvents, TaskSpec};
+use waymark_core::agent::{Agent, TaskEvent, TaskEvents};
+use waymark_core::app::TaskPlatform;
 use waymark_core::bridge::{
     ClientTaskOperator, ExternalSession, OnCard, awaiting_user, may_continue, progress_of,
     task_report,
@@ -73,12 +74,8 @@ pub(super) async fn run(
     let browser = Tabs { w: w.clone() };
     let tab = session.work_tab(&browser).await?;
     open_session(w, continue_id).await?;
-    let spec = TaskSpec {
-        session_context: w.app.sessions.context_for_next_task(),
-        session_provenance: w.app.sessions.provenance_for_next_task(),
-        recallable: w.app.sessions.recallable_for_next_task(),
-        ..spec
-    };
+    let spec = w.app.with_session_notes(spec);
+    let p = WorkerPlatform::of(w);
     {
         let mut state = w.app.state.borrow_mut();
         state.task = Some(TaskView::started(&spec.shown_task()));
@@ -87,15 +84,15 @@ pub(super) async fn run(
     w.broadcast();
     let id = waymark_core::app::new_id(&BrowserEnv);
     let journal = StorageJournal::new(ChromeStore, id, tab);
-    let page = task::page_for(w, tab, &spec);
-    let controls = task::attach_controls(w, false, page.guard());
+    let page = p.task_page(tab, &spec);
+    let controls = w.app.attach_controls(&p, false, Some(&page));
     w.bridge.task_started(client, session.client(), &controls);
     let progress = w.host.clone();
     let on_card: OnCard = Box::new(move |card| {
         super::bridge::send_progress(&progress, awaiting_user(call, card));
     });
     let operator = ClientTaskOperator::new(controls, session.client()).with_on_card(on_card);
-    let llm = task::metered(w);
+    let llm = p.llm(true);
     let events = ProgressSink { view: TaskEventSink(w.clone()), call };
     let agent = Agent {
         llm: &llm,
@@ -106,7 +103,7 @@ pub(super) async fn run(
         journal: &journal,
     };
     let ran = session.run_task(&browser, &agent, spec).await;
-    page.guard().end_after_settle();
+    p.release_page(&page);
     w.bridge.task_ended();
     let (ctx, outcome) = match ran {
         Ok(done) => done,
@@ -123,14 +120,14 @@ pub(super) async fn run(
             return Err(BridgeFailure::new(BridgeFailureKind::PageFailed, message));
         }
     };
-    let Some(turn) = task::finish(w, &ctx, outcome.clone(), &journal).await else {
+    let Some(turn) = w.app.finish_task(&p, &ctx, outcome.clone(), &journal).await else {
         return Err(BridgeFailure::new(
             BridgeFailureKind::PageFailed,
             "the task ended but its turn could not be recorded",
         ));
     };
     let session_id = turn.session_id.clone();
-    let record = sessions::summarise(w, turn).await;
+    let record = w.app.summarise(&p, turn).await;
     let nonce = format!("{:016x}", BrowserEnv.random_u64());
     Ok(task_report(&outcome, &record, &session_id, &nonce))
 }

@@ -3,12 +3,7 @@
 //! `waymark_core::agent::journal`, natively tested).
 
 use super::storage::ChromeStore;
-use waymark_core::agent::{Recovery, StoredJournal};
+use waymark_core::agent::StoredJournal;
 
 /// The journal of a task in `chrome.storage.local`.
 pub(super) type StorageJournal = StoredJournal<ChromeStore>;
-
-/// What the previous worker left of an unfinished task.
-pub(super) async fn load_active() -> Recovery<ChromeStore> {
-    waymark_core::agent::load_active(ChromeStore).await
-}

@@ -237,17 +237,21 @@ pub fn sw_panel_message(port: Port, msg: JsValue) {
 
 /// The platform the core's app runs on in this worker.
 struct WorkerPlatform {
+    worker: Rc<Worker>,
     host: crate::host_port::HostLink,
     panels: sessions::WorkerPanels,
     tabs: recording::ChromeTabs,
+    events: task::TaskEventSink,
 }
 
 impl WorkerPlatform {
     fn of(w: &Rc<Worker>) -> Self {
         Self {
+            worker: w.clone(),
             host: crate::host_port::HostLink(w.host.clone()),
             panels: sessions::WorkerPanels(w.clone()),
             tabs: recording::ChromeTabs(w.clone()),
+            events: task::TaskEventSink(w.clone()),
         }
     }
 }
@@ -284,9 +288,7 @@ async fn carry_out(w: &Rc<Worker>, effect: Effect) {
             spawn_local(async move { host.refresh().await });
         }
         Effect::StartTask(start) => {
-            let opts =
-                task::StartOptions { task: *start, workflow: None, tab: None, on_card: None };
-            spawn_local(task::run(w.clone(), opts));
+            spawn_local(task::run(w.clone(), waymark_core::app::TaskRun::of(*start)));
         }
         Effect::StartRun { run, mode } => workflows::start_run(w, *run, mode),
         Effect::EndedAtStart(outcome) => {
@@ -318,17 +320,6 @@ fn is_own_panel(port: &Port) -> bool {
         &url,
         &chrome::extension_url("sidepanel.html"),
     )
-}
-
-/// A storage write's result: a failure is shown in the panel (until a write succeeds) and
-/// logged, never dropped.
-fn storage_result(w: &Rc<Worker>, what: &str, result: Result<(), storage::StorageError>) {
-    if let Err(e) = result {
-        tracing::warn!(error = %e, "could not save {what}");
-        w.app.state.borrow_mut().storage_error =
-            Some(format!("Could not save {what} to browser storage ({e})."));
-        w.broadcast();
-    }
 }
 
 impl Worker {

@@ -9,7 +9,7 @@ use super::{Worker, task};
 use crate::chrome;
 use std::rc::Rc;
 use waymark_core::agent::{OutputMode, Reply};
-use waymark_core::app::{Begin, alarm_name};
+use waymark_core::app::{Begin, TaskRun, alarm_name};
 use waymark_core::panel::TaskView;
 use waymark_core::platform::Alarms;
 use waymark_core::platform::Env;
@@ -74,15 +74,17 @@ async fn run_in_background(w: &Rc<Worker>, start: waymark_core::app::RunStart) -
     let mut task_view = TaskView::started(&start.prompt);
     task_view.workflow = Some(format!("{} (routine)", start.routine.name));
     let run = start.run.map(|r| *r);
-    let opts = task::StartOptions {
+    let shown = w.app.show_task(task_view, start.prompt, OutputMode::default(), run);
+    w.broadcast();
+    let run = TaskRun {
         tab: Some(tab),
         on_card: match start.routine.on_card {
             CardInRun::Wait => None,
             CardInRun::Stop => Some(Reply::stop()),
         },
-        ..task::StartOptions::shown(w, task_view, start.prompt, OutputMode::default(), run)
+        ..shown
     };
-    let outcome = task::run_to_end(w.clone(), opts).await;
+    let outcome = task::run_to_end(w.clone(), run).await;
     crate::tab::close_background(tab).await;
     // The task's own model calls (a workflow that needed no healing made none).
     let tokens = w
