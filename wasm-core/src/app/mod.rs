@@ -6,6 +6,7 @@
 //! against in-memory fakes of the platform (`crate::platform`). The worker implements those
 //! traits and carries out the [`Effect`]s [`App::handle`] returns.
 
+mod external;
 mod recording;
 mod routines;
 mod sessions;
@@ -14,6 +15,9 @@ mod tasks;
 mod usage;
 mod workflows;
 
+pub use external::{
+    BridgePlatform, ExternalDesk, FIRST_RETRY_MS, IncomingCall, MAX_RETRY_MS, next_retry,
+};
 pub use recording::{RECORDING_KEY, RecordingDesk};
 pub use routines::{
     BUSY_DELAY_MS, Begin, ROUTINES_KEY, RoutineDesk, RunStart, alarm_name, routine_of_alarm,
@@ -124,6 +128,8 @@ pub struct App<S> {
     pub controls: RefCell<Option<Rc<Controls>>>,
     /// The last finished task's ledger, for the panel's "show this secret" (memory only).
     pub secrets: RefCell<Option<TaintLedger>>,
+    /// External agents: their sessions, controls and turn.
+    pub external: ExternalDesk,
     /// Paces the panel updates the running task's streamed words cause.
     live: RefCell<crate::panel::live::PushThrottle>,
     store: S,
@@ -144,6 +150,7 @@ impl<S: Store + Clone> App<S> {
             recording: RecordingDesk::new(store.clone()),
             controls: RefCell::new(None),
             secrets: RefCell::new(None),
+            external: ExternalDesk::default(),
             live: RefCell::default(),
             store,
         }

@@ -2,11 +2,9 @@
 //! `extension/sw.js` forwards Chrome's events here and decides nothing.
 
 mod bridge;
-mod client_task;
 mod env;
 mod guide;
 mod interventions;
-mod journal;
 mod recording;
 mod routines;
 mod sessions;
@@ -32,8 +30,6 @@ struct Worker {
     /// What the panels show, the sessions, the workflows, the running task's controls: the
     /// core's app decides; this worker carries out its effects.
     app: waymark_core::app::App<storage::ChromeStore>,
-    /// External agents' calls (the bridge).
-    bridge: bridge::BridgeState,
     /// Teach by showing: the recording in progress.
     recording: recording::RecordingState,
 }
@@ -51,7 +47,6 @@ fn worker() -> Rc<Worker> {
                     host: host.clone(),
                     panels: RefCell::new(Vec::new()),
                     app: waymark_core::app::App::new(storage::ChromeStore),
-                    bridge: bridge::BridgeState::default(),
                     recording: recording::RecordingState::default(),
                 });
                 let weak = Rc::downgrade(&worker);
@@ -242,6 +237,7 @@ struct WorkerPlatform {
     panels: sessions::WorkerPanels,
     tabs: recording::ChromeTabs,
     events: task::TaskEventSink,
+    browser: bridge::Tabs,
 }
 
 impl WorkerPlatform {
@@ -252,6 +248,7 @@ impl WorkerPlatform {
             panels: sessions::WorkerPanels(w.clone()),
             tabs: recording::ChromeTabs(w.clone()),
             events: task::TaskEventSink(w.clone()),
+            browser: bridge::Tabs { w: w.clone() },
         }
     }
 }
@@ -305,8 +302,10 @@ async fn carry_out(w: &Rc<Worker>, effect: Effect) {
             w.broadcast();
         }
         Effect::OpenBridge => bridge::open(w),
-        Effect::CloseBridge => bridge::close(w).await,
-        Effect::DisconnectExternal(client) => bridge::disconnect(w, client).await,
+        Effect::CloseBridge => w.app.close_bridge(&WorkerPlatform::of(w)).await,
+        Effect::DisconnectExternal(client) => {
+            w.app.disconnect_external(&WorkerPlatform::of(w), client).await;
+        }
     }
 }
 

@@ -10,7 +10,7 @@
 mod controls;
 mod recover;
 #[cfg(test)]
-mod tests;
+pub(super) mod tests;
 
 pub use controls::{Signals, play_sound, signal, user_holds_page};
 
@@ -143,6 +143,16 @@ impl<S: Store + Clone> App<S> {
             allowed_sites,
         };
         TaskRun { task, workflow, tab: None, on_card: None }
+    }
+
+    /// Shows a saved workflow's run (`mode`: how its answer is shown) as the task that starts
+    /// now, and makes its run. The caller redraws.
+    pub fn workflow_run(&self, run: WorkflowRun, mode: OutputMode) -> TaskRun {
+        let prompt = run.task_text();
+        let mut view = TaskView::started(&prompt);
+        view.mode = mode;
+        view.workflow = Some(run.workflow.name.clone());
+        self.show_task(view, prompt, mode, Some(run))
     }
 
     /// The agent's spec for `run`: a workflow run asks no model while its steps resolve (no

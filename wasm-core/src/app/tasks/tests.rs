@@ -19,7 +19,7 @@ use waymark_protocol::{ErrorBody, ErrorCode, LlmCompletion, LlmRequest, LlmStatu
 /// The model: plans, validates, answers the navigator with `done`; summaries fail (the turn
 /// keeps its extractive summary). Counts the navigator's calls.
 #[derive(Default)]
-pub(super) struct Model {
+pub(crate) struct Model {
     pub navigator_calls: Cell<u32>,
 }
 
@@ -30,7 +30,7 @@ fn calls(name: &str, args: &str) -> Result<LlmCompletion, ErrorBody> {
 
 /// The model of one test, shared by the task and its background calls.
 #[derive(Clone, Default)]
-pub(super) struct ModelHandle(pub Rc<Model>);
+pub(crate) struct ModelHandle(pub Rc<Model>);
 
 impl Llm for ModelHandle {
     async fn complete(&self, request: LlmRequest) -> Result<LlmCompletion, ErrorBody> {
@@ -47,7 +47,7 @@ impl Llm for ModelHandle {
 }
 
 /// A page with one heading; nothing to act on.
-pub(super) struct QuietPage;
+pub(crate) struct QuietPage;
 
 impl Page for QuietPage {
     async fn observe(&self) -> Result<Observation, PageError> {
@@ -68,7 +68,7 @@ impl Page for QuietPage {
 
 /// The timeline's events.
 #[derive(Default)]
-pub(super) struct Timeline(pub RefCell<Vec<TaskEvent>>);
+pub(crate) struct Timeline(pub RefCell<Vec<TaskEvent>>);
 impl TaskEvents for Timeline {
     fn emit(&self, event: TaskEvent) {
         self.0.borrow_mut().push(event);
@@ -77,7 +77,7 @@ impl TaskEvents for Timeline {
 
 /// Every attention signal, in order.
 #[derive(Default)]
-pub(super) struct SignalLog(pub RefCell<Vec<String>>);
+pub(crate) struct SignalLog(pub RefCell<Vec<String>>);
 impl Signals for SignalLog {
     fn badge(&self, text: &str) {
         self.0.borrow_mut().push(format!("badge {text:?}"));
@@ -96,7 +96,7 @@ impl Signals for SignalLog {
     }
 }
 
-pub(super) struct NoAlarms;
+pub(crate) struct NoAlarms;
 impl Alarms for NoAlarms {
     fn at(&self, _: &str, _: f64) {}
     fn clear(&self, _: &str) {}
@@ -105,7 +105,7 @@ impl Alarms for NoAlarms {
     }
 }
 
-pub(super) struct NoTabs;
+pub(crate) struct NoTabs;
 impl Tabs for NoTabs {
     async fn target(&self) -> Option<(i32, String)> {
         None
@@ -118,7 +118,7 @@ impl Tabs for NoTabs {
 
 /// The platform of one test.
 #[derive(Default)]
-pub(super) struct World {
+pub(crate) struct World {
     pub clock: Clock,
     pub host: ScriptedHost,
     pub panels: CountingPanels,
@@ -131,6 +131,13 @@ pub(super) struct World {
     pub pages: RefCell<Vec<i32>>,
     pub released: Cell<u32>,
     pub watched: Cell<u32>,
+    /// The bridge: how each `bridge.open` ends (then a host that refuses it), the pauses
+    /// between them, the progress sent, the summaries left for later.
+    pub opens:
+        RefCell<std::collections::VecDeque<Result<waymark_protocol::BridgeClosed, ErrorBody>>>,
+    pub slept: RefCell<Vec<u32>>,
+    pub progress: Rc<RefCell<Vec<waymark_protocol::BridgeProgress>>>,
+    pub later: RefCell<Vec<StoredTurn>>,
 }
 
 impl Platform for World {
@@ -191,7 +198,7 @@ impl TaskPlatform for World {
     }
 }
 
-pub(super) fn app<'a>(mem: &'a MemStore, world: &World) -> App<&'a MemStore> {
+pub(crate) fn app<'a>(mem: &'a MemStore, world: &World) -> App<&'a MemStore> {
     let app = App::new(mem);
     let _done = block_on(app.start(&world.clock));
     let llm = LlmStatus {
