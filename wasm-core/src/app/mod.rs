@@ -20,7 +20,8 @@ pub use external::{
 };
 pub use recording::{RECORDING_KEY, RecordingDesk};
 pub use routines::{
-    BUSY_DELAY_MS, Begin, ROUTINES_KEY, RoutineDesk, RunStart, alarm_name, routine_of_alarm,
+    BUSY_DELAY_MS, Begin, ROUTINES_KEY, RoutineDesk, RoutinePlatform, RunStart, alarm_name,
+    routine_of_alarm,
 };
 pub use sessions::{MAX_SUMMARY_CALLS, SessionDesk, StoredTurn};
 pub use settings::{AGENT_SETTINGS_KEY, GUIDE_KEY};

@@ -10,7 +10,7 @@ use std::rc::Rc;
 use wasm_bindgen::JsValue;
 use wasm_bindgen_futures::{JsFuture, spawn_local};
 use waymark_core::agent::PageError;
-use waymark_core::app::{BridgePlatform, StoredTurn};
+use waymark_core::app::BridgePlatform;
 use waymark_core::bridge::{Browser, BrowserTab, SeenRequest};
 use waymark_page::action::ContentRequest;
 use waymark_page::console::ConsoleEntry;
@@ -65,10 +65,6 @@ impl BridgePlatform for WorkerPlatform {
                 }
             });
         })
-    }
-
-    fn summarise_later(&self, turn: StoredTurn) {
-        super::task::summarise_later(&self.worker, Some(turn));
     }
 }
 

@@ -133,4 +133,8 @@ impl TaskPlatform for WorkerPlatform {
     fn version(&self) -> String {
         crate::chrome::extension_version()
     }
+
+    fn summarise_later(&self, turn: StoredTurn) {
+        summarise_later(&self.worker, Some(turn));
+    }
 }

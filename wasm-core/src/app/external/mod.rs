@@ -14,7 +14,7 @@ mod task;
 #[cfg(test)]
 mod tests;
 
-use super::{App, StoredTurn, TaskPlatform};
+use super::{App, TaskPlatform};
 use crate::agent::{Controls, Reply};
 use crate::bridge::{Browser, ExternalSession};
 use crate::panel::TaskView;
@@ -53,8 +53,6 @@ pub trait BridgePlatform: TaskPlatform {
     /// What tells an agent waiting for a call how far it got (each sent in the background;
     /// cards open at any time, so it outlives the call that made it).
     fn progress(&self) -> Rc<dyn Fn(BridgeProgress)>;
-    /// Runs a stored turn's summary call in the background.
-    fn summarise_later(&self, turn: StoredTurn);
 }
 
 /// A running task an external agent asked for.

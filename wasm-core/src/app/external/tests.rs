@@ -62,9 +62,6 @@ impl BridgePlatform for World {
         let sent = self.progress.clone();
         Rc::new(move |progress| sent.borrow_mut().push(progress))
     }
-    fn summarise_later(&self, turn: StoredTurn) {
-        self.later.borrow_mut().push(turn);
-    }
 }
 
 fn unavailable() -> Result<BridgeClosed, ErrorBody> {

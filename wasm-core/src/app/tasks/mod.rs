@@ -66,6 +66,8 @@ pub trait TaskPlatform: Platform {
     async fn tab_url(&self, tab: i32) -> Option<String>;
     /// This extension's version (crash reports).
     fn version(&self) -> String;
+    /// Runs a stored turn's summary call ([`App::summarise`]) in the background.
+    fn summarise_later(&self, turn: StoredTurn);
 }
 
 /// A task to run: what the panel (or a routine, or an external agent's workflow run) asked.

@@ -138,6 +138,12 @@ pub(crate) struct World {
     pub slept: RefCell<Vec<u32>>,
     pub progress: Rc<RefCell<Vec<waymark_protocol::BridgeProgress>>>,
     pub later: RefCell<Vec<StoredTurn>>,
+    /// Background tabs: the pages opened (refused when `refuse_open`), the tabs closed, the
+    /// notifications shown.
+    pub opened: RefCell<Vec<String>>,
+    pub refuse_open: Cell<bool>,
+    pub closed: RefCell<Vec<i32>>,
+    pub notified: RefCell<Vec<String>>,
 }
 
 impl Platform for World {
@@ -195,6 +201,9 @@ impl TaskPlatform for World {
     }
     fn version(&self) -> String {
         "9.9.9".into()
+    }
+    fn summarise_later(&self, turn: StoredTurn) {
+        self.later.borrow_mut().push(turn);
     }
 }
 
