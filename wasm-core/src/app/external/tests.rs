@@ -2,7 +2,7 @@
 //! clients coming and going, who may call when, and a whole task an agent asks for.
 
 use super::*;
-use crate::app::tasks::tests::{QuietPage, World, app};
+use crate::app::tasks::fakes::{QuietPage, World, app};
 use crate::bridge::{BrowserTab, SeenRequest};
 use crate::platform::memory::MemStore;
 use futures::executor::block_on;

@@ -8,9 +8,11 @@
 //! the journal, a damaged journal), tested natively against fakes of [`TaskPlatform`].
 
 mod controls;
+#[cfg(test)]
+pub(super) mod fakes;
 mod recover;
 #[cfg(test)]
-pub(super) mod tests;
+mod tests;
 
 pub use controls::{Signals, play_sound, signal, user_holds_page};
 

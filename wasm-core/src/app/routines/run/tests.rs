@@ -3,7 +3,7 @@
 
 use super::*;
 use crate::agent::Controls;
-use crate::app::tasks::tests::{World, app};
+use crate::app::tasks::fakes::{World, app};
 use crate::panel::PanelRequest;
 use crate::panel::routines::{Every, NotifyChoice, RoutineForm};
 use crate::platform::memory::MemStore;
@@ -40,7 +40,7 @@ fn saved(app: &App<&MemStore>, world: &World) -> String {
         missed: MissedRuns::RunOnce,
         on_card: CardInRun::Stop,
     };
-    let alarms = crate::app::tasks::tests::NoAlarms;
+    let alarms = crate::app::tasks::fakes::NoAlarms;
     let request = PanelRequest::SaveRoutine { form };
     block_on(app.routines.handle(&app.state, &world.clock, &alarms, &app.workflows, request));
     app.state.borrow().routines.list[0].id.clone()
