@@ -128,13 +128,8 @@ async fn start(crash: Option<waymark_core::crash::Crash>) -> Result<(), JsValue>
     super::netguard::clear_stale_rules().await;
     // External agents come back in if the user allows them (this keeps the native port open).
     bridge::start(&w).await;
-    match crash {
-        // A task the previous worker left unfinished goes on from its last completed step.
-        None => spawn_local(task::resume(w)),
-        // Unless that worker crashed: what crashed it could again, and its last action may
-        // have been done.
-        Some(crash) => spawn_local(task::after_crash(w, crash)),
-    }
+    // A task the previous worker left unfinished goes on (or is recorded after a crash).
+    spawn_local(task::recover(w, crash));
     #[cfg(feature = "test-hooks")]
     super::tab::test_hooks::register(wasm_ms);
     Ok(())
@@ -161,7 +156,7 @@ pub(crate) fn recorded_request(
     body: impl FnOnce() -> Option<waymark_core::safety::RequestBody>,
 ) {
     let w = worker();
-    if recording::recorded_tab(&w) == Some(tab) {
+    if w.app.recording.tab() == Some(tab) {
         recording::request(&w, method, url, body().as_ref());
     }
 }

@@ -61,17 +61,10 @@ pub(super) fn summarise_later(w: &Rc<Worker>, turn: Option<StoredTurn>) {
     });
 }
 
-/// Resumes the task a previous worker left unfinished, if any.
-pub(super) async fn resume(w: Rc<Worker>) {
+/// A task the previous instance left unfinished: resumed, or recorded after a `crash`.
+pub(super) async fn recover(w: Rc<Worker>, crash: Option<waymark_core::crash::Crash>) {
     let p = WorkerPlatform::of(&w);
-    let turn = w.app.resume_task(&p).await;
-    summarise_later(&w, turn);
-}
-
-/// After a crash of the previous instance: its task is recorded as interrupted.
-pub(super) async fn after_crash(w: Rc<Worker>, crash: waymark_core::crash::Crash) {
-    let p = WorkerPlatform::of(&w);
-    let turn = w.app.after_crash(&p, crash).await;
+    let turn = w.app.recover_task(&p, crash).await;
     summarise_later(&w, turn);
 }
 

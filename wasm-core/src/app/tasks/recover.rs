@@ -11,6 +11,21 @@ use crate::panel::TaskView;
 use crate::platform::{Env, Panels, Redraw, Store};
 
 impl<S: Store + Clone> App<S> {
+    /// After the worker started: a task the previous instance left unfinished goes on from
+    /// its last completed step, unless that instance crashed (`crash`): what crashed it could
+    /// again, and its last action may have been done, so the task is recorded as interrupted.
+    /// The summary call a recorded turn still needs.
+    pub async fn recover_task(
+        &self,
+        p: &impl TaskPlatform,
+        crash: Option<Crash>,
+    ) -> Option<StoredTurn> {
+        match crash {
+            None => self.resume_task(p).await,
+            Some(crash) => self.after_crash(p, crash).await,
+        }
+    }
+
     /// Resumes the task a previous worker left unfinished, if any; reports one whose journal
     /// could not be fully read. The summary call its turn still needs.
     pub async fn resume_task(&self, p: &impl TaskPlatform) -> Option<StoredTurn> {

@@ -345,3 +345,20 @@ fn after_a_crash_a_store_refusing_writes_still_records_the_task_in_memory() {
     // The journal stays for the next start (which records it, never runs it).
     assert!(!journal_keys(&mem).is_empty());
 }
+
+#[test]
+fn after_a_restart_the_task_resumes_unless_the_worker_crashed() {
+    let (mem, world) = (MemStore::default(), World::default());
+    left_behind(&mem, &world, false);
+    let resumed = app(&mem, &world);
+    let _summary = block_on(resumed.recover_task(&world, None));
+    assert_eq!(world.model.0.navigator_calls.get(), 1, "resumed");
+    assert!(resumed.state.borrow().crash.is_none());
+    let (mem, world) = (MemStore::default(), World::default());
+    left_behind(&mem, &world, false);
+    let crashed = app(&mem, &world);
+    let crash = Some(Crash { message: "boom".into(), location: None });
+    let _summary = block_on(crashed.recover_task(&world, crash));
+    assert_eq!(world.model.0.navigator_calls.get(), 0, "recorded, not run");
+    assert!(crashed.state.borrow().crash.is_some());
+}
