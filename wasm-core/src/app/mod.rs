@@ -6,18 +6,30 @@
 //! against in-memory fakes of the platform (`crate::platform`). The worker implements those
 //! traits and carries out the [`Effect`]s [`App::handle`] returns.
 
+mod external;
 mod recording;
 mod routines;
 mod sessions;
 mod settings;
+mod tasks;
+mod usage;
 mod workflows;
 
+pub use external::{
+    BridgePlatform, ExternalDesk, FIRST_RETRY_MS, IncomingCall, MAX_RETRY_MS, next_retry,
+};
 pub use recording::{RECORDING_KEY, RecordingDesk};
 pub use routines::{
-    BUSY_DELAY_MS, Begin, ROUTINES_KEY, RoutineDesk, RunStart, alarm_name, routine_of_alarm,
+    BUSY_DELAY_MS, Begin, ROUTINES_KEY, RoutineDesk, RoutinePlatform, RunStart, alarm_name,
+    routine_of_alarm,
 };
 pub use sessions::{MAX_SUMMARY_CALLS, SessionDesk, StoredTurn};
 pub use settings::{AGENT_SETTINGS_KEY, GUIDE_KEY};
+pub use tasks::{
+    NO_TAB_ANSWER, Signals, TaskEnd, TaskPlatform, TaskRun, no_tab_outcome, not_started_message,
+    play_sound, signal, user_holds_page,
+};
+pub use usage::{Meter, MeterLink, StreamingLlm, usage_key};
 pub use workflows::{HEALS_KEY, PromptRun, WorkflowDesk, WorkflowEffect, bridge_result, new_id};
 
 use crate::agent::{Controls, InterventionSettings, OutputMode};
@@ -117,6 +129,10 @@ pub struct App<S> {
     pub controls: RefCell<Option<Rc<Controls>>>,
     /// The last finished task's ledger, for the panel's "show this secret" (memory only).
     pub secrets: RefCell<Option<TaintLedger>>,
+    /// External agents: their sessions, controls and turn.
+    pub external: ExternalDesk,
+    /// Paces the panel updates the running task's streamed words cause.
+    live: RefCell<crate::panel::live::PushThrottle>,
     store: S,
 }
 
@@ -135,6 +151,8 @@ impl<S: Store + Clone> App<S> {
             recording: RecordingDesk::new(store.clone()),
             controls: RefCell::new(None),
             secrets: RefCell::new(None),
+            external: ExternalDesk::default(),
+            live: RefCell::default(),
             store,
         }
     }

@@ -16,7 +16,7 @@ use crate::platform::{Store, TabError, load_value, save_value};
 use crate::safety::Effect;
 use crate::workflow::{Demonstration, LoadCause};
 use std::cell::{Cell, RefCell};
-use waymark_page::demonstration::Demonstrated;
+use waymark_page::demonstration::{DEMONSTRATED, Demonstrated, DemonstratedMessage};
 
 /// Where a recording in progress is kept (a restart of the worker goes on with it).
 pub const RECORDING_KEY: &str = "recording";
@@ -38,6 +38,32 @@ impl<S: Store + Clone> RecordingDesk<S> {
     /// The tab being recorded, if any.
     pub fn tab(&self) -> Option<i32> {
         self.demo.borrow().as_ref().map(|d| d.tab)
+    }
+
+    /// The step a content script reported from `frame` of `tab`, if it is one of the
+    /// recording's: only the recorded tab's top frame records (a frame inside the page, or
+    /// another tab, never adds a step), and only a step message that reads.
+    pub fn step_from(
+        &self,
+        tab: i32,
+        frame: i32,
+        msg: &DemonstratedMessage,
+    ) -> Option<Demonstrated> {
+        if !self.follows(tab, frame) || msg.waymark != DEMONSTRATED {
+            return None;
+        }
+        match serde_json::from_str(&msg.step) {
+            Ok(step) => Some(step),
+            Err(e) => {
+                tracing::warn!(error = %e, "an unreadable recorded step");
+                None
+            }
+        }
+    }
+
+    /// Whether a load in `frame` of `tab` is the recording's: the recorded tab's top frame.
+    pub fn follows(&self, tab: i32, frame: i32) -> bool {
+        frame == 0 && self.tab() == Some(tab)
     }
 
     /// Draws the recording part of the panel.

@@ -5,7 +5,11 @@
 //! a refused write undoes and what the user reads are decisions, tested natively against an
 //! in-memory store and recorded alarms. The worker opens the background tab and runs the job.
 
-use super::WorkflowDesk;
+mod run;
+
+pub use run::RoutinePlatform;
+
+use super::{App, WorkflowDesk};
 use crate::panel::routines as view;
 use crate::panel::{PanelRequest, PanelState};
 use crate::platform::Env;

@@ -2,11 +2,9 @@
 //! `extension/sw.js` forwards Chrome's events here and decides nothing.
 
 mod bridge;
-mod client_task;
 mod env;
 mod guide;
 mod interventions;
-mod journal;
 mod recording;
 mod routines;
 mod sessions;
@@ -32,8 +30,6 @@ struct Worker {
     /// What the panels show, the sessions, the workflows, the running task's controls: the
     /// core's app decides; this worker carries out its effects.
     app: waymark_core::app::App<storage::ChromeStore>,
-    /// External agents' calls (the bridge).
-    bridge: bridge::BridgeState,
     /// Teach by showing: the recording in progress.
     recording: recording::RecordingState,
 }
@@ -51,7 +47,6 @@ fn worker() -> Rc<Worker> {
                     host: host.clone(),
                     panels: RefCell::new(Vec::new()),
                     app: waymark_core::app::App::new(storage::ChromeStore),
-                    bridge: bridge::BridgeState::default(),
                     recording: recording::RecordingState::default(),
                 });
                 let weak = Rc::downgrade(&worker);
@@ -133,13 +128,8 @@ async fn start(crash: Option<waymark_core::crash::Crash>) -> Result<(), JsValue>
     super::netguard::clear_stale_rules().await;
     // External agents come back in if the user allows them (this keeps the native port open).
     bridge::start(&w).await;
-    match crash {
-        // A task the previous worker left unfinished goes on from its last completed step.
-        None => spawn_local(task::resume(w)),
-        // Unless that worker crashed: what crashed it could again, and its last action may
-        // have been done.
-        Some(crash) => spawn_local(task::after_crash(w, crash)),
-    }
+    // A task the previous worker left unfinished goes on (or is recorded after a crash).
+    spawn_local(task::recover(w, crash));
     #[cfg(feature = "test-hooks")]
     super::tab::test_hooks::register(wasm_ms);
     Ok(())
@@ -166,7 +156,7 @@ pub(crate) fn recorded_request(
     body: impl FnOnce() -> Option<waymark_core::safety::RequestBody>,
 ) {
     let w = worker();
-    if recording::recorded_tab(&w) == Some(tab) {
+    if w.app.recording.tab() == Some(tab) {
         recording::request(&w, method, url, body().as_ref());
     }
 }
@@ -237,17 +227,23 @@ pub fn sw_panel_message(port: Port, msg: JsValue) {
 
 /// The platform the core's app runs on in this worker.
 struct WorkerPlatform {
+    worker: Rc<Worker>,
     host: crate::host_port::HostLink,
     panels: sessions::WorkerPanels,
     tabs: recording::ChromeTabs,
+    events: task::TaskEventSink,
+    browser: bridge::Tabs,
 }
 
 impl WorkerPlatform {
     fn of(w: &Rc<Worker>) -> Self {
         Self {
+            worker: w.clone(),
             host: crate::host_port::HostLink(w.host.clone()),
             panels: sessions::WorkerPanels(w.clone()),
             tabs: recording::ChromeTabs(w.clone()),
+            events: task::TaskEventSink(w.clone()),
+            browser: bridge::Tabs { w: w.clone() },
         }
     }
 }
@@ -284,9 +280,7 @@ async fn carry_out(w: &Rc<Worker>, effect: Effect) {
             spawn_local(async move { host.refresh().await });
         }
         Effect::StartTask(start) => {
-            let opts =
-                task::StartOptions { task: *start, workflow: None, tab: None, on_card: None };
-            spawn_local(task::run(w.clone(), opts));
+            spawn_local(task::run(w.clone(), waymark_core::app::TaskRun::of(*start)));
         }
         Effect::StartRun { run, mode } => workflows::start_run(w, *run, mode),
         Effect::EndedAtStart(outcome) => {
@@ -303,8 +297,10 @@ async fn carry_out(w: &Rc<Worker>, effect: Effect) {
             w.broadcast();
         }
         Effect::OpenBridge => bridge::open(w),
-        Effect::CloseBridge => bridge::close(w).await,
-        Effect::DisconnectExternal(client) => bridge::disconnect(w, client).await,
+        Effect::CloseBridge => w.app.close_bridge(&WorkerPlatform::of(w)).await,
+        Effect::DisconnectExternal(client) => {
+            w.app.disconnect_external(&WorkerPlatform::of(w), client).await;
+        }
     }
 }
 
@@ -318,17 +314,6 @@ fn is_own_panel(port: &Port) -> bool {
         &url,
         &chrome::extension_url("sidepanel.html"),
     )
-}
-
-/// A storage write's result: a failure is shown in the panel (until a write succeeds) and
-/// logged, never dropped.
-fn storage_result(w: &Rc<Worker>, what: &str, result: Result<(), storage::StorageError>) {
-    if let Err(e) = result {
-        tracing::warn!(error = %e, "could not save {what}");
-        w.app.state.borrow_mut().storage_error =
-            Some(format!("Could not save {what} to browser storage ({e})."));
-        w.broadcast();
-    }
 }
 
 impl Worker {

@@ -13,9 +13,7 @@ use waymark_core::platform::{TabError, Tabs};
 use waymark_core::safety::RequestBody;
 use waymark_core::workflow::LoadCause;
 use waymark_page::action::ContentRequest;
-use waymark_page::demonstration::{
-    DEMONSTRATED, Demonstrated, DemonstratedMessage, RecordingArmed,
-};
+use waymark_page::demonstration::{DemonstratedMessage, RecordingArmed};
 
 // `webNavigation` listeners only while recording: registered at the top of `sw.js` they would
 // wake the worker for every page load of every tab.
@@ -38,11 +36,6 @@ struct Watch {
 #[derive(Default)]
 pub(super) struct RecordingState {
     watch: RefCell<Option<Watch>>,
-}
-
-/// The tab being recorded, if any.
-pub(super) fn recorded_tab(w: &Worker) -> Option<i32> {
-    w.app.recording.tab()
 }
 
 /// The user's tabs as the core's app uses them (a recording).
@@ -91,7 +84,7 @@ fn watch(w: &Rc<Worker>) {
     let committed = Closure::<dyn FnMut(i32, i32, String, String, JsValue)>::new(
         move |tab: i32, frame: i32, url: String, transition: String, qualifiers: JsValue| {
             let Some(w) = weak.upgrade() else { return };
-            if frame != 0 || recorded_tab(&w) != Some(tab) {
+            if !w.app.recording.follows(tab, frame) {
                 return;
             }
             let qualifiers: Vec<String> =
@@ -106,7 +99,7 @@ fn watch(w: &Rc<Worker>) {
     let weak = Rc::downgrade(w);
     let loaded = Closure::<dyn FnMut(i32, i32)>::new(move |tab: i32, frame: i32| {
         let Some(w) = weak.upgrade() else { return };
-        if frame != 0 || recorded_tab(&w) != Some(tab) {
+        if !w.app.recording.follows(tab, frame) {
             return;
         }
         spawn_local(async move {
@@ -135,17 +128,8 @@ fn stop_watching(w: &Rc<Worker>) {
 /// A message a content script sent (`chrome.runtime.sendMessage`): a step of the recording
 /// when it comes from the top frame of the recorded tab; anything else is ignored.
 pub(super) fn message(w: &Rc<Worker>, msg: JsValue, tab: i32, frame: i32) {
-    if frame != 0 || recorded_tab(w) != Some(tab) {
-        return;
-    }
     let Ok(msg) = serde_wasm_bindgen::from_value::<DemonstratedMessage>(msg) else { return };
-    if msg.waymark != DEMONSTRATED {
-        return;
-    }
-    let shown: Demonstrated = match serde_json::from_str(&msg.step) {
-        Ok(shown) => shown,
-        Err(e) => return tracing::warn!(error = %e, "an unreadable recorded step"),
-    };
+    let Some(shown) = w.app.recording.step_from(tab, frame, &msg) else { return };
     let w = w.clone();
     spawn_local(async move {
         w.app.recording.step(&w.app.state, &shown).await;

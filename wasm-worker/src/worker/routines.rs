@@ -1,19 +1,13 @@
-//! The routines side of the worker: Chrome's alarms for the core's [`RoutineDesk`], and a
-//! routine's run — a saved workflow replayed (or a task done) in a background tab through the
-//! same agent, policy and cards as the user's own runs — then the notification the core
-//! decided on. When a routine may run, what it records and what it tells are decided in
-//! `waymark_core::app` and `waymark_core::routine`.
+//! The routines side of the worker: Chrome's alarms and background tabs for the core's
+//! routine desk (`waymark_core::app`), which decides when a routine runs, what it records and
+//! what it tells.
 
-use super::env::BrowserEnv;
-use super::{Worker, task};
+use super::{Worker, WorkerPlatform};
 use crate::chrome;
 use std::rc::Rc;
-use waymark_core::agent::{OutputMode, Reply};
-use waymark_core::app::{Begin, alarm_name};
-use waymark_core::panel::TaskView;
+use waymark_core::agent::PageError;
+use waymark_core::app::RoutinePlatform;
 use waymark_core::platform::Alarms;
-use waymark_core::platform::Env;
-use waymark_core::routine::{CardInRun, RoutineRun};
 
 /// `chrome.alarms` and the browser's clock.
 pub(super) struct ChromeAlarms;
@@ -30,67 +24,30 @@ impl Alarms for ChromeAlarms {
     }
 }
 
+impl RoutinePlatform for WorkerPlatform {
+    async fn open_background(&self, url: &str) -> Result<i32, PageError> {
+        crate::tab::open_background(url).await
+    }
+    async fn close_background(&self, tab: i32) {
+        crate::tab::close_background(tab).await;
+    }
+    fn notify(&self, id: &str, title: &str, message: &str) {
+        chrome::notify(id, title, message);
+    }
+}
+
 /// Loads the routines at worker start, sets their alarms, and runs those whose time passed
 /// while the browser was closed (once each, as each one says).
 pub(super) async fn load(w: &Rc<Worker>) {
-    let due = w.app.load_routines(&BrowserEnv, &ChromeAlarms).await;
+    let due = w.app.load_routines(&super::env::BrowserEnv, &ChromeAlarms).await;
     w.broadcast();
     for id in due {
         wasm_bindgen_futures::spawn_local(run(w.clone(), id));
     }
 }
 
-/// Runs routine `id` now (its alarm fired, or the user asked) if the core allows it: in a new
-/// background tab, then records the run, schedules the next one and notifies.
+/// Runs routine `id` now (its alarm fired, or the user asked), as the core decides.
 pub(super) async fn run(w: Rc<Worker>, id: String) {
-    let busy = w.app.controls.borrow().is_some();
-    let desk = &w.app.routines;
-    let begun = desk.begin(&w.app.state, &BrowserEnv, &ChromeAlarms, &w.app.workflows, &id, busy);
-    let run = match begun.await {
-        Begin::Gone | Begin::Postponed => {
-            w.broadcast();
-            return;
-        }
-        Begin::Unrunnable(run) => run,
-        Begin::Go(start) => run_in_background(&w, *start).await,
-    };
-    let notice = desk.finished(&w.app.state, &BrowserEnv, &ChromeAlarms, &id, run).await;
-    // Told once stored: whoever sees the run recorded finds its notification shown.
-    if let Some(n) = notice {
-        chrome::notify(&alarm_name(&n.routine), &n.title, &n.message);
-    }
-    w.broadcast();
-}
-
-async fn run_in_background(w: &Rc<Worker>, start: waymark_core::app::RunStart) -> RoutineRun {
-    let started = BrowserEnv.now_ms();
-    let tab = match crate::tab::open_background(&start.url).await {
-        Ok(tab) => tab,
-        Err(e) => {
-            let why = format!("its page could not be opened ({e})");
-            return RoutineRun::failed(started, BrowserEnv.now_ms() - started, why);
-        }
-    };
-    let mut task_view = TaskView::started(&start.prompt);
-    task_view.workflow = Some(format!("{} (routine)", start.routine.name));
-    let run = start.run.map(|r| *r);
-    let opts = task::StartOptions {
-        tab: Some(tab),
-        on_card: match start.routine.on_card {
-            CardInRun::Wait => None,
-            CardInRun::Stop => Some(Reply::stop()),
-        },
-        ..task::StartOptions::shown(w, task_view, start.prompt, OutputMode::default(), run)
-    };
-    let outcome = task::run_to_end(w.clone(), opts).await;
-    crate::tab::close_background(tab).await;
-    // The task's own model calls (a workflow that needed no healing made none).
-    let tokens = w
-        .app
-        .state
-        .borrow()
-        .task
-        .as_ref()
-        .map_or(0, |t| t.usage.input_tokens.saturating_add(t.usage.output_tokens));
-    RoutineRun::of(&outcome, started, tokens)
+    let p = WorkerPlatform::of(&w);
+    w.app.run_routine(&p, &id).await;
 }

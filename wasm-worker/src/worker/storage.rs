@@ -1,6 +1,6 @@
-//! `chrome.storage.local`: the core's [`Store`] (sessions, workflows, the task journal; their
-//! layouts are decided in `waymark_core`, natively tested) and typed reads and writes of the
-//! worker's own settings.
+//! `chrome.storage.local`: the core's [`Store`] (sessions, workflows, the task journal, usage;
+//! their layouts are decided in `waymark_core`, natively tested) and a typed read of the
+//! worker's own log level.
 
 use super::chrome;
 use crate::host_port::to_js;
@@ -8,25 +8,6 @@ use std::collections::BTreeMap;
 use wasm_bindgen::JsValue;
 use wasm_bindgen_futures::JsFuture;
 use waymark_core::platform::{Store, StoreError};
-
-/// Why a write to `chrome.storage.local` did not happen (nothing already stored is changed).
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-pub(super) enum StorageError {
-    /// The value could not be turned into what the storage keeps.
-    #[error("it could not be encoded for storage: {0}")]
-    Encode(String),
-    /// The browser refused the write (its quota, most often), in its words.
-    #[error("{0}")]
-    Browser(String),
-}
-
-fn refused(e: JsValue) -> StorageError {
-    StorageError::Browser(crate::js_message(&e))
-}
-
-fn encoded<T: serde::Serialize>(value: &T) -> Result<JsValue, StorageError> {
-    to_js(value).map_err(StorageError::Encode)
-}
 
 async fn storage_get(key: &str) -> Option<JsValue> {
     let got = JsFuture::from(chrome::storage_get(&JsValue::from_str(key))).await.ok()?;
@@ -37,16 +18,6 @@ async fn storage_get(key: &str) -> Option<JsValue> {
 /// Any JSON value stored under `key` (panel and agent settings, history, usage).
 pub(super) async fn load_json<T: serde::de::DeserializeOwned>(key: &str) -> Option<T> {
     serde_wasm_bindgen::from_value(storage_get(key).await?).ok()
-}
-
-/// Stores `value` under `key`.
-pub(super) async fn save_json<T: serde::Serialize>(
-    key: &str,
-    value: &T,
-) -> Result<(), StorageError> {
-    let items = js_sys::Object::new();
-    js_sys::Reflect::set(&items, &JsValue::from_str(key), &encoded(value)?).map_err(refused)?;
-    JsFuture::from(chrome::storage_set(&items)).await.map(|_| ()).map_err(refused)
 }
 
 /// `chrome.storage.local`.

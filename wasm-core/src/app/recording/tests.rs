@@ -99,3 +99,29 @@ fn stopping_with_nothing_shown_says_so_and_discarding_keeps_nothing() {
     assert_eq!(block_on(desk.end(&state, &clock, &workflows, false)), Some(7));
     assert!(state.borrow().workflows.editor.is_none(), "discarded");
 }
+
+#[test]
+fn only_the_recorded_tabs_top_frame_reports_steps() {
+    let mem = MemStore::default();
+    let state = RefCell::default();
+    let desk = RecordingDesk::new(&mem);
+    let shop = Shop::new(Variant::default());
+    let step = typed(&shop, 1, "Ada Lovelace");
+    let msg = DemonstratedMessage {
+        waymark: DEMONSTRATED.into(),
+        step: serde_json::to_string(&step).expect("plain data"),
+    };
+    assert_eq!(desk.step_from(7, 0, &msg), None, "nothing is recorded yet");
+    assert_eq!(
+        block_on(desk.begin(&state, &Clock::default(), false, Some((7, PAGE.into())))),
+        Some(7)
+    );
+    assert_eq!(desk.step_from(7, 0, &msg), Some(step));
+    assert_eq!(desk.step_from(7, 2, &msg), None, "a frame inside the page");
+    assert_eq!(desk.step_from(8, 0, &msg), None, "another tab");
+    assert!(desk.follows(7, 0) && !desk.follows(7, 1) && !desk.follows(8, 0));
+    let other = DemonstratedMessage { waymark: "something else".into(), step: msg.step.clone() };
+    assert_eq!(desk.step_from(7, 0, &other), None);
+    let unreadable = DemonstratedMessage { waymark: DEMONSTRATED.into(), step: "{".into() };
+    assert_eq!(desk.step_from(7, 0, &unreadable), None);
+}
