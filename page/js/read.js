@@ -65,6 +65,9 @@ export function icon_sources(el) {
     add(n);
   }
   add(el);
+  // Last: the control's own id (`send-reply`), when nothing drawn in it says more.
+  const id = el.getAttribute('id');
+  if (id) out.push(id);
   return out;
 }
 const CONTROLS = 'input,select,textarea,button';

@@ -13,7 +13,8 @@ extern "C" {
     /// options, cells), read until about `limit` characters.
     pub(super) fn spaced_text(el: &Element, limit: u32) -> String;
     /// Class lists, `data-icon`, `<use href>` and image `src` of the element's first
-    /// descendants (the icon itself), then of the element: what [`crate::observation::names::icon_name`] reads.
+    /// descendants (the icon itself), then of the element, then its `id` (`send-reply`): what
+    /// [`crate::observation::names::icon_name`] reads.
     pub(super) fn icon_sources(el: &Element) -> Vec<String>;
     /// The visible text just before a field — in its parent, or its wrapper's, or the previous
     /// table cell — unless a control or a label of another control comes first: what

@@ -242,6 +242,8 @@ mod tests {
         assert_eq!(icon_name(["lucide lucide-arrow-left"]).as_deref(), Some("arrow left icon"));
         assert_eq!(icon_name(["/static/img/delete.png"]).as_deref(), Some("delete icon"));
         assert_eq!(icon_name(["#icon-reply"]).as_deref(), Some("reply icon"));
+        // A control with nothing drawn in it but its id (MiniWoB's mail's send control).
+        assert_eq!(icon_name(["send-reply"]).as_deref(), Some("send reply icon"));
         assert_eq!(
             icon_name(["", "material-icons md-18", "btn-edit"]).as_deref(),
             Some("edit icon")

@@ -290,7 +290,7 @@ impl Oracle for Explore {
                 };
             }
         }
-        if let Some(goal) = Target::AnyOf(self.goal.0, self.goal.1.clone()).resolve(seen).ok() {
+        if let Ok(goal) = Target::AnyOf(self.goal.0, self.goal.1.clone()).resolve(seen) {
             self.clicked = true;
             return Move::Act("click", json!({ "ref": goal.reference }));
         }
