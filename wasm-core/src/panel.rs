@@ -390,6 +390,12 @@ pub struct PanelState {
     pub crash: Option<crate::crash::CrashNotice>,
 }
 
+/// A side panel message the worker could not read, with the decoder's reason (a panel page
+/// older than the worker, say).
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("{0}")]
+pub struct UnreadableMessage(pub String);
+
 /// What the worker does with one message from a side panel.
 #[derive(Debug, PartialEq)]
 pub struct Received {
@@ -402,7 +408,7 @@ pub struct Received {
 impl PanelState {
     /// Takes in one decoded panel message: one that could not be read is never dropped in
     /// silence, the panel shows why (and the worker logs it); the next readable one clears it.
-    pub fn receive(&mut self, decoded: Result<PanelRequest, String>) -> Received {
+    pub fn receive(&mut self, decoded: Result<PanelRequest, UnreadableMessage>) -> Received {
         match decoded {
             Ok(request) => {
                 Received { request: Some(request), redraw: self.panel_error.take().is_some() }
@@ -826,8 +832,9 @@ mod tests {
     #[test]
     fn an_unreadable_panel_message_is_shown_until_a_readable_one_arrives() {
         let mut state = PanelState::default();
-        let decode =
-            |json: &str| serde_json::from_str::<PanelRequest>(json).map_err(|e| e.to_string());
+        let decode = |json: &str| {
+            serde_json::from_str::<PanelRequest>(json).map_err(|e| UnreadableMessage(e.to_string()))
+        };
         let got = state.receive(decode(r#"{"type":"start_taks","prompt":"p"}"#));
         assert_eq!(got, Received { request: None, redraw: true });
         let shown = state.panel_error.clone().expect("shown");

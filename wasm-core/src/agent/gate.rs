@@ -122,7 +122,8 @@ impl<P: Page, E: Env, V: TaskEvents, O: Operator> SafetyGate<'_, P, E, V, O> {
     ) -> GateVerdict {
         match canonical(action) {
             Ok(judged) => *action = judged,
-            Err(refusal) => {
+            Err(e) => {
+                let refusal = format!("refused: {e}");
                 return GateVerdict::NotDone(ActionOutcome::refused(Refuser::Policy, refusal));
             }
         }

@@ -113,13 +113,10 @@ pub fn needs_facts(action: &Action) -> bool {
 
 /// The action as the browser will receive it: a navigation's URL parsed the way Chrome parses
 /// it and rewritten to that canonical string, so what the policy judges (and the journal
-/// records) is exactly what is loaded; `Err` with the refusal for addresses never opened.
-pub fn canonical(action: &Action) -> Result<Action, String> {
-    let canonical_url = |url: &str| {
-        WebUrl::parse_for_navigation(url)
-            .map(|u| u.as_str().to_owned())
-            .map_err(|e| format!("refused: {e}"))
-    };
+/// records) is exactly what is loaded; `Err` with why for addresses never opened.
+pub fn canonical(action: &Action) -> Result<Action, crate::safety::UrlRefusal> {
+    let canonical_url =
+        |url: &str| WebUrl::parse_for_navigation(url).map(|u| u.as_str().to_owned());
     Ok(match action {
         Action::Navigate { url } => Action::Navigate { url: canonical_url(url)? },
         Action::OpenTab { url } => Action::OpenTab { url: canonical_url(url)? },

@@ -244,7 +244,7 @@ impl<L: Llm, P: Page, E: Env, V: TaskEvents, O: Operator, J: Journal> Agent<'_, 
             }
         };
         let picked = match parse_answer(&reply) {
-            Err(e) => Err(format!("the model's answer could not be understood ({e})")),
+            Err(e) => Err(NotPicked::Unreadable(e.to_string())),
             Ok(answer) => pick(&answer.calls, step, observation),
         };
         let target = match picked {
@@ -403,23 +403,40 @@ fn wrong_page(step: &WorkflowStep, observation: &Observation) -> String {
 
 /// The element the healing answer chose: the first action of the step's kind on an element
 /// of this page; why not, otherwise.
-fn pick(calls: &[Call], step: &WorkflowStep, observation: &Observation) -> Result<Ref, String> {
+fn pick(calls: &[Call], step: &WorkflowStep, observation: &Observation) -> Result<Ref, NotPicked> {
     for call in calls {
         match call {
             Call::Act(Action::Done { answer, .. }) => {
-                return Err(clean(answer).chars().take(300).collect());
+                return Err(NotPicked::GaveUp(clean(answer).chars().take(300).collect()));
             }
             Call::Act(action) if action.kind() == step.action.kind() => {
                 let Some(target) = action.target_ref() else { continue };
                 if observation.element(target).is_none() {
-                    return Err(format!("it named [{target}], which is not on the page"));
+                    return Err(NotPicked::NotOnPage(target));
                 }
                 return Ok(target);
             }
             _ => {}
         }
     }
-    Err(format!("it answered without a {} on an element", step.action.kind().name()))
+    Err(NotPicked::NoAction(step.action.kind().name()))
+}
+
+/// Why the healing answer chose no element of the page.
+#[derive(Debug, thiserror::Error)]
+enum NotPicked {
+    /// The model ended instead, saying why.
+    #[error("{0}")]
+    GaveUp(String),
+    /// It named a ref the page does not have.
+    #[error("it named [{0}], which is not on the page")]
+    NotOnPage(Ref),
+    /// It called no action of the step's kind on an element.
+    #[error("it answered without a {0} on an element")]
+    NoAction(&'static str),
+    /// Its answer was not a tool call.
+    #[error("the model's answer could not be understood ({0})")]
+    Unreadable(String),
 }
 
 /// The healing call's task: the one step, what it acted on, and why it is not found.

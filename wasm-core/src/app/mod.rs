@@ -112,6 +112,22 @@ pub enum Effect {
     DisconnectExternal(u64),
 }
 
+/// Why an export has nothing to write (the panel shows it where the path would be).
+#[derive(Debug, thiserror::Error)]
+enum ExportError {
+    /// The session could not be written as JSON.
+    #[error("{0}")]
+    Json(serde_json::Error),
+    /// The table asked for is not in that turn (the panel is older than the session).
+    #[error("turn {turn} has no table {number}")]
+    NoTable {
+        /// The turn.
+        turn: u32,
+        /// The table's number, from 1.
+        number: usize,
+    },
+}
+
 /// The application: what the panels show, the sessions, the workflows, the running task's
 /// controls.
 pub struct App<S> {
@@ -282,7 +298,8 @@ impl<S: Store + Clone> App<S> {
             PanelRequest::Attach { path } => {
                 let mut state = state.borrow_mut();
                 let mut list = std::mem::take(&mut state.attachments);
-                state.attach_error = crate::panel::prompt::attach(&mut list, &path).err();
+                state.attach_error =
+                    crate::panel::prompt::attach(&mut list, &path).err().map(|e| e.to_string());
                 state.attachments = list;
                 redraw(Redraw::View)
             }
@@ -304,7 +321,7 @@ impl<S: Store + Clone> App<S> {
                 let now = env.now_ms();
                 let content =
                     crate::session::table_csv(&self.sessions.current(), turn, index, now, values)
-                        .ok_or_else(|| format!("turn {turn} has no table {}", index + 1));
+                        .ok_or(ExportError::NoTable { turn, number: index + 1 });
                 self.write_export(host, ExportFormat::Csv, content).await;
                 redraw(Redraw::View)
             }
@@ -407,7 +424,7 @@ impl<S: Store + Clone> App<S> {
             let current = self.sessions.current();
             match format {
                 ExportFormat::Json => {
-                    crate::session::to_json(&current, now, values).map_err(|e| e.to_string())
+                    crate::session::to_json(&current, now, values).map_err(ExportError::Json)
                 }
                 // A session is no table: its CSVs are written one table at a time.
                 ExportFormat::Md | ExportFormat::Jsonl | ExportFormat::Csv => {
@@ -426,10 +443,10 @@ impl<S: Store + Clone> App<S> {
         &self,
         host: &impl Host,
         format: ExportFormat,
-        content: Result<(String, String), String>,
+        content: Result<(String, String), ExportError>,
     ) {
         let view = match content {
-            Err(message) => ExportView::Failed { message },
+            Err(e) => ExportView::Failed { message: e.to_string() },
             Ok((hint, content)) => {
                 let request = ExportWrite { name_hint: Some(hint), format, content };
                 match host.request(request).await {

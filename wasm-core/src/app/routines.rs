@@ -117,11 +117,11 @@ impl<S: Store> RoutineDesk<S> {
         state.borrow_mut().routines.list = view::list(&self.list.borrow());
     }
 
-    fn say(&self, state: &RefCell<PanelState>, result: Result<String, String>) {
+    fn say(&self, state: &RefCell<PanelState>, result: Result<String, RoutineEditError>) {
         let mut shown = state.borrow_mut();
         let (notice, error) = match result {
             Ok(notice) => (Some(notice), None),
-            Err(error) => (None, Some(error)),
+            Err(error) => (None, Some(error.to_string())),
         };
         shown.routines.notice = notice;
         shown.routines.error = error;
@@ -156,17 +156,16 @@ impl<S: Store> RoutineDesk<S> {
                     RoutineJob::Task { .. } => Some(String::new()),
                 };
                 let id = super::new_id(env);
-                match name
-                    .ok_or_else(|| "that workflow is no longer saved".to_owned())
-                    .and_then(|name| form.routine(id, &name, now, offset))
-                {
+                match name.ok_or(RoutineEditError::WorkflowGone).and_then(|name| {
+                    form.routine(id, &name, now, offset).map_err(RoutineEditError::Form)
+                }) {
                     Ok(routine) => {
                         let said =
                             format!("“{}” runs {}", routine.name, routine.schedule.describe());
                         self.list.borrow_mut().push(routine);
                         Ok(said)
                     }
-                    Err(e) => Err(format!("The routine was not saved: {e}.")),
+                    Err(e) => Err(e),
                 }
             }
             PanelRequest::PauseRoutine { id, paused } => {
@@ -180,7 +179,7 @@ impl<S: Store> RoutineDesk<S> {
                         let now_is = if paused { "is paused" } else { "runs again" };
                         Ok(format!("“{}” {now_is}", r.name))
                     }
-                    None => Err("That routine is gone.".into()),
+                    None => Err(RoutineEditError::Gone),
                 }
             }
             PanelRequest::DeleteRoutine { id } => {
@@ -188,8 +187,7 @@ impl<S: Store> RoutineDesk<S> {
                 let name = list.iter().find(|r| r.id == id).map(|r| r.name.clone());
                 list.retain(|r| r.id != id);
                 alarms.clear(&alarm_name(&id));
-                name.map(|n| format!("Deleted the routine “{n}”"))
-                    .ok_or_else(|| "That routine is gone.".into())
+                name.map(|n| format!("Deleted the routine “{n}”")).ok_or(RoutineEditError::Gone)
             }
             other => {
                 tracing::debug!(?other, "not a routine request");
@@ -201,7 +199,7 @@ impl<S: Store> RoutineDesk<S> {
                 Ok(()) => Ok(said),
                 Err(e) => {
                     *self.list.borrow_mut() = before;
-                    Err(format!("browser storage refused the routines ({e}); nothing was changed"))
+                    Err(RoutineEditError::Store(e))
                 }
             },
             Err(e) => Err(e),
@@ -243,7 +241,7 @@ impl<S: Store> RoutineDesk<S> {
                 };
                 Begin::Go(Box::new(RunStart { routine, url, run: run.map(Box::new), prompt }))
             }
-            Err(why) => Begin::Unrunnable(RoutineRun::failed(env.now_ms(), 0.0, why)),
+            Err(why) => Begin::Unrunnable(RoutineRun::failed(env.now_ms(), 0.0, why.to_string())),
         }
     }
 
@@ -295,23 +293,56 @@ fn arm(alarms: &impl Alarms, routine: &Routine) {
     }
 }
 
+/// Why a change the user asked of the routines was not made (the panel shows it).
+#[derive(Debug, thiserror::Error)]
+enum RoutineEditError {
+    /// The form names a workflow that was deleted meanwhile.
+    #[error("The routine was not saved: that workflow is no longer saved.")]
+    WorkflowGone,
+    /// The form does not make a routine.
+    #[error("The routine was not saved: {0}.")]
+    Form(crate::panel::routines::RoutineFormError),
+    /// The routine was deleted meanwhile.
+    #[error("That routine is gone.")]
+    Gone,
+    /// Storage refused the new list (the old one is kept).
+    #[error("browser storage refused the routines ({0}); nothing was changed")]
+    Store(StoreError),
+}
+
+/// Why a routine cannot run now (its record says so).
+#[derive(Debug, thiserror::Error)]
+enum RunPrepError {
+    /// A task routine saved without its page.
+    #[error("it has no start page")]
+    NoStartPage,
+    /// Its workflow was deleted.
+    #[error("its workflow is no longer saved")]
+    WorkflowGone,
+    /// No page to start the workflow on.
+    #[error(transparent)]
+    StartPage(#[from] crate::routine::StartPageError),
+    /// The routine's values do not fit the workflow any more.
+    #[error(transparent)]
+    Bind(#[from] crate::workflow::BindError),
+}
+
 /// The start page and the bound workflow (none for a task) of a routine's run, or why it
 /// cannot run.
 fn prepare<S: Store + Clone>(
     workflows: &WorkflowDesk<S>,
     routine: &Routine,
-) -> Result<(String, Option<WorkflowRun>), String> {
+) -> Result<(String, Option<WorkflowRun>), RunPrepError> {
     let (id, values) = match &routine.job {
         RoutineJob::Task { .. } => {
-            let url = routine.start_url.clone().ok_or("it has no start page")?;
+            let url = routine.start_url.clone().ok_or(RunPrepError::NoStartPage)?;
             return Ok((url, None));
         }
         RoutineJob::Workflow { id, values } => (id, values),
     };
-    let workflow =
-        workflows.find(id).ok_or_else(|| "its workflow is no longer saved".to_owned())?;
+    let workflow = workflows.find(id).ok_or(RunPrepError::WorkflowGone)?;
     let url = routine.start_page(&workflow)?;
-    let run = WorkflowRun::bind(workflow, values.clone()).map_err(|e| e.to_string())?;
+    let run = WorkflowRun::bind(workflow, values.clone())?;
     Ok((url, Some(run)))
 }
 

@@ -154,7 +154,7 @@ impl<S: Store + Clone> App<S> {
         let settings = match form.settings() {
             Ok(s) => s,
             Err(e) => {
-                self.state.borrow_mut().guide_error = Some(e);
+                self.state.borrow_mut().guide_error = Some(e.to_string());
                 return;
             }
         };

@@ -375,7 +375,7 @@ impl<S: Store + Clone> WorkflowDesk<S> {
     pub fn from_prompt(&self, state: &RefCell<PanelState>, prompt: &str) -> PromptRun {
         let metas: Vec<WorkflowMeta> = self.saved.borrow().iter().map(WorkflowMeta::of).collect();
         let Some(parsed) = parse_run_prompt(prompt, &metas) else { return PromptRun::Task };
-        let bound = parsed.and_then(|request| {
+        let bound = parsed.map_err(|e| e.to_string()).and_then(|request| {
             let workflow = self.find(&request.id).ok_or_else(|| GONE.to_owned())?;
             WorkflowRun::bind(workflow, request.values)
                 .map_err(|e| format!("The workflow did not start: {e}."))

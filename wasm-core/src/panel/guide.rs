@@ -84,10 +84,27 @@ pub struct GuideModelForm {
     pub model: String,
 }
 
+/// What the user must add to the guide's model form, or why a value cannot be set.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+pub enum ModelFormError {
+    /// No base URL (a custom endpoint has no preset one).
+    #[error("Enter the endpoint's address (its base URL).")]
+    NoAddress,
+    /// No model name (some presets have none).
+    #[error("Enter the model's name as the server lists it.")]
+    NoModel,
+    /// A hosted provider without its key.
+    #[error("Paste your API key: the host keeps it, the browser never sees it again.")]
+    NoKey,
+    /// A value the setting refuses.
+    #[error("{0}")]
+    Setting(waymark_protocol::SettingError),
+}
+
 impl GuideModelForm {
     /// The host settings (the default endpoint, every role) this form sets, or what the user
     /// must add first.
-    pub fn settings(&self) -> Result<Vec<Setting>, String> {
+    pub fn settings(&self) -> Result<Vec<Setting>, ModelFormError> {
         let (provider, base_url, model, needs_key) = match self.preset {
             ModelPreset::Openai => ("openai", "https://api.openai.com/v1", "gpt-4o-mini", true),
             ModelPreset::Anthropic => {
@@ -104,19 +121,17 @@ impl GuideModelForm {
         let base_url = pick(&self.base_url, base_url);
         let model = pick(&self.model, model);
         if base_url.is_empty() {
-            return Err("Enter the endpoint's address (its base URL).".into());
+            return Err(ModelFormError::NoAddress);
         }
         if model.is_empty() {
-            return Err("Enter the model's name as the server lists it.".into());
+            return Err(ModelFormError::NoModel);
         }
         let key = self.api_key.trim();
         if needs_key && key.is_empty() {
-            return Err(
-                "Paste your API key: the host keeps it, the browser never sees it again.".into()
-            );
+            return Err(ModelFormError::NoKey);
         }
         let field = |f: EndpointField, value: &str| {
-            SettingKey::Endpoint(None, f).with_text(Some(value)).map_err(|e| e.to_string())
+            SettingKey::Endpoint(None, f).with_text(Some(value)).map_err(ModelFormError::Setting)
         };
         let mut out = vec![
             field(EndpointField::Provider, provider)?,
@@ -271,6 +286,7 @@ mod tests {
             form(ModelPreset::Openai, "")
                 .settings()
                 .expect_err("a key is needed")
+                .to_string()
                 .contains("API key")
         );
         assert_eq!(form(ModelPreset::Anthropic, "sk-x").settings().expect("ok").len(), 4);

@@ -31,20 +31,34 @@ pub struct Attachment {
     pub path: String,
 }
 
+/// Why a file was not attached, in the user's words.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum AttachError {
+    /// Nothing was typed.
+    #[error("Type or paste the file's full path.")]
+    Empty,
+    /// A relative path (the host reads files by their full path).
+    #[error("{0:?} is not a full path (start it with / or a drive letter).")]
+    NotFull(String),
+    /// The same file twice.
+    #[error("{0} is already attached.")]
+    Already(String),
+}
+
 /// Attaches `path`, or says why not.
-pub fn attach(list: &mut Vec<Attachment>, path: &str) -> Result<(), String> {
+pub fn attach(list: &mut Vec<Attachment>, path: &str) -> Result<(), AttachError> {
     let path = path.trim().trim_matches('"');
     if path.is_empty() {
-        return Err("Type or paste the file's full path.".into());
+        return Err(AttachError::Empty);
     }
     let absolute = path.starts_with('/')
         || path.starts_with("\\\\")
         || path.as_bytes().get(1..3).is_some_and(|b| b[0] == b':' && matches!(b[1], b'\\' | b'/'));
     if !absolute {
-        return Err(format!("{path:?} is not a full path (start it with / or a drive letter)."));
+        return Err(AttachError::NotFull(path.to_owned()));
     }
     if list.iter().any(|a| a.path == path) {
-        return Err(format!("{path} is already attached."));
+        return Err(AttachError::Already(path.to_owned()));
     }
     let base = path.rsplit(['/', '\\']).find(|s| !s.is_empty()).unwrap_or(path);
     let mut name = base.to_owned();

@@ -7,6 +7,32 @@ use crate::routine::{
 };
 use serde::{Deserialize, Serialize};
 
+/// What is wrong with a routine's form, in the user's words.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum RoutineFormError {
+    /// A task routine needs the page it starts on.
+    #[error("give the page the task starts on")]
+    NoStartPage,
+    /// The start page is not an http(s) address.
+    #[error("“{0}” is not a web page address (http or https)")]
+    NotWebAddress(String),
+    /// A task routine with no words.
+    #[error("write the task it does")]
+    NoTask,
+    /// The time of day does not read as one.
+    #[error("“{0}” is not a time of day (write it as 08:30)")]
+    NotTime(String),
+    /// A weekly routine without its day.
+    #[error("choose the day of the week it runs")]
+    NoDay,
+    /// A limit without the finding it applies to.
+    #[error("name the finding the limit applies to (its key, e.g. price)")]
+    NoKey,
+    /// A limit that is not a number.
+    #[error("“{0}” is not a number")]
+    NotNumber(String),
+}
+
 /// How often, as the form says it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[cfg_attr(feature = "ts", derive(ts_rs::TS))]
@@ -84,39 +110,34 @@ impl RoutineForm {
         name: &str,
         now_ms: f64,
         offset_minutes: i32,
-    ) -> Result<Routine, String> {
+    ) -> Result<Routine, RoutineFormError> {
+        use RoutineFormError as E;
         let start_url = match self.start_url.trim() {
-            "" if matches!(self.job, RoutineJob::Task { .. }) => {
-                return Err("give the page the task starts on".into());
-            }
+            "" if matches!(self.job, RoutineJob::Task { .. }) => return Err(E::NoStartPage),
             "" => None,
             url => match url::Url::parse(url) {
                 Ok(u) if matches!(u.scheme(), "http" | "https") => Some(u.to_string()),
-                _ => return Err(format!("“{url}” is not a web page address (http or https)")),
+                _ => return Err(E::NotWebAddress(url.to_owned())),
             },
         };
         if let RoutineJob::Task { prompt } = &self.job
             && prompt.trim().is_empty()
         {
-            return Err("write the task it does".into());
+            return Err(E::NoTask);
         }
-        let at = parse_time(&self.at)
-            .ok_or_else(|| format!("“{}” is not a time of day (write it as 08:30)", self.at))?;
+        let at = parse_time(&self.at).ok_or_else(|| E::NotTime(self.at.clone()))?;
         let schedule = match self.every {
             Every::Hour => Schedule::Hour { minute: at.minute },
             Every::Day => Schedule::Day { at },
             Every::Weekday => Schedule::Weekday { at },
-            Every::Week => {
-                Schedule::Week { day: self.day.ok_or("choose the day of the week it runs")?, at }
-            }
+            Every::Week => Schedule::Week { day: self.day.ok_or(E::NoDay)?, at },
         };
         let key = self.key.trim().to_owned();
         let limit = || {
             if key.is_empty() {
-                return Err("name the finding the limit applies to (its key, e.g. price)".into());
+                return Err(E::NoKey);
             }
-            crate::routine::number_in(&self.limit)
-                .ok_or_else(|| format!("“{}” is not a number", self.limit))
+            crate::routine::number_in(&self.limit).ok_or_else(|| E::NotNumber(self.limit.clone()))
         };
         let notify = match self.notify {
             NotifyChoice::Changes => NotifyWhen::Changes,
@@ -268,20 +289,29 @@ mod tests {
 
         let bad_time = form(Every::Day, "25:00", NotifyChoice::Changes, "");
         assert!(
-            bad_time.routine("r".into(), "T", 0.0, 0).expect_err("refused").contains("time of day")
+            bad_time
+                .routine("r".into(), "T", 0.0, 0)
+                .expect_err("refused")
+                .to_string()
+                .contains("time of day")
         );
         let no_day = form(Every::Week, "08:00", NotifyChoice::Changes, "");
         assert!(
             no_day
                 .routine("r".into(), "T", 0.0, 0)
                 .expect_err("refused")
+                .to_string()
                 .contains("day of the week")
         );
         let mut task = form(Every::Hour, "00:30", NotifyChoice::Changes, "");
         task.job = RoutineJob::Task { prompt: "Check the  teapot's price".into() };
-        assert!(task.routine("r".into(), "", 0.0, 0).expect_err("no page").contains("page"));
+        assert!(
+            task.routine("r".into(), "", 0.0, 0).expect_err("no page").to_string().contains("page")
+        );
         task.start_url = "javascript:alert(1)".into();
-        assert!(task.routine("r".into(), "", 0.0, 0).expect_err("bad").contains("web page"));
+        assert!(
+            task.routine("r".into(), "", 0.0, 0).expect_err("bad").to_string().contains("web page")
+        );
         task.start_url = "https://shop.example/teapot".into();
         let hourly = task.routine("r".into(), "", 0.0, 0).expect("a task routine");
         assert_eq!(hourly.start_url.as_deref(), Some("https://shop.example/teapot"));
@@ -292,6 +322,7 @@ mod tests {
             no_limit
                 .routine("r".into(), "T", 0.0, 0)
                 .expect_err("refused")
+                .to_string()
                 .contains("not a number")
         );
     }

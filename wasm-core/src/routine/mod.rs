@@ -135,6 +135,19 @@ pub struct Routine {
     pub history: Vec<RoutineRun>,
 }
 
+/// Why a routine's run has no page to start on.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum StartPageError {
+    /// Its workflow has no steps.
+    #[error("the workflow has no steps")]
+    NoSteps,
+    /// The workflow's first page is a URL pattern.
+    #[error(
+        "the workflow's first page is a pattern, not one address: give the routine a start page"
+    )]
+    Pattern,
+}
+
 /// A notification a run is worth.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct RoutineNotice {
@@ -262,16 +275,15 @@ impl Routine {
 
     /// The page its background tab opens: the routine's own, else the page the workflow's
     /// first step ran on (when that is one address, not a pattern).
-    pub fn start_page(&self, workflow: &crate::workflow::Workflow) -> Result<String, String> {
+    pub fn start_page(
+        &self,
+        workflow: &crate::workflow::Workflow,
+    ) -> Result<String, StartPageError> {
         if let Some(url) = &self.start_url {
             return Ok(url.clone());
         }
-        let first = workflow.steps.first().ok_or("the workflow has no steps")?;
-        first.page.concrete().ok_or_else(|| {
-            "the workflow's first page is a pattern, not one address: give the routine a \
-             start page"
-                .to_owned()
-        })
+        let first = workflow.steps.first().ok_or(StartPageError::NoSteps)?;
+        first.page.concrete().ok_or(StartPageError::Pattern)
     }
 
     /// The run is put off by `delay_ms` (a task of the user's was running).

@@ -22,7 +22,7 @@ pub use demonstration::{
 };
 pub use edit::{ParamEdit, StepEdit, WorkflowEdit};
 pub use record::{RecordError, record};
-pub use run::{BindError, Heal, RunRequest, WorkflowRun, parse_run_prompt};
+pub use run::{BindError, Heal, RunRequest, RunValuesError, WorkflowRun, parse_run_prompt};
 pub use schema::{ImportError, SCHEMA_VERSION, export_json, import_json, validate};
 pub use store::{WorkflowError, WorkflowMeta, WorkflowStore};
 

@@ -174,7 +174,7 @@ const JOINERS: &[&str] = &["for", "with", "on", "at", "to", "using"];
 pub fn parse_run_prompt(
     prompt: &str,
     workflows: &[WorkflowMeta],
-) -> Option<Result<RunRequest, String>> {
+) -> Option<Result<RunRequest, RunValuesError>> {
     let prompt = prompt.trim();
     let rest = strip_word(prompt, "run")?;
     let rest = strip_word(rest, "the").unwrap_or(rest);
@@ -214,7 +214,32 @@ fn strip_name<'a>(text: &'a str, name: &str) -> Option<&'a str> {
     None
 }
 
-fn read_values(meta: &WorkflowMeta, args: &str) -> Result<BTreeMap<String, String>, String> {
+/// Why the values after a workflow's name in a prompt cannot be read (the user is told how to
+/// write them).
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum RunValuesError {
+    /// Values given to a workflow without inputs.
+    #[error("The workflow “{0}” takes no inputs; run it as “run {0}”.")]
+    NoInputs(String),
+    /// One unnamed value for a workflow with several inputs.
+    #[error("The workflow “{name}” has several inputs ({}): give them as {}.", .params.join(", "), named(.params))]
+    SeveralInputs {
+        /// The workflow's name.
+        name: String,
+        /// Its inputs.
+        params: Vec<String>,
+    },
+}
+
+/// `a=…, b=…`: how inputs are written.
+fn named(params: &[String]) -> String {
+    params.iter().map(|n| format!("{n}=…")).collect::<Vec<_>>().join(", ")
+}
+
+fn read_values(
+    meta: &WorkflowMeta,
+    args: &str,
+) -> Result<BTreeMap<String, String>, RunValuesError> {
     let args = args.trim_start_matches([':', ',', '-', '–']).trim();
     let mut values = BTreeMap::new();
     if args.is_empty() {
@@ -240,16 +265,10 @@ fn read_values(meta: &WorkflowMeta, args: &str) -> Result<BTreeMap<String, Strin
             values.insert(only.clone(), lone.trim().to_owned());
             Ok(values)
         }
-        [] => Err(format!(
-            "The workflow “{}” takes no inputs; run it as “run {}”.",
-            meta.name, meta.name
-        )),
-        many => Err(format!(
-            "The workflow “{}” has several inputs ({}): give them as {}.",
-            meta.name,
-            many.join(", "),
-            many.iter().map(|n| format!("{n}=…")).collect::<Vec<_>>().join(", ")
-        )),
+        [] => Err(RunValuesError::NoInputs(meta.name.clone())),
+        many => {
+            Err(RunValuesError::SeveralInputs { name: meta.name.clone(), params: many.to_vec() })
+        }
     }
 }
 
@@ -285,7 +304,7 @@ mod tests {
         let defaults = run("run Order a teapot").expect("a run").expect("values");
         assert!(defaults.values.is_empty());
         let unclear = run("run Order a teapot for Bob").expect("a run").expect_err("unclear");
-        assert!(unclear.contains("name=…, shipping=…"), "{unclear}");
+        assert!(unclear.to_string().contains("name=…, shipping=…"), "{unclear}");
         assert_eq!(run("run the tests on this page"), None, "not a workflow: an ordinary task");
         assert_eq!(run("Weekly report for March"), None);
         assert_eq!(run("run Weeklyish"), None);

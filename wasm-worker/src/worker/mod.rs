@@ -207,7 +207,8 @@ pub fn sw_panel_message(port: Port, msg: JsValue) {
         return;
     }
     let w = worker();
-    let decoded = serde_wasm_bindgen::from_value::<PanelRequest>(msg).map_err(|e| e.to_string());
+    let decoded = serde_wasm_bindgen::from_value::<PanelRequest>(msg)
+        .map_err(|e| waymark_core::panel::UnreadableMessage(e.to_string()));
     if let Err(e) = &decoded {
         tracing::warn!(error = %e, "a side panel message could not be read");
     }
