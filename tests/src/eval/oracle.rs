@@ -127,6 +127,8 @@ pub enum Step {
     Drag(Target, Target),
     /// Move the pointer over the target (a menu that opens on hover).
     Hover(Target),
+    /// Scroll the target (`down`, `up`, `top`, `bottom`).
+    Scroll(Target, &'static str),
     /// Wait until this text is gone from the page (a "Loading…" line).
     WaitGone(String),
     /// End the task with the answer read from the page.
@@ -216,6 +218,7 @@ impl Oracle for Script {
                 Err(why) => give_up(why),
             },
             Step::Hover(t) => act(t, "hover", json!({})),
+            Step::Scroll(t, direction) => act(t, "scroll", json!({"direction": direction})),
             Step::WaitGone(text) => {
                 Move::Act("wait", json!({"text": text, "gone": true, "seconds": 10}))
             }

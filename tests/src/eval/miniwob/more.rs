@@ -24,6 +24,8 @@ pub fn oracle(name: &str) -> Option<Box<dyn Oracle>> {
         ]),
         "click-dialog-2" | "unicode-test" => Script::planned(|seen| {
             let label = quoted(&seen.task).ok_or("no button named in the task")?;
+            // The dialog's "x" in its title bar is its Close button.
+            let label = if matches!(label.as_str(), "x" | "×") { "Close".into() } else { label };
             Ok(vec![click("button", label)])
         }),
         "enter-text-2" => Script::planned(|seen| {
@@ -68,7 +70,12 @@ pub fn oracle(name: &str) -> Option<Box<dyn Oracle>> {
             }
             let name = quoted(&seen.task).ok_or("no name in the task")?;
             let button = all_quoted(&seen.task).pop().ok_or("no button in the task")?;
-            Ok(vec![Step::Type(Target::named("textbox", "Name"), name), click("button", button)])
+            // Agree is enabled once the agreement was read to its end.
+            Ok(vec![
+                Step::Scroll(Target::named("textbox", "User agreement"), "bottom"),
+                Step::Type(Target::named("textbox", "Name"), name),
+                click("button", button),
+            ])
         }),
         "find-greatest" => Script::planned(|seen| {
             let best = seen
