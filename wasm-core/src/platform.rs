@@ -126,8 +126,9 @@ pub struct TabError(pub String);
 pub trait Tabs {
     /// The tab the user is looking at, and its address.
     async fn target(&self) -> Option<(i32, String)>;
-    /// Starts or stops the reports of the user's steps in `tab`'s top frame.
-    async fn arm_recording(&self, tab: i32, on: bool) -> Result<(), TabError>;
+    /// Starts or stops the reports of the user's steps in `tab`'s top frame; whether the
+    /// page reports them now (its own answer).
+    async fn arm_recording(&self, tab: i32, on: bool) -> Result<bool, TabError>;
     /// Follows (or stops following) the page loads of the recorded tab.
     fn watch_loads(&self, on: bool);
 }

@@ -479,14 +479,24 @@ impl<S: Store + Clone> App<S> {
         }
     }
 
+    /// The files an external agent's task may upload: the ones the user attached in the panel
+    /// (name, path), as for the user's own tasks.
+    pub fn upload_resources(&self) -> std::collections::BTreeMap<String, String> {
+        self.state.borrow().attachments.iter().map(|a| (a.name.clone(), a.path.clone())).collect()
+    }
+
     /// Ends the recording; `keep`: its draft opens in the editor.
     async fn stop_recording(&self, platform: &impl Platform, keep: bool) {
         let tabs = platform.tabs();
         let ended = self.recording.end(&self.state, platform.env(), &self.workflows, keep).await;
         let Some(tab) = ended else { return };
         tabs.watch_loads(false);
-        if let Err(e) = tabs.arm_recording(tab, false).await {
-            tracing::debug!(error = %e, "the recorded tab could not be disarmed (closed?)");
+        match tabs.arm_recording(tab, false).await {
+            Ok(false) => {}
+            Ok(true) => tracing::debug!("the recorded tab still reports steps (a new document?)"),
+            Err(e) => {
+                tracing::debug!(error = %e, "the recorded tab could not be disarmed (closed?)")
+            }
         }
     }
 

@@ -120,8 +120,8 @@ impl<S: Store + Clone> RecordingDesk<S> {
 
     /// The tab's content script took the recording (or could not: then there is none, and
     /// the panel says why); whether it records.
-    pub async fn armed(&self, state: &RefCell<PanelState>, armed: Result<(), TabError>) -> bool {
-        match armed {
+    pub async fn armed(&self, state: &RefCell<PanelState>, armed: Result<bool, TabError>) -> bool {
+        match armed.and_then(taken) {
             Ok(()) => {
                 self.ready.set(true);
                 let mut shown = state.borrow_mut();
@@ -152,7 +152,11 @@ impl<S: Store + Clone> RecordingDesk<S> {
     }
 
     /// A new page of the recorded tab reports the user's steps again.
-    pub fn rearmed(&self, state: &RefCell<PanelState>, tab: i32) {
+    pub fn rearmed(&self, state: &RefCell<PanelState>, tab: i32, armed: Result<bool, TabError>) {
+        if let Err(e) = armed.and_then(taken) {
+            tracing::warn!(error = %e, "the recorded tab could not be armed again");
+            return;
+        }
         // Still the same recording (not stopped meanwhile).
         if self.tab() == Some(tab) {
             self.ready.set(true);
@@ -223,6 +227,12 @@ impl<S: Store + Clone> RecordingDesk<S> {
         }
         Some(tab)
     }
+}
+
+/// Whether the page took a recording it was asked to start: it answers whether it reports
+/// steps now, and "no" is a refusal to show.
+fn taken(recording: bool) -> Result<(), TabError> {
+    if recording { Ok(()) } else { Err(TabError("the page did not take the recording".into())) }
 }
 
 #[cfg(test)]

@@ -52,12 +52,12 @@ impl Tabs for FakeTabs {
     async fn target(&self) -> Option<(i32, String)> {
         self.target.borrow().clone()
     }
-    async fn arm_recording(&self, tab: i32, on: bool) -> Result<(), TabError> {
+    async fn arm_recording(&self, tab: i32, on: bool) -> Result<bool, TabError> {
         if self.refuse.get() {
             return Err(TabError("Could not establish connection".into()));
         }
         self.armed.borrow_mut().push((tab, on));
-        Ok(())
+        Ok(on)
     }
     fn watch_loads(&self, on: bool) {
         self.watching.set(on);

@@ -126,15 +126,7 @@ impl Browser for Tabs {
     }
 
     fn page(&self, tab: i32) -> TabPage {
-        let resources = self
-            .w
-            .app
-            .state
-            .borrow()
-            .attachments
-            .iter()
-            .map(|a| (a.name.clone(), a.path.clone()))
-            .collect();
+        let resources = self.w.app.upload_resources();
         let uploads = crate::upload::Uploads { resources, host: self.w.host.clone() };
         TabPage::new(tab).with_uploads(uploads)
     }

@@ -47,7 +47,7 @@ impl Tabs for ChromeTabs {
         Some((tab, tab::tab_url(tab).await.unwrap_or_default()))
     }
 
-    async fn arm_recording(&self, tab: i32, on: bool) -> Result<(), TabError> {
+    async fn arm_recording(&self, tab: i32, on: bool) -> Result<bool, TabError> {
         arm(tab, on).await
     }
 
@@ -60,23 +60,17 @@ impl Tabs for ChromeTabs {
 pub(super) async fn load(w: &Rc<Worker>) {
     let Some(tab) = w.app.recording.load(&w.app.state).await else { return };
     watch(w);
-    match arm(tab, true).await {
-        Ok(()) => w.app.recording.rearmed(&w.app.state, tab),
-        Err(e) => tracing::warn!(error = %e, "the recorded tab could not be armed again"),
-    }
+    w.app.recording.rearmed(&w.app.state, tab, arm(tab, true).await);
     w.broadcast();
 }
 
-/// Starts or stops the content script's reports in the tab's top frame.
-async fn arm(tab: i32, on: bool) -> Result<(), TabError> {
+/// Starts or stops the content script's reports in the tab's top frame; whether it reports.
+async fn arm(tab: i32, on: bool) -> Result<bool, TabError> {
     let armed: RecordingArmed = TabPage::new(tab)
         .content(0, &ContentRequest::Record { on })
         .await
         .map_err(|e| TabError(e.to_string()))?;
-    if armed.recording != on {
-        return Err(TabError("the page did not take the recording".into()));
-    }
-    Ok(())
+    Ok(armed.recording)
 }
 
 fn watch(w: &Rc<Worker>) {
@@ -103,15 +97,8 @@ fn watch(w: &Rc<Worker>) {
             return;
         }
         spawn_local(async move {
-            match arm(tab, true).await {
-                Ok(()) => {
-                    w.app.recording.rearmed(&w.app.state, tab);
-                    w.broadcast();
-                }
-                Err(e) => {
-                    tracing::warn!(error = %e, "a new page of the recorded tab could not be armed")
-                }
-            }
+            w.app.recording.rearmed(&w.app.state, tab, arm(tab, true).await);
+            w.broadcast();
         });
     });
     watch_loads(&committed, &loaded);

@@ -48,6 +48,11 @@ fn a_recording_waits_for_the_running_task_and_needs_a_web_page() {
     assert_eq!(desk.tab(), None);
     assert!(error(&state).is_some_and(|e| e.contains("cannot record on this page (no content")));
     assert!(state.borrow().workflows.recording.is_none());
+    // A page that answers it does not record is a refusal too.
+    assert_eq!(block_on(desk.begin(&state, &clock, false, Some((5, PAGE.into())))), Some(5));
+    assert!(!block_on(desk.armed(&state, Ok(false))));
+    assert!(error(&state).is_some_and(|e| e.contains("the page did not take the recording")));
+    assert_eq!(desk.tab(), None);
 }
 
 #[test]
@@ -58,7 +63,7 @@ fn shown_steps_survive_a_restart_and_stopping_opens_the_draft_in_the_editor() {
     let desk = RecordingDesk::new(&mem);
     let shop = Shop::new(Variant::default());
     assert_eq!(block_on(desk.begin(&state, &clock, false, Some((7, PAGE.into())))), Some(7));
-    assert!(block_on(desk.armed(&state, Ok(()))));
+    assert!(block_on(desk.armed(&state, Ok(true))));
     block_on(desk.step(&state, &typed(&shop, 1, "Ada Lovelace")));
     block_on(desk.committed(&state, "https://shop.example/review", LoadCause::Page));
     assert!(state.borrow().workflows.recording.as_ref().is_some_and(|r| r.steps.len() == 1));
@@ -66,7 +71,7 @@ fn shown_steps_survive_a_restart_and_stopping_opens_the_draft_in_the_editor() {
     let state = RefCell::default();
     let again = RecordingDesk::new(&mem);
     assert_eq!(block_on(again.load(&state)), Some(7));
-    again.rearmed(&state, 7);
+    again.rearmed(&state, 7, Ok(true));
     assert!(state.borrow().workflows.recording.as_ref().is_some_and(|r| r.steps.len() == 1));
     let workflows = WorkflowDesk::new(&mem);
     assert_eq!(block_on(again.end(&state, &clock, &workflows, true)), Some(7));
@@ -85,7 +90,7 @@ fn stopping_with_nothing_shown_says_so_and_discarding_keeps_nothing() {
     let workflows = WorkflowDesk::new(&mem);
     assert_eq!(block_on(desk.end(&state, &clock, &workflows, true)), None, "none runs");
     let _ = block_on(desk.begin(&state, &clock, false, Some((7, PAGE.into()))));
-    assert!(block_on(desk.armed(&state, Ok(()))));
+    assert!(block_on(desk.armed(&state, Ok(true))));
     assert_eq!(block_on(desk.end(&state, &clock, &workflows, true)), Some(7));
     assert!(
         error(&state).is_some_and(|e| e.starts_with("Nothing was recorded:")),
@@ -93,7 +98,7 @@ fn stopping_with_nothing_shown_says_so_and_discarding_keeps_nothing() {
         error(&state)
     );
     let _ = block_on(desk.begin(&state, &clock, false, Some((7, PAGE.into()))));
-    assert!(block_on(desk.armed(&state, Ok(()))));
+    assert!(block_on(desk.armed(&state, Ok(true))));
     let shop = Shop::new(Variant::default());
     block_on(desk.step(&state, &typed(&shop, 1, "Ada")));
     assert_eq!(block_on(desk.end(&state, &clock, &workflows, false)), Some(7));

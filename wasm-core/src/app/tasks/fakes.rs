@@ -108,7 +108,7 @@ impl Tabs for NoTabs {
     async fn target(&self) -> Option<(i32, String)> {
         None
     }
-    async fn arm_recording(&self, _: i32, _: bool) -> Result<(), TabError> {
+    async fn arm_recording(&self, _: i32, _: bool) -> Result<bool, TabError> {
         Err(TabError("no tabs here".into()))
     }
     fn watch_loads(&self, _: bool) {}
