@@ -39,8 +39,7 @@ fn crate_paths(text: &str) -> BTreeSet<String> {
         s.chars().take_while(|c| c.is_alphanumeric() || *c == '_').collect()
     };
     let mut out = BTreeSet::new();
-    for (at, _) in text.match_indices("crate::") {
-        let rest = &text[at + "crate::".len()..];
+    for rest in text.split("crate::").skip(1) {
         if let Some(group) = rest.strip_prefix('{') {
             let inner = group.split('}').next().unwrap_or_default();
             for part in inner.split(',') {
