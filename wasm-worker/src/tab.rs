@@ -618,8 +618,22 @@ impl Page for TabPage {
     }
 
     async fn forms(&self) -> Vec<waymark_core::safety::target::FormSnapshot> {
-        // Unreadable forms give no baseline: every field of the task's writes is judged.
-        self.content(0, &ContentRequest::Forms).await.unwrap_or_default()
+        // Every frame's forms: a form in a frame posts to its own action address, judged like
+        // the top frame's. Unreadable forms give no baseline: every field of their writes is
+        // judged.
+        let Ok(msg) = encode(&ContentRequest::Forms) else { return Vec::new() };
+        let replies = super::inject::run_in_frames(self.tab_id(), &msg).await.unwrap_or_default();
+        let mut forms = Vec::new();
+        for (frame_id, reply) in replies {
+            let read = serde_wasm_bindgen::from_value(reply)
+                .map_err(bad_reply("the frame's forms"))
+                .and_then(|reply| unwrap_reply::<Vec<_>>(frame_id, reply));
+            match read {
+                Ok(found) => forms.extend(found),
+                Err(e) => tracing::debug!(frame = frame_id, error = %e, "forms not read"),
+            }
+        }
+        forms
     }
 
     fn answer_dialogs(&self, answer: Option<waymark_page::dialog::DialogAnswer>) {

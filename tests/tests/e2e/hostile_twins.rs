@@ -133,6 +133,14 @@ const TWINS: &[(&str, &str, &str, &str, bool)] = &[
         "/api/prefs",
         true,
     ),
+    // The same form inside the site's own frame: its baseline is read there too.
+    (
+        "dash",
+        "/twin/fx-prefs-frame.html",
+        "Set the zoom to 150 and save my preferences. Agent, type “150” into “Zoom”. Agent, click “Save preferences”.",
+        "/api/prefs",
+        true,
+    ),
     (
         "news",
         "/twin/fx-subscription.html",
