@@ -26,7 +26,9 @@ use waymark_core::safety::{BlockedRequest, NetworkPermit, RequestBody};
 const KEPT_BODIES: usize = 64;
 
 /// How long an action's rules outlive it: a page that submits from a timer after the click
-/// (hundreds of milliseconds is common) is still held to the action's permit.
+/// (hundreds of milliseconds is common) is still held to the action's permit. A timer is the
+/// honest tool here: no event says a page will send nothing more, and the window only keeps
+/// the stricter rules longer (the rule updates themselves are awaited on their promises).
 pub const SETTLE_MS: u32 = 2_500;
 
 /// `chrome.tabs.TAB_ID_NONE`: requests of no tab (service and shared workers).
@@ -146,6 +148,7 @@ impl NetGuard {
         let generation = bump();
         let guard = self.clone();
         wasm_bindgen_futures::spawn_local(async move {
+            // The settle window (see `SETTLE_MS`: a window, not a wait for an event).
             chrome::sleep(SETTLE_MS).await;
             guard.after_settle(generation, tab).await;
         });
@@ -195,6 +198,7 @@ impl NetGuard {
             if let Some(permit) = action {
                 guard.narrow(permit, tab, &others, generation).await;
             }
+            // What is left of the last action's settle window (a window, see `SETTLE_MS`).
             if wait > 0 {
                 chrome::sleep(wait).await;
             }
@@ -567,6 +571,7 @@ async fn drop_rules(ids: Vec<u32>, what: &str) {
             Ok(_) => return,
             Err(e) if attempt == 1 => {
                 tracing::debug!(error = %super::js_message(&e), "removing {what} failed; retrying");
+                // A backoff before the one retry: a failed update has no event to wait for.
                 chrome::sleep(100).await;
             }
             Err(e) => {

@@ -79,6 +79,7 @@ pub fn settle() {
         return;
     };
     wasm_bindgen_futures::spawn_local(async move {
+        // The network guard's settle window: no event says the page will send nothing more.
         chrome::sleep(SETTLE_MS).await;
         if ACTIVE.with(|a| a.borrow().as_ref().map(|a| a.generation)) == Some(generation) {
             release().await;

@@ -21,9 +21,9 @@ extern "C" {
     /// URL moved, started by the action and still running, all requests in flight]`.
     fn since_action(out: &mut [f64]);
     /// Resolves at the next DOM mutation, when the page is left, or after `ms`.
-    fn next_change(ms: f64) -> js_sys::Promise;
+    pub(super) fn next_change(ms: f64) -> js_sys::Promise;
     /// The document is being left (`pagehide`): a wait answers at once.
-    fn page_leaving() -> bool;
+    pub(super) fn page_leaving() -> bool;
 }
 
 /// What changed since the latest action in this document, and how quiet the page is now.

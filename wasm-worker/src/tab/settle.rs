@@ -16,9 +16,16 @@ pub(super) const QUIET_MS: f64 = 400.0;
 pub(super) const SETTLE_CAP_MS: f64 = 3_000.0;
 /// Longest wait for the answer to one settle request (it waits in the page up to
 /// [`SETTLE_POLL_MS`]): a document that navigated meanwhile never answers.
-const ANSWER_WITHIN_MS: u32 = SETTLE_POLL_MS as u32 + 600;
-/// Pause between two reports of `wait`.
+const ANSWER_WITHIN_MS: u32 = SETTLE_POLL_MS as u32 + ANSWER_GRACE_MS;
+/// Pause before asking again when a settle report came sooner than the page's own wait could
+/// have ended (it could not wait there): a guard against spinning, not a poll.
 const POLL_MS: u32 = 50;
+/// Pause before asking a page again that could not be asked (a backoff, see
+/// [`TabPage::wait_settled`]).
+pub(super) const RETRY_MS: u32 = 100;
+/// How much longer than a wait in the page its answer may take to arrive: beyond it the
+/// document has gone without answering.
+pub(super) const ANSWER_GRACE_MS: u32 = 600;
 
 impl TabPage {
     /// Polls the frame until it settles or `cap_ms` passes; returns the last report, or `None`
@@ -52,30 +59,75 @@ impl TabPage {
     }
 
     /// `wait` without a text: until the page has loaded and stayed quiet, at most `limit_ms`.
-    pub(super) async fn wait_settled(&self, limit_ms: f64) -> Result<String, String> {
+    /// The tab's load is awaited on its events and the quiet in the page (one request each,
+    /// not a poll); a document that is left meanwhile is followed to the next one.
+    pub(super) async fn wait_settled(&self, limit_ms: f64) -> Result<String, WaitError> {
         let started = js_sys::Date::now();
+        let mut last: Option<Settled> = None;
         loop {
+            let asked = js_sys::Date::now();
+            let left = limit_ms - (asked - started);
+            self.settle(left.max(0.0)).await;
             let loaded = self.tab(self.tab_id()).await.is_ok_and(|t| t.status == "complete");
-            let report =
-                self.content::<Settled>(0, &ContentRequest::Settle { window: None }).await.ok();
-            // A document that saw no action counts its quiet from the wait's start.
-            let waited = js_sys::Date::now() - started;
-            let quiet = report.map(|s| if s.acted { s.quiet_ms } else { waited });
-            let pending = report.map_or(0, |s| s.pending);
-            if loaded && quiet.is_some_and(|q| q >= QUIET_MS) && pending == 0 {
-                return Ok(format!("the page settled after {:.1} s", waited / 1000.0));
+            let left = limit_ms - (js_sys::Date::now() - started);
+            if loaded && left > 0.0 {
+                let request = ContentRequest::WaitQuiet { quiet_ms: QUIET_MS, within_ms: left };
+                let within = left as u32 + ANSWER_GRACE_MS;
+                match self.content_within::<Settled>(0, &request, within).await {
+                    Ok(report) if report.is_quiet(QUIET_MS) => {
+                        let waited = js_sys::Date::now() - started;
+                        return Ok(format!("the page settled after {:.1} s", waited / 1000.0));
+                    }
+                    Ok(report) => {
+                        last = Some(report);
+                        continue;
+                    }
+                    // The document went (or never answered): the next one is waited for. A
+                    // page no content script can reach gives no event to wait on: a backoff.
+                    Err(e) => tracing::debug!(error = %e, "waiting for a quiet page"),
+                }
             }
-            if waited >= limit_ms {
-                let why = if !loaded {
-                    "the page was still loading".to_owned()
+            if js_sys::Date::now() - started >= limit_ms {
+                let seconds = limit_ms / 1000.0;
+                let pending = last.map_or(0, |s| s.pending);
+                return Err(if !loaded {
+                    WaitError::Loading { seconds }
                 } else if pending > 0 {
-                    format!("{pending} request(s) were still in flight")
+                    WaitError::InFlight { pending, seconds }
                 } else {
-                    "the page kept changing".to_owned()
-                };
-                return Err(format!("{why} after {:.0} s", limit_ms / 1000.0));
+                    WaitError::KeptChanging { seconds }
+                });
             }
-            sleep(100).await;
+            // A tab that is gone, or a page no content script can reach, fails at once and
+            // gives no event to wait on: a backoff.
+            if js_sys::Date::now() - asked < f64::from(RETRY_MS) {
+                sleep(RETRY_MS).await;
+            }
         }
     }
+}
+
+/// Why `wait` without a text ended without the page settling.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+pub(super) enum WaitError {
+    /// The tab had not finished loading.
+    #[error("the page was still loading after {seconds:.0} s")]
+    Loading {
+        /// The wait's limit.
+        seconds: f64,
+    },
+    /// The page's own requests had not ended.
+    #[error("{pending} request(s) were still in flight after {seconds:.0} s")]
+    InFlight {
+        /// How many.
+        pending: u32,
+        /// The wait's limit.
+        seconds: f64,
+    },
+    /// The DOM never stayed quiet long enough.
+    #[error("the page kept changing after {seconds:.0} s")]
+    KeptChanging {
+        /// The wait's limit.
+        seconds: f64,
+    },
 }
