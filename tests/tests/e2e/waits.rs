@@ -93,11 +93,65 @@ fn a_wait_without_a_text_tells_a_quiet_page_from_a_busy_one(extension: &Path) {
     assert_eq!(error_of(&busy), "the page kept changing after 1 s");
 }
 
+/// The median and the 90th percentile of `ms`, formatted.
+fn spread(mut ms: Vec<f64>) -> String {
+    ms.sort_by(f64::total_cmp);
+    let at = |q: f64| ms.get(((ms.len() - 1) as f64 * q).round() as usize).copied().unwrap_or(0.0);
+    format!("n={} median={:.1} ms p90={:.1} ms min={:.1} ms", ms.len(), at(0.5), at(0.9), at(0.0))
+}
+
+/// Benchmark (ignored; `cargo test -p waymark-tests --test e2e -- --ignored waits::`): how late
+/// a wait ends after what it waits for happened, and what a navigation costs, as the agent
+/// does them (the service worker's `waymarkPageRequest`, timed there).
+fn bench_waits(extension: &Path) {
+    const RUNS: usize = 12;
+    let zoo = Zoo::launch(extension).expect("launch");
+    let (page, tab) = zoo.open("/waits.html").expect("waits");
+    let act = |action: serde_json::Value| {
+        let js = format!(
+            "(async () => {{ const t = performance.now(); \
+             const r = await waymarkPageRequest({tab}, {{op: 'act', action: {action}}}); \
+             return [performance.now() - t, Date.now(), r.outcome.ok]; }})()"
+        );
+        let v = zoo.sw.eval(&js).expect("timed act");
+        assert_eq!(v[2], json!(true), "{action}: {v}");
+        (v[0].as_f64().unwrap_or(0.0), v[1].as_f64().unwrap_or(0.0))
+    };
+
+    let mut late = Vec::new();
+    for _ in 0..RUNS {
+        page.eval("showLater(700)").expect("arm");
+        let (_, done_at) = act(json!({"action": "wait", "text": "Arrived late", "seconds": 10}));
+        let shown_at = page.eval("window.shownAt").expect("shown").as_f64().unwrap_or(0.0);
+        late.push(done_at - shown_at);
+    }
+    eprintln!("BENCH wait for a text shown after 700 ms, ended after it showed: {}", spread(late));
+
+    let quiet: Vec<f64> =
+        (0..RUNS).map(|_| act(json!({"action": "wait", "seconds": 5})).0).collect();
+    eprintln!("BENCH wait without a text on a quiet page (400 ms quiet owed): {}", spread(quiet));
+
+    let (a, b) = (zoo.site.url("/nav-a.html"), zoo.site.url("/nav-b.html"));
+    let (mut navigate, mut back, mut click) = (Vec::new(), Vec::new(), Vec::new());
+    for _ in 0..RUNS {
+        navigate.push(act(json!({"action": "navigate", "url": a})).0);
+        navigate.push(act(json!({"action": "navigate", "url": b})).0);
+        back.push(act(json!({"action": "back"})).0);
+        let (obs, _) = zoo.observe(tab).expect("observe");
+        let link = perception_support::must_ref(&obs, "link", "Go to B");
+        click.push(act(json!({"action": "click", "ref": link})).0);
+    }
+    eprintln!("BENCH navigate (until the new page has loaded): {}", spread(navigate));
+    eprintln!("BENCH back (until the page before has loaded): {}", spread(back));
+    eprintln!("BENCH click a link (until the page it opens has loaded): {}", spread(click));
+}
+
 /// This file's tests, for the harness (`main.rs`).
 pub fn trials() -> Vec<E2e> {
     vec![
         e2e!(test_hooks, a_wait_sees_a_text_appear_or_go_and_reports_the_limit_truthfully),
         e2e!(test_hooks, a_wait_follows_the_tab_to_the_page_it_navigates_to),
         e2e!(test_hooks, a_wait_without_a_text_tells_a_quiet_page_from_a_busy_one),
+        e2e!(test_hooks, bench_waits).only_when_asked(),
     ]
 }
