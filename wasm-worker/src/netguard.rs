@@ -9,7 +9,6 @@
 //! removes every session rule first, so a crash never leaves a tab blocked.
 
 use super::chrome;
-use super::host_port::to_js;
 use serde::Deserialize;
 use std::cell::{Cell, RefCell};
 use std::collections::{BTreeMap, HashMap, HashSet};
@@ -20,6 +19,7 @@ use waymark_core::safety::network::rules::{
     Guarded, Method, RequestFacts, ResourceType, RuleSet, Verdict,
 };
 use waymark_core::safety::{BlockedRequest, NetworkPermit, RequestBody};
+use waymark_page::js::{ToJsError, to_js};
 
 /// At most this many request bodies are kept waiting for their request's end (a page that
 /// floods requests cannot grow the worker's memory).
@@ -311,7 +311,7 @@ impl NetGuard {
             Some((old, add))
         });
         let Some((old, add)) = update else { return Ok(()) };
-        let add = add.map_err(GuardError::Encode)?;
+        let add = add?;
         JsFuture::from(chrome::dnr_update(old, &add))
             .await
             .map(|_| ())
@@ -324,7 +324,7 @@ impl NetGuard {
 pub enum GuardError {
     /// The rules could not be encoded for the browser.
     #[error("the network guard's rules could not be encoded: {0}")]
-    Encode(String),
+    Encode(#[from] ToJsError),
     /// The browser refused them (`declarativeNetRequest.updateSessionRules`), in its words.
     #[error("the network guard could not be set up: {0}")]
     Refused(String),

@@ -155,7 +155,7 @@ pub fn sw_debugger_event(tab: i32, method: String, params: JsValue) {
         } else {
             ("Fetch.continueRequest", serde_json::json!({"requestId": id}))
         };
-        let params = super::host_port::to_js(&params).unwrap_or(JsValue::UNDEFINED);
+        let params = waymark_page::js::to_js(&params).unwrap_or(JsValue::UNDEFINED);
         if let Err(e) = JsFuture::from(chrome::debugger_send(tab, command, &params)).await {
             tracing::debug!(error = %super::js_message(&e), "a paused request was already gone");
         }

@@ -20,7 +20,6 @@ use watch::Watch;
 // The end-to-end tests' and benchmarks' direct line to this module (never in shipped builds).
 #[cfg(feature = "test-hooks")]
 pub(super) mod test_hooks;
-use super::host_port::to_js;
 use super::netguard::NetGuard;
 use serde::de::DeserializeOwned;
 use serde::{Deserialize, Serialize};
@@ -32,6 +31,7 @@ use waymark_core::frames::{FrameObservation, merge};
 use waymark_core::safety::{ActionTarget, BlockedRequest, NetworkPermit};
 use waymark_core::tabs::{TabInfo, pick_target_tab};
 use waymark_page::action::{Action, ActionOutcome, ContentRequest, MAX_WAIT_SECONDS, Probe};
+use waymark_page::js::to_js;
 use waymark_page::observation::{Observation, Ref, TabSummary};
 
 thread_local! {
