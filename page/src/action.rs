@@ -753,6 +753,10 @@ pub struct Settled {
     /// like `pending`: it only makes settling wait, up to the cap.
     #[serde(default)]
     pub waiting: u32,
+    /// The action started a navigation to another document (which the page did not cancel):
+    /// the page is being left, so settling ends at once and the tab's load is waited for.
+    #[serde(default)]
+    pub navigating: bool,
 }
 
 /// How long the page must stay quiet after an action ([`Action::settle_window`]).

@@ -465,9 +465,10 @@ impl TabPage {
                 Some(window) => self.settle_frame(frame, window, settle::SETTLE_CAP_MS).await,
                 None => None,
             };
-            if settled.is_none()
-                && let Some(watch) = &watch
-            {
+            // No report (the document went, or no window), or the top document is being
+            // left: the tab's own event tells when the navigation (or a new tab) has started.
+            let leaving = settled.is_none_or(|s| s.navigating && frame == 0);
+            if leaving && let Some(watch) = &watch {
                 watch.first(REACTION_MS, |_| true).await;
             }
             self.notice_effects(&before, &before_ids, &mut outcome).await;

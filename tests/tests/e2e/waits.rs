@@ -5,7 +5,7 @@
 //! `cargo xtask bench step` and the workflow replay bench, never asserted here.
 
 use crate::perception_support;
-use perception_support::{Zoo, ok};
+use perception_support::{Zoo, must_ref, ok};
 use serde_json::json;
 use std::path::Path;
 use waymark_tests::trial::E2e;
@@ -76,6 +76,28 @@ fn a_wait_follows_the_tab_to_the_page_it_navigates_to(extension: &Path) {
     }
 }
 
+fn a_click_that_starts_a_navigation_is_followed_and_one_the_page_cancels_is_not(extension: &Path) {
+    let zoo = Zoo::launch(extension).expect("launch");
+    let (_page, tab) = zoo.open("/waits.html").expect("waits");
+    let (obs, _) = zoo.observe(tab).expect("observe");
+    let stay = must_ref(&obs, "link", "Stay instead");
+    let out = zoo.act(tab, json!({"action": "click", "ref": stay})).expect("click stay");
+    ok(&out);
+    assert_eq!(out["navigated"], json!(false), "the page cancelled it: {out}");
+    ok(&zoo
+        .act(tab, json!({"action": "wait", "text": "Stayed on the page", "seconds": 5}))
+        .expect("wait"));
+    let (obs, observation) = zoo.observe(tab).expect("observe");
+    assert!(observation["url"].as_str().unwrap_or_default().ends_with("/waits.html"), "{obs}");
+
+    let leave = must_ref(&obs, "link", "Leave for B");
+    let out = zoo.act(tab, json!({"action": "click", "ref": leave})).expect("click leave");
+    ok(&out);
+    assert_eq!(out["navigated"], json!(true), "{out}");
+    assert_eq!(out["no_effect"], serde_json::Value::Null, "{out}");
+    assert!(zoo.observe(tab).expect("observe").0.contains("# Page B"));
+}
+
 fn a_wait_without_a_text_tells_a_quiet_page_from_a_busy_one(extension: &Path) {
     let zoo = Zoo::launch(extension).expect("launch");
     let (page, tab) = zoo.open("/waits.html").expect("waits");
@@ -138,7 +160,7 @@ fn bench_waits(extension: &Path) {
         navigate.push(act(json!({"action": "navigate", "url": b})).0);
         back.push(act(json!({"action": "back"})).0);
         let (obs, _) = zoo.observe(tab).expect("observe");
-        let link = perception_support::must_ref(&obs, "link", "Go to B");
+        let link = must_ref(&obs, "link", "Go to B");
         click.push(act(json!({"action": "click", "ref": link})).0);
     }
     eprintln!("BENCH navigate (until the new page has loaded): {}", spread(navigate));
@@ -151,6 +173,10 @@ pub fn trials() -> Vec<E2e> {
     vec![
         e2e!(test_hooks, a_wait_sees_a_text_appear_or_go_and_reports_the_limit_truthfully),
         e2e!(test_hooks, a_wait_follows_the_tab_to_the_page_it_navigates_to),
+        e2e!(
+            test_hooks,
+            a_click_that_starts_a_navigation_is_followed_and_one_the_page_cancels_is_not
+        ),
         e2e!(test_hooks, a_wait_without_a_text_tells_a_quiet_page_from_a_busy_one),
         e2e!(test_hooks, bench_waits).only_when_asked(),
     ]

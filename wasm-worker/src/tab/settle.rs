@@ -43,7 +43,8 @@ impl TabPage {
             let asked = js_sys::Date::now();
             match self.content_within::<Settled>(frame, &request, ANSWER_WITHIN_MS).await {
                 // A document that saw no action is a new one: the action navigated.
-                Ok(s) if !s.acted || s.is_settled(window) => return Some(s),
+                // One that is being left (a navigation the action started) has settled too.
+                Ok(s) if !s.acted || s.navigating || s.is_settled(window) => return Some(s),
                 Ok(s) => last = Some(s),
                 Err(_) => return last.map(|s| Settled { acted: false, ..s }),
             }
