@@ -10,8 +10,10 @@ pub use background::{close_background, open_background};
 mod faults;
 // `back` through the page's own history.
 mod history;
-// Settling after an action, and `wait` for a quiet page.
+// Settling after an action.
 mod settle;
+// The `wait` tool.
+mod wait;
 // Text in view confirmed against a capture of the tab.
 mod screen;
 // What a tab does after a call that may move it, on `chrome.tabs` events.
@@ -30,7 +32,7 @@ use waymark_core::agent::{Page, PageError};
 use waymark_core::frames::{FrameObservation, merge};
 use waymark_core::safety::{ActionTarget, BlockedRequest, NetworkPermit};
 use waymark_core::tabs::{TabInfo, pick_target_tab};
-use waymark_page::action::{Action, ActionOutcome, ContentRequest, MAX_WAIT_SECONDS, Probe};
+use waymark_page::action::{Action, ActionOutcome, ContentRequest};
 use waymark_page::js::to_js;
 use waymark_page::observation::{Observation, Ref, TabSummary};
 
@@ -520,58 +522,6 @@ impl TabPage {
             navigated: true,
             ..ActionOutcome::with_text(format!("now on tab {}", next.id))
         })
-    }
-
-    async fn wait(
-        &self,
-        text: Option<&str>,
-        seconds: Option<f64>,
-        gone: bool,
-    ) -> Result<ActionOutcome, PageError> {
-        let limit = seconds.unwrap_or(5.0).clamp(0.1, MAX_WAIT_SECONDS) * 1000.0;
-        let Some(text) = text else {
-            return Ok(match self.wait_settled(limit).await {
-                Ok(note) => ActionOutcome::with_text(note),
-                Err(why) => ActionOutcome::failed(why.to_string()),
-            });
-        };
-        let started = js_sys::Date::now();
-        loop {
-            let asked = js_sys::Date::now();
-            let left = limit - (asked - started);
-            let request =
-                ContentRequest::WaitFor { text: text.to_owned(), gone, within_ms: left.max(0.0) };
-            let within = left.max(0.0) as u32 + settle::ANSWER_GRACE_MS;
-            match self.content_within::<Probe>(0, &request, within).await {
-                Ok(probe) if probe.ready(gone) => return Ok(ActionOutcome::done()),
-                // The limit passed in the page, or its document is being left.
-                Ok(_) => {}
-                Err(e) => {
-                    // A page that cannot be asked (it is loading, say) is waited for, unless
-                    // its tab has gone.
-                    if let closed @ PageError::TabClosed { .. } =
-                        self.diagnose(e, " while waiting").await
-                    {
-                        return Ok(ActionOutcome::failed(closed.to_string()));
-                    }
-                }
-            }
-            let left = limit - (js_sys::Date::now() - started);
-            if left <= 0.0 {
-                let what = if gone {
-                    format!("“{text}” was still on the page")
-                } else {
-                    format!("“{text}” did not appear")
-                };
-                return Ok(ActionOutcome::failed(format!("{what} within {:.0} s", limit / 1000.0)));
-            }
-            // The next document is asked once it has loaded; a page no content script can
-            // reach fails at once and gives no event to wait on (a backoff).
-            self.settle(left).await;
-            if js_sys::Date::now() - asked < f64::from(settle::RETRY_MS) {
-                chrome::sleep(settle::RETRY_MS).await;
-            }
-        }
     }
 }
 

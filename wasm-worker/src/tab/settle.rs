@@ -1,4 +1,4 @@
-//! Settling after an action and `wait` without a text: the page is given time to react (an
+//! Settling after an action: the page is given time to react (an
 //! autocomplete list after its debounce, a panel after its request) before it is read again,
 //! judged on the content script's [`Settled`] reports — what the action started has finished
 //! and the DOM is quiet — and always capped. After an action the content script waits for the
@@ -58,77 +58,4 @@ impl TabPage {
             }
         }
     }
-
-    /// `wait` without a text: until the page has loaded and stayed quiet, at most `limit_ms`.
-    /// The tab's load is awaited on its events and the quiet in the page (one request each,
-    /// not a poll); a document that is left meanwhile is followed to the next one.
-    pub(super) async fn wait_settled(&self, limit_ms: f64) -> Result<String, WaitError> {
-        let started = js_sys::Date::now();
-        let mut last: Option<Settled> = None;
-        loop {
-            let asked = js_sys::Date::now();
-            let left = limit_ms - (asked - started);
-            self.settle(left.max(0.0)).await;
-            let loaded = self.tab(self.tab_id()).await.is_ok_and(|t| t.status == "complete");
-            let left = limit_ms - (js_sys::Date::now() - started);
-            if loaded && left > 0.0 {
-                let request = ContentRequest::WaitQuiet { quiet_ms: QUIET_MS, within_ms: left };
-                let within = left as u32 + ANSWER_GRACE_MS;
-                match self.content_within::<Settled>(0, &request, within).await {
-                    Ok(report) if report.is_quiet(QUIET_MS) => {
-                        let waited = js_sys::Date::now() - started;
-                        return Ok(format!("the page settled after {:.1} s", waited / 1000.0));
-                    }
-                    Ok(report) => {
-                        last = Some(report);
-                        continue;
-                    }
-                    // The document went (or never answered): the next one is waited for. A
-                    // page no content script can reach gives no event to wait on: a backoff.
-                    Err(e) => tracing::debug!(error = %e, "waiting for a quiet page"),
-                }
-            }
-            if js_sys::Date::now() - started >= limit_ms {
-                let seconds = limit_ms / 1000.0;
-                let pending = last.map_or(0, |s| s.pending);
-                return Err(if !loaded {
-                    WaitError::Loading { seconds }
-                } else if pending > 0 {
-                    WaitError::InFlight { pending, seconds }
-                } else {
-                    WaitError::KeptChanging { seconds }
-                });
-            }
-            // A tab that is gone, or a page no content script can reach, fails at once and
-            // gives no event to wait on: a backoff.
-            if js_sys::Date::now() - asked < f64::from(RETRY_MS) {
-                sleep(RETRY_MS).await;
-            }
-        }
-    }
-}
-
-/// Why `wait` without a text ended without the page settling.
-#[derive(Debug, Clone, PartialEq, thiserror::Error)]
-pub(super) enum WaitError {
-    /// The tab had not finished loading.
-    #[error("the page was still loading after {seconds:.0} s")]
-    Loading {
-        /// The wait's limit.
-        seconds: f64,
-    },
-    /// The page's own requests had not ended.
-    #[error("{pending} request(s) were still in flight after {seconds:.0} s")]
-    InFlight {
-        /// How many.
-        pending: u32,
-        /// The wait's limit.
-        seconds: f64,
-    },
-    /// The DOM never stayed quiet long enough.
-    #[error("the page kept changing after {seconds:.0} s")]
-    KeptChanging {
-        /// The wait's limit.
-        seconds: f64,
-    },
 }
