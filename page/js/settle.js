@@ -41,6 +41,7 @@ function stop() {
 }
 export function start_action() {
   mutations = 0;
+  navigating = false;
   acted = true;
   last = performance.now();
   started = last;
@@ -87,7 +88,22 @@ export function since_action(out) {
   out[3] = acted && (document.activeElement !== focus || location.href !== url) ? 1 : 0;
   out[4] = waiting;
   out[5] = pending;
+  out[6] = navigating ? 1 : 0;
 }
+// A new document is on its way since the action started (the Navigation API's `navigate` for
+// another document, not cancelled by the page): the page is being left, which ends a wait.
+let navigating = false;
+const navigation = /** @type {{ navigation?: EventTarget }} */ (/** @type {unknown} */ (globalThis)).navigation;
+navigation?.addEventListener('navigate', (e) => {
+  const to = /** @type {{ destination?: { sameDocument?: boolean } }} */ (/** @type {unknown} */ (e)).destination;
+  if (!to || to.sameDocument) return;
+  // Once every listener has run: the page's own may still cancel it.
+  setTimeout(() => {
+    if (e.defaultPrevented || !acted) return;
+    navigating = true;
+    if (wake) wake();
+  }, 0);
+});
 let leaving = false;
 addEventListener('pagehide', () => {
   leaving = true;

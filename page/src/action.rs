@@ -643,6 +643,27 @@ pub enum ContentRequest {
         #[serde(default)]
         text: Option<String>,
     },
+    /// Answers ([`Probe`]) once `text` is on the page (`gone`: once the loaded page no longer
+    /// shows it, [`Probe::ready`]), or after `within_ms`, or when the document is left:
+    /// woken by the DOM's mutations in the page, one round trip instead of one per poll.
+    WaitFor {
+        /// Text to look for.
+        text: String,
+        /// Wait for the text to go instead.
+        #[serde(default)]
+        gone: bool,
+        /// Longest wait in the page.
+        within_ms: f64,
+    },
+    /// Answers ([`Settled`]) once the page has been quiet for `quiet_ms` with no request in
+    /// flight ([`Settled::is_quiet`], quiet counted by [`Settled::quiet_for_wait`]), or after
+    /// `within_ms`, or when the document is left: `wait` without a text.
+    WaitQuiet {
+        /// How long the page must stay quiet.
+        quiet_ms: f64,
+        /// Longest wait in the page.
+        within_ms: f64,
+    },
     /// Benchmark: observe and serialise `runs` times, reporting each run's time.
     Measure {
         /// Number of runs.
@@ -692,6 +713,14 @@ pub struct Probe {
     pub url: String,
 }
 
+impl Probe {
+    /// What a `wait` for a text waits for: the text is shown, or (`gone`) the page that is
+    /// shown has loaded and no longer shows it.
+    pub fn ready(&self, gone: bool) -> bool {
+        if gone { self.loaded && !self.found } else { self.found }
+    }
+}
+
 /// The content script's answer to [`ContentRequest::GoBack`].
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 pub struct WentBack {
@@ -724,6 +753,10 @@ pub struct Settled {
     /// like `pending`: it only makes settling wait, up to the cap.
     #[serde(default)]
     pub waiting: u32,
+    /// The action started a navigation to another document (which the page did not cancel):
+    /// the page is being left, so settling ends at once and the tab's load is waited for.
+    #[serde(default)]
+    pub navigating: bool,
 }
 
 /// How long the page must stay quiet after an action ([`Action::settle_window`]).
@@ -748,6 +781,12 @@ impl Settled {
         let changed = self.mutations > 0 || self.moved;
         let quiet = if changed { window.after_change_ms } else { window.without_change_ms };
         self.waiting == 0 && self.quiet_ms >= quiet
+    }
+
+    /// The quiet that counts for `wait` without a text, `waited_ms` into it: a document that
+    /// saw no action (its mutations are not counted) counts its quiet from the wait's start.
+    pub fn quiet_for_wait(&self, waited_ms: f64) -> f64 {
+        if self.acted { self.quiet_ms } else { waited_ms }
     }
 
     /// Anything a person could notice changed: the DOM, the focus or the URL.

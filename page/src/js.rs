@@ -39,10 +39,21 @@ pub fn js_message(value: &JsValue) -> String {
     value.as_string().unwrap_or_else(|| format!("{value:?}"))
 }
 
+/// Why a value could not become a plain JS object.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum ToJsError {
+    /// Its shape has no plain-object form (a map whose keys are not strings, say): a bug in
+    /// the value's type, reported instead of a panic. Holds the serialiser's words.
+    #[error("{0}")]
+    Unencodable(String),
+}
+
 /// Plain-object serialisation (maps as objects, u64 as numbers): what `chrome.runtime`
 /// messaging and the JS glue expect.
-pub fn to_js<T: Serialize>(value: &T) -> Result<JsValue, String> {
-    value.serialize(&serde_wasm_bindgen::Serializer::json_compatible()).map_err(|e| e.to_string())
+pub fn to_js<T: Serialize>(value: &T) -> Result<JsValue, ToJsError> {
+    value
+        .serialize(&serde_wasm_bindgen::Serializer::json_compatible())
+        .map_err(|e| ToJsError::Unencodable(e.to_string()))
 }
 
 /// A DOM call whose failure changes nothing for the caller (a focus, a selection): logged at

@@ -153,7 +153,8 @@ impl HostClient {
         let Some(port) = self.port.borrow().as_ref().map(|c| c.port.clone()) else { return };
         let id = self.next_id();
         // A port that fails to post is closing: the host sees EOF and drops every call anyway.
-        let sent = to_js(&Request::new(id, LlmCancel { target }))
+        let sent = waymark_page::js::to_js(&Request::new(id, LlmCancel { target }))
+            .map_err(|e| e.to_string())
             .and_then(|frame| port.post_message(&frame).map_err(|e| super::js_message(&e)));
         if let Err(e) = sent {
             tracing::debug!(error = %e, "cancel not sent: the host port is closing");
@@ -167,7 +168,8 @@ impl HostClient {
         id: u64,
         body: RequestBody,
     ) -> Result<JsValue, ErrorBody> {
-        let frame = to_js(&Request::new(id, body)).map_err(unavailable)?;
+        let frame = waymark_page::js::to_js(&Request::new(id, body))
+            .map_err(|e| unavailable(e.to_string()))?;
         let mut resolve_slot = None;
         let promise = js_sys::Promise::new(&mut |resolve, _reject| resolve_slot = Some(resolve));
         if let Some(resolve) = resolve_slot {
@@ -345,7 +347,11 @@ fn unavailable(message: impl Into<String>) -> ErrorBody {
     ErrorBody::new(ErrorCode::HostUnavailable, message)
 }
 
-pub(crate) use waymark_page::js::to_js;
+/// [`waymark_page::js::to_js`] with its error as text, for `worker/storage.rs`, whose errors
+/// hold the message (it moves with the worker's split; other code calls the typed one).
+pub(crate) fn to_js<T: serde::Serialize>(value: &T) -> Result<JsValue, String> {
+    waymark_page::js::to_js(value).map_err(|e| e.to_string())
+}
 
 /// The host as the core's platform trait sees it.
 #[derive(Clone)]

@@ -67,7 +67,7 @@ async fn reach(
             }
             Next::Inject => {
                 let target = Target { tab_id, document_ids: [&frame.document_id] };
-                let target = super::host_port::to_js(&target)
+                let target = waymark_page::js::to_js(&target)
                     .map_err(|e| Unreached::Other(super::js_error(e)))?;
                 JsFuture::from(chrome::inject_content(&target))
                     .await

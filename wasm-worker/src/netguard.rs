@@ -9,7 +9,6 @@
 //! removes every session rule first, so a crash never leaves a tab blocked.
 
 use super::chrome;
-use super::host_port::to_js;
 use serde::Deserialize;
 use std::cell::{Cell, RefCell};
 use std::collections::{BTreeMap, HashMap, HashSet};
@@ -20,13 +19,16 @@ use waymark_core::safety::network::rules::{
     Guarded, Method, RequestFacts, ResourceType, RuleSet, Verdict,
 };
 use waymark_core::safety::{BlockedRequest, NetworkPermit, RequestBody};
+use waymark_page::js::{ToJsError, to_js};
 
 /// At most this many request bodies are kept waiting for their request's end (a page that
 /// floods requests cannot grow the worker's memory).
 const KEPT_BODIES: usize = 64;
 
 /// How long an action's rules outlive it: a page that submits from a timer after the click
-/// (hundreds of milliseconds is common) is still held to the action's permit.
+/// (hundreds of milliseconds is common) is still held to the action's permit. A timer is the
+/// honest tool here: no event says a page will send nothing more, and the window only keeps
+/// the stricter rules longer (the rule updates themselves are awaited on their promises).
 pub const SETTLE_MS: u32 = 2_500;
 
 /// `chrome.tabs.TAB_ID_NONE`: requests of no tab (service and shared workers).
@@ -146,6 +148,7 @@ impl NetGuard {
         let generation = bump();
         let guard = self.clone();
         wasm_bindgen_futures::spawn_local(async move {
+            // The settle window (see `SETTLE_MS`: a window, not a wait for an event).
             chrome::sleep(SETTLE_MS).await;
             guard.after_settle(generation, tab).await;
         });
@@ -195,6 +198,7 @@ impl NetGuard {
             if let Some(permit) = action {
                 guard.narrow(permit, tab, &others, generation).await;
             }
+            // What is left of the last action's settle window (a window, see `SETTLE_MS`).
             if wait > 0 {
                 chrome::sleep(wait).await;
             }
@@ -307,7 +311,7 @@ impl NetGuard {
             Some((old, add))
         });
         let Some((old, add)) = update else { return Ok(()) };
-        let add = add.map_err(GuardError::Encode)?;
+        let add = add?;
         JsFuture::from(chrome::dnr_update(old, &add))
             .await
             .map(|_| ())
@@ -320,7 +324,7 @@ impl NetGuard {
 pub enum GuardError {
     /// The rules could not be encoded for the browser.
     #[error("the network guard's rules could not be encoded: {0}")]
-    Encode(String),
+    Encode(#[from] ToJsError),
     /// The browser refused them (`declarativeNetRequest.updateSessionRules`), in its words.
     #[error("the network guard could not be set up: {0}")]
     Refused(String),
@@ -567,6 +571,7 @@ async fn drop_rules(ids: Vec<u32>, what: &str) {
             Ok(_) => return,
             Err(e) if attempt == 1 => {
                 tracing::debug!(error = %super::js_message(&e), "removing {what} failed; retrying");
+                // A backoff before the one retry: a failed update has no event to wait for.
                 chrome::sleep(100).await;
             }
             Err(e) => {

@@ -79,6 +79,7 @@ pub fn settle() {
         return;
     };
     wasm_bindgen_futures::spawn_local(async move {
+        // The network guard's settle window: no event says the page will send nothing more.
         chrome::sleep(SETTLE_MS).await;
         if ACTIVE.with(|a| a.borrow().as_ref().map(|a| a.generation)) == Some(generation) {
             release().await;
@@ -154,7 +155,7 @@ pub fn sw_debugger_event(tab: i32, method: String, params: JsValue) {
         } else {
             ("Fetch.continueRequest", serde_json::json!({"requestId": id}))
         };
-        let params = super::host_port::to_js(&params).unwrap_or(JsValue::UNDEFINED);
+        let params = waymark_page::js::to_js(&params).unwrap_or(JsValue::UNDEFINED);
         if let Err(e) = JsFuture::from(chrome::debugger_send(tab, command, &params)).await {
             tracing::debug!(error = %super::js_message(&e), "a paused request was already gone");
         }

@@ -1,7 +1,7 @@
 //! The tab the agent works on: page actions go to the content script of the ref's frame; tab
 //! actions (navigation, tabs, waits, screenshots, find) are done here with `chrome.tabs`.
 
-use super::chrome::{self, sleep};
+use super::chrome;
 
 // A routine's tab, opened without taking focus.
 mod background;
@@ -10,14 +10,18 @@ pub use background::{close_background, open_background};
 mod faults;
 // `back` through the page's own history.
 mod history;
-// Settling after an action, and `wait` for a quiet page.
+// Settling after an action.
 mod settle;
+// The `wait` tool.
+mod wait;
 // Text in view confirmed against a capture of the tab.
 mod screen;
+// What a tab does after a call that may move it, on `chrome.tabs` events.
+mod watch;
+use watch::Watch;
 // The end-to-end tests' and benchmarks' direct line to this module (never in shipped builds).
 #[cfg(feature = "test-hooks")]
 pub(super) mod test_hooks;
-use super::host_port::to_js;
 use super::netguard::NetGuard;
 use serde::de::DeserializeOwned;
 use serde::{Deserialize, Serialize};
@@ -28,7 +32,8 @@ use waymark_core::agent::{Page, PageError};
 use waymark_core::frames::{FrameObservation, merge};
 use waymark_core::safety::{ActionTarget, BlockedRequest, NetworkPermit};
 use waymark_core::tabs::{TabInfo, pick_target_tab};
-use waymark_page::action::{Action, ActionOutcome, ContentRequest, MAX_WAIT_SECONDS, Probe};
+use waymark_page::action::{Action, ActionOutcome, ContentRequest};
+use waymark_page::js::to_js;
 use waymark_page::observation::{Observation, Ref, TabSummary};
 
 thread_local! {
@@ -39,8 +44,12 @@ thread_local! {
 /// Upper bound for a page to finish loading after a navigation (then we observe anyway).
 const LOAD_WAIT_MS: f64 = 10_000.0;
 /// How long a click or key press gets to start a navigation or open a tab before the tab is
-/// checked for it (script handlers often navigate a task later, not synchronously).
-const REACTION_MS: u32 = 150;
+/// checked for it (script handlers often navigate a task later, not synchronously). The wait
+/// ends at the tab's event; only an action that moves nothing waits it out.
+const REACTION_MS: f64 = 150.0;
+/// Longest wait for a navigation the worker asked for (`tabs.update`, `goBack`…) to start:
+/// until then the tab still reports its old page as loaded.
+const START_WAIT_MS: f64 = 1_000.0;
 /// Upper bound before reading a page that is still loading: real pages often keep a tracker
 /// or an ad loading for ever, and what has rendered is worth reading.
 const OBSERVE_WAIT_MS: f64 = 3_000.0;
@@ -203,16 +212,14 @@ impl TabPage {
         if !self.guard.on_blocked_page(tab.id, &tab.url) {
             return;
         }
-        if promise(chrome::tabs_go_back(tab.id)).await.is_ok() {
-            sleep(50).await;
+        if self.moving(chrome::tabs_go_back(tab.id)).await.is_ok() {
             self.settle(LOAD_WAIT_MS).await;
             let landed = self.tab(tab.id).await.map(|t| t.url).unwrap_or_default();
             if let Some(page) = started_on.filter(|p| *p != landed && check_url(p).is_ok()) {
                 let load = props(serde_json::json!({ "url": page }));
                 if let Ok(load) = load
-                    && promise(chrome::tabs_update(tab.id, &load)).await.is_ok()
+                    && self.moving(chrome::tabs_update(tab.id, &load)).await.is_ok()
                 {
-                    sleep(50).await;
                     self.settle(LOAD_WAIT_MS).await;
                 }
             }
@@ -239,6 +246,15 @@ impl TabPage {
         let query = props(serde_json::json!({ "windowId": window_id }))?;
         let value = promise(Ok(chrome::tabs_query(&query))).await?;
         serde_wasm_bindgen::from_value(value).map_err(bad_reply("the tab list"))
+    }
+
+    /// Runs a `chrome.tabs` call that moves the tab and waits (at most [`START_WAIT_MS`]) for
+    /// the move to start, so that [`TabPage::settle`] waits for the new page, not the old one.
+    async fn moving(&self, call: Result<js_sys::Promise, JsValue>) -> Result<JsValue, PageError> {
+        let watch = Watch::new(self.tab_id());
+        let done = promise(call).await?;
+        watch.first(START_WAIT_MS, |_| true).await;
+        Ok(done)
     }
 
     /// Waits (at most `limit_ms`) until the tab has finished loading: on the browser's tab
@@ -337,6 +353,10 @@ impl TabPage {
         };
         let before_ids: Vec<i32> =
             tabs.iter().filter(|t| t.window_id == before.window_id).map(|t| t.id).collect();
+        // Listening before the action: a navigation or a new tab it causes is seen when it
+        // happens.
+        let watch =
+            (action.runs_in_page() && action.may_navigate()).then(|| Watch::new(self.tab_id()));
         let mut outcome = match action {
             a if a.runs_in_page() => {
                 let frame = a.target_ref().map(|r| r.frame).unwrap_or(0);
@@ -367,18 +387,24 @@ impl TabPage {
             Action::Upload { ref_id, file } => self.upload(*ref_id, file).await?,
             Action::Navigate { url } => {
                 check_url(url)?;
-                promise(chrome::tabs_update(
+                self.moving(chrome::tabs_update(
                     self.tab_id(),
                     &props(serde_json::json!({ "url": url }))?,
                 ))
                 .await?;
-                sleep(50).await;
                 ActionOutcome { navigated: true, ..ActionOutcome::done() }
             }
             Action::Back => self.go_back().await?,
-            Action::Forward => history(chrome::tabs_go_forward(self.tab_id()), "forward").await?,
+            Action::Forward => {
+                let watch = Watch::new(self.tab_id());
+                let outcome = history(chrome::tabs_go_forward(self.tab_id()), "forward").await?;
+                if outcome.ok {
+                    watch.first(START_WAIT_MS, |_| true).await;
+                }
+                outcome
+            }
             Action::Reload => {
-                promise(chrome::tabs_reload(self.tab_id())).await?;
+                self.moving(chrome::tabs_reload(self.tab_id())).await?;
                 ActionOutcome { navigated: true, ..ActionOutcome::done() }
             }
             Action::OpenTab { url } => {
@@ -441,8 +467,11 @@ impl TabPage {
                 Some(window) => self.settle_frame(frame, window, settle::SETTLE_CAP_MS).await,
                 None => None,
             };
-            if settled.is_none() && action.may_navigate() {
-                sleep(REACTION_MS).await;
+            // No report (the document went, or no window), or the top document is being
+            // left: the tab's own event tells when the navigation (or a new tab) has started.
+            let leaving = settled.is_none_or(|s| s.navigating && frame == 0);
+            if leaving && let Some(watch) = &watch {
+                watch.first(REACTION_MS, |_| true).await;
             }
             self.notice_effects(&before, &before_ids, &mut outcome).await;
             if let Some(settled) = settled {
@@ -493,53 +522,6 @@ impl TabPage {
             navigated: true,
             ..ActionOutcome::with_text(format!("now on tab {}", next.id))
         })
-    }
-
-    async fn wait(
-        &self,
-        text: Option<&str>,
-        seconds: Option<f64>,
-        gone: bool,
-    ) -> Result<ActionOutcome, PageError> {
-        let limit = seconds.unwrap_or(5.0).clamp(0.1, MAX_WAIT_SECONDS) * 1000.0;
-        if text.is_none() {
-            return Ok(match self.wait_settled(limit).await {
-                Ok(note) => ActionOutcome::with_text(note),
-                Err(why) => ActionOutcome::failed(why),
-            });
-        }
-        let started = js_sys::Date::now();
-        loop {
-            let probe: Result<Probe, PageError> =
-                self.content(0, &ContentRequest::Probe { text: text.map(str::to_owned) }).await;
-            let ready = match (&probe, text) {
-                // Gone once the page that shows it has loaded and no longer shows it.
-                (Ok(p), Some(_)) if gone => p.loaded && !p.found,
-                (Ok(p), Some(_)) => p.found,
-                (Ok(p), None) => p.loaded,
-                (Err(_), _) => false,
-            };
-            // A page that cannot be probed (it is loading, say) is waited for, unless its tab
-            // has gone.
-            if let Err(e) = probe
-                && let closed @ PageError::TabClosed { .. } =
-                    self.diagnose(e, " while waiting").await
-            {
-                return Ok(ActionOutcome::failed(closed.to_string()));
-            }
-            if ready {
-                return Ok(ActionOutcome::done());
-            }
-            if js_sys::Date::now() - started >= limit {
-                let what = match text {
-                    Some(t) if gone => format!("“{t}” was still on the page"),
-                    Some(t) => format!("“{t}” did not appear"),
-                    None => "the page did not finish loading".into(),
-                };
-                return Ok(ActionOutcome::failed(format!("{what} within {:.0} s", limit / 1000.0)));
-            }
-            sleep(200).await;
-        }
     }
 }
 

@@ -4,7 +4,8 @@
 //! Two measurements: the real one, in Chromium with the built extension on the fixture form
 //! (wasm service worker, journal writes in `chrome.storage.local`, content-script round trips,
 //! the DOM walk), and the loop's pure Rust logic natively against instant fakes, which tells
-//! how much of the total is the core itself.
+//! how much of the total is the core itself. Then how late the event-driven waits end after
+//! what they wait for, and what a navigation costs (`waits::bench`).
 
 use crate::util::{self, run as sh};
 use crate::{build, setup};
@@ -26,6 +27,11 @@ pub fn step() -> Result<()> {
     sh(util::cargo()
         .args(["test", "-p", "waymark-tests", "--test", "e2e"])
         .args(["--", "--ignored", "--nocapture", "agent_bench::"])
+        .env_remove("WAYMARK_SKIP_BROWSER"))?;
+    eprintln!("== Chromium: how late waits end, and navigations (tests/tests/e2e/waits.rs)");
+    sh(util::cargo()
+        .args(["test", "-p", "waymark-tests", "--test", "e2e"])
+        .args(["--", "--ignored", "--nocapture", "waits::bench"])
         .env_remove("WAYMARK_SKIP_BROWSER"))
 }
 

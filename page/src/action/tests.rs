@@ -193,3 +193,36 @@ fn the_table_rows_are_consistent() {
     assert_eq!(ActionKind::Done.spec().runs, Runs::Agent);
     assert_eq!(ActionKind::from_name("delete_everything"), None);
 }
+
+#[test]
+fn a_wait_for_a_text_is_ready_when_shown_or_gone_from_a_loaded_page() {
+    let probe = |loaded, found| Probe { loaded, found, url: String::new() };
+    assert!(probe(false, true).ready(false), "shown while loading counts");
+    assert!(!probe(true, false).ready(false));
+    assert!(probe(true, false).ready(true));
+    assert!(!probe(false, false).ready(true), "gone only from a page that has loaded");
+    assert!(!probe(true, true).ready(true));
+}
+
+#[test]
+fn a_wait_counts_the_quiet_of_a_document_without_an_action_from_its_start() {
+    let acted = Settled { acted: true, quiet_ms: 30.0, ..Settled::default() };
+    assert_eq!(acted.quiet_for_wait(900.0), 30.0);
+    let fresh = Settled { acted: false, quiet_ms: 1e9, ..Settled::default() };
+    assert_eq!(fresh.quiet_for_wait(120.0), 120.0);
+}
+
+#[test]
+fn the_page_side_waits_travel_as_the_content_script_reads_them() {
+    let request =
+        ContentRequest::WaitFor { text: "Saved “x”".into(), gone: true, within_ms: 700.0 };
+    let json = serde_json::to_value(&request).expect("encode");
+    assert_eq!(
+        json,
+        json!({"op": "wait_for", "text": "Saved “x”", "gone": true, "within_ms": 700.0})
+    );
+    let quiet: ContentRequest =
+        serde_json::from_value(json!({"op": "wait_quiet", "quiet_ms": 400.0, "within_ms": 5000.0}))
+            .expect("decode");
+    assert_eq!(quiet, ContentRequest::WaitQuiet { quiet_ms: 400.0, within_ms: 5000.0 });
+}

@@ -35,9 +35,10 @@ mod slider;
 mod typing;
 mod unforgeable;
 mod usable;
+mod wait;
 mod widgets;
 
-use crate::action::{ContentRequest, Measurement, Probe};
+use crate::action::{ContentRequest, Measurement};
 use crate::error::{ContentError, ContentErrorKind};
 use crate::observation::Item;
 use wasm_bindgen::prelude::*;
@@ -94,14 +95,20 @@ fn handle(msg: JsValue, engine: String) -> Result<JsValue, ContentError> {
             reply(&act::set_file(ref_id, &name, &mime, &base64))
         }
         ContentRequest::Console => reply(&console::entries()),
-        ContentRequest::Probe { text } => {
-            let document = web_sys::window().and_then(|w| w.document());
-            let probe = Probe {
-                loaded: document.as_ref().is_some_and(|d| d.ready_state() == "complete"),
-                found: text.as_deref().is_some_and(dom::has_text),
-                url: document.and_then(|d| d.url().ok()).unwrap_or_default(),
+        ContentRequest::Probe { text } => reply(&wait::probe(text.as_deref())),
+        ContentRequest::WaitFor { text, gone, within_ms } => {
+            let waiting = async move {
+                reply(&wait::wait_for(&text, gone, within_ms).await)
+                    .map_err(|e| crate::js::named_error(&e))
             };
-            reply(&probe)
+            Ok(wasm_bindgen_futures::future_to_promise(waiting).into())
+        }
+        ContentRequest::WaitQuiet { quiet_ms, within_ms } => {
+            let waiting = async move {
+                reply(&wait::wait_quiet(quiet_ms, within_ms).await)
+                    .map_err(|e| crate::js::named_error(&e))
+            };
+            Ok(wasm_bindgen_futures::future_to_promise(waiting).into())
         }
         ContentRequest::Measure { runs } => reply(&measure(runs, engine)?),
         ContentRequest::Describe { ref_id } => reply(&describe::describe(ref_id)?),

@@ -18,17 +18,18 @@ extern "C" {
     /// page reacting) and tells `page_hooks.js` the action's own events are over.
     pub(super) fn after_action();
     /// `[acted, mutations, ms since the last mutation or activity (or the action), focus or
-    /// URL moved, started by the action and still running, all requests in flight]`.
+    /// URL moved, started by the action and still running, all requests in flight, a new
+    /// document is on its way]`.
     fn since_action(out: &mut [f64]);
     /// Resolves at the next DOM mutation, when the page is left, or after `ms`.
-    fn next_change(ms: f64) -> js_sys::Promise;
+    pub(super) fn next_change(ms: f64) -> js_sys::Promise;
     /// The document is being left (`pagehide`): a wait answers at once.
-    fn page_leaving() -> bool;
+    pub(super) fn page_leaving() -> bool;
 }
 
 /// What changed since the latest action in this document, and how quiet the page is now.
 pub(super) fn settled() -> Settled {
-    let mut out = [0.0; 6];
+    let mut out = [0.0; 7];
     since_action(&mut out);
     Settled {
         acted: out[0] > 0.0,
@@ -37,6 +38,7 @@ pub(super) fn settled() -> Settled {
         moved: out[3] > 0.0,
         pending: out[5] as u32,
         waiting: out[4] as u32,
+        navigating: out[6] > 0.0,
     }
 }
 
@@ -50,7 +52,7 @@ pub(super) async fn settle(window: SettleWindow) -> Settled {
     let window_start = web_sys::window().map(|w| super::dom::now(&w)).unwrap_or(0.0);
     loop {
         let report = settled();
-        if !report.acted || report.is_settled(window) || page_leaving() {
+        if !report.acted || report.is_settled(window) || report.navigating || page_leaving() {
             return report;
         }
         let elapsed = web_sys::window().map(|w| super::dom::now(&w)).unwrap_or(f64::MAX);

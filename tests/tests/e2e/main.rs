@@ -90,6 +90,7 @@ mod soak;
 mod teach;
 mod token_bench;
 mod url_differential;
+mod waits;
 mod workflow_bench;
 mod workflows;
 
@@ -161,6 +162,7 @@ registered![
     teach,
     token_bench,
     url_differential,
+    waits,
     workflow_bench,
     workflows,
 ];

@@ -38,6 +38,7 @@ thread_local! {
 /// One capture of `window_id`, spaced from the previous one so that Chrome's quota is kept.
 async fn paced_capture(window_id: i32) -> Result<JsValue, JsValue> {
     let since = js_sys::Date::now() - LAST_CAPTURE.with(std::cell::Cell::get);
+    // A rate limit, not a wait for an event: Chrome refuses a third capture within a second.
     if since < CAPTURE_GAP_MS {
         sleep((CAPTURE_GAP_MS - since).ceil() as u32).await;
     }
@@ -83,6 +84,7 @@ async fn capture(page: &TabPage) -> Option<Capture> {
         let Err(e) = &value else { break };
         let why = super::js(e.clone());
         tracing::debug!(quota = why.contains(QUOTA), error = %why, "a capture failed; again");
+        // A backoff before trying again: a refused capture has no event to wait for.
         sleep(if why.contains(QUOTA) { 600 } else { 150 }).await;
         value = paced_capture(tab.window_id).await;
     }

@@ -1,4 +1,4 @@
-//! Settling after an action and `wait` without a text: the page is given time to react (an
+//! Settling after an action: the page is given time to react (an
 //! autocomplete list after its debounce, a panel after its request) before it is read again,
 //! judged on the content script's [`Settled`] reports — what the action started has finished
 //! and the DOM is quiet — and always capped. After an action the content script waits for the
@@ -16,9 +16,16 @@ pub(super) const QUIET_MS: f64 = 400.0;
 pub(super) const SETTLE_CAP_MS: f64 = 3_000.0;
 /// Longest wait for the answer to one settle request (it waits in the page up to
 /// [`SETTLE_POLL_MS`]): a document that navigated meanwhile never answers.
-const ANSWER_WITHIN_MS: u32 = SETTLE_POLL_MS as u32 + 600;
-/// Pause between two reports of `wait`.
+const ANSWER_WITHIN_MS: u32 = SETTLE_POLL_MS as u32 + ANSWER_GRACE_MS;
+/// Pause before asking again when a settle report came sooner than the page's own wait could
+/// have ended (it could not wait there): a guard against spinning, not a poll.
 const POLL_MS: u32 = 50;
+/// Pause before asking a page again that could not be asked (a backoff, see
+/// [`TabPage::wait_settled`]).
+pub(super) const RETRY_MS: u32 = 100;
+/// How much longer than a wait in the page its answer may take to arrive: beyond it the
+/// document has gone without answering.
+pub(super) const ANSWER_GRACE_MS: u32 = 600;
 
 impl TabPage {
     /// Polls the frame until it settles or `cap_ms` passes; returns the last report, or `None`
@@ -36,7 +43,8 @@ impl TabPage {
             let asked = js_sys::Date::now();
             match self.content_within::<Settled>(frame, &request, ANSWER_WITHIN_MS).await {
                 // A document that saw no action is a new one: the action navigated.
-                Ok(s) if !s.acted || s.is_settled(window) => return Some(s),
+                // One that is being left (a navigation the action started) has settled too.
+                Ok(s) if !s.acted || s.navigating || s.is_settled(window) => return Some(s),
                 Ok(s) => last = Some(s),
                 Err(_) => return last.map(|s| Settled { acted: false, ..s }),
             }
@@ -48,34 +56,6 @@ impl TabPage {
             if js_sys::Date::now() - asked < SETTLE_POLL_MS / 2.0 {
                 sleep(POLL_MS).await;
             }
-        }
-    }
-
-    /// `wait` without a text: until the page has loaded and stayed quiet, at most `limit_ms`.
-    pub(super) async fn wait_settled(&self, limit_ms: f64) -> Result<String, String> {
-        let started = js_sys::Date::now();
-        loop {
-            let loaded = self.tab(self.tab_id()).await.is_ok_and(|t| t.status == "complete");
-            let report =
-                self.content::<Settled>(0, &ContentRequest::Settle { window: None }).await.ok();
-            // A document that saw no action counts its quiet from the wait's start.
-            let waited = js_sys::Date::now() - started;
-            let quiet = report.map(|s| if s.acted { s.quiet_ms } else { waited });
-            let pending = report.map_or(0, |s| s.pending);
-            if loaded && quiet.is_some_and(|q| q >= QUIET_MS) && pending == 0 {
-                return Ok(format!("the page settled after {:.1} s", waited / 1000.0));
-            }
-            if waited >= limit_ms {
-                let why = if !loaded {
-                    "the page was still loading".to_owned()
-                } else if pending > 0 {
-                    format!("{pending} request(s) were still in flight")
-                } else {
-                    "the page kept changing".to_owned()
-                };
-                return Err(format!("{why} after {:.0} s", limit_ms / 1000.0));
-            }
-            sleep(100).await;
         }
     }
 }

@@ -7,12 +7,12 @@
 
 use super::TabPage;
 use crate::glue::ExportError;
-use crate::host_port::to_js;
 use serde::{Deserialize, Serialize};
 use wasm_bindgen::prelude::*;
 use waymark_core::agent::Page;
 use waymark_core::safety::NetworkPermit;
 use waymark_page::action::{Action, ActionOutcome, ContentRequest};
+use waymark_page::js::to_js;
 use waymark_page::observation::Observation;
 
 /// The global the tests call (`tests/tests/perception_support`, `describe.rs`,
@@ -130,5 +130,5 @@ async fn page_request(tab_id: i32, request: JsValue) -> Result<JsValue, ExportEr
             to_js(&value)
         }
     };
-    reply.map_err(ExportError::EncodeFailed)
+    reply.map_err(|e| ExportError::EncodeFailed(e.to_string()))
 }
