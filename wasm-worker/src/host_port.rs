@@ -347,12 +347,6 @@ fn unavailable(message: impl Into<String>) -> ErrorBody {
     ErrorBody::new(ErrorCode::HostUnavailable, message)
 }
 
-/// [`waymark_page::js::to_js`] with its error as text, for `worker/storage.rs`, whose errors
-/// hold the message (it moves with the worker's split; other code calls the typed one).
-pub(crate) fn to_js<T: serde::Serialize>(value: &T) -> Result<JsValue, String> {
-    waymark_page::js::to_js(value).map_err(|e| e.to_string())
-}
-
 /// The host as the core's platform trait sees it.
 #[derive(Clone)]
 pub(crate) struct HostLink(pub Rc<HostClient>);

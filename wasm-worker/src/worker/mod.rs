@@ -15,13 +15,14 @@ mod task;
 mod workflows;
 
 use super::chrome::{self, Port};
-use super::host_port::{HostClient, to_js};
+use super::host_port::HostClient;
 use std::cell::RefCell;
 use std::rc::Rc;
 use wasm_bindgen::prelude::*;
 use wasm_bindgen_futures::spawn_local;
 use waymark_core::app::Effect;
 use waymark_core::panel::PanelRequest;
+use waymark_page::js::to_js;
 
 /// The worker's state: one per service-worker lifetime.
 struct Worker {

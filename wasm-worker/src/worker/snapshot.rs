@@ -5,10 +5,10 @@
 //! secret and nothing of a running task, only what the stored sessions hold already.
 
 use super::{Worker, chrome};
-use crate::host_port::to_js;
 use std::rc::Rc;
 use wasm_bindgen::prelude::*;
 use wasm_bindgen_futures::JsFuture;
+use waymark_page::js::to_js;
 
 /// Storage key the panel reads on load (`extension/sidepanel.js`).
 const SNAPSHOT_KEY: &str = "panel_snapshot";

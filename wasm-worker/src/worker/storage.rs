@@ -3,11 +3,11 @@
 //! worker's own log level.
 
 use super::chrome;
-use crate::host_port::to_js;
 use std::collections::BTreeMap;
 use wasm_bindgen::JsValue;
 use wasm_bindgen_futures::JsFuture;
 use waymark_core::platform::{Store, StoreError};
+use waymark_page::js::to_js;
 
 async fn storage_get(key: &str) -> Option<JsValue> {
     let got = JsFuture::from(chrome::storage_get(&JsValue::from_str(key))).await.ok()?;
@@ -51,7 +51,7 @@ impl Store for ChromeStore {
     async fn set(&self, items: Vec<(String, serde_json::Value)>) -> Result<(), StoreError> {
         let object = js_sys::Object::new();
         for (key, value) in items {
-            let value = to_js(&value).map_err(StoreError)?;
+            let value = to_js(&value).map_err(|e| StoreError(e.to_string()))?;
             js_sys::Reflect::set(&object, &JsValue::from_str(&key), &value).map_err(store_error)?;
         }
         JsFuture::from(chrome::storage_set(&object)).await.map(drop).map_err(store_error)
