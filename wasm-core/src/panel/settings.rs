@@ -254,6 +254,7 @@ pub(crate) mod tests {
             base_url: "http://127.0.0.1:9/v1".into(),
             model: model.into(),
             has_key: true,
+            max_tokens: None,
         }
     }
 
