@@ -35,6 +35,7 @@ function roleFieldset(role) {
     el('label', { htmlFor: id('provider'), textContent: 'Provider' }), provider,
     el('label', { htmlFor: id('model'), textContent: 'Model' }), input('model', {}),
     el('label', { htmlFor: id('base_url'), textContent: 'Base URL' }), input('base_url', { type: 'url' }),
+    el('label', { htmlFor: id('max_tokens'), textContent: 'Reply limit (tokens)' }), input('max_tokens', { inputMode: 'numeric' }),
     el('label', { htmlFor: id('api_key'), textContent: 'API key' }),
     keyInput(input('api_key', { type: 'password', placeholder: 'type a new key to replace it' }), id('key-state')),
     el('p', { id: id('key-state'), className: 'muted key-state' }));
@@ -95,6 +96,11 @@ export function renderSettings(view) {
     $('export-dir', HTMLInputElement).value = host.export_dir;
     const f = view.fields;
     if (f) {
+      for (const limit of f.limits) {
+        const field = $(`${limit.role}-max_tokens`, HTMLInputElement);
+        field.value = limit.value;
+        field.placeholder = limit.placeholder;
+      }
       $('retention-days', HTMLInputElement).value = f.retention_days;
       $('read-dirs', HTMLTextAreaElement).value = f.allowed_read_dirs;
       $('max-read-mb', HTMLInputElement).value = f.max_read_mb;
@@ -140,7 +146,7 @@ function formValue() {
     /** @type {(f: string) => string} */
     const v = (f) => valueOf(fs.querySelector(`[name$=".${f}"]`));
     const role = one(fs, 'select', HTMLSelectElement).id.replace(/-provider$/, '');
-    return { role: /** @type {Named<LlmRole>} */ (role), provider: v('provider'), model: v('model'), base_url: v('base_url'), api_key: v('api_key') };
+    return { role: /** @type {Named<LlmRole>} */ (role), provider: v('provider'), model: v('model'), base_url: v('base_url'), api_key: v('api_key'), max_tokens: v('max_tokens') };
   });
   return {
     roles,

@@ -24,4 +24,8 @@ base_url: string,
 /**
  * A new API key, or empty to keep the current one. Sent to the host once, never shown.
  */
-api_key?: string, };
+api_key?: string, 
+/**
+ * The most tokens one reply may take, as typed; empty for the role's default.
+ */
+max_tokens?: string, };

@@ -468,13 +468,18 @@ fn config_cmd(action: ConfigAction) -> anyhow::Result<ExitCode> {
             println!("base_url:     {}", cfg.llm.base_url);
             println!("model:        {}", cfg.llm.model);
             println!("api_key:      {}", if cfg.llm.api_key.is_some() { "set" } else { "not set" });
+            if let Some(n) = cfg.llm.max_tokens {
+                println!("max_tokens:   {n}");
+            }
             println!("retry_base:   {} ms", cfg.llm.retry_base.as_millis());
             println!("idle_timeout: {} s", cfg.llm.idle_timeout.as_secs());
             println!("export_dir:   {}", cfg.export_dir.display());
             for (role, l) in &cfg.roles {
                 if *l != cfg.llm {
+                    let limit =
+                        l.max_tokens.map(|n| format!(", max_tokens {n}")).unwrap_or_default();
                     println!(
-                        "role {role}: {} {} model {} (key {})",
+                        "role {role}: {} {} model {} (key {}{limit})",
                         l.provider.as_str(),
                         l.base_url,
                         l.model,

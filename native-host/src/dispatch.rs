@@ -296,6 +296,7 @@ impl Dispatcher {
                 base_url: String::new(),
                 model: String::new(),
                 has_key: false,
+                max_tokens: None,
             },
         };
         HelloData {

@@ -257,6 +257,7 @@ fn config_checks(env: &dyn Env, out: &mut Vec<Check>) -> Option<Config> {
                 l.model,
                 if l.api_key.is_some() { "API key set" } else { "no API key" }
             )));
+            out.extend(token_limits(&cfg));
             Some(cfg)
         }
         Err(e) => {
@@ -264,6 +265,20 @@ fn config_checks(env: &dyn Env, out: &mut Vec<Check>) -> Option<Config> {
             None
         }
     }
+}
+
+/// The output-token limit of every role, when the user set any (otherwise each role's
+/// default applies and there is nothing to report).
+fn token_limits(cfg: &Config) -> Option<Check> {
+    let limits: Vec<String> = LlmRole::ALL
+        .into_iter()
+        .map(|role| match cfg.for_role(role).max_tokens {
+            Some(n) => format!("{role} {n}"),
+            None => format!("{role} {} (default)", role.max_output_tokens()),
+        })
+        .collect();
+    let any = LlmRole::ALL.into_iter().any(|r| cfg.for_role(r).max_tokens.is_some());
+    any.then(|| Check::ok(format!("LLM reply limits (max_tokens): {}", limits.join(", "))))
 }
 
 #[cfg(unix)]
@@ -292,7 +307,9 @@ async fn providers_reachable(cfg: &Config) -> Vec<Check> {
     let mut out = Vec::new();
     let all = std::iter::once((None, &cfg.llm)).chain(cfg.roles.iter().map(|(r, l)| (Some(*r), l)));
     for (role, l) in all {
-        if seen.contains(&l) {
+        // A role differing only in its reply limit is the same endpoint: one call proves both.
+        let same = |s: &&LlmConfig| LlmConfig { max_tokens: s.max_tokens, ..l.clone() } == **s;
+        if seen.iter().any(same) {
             continue;
         }
         seen.push(l);
@@ -315,6 +332,8 @@ async fn one_token_call(role: Option<LlmRole>, l: &LlmConfig) -> Check {
     let setting = |field| SettingKey::Endpoint(role, field);
     let mut quick = l.clone();
     quick.max_retries = 0;
+    // A probe of one token, whatever limit the user set for real calls.
+    quick.max_tokens = None;
     quick.request_timeout = DOCTOR_TIMEOUT;
     quick.idle_timeout = DOCTOR_TIMEOUT;
     let gateway = match Gateway::new(quick) {
@@ -461,5 +480,23 @@ mod tests {
                 run(&opts, &env).await.iter().map(ToString::to_string).collect();
             assert!(lines.iter().any(|l| l.contains("chmod 600")), "{lines:?}");
         }
+        let limits = |lines: &[String]| lines.iter().find(|l| l.contains("max_tokens")).cloned();
+        assert_eq!(limits(&lines), None, "no limit set: nothing to report");
+        let text = "[llm]\nmodel = \"m\"\n\n[roles.validator]\nmax_tokens = 300\n";
+        std::fs::write(&file, text).expect("write");
+        let lines: Vec<String> = run(&opts, &env).await.iter().map(ToString::to_string).collect();
+        assert_eq!(
+            limits(&lines).as_deref(),
+            Some(
+                "ok: LLM reply limits (max_tokens): planner 1024 (default), navigator 2048 \
+                 (default), validator 300, summariser 600 (default)"
+            ),
+            "{lines:?}"
+        );
+        std::fs::write(&file, "[roles.validator]\nmax_tokens = 3\n").expect("write");
+        let lines: Vec<String> = run(&opts, &env).await.iter().map(ToString::to_string).collect();
+        let bad = lines.iter().find(|l| l.starts_with("FIX: config file"));
+        let bad = bad.unwrap_or_else(|| panic!("a bad limit fails the load: {lines:?}"));
+        assert!(bad.contains("3 is not between 16 and 32768 tokens"), "{bad}");
     }
 }

@@ -34,6 +34,7 @@ pub fn view(cfg: &Result<Config, String>) -> HostSettings {
             base_url: String::new(),
             model: String::new(),
             has_key: false,
+            max_tokens: None,
         };
         return HostSettings {
             llm: none,

@@ -496,3 +496,35 @@ fn a_server_that_reports_no_usage_gets_counted_tokens_marked_estimated() {
     let reply = h.reply(3);
     assert!(reply["data"]["usage"].get("estimated").is_none(), "{reply}");
 }
+
+#[test]
+fn a_role_token_limit_set_in_the_settings_replaces_the_request_s_in_both_formats() {
+    both(|format| {
+        let llm = ScriptedLlm::always_text("ok").expect("llm");
+        let mut h = host_for(&llm, format);
+        let values = json!({"roles.validator.max_tokens": "300", "llm.max_tokens": "5000"});
+        h.request(1, "config.set", json!({ "values": values }));
+        let set = h.reply(1);
+        assert_eq!(set["ok"], true, "{format:?}: {set}");
+        assert_eq!(set["data"]["roles"]["validator"]["max_tokens"], 300);
+        assert_eq!(set["data"]["roles"]["planner"]["max_tokens"], 5000, "the default's limit");
+        h.request(2, "config.set", json!({"values": {"llm.max_tokens": null}}));
+        assert_eq!(h.reply(2)["data"]["roles"]["planner"]["max_tokens"], Value::Null);
+        for (id, role) in [(3, "validator"), (4, "navigator")] {
+            let req = with(user("hi"), json!({"role": role, "max_tokens": 2048}));
+            h.request(id, "llm.complete", req);
+            assert_eq!(h.reply(id)["ok"], true, "{format:?} {role}");
+        }
+        let sent: Vec<Value> =
+            llm.requests().iter().map(|r| r.body["max_tokens"].clone()).collect();
+        assert_eq!(
+            sent,
+            [json!(300), json!(2048)],
+            "{format:?}: the limit replaces only its role's"
+        );
+        h.request(5, "config.set", json!({"values": {"roles.validator.max_tokens": "9"}}));
+        let refused = h.reply(5);
+        assert_eq!(refused["ok"], false, "{format:?}: {refused}");
+        assert!(err_message(&refused).contains("from 16 to 32768"), "{refused}");
+    });
+}

@@ -53,8 +53,8 @@ pub use error::{ErrorBody, ErrorCode};
 pub use export::{ExportFormat, ExportWrite, ExportWritten, TrackedValues};
 pub use file::{FileInfo, FileRead, MAX_FILE_CHUNK_BYTES};
 pub use llm::{
-    CallCost, ChatMessage, ChatRole, ImageInput, LlmCompletion, LlmRequest, LlmRole, TokenUsage,
-    ToolCall, ToolSpec, UnknownRole,
+    CallCost, ChatMessage, ChatRole, ImageInput, LlmCompletion, LlmRequest, LlmRole, MaxTokens,
+    MaxTokensOutOfRange, TokenUsage, ToolCall, ToolSpec, UnknownRole,
 };
 pub use settings::{
     ConfigSet, EndpointField, EndpointValue, HostSettings, ModelPrice, PriceSide, PriceSource,
@@ -110,6 +110,10 @@ pub struct LlmStatus {
     pub model: String,
     /// Whether an API key is set (its value never leaves the host).
     pub has_key: bool,
+    /// The user's limit on one reply's tokens, when set (`None`: each role's own default);
+    /// absent from older hosts.
+    #[serde(default)]
+    pub max_tokens: Option<MaxTokens>,
 }
 
 #[cfg(test)]

@@ -3,8 +3,10 @@
 use serde::{Deserialize, Serialize};
 
 pub use role::{LlmRole, UnknownRole};
+pub use tokens::{MaxTokens, MaxTokensOutOfRange};
 
 mod role;
+mod tokens;
 
 /// Who said a message.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]

@@ -5,7 +5,7 @@ use std::io::Write;
 use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
-use waymark_protocol::{LlmRole, Provider};
+use waymark_protocol::{LlmRole, MaxTokens, Provider};
 
 /// The `[llm]` table.
 #[derive(Default, Clone, PartialEq, Serialize, Deserialize)]
@@ -23,6 +23,9 @@ pub struct LlmSection {
     /// API key (the reason the file is 0600).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub api_key: Option<String>,
+    /// Most tokens one reply may take, for every role without its own.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub max_tokens: Option<MaxTokens>,
     /// First retry delay in milliseconds.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub retry_base_ms: Option<u64>,
@@ -65,6 +68,9 @@ pub struct RoleSection {
     /// API key for this role's endpoint.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub api_key: Option<String>,
+    /// Most tokens one reply of this role may take (replaces the role's default).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub max_tokens: Option<MaxTokens>,
 }
 
 impl RoleSection {
@@ -74,6 +80,7 @@ impl RoleSection {
             && self.base_url.is_none()
             && self.model.is_none()
             && self.api_key.is_none()
+            && self.max_tokens.is_none()
     }
 }
 
@@ -85,6 +92,7 @@ impl std::fmt::Debug for RoleSection {
             .field("base_url", &self.base_url)
             .field("model", &self.model)
             .field("api_key", &self.api_key.as_ref().map(|_| "<set>"))
+            .field("max_tokens", &self.max_tokens)
             .finish()
     }
 }

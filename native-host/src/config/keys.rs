@@ -15,7 +15,13 @@ pub fn apply_setting(file: &mut ConfigFile, setting: &Setting) {
         Setting::Endpoint(None, value) => {
             let llm = &mut file.llm;
             set_endpoint(
-                (&mut llm.provider, &mut llm.base_url, &mut llm.model, &mut llm.api_key),
+                (
+                    &mut llm.provider,
+                    &mut llm.base_url,
+                    &mut llm.model,
+                    &mut llm.api_key,
+                    &mut llm.max_tokens,
+                ),
                 value,
             );
         }
@@ -27,6 +33,7 @@ pub fn apply_setting(file: &mut ConfigFile, setting: &Setting) {
                     &mut section.base_url,
                     &mut section.model,
                     &mut section.api_key,
+                    &mut section.max_tokens,
                 ),
                 value,
             );
@@ -69,20 +76,25 @@ pub fn apply_setting(file: &mut ConfigFile, setting: &Setting) {
     }
 }
 
-/// The four fields an endpoint table has, `[llm]` or `[roles.<role>]`.
+/// The five fields an endpoint table has, `[llm]` or `[roles.<role>]`.
 type EndpointFields<'a> = (
     &'a mut Option<waymark_protocol::Provider>,
     &'a mut Option<String>,
     &'a mut Option<String>,
     &'a mut Option<String>,
+    &'a mut Option<waymark_protocol::MaxTokens>,
 );
 
-fn set_endpoint((provider, base_url, model, api_key): EndpointFields<'_>, value: &EndpointValue) {
+fn set_endpoint(
+    (provider, base_url, model, api_key, max_tokens): EndpointFields<'_>,
+    value: &EndpointValue,
+) {
     match value {
         EndpointValue::Provider(v) => *provider = *v,
         EndpointValue::BaseUrl(v) => v.clone_into(base_url),
         EndpointValue::Model(v) => v.clone_into(model),
         EndpointValue::ApiKey(v) => v.clone_into(api_key),
+        EndpointValue::MaxTokens(v) => *max_tokens = *v,
     }
 }
 
@@ -138,6 +150,14 @@ mod tests {
         assert_eq!(f.roles[&LlmRole::Summariser].model.as_deref(), Some("mini"));
         set(&mut f, "roles.summariser.model", None);
         assert!(f.roles.is_empty(), "empty role tables are dropped");
+        set(&mut f, "roles.validator.max_tokens", Some("300"));
+        set(&mut f, "llm.max_tokens", Some("5000"));
+        let tokens =
+            |t: Option<waymark_protocol::MaxTokens>| t.map(waymark_protocol::MaxTokens::get);
+        assert_eq!(tokens(f.roles[&LlmRole::Validator].max_tokens), Some(300));
+        assert_eq!(tokens(f.llm.max_tokens), Some(5000));
+        set(&mut f, "roles.validator.max_tokens", None);
+        assert!(f.roles.is_empty(), "a role table holding only a limit is dropped with it");
         set(&mut f, "prices.gpt-4.1.input", Some("2.5"));
         assert_eq!(f.prices["gpt-4.1"].input, 2.5);
         assert_eq!(f.prices["gpt-4.1"].output, 8.0, "the built-in output price is kept");

@@ -19,7 +19,7 @@ pub use file::{
 pub use keys::apply_setting;
 pub use resolve::{Env, ProcessEnv, resolve};
 
-use waymark_protocol::{LlmRole, LlmStatus, Provider};
+use waymark_protocol::{LlmRole, LlmStatus, MaxTokens, Provider};
 
 /// Environment variable naming the config directory (tests and portable installs).
 pub const ENV_CONFIG_DIR: &str = "WAYMARK_CONFIG_DIR";
@@ -87,6 +87,8 @@ pub struct LlmConfig {
     pub model: String,
     /// API key; never logged, never sent to the extension.
     pub api_key: Option<String>,
+    /// The user's limit on one reply, replacing the `max_tokens` a request carries.
+    pub max_tokens: Option<MaxTokens>,
     /// First retry delay; later ones grow exponentially with jitter.
     pub retry_base: Duration,
     /// Maximum retries after the first attempt.
@@ -107,6 +109,7 @@ impl std::fmt::Debug for LlmConfig {
             .field("base_url", &self.base_url)
             .field("model", &self.model)
             .field("api_key", &self.api_key.as_ref().map(|_| "<set>"))
+            .field("max_tokens", &self.max_tokens)
             .field("retry_base", &self.retry_base)
             .field("idle_timeout", &self.idle_timeout)
             .finish_non_exhaustive()
@@ -121,7 +124,14 @@ impl LlmConfig {
             base_url: self.base_url.clone(),
             model: self.model.clone(),
             has_key: self.api_key.is_some(),
+            max_tokens: self.max_tokens,
         }
+    }
+
+    /// The `max_tokens` to send for `requested` (what the core asked for): the user's limit
+    /// when one is set, else the request's own.
+    pub fn max_tokens_for(&self, requested: Option<u32>) -> Option<u32> {
+        self.max_tokens.map(MaxTokens::get).or(requested)
     }
 }
 

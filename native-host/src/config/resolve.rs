@@ -160,6 +160,7 @@ fn resolve_llm(file: &LlmSection, env: &dyn Env) -> Result<LlmConfig, ConfigErro
         base_url,
         model,
         api_key,
+        max_tokens: file.max_tokens,
         retry_base: Duration::from_millis(retry_base_ms),
         max_retries: DEFAULT_MAX_RETRIES,
         idle_timeout: Duration::from_secs(idle_secs.max(1)),
@@ -187,6 +188,7 @@ fn resolve_role(
         label: format!("roles.{role}"),
     };
     let mut cfg = default.clone();
+    cfg.max_tokens = file.max_tokens.or(default.max_tokens);
     if input.provider.is_none() && input.base_url.is_none() {
         if let Some(model) = input.model {
             cfg.model = model;

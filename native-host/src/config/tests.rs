@@ -246,3 +246,27 @@ fn full_file_round_trips_through_toml() {
     let back: ConfigFile = toml::from_str(&toml::to_string(&file).expect("ser")).expect("again");
     assert_eq!(back, file);
 }
+
+#[test]
+fn a_role_s_token_limit_is_its_own_else_the_default_s_even_on_its_own_endpoint() {
+    let limit = |n| waymark_protocol::MaxTokens::new(n).ok();
+    let mut file = file_with(LlmSection { max_tokens: limit(5000), ..LlmSection::default() });
+    file.roles.insert(
+        LlmRole::Validator,
+        RoleSection { max_tokens: limit(300), ..RoleSection::default() },
+    );
+    let own_endpoint = RoleSection {
+        provider: Some(Provider::Anthropic),
+        base_url: Some("https://api.anthropic.com/v1".into()),
+        ..RoleSection::default()
+    };
+    file.roles.insert(LlmRole::Planner, own_endpoint);
+    let c = run(file, &[]);
+    let of = |role| c.for_role(role).max_tokens.map(waymark_protocol::MaxTokens::get);
+    assert_eq!(of(LlmRole::Validator), Some(300));
+    assert_eq!(of(LlmRole::Navigator), Some(5000));
+    assert_eq!(of(LlmRole::Planner), Some(5000), "a separate endpoint keeps the default's limit");
+    assert_eq!(c.for_role(LlmRole::Validator).max_tokens_for(Some(400)), Some(300));
+    let none = run(ConfigFile::default(), &[]);
+    assert_eq!(none.llm.max_tokens_for(Some(400)), Some(400), "no limit: the request's own");
+}

@@ -43,11 +43,11 @@ impl Provider for Anthropic {
         Ok(h)
     }
 
-    fn body(&self, req: &LlmRequest, model: &str, stream: bool) -> Value {
+    fn body(&self, req: &LlmRequest, model: &str, max_tokens: Option<u32>, stream: bool) -> Value {
         let plan = cache::plan(req);
         let mut body = json!({
             "model": model,
-            "max_tokens": req.max_tokens.unwrap_or(DEFAULT_MAX_TOKENS),
+            "max_tokens": max_tokens.unwrap_or(DEFAULT_MAX_TOKENS),
             "messages": messages(req, &plan),
             "stream": stream,
         });

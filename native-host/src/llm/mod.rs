@@ -170,7 +170,8 @@ impl Gateway {
     ) -> Result<LlmCompletion, LlmError> {
         let cfg = &ep.cfg;
         let key = cfg.api_key.as_deref();
-        let body = ep.provider.body(req, &cfg.model, req.stream);
+        let max_tokens = cfg.max_tokens_for(req.max_tokens);
+        let body = ep.provider.body(req, &cfg.model, max_tokens, req.stream);
         let request = ep
             .client
             .post(ep.provider.url(&cfg.base_url))

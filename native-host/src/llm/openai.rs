@@ -32,7 +32,7 @@ impl Provider for OpenAi {
         Ok(h)
     }
 
-    fn body(&self, req: &LlmRequest, model: &str, stream: bool) -> Value {
+    fn body(&self, req: &LlmRequest, model: &str, max_tokens: Option<u32>, stream: bool) -> Value {
         let mut body = json!({
             "model": model,
             "messages": req.messages.iter().flat_map(message).collect::<Vec<_>>(),
@@ -49,7 +49,7 @@ impl Provider for OpenAi {
                 })
                 .collect();
         }
-        if let Some(n) = req.max_tokens {
+        if let Some(n) = max_tokens {
             body["max_tokens"] = json!(n);
         }
         if stream {

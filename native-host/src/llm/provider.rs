@@ -17,8 +17,9 @@ pub trait Provider: Send + Sync {
     /// Authentication and version headers.
     fn headers(&self, api_key: Option<&str>) -> Result<HeaderMap, LlmError>;
 
-    /// The JSON request body.
-    fn body(&self, req: &LlmRequest, model: &str, stream: bool) -> Value;
+    /// The JSON request body, asking for at most `max_tokens` (the endpoint's limit, else the
+    /// request's; `None`: the wire's default).
+    fn body(&self, req: &LlmRequest, model: &str, max_tokens: Option<u32>, stream: bool) -> Value;
 
     /// Parses a whole (non-streamed) response body.
     fn parse_response(&self, body: &[u8]) -> Result<LlmCompletion, LlmError>;

@@ -76,11 +76,14 @@ pub enum EndpointField {
     Model,
     /// `api_key`: the key (write-only).
     ApiKey,
+    /// `max_tokens`: the most tokens one reply may take, replacing the role's default.
+    MaxTokens,
 }
 
 impl EndpointField {
     /// Every field, in the order the help lists them.
-    pub const ALL: [Self; 4] = [Self::Provider, Self::BaseUrl, Self::Model, Self::ApiKey];
+    pub const ALL: [Self; 5] =
+        [Self::Provider, Self::BaseUrl, Self::Model, Self::ApiKey, Self::MaxTokens];
 
     /// The last part of the dotted name.
     pub fn as_str(self) -> &'static str {
@@ -89,6 +92,7 @@ impl EndpointField {
             Self::BaseUrl => "base_url",
             Self::Model => "model",
             Self::ApiKey => "api_key",
+            Self::MaxTokens => "max_tokens",
         }
     }
 
@@ -98,6 +102,7 @@ impl EndpointField {
             Self::BaseUrl => "an http:// or https:// URL",
             Self::Model => "a model name, without spaces",
             Self::ApiKey => "an API key, without spaces",
+            Self::MaxTokens => MAX_TOKENS_EXPECTS,
         }
     }
 
@@ -111,6 +116,10 @@ impl fmt::Display for EndpointField {
         f.write_str(self.as_str())
     }
 }
+
+/// What an output-token limit looks like (the bounds of [`crate::MaxTokens`]).
+const MAX_TOKENS_EXPECTS: &str =
+    "a whole number of tokens from 16 to 32768, or nothing for the role's default";
 
 /// Which of a model's two prices.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]

@@ -1,6 +1,10 @@
 use super::*;
 use serde_json::json;
 
+fn tokens(n: u64) -> Option<crate::MaxTokens> {
+    Some(crate::MaxTokens::new(n).expect("in range"))
+}
+
 /// One good text value for every setting name, and the typed setting it reads as.
 fn every_setting() -> Vec<(&'static str, &'static str, Setting)> {
     use EndpointValue as E;
@@ -12,6 +16,7 @@ fn every_setting() -> Vec<(&'static str, &'static str, Setting)> {
         }),
         ("llm.model", "gpt-4.1", Setting::Endpoint(None, E::Model(Some("gpt-4.1".into())))),
         ("llm.api_key", "sk-1", Setting::Endpoint(None, E::ApiKey(Some("sk-1".into())))),
+        ("llm.max_tokens", "32768", Setting::Endpoint(None, E::MaxTokens(tokens(32_768)))),
         ("llm.retry_base_ms", "0", Setting::RetryBaseMs(Some(0))),
         ("llm.idle_timeout_secs", "60", Setting::IdleTimeoutSecs(Some(60))),
         ("llm.request_timeout_secs", "300", Setting::RequestTimeoutSecs(Some(300))),
@@ -28,6 +33,9 @@ fn every_setting() -> Vec<(&'static str, &'static str, Setting)> {
         }),
         ("roles.summariser.api_key", "k", {
             Setting::Endpoint(Some(LlmRole::Summariser), E::ApiKey(Some("k".into())))
+        }),
+        ("roles.validator.max_tokens", " 16 ", {
+            Setting::Endpoint(Some(LlmRole::Validator), E::MaxTokens(tokens(16)))
         }),
         ("export_dir", "/home/me/exports", Setting::ExportDir(Some("/home/me/exports".into()))),
         ("data_dir", "C:\\Users\\me\\waymark", {
@@ -102,6 +110,11 @@ fn bad_values_are_refused_naming_the_field() {
         ("prices.m.output", "inf"),
         ("prices.m.output", "1e400"),
         ("roles.planner.provider", "gemini"),
+        ("roles.planner.max_tokens", "15"),
+        ("roles.navigator.max_tokens", "32769"),
+        ("roles.validator.max_tokens", "many"),
+        ("roles.summariser.max_tokens", "-400"),
+        ("llm.max_tokens", "512.5"),
     ] {
         let e = Setting::parse(name, Some(text)).expect_err(name);
         assert_eq!(e.field(), name);
@@ -118,6 +131,23 @@ fn bad_values_are_refused_naming_the_field() {
         e.to_string(),
         "transcripts.retention_days: a whole number of days, 0 to keep transcripts forever, \
          not \"soon\""
+    );
+}
+
+#[test]
+fn a_token_limit_out_of_bounds_says_which_bounds() {
+    let e = Setting::parse("roles.navigator.max_tokens", Some("8")).expect_err("too few");
+    assert_eq!(
+        e.to_string(),
+        "roles.navigator.max_tokens: a whole number of tokens from 16 to 32768, or nothing for \
+         the role's default, not \"8\""
+    );
+    // The hint's bounds are the type's.
+    let hint = SettingKey::Endpoint(None, EndpointField::MaxTokens).expects();
+    let (min, max) = (crate::MaxTokens::MIN, crate::MaxTokens::MAX);
+    assert!(hint.contains(&format!("from {min} to {max}")), "{hint}");
+    assert!(
+        SettingKey::help().contains("roles.<planner|navigator|validator|summariser>.max_tokens")
     );
 }
 
@@ -213,6 +243,7 @@ fn host_settings_keep_their_role_keys() {
         base_url: "http://x".into(),
         model: "m".into(),
         has_key: false,
+        max_tokens: None,
     };
     let roles: BTreeMap<LlmRole, LlmStatus> =
         LlmRole::ALL.into_iter().map(|r| (r, status.clone())).collect();

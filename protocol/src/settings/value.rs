@@ -5,7 +5,7 @@
 use std::fmt;
 
 use super::key::{EndpointField, PriceSide, Provider, SettingKey};
-use crate::LlmRole;
+use crate::{LlmRole, MaxTokens};
 
 /// A new value for one LLM endpoint setting; `None` clears it (the default applies again).
 #[derive(Clone, PartialEq, Eq)]
@@ -18,6 +18,8 @@ pub enum EndpointValue {
     Model(Option<String>),
     /// The API key (secret).
     ApiKey(Option<String>),
+    /// The most tokens one reply may take.
+    MaxTokens(Option<MaxTokens>),
 }
 
 impl EndpointValue {
@@ -28,6 +30,7 @@ impl EndpointValue {
             Self::BaseUrl(_) => EndpointField::BaseUrl,
             Self::Model(_) => EndpointField::Model,
             Self::ApiKey(_) => EndpointField::ApiKey,
+            Self::MaxTokens(_) => EndpointField::MaxTokens,
         }
     }
 }
@@ -136,6 +139,9 @@ impl SettingKey {
                     EndpointField::BaseUrl => EndpointValue::BaseUrl(self.read(text, http_url)?),
                     EndpointField::Model => EndpointValue::Model(self.read(text, word)?),
                     EndpointField::ApiKey => EndpointValue::ApiKey(self.read(text, word)?),
+                    EndpointField::MaxTokens => {
+                        EndpointValue::MaxTokens(self.read(text, max_tokens)?)
+                    }
                 },
             ),
             Self::RetryBaseMs => Setting::RetryBaseMs(self.read(text, |t| number(t, 0))?),
@@ -227,6 +233,7 @@ impl Setting {
         let lines = |list: &Option<Vec<String>>| list.as_ref().map(|l| l.join("\n"));
         match self {
             Self::Endpoint(_, EndpointValue::Provider(p)) => text(p),
+            Self::Endpoint(_, EndpointValue::MaxTokens(n)) => text(n),
             Self::Endpoint(
                 _,
                 EndpointValue::BaseUrl(s) | EndpointValue::Model(s) | EndpointValue::ApiKey(s),
@@ -263,6 +270,11 @@ fn number<T: std::str::FromStr + PartialOrd + From<u8>>(
     min: u8,
 ) -> Result<T, Option<String>> {
     text.parse::<T>().ok().filter(|n| *n >= T::from(min)).ok_or(None)
+}
+
+/// An output-token limit within [`MaxTokens`]' bounds.
+fn max_tokens(text: &str) -> Result<MaxTokens, Option<String>> {
+    text.parse::<u64>().ok().and_then(|n| MaxTokens::new(n).ok()).ok_or(None)
 }
 
 fn boolean(text: &str) -> Result<bool, Option<String>> {

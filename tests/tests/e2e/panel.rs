@@ -386,6 +386,12 @@ fn settings_status_prompt_box_findings_and_keyboard(extension: &Path) {
         !eval(&panel, "document.getElementById('transcripts').checked").as_bool().unwrap_or(true)
     );
 
+    // A reply limit left empty is the role's default, which Rust writes as its placeholder.
+    let limit =
+        |id: &str, what: &str| eval(&panel, &format!("document.getElementById('{id}').{what}"));
+    assert_eq!(limit("validator-max_tokens", "placeholder"), "default 400");
+    assert_eq!(limit("validator-max_tokens", "value"), "");
+
     // Invalid fields are reported by Rust and nothing is saved.
     set_value(&panel, "validator-base_url", "ftp://nowhere");
     set_value(&panel, "allowed-sites", "exa mple.com");
@@ -403,6 +409,7 @@ fn settings_status_prompt_box_findings_and_keyboard(extension: &Path) {
     set_value(&panel, "allowed-sites", "example.com\nhttps://shop.example.org/cart");
     set_value(&panel, "summariser-model", "summary-model");
     set_value(&panel, "planner-api_key", "sk-panel-secret");
+    set_value(&panel, "validator-max_tokens", "300");
     eval(&panel, "document.getElementById('transcripts').click()");
     click(&panel, "settings-save");
     panel.wait_text("settings-notice", "t === 'Saved.'").expect("saved");
@@ -412,6 +419,7 @@ fn settings_status_prompt_box_findings_and_keyboard(extension: &Path) {
     let config = std::fs::read_to_string(wm.work.path().join("config/config.toml"))
         .expect("the host wrote its config");
     assert!(config.contains("summary-model") && config.contains("sk-panel-secret"), "{config}");
+    assert!(config.contains("max_tokens = 300"), "{config}");
     // The key never reaches the page or extension storage.
     let everywhere = eval(
         &panel,
@@ -477,6 +485,8 @@ fn settings_status_prompt_box_findings_and_keyboard(extension: &Path) {
     );
     let fresh = &fresh["data"];
     assert_eq!(fresh["transcripts"]["retention_days"], 7, "{fresh}");
+    assert_eq!(fresh["roles"]["validator"]["max_tokens"], 300, "{fresh}");
+    assert_eq!(limit("validator-max_tokens", "value"), "300");
     assert_eq!(fresh["allowed_read_dirs"], json!([docs]));
     assert_eq!(fresh["max_read_bytes"], 524_288);
     assert_eq!(

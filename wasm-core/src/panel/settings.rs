@@ -11,7 +11,7 @@ use waymark_protocol::{
 mod host_files;
 
 use host_files::files_and_prices_changes;
-pub use host_files::{HostFields, PriceForm, PriceRow, host_fields};
+pub use host_files::{HostFields, PriceForm, PriceRow, TokenLimitField, host_fields};
 
 /// One role's row of the form.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
@@ -29,6 +29,10 @@ pub struct RoleForm {
     #[serde(default)]
     #[cfg_attr(feature = "ts", ts(as = "Option<_>", optional))]
     pub api_key: String,
+    /// The most tokens one reply may take, as typed; empty for the role's default.
+    #[serde(default)]
+    #[cfg_attr(feature = "ts", ts(as = "Option<_>", optional))]
+    pub max_tokens: String,
 }
 
 /// The whole settings form as the user left it.
@@ -209,6 +213,8 @@ fn host_changes(form: &SettingsForm, current: &HostSettings, out: &mut Changes) 
         out.field(key(EndpointField::Model), &row.model, was.map(|w| w.model.as_str()), true);
         let url = was.map(|w| w.base_url.trim_end_matches('/'));
         out.field(key(EndpointField::BaseUrl), &row.base_url, url, true);
+        let limit = was.map(|w| w.max_tokens.map(|n| n.to_string()).unwrap_or_default());
+        out.field(key(EndpointField::MaxTokens), &row.max_tokens, limit.as_deref(), false);
         // A blank key field keeps the key the host has (it is never shown).
         if !row.api_key.trim().is_empty() {
             out.field(key(EndpointField::ApiKey), &row.api_key, None, true);
@@ -254,6 +260,7 @@ pub(crate) mod tests {
             base_url: "http://127.0.0.1:9/v1".into(),
             model: model.into(),
             has_key: true,
+            max_tokens: None,
         }
     }
 
@@ -307,6 +314,7 @@ pub(crate) mod tests {
                     model: "m".into(),
                     base_url: "http://127.0.0.1:9/v1/".into(),
                     api_key: String::new(),
+                    max_tokens: String::new(),
                 })
                 .collect(),
             transcripts: false,
@@ -355,6 +363,36 @@ pub(crate) mod tests {
         assert_eq!(
             changes.agent.allowed_sites,
             ["https://example.com", "https://shop.example.org"]
+        );
+    }
+
+    #[test]
+    fn a_token_limit_is_sent_when_it_changes_and_empty_clears_it() {
+        let mut host = current();
+        let limit = waymark_protocol::MaxTokens::new(300).ok();
+        host.roles.get_mut(&LlmRole::Validator).expect("validator").max_tokens = limit;
+        let mut f = form();
+        f.roles[2].max_tokens = " 300 ".into();
+        assert!(validate(&f, Some(&host)).expect("valid").host.is_empty(), "unchanged");
+        f.roles[1].max_tokens = "4096".into();
+        f.roles[2].max_tokens = String::new();
+        let changes = validate(&f, Some(&host)).expect("valid");
+        assert_eq!(
+            sent(&changes),
+            [
+                ("roles.navigator.max_tokens".into(), Some("4096".into())),
+                ("roles.validator.max_tokens".into(), None),
+            ]
+        );
+        f.roles[0].max_tokens = "8".into();
+        f.roles[3].max_tokens = "lots".into();
+        let errors = validate(&f, Some(&host)).expect_err("out of bounds");
+        let fields: Vec<&str> = errors.iter().map(|e| e.field.as_str()).collect();
+        assert_eq!(fields, ["roles.planner.max_tokens", "roles.summariser.max_tokens"]);
+        assert_eq!(
+            errors[0].message,
+            "a whole number of tokens from 16 to 32768, or nothing for the role's default, \
+             not \"8\""
         );
     }
 
@@ -411,6 +449,7 @@ pub(crate) mod tests {
             model: String::new(),
             base_url: String::new(),
             api_key: String::new(),
+            max_tokens: String::new(),
         });
         let changes = validate(&f, None).expect("host fields are not checked");
         assert!(changes.host.is_empty());

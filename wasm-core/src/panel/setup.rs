@@ -182,6 +182,7 @@ mod tests {
                 base_url: String::new(),
                 model: "m".into(),
                 has_key: false,
+                max_tokens: None,
             },
             problems: vec![],
         };

@@ -152,6 +152,7 @@ mod tests {
                 base_url: "http://x".into(),
                 model: "m".into(),
                 has_key: false,
+                max_tokens: None,
             },
         };
         assert_eq!(state.view().status.dot, Dot::Ready);
@@ -178,6 +179,7 @@ mod tests {
                     base_url: "http://x".into(),
                     model: "m".into(),
                     has_key: true,
+                    max_tokens: None,
                 },
             },
             crash: Some(crash.notice(None, None, "0.1.0")),

@@ -43,7 +43,7 @@ fn request_body_moves_system_and_merges_tool_results() {
         stream: false,
         max_tokens: None,
     };
-    let body = Anthropic.body(&req, "claude", false);
+    let body = Anthropic.body(&req, "claude", req.max_tokens, false);
     assert_eq!(
         body["system"],
         json!([{"type": "text", "text": "rules", "cache_control": {"type": "ephemeral"}}])

@@ -42,7 +42,7 @@ fn request() -> LlmRequest {
 
 #[test]
 fn request_body_maps_messages_and_tools() {
-    let body = OpenAi.body(&request(), "m1", true);
+    let body = OpenAi.body(&request(), "m1", Some(100), true);
     assert_eq!(body["model"], "m1");
     assert_eq!(body["stream"], true);
     assert_eq!(body["stream_options"]["include_usage"], true);
@@ -55,8 +55,10 @@ fn request_body_maps_messages_and_tools() {
     assert_eq!(msgs[2]["content"], Value::Null);
     assert_eq!(msgs[2]["tool_calls"][0]["function"]["arguments"], "{\"ref\":3}");
     assert_eq!(msgs[3], json!({"role": "tool", "tool_call_id": "c1", "content": "clicked"}));
-    let plain = OpenAi.body(&LlmRequest { stream: false, tools: vec![], ..request() }, "m", false);
+    let plain =
+        OpenAi.body(&LlmRequest { stream: false, tools: vec![], ..request() }, "m", None, false);
     assert!(plain.get("stream_options").is_none() && plain.get("tools").is_none());
+    assert!(plain.get("max_tokens").is_none(), "no limit: the server's default");
 }
 
 #[test]
@@ -198,10 +200,10 @@ fn cached_prompt_tokens_are_read_in_both_forms_and_in_both_shapes() {
 #[test]
 fn cache_breaks_leave_the_openai_body_unchanged() {
     let mut req = request();
-    let plain = OpenAi.body(&req, "m", true);
+    let plain = OpenAi.body(&req, "m", req.max_tokens, true);
     req.messages[0].cache_breaks = vec![2, 5];
     req.messages[1].cache_breaks = vec![4, 13, 999];
-    let with_breaks = OpenAi.body(&req, "m", true);
+    let with_breaks = OpenAi.body(&req, "m", req.max_tokens, true);
     assert_eq!(plain, with_breaks, "servers cache identical prefixes by themselves");
     assert!(!with_breaks.to_string().contains("cache"), "no unknown fields: {with_breaks}");
 }

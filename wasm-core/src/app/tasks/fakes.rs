@@ -213,6 +213,7 @@ pub(crate) fn app<'a>(mem: &'a MemStore, world: &World) -> App<&'a MemStore> {
         base_url: "http://127.0.0.1:1/v1".into(),
         model: "m".into(),
         has_key: true,
+        max_tokens: None,
     };
     app.state.borrow_mut().host = HostStatus::Connected { version: "1".into(), llm };
     app

@@ -1,11 +1,14 @@
-//! The host part of the settings form beyond the endpoints: transcript retention, the
-//! folders attached files may come from, the largest readable file, and each model's prices.
+//! The host part of the settings form beyond the endpoints: each role's reply limit,
+//! transcript retention, the folders attached files may come from, the largest readable file,
+//! and each model's prices.
 //! Rust fills these fields from the host's settings and turns the user's edits into typed
 //! settings, so the view only copies strings.
 
 use super::{Changes, FieldError, SettingsForm};
 use serde::{Deserialize, Serialize};
-use waymark_protocol::{HostSettings, ModelPrice, PriceSide, PriceSource, Setting, SettingKey};
+use waymark_protocol::{
+    HostSettings, LlmRole, ModelPrice, PriceSide, PriceSource, Setting, SettingKey,
+};
 
 /// One model's prices as the user left them: US dollars per million tokens, as typed.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
@@ -28,6 +31,8 @@ pub struct PriceForm {
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[cfg_attr(feature = "ts", derive(ts_rs::TS))]
 pub struct HostFields {
+    /// Each role's reply limit, in [`LlmRole::ALL`] order.
+    pub limits: Vec<TokenLimitField>,
     /// Transcript retention in days.
     pub retention_days: String,
     /// Readable directories, one per line.
@@ -36,6 +41,18 @@ pub struct HostFields {
     pub max_read_mb: String,
     /// One row per model the roles use, in name order.
     pub prices: Vec<PriceRow>,
+}
+
+/// One role's output-token limit (`roles.<role>.max_tokens`) as the form shows it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[cfg_attr(feature = "ts", derive(ts_rs::TS))]
+pub struct TokenLimitField {
+    /// Whose limit.
+    pub role: LlmRole,
+    /// The limit the host applies, or empty when the role's default does.
+    pub value: String,
+    /// What an empty field means, e.g. "default 2048".
+    pub placeholder: String,
 }
 
 /// One model's row in the prices part of the form.
@@ -60,7 +77,16 @@ const MAX_READ_MB: f64 = 1_048_576.0;
 
 /// The form's host fields for `host`.
 pub fn host_fields(host: &HostSettings) -> HostFields {
+    let limit = |role: LlmRole| {
+        let status = host.roles.get(&role).unwrap_or(&host.llm);
+        TokenLimitField {
+            role,
+            value: status.max_tokens.map(|n| n.to_string()).unwrap_or_default(),
+            placeholder: format!("default {}", role.max_output_tokens()),
+        }
+    };
     HostFields {
+        limits: LlmRole::ALL.map(limit).into(),
         retention_days: host.transcripts.retention_days.to_string(),
         allowed_read_dirs: host.allowed_read_dirs.join("\n"),
         max_read_mb: format_mb(host.max_read_bytes),
@@ -210,6 +236,24 @@ mod tests {
         assert_eq!(rows, [("m", "1", "2"), ("mine", "0.5", "1.5"), ("odd", "", "")]);
         assert_eq!(fields.prices[0].note, "built-in list price");
         assert!(fields.prices[2].note.starts_with("no known price"));
+        let limits: Vec<(LlmRole, &str, &str)> = fields
+            .limits
+            .iter()
+            .map(|l| (l.role, l.value.as_str(), l.placeholder.as_str()))
+            .collect();
+        assert_eq!(limits[1], (LlmRole::Navigator, "", "default 2048"));
+        assert_eq!(limits.len(), LlmRole::ALL.len());
+        let mut host = current();
+        host.roles.get_mut(&LlmRole::Validator).expect("validator").max_tokens =
+            waymark_protocol::MaxTokens::new(300).ok();
+        host.roles.remove(&LlmRole::Summariser);
+        host.llm.max_tokens = waymark_protocol::MaxTokens::new(700).ok();
+        let limits = host_fields(&host).limits;
+        assert_eq!(
+            (limits[2].value.as_str(), limits[2].placeholder.as_str()),
+            ("300", "default 400")
+        );
+        assert_eq!(limits[3].value, "700", "a role the host does not list has the default's");
         // The form as filled is the form unchanged.
         let mut f = form();
         f.retention_days = fields.retention_days;

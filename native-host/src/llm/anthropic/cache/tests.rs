@@ -23,7 +23,7 @@ fn request(messages: Vec<ChatMessage>, tools: bool) -> LlmRequest {
 }
 
 fn body(req: &LlmRequest) -> Value {
-    Anthropic.body(req, "claude-x", true)
+    Anthropic.body(req, "claude-x", req.max_tokens, true)
 }
 
 /// Every block in the body carrying `cache_control`, as (where, its text).
