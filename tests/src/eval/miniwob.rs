@@ -178,21 +178,23 @@ pub fn oracle(name: &str) -> Option<Box<dyn Oracle>> {
         }),
         "focus-text" => Script::new(vec![Step::Click(Target::Only("textbox"))]),
         "click-dialog" => Script::new(vec![Step::Click(Target::named("button", "Close"))]),
-        "click-checkboxes" => Script::planned(|seen| {
-            // "Select words, more and click Submit." (or "Select nothing and click Submit.")
-            let list = seen
-                .task
-                .strip_prefix("Select ")
-                .and_then(|t| t.strip_suffix(" and click Submit."))
-                .ok_or("the task does not read Select … and click Submit.")?;
-            let mut steps: Vec<Step> = list
-                .split(", ")
-                .filter(|w| !w.is_empty() && *w != "nothing")
-                .map(|w| Step::Check(Target::named("checkbox", w)))
-                .collect();
-            steps.push(Step::Click(Target::named("button", "Submit")));
-            Ok(steps)
-        }),
+        "click-checkboxes" | "click-checkboxes-large" | "click-checkboxes-transfer" => {
+            Script::planned(|seen| {
+                // "Select words, more and click Submit." (or "Select nothing and click Submit.")
+                let list = seen
+                    .task
+                    .strip_prefix("Select ")
+                    .and_then(|t| t.strip_suffix(" and click Submit."))
+                    .ok_or("the task does not read Select … and click Submit.")?;
+                let mut steps: Vec<Step> = list
+                    .split(", ")
+                    .filter(|w| !w.is_empty() && *w != "nothing")
+                    .map(|w| Step::Check(Target::named("checkbox", w)))
+                    .collect();
+                steps.push(Step::Click(Target::named("button", "Submit")));
+                Ok(steps)
+            })
+        }
         "click-option" => Script::planned(|seen| {
             let option = seen
                 .task

@@ -49,17 +49,6 @@ pub fn oracle(name: &str) -> Option<Box<dyn Oracle>> {
             let n = ordinal(&seen.task).ok_or("no position in the task")?;
             Ok(vec![Step::Click(Target::Nth("textbox", n))])
         }),
-        "click-checkboxes-large" | "click-checkboxes-transfer" => Script::planned(|seen| {
-            let list = between(&seen.task, "Select ", " and click Submit.")
-                .ok_or("the task does not read Select … and click Submit.")?;
-            let mut steps: Vec<Step> = list
-                .split(", ")
-                .filter(|w| !w.is_empty() && *w != "nothing")
-                .map(|w| Step::Check(Target::named("checkbox", w)))
-                .collect();
-            steps.push(click("button", "Submit"));
-            Ok(steps)
-        }),
         "use-spinner" => Script::planned(|seen| {
             let value = between(&seen.task, "Select ", " with the spinner").ok_or("no value")?;
             Ok(type_and_submit(Target::Only("spinbutton"), value))

@@ -259,6 +259,8 @@ fn grouped_numbers(words: &[&str]) -> Vec<Found> {
 /// `4F7Q 9XK2 M3PD 7TRW`, a licence key): three or more groups of 3 to 8 letters and digits,
 /// each in capitals and digits or holding a digit, at least 12 characters with two digits and
 /// two letters among them. Each group alone is too short to track: the run is tracked whole.
+/// A comma or semicolon after a group ends the run: `FhpN3X, tNPS9zn, VUy2Vt` is a list of
+/// names (checkbox labels), not one code.
 fn grouped_codes(words: &[&str]) -> Vec<Found> {
     let mut out = Vec::new();
     let group = |w: &str| {
@@ -268,9 +270,12 @@ fn grouped_codes(words: &[&str]) -> Vec<Found> {
             && (w.chars().all(|c| c.is_ascii_uppercase() || c.is_ascii_digit())
                 || w.chars().any(|c| c.is_ascii_digit()))
     };
+    let listed = |w: &&str| w.ends_with([',', ';']);
     let mut i = 0;
     while i < words.len() {
-        let run = words[i..].iter().take_while(|w| group(w)).count();
+        let groups = words[i..].iter().take_while(|w| group(w)).count();
+        // Up to and with the first group a list separator follows.
+        let run = words[i..i + groups].iter().position(listed).map_or(groups, |at| at + 1);
         if run >= 3 {
             let joined: String = words[i..i + run].join(" ");
             let alnum: String = joined.chars().filter(char::is_ascii_alphanumeric).collect();
@@ -587,6 +592,8 @@ mod tests {
         assert!(page("Licence 4F7Q 9XK2 M3PD 7TRW").contains(&"4F7Q 9XK2 M3PD 7TRW".to_owned()));
         let recovery = page("a1b2 c3d4 e5f6 g7h8");
         assert!(recovery.contains(&"a1b2 c3d4 e5f6 g7h8".to_owned()), "{recovery:?}");
+        // A list of names with digits in them is not one code (MiniWoB's checkbox labels).
+        assert!(user("Select FhpN3X, tNPS9zn, VUy2Vt and click Submit.").is_empty());
         // Capitals without digits, or ordinary words, are not a code.
         assert!(page("FREE SHIPPING ON ALL ORDERS TODAY").is_empty());
         assert!(page("the cat sat on the mat").is_empty());
