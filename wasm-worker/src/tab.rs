@@ -297,19 +297,35 @@ impl TabPage {
         unwrap_reply(frame, reply)
     }
 
+    /// One request to every frame of the tab; each frame's answer read as `T`, or why not.
+    async fn ask_frames<T: DeserializeOwned>(
+        &self,
+        request: &ContentRequest,
+    ) -> Result<Vec<(u32, Result<T, PageError>)>, PageError> {
+        let msg = encode(request)?;
+        let replies = super::inject::run_in_frames(self.tab_id(), &msg)
+            .await
+            .map_err(|e| PageError::InjectionFailed(js(e)))?;
+        Ok(replies
+            .into_iter()
+            .map(|(frame_id, reply)| {
+                let read = serde_wasm_bindgen::from_value(reply)
+                    .map_err(bad_reply("the frame's answer"))
+                    .and_then(|reply| unwrap_reply::<T>(frame_id, reply));
+                (frame_id, read)
+            })
+            .collect())
+    }
+
     async fn observe_frames(&self) -> Result<Observation, PageError> {
         self.settle(OBSERVE_WAIT_MS).await;
-        let msg = encode(&ContentRequest::Observe)?;
-        let replies = match super::inject::run_in_frames(self.tab_id(), &msg).await {
+        let replies = match self.ask_frames::<Observation>(&ContentRequest::Observe).await {
             Ok(replies) => replies,
-            Err(e) => return Err(self.diagnose(PageError::InjectionFailed(js(e)), "").await),
+            Err(e) => return Err(self.diagnose(e, "").await),
         };
         let mut frames = Vec::with_capacity(replies.len());
         let mut top_error = None;
-        for (frame_id, reply) in replies {
-            let read = serde_wasm_bindgen::from_value(reply)
-                .map_err(bad_reply("the frame's answer"))
-                .and_then(|reply| unwrap_reply::<Observation>(frame_id, reply));
+        for (frame_id, read) in replies {
             match read {
                 Ok(observation) => frames.push(FrameObservation { frame_id, observation }),
                 Err(e) if frame_id == 0 => top_error = Some(e),
@@ -603,13 +619,9 @@ impl Page for TabPage {
         // Every frame's forms: a form in a frame posts to its own action address, judged like
         // the top frame's. Unreadable forms give no baseline: every field of their writes is
         // judged.
-        let Ok(msg) = encode(&ContentRequest::Forms) else { return Vec::new() };
-        let replies = super::inject::run_in_frames(self.tab_id(), &msg).await.unwrap_or_default();
+        let replies = self.ask_frames::<Vec<_>>(&ContentRequest::Forms).await.unwrap_or_default();
         let mut forms = Vec::new();
-        for (frame_id, reply) in replies {
-            let read = serde_wasm_bindgen::from_value(reply)
-                .map_err(bad_reply("the frame's forms"))
-                .and_then(|reply| unwrap_reply::<Vec<_>>(frame_id, reply));
+        for (frame_id, read) in replies {
             match read {
                 Ok(found) => forms.extend(found),
                 Err(e) => tracing::debug!(frame = frame_id, error = %e, "forms not read"),

@@ -311,10 +311,11 @@ const RECIPIENT_FIELDS: &[&str] = &[
 /// Path segments after which the next segment names a message's recipient or channel.
 const RECIPIENT_PATHS: &[&str] =
     &["channels", "channel", "rooms", "users", "user", "groups", "dm", "dms", "conversations"];
-/// Field words of goods bought: a request carrying one of them that says "reorder" buys again.
+/// Field words of goods bought, beside a quantity's and a cart's: a request carrying one of
+/// them that says "reorder" buys again.
 const GOODS_FIELDS: &[&str] = &[
-    "qty", "quantity", "sku", "item", "items", "product", "products", "variant", "price", "amount",
-    "total", "payment", "card", "address", "shipping", "cart",
+    "item", "items", "product", "products", "variant", "price", "amount", "total", "payment",
+    "card", "address", "shipping",
 ];
 /// The path word that names buying again or arranging a list, told apart by what is sent.
 const REORDER: &str = "reorder";
@@ -472,8 +473,10 @@ fn arranges(fields: &[Field]) -> bool {
         let index = words_of(&f.name).last().and_then(|w| w.parse::<u32>().ok());
         entries >= 2 || index.is_some_and(|i| i >= 1)
     });
-    let goods =
-        fields.iter().flat_map(|f| words_of(&f.name)).any(|w| GOODS_FIELDS.contains(&w.as_str()));
+    let goods = fields.iter().flat_map(|f| words_of(&f.name)).any(|w| {
+        let w = w.as_str();
+        GOODS_FIELDS.contains(&w) || QUANTITY_FIELDS.contains(&w) || has(EffectKind::Cart, w)
+    });
     list && !goods
 }
 
