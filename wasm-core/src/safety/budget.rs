@@ -70,6 +70,11 @@ pub struct WriteBudget {
     /// The domains (billing, accounts, integrations) the words name, which a change may touch.
     #[serde(default)]
     pub topics: BTreeSet<EffectKind>,
+    /// What the user asks to search for: the words after a search verb in its clause ("search
+    /// holidays **in Zermatt**"), lower case, without the words that only join them. A request
+    /// that names nothing and carries one of them is that search ([`Self::searches_for`]).
+    #[serde(default, skip_serializing_if = "BTreeSet::is_empty")]
+    pub searched: BTreeSet<String>,
 }
 
 /// Verbs (base forms, lower case) and what they ask for. A verb counts only where it is used
@@ -152,6 +157,15 @@ const INTRODUCERS: &[&str] = &[
     "first", "kindly",
 ];
 
+/// Verbs of pressing a control: "press the send button" asks for what the control's own name
+/// says ("send"), as the user wrote it.
+const PRESS_VERBS: &[&str] = &["press", "click", "tap", "hit", "push"];
+/// Nouns of a control after the words that name what it does ("the **send** button").
+const CONTROL_NOUNS: &[&str] = &["button", "icon", "link", "key"];
+/// Words that only join the words of a search ("holidays **in** Zermatt **for** two").
+const JOINING_WORDS: &[&str] =
+    &["with", "and", "or", "as", "at", "of", "for", "from", "in", "on", "by", "to"];
+
 /// Where a new request starts inside a text.
 const CLAUSE_ENDS: &[char] =
     &['.', ',', ';', ':', '!', '?', '\n', '(', ')', '[', ']', '{', '}', '—', '–', '•', '|'];
@@ -172,6 +186,7 @@ impl WriteBudget {
         let mut named = BTreeSet::new();
         let mut counted = Vec::new();
         let mut topics = BTreeSet::new();
+        let mut searched = BTreeSet::new();
         for text in texts {
             named.extend(hosts_in(text));
             let lower = text.to_lowercase().replace('’', "'");
@@ -183,19 +198,34 @@ impl WriteBudget {
                     .collect();
                 topics.extend(grants::topics_in(&words));
                 let mut introduced = true;
+                // A press verb used as one earlier in the clause: the words before a control's
+                // noun name the control ("press the message's send button").
+                let mut pressing = false;
                 for (at, word) in words.iter().enumerate() {
+                    let names_control = pressing
+                        && words.get(at + 1).is_some_and(|next| CONTROL_NOUNS.contains(next));
                     match verb(word) {
-                        Some(kind) if introduced => {
+                        Some(kind) if introduced || names_control => {
                             grants.insert(kind);
                             counted.push(grants::grant_at(&words, at, kind));
+                            if kind == WriteKind::Search {
+                                searched.extend(search_words(&words[at + 1..]));
+                            }
                         }
                         _ => {}
                     }
+                    pressing |= introduced && PRESS_VERBS.contains(word);
                     introduced = INTRODUCERS.contains(word);
                 }
             }
         }
-        Self { grants, named, counted, topics }
+        Self { grants, named, counted, topics, searched }
+    }
+
+    /// Whether a request carrying `values` (the words of what it sends) is a search these
+    /// words ask for: they grant a search, and it carries one of the words searched for.
+    pub fn searches_for(&self, values: &BTreeSet<String>) -> bool {
+        self.grants.contains(&WriteKind::Search) && !self.searched.is_disjoint(values)
     }
 
     /// Whether the user's words name the site of `origin` (the host or a parent of it, and
@@ -265,6 +295,20 @@ impl WriteBudget {
             .map(|g| g.count)
             .reduce(Count::plus)
     }
+}
+
+/// The words of a search's object (what follows its verb in the clause), without the words
+/// that only join them, split as a request's values are ([`crate::safety::writes`]).
+fn search_words(object: &[&str]) -> impl Iterator<Item = String> {
+    object
+        .iter()
+        .flat_map(|w| w.split(|c: char| !c.is_alphanumeric()))
+        .filter(|w| !w.is_empty())
+        .filter(|w| !JOINING_WORDS.contains(w) && !grants::DETERMINERS.contains(w))
+        .filter(|w| w.chars().count() > 1)
+        .map(str::to_owned)
+        .collect::<Vec<_>>()
+        .into_iter()
 }
 
 /// Whether a message to `to` (what the request names) is one the grant's recipients allow:
@@ -416,6 +460,31 @@ mod tests {
             Some(Count::Up(1)),
             "after the object ends (“to the cart”), the words are not counted"
         );
+    }
+
+    #[test]
+    fn a_control_the_user_names_to_press_grants_what_its_name_says() {
+        let b = budget("Press the message's send button (the paper-plane icon) and save it");
+        assert_eq!(b.allowance(EffectKind::Message, &[]), Some(Count::Up(1)), "{b:?}");
+        assert!(budget("Click the delete button").grants.contains(&WriteKind::Delete));
+        // Not pressed, or not a control's name: nothing granted.
+        assert!(!budget("Do not press the send button").grants.contains(&WriteKind::Message));
+        assert!(!budget("Read what the send button says").grants.contains(&WriteKind::Message));
+        assert!(!budget("Press the message's send").grants.contains(&WriteKind::Message));
+        assert!(!budget("Click “Place order”").grants.contains(&WriteKind::Purchase));
+    }
+
+    #[test]
+    fn a_search_keeps_the_words_it_searches_for() {
+        let words = |w: &[&str]| w.iter().map(|w| (*w).to_owned()).collect::<BTreeSet<_>>();
+        let b = budget("Search holidays in Zermatt for two, then save the notes");
+        assert_eq!(b.searched, words(&["holidays", "zermatt", "two"]));
+        assert!(b.searches_for(&words(&["zermatt", "2025"])));
+        assert!(!b.searches_for(&words(&["yes", "close"])), "{b:?}");
+        assert!(budget("Sort the laptops by price").searches_for(&words(&["price", "asc"])));
+        // Words of a task that asks for no search, or a one-letter word, never make a search.
+        assert!(!budget("Look at the Zermatt holidays").searches_for(&words(&["zermatt"])));
+        assert!(!budget("Search for a 2 room flat").searches_for(&words(&["2", "a"])));
     }
 
     #[test]

@@ -101,6 +101,14 @@ pub fn fit(
     if !user_site {
         return Fit::Outside("it goes to a site your task does not name".into());
     }
+    // A request that names nothing, carrying what the user's words search for, is that search.
+    let searched;
+    let effect = if effect.kind == EffectKind::Unknown && budget.searches_for(&effect.values) {
+        searched = Effect { kind: EffectKind::Lookup, ..effect.clone() };
+        &searched
+    } else {
+        effect
+    };
     let Some(count) = budget.allowance(effect.kind, &effect.recipients) else {
         let to = if effect.kind == EffectKind::Message && !effect.recipients.is_empty() {
             format!(" (to {})", effect.recipients.join(", "))

@@ -136,3 +136,17 @@ fn analytics_and_silent_beacons_are_dropped_not_asked() {
     let add = post(CART, "{}");
     assert!(matches!(fit_request(&b, &spent, &add, false, None), Fit::Outside(_)));
 }
+
+#[test]
+fn a_request_that_names_nothing_is_the_search_when_it_carries_what_the_user_searches_for() {
+    let search = "Search holidays in Zermatt.";
+    let api = "https://holidays.example/api/vanilla";
+    let carries = post(api, r#"{"checkin":"2025-01-10","resort":"zermatt","low":"100"}"#);
+    let other = post(api, r#"{"confirm":"yes","account":"7"}"#);
+    assert_eq!(fits(search, &[vec![carries.clone()], vec![other]]), vec![vec![true], vec![false]]);
+    // Without a search in the words, the same request asks.
+    assert_eq!(fits("Look at the Zermatt holidays", &[vec![carries.clone()]]), vec![vec![false]]);
+    // A request that says what it does is judged by that, whatever it carries.
+    let close = post("https://holidays.example/api/account/close", r#"{"resort":"zermatt"}"#);
+    assert_eq!(fits(search, &[vec![close]]), vec![vec![false]]);
+}

@@ -11,6 +11,7 @@
 use super::baseline::Baseline;
 use super::network::body::{self, Field, RequestBody};
 use serde::{Deserialize, Serialize};
+use std::collections::BTreeSet;
 
 /// What a state-changing request does, from most to least dangerous.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]
@@ -335,7 +336,16 @@ pub struct Effect {
     /// The path with ids and numbers replaced by `*`: repeated writes to one endpoint are
     /// repeated writes.
     pub endpoint: String,
+    /// The words of the values the task put into it (fields as the page's forms held them
+    /// before the task are left out), lower case, at most [`MAX_VALUE_WORDS`]: what a request
+    /// that names nothing carries is how it can be told to be the search the user asked for
+    /// ([`super::budget::WriteBudget::searches_for`]).
+    pub values: BTreeSet<String>,
 }
+
+/// The most value words kept of one request (a search carries a few; a document carries
+/// many, and none of them makes it a search).
+pub const MAX_VALUE_WORDS: usize = 64;
 
 /// The words of a name or segment: split at anything not a letter or digit and at a change
 /// from lower to upper case (`addToCart` → add, to, cart), lower case.
@@ -406,6 +416,7 @@ pub fn classify_against(
         path_tokens.retain(|t| t != REORDER);
     }
     let mut field_tokens: Vec<String> = Vec::new();
+    let mut values: BTreeSet<String> = BTreeSet::new();
     for field in &fields {
         let name_words = words_of(&field.name);
         let last = name_words.last().cloned().unwrap_or_default();
@@ -414,6 +425,14 @@ pub fn classify_against(
         } else if unchanged.contains(&field.name) {
             // As the form held it before the task: sending it again changes nothing.
             continue;
+        }
+        let value_words =
+            field.value.split(|c: char| !c.is_alphanumeric()).filter(|w| !w.is_empty());
+        for word in value_words {
+            if values.len() >= MAX_VALUE_WORDS {
+                break;
+            }
+            values.insert(word.to_lowercase());
         }
         field_tokens.extend(name_words.into_iter().filter(|w| !FIELD_NOISE.contains(&w.as_str())));
     }
@@ -461,7 +480,7 @@ pub fn classify_against(
             .filter(|w| RECIPIENT_PATHS.contains(&w[0].to_lowercase().as_str()))
             .map(|w| w[1].to_lowercase()),
     );
-    Effect { kind, quantity, recipients, endpoint }
+    Effect { kind, quantity, recipients, endpoint, values }
 }
 
 /// Whether `fields` carry the order of a list and nothing of goods: some field holds two or

@@ -57,7 +57,7 @@ pub struct Grant {
 }
 
 /// Words skipped before an object's first word ("the", "my").
-const DETERMINERS: &[&str] =
+pub(super) const DETERMINERS: &[&str] =
     &["the", "my", "our", "this", "that", "these", "those", "his", "her", "their", "your", "me"];
 /// Words that end an object ("add one teapot **to** the cart").
 const OBJECT_ENDS: &[&str] = &[

@@ -32,7 +32,13 @@ fn show(shop: &Shop, demo: &mut Demonstration, index: u32, act: DemonstratedAct,
 
 /// A request the network layer saw while recording, as it classified it.
 fn wrote(kind: EffectKind, endpoint: &str) -> Effect {
-    Effect { kind, quantity: 1, recipients: vec![], endpoint: endpoint.into() }
+    Effect {
+        kind,
+        quantity: 1,
+        recipients: vec![],
+        endpoint: endpoint.into(),
+        values: Default::default(),
+    }
 }
 
 fn typed(text: &str) -> DemonstratedAct {
