@@ -128,6 +128,28 @@ proptest! {
     }
 
     #[test]
+    fn fuzz_words_budget_and_requests(
+        task in hostile_text(),
+        url in url_text(),
+        body in hostile_text(),
+        json in any::<bool>(),
+    ) {
+        let budget = WriteBudget::from_words([task.as_str()]);
+        let body = if json {
+            RequestBody::Raw { bytes: format!("{{\"q\":{body:?},\"v\":[{body:?}]}}").into_bytes() }
+        } else {
+            RequestBody::Raw { bytes: body.into_bytes() }
+        };
+        let effect = writes::classify("POST", &url, Some(&body));
+        prop_assert!(effect.values.len() <= writes::MAX_VALUE_WORDS);
+        prop_assert!(effect.values.iter().all(|w| !w.is_empty() && !w.chars().any(char::is_whitespace)));
+        if budget.searches_for(&effect.values) {
+            prop_assert!(budget.grants.contains(&WriteKind::Search));
+        }
+        let _ = spend::fit(&budget, &spend::Spent::default(), &effect, "xmlhttprequest", true);
+    }
+
+    #[test]
     fn fuzz_url_meaning_normalise(text in hostile_text()) {
         let words = normalise(&text);
         prop_assert_eq!(words.trim(), words.as_str());
