@@ -89,6 +89,21 @@ export function since_action(out) {
   out[4] = waiting;
   out[5] = pending;
   out[6] = navigating ? 1 : 0;
+  out[7] = acted ? animating_ms() : 0;
+}
+// The longest time left of the finite animations and transitions started since the action (a
+// dropdown fading in is not yet what a person sees), at most a second; endless ones (a
+// spinner) and those that ran before the action do not count.
+function animating_ms() {
+  let left = 0;
+  for (const a of document.getAnimations()) {
+    if (a.playState !== 'running' || a.startTime === null || +a.startTime < started - 1) continue;
+    const timing = a.effect ? a.effect.getComputedTiming() : null;
+    const end = timing ? Number(timing.endTime) : Infinity;
+    const at = timing && timing.localTime !== null ? Number(timing.localTime) : 0;
+    if (Number.isFinite(end) && end - at > left) left = end - at;
+  }
+  return Math.min(left, 1000);
 }
 // A new document is on its way since the action started (the Navigation API's `navigate` for
 // another document, not cancelled by the page): the page is being left, which ends a wait.

@@ -36,7 +36,13 @@ export function drawing_box(el, min) {
     if (b.width < min || b.height < min || Number(getComputedStyle(n).opacity) < 0.2) continue;
     const inside = r.left >= b.left - 1 && r.right <= b.right + 1 && r.top >= b.top - 1
       && r.bottom <= b.bottom + 1;
-    return inside && n.querySelectorAll('input,textarea,select').length <= 1 ? n : null;
+    // Fields the page keeps unrendered inside the box (a library's original `<select hidden>`)
+    // are not a second field a person could mistake it for.
+    let fields = 0;
+    for (const f of n.querySelectorAll('input,textarea,select')) {
+      if (f === el || f.checkVisibility()) fields += 1;
+    }
+    return inside && fields <= 1 ? n : null;
   }
   return null;
 }

@@ -757,6 +757,10 @@ pub struct Settled {
     /// the page is being left, so settling ends at once and the tab's load is waited for.
     #[serde(default)]
     pub navigating: bool,
+    /// Milliseconds left of the finite animations and transitions the action started (a list
+    /// fading in), at most a second: what they show is not yet what a person sees.
+    #[serde(default)]
+    pub animating_ms: f64,
 }
 
 /// How long the page must stay quiet after an action ([`Action::settle_window`]).
@@ -780,7 +784,7 @@ impl Settled {
     pub fn is_settled(&self, window: SettleWindow) -> bool {
         let changed = self.mutations > 0 || self.moved;
         let quiet = if changed { window.after_change_ms } else { window.without_change_ms };
-        self.waiting == 0 && self.quiet_ms >= quiet
+        self.waiting == 0 && self.animating_ms <= 0.0 && self.quiet_ms >= quiet
     }
 
     /// The quiet that counts for `wait` without a text, `waited_ms` into it: a document that

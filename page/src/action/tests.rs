@@ -120,6 +120,10 @@ fn only_actions_that_can_start_something_wait_for_the_page_to_settle() {
     let started = Settled { waiting: 1, ..quiet(3, 500.0) };
     assert!(!started.is_settled(click), "a request or a debounce the click started");
     assert!(!Settled { waiting: 1, ..quiet(0, 900.0) }.is_settled(typing), "a debounce");
+    assert!(
+        !Settled { animating_ms: 120.0, ..quiet(3, 900.0) }.is_settled(typing),
+        "a list still fading in"
+    );
     let older = Settled { pending: 2, ..quiet(3, 50.0) };
     assert!(older.is_settled(click), "a long poll sent before the click does not hold it");
     assert!(!older.is_quiet(50.0), "but `wait` waits for every request");

@@ -277,7 +277,7 @@ pub(super) fn describe(el: &Element, tag: &str, role: &'static str, index: u32) 
         states.extend(scroll_states(el));
     }
     let name = super::widgets::special_name(el, tag, role)
-        .unwrap_or_else(|| shorten(&raw_name(el, tag, &attrs), MAX_NAME));
+        .unwrap_or_else(|| shorten(&raw_name(el, tag, &attrs, Fallback::Icon), MAX_NAME));
     let fingerprint = fingerprint(role, &name, tag);
     let info = Info {
         ref_id: Ref::top(index),
@@ -326,15 +326,69 @@ pub(super) fn own_label(el: &Element) -> String {
 /// The accessible name: aria-labelledby, aria-label, labels, button values, alt, title,
 /// placeholder, text content (then the alt or label of an image or icon inside).
 pub(super) fn accessible_name(el: &Element, tag: &str) -> String {
-    let name = raw_name(el, tag, &Attrs::of(el));
+    let name = raw_name(el, tag, &Attrs::of(el), Fallback::Icon);
     shorten(&name, MAX_NAME)
+}
+
+/// What names an element when nothing the page ties to it does.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Fallback {
+    /// What its classes or picture say it shows ("trash icon").
+    Icon,
+    /// Nothing: the caller looks beside it first (a control drawn with divs).
+    Nothing,
+}
+
+/// The name of a control drawn without a native element (`role=slider|switch|combobox…` on a
+/// `div`): what the page ties to it, else a native control it wraps, else the label a person
+/// reads beside it — before its classes ("slider handle icon") — and, for one of a set drawn
+/// only as pictures (a rating's stars), its place in the set: `star (4 of 5)`.
+pub(super) fn control_name(el: &Element, tag: &str) -> String {
+    let attrs = Attrs::of(el);
+    let own = non_empty(Some(raw_name(el, tag, &attrs, Fallback::Nothing)));
+    let wrapped = || {
+        let inner = el.query_selector("select, input:not([type=hidden]), textarea").ok()??;
+        labels_text(&inner)
+    };
+    // A custom select over a hidden native one: the native one's label, never its options.
+    let own = match own {
+        Some(text) if !wrapped_options(el, &text) => Some(text),
+        _ => wrapped().or(own),
+    };
+    let name = own
+        .or_else(|| {
+            let nearby = super::read::nearby_texts(el);
+            crate::observation::names::nearby_label(nearby.iter().map(String::as_str))
+        })
+        .or_else(|| {
+            let sources = super::read::icon_sources(el);
+            crate::observation::names::icon_name(sources.iter().map(String::as_str))
+        })
+        .unwrap_or_default();
+    let place = |attr: &str| el.get_attribute(attr).and_then(|v| v.trim().parse::<usize>().ok());
+    let name = match (place("aria-posinset"), place("aria-setsize")) {
+        (Some(at), Some(count)) if at >= 1 && at <= count && content_text(el).trim().is_empty() => {
+            crate::observation::order::thumb_name(&name, at - 1, count)
+        }
+        _ => name,
+    };
+    shorten(&name, MAX_NAME)
+}
+
+/// Whether `text` is what the element's own native `<select>` lists (its options run
+/// together), not a name.
+fn wrapped_options(el: &Element, text: &str) -> bool {
+    let Ok(Some(select)) = el.query_selector("select") else { return false };
+    let options = content_text(&select);
+    let options = options.trim();
+    !options.is_empty() && clean(text).contains(&clean(options))
 }
 
 fn non_empty(v: Option<String>) -> Option<String> {
     v.map(|v| clean(&v)).filter(|v| !v.is_empty())
 }
 
-fn raw_name(el: &Element, tag: &str, attrs: &Attrs) -> String {
+fn raw_name(el: &Element, tag: &str, attrs: &Attrs, fallback: Fallback) -> String {
     if let Some(ids) = attrs.get("aria-labelledby") {
         let root = el.get_root_node();
         let find = |id: &str| -> Option<Element> {
@@ -391,13 +445,23 @@ fn raw_name(el: &Element, tag: &str, attrs: &Attrs) -> String {
             }
         }
     }
+    // A control inside a web component is named by what names the component (a `<label>`
+    // around `<md-switch>`, its `aria-label`), as a person reads the component.
+    if let Some(label) = host_label(el) {
+        return label;
+    }
+    // A control drawn inside a `<label>` that names nothing native (`<label><md-radio>
+    // Dark</label>`, a styled box beside its words): the label's words are its name.
+    if !field && let Some(label) = label_around(el) {
+        return label;
+    }
     for attr in ["title", "placeholder", "aria-placeholder", "alt"] {
         if let Some(v) = non_empty(attrs.owned(attr)) {
             return v;
         }
     }
     // Last resort for an icon-only control: what its classes or picture say it shows.
-    if !field {
+    if !field && fallback == Fallback::Icon {
         let sources = super::read::icon_sources(el);
         if let Some(name) = crate::observation::names::icon_name(sources.iter().map(String::as_str))
         {
@@ -426,6 +490,68 @@ fn raw_name(el: &Element, tag: &str, attrs: &Attrs) -> String {
 /// List items and options are spaced apart ("Bahamas Bahrain", not "BahamasBahrain").
 fn content_text(el: &Element) -> String {
     super::read::spaced_text(el, (MAX_NAME * 3) as u32)
+}
+
+/// The words of the `<label>` around `el` (without `el`'s own), unless the label names
+/// another control than `el` or one inside it (then they are that control's name).
+fn label_around(el: &Element) -> Option<String> {
+    let label = el.closest("label").ok().flatten()?;
+    let control = js_sys::Reflect::get(&label, &"control".into()).ok();
+    let control = control.and_then(|c| c.dyn_into::<web_sys::Node>().ok());
+    if control.is_some_and(|c| !el.contains(Some(&c))) {
+        return None;
+    }
+    let own = content_text(el);
+    let text = content_text(&label);
+    non_empty(Some(if own.trim().is_empty() { text } else { text.replace(own.as_str(), " ") }))
+}
+
+/// Shadow roots climbed to find a component's label.
+const MAX_HOSTS: u32 = 3;
+
+/// The label of the web component(s) around `el`, when `el` sits in a shadow root: the host's
+/// `aria-labelledby`, `aria-label`, a `<label for>` naming it, or a `<label>` around it
+/// (without the host's own text).
+fn host_label(el: &Element) -> Option<String> {
+    let mut node = el.clone();
+    for _ in 0..MAX_HOSTS {
+        let host = node.get_root_node().dyn_into::<web_sys::ShadowRoot>().ok()?.host();
+        let attrs = Attrs::of(&host);
+        let by_id = attrs.get("aria-labelledby").and_then(|ids| {
+            let root = host.get_root_node();
+            let text: Vec<String> = ids
+                .split_whitespace()
+                .filter_map(|id| match root.dyn_ref::<web_sys::Document>() {
+                    Some(doc) => doc.get_element_by_id(id),
+                    None => root.dyn_ref::<web_sys::ShadowRoot>()?.get_element_by_id(id),
+                })
+                .filter_map(|e| e.text_content())
+                .collect();
+            non_empty(Some(text.join(" ")))
+        });
+        let label = by_id.or_else(|| non_empty(attrs.owned("aria-label"))).or_else(|| {
+            let around = host.closest("label").ok().flatten();
+            let root = host.get_root_node();
+            let id = attrs.get("id").filter(|id| !id.is_empty() && !id.contains('"'));
+            let named_for = id.and_then(|id| {
+                let query = format!("label[for=\"{id}\"]");
+                match root.dyn_ref::<web_sys::Document>() {
+                    Some(doc) => doc.query_selector(&query).ok().flatten(),
+                    None => root.dyn_ref::<web_sys::ShadowRoot>()?.query_selector(&query).ok()?,
+                }
+            });
+            let label = named_for.or(around)?;
+            let own = content_text(&host);
+            let text = content_text(&label);
+            let text = if own.trim().is_empty() { text } else { text.replace(own.as_str(), " ") };
+            non_empty(Some(text))
+        });
+        if label.is_some() {
+            return label;
+        }
+        node = host;
+    }
+    None
 }
 
 fn labels_text(el: &Element) -> Option<String> {

@@ -29,7 +29,7 @@ extern "C" {
 
 /// What changed since the latest action in this document, and how quiet the page is now.
 pub(super) fn settled() -> Settled {
-    let mut out = [0.0; 7];
+    let mut out = [0.0; 8];
     since_action(&mut out);
     Settled {
         acted: out[0] > 0.0,
@@ -39,6 +39,7 @@ pub(super) fn settled() -> Settled {
         pending: out[5] as u32,
         waiting: out[4] as u32,
         navigating: out[6] > 0.0,
+        animating_ms: out[7].max(0.0),
     }
 }
 
@@ -62,8 +63,11 @@ pub(super) async fn settle(window: SettleWindow) -> Settled {
         // The quiet still owed, at least one short look later.
         let changed = report.mutations > 0 || report.moved;
         let owed = if changed { window.after_change_ms } else { window.without_change_ms };
-        let pause =
-            if report.waiting > 0 { LOOK_MS } else { (owed - report.quiet_ms).max(LOOK_MS) };
+        let pause = if report.waiting > 0 {
+            LOOK_MS
+        } else {
+            (owed - report.quiet_ms).max(report.animating_ms).max(LOOK_MS)
+        };
         if wasm_bindgen_futures::JsFuture::from(next_change(pause)).await.is_err() {
             return report;
         }

@@ -67,9 +67,9 @@ pub(super) fn auto_sized_box(el: &Element) -> Option<Element> {
     drawing_box(el, MIN_FIELD_PX)
 }
 
-/// A native range input hidden the "visually hidden" way (clipped to nothing) inside the
-/// thumb a library draws for it (MUI's slider): the thumb is what a person sees and drags, so
-/// the input is listed, judged and acted on through it.
+/// A native range input hidden the "visually hidden" way (clipped to nothing, or transparent)
+/// inside the thumb or track a library draws for it (MUI's slider, Material Web's): what a
+/// person sees and drags, so the input is listed, judged and acted on through it.
 pub(super) fn clipped_range_thumb(el: &Element) -> Option<Element> {
     let input = el.dyn_ref::<HtmlInputElement>()?;
     if input.type_() != "range" {
@@ -80,7 +80,10 @@ pub(super) fn clipped_range_thumb(el: &Element) -> Option<Element> {
     let clip_path = style.get_property_value("clip-path").unwrap_or_default();
     let clipped = clip.starts_with("rect(0px, 0px, 0px, 0px)")
         || (!clip_path.is_empty() && clip_path != "none");
-    if !clipped {
+    // Material Web's slider lays its range input at `opacity: 0` over the whole track it
+    // draws: no text can hide in a range, so the track a person drags stands in for it.
+    let faded = transparent(effective_opacity(el));
+    if !clipped && !faded {
         return None;
     }
     el.parent_element().filter(seen)
@@ -337,7 +340,10 @@ pub(super) fn visible_now(el: &Element) -> bool {
 /// field under a fixed or sticky layer (a header) is kept, since scrolling may reveal it.
 pub(super) fn hidden_in_walk(el: &Element, opacity: f64) -> bool {
     let (shown, known) = if transparent(opacity) {
-        match transparent_toggle(el).or_else(|| combobox_stand_in(el)) {
+        match transparent_toggle(el)
+            .or_else(|| combobox_stand_in(el))
+            .or_else(|| clipped_range_thumb(el))
+        {
             Some(shown) => (shown, None),
             None => return true,
         }

@@ -136,7 +136,14 @@ pub(super) fn special_name(el: &Element, tag: &str, role: &str) -> Option<String
         // of two thumbs: which one it is), never by its classes ("touch area").
         "slider" if tag != "input" => {
             let own = super::roles::own_label(el);
-            if own.is_empty() { group_name(el) } else { Some(own) }
+            let group = || group_name(el).unwrap_or_else(|| super::roles::control_name(el, tag));
+            Some(if own.is_empty() { group() } else { own })
+        }
+        // Controls drawn with divs: named like native ones, from what a person reads.
+        "switch" | "checkbox" | "radio" | "combobox" | "listbox" | "spinbutton"
+            if !matches!(tag, "input" | "select" | "textarea" | "button") =>
+        {
+            Some(super::roles::control_name(el, tag))
         }
         _ => None,
     }

@@ -5,6 +5,8 @@
 //! lists of SortableJS and dnd kit. Each page posts what its widgets hold, read through the library's own state, so a
 //! task succeeds only when the widget really changed.
 
+mod more;
+
 use super::oracle::{Move, Oracle, Script, Step, Target};
 use super::seen::Seen;
 use super::task::{Check, EvalTask, Prompt, SuiteName};
@@ -183,6 +185,7 @@ pub fn tasks() -> Vec<EvalTask> {
     ]
     .into_iter()
     .chain(editing_tasks())
+    .chain(more::tasks())
     .collect()
 }
 
@@ -296,6 +299,11 @@ fn steps(id: &str) -> Option<Vec<Step>> {
 pub fn oracle(id: &str) -> Option<Box<dyn Oracle>> {
     if id == "ag-grid-sort" {
         return Some(Box::new(CheapestRow::default()));
+    }
+    if let Some((mut steps, button, done)) = more::steps(id) {
+        steps.push(click("button", button));
+        steps.push(status(done));
+        return Some(Box::new(Script::new(steps)));
     }
     let mut steps = steps(id)?;
     let (button, done) = match id.split('-').next() {

@@ -79,6 +79,7 @@ mod perception_components;
 mod perception_corpus;
 mod perception_libzoo;
 mod perception_richtext;
+mod perception_unseen;
 mod perception_widgets;
 mod pin_bench;
 mod prompt_cache;
@@ -150,6 +151,7 @@ registered![
     perception_components,
     perception_corpus,
     perception_libzoo,
+    perception_unseen,
     perception_richtext,
     perception_widgets,
     pin_bench,

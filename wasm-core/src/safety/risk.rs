@@ -257,8 +257,13 @@ fn on(target: Option<&ActionTarget>) -> String {
 
 fn never_reason(t: &ActionTarget) -> Option<String> {
     let autocomplete = &t.autocomplete;
+    // A password is never picked from a list: component libraries set `new-password` on their
+    // comboboxes' search boxes to keep the browser's autofill away (Ant Design's Select,
+    // Cascader and TreeSelect). A code or a card's fields keep their meaning there (a card's
+    // expiry month may well be a combobox).
+    let picker = t.role.eq_ignore_ascii_case("combobox");
     if t.input_type == "password"
-        || autocomplete.contains("password")
+        || (!picker && autocomplete.contains("password"))
         || autocomplete.contains("one-time-code")
         || autocomplete.split_whitespace().any(|a| a.starts_with("cc-"))
     {
@@ -487,6 +492,14 @@ mod tests {
             category(&classify(&ActionKind::Type { text: "1".into() }, Some(&otp))),
             "never"
         );
+        let mut picker = button("Time zone");
+        picker.tag = "input".into();
+        (picker.role, picker.input_type, picker.autocomplete) =
+            ("combobox".into(), "search".into(), "new-password".into());
+        let typing = ActionKind::Type { text: "Tok".into() };
+        assert_ne!(category(&classify(&typing, Some(&picker))), "never", "a list's search box");
+        picker.role = "textbox".into();
+        assert_eq!(category(&classify(&typing, Some(&picker))), "never", "a new password");
         let mut cc = button("Number");
         cc.autocomplete = "cc-number".into();
         assert_eq!(category(&classify(&ActionKind::Type { text: "4".into() }, Some(&cc))), "never");

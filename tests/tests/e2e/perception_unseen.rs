@@ -1,0 +1,96 @@
+//! Widgets of the zoo's second round (issue 27): libraries no earlier fix was written against —
+//! Ant Design 6, Material Web and Choices.js — in real Chromium. Each assertion failed before
+//! the fix of its class (named per assertion); the `libs` evaluation drives the same pages
+//! through the agent and checks what each library holds.
+
+use crate::perception_support;
+use perception_support::{Zoo, must_ref, ok, ref_of};
+use serde_json::json;
+use std::path::Path;
+use std::time::Duration;
+use waymark_tests::libzoo;
+use waymark_tests::trial::{Data, E2e};
+
+fn launch(extension: &Path) -> Zoo {
+    libzoo::require();
+    Zoo::launch_serving(extension, libzoo::serve().expect("libzoo")).expect("launch")
+}
+
+fn open(zoo: &Zoo, path: &str, ready: &str) -> i32 {
+    let (page, tab) = zoo.open(path).expect("open");
+    page.wait_for(&format!("document.querySelector({ready:?}) !== null"), Duration::from_secs(30))
+        .expect("the library drew its widgets");
+    tab
+}
+
+fn observe(zoo: &Zoo, tab: i32) -> String {
+    zoo.observe(tab).expect("observe").0
+}
+
+fn controls_drawn_with_divs_read_what_a_person_reads(extension: &Path) {
+    let zoo = launch(extension);
+    let tab = open(&zoo, "/antd.html", ".ant-rate-star");
+    let obs = observe(&zoo, tab);
+    // Ant Design's slider handle has no label of its own: it read as its classes ("slider
+    // handle icon"); the title a person reads above it names it.
+    must_ref(&obs, "slider", "Storage limit (GB)");
+    // A rating's five stars all read "radio star": their place in the set tells them apart.
+    for place in 1..=5 {
+        must_ref(&obs, "radio", &format!("star ({place} of 5)"));
+    }
+    // The search box of a Select is typed into (its `autocomplete="new-password"` made it a
+    // credential field), and the list it opens, fading in, is in the next observation.
+    let zone = must_ref(&obs, "combobox", "Time zone");
+    ok(&zoo.act(tab, json!({"action": "type", "ref": zone, "text": "Tok"})).expect("type"));
+    let obs = observe(&zoo, tab);
+    let shown = ["option", "clickable"].iter().any(|role| ref_of(&obs, role, "Tokyo").is_some());
+    assert!(shown, "the list opened by typing is not in the observation:\n{obs}");
+}
+
+fn web_components_are_named_by_what_names_the_component(extension: &Path) {
+    let zoo = launch(extension);
+    let tab = open(&zoo, "/material.html", "md-slider");
+    let obs = observe(&zoo, tab);
+    // The native control inside the component's shadow root has no label; the `<label>`
+    // around the component names it.
+    must_ref(&obs, "switch", "Show my status");
+    must_ref(&obs, "checkbox", "Weekly digest by email");
+    // A radio whose role only the component's internals carry: named by its label.
+    must_ref(&obs, "clickable", "Dark");
+    // The slider's range input is transparent over the track it draws: listed, with its value.
+    let volume = must_ref(&obs, "slider", "Sound volume");
+    ok(&zoo.act(tab, json!({"action": "type", "ref": volume, "text": "60"})).expect("type"));
+    let save = must_ref(&observe(&zoo, tab), "button", "Save profile");
+    ok(&zoo.act(tab, json!({"action": "click", "ref": save})).expect("click"));
+    let posted = zoo
+        .site
+        .wait_for_requests("/api/material", Duration::from_secs(30), |log| {
+            log.iter().any(|r| r.path == "/api/material")
+        })
+        .expect("the page posted");
+    let body = posted.into_iter().rev().find(|r| r.path == "/api/material").expect("a post").body;
+    let body: serde_json::Value = serde_json::from_str(&body).expect("json");
+    assert_eq!(body["volume"], "60", "{body}");
+}
+
+fn a_select_library_over_a_native_select_is_named_by_its_label(extension: &Path) {
+    let zoo = launch(extension);
+    let tab = open(&zoo, "/choices.html", ".choices");
+    let obs = observe(&zoo, tab);
+    // Named by the label of the native select it draws over, never by its options run together
+    // ("Choose a department Design Engineering …").
+    must_ref(&obs, "combobox", "Department");
+    must_ref(&obs, "combobox", "Skills");
+}
+
+/// This file's tests, for the harness (`main.rs`).
+pub fn trials() -> Vec<E2e> {
+    vec![
+        e2e!(test_hooks, controls_drawn_with_divs_read_what_a_person_reads)
+            .with_data(Data::EvalTools),
+        e2e!(test_hooks, web_components_are_named_by_what_names_the_component)
+            .with_data(Data::EvalTools),
+        e2e!(test_hooks, a_select_library_over_a_native_select_is_named_by_its_label)
+            .with_data(Data::EvalTools),
+    ]
+}
