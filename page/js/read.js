@@ -1,6 +1,6 @@
 // @ts-check
 // What an element reads as: its text with spaces where the layout separates words, its icons'
-// names, and the text just before a field (`page/src/content/read.rs`).
+// names, and the text just before a field or under it (`page/src/content/read.rs`).
 const INLINE = new Set(['a', 'abbr', 'b', 'bdi', 'bdo', 'cite', 'code', 'data', 'dfn', 'em',
   'i', 'kbd', 'mark', 'q', 's', 'samp', 'small', 'span', 'strong', 'sub', 'sup', 'time', 'u',
   'var', 'font', 'label', 'img', 'wbr', 'del', 'ins']);
@@ -91,12 +91,66 @@ function textBefore(n) {
   }
   return '';
 }
+// What a field's own group may hold besides it: anything else a person operates.
+const OTHER_CONTROLS = 'input:not([type=hidden]),select,textarea,button,a[href],[role=button]';
+/**
+ * The field's own group: its outermost ancestor (a few levels up, inside the form) that holds
+ * no other control, so every text in it belongs to this field; the field itself when its
+ * parent holds another control.
+ * @param {Element} el
+ * @returns {Element}
+ */
+function ownGroup(el) {
+  let group = el;
+  for (let depth = 0; depth < 4; depth++) {
+    const parent = group.parentElement;
+    if (parent === null || parent.localName === 'form' || parent.localName === 'body') break;
+    if (parent.querySelectorAll(OTHER_CONTROLS).length > 1) break;
+    group = parent;
+  }
+  return group;
+}
+/**
+ * The first text after the field inside its own group, when it is drawn under or over the
+ * field (a caption below the box, a label laid on it) rather than beside it (a unit, `kg`).
+ * @param {Element} el
+ * @param {Element} group
+ * @returns {string}
+ */
+function textUnder(el, group) {
+  const box = el.getBoundingClientRect();
+  for (let n = el; n !== group && n.parentElement !== null; n = n.parentElement) {
+    for (let p = n.nextElementSibling; p !== null; p = p.nextElementSibling) {
+      if (p.localName === 'br' || SKIP.has(p.localName)) continue;
+      if (p.localName === 'label' && /** @type {HTMLLabelElement} */ (p).control) return '';
+      if (!p.checkVisibility({ opacityProperty: true, visibilityProperty: true })) continue;
+      const text = p.textContent ?? '';
+      if (!text.trim()) continue;
+      const r = p.getBoundingClientRect();
+      const across = r.left < box.right && r.right > box.left;
+      return across ? text : '';
+    }
+  }
+  return '';
+}
 /** @param {Element} el */
 export function nearby_texts(el) {
   /** @type {string[]} */
   const out = [];
+  const group = ownGroup(el);
+  let looked = group === el;
   let n = el;
   for (let depth = 0; depth < 3 && n.parentElement !== null; depth++) {
+    // About to look outside the group only this field is in: a caption under the field in
+    // it is its label (text before the group names the list of groups, not this field).
+    if (n === group && !looked) {
+      looked = true;
+      const under = textUnder(el, group);
+      if (under.trim()) {
+        out.push(under);
+        break;
+      }
+    }
     const text = textBefore(n);
     if (text === null) break;
     if (text) {
@@ -112,5 +166,6 @@ export function nearby_texts(el) {
     if (parent.localName === 'form' || parent.localName === 'body') break;
     n = parent;
   }
+  if (!looked && !out.some((t) => t.trim())) out.push(textUnder(el, group));
   return out;
 }

@@ -605,7 +605,13 @@ impl Walker {
         }
         let text = shorten(text, MAX_TEXT);
         if !self.seen.insert(text.clone()) {
-            return None;
+            let previous = match self.items.last() {
+                Some(Item::Text { text, .. }) => Some(text.as_str()),
+                _ => None,
+            };
+            if !crate::observation::rules::repeat_is_kept(&text, previous) {
+                return None;
+            }
         }
         let zone = self.zone();
         self.items.push(Item::Text { text: text.clone(), heading, zone });

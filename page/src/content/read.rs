@@ -17,7 +17,9 @@ extern "C" {
     /// [`crate::observation::names::icon_name`] reads.
     pub(super) fn icon_sources(el: &Element) -> Vec<String>;
     /// The visible text just before a field — in its parent, or its wrapper's, or the previous
-    /// table cell — unless a control or a label of another control comes first: what
+    /// table cell — unless a control or a label of another control comes first; when there is
+    /// none, the text drawn under (or over) the field inside the group that holds no other
+    /// control (a label laid out below its box): what
     /// [`crate::observation::names::nearby_label`] reads.
     pub(super) fn nearby_texts(el: &Element) -> Vec<String>;
 }

@@ -17,6 +17,8 @@ const MAX_NAME: usize = 60;
 const MAX_AREA: usize = 1500;
 /// Options of a select listed before `+N`.
 const MAX_OPTIONS: usize = 12;
+/// The state of a text field that holds several lines (a `<textarea>`, `aria-multiline`).
+const MULTILINE: &str = "multiline";
 
 /// An element's description and the fingerprint that later proves a ref still names it.
 pub(super) struct Described {
@@ -192,6 +194,9 @@ pub(super) fn describe(el: &Element, tag: &str, role: &'static str, index: u32) 
             states.push("invalid".into());
         }
     } else if let Some(area) = el.dyn_ref::<HtmlTextAreaElement>() {
+        // What a line break does differs from a one-line box (Enter submits there): said as
+        // ARIA says it.
+        states.push(MULTILINE.into());
         if sensitive(&attrs) {
             states.push("sensitive".into());
         } else {
@@ -228,6 +233,9 @@ pub(super) fn describe(el: &Element, tag: &str, role: &'static str, index: u32) 
     } else if role == "textbox" {
         if let Some(html) = el.dyn_ref::<HtmlElement>() {
             value = Some(shorten(&clean(&html.inner_text()), 300));
+        }
+        if aria("aria-multiline").as_deref() == Some("true") {
+            states.push(MULTILINE.into());
         }
     } else if tag == "button" && attrs.get("disabled").is_some() {
         states.push("disabled".into());

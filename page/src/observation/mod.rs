@@ -16,6 +16,7 @@
 //! Fields marked * are required.                           text, in reading order, deduplicated
 //! [1] textbox "Name" value="Ada" required                 text field with its current value
 //! [2] textbox "Password" sensitive filled                 secret field: never its value
+//! [8] textbox "Note" value="Call Ann " multiline          several lines; a value keeps its edges
 //! [3] checkbox "Subscribe" checked                        checkbox / radio / switch state
 //! [4] combobox "Country" value="France" options=[France|Spain|+3]   native select
 //! [5] button "Menu" collapsed                             aria-expanded=false
@@ -309,6 +310,27 @@ pub fn clean(text: &str) -> String {
             pending = false;
         }
         out.push(ch);
+    }
+    out
+}
+
+/// [`clean`] for a field's value, whose edges are part of it: a space (any whitespace) at
+/// either end is kept as one space, so text copied from a box is copied exactly ("Lorem
+/// ipsum " ends with its space); inside, whitespace collapses as in [`clean`].
+pub fn clean_value(value: &str) -> String {
+    let inner = clean(value);
+    let lead = value.starts_with(char::is_whitespace);
+    let trail = value.ends_with(char::is_whitespace);
+    if inner.is_empty() {
+        return if lead { " ".to_owned() } else { inner };
+    }
+    let mut out = String::with_capacity(inner.len() + 2);
+    if lead {
+        out.push(' ');
+    }
+    out.push_str(&inner);
+    if trail {
+        out.push(' ');
     }
     out
 }

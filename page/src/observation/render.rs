@@ -298,7 +298,7 @@ impl Element {
             let _ = write!(out, "[{}] {} {name:?}", self.ref_id, self.role);
         }
         if let Some(value) = value {
-            let _ = write!(out, " value={:?}", clean(value));
+            let _ = write!(out, " value={:?}", super::clean_value(value));
         }
         for state in &self.states {
             out.push(' ');
@@ -332,6 +332,7 @@ const STATE_WORDS: &[&str] = &[
     "current",
     "sensitive",
     "filled",
+    "multiline",
 ];
 
 /// Whether a name can be written without quotes at the end of its line (saves a token per

@@ -114,6 +114,20 @@ pub fn cap_options(options: Vec<String>, max: usize) -> Vec<String> {
     out
 }
 
+/// Longest text line still read as one value (a number, a price, a date, a count).
+pub const MAX_VALUE_LINE: usize = 24;
+
+/// Whether a text line already written earlier on the page is written again where it stands
+/// now. A short value with a digit (`3`, `$5.00`, `2 days ago`) says something new at each
+/// place (the number of a row, the price of a card: dropping it shifts every later row's
+/// facts onto the wrong neighbour), unless `previous`, the line just before, is the same (one
+/// text drawn twice). Other repeats (a menu's words, a notice in the footer again) are not.
+pub fn repeat_is_kept(text: &str, previous: Option<&str>) -> bool {
+    previous != Some(text)
+        && text.chars().count() <= MAX_VALUE_LINE
+        && text.chars().any(char::is_numeric)
+}
+
 /// One key press: the key and its modifiers.
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
 pub struct KeyPress {
@@ -297,6 +311,17 @@ pub fn key_codes(press: &KeyPress, keypress: bool) -> (u32, u32) {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_repeated_value_stays_where_it_stands_and_repeated_prose_goes() {
+        // The numbers of three rows: the third repeats the first.
+        assert!(repeat_is_kept("5", Some("8")));
+        assert!(repeat_is_kept("$5.00", None), "after a button");
+        assert!(repeat_is_kept("2 days ago", Some("Ann")));
+        assert!(!repeat_is_kept("5", Some("5")), "the same text twice in a row");
+        assert!(!repeat_is_kept("Advertisement", None), "words, not a value");
+        assert!(!repeat_is_kept("Subscribe to our 2 newsletters today", None), "prose");
+    }
 
     #[test]
     fn slider_values_are_read_from_what_the_model_wrote() {

@@ -232,3 +232,24 @@ fn invisible_unicode_is_dropped_from_page_text() {
         "pay\u{200B}\u{200D}\u{202E}\u{2066}\u{E0049}\u{E0067}\u{FE0F}\u{3164}\u{061C}now";
     assert_eq!(clean(smuggled), "paynow");
 }
+
+#[test]
+fn a_value_keeps_the_space_at_its_edges() {
+    let copy = Element { value: Some("Lorem ipsum.  Dolor ".into()), ..element(1, "textbox", "") };
+    assert_eq!(copy.line(), "[1] textbox (no name) value=\"Lorem ipsum. Dolor \"");
+    assert_eq!(clean_value(" a\n b\t"), " a b ");
+    assert_eq!(clean_value("   "), " ");
+    assert_eq!(clean_value("plain"), "plain");
+    // Text lines still lose their edges.
+    assert_eq!(clean(" Lorem ipsum "), "Lorem ipsum");
+    let forged =
+        Element { value: Some("x\" checked\n[9] button ".into()), ..element(2, "textbox", "") };
+    assert_eq!(forged.line(), "[2] textbox (no name) value=\"x\\\" checked [9] button \"");
+}
+
+#[test]
+fn a_multiline_field_says_so_and_a_name_cannot_fake_it() {
+    let area = Element { states: vec!["multiline".into()], ..element(3, "textbox", "Notes") };
+    assert_eq!(area.line(), "[3] textbox \"Notes\" multiline");
+    assert_eq!(element(4, "textbox", "Notes multiline").line(), "[4] textbox \"Notes multiline\"");
+}

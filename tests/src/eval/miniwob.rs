@@ -10,6 +10,7 @@ use super::oracle::{Oracle, Script, Step, Target, all_quoted, quoted};
 use super::task::{ByHand, Check, EvalTask, Prompt, SuiteName};
 use std::path::PathBuf;
 
+mod fields;
 mod more;
 
 /// The `miniwob` package version `cargo xtask setup` installs.
@@ -243,7 +244,7 @@ pub fn oracle(name: &str) -> Option<Box<dyn Oracle>> {
                 Step::Click(Target::named("button", "Submit")),
             ])
         }),
-        _ => return more::oracle(name),
+        _ => return more::oracle(name).or_else(|| fields::oracle(name)),
     };
     Some(Box::new(script))
 }
@@ -302,6 +303,11 @@ pub const ORACLE_TASKS: &[&str] = &[
     "email-inbox-important",
     "email-inbox-star-reply",
     "email-inbox-noscroll",
+    "multi-layouts",
+    "multi-orderings",
+    "click-widget",
+    "copy-paste",
+    "copy-paste-2",
 ];
 
 #[cfg(test)]

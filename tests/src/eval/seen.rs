@@ -136,6 +136,36 @@ impl Seen {
     }
 }
 
+impl Element {
+    /// The value on the element's line (`value="…"`, unescaped), if it shows one.
+    pub fn value(&self) -> Option<String> {
+        let quoted = self.rest.strip_prefix("value=\"")?;
+        let end = closing_quote(quoted)?;
+        let mut out = String::with_capacity(end);
+        let mut chars = quoted[..end].chars();
+        while let Some(c) = chars.next() {
+            out.push(match c {
+                '\\' => match chars.next()? {
+                    'n' => '\n',
+                    't' => '\t',
+                    other => other,
+                },
+                c => c,
+            });
+        }
+        Some(out)
+    }
+
+    /// Whether the line shows this state word (after the value, if any).
+    pub fn has_state(&self, state: &str) -> bool {
+        let states = match self.rest.strip_prefix("value=\"") {
+            Some(quoted) => closing_quote(quoted).map_or("", |end| &quoted[end + 1..]),
+            None => &self.rest,
+        };
+        states.split_whitespace().any(|w| w == state)
+    }
+}
+
 /// Parses `[ref] role name…` (name quoted when something follows it, bare otherwise).
 pub fn parse_element(line: &str) -> Option<Element> {
     let rest = line.trim_start().strip_prefix('[')?;
@@ -150,6 +180,9 @@ pub fn parse_element(line: &str) -> Option<Element> {
     let (name, rest) = if let Some(quoted) = after.strip_prefix('"') {
         let end = closing_quote(quoted)?;
         (quoted[..end].replace("\\\"", "\""), quoted[end + 1..].trim().to_owned())
+    } else if let Some(rest) = after.strip_prefix("(no name)") {
+        // An unnamed element: what follows is its value and states.
+        (String::new(), rest.trim().to_owned())
     } else {
         (after.trim().to_owned(), String::new())
     };
@@ -214,5 +247,20 @@ page: Inbox — http://127.0.0.1:9/eval/message.html
         assert_eq!(seen.only("button").map(|e| e.name.as_str()), Some("Send"));
         assert!(seen.says("Messages"));
         assert!(seen.inventory().contains("textbox (no name)"), "{}", seen.inventory());
+    }
+
+    #[test]
+    fn values_and_states_of_unnamed_fields_are_read() {
+        let area =
+            parse_element("[3] textbox (no name) value=\"Say \\\"hi\\\" multiline \" multiline")
+                .expect("an element");
+        assert_eq!(area.name, "");
+        assert_eq!(area.value().as_deref(), Some("Say \"hi\" multiline "));
+        assert!(area.has_state("multiline"));
+        let line = parse_element("[4] textbox (no name) value=\"multiline\"").expect("element");
+        assert!(!line.has_state("multiline"), "a value is not a state");
+        let named = parse_element("[5] textbox \"To\" value=\"x\" required").expect("element");
+        assert_eq!(named.value().as_deref(), Some("x"));
+        assert!(named.has_state("required"));
     }
 }

@@ -77,6 +77,7 @@ mod perception_actions;
 mod perception_agent;
 mod perception_components;
 mod perception_corpus;
+mod perception_fields;
 mod perception_libzoo;
 mod perception_richtext;
 mod perception_unseen;
@@ -150,6 +151,7 @@ registered![
     perception_agent,
     perception_components,
     perception_corpus,
+    perception_fields,
     perception_libzoo,
     perception_unseen,
     perception_richtext,

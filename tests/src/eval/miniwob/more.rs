@@ -334,13 +334,13 @@ fn type_and_submit(field: Target, text: String) -> Vec<Step> {
 }
 
 /// The text between `start` and the next `end` in `s`.
-fn between(s: &str, start: &str, end: &str) -> Option<String> {
+pub(super) fn between(s: &str, start: &str, end: &str) -> Option<String> {
     let (_, rest) = s.split_once(start)?;
     rest.split_once(end).map(|(inside, _)| inside.to_owned())
 }
 
 /// The first ordinal in `s` ("the 2nd", "1st", "3rd", "4th"), from 0.
-fn ordinal(s: &str) -> Option<usize> {
+pub(super) fn ordinal(s: &str) -> Option<usize> {
     s.split(|c: char| !c.is_alphanumeric()).find_map(|w| {
         let digits = w.trim_end_matches(|c: char| c.is_alphabetic());
         let suffix = &w[digits.len()..];
