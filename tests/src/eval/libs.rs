@@ -303,7 +303,7 @@ pub fn oracle(id: &str) -> Option<Box<dyn Oracle>> {
     if let Some((mut steps, button, done)) = more::steps(id) {
         steps.push(click("button", button));
         steps.push(status(done));
-        return Some(Box::new(Script::new(steps)));
+        return Some(Box::new(Script::new(steps).stopping_on_failure()));
     }
     let mut steps = steps(id)?;
     let (button, done) = match id.split('-').next() {
@@ -316,7 +316,7 @@ pub fn oracle(id: &str) -> Option<Box<dyn Oracle>> {
     };
     steps.push(click("button", button));
     steps.push(status(done));
-    Some(Box::new(Script::new(steps)))
+    Some(Box::new(Script::new(steps).stopping_on_failure()))
 }
 
 /// The grid's oracle: sorts by price, then reads the first row as drawn (the first text line

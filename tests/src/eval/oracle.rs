@@ -164,17 +164,26 @@ pub type Planner = Box<dyn FnOnce(&Seen) -> Result<Vec<Step>, String> + Send>;
 pub struct Script {
     plan: Option<Planner>,
     steps: VecDeque<Step>,
+    /// Give up once a step is reported failed, as a model reading its step history would
+    /// (else the script goes on to the page's save button after a choice that did not take).
+    stop_on_failure: bool,
 }
 
 impl Script {
     /// Fixed steps.
     pub fn new(steps: Vec<Step>) -> Self {
-        Script { plan: None, steps: steps.into() }
+        Script { plan: None, steps: steps.into(), stop_on_failure: false }
     }
 
     /// Steps that depend on the task's words or the page (MiniWoB's utterance, session notes).
     pub fn planned(plan: impl FnOnce(&Seen) -> Result<Vec<Step>, String> + Send + 'static) -> Self {
-        Script { plan: Some(Box::new(plan)), steps: VecDeque::new() }
+        Script { plan: Some(Box::new(plan)), steps: VecDeque::new(), stop_on_failure: false }
+    }
+
+    /// This script, giving up as soon as the step history reports a failed step.
+    pub fn stopping_on_failure(mut self) -> Self {
+        self.stop_on_failure = true;
+        self
     }
 }
 
@@ -184,6 +193,11 @@ fn give_up(why: String) -> Move {
 
 impl Oracle for Script {
     fn next(&mut self, seen: &Seen) -> Move {
+        if self.stop_on_failure
+            && let Some(failed) = &seen.last_failed
+        {
+            return give_up(format!("the last step failed: {failed}"));
+        }
         if let Some(plan) = self.plan.take() {
             match plan(seen) {
                 Ok(steps) => self.steps = steps.into(),

@@ -33,6 +33,8 @@ pub struct Seen {
     pub text: Vec<String>,
     /// The whole request's text, for reading the latest tool output.
     pub all: String,
+    /// The status of the latest step in the step history when it failed (`failed: why`).
+    pub last_failed: Option<String>,
 }
 
 impl Seen {
@@ -43,7 +45,14 @@ impl Seen {
 
     /// Reads the navigator's user message `user`; `all` is the whole request's text.
     pub fn from_text(user: &str, all: String) -> Self {
-        let mut seen = Seen { all, ..Seen::default() };
+        // Step lines read `3. Click “Save” [4] → failed: why`; the latest one counts.
+        let last_step = user
+            .lines()
+            .filter(|l| l.split_once(". ").is_some_and(|(n, _)| n.parse::<u32>().is_ok()))
+            .filter_map(|l| l.rsplit_once(" → ").map(|(_, status)| status.trim()))
+            .next_back();
+        let last_failed = last_step.filter(|s| s.starts_with("failed")).map(str::to_owned);
+        let mut seen = Seen { all, last_failed, ..Seen::default() };
         let mut in_notes = false;
         let mut in_page = false;
         for line in user.lines() {
@@ -247,6 +256,19 @@ page: Inbox — http://127.0.0.1:9/eval/message.html
         assert_eq!(seen.only("button").map(|e| e.name.as_str()), Some("Send"));
         assert!(seen.says("Messages"));
         assert!(seen.inventory().contains("textbox (no name)"), "{}", seen.inventory());
+    }
+
+    #[test]
+    fn the_latest_step_says_whether_it_failed() {
+        let history = |last: &str| {
+            format!("<steps id=ab>\n1. Click “Open → next” [2] → ok\n{last}\n</steps id=ab>\n")
+        };
+        let failed = history("2. Choose “Dutch” in “Language” [3] → failed: not selected");
+        let seen = Seen::from_text(&failed, failed.clone());
+        assert_eq!(seen.last_failed.as_deref(), Some("failed: not selected"));
+        let ok = history("2. Click “Save” [4] → ok (page changed)");
+        assert_eq!(Seen::from_text(&ok, ok.clone()).last_failed, None);
+        assert_eq!(Seen::from_text(USER, USER.to_owned()).last_failed, None, "no steps yet");
     }
 
     #[test]
