@@ -36,11 +36,12 @@ export function drawing_box(el, min) {
     if (b.width < min || b.height < min || Number(getComputedStyle(n).opacity) < 0.2) continue;
     const inside = r.left >= b.left - 1 && r.right <= b.right + 1 && r.top >= b.top - 1
       && r.bottom <= b.bottom + 1;
-    // Fields the page keeps unrendered inside the box (a library's original `<select hidden>`)
-    // are not a second field a person could mistake it for.
+    // Fields the page keeps unrendered or transparent inside the box (a library's original
+    // `<select hidden>`, Choices.js's input at `opacity: 0`) are not a second field a person
+    // could mistake it for.
     let fields = 0;
     for (const f of n.querySelectorAll('input,textarea,select')) {
-      if (f === el || f.checkVisibility()) fields += 1;
+      if (f === el || f.checkVisibility({ opacityProperty: true, visibilityProperty: true })) fields += 1;
     }
     return inside && fields <= 1 ? n : null;
   }

@@ -81,6 +81,11 @@ fn a_select_library_over_a_native_select_is_named_by_its_label(extension: &Path)
     // ("Choose a department Design Engineering …").
     must_ref(&obs, "combobox", "Department");
     must_ref(&obs, "combobox", "Skills");
+    // The box a tag input types into is one character wide beside the original input, which
+    // the library keeps transparent in the same wrapper: the wrapper is what a person sees.
+    let typed =
+        ["searchbox", "textbox"].iter().any(|role| ref_of(&obs, role, "Keywords").is_some());
+    assert!(typed, "no field to type keywords into:\n{obs}");
 }
 
 /// This file's tests, for the harness (`main.rs`).
