@@ -9,6 +9,7 @@ use crate::observation::Ref;
 use serde::{Deserialize, Serialize};
 
 pub mod offered;
+pub mod readback;
 pub mod reorder;
 pub mod richtext;
 pub mod table;

@@ -82,6 +82,7 @@ mod perception_richtext;
 mod perception_widgets;
 mod pin_bench;
 mod prompt_cache;
+mod readback;
 mod routines;
 mod screen_corpus;
 mod sessions;
@@ -154,6 +155,7 @@ registered![
     perception_widgets,
     pin_bench,
     prompt_cache,
+    readback,
     routines,
     screen_corpus,
     sessions,
