@@ -89,6 +89,42 @@ pub enum ActError {
     /// A click did not change the clicked control's own state.
     #[error(transparent)]
     Click(#[from] ClickError),
+    /// The page's script undid the action's change before the page settled.
+    #[error(transparent)]
+    Undone(#[from] Undone),
+}
+
+/// What the page's script undid after the action's own read-back, found once the page had
+/// settled (a request's answer, a longer timer): the state the action left is gone.
+#[derive(
+    Debug, Clone, Copy, PartialEq, Eq, thiserror::Error, serde::Serialize, serde::Deserialize,
+)]
+#[serde(rename_all = "snake_case")]
+pub enum Undone {
+    /// A field no longer holds the text the action left in it.
+    #[error(
+        "the field took the text, but before the page settled its script changed it to \
+         something else; observe the page again"
+    )]
+    Text,
+    /// A box or switch was set back.
+    #[error(
+        "the box changed, but before the page settled its script set it back; observe the page \
+         again"
+    )]
+    Checked,
+    /// A list no longer has the chosen option selected.
+    #[error(
+        "the option was chosen, but before the page settled its script chose another; observe \
+         the page again"
+    )]
+    Choice,
+    /// A clicked control's state (a tab's selection, an expander) was set back.
+    #[error(
+        "the click changed the control, but before the page settled its script set it back; \
+         observe the page again"
+    )]
+    Control,
 }
 
 impl From<ActError> for ActionOutcome {

@@ -559,7 +559,17 @@ impl ActionOutcome {
 
     /// After a page action and settling: marks [`ActionOutcome::no_effect`] when the action
     /// is one meant to change the page (a click, keys, a choice) and nothing changed.
+    /// A change the action's read-back saw and the page undid while settling fails it.
     pub fn judge_effect(&mut self, action: &Action, settled: &Settled) {
+        if self.ok
+            && let Some(undone) = settled.undone
+        {
+            self.ok = false;
+            self.error = Some(crate::act_error::ActError::from(undone).to_string());
+            self.text = None;
+            self.no_effect = false;
+            return;
+        }
         let meant_to_change = action.spec().expects_change;
         // A drag says how it went (dropped, released) and still may have changed nothing.
         let said_what_changed = self.text.is_some() && action.kind() != ActionKind::Drag;
@@ -758,6 +768,10 @@ pub struct Settled {
     /// the page is being left, so settling ends at once and the tab's load is waited for.
     #[serde(default)]
     pub navigating: bool,
+    /// The state the action's read-back found, read again now, is gone: the page's script
+    /// undid it while settling ([`ActionOutcome::judge_effect`] fails the action).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub undone: Option<crate::act_error::Undone>,
 }
 
 /// How long the page must stay quiet after an action ([`Action::settle_window`]).

@@ -3,7 +3,7 @@
 use super::dom::REFS;
 use super::events::{fire, fire_input, js, mouse, mouse_with, point_of};
 use super::roles::live_fingerprint;
-use crate::act_error::{ActError, ChoiceError, FieldError};
+use crate::act_error::{ActError, ChoiceError, FieldError, Undone};
 use crate::action::readback::{TextReadback, judge_text, judge_toggle, over_max_length};
 use crate::action::{Action, ActionOutcome};
 use crate::error::ContentError;
@@ -449,6 +449,15 @@ async fn type_text(el: &Element, text: &str, append: bool) -> Result<ActionOutco
     if let (Some(max), Some(_)) = (max, &cut) {
         return Err(FieldError::TooLong { max, holds: quoted(&now) }.into());
     }
+    let holds = now.clone();
+    match kind {
+        None => super::readback::keep(Undone::Text, el, move |el| {
+            judge_text(&holds, &field_text(el).unwrap_or_default()) != TextReadback::NotTaken
+        }),
+        Some(_) => super::readback::keep(Undone::Text, el, move |el| {
+            field_text(el).as_ref() == Some(&holds)
+        }),
+    }
     match kind {
         Some(crate::formats::FieldKind::Range) if now == kept && kept != new => {
             said(format!("the slider is at {now}: the nearest value it takes to {new}"))
@@ -550,7 +559,10 @@ async fn select_option(el: &Element, option: &str) -> Result<ActionOutcome, ActE
             fire(el, "change")?;
             // The page's script may choose another option in its change handler.
             let label = clean(&o.label());
-            if !super::readback::read_back(|| o.selected(), |s| *s).await {
+            let kept = super::readback::read_back(|| o.selected(), |s| *s).await;
+            let chosen = o.clone();
+            super::readback::keep(Undone::Choice, el, move |_| chosen.selected());
+            if !kept {
                 let shown = select.selected_options();
                 let selected = (0..shown.length())
                     .filter_map(|i| shown.item(i)?.text_content())
@@ -569,17 +581,10 @@ async fn select_option(el: &Element, option: &str) -> Result<ActionOutcome, ActE
     Err(ChoiceError::Missing { wanted: option.to_owned(), offered: labels }.into())
 }
 
+/// Whether a box is ticked ([`super::readback::checked`]), or a toggle button pressed.
 fn is_checked(el: &Element) -> bool {
-    if let Some(control) = super::roles::toggle_of_label(el) {
-        return control.checked();
-    }
-    match el.dyn_ref::<HtmlInputElement>() {
-        Some(input) => input.checked(),
-        None => {
-            matches!(el.get_attribute("aria-checked").as_deref(), Some("true") | Some("mixed"))
-                || el.get_attribute("aria-pressed").as_deref() == Some("true")
-        }
-    }
+    super::readback::checked(el)
+        .unwrap_or_else(|| el.get_attribute("aria-pressed").as_deref() == Some("true"))
 }
 
 async fn set_checked(el: &Element, want: bool) -> Result<ActionOutcome, ActError> {
@@ -598,6 +603,7 @@ async fn set_checked(el: &Element, want: bool) -> Result<ActionOutcome, ActError
     let right_after = is_checked(el);
     let later = super::readback::read_back(|| is_checked(el), |c| *c == want).await;
     judge_toggle(want, right_after, later)?;
+    super::readback::keep(Undone::Checked, el, move |el| is_checked(el) == want);
     let now = if want { "it is checked now" } else { "it is unchecked now" };
     Ok(ActionOutcome { value_changed: true, ..ActionOutcome::with_text(now) })
 }

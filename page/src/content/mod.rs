@@ -74,6 +74,7 @@ fn handle(msg: JsValue, engine: String) -> Result<JsValue, ContentError> {
                     dialogs::arm(answer);
                 }
                 forms::acting();
+                readback::forget();
                 settle::start_action();
                 let mut outcome =
                     act::perform(&action, expect.as_deref(), expect_to.as_deref()).await;

@@ -3,10 +3,11 @@
 //! after the click): the reads are here, the judging in [`crate::action::readback`].
 
 use super::drag::sleep;
-use crate::act_error::ActError;
+use crate::act_error::{ActError, Undone};
 use crate::action::ActionOutcome;
 use crate::action::readback::{Clicked, ControlState, click_settled, judge_click};
 use crate::observation::shorten;
+use std::cell::RefCell;
 use wasm_bindgen::JsCast;
 use web_sys::{Element, HtmlInputElement};
 
@@ -14,6 +15,41 @@ use web_sys::{Element, HtmlInputElement};
 const PATIENCE_MS: f64 = 300.0;
 /// Pause between two looks, and before the look that confirms a met state stayed (a frame).
 const LOOK_MS: i32 = 20;
+
+/// What the latest action's read-back found, to read again when the page has settled.
+struct Kept {
+    /// What it is, for the error.
+    kind: Undone,
+    /// The element read.
+    el: Element,
+    /// Whether the state the read-back found still holds.
+    holds: Box<dyn Fn(&Element) -> bool>,
+}
+
+thread_local! {
+    static KEPT: RefCell<Option<Kept>> = const { RefCell::new(None) };
+}
+
+/// A new action begins: what the previous one left is no longer watched.
+pub(super) fn forget() {
+    KEPT.with(|k| k.borrow_mut().take());
+}
+
+/// Remembers a state the action's read-back found, to be read again as the page settles.
+pub(super) fn keep(kind: Undone, el: &Element, holds: impl Fn(&Element) -> bool + 'static) {
+    let kept = Kept { kind, el: el.clone(), holds: Box::new(holds) };
+    KEPT.with(|k| *k.borrow_mut() = Some(kept));
+}
+
+/// The state the latest action left, read again: what undid it, if the page did. An element
+/// taken off the page (redrawn) cannot be read and is not judged.
+pub(super) fn undone() -> Option<Undone> {
+    KEPT.with(|k| {
+        let kept = k.borrow();
+        let kept = kept.as_ref()?;
+        (kept.el.is_connected() && !(kept.holds)(&kept.el)).then_some(kept.kind)
+    })
+}
 
 fn now_ms() -> f64 {
     web_sys::window().map(|w| super::dom::now(&w)).unwrap_or(f64::MAX)
@@ -105,6 +141,7 @@ pub(super) async fn click(el: &Element) -> Result<ActionOutcome, ActError> {
     if let Some(note) = judge_click(kind, &before, &after)? {
         outcome.value_changed |= after != before;
         outcome.text.get_or_insert(note);
+        keep(Undone::Control, el, move |el| click_settled(kind, &before, &control_state(el)));
     }
     Ok(outcome)
 }

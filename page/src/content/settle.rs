@@ -39,6 +39,7 @@ pub(super) fn settled() -> Settled {
         pending: out[5] as u32,
         waiting: out[4] as u32,
         navigating: out[6] > 0.0,
+        undone: super::readback::undone(),
     }
 }
 

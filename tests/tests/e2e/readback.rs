@@ -70,6 +70,18 @@ fn boxes_choices_tabs_expanders_and_files_are_read_back(extension: &Path) {
     );
     let news = must_ref(&obs, "checkbox", "Newsletter");
     said(&act(json!({"action": "check", "ref": news})), "it is checked now");
+    // Set back later, while the page settles: the read-back as it settles finds it.
+    let offers = must_ref(&obs, "checkbox", "Offers");
+    refused(
+        &act(json!({"action": "check", "ref": offers})),
+        "before the page settled its script set it back",
+    );
+    assert_eq!(text(&page, "String(document.getElementById('offers').checked)"), "false");
+    let promo = must_ref(&obs, "textbox", "Promo code");
+    refused(
+        &act(json!({"action": "type", "ref": promo, "text": "SPRING"})),
+        "changed it to something else",
+    );
     let dark = must_ref(&obs, "switch", "Dark mode");
     refused(&act(json!({"action": "check", "ref": dark})), "the page set it back");
 
