@@ -6,23 +6,45 @@
 //! was read back.
 
 use crate::perception_support;
-use perception_support::{Zoo, must_ref, ok, text};
+use perception_support::{Zoo, must_ref, text};
 use serde_json::{Value, json};
 use std::path::Path;
 use waymark_tests::trial::E2e;
 
-/// The outcome failed, and its error says `words`.
-fn refused(outcome: &Value, words: &str) {
-    assert_eq!(outcome["ok"], json!(false), "{outcome}");
-    let error = outcome["error"].as_str().unwrap_or_default();
-    assert!(error.contains(words), "error should say “{words}”: {outcome}");
-}
+/// The outcomes that did not say what they should, each with what it said: every case is
+/// checked before the test fails, so a failure lists all of them.
+#[derive(Default)]
+struct Misses(std::cell::RefCell<Vec<String>>);
 
-/// The outcome succeeded, and its text says `words`.
-fn said(outcome: &Value, words: &str) {
-    ok(outcome);
-    let note = outcome["text"].as_str().unwrap_or_default();
-    assert!(note.contains(words), "text should say “{words}”: {outcome}");
+impl Misses {
+    /// The outcome failed, and its error says `words`.
+    fn refused(&self, outcome: &Value, words: &str) {
+        let error = outcome["error"].as_str().unwrap_or_default();
+        if outcome["ok"] != json!(false) || !error.contains(words) {
+            self.0.borrow_mut().push(format!("should fail saying “{words}”: {outcome}"));
+        }
+    }
+
+    /// The outcome succeeded, and its text says `words`.
+    fn said(&self, outcome: &Value, words: &str) {
+        let note = outcome["text"].as_str().unwrap_or_default();
+        if outcome["ok"] != json!(true) || !note.contains(words) {
+            self.0.borrow_mut().push(format!("should succeed saying “{words}”: {outcome}"));
+        }
+    }
+
+    /// A fact about the page that must hold.
+    fn fact(&self, holds: bool, what: &str) {
+        if !holds {
+            self.0.borrow_mut().push(format!("the page should show {what}"));
+        }
+    }
+
+    /// Fails the test with every miss.
+    fn none(self) {
+        let misses = self.0.into_inner();
+        assert!(misses.is_empty(), "{} miss(es):\n{}", misses.len(), misses.join("\n"));
+    }
 }
 
 fn fields_say_what_they_hold_after_the_page_rewrote_or_refused_the_text(extension: &Path) {
@@ -30,6 +52,9 @@ fn fields_say_what_they_hold_after_the_page_rewrote_or_refused_the_text(extensio
     let (page, tab) = zoo.open("/readback.html").expect("readback");
     let (obs, _) = zoo.observe(tab).expect("observe");
     let act = |action: Value| zoo.act(tab, action).expect("act");
+    let misses = Misses::default();
+    let (refused, said) =
+        (|o: &Value, w: &str| misses.refused(o, w), |o: &Value, w: &str| misses.said(o, w));
 
     let digits = must_ref(&obs, "textbox", "Digits only");
     refused(&act(json!({"action": "type", "ref": digits, "text": "ab12"})), "it holds “12”");
@@ -43,7 +68,8 @@ fn fields_say_what_they_hold_after_the_page_rewrote_or_refused_the_text(extensio
         &act(json!({"action": "type", "ref": code, "text": "123456"})),
         "at most 4 characters: it holds “1234”",
     );
-    assert_eq!(text(&page, "document.getElementById('code').value"), "1234");
+    let code_now = text(&page, "document.getElementById('code').value");
+    misses.fact(code_now == "1234", &format!("the code cut at 4 characters, not “{code_now}”"));
     let city = must_ref(&obs, "textbox", "City");
     said(&act(json!({"action": "type", "ref": city, "text": "Oslo"})), "as typed");
     said(&act(json!({"action": "clear", "ref": city})), "the field is empty");
@@ -55,6 +81,7 @@ fn fields_say_what_they_hold_after_the_page_rewrote_or_refused_the_text(extensio
     );
     let balance = must_ref(&obs, "slider", "Balance");
     refused(&act(json!({"action": "type", "ref": balance, "text": "80"})), "it holds “50”");
+    misses.none();
 }
 
 fn boxes_choices_tabs_expanders_and_files_are_read_back(extension: &Path) {
@@ -62,6 +89,9 @@ fn boxes_choices_tabs_expanders_and_files_are_read_back(extension: &Path) {
     let (page, tab) = zoo.open("/readback.html").expect("readback");
     let (obs, _) = zoo.observe(tab).expect("observe");
     let act = |action: Value| zoo.act(tab, action).expect("act");
+    let misses = Misses::default();
+    let (refused, said) =
+        (|o: &Value, w: &str| misses.refused(o, w), |o: &Value, w: &str| misses.said(o, w));
 
     let terms = must_ref(&obs, "checkbox", "Accept terms");
     refused(
@@ -123,6 +153,7 @@ fn boxes_choices_tabs_expanders_and_files_are_read_back(extension: &Path) {
         .content(tab, 0, json!({"op": "set_file", "ref": avatar, "name": "me.png", "mime": "image/png", "base64": "aGk="}))
         .expect("set file");
     refused(&set, "does not hold “me.png”");
+    misses.none();
 }
 
 /// This file's tests, for the harness (`main.rs`).
