@@ -119,6 +119,12 @@ pub enum Undone {
          the page again"
     )]
     Choice,
+    /// A slider's value was set back.
+    #[error(
+        "the slider moved, but before the page settled its script set it back; observe the \
+         page again"
+    )]
+    Value,
     /// A clicked control's state (a tab's selection, an expander) was set back.
     #[error(
         "the click changed the control, but before the page settled its script set it back; \

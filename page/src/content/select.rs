@@ -5,7 +5,7 @@
 
 use super::act::{click, matches_option};
 use super::drag::sleep;
-use crate::act_error::{ActError, ChoiceError};
+use crate::act_error::{ActError, ChoiceError, Undone};
 use crate::action::ActionOutcome;
 use crate::observation::clean;
 use wasm_bindgen::{JsCast, JsValue};
@@ -61,6 +61,11 @@ pub(super) async fn custom(el: &Element, option: &str) -> Result<ActionOutcome, 
         if marked || selected(el, &shown_in, &[label.as_str(), choice_value.as_str()]) {
             let changed = marked || before != shown(el);
             let note = format!("“{}” is selected", clean(&label));
+            let (names, chosen) = ([label.clone(), choice_value.clone()], choice.clone());
+            super::readback::keep(Undone::Choice, el, move |el| {
+                let marked = chosen.get_attribute("aria-selected").as_deref() == Some("true");
+                (own_list && marked) || selected(el, &shown_in, &[names[0].as_str(), &names[1]])
+            });
             return Ok(ActionOutcome { value_changed: changed, ..ActionOutcome::with_text(note) });
         }
         sleep(POLL_MS).await;
