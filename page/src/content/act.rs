@@ -440,9 +440,14 @@ async fn type_text(el: &Element, text: &str, append: bool) -> Result<ActionOutco
     let kept = field_text(el).unwrap_or_default();
     fire_input(el, if text.is_empty() { "deleteContentBackward" } else { "insertText" }, text)?;
     fire(el, "change")?;
-    // What the field holds once the page reacted is the outcome, not what was sent to it.
-    let now =
-        super::readback::read_back(|| field_text(el).unwrap_or_default(), |v| *v == kept).await;
+    // What the field holds once the page reacted is the outcome, not what was sent to it: a
+    // text field waits for the text or a reformatting of it, a typed field for what the
+    // browser kept.
+    let met = |v: &String| match kind {
+        None => judge_text(&written, v) != TextReadback::NotTaken,
+        Some(_) => *v == kept,
+    };
+    let now = super::readback::read_back(|| field_text(el).unwrap_or_default(), met).await;
     let changed = ActionOutcome { value_changed: old != now, ..ActionOutcome::done() };
     let said = |note: String| Ok(ActionOutcome { text: Some(note), ..changed.clone() });
     let quoted = |v: &str| super::readback::quoted(el, v);
