@@ -86,6 +86,51 @@ pub enum ActError {
     /// A slider could not be set.
     #[error(transparent)]
     Slider(#[from] SliderError),
+    /// A click did not change the clicked control's own state.
+    #[error(transparent)]
+    Click(#[from] ClickError),
+    /// The page's script undid the action's change before the page settled.
+    #[error(transparent)]
+    Undone(#[from] Undone),
+}
+
+/// What the page's script undid after the action's own read-back, found once the page had
+/// settled (a request's answer, a longer timer): the state the action left is gone.
+#[derive(
+    Debug, Clone, Copy, PartialEq, Eq, thiserror::Error, serde::Serialize, serde::Deserialize,
+)]
+#[serde(rename_all = "snake_case")]
+pub enum Undone {
+    /// A field no longer holds the text the action left in it.
+    #[error(
+        "the field took the text, but before the page settled its script changed it to \
+         something else; observe the page again"
+    )]
+    Text,
+    /// A box or switch was set back.
+    #[error(
+        "the box changed, but before the page settled its script set it back; observe the page \
+         again"
+    )]
+    Checked,
+    /// A list no longer has the chosen option selected.
+    #[error(
+        "the option was chosen, but before the page settled its script chose another; observe \
+         the page again"
+    )]
+    Choice,
+    /// A slider's value was set back.
+    #[error(
+        "the slider moved, but before the page settled its script set it back; observe the \
+         page again"
+    )]
+    Value,
+    /// A clicked control's state (a tab's selection, an expander) was set back.
+    #[error(
+        "the click changed the control, but before the page settled its script set it back; \
+         observe the page again"
+    )]
+    Control,
 }
 
 impl From<ActError> for ActionOutcome {
@@ -154,6 +199,30 @@ pub enum FieldError {
     /// The click did not toggle the box.
     #[error("clicking it did not change its state")]
     StateUnchanged,
+    /// The click toggled the box, then the page's script set it back (its state now).
+    #[error(
+        "the click changed it, but the page set it back: it is {} now",
+        if *.checked { "checked" } else { "unchecked" }
+    )]
+    ToggleUndone {
+        /// Whether it is checked now.
+        checked: bool,
+    },
+    /// The text is longer than the field's `maxlength`: it holds what a person's typing
+    /// would have left.
+    #[error("the field takes at most {max} characters: it holds “{}”", shorten(holds, 80))]
+    TooLong {
+        /// The field's `maxlength`.
+        max: u32,
+        /// What the field holds.
+        holds: String,
+    },
+    /// The file input does not hold the file afterwards, and the page shows no sign of it.
+    #[error(
+        "the file input does not hold “{0}” afterwards and the page does not show its name (the \
+         page refused or dropped it)"
+    )]
+    FileNotKept(String),
     /// `set_file` on another element.
     #[error("the element is not a file input")]
     NotFileInput,
@@ -193,6 +262,41 @@ pub enum ChoiceError {
         label: String,
         /// What the control shows.
         shows: String,
+    },
+    /// The native list chose the option, then the page's script chose another.
+    #[error(
+        "chose “{wanted}”, but the page set the list back: it has “{}” selected",
+        shorten(selected, 80)
+    )]
+    Undone {
+        /// The option asked for.
+        wanted: String,
+        /// The label of what is selected now.
+        selected: String,
+    },
+    /// The option was clicked but says it is not selected.
+    #[error("clicked the option “{0}”, but it is not selected afterwards; observe the page again")]
+    NotSelected(String),
+}
+
+/// Why a click did not do what clicking the control means (read back from its own state).
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum ClickError {
+    /// A tab that is not selected after the click.
+    #[error(
+        "the tab is not selected after the click (aria-selected stays false); observe the page again"
+    )]
+    TabNotSelected,
+    /// A control whose `state` (checked, expanded, pressed) did not change.
+    #[error(
+        "clicking it did not change it: it is still {}{state}",
+        if *.now { "" } else { "not " }
+    )]
+    Unchanged {
+        /// The state read back (`checked`, `expanded`, `pressed`).
+        state: &'static str,
+        /// Its value, before and after.
+        now: bool,
     },
 }
 
@@ -376,6 +480,9 @@ pub enum ScrollError {
          the list itself with a ref inside it, then look again)"
     )]
     TextAbsent(String),
+    /// The element was scrolled to but is still not in view (a box around it clips it).
+    #[error("scrolled, but the element is still not in view (a box around it hides it)")]
+    NotInView,
     /// `scroll_to` with neither a ref nor a text.
     #[error("scroll_to needs a ref or a text")]
     NeedsTarget,

@@ -225,3 +225,40 @@ fn a_failure_becomes_an_outcome_with_its_sentence() {
     assert!(!outcome.ok);
     assert_eq!(outcome.error.as_deref(), Some("already at the top"));
 }
+
+#[test]
+fn read_back_errors_say_what_the_page_holds() {
+    says(
+        FieldError::ToggleUndone { checked: false },
+        "the click changed it, but the page set it back: it is unchecked now",
+    );
+    says(
+        FieldError::TooLong { max: 4, holds: "1234".into() },
+        "the field takes at most 4 characters: it holds “1234”",
+    );
+    says(
+        ChoiceError::Undone { wanted: "Large".into(), selected: "Medium".into() },
+        "chose “Large”, but the page set the list back: it has “Medium” selected",
+    );
+    says(
+        ChoiceError::NotSelected("Green".into()),
+        "clicked the option “Green”, but it is not selected afterwards; observe the page again",
+    );
+    says(
+        ClickError::TabNotSelected,
+        "the tab is not selected after the click (aria-selected stays false); observe the page \
+         again",
+    );
+    says(
+        ClickError::Unchanged { state: "pressed", now: true },
+        "clicking it did not change it: it is still pressed",
+    );
+    says(
+        ScrollError::NotInView,
+        "scrolled, but the element is still not in view (a box around it hides it)",
+    );
+    for undone in [Undone::Text, Undone::Checked, Undone::Choice, Undone::Value, Undone::Control] {
+        let sentence = ActError::from(undone).to_string();
+        assert!(sentence.contains("before the page settled"), "{sentence}");
+    }
+}

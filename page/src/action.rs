@@ -9,6 +9,7 @@ use crate::observation::Ref;
 use serde::{Deserialize, Serialize};
 
 pub mod offered;
+pub mod readback;
 pub mod reorder;
 pub mod richtext;
 pub mod table;
@@ -558,7 +559,17 @@ impl ActionOutcome {
 
     /// After a page action and settling: marks [`ActionOutcome::no_effect`] when the action
     /// is one meant to change the page (a click, keys, a choice) and nothing changed.
+    /// A change the action's read-back saw and the page undid while settling fails it.
     pub fn judge_effect(&mut self, action: &Action, settled: &Settled) {
+        if self.ok
+            && let Some(undone) = settled.undone
+        {
+            self.ok = false;
+            self.error = Some(crate::act_error::ActError::from(undone).to_string());
+            self.text = None;
+            self.no_effect = false;
+            return;
+        }
         let meant_to_change = action.spec().expects_change;
         // A drag says how it went (dropped, released) and still may have changed nothing.
         let said_what_changed = self.text.is_some() && action.kind() != ActionKind::Drag;
@@ -761,6 +772,10 @@ pub struct Settled {
     /// fading in), at most a second: what they show is not yet what a person sees.
     #[serde(default)]
     pub animating_ms: f64,
+    /// The state the action's read-back found, read again now, is gone: the page's script
+    /// undid it while settling ([`ActionOutcome::judge_effect`] fails the action).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub undone: Option<crate::act_error::Undone>,
 }
 
 /// How long the page must stay quiet after an action ([`Action::settle_window`]).

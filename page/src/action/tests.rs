@@ -230,3 +230,28 @@ fn the_page_side_waits_travel_as_the_content_script_reads_them() {
             .expect("decode");
     assert_eq!(quiet, ContentRequest::WaitQuiet { quiet_ms: 400.0, within_ms: 5000.0 });
 }
+
+#[test]
+fn a_change_the_page_undid_while_settling_fails_the_action() {
+    let r = crate::observation::Ref::top(1);
+    let check = Action::Check { ref_id: r };
+    let settled = |undone| Settled {
+        acted: true,
+        mutations: 1,
+        quiet_ms: 90.0,
+        undone,
+        ..Settled::default()
+    };
+    let mut kept = ActionOutcome::with_text("it is checked now");
+    kept.judge_effect(&check, &settled(None));
+    assert!(kept.ok);
+    let mut undone = ActionOutcome::with_text("it is checked now");
+    undone.judge_effect(&check, &settled(Some(crate::act_error::Undone::Checked)));
+    assert!(!undone.ok);
+    assert_eq!(undone.text, None, "what was read back first no longer holds");
+    assert!(undone.error.as_deref().is_some_and(|e| e.contains("set it back")), "{undone:?}");
+    let wire = serde_json::to_value(settled(Some(crate::act_error::Undone::Text))).expect("encode");
+    assert_eq!(wire["undone"], json!("text"));
+    let back: Settled = serde_json::from_value(wire).expect("decode");
+    assert_eq!(back.undone, Some(crate::act_error::Undone::Text));
+}

@@ -3,7 +3,8 @@
 use super::dom::REFS;
 use super::events::{fire, fire_input, js, mouse, mouse_with, point_of};
 use super::roles::live_fingerprint;
-use crate::act_error::{ActError, ChoiceError, FieldError};
+use crate::act_error::{ActError, ChoiceError, FieldError, Undone};
+use crate::action::readback::{TextReadback, judge_text, judge_toggle, over_max_length};
 use crate::action::{Action, ActionOutcome};
 use crate::error::ContentError;
 use crate::js::best_effort;
@@ -59,7 +60,10 @@ pub async fn perform(
     // did to them, read back from the editor.
     let watch = formats(action, target.as_ref()).then(super::passage::FormatWatch::start).flatten();
     let result = match action {
-        Action::Click { .. } => el().and_then(|e| click(&e, 1)),
+        Action::Click { .. } => match el() {
+            Ok(e) => super::readback::click(&e).await,
+            Err(e) => Err(e),
+        },
         Action::DoubleClick { .. } => el().and_then(|e| click(&e, 2)),
         Action::Hover { .. } => el().and_then(|e| hover(&e)),
         Action::Type { text, append, .. } => match el() {
@@ -87,8 +91,14 @@ pub async fn perform(
             Ok(e) => select_option(&e, option).await,
             Err(e) => Err(e),
         },
-        Action::Check { .. } => el().and_then(|e| set_checked(&e, true)),
-        Action::Uncheck { .. } => el().and_then(|e| set_checked(&e, false)),
+        Action::Check { .. } => match el() {
+            Ok(e) => set_checked(&e, true).await,
+            Err(e) => Err(e),
+        },
+        Action::Uncheck { .. } => match el() {
+            Ok(e) => set_checked(&e, false).await,
+            Err(e) => Err(e),
+        },
         Action::Drag { .. } => match (el(), &dropped_on) {
             (Ok(from), Some(to)) => super::drag::drag(&from, to).await,
             (Err(e), _) => Err(e),
@@ -379,13 +389,13 @@ async fn type_any(el: &Element, text: &str, append: bool) -> Result<ActionOutcom
         Some(editor) if editor.is_content_editable() => {
             super::editor::type_into(editor, text, append).await
         }
-        _ => type_text(el, text, append),
+        _ => type_text(el, text, append).await,
     }
 }
 
 /// Sets the value through the prototype's setter (so React/Vue value trackers see a change),
 /// then fires `input` and `change` like a user would.
-fn type_text(el: &Element, text: &str, append: bool) -> Result<ActionOutcome, ActError> {
+async fn type_text(el: &Element, text: &str, append: bool) -> Result<ActionOutcome, ActError> {
     let html = html(el)?;
     if el.dyn_ref::<HtmlInputElement>().is_some_and(HtmlInputElement::disabled)
         || el.dyn_ref::<HtmlTextAreaElement>().is_some_and(HtmlTextAreaElement::disabled)
@@ -417,19 +427,62 @@ fn type_text(el: &Element, text: &str, append: bool) -> Result<ActionOutcome, Ac
         None if append => format!("{old}{text}"),
         None => text.to_owned(),
     };
-    set_value(el, proto, &new)?;
+    // A person's typing stops at the field's `maxlength`; the value setter would not.
+    let max = el
+        .dyn_ref::<HtmlInputElement>()
+        .map(HtmlInputElement::max_length)
+        .or_else(|| el.dyn_ref::<HtmlTextAreaElement>().map(HtmlTextAreaElement::max_length))
+        .and_then(|m| u32::try_from(m).ok());
+    let cut = kind.is_none().then(|| over_max_length(&new, max)).flatten().map(str::to_owned);
+    let written = cut.clone().unwrap_or_else(|| new.clone());
+    set_value(el, proto, &written)?;
+    // What the browser kept (a range snaps to its step); the page's scripts come after.
+    let kept = field_text(el).unwrap_or_default();
     fire_input(el, if text.is_empty() { "deleteContentBackward" } else { "insertText" }, text)?;
     fire(el, "change")?;
-    // What the field holds now is the outcome, not what was sent to it.
-    let now = field_text(el).unwrap_or_default();
-    let mut outcome = ActionOutcome { value_changed: old != now, ..ActionOutcome::done() };
-    if now != new {
-        if kind.is_some_and(|k| k != crate::formats::FieldKind::Range) {
-            return Err(FieldError::NotTaken { wanted: new, holds: now }.into());
-        }
-        outcome.text = Some(format!("the field holds “{}”", shorten(&now, 200)));
+    // What the field holds once the page reacted is the outcome, not what was sent to it: a
+    // text field waits for the text or a reformatting of it, a typed field for what the
+    // browser kept.
+    let met = |v: &String| match kind {
+        None => judge_text(&written, v) != TextReadback::NotTaken,
+        Some(_) => *v == kept,
+    };
+    let now = super::readback::read_back(|| field_text(el).unwrap_or_default(), met).await;
+    let changed = ActionOutcome { value_changed: old != now, ..ActionOutcome::done() };
+    let said = |note: String| Ok(ActionOutcome { text: Some(note), ..changed.clone() });
+    let quoted = |v: &str| super::readback::quoted(el, v);
+    if let (Some(max), Some(_)) = (max, &cut) {
+        return Err(FieldError::TooLong { max, holds: quoted(&now) }.into());
     }
-    Ok(outcome)
+    let holds = now.clone();
+    match kind {
+        None => super::readback::keep(Undone::Text, el, move |el| {
+            judge_text(&holds, &field_text(el).unwrap_or_default()) != TextReadback::NotTaken
+        }),
+        Some(_) => super::readback::keep(Undone::Text, el, move |el| {
+            field_text(el).as_ref() == Some(&holds)
+        }),
+    }
+    match kind {
+        Some(crate::formats::FieldKind::Range) if now == kept && kept != new => {
+            said(format!("the slider is at {now}: the nearest value it takes to {new}"))
+        }
+        Some(crate::formats::FieldKind::Range) if now == kept => {
+            said(format!("the slider is at {now}"))
+        }
+        Some(_) if now != new => Err(FieldError::NotTaken { wanted: new, holds: now }.into()),
+        Some(_) => said(format!("the field holds {now}")),
+        None => match judge_text(&written, &now) {
+            TextReadback::AsTyped if now.is_empty() => said("the field is empty".to_owned()),
+            TextReadback::AsTyped => said("the field holds the text as typed".to_owned()),
+            TextReadback::Reformatted => {
+                said(format!("the page reformatted it: the field holds “{}”", quoted(&now)))
+            }
+            TextReadback::NotTaken => {
+                Err(FieldError::NotTaken { wanted: quoted(&written), holds: quoted(&now) }.into())
+            }
+        },
+    }
 }
 
 /// Elements that never take typing: buttons, links, choices (typing "into" them is a mistake
@@ -509,27 +562,37 @@ async fn select_option(el: &Element, option: &str) -> Result<ActionOutcome, ActE
             }
             fire(el, "input")?;
             fire(el, "change")?;
-            return Ok(ActionOutcome { value_changed: changed, ..ActionOutcome::done() });
+            // The page's script may choose another option in its change handler.
+            let label = clean(&o.label());
+            let kept = super::readback::read_back(|| o.selected(), |s| *s).await;
+            let chosen = o.clone();
+            super::readback::keep(Undone::Choice, el, move |_| chosen.selected());
+            if !kept {
+                let shown = select.selected_options();
+                let selected = (0..shown.length())
+                    .filter_map(|i| shown.item(i)?.text_content())
+                    .map(|t| clean(&t))
+                    .collect::<Vec<_>>()
+                    .join(" | ");
+                return Err(ChoiceError::Undone { wanted: label, selected }.into());
+            }
+            return Ok(ActionOutcome {
+                value_changed: changed,
+                ..ActionOutcome::with_text(format!("“{label}” is selected"))
+            });
         }
         labels.push(clean(&o.label()));
     }
     Err(ChoiceError::Missing { wanted: option.to_owned(), offered: labels }.into())
 }
 
+/// Whether a box is ticked ([`super::readback::checked`]), or a toggle button pressed.
 fn is_checked(el: &Element) -> bool {
-    if let Some(control) = super::roles::toggle_of_label(el) {
-        return control.checked();
-    }
-    match el.dyn_ref::<HtmlInputElement>() {
-        Some(input) => input.checked(),
-        None => {
-            matches!(el.get_attribute("aria-checked").as_deref(), Some("true") | Some("mixed"))
-                || el.get_attribute("aria-pressed").as_deref() == Some("true")
-        }
-    }
+    super::readback::checked(el)
+        .unwrap_or_else(|| el.get_attribute("aria-pressed").as_deref() == Some("true"))
 }
 
-fn set_checked(el: &Element, want: bool) -> Result<ActionOutcome, ActError> {
+async fn set_checked(el: &Element, want: bool) -> Result<ActionOutcome, ActError> {
     if is_checked(el) == want {
         return Ok(ActionOutcome::with_text(if want {
             "already checked"
@@ -541,15 +604,20 @@ fn set_checked(el: &Element, want: bool) -> Result<ActionOutcome, ActError> {
         return Err(FieldError::RadioUncheck.into());
     }
     click(el, 1)?;
-    if is_checked(el) != want {
-        return Err(FieldError::StateUnchanged.into());
-    }
-    Ok(ActionOutcome { value_changed: true, ..ActionOutcome::done() })
+    // Read back once the page reacted: a script may set the box back after the click.
+    let right_after = is_checked(el);
+    let later = super::readback::read_back(|| is_checked(el), |c| *c == want).await;
+    judge_toggle(want, right_after, later)?;
+    super::readback::keep(Undone::Checked, el, move |el| is_checked(el) == want);
+    let now = if want { "it is checked now" } else { "it is unchecked now" };
+    Ok(ActionOutcome { value_changed: true, ..ActionOutcome::with_text(now) })
 }
 
-/// Puts a file into a file input through `DataTransfer`, then fires input and change.
-pub fn set_file(r: Ref, name: &str, mime: &str, base64: &str) -> ActionOutcome {
-    let result = (|| -> Result<ActionOutcome, ActError> {
+/// Puts a file into a file input through `DataTransfer`, then fires input and change; the
+/// outcome is read back: the input holds the file, or the page took it (it shows its name)
+/// and emptied the input, as drop zones do.
+pub async fn set_file(r: Ref, name: &str, mime: &str, base64: &str) -> ActionOutcome {
+    let put = (|| -> Result<Element, ActError> {
         let el = resolve(r)?;
         let input = el
             .dyn_ref::<HtmlInputElement>()
@@ -568,7 +636,25 @@ pub fn set_file(r: Ref, name: &str, mime: &str, base64: &str) -> ActionOutcome {
         input.set_files(transfer.files().as_ref());
         fire(&el, "input")?;
         fire(&el, "change")?;
-        Ok(ActionOutcome { value_changed: true, ..ActionOutcome::done() })
+        Ok(el)
     })();
-    result.unwrap_or_else(ActionOutcome::from)
+    let el = match put {
+        Ok(el) => el,
+        Err(e) => return e.into(),
+    };
+    let holds = || {
+        let files = el.dyn_ref::<HtmlInputElement>().and_then(HtmlInputElement::files);
+        files.and_then(|f| f.item(0)).filter(|f| f.name() == name).map(|f| f.size())
+    };
+    let shown = || {
+        let body = el.owner_document().and_then(|d| d.body()).map(|b| b.inner_text());
+        body.is_some_and(|t| t.contains(name))
+    };
+    let read = super::readback::read_back(|| (holds(), shown()), |(h, s)| h.is_some() || *s).await;
+    let note = match read {
+        (Some(size), _) => format!("the input holds “{name}” ({size} bytes)"),
+        (None, true) => format!("the page took “{name}” (it shows its name) and emptied the input"),
+        (None, false) => return ActError::from(FieldError::FileNotKept(name.to_owned())).into(),
+    };
+    ActionOutcome { value_changed: true, ..ActionOutcome::with_text(note) }
 }

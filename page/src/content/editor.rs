@@ -5,7 +5,7 @@
 //! editor's text afterwards is the outcome: an editor that dropped the text says so.
 
 use super::events::{before_input, fire_input};
-use crate::act_error::{ActError, TypingError};
+use crate::act_error::{ActError, TypingError, Undone};
 use crate::action::ActionOutcome;
 use crate::js::best_effort;
 use crate::observation::clean;
@@ -73,6 +73,10 @@ pub(super) async fn type_into(
     }
     for _ in 0..READ_BACK_TRIES {
         if took(el, text) {
+            let typed = text.to_owned();
+            super::readback::keep(Undone::Text, el, move |el| {
+                el.dyn_ref::<HtmlElement>().is_some_and(|e| took(e, &typed))
+            });
             return Ok(ActionOutcome {
                 value_changed: old != el.inner_text(),
                 ..ActionOutcome::done()

@@ -25,6 +25,7 @@ mod order;
 mod page_world;
 mod passage;
 mod read;
+mod readback;
 mod record;
 mod roles;
 mod screen;
@@ -73,6 +74,7 @@ fn handle(msg: JsValue, engine: String) -> Result<JsValue, ContentError> {
                     dialogs::arm(answer);
                 }
                 forms::acting();
+                readback::forget();
                 settle::start_action();
                 let mut outcome =
                     act::perform(&action, expect.as_deref(), expect_to.as_deref()).await;
@@ -92,7 +94,12 @@ fn handle(msg: JsValue, engine: String) -> Result<JsValue, ContentError> {
         }
         ContentRequest::SetFile { ref_id, name, mime, base64 } => {
             forms::acting();
-            reply(&act::set_file(ref_id, &name, &mime, &base64))
+            // The read-back waits for the page's reaction: the reply is a promise.
+            let setting = async move {
+                reply(&act::set_file(ref_id, &name, &mime, &base64).await)
+                    .map_err(|e| crate::js::named_error(&e))
+            };
+            Ok(wasm_bindgen_futures::future_to_promise(setting).into())
         }
         ContentRequest::Console => reply(&console::entries()),
         ContentRequest::Probe { text } => reply(&wait::probe(text.as_deref())),

@@ -89,5 +89,18 @@ pub(super) fn scroll_to(
     let options = web_sys::ScrollIntoViewOptions::new();
     options.set_block(web_sys::ScrollLogicalPosition::Center);
     el.scroll_into_view_with_scroll_into_view_options(&options);
-    Ok(ActionOutcome::done())
+    // Read back: the element's box must now overlap the window.
+    let window = web_sys::window().ok_or(ActError::NoWindow)?;
+    let size = |v: Result<wasm_bindgen::JsValue, _>| v.ok().and_then(|v| v.as_f64()).unwrap_or(0.0);
+    let (width, height) = (size(window.inner_width()), size(window.inner_height()));
+    let rect = el.get_bounding_client_rect();
+    let in_view = rect.bottom() > 0.0
+        && rect.right() > 0.0
+        && rect.top() < height
+        && rect.left() < width
+        && (rect.width() > 0.0 || rect.height() > 0.0);
+    if !in_view {
+        return Err(ScrollError::NotInView.into());
+    }
+    Ok(ActionOutcome::with_text(format!("it is in view ({:.0}px from the top)", rect.top())))
 }

@@ -5,7 +5,7 @@
 
 use super::act::{click, matches_option};
 use super::drag::sleep;
-use crate::act_error::{ActError, ChoiceError};
+use crate::act_error::{ActError, ChoiceError, Undone};
 use crate::action::ActionOutcome;
 use crate::observation::clean;
 use wasm_bindgen::{JsCast, JsValue};
@@ -21,8 +21,7 @@ const SHOWN_DEPTH: u32 = 3;
 /// Opens the dropdown `el` and clicks its option named `option`.
 pub(super) async fn custom(el: &Element, option: &str) -> Result<ActionOutcome, ActError> {
     if el.get_attribute("role").as_deref() == Some("option") {
-        click(el, 1)?;
-        return Ok(ActionOutcome { value_changed: true, ..ActionOutcome::done() });
+        return option_clicked(el).await;
     }
     let before = shown(el);
     let mut visible = options(el);
@@ -54,15 +53,46 @@ pub(super) async fn custom(el: &Element, option: &str) -> Result<ActionOutcome, 
     // The list's own text always names the option: the read-back stops short of it.
     let list = choice.closest("[role=listbox], [role=menu]").ok().flatten();
     let shown_in = [Some(choice.clone()), list].into_iter().flatten().collect::<Vec<_>>();
+    // A listbox shown open is its own control: its option says whether it is selected.
+    let own_list = el.get_attribute("role").as_deref() == Some("listbox");
     click(choice, 1)?;
     for _ in 0..POLLS {
-        if selected(el, &shown_in, &[label.as_str(), choice_value.as_str()]) {
-            let changed = before != shown(el);
-            return Ok(ActionOutcome { value_changed: changed, ..ActionOutcome::done() });
+        let marked = own_list && choice.get_attribute("aria-selected").as_deref() == Some("true");
+        if marked || selected(el, &shown_in, &[label.as_str(), choice_value.as_str()]) {
+            let changed = marked || before != shown(el);
+            let note = format!("“{}” is selected", clean(&label));
+            let (names, chosen) = ([label.clone(), choice_value.clone()], choice.clone());
+            super::readback::keep(Undone::Choice, el, move |el| {
+                let marked = chosen.get_attribute("aria-selected").as_deref() == Some("true");
+                (own_list && marked) || selected(el, &shown_in, &[names[0].as_str(), &names[1]])
+            });
+            return Ok(ActionOutcome { value_changed: changed, ..ActionOutcome::with_text(note) });
         }
         sleep(POLL_MS).await;
     }
     Err(ChoiceError::NotShown { label, shows: shown(el) }.into())
+}
+
+/// Clicks the option `el` itself and reads back whether it says it is selected (a list that
+/// closes on the choice takes the option away: then there is nothing left to read).
+async fn option_clicked(el: &Element) -> Result<ActionOutcome, ActError> {
+    let selected = || el.get_attribute("aria-selected").map(|s| s == "true");
+    let before = selected();
+    let mut outcome = click(el, 1)?;
+    outcome.value_changed = true;
+    let after = super::readback::read_back(selected, |s| *s != Some(false)).await;
+    let label = clean(&super::roles::accessible_name(el, &el.local_name()));
+    match (el.is_connected(), before, after) {
+        (true, _, Some(false)) => Err(ChoiceError::NotSelected(label).into()),
+        (true, Some(true), Some(true)) => Ok(ActionOutcome {
+            text: Some(format!("“{label}” was already selected")),
+            ..outcome
+        }),
+        (true, _, Some(true)) => {
+            Ok(ActionOutcome { text: Some(format!("“{label}” is selected")), ..outcome })
+        }
+        _ => Ok(outcome),
+    }
 }
 
 /// The visible options of the list `el` opens: the element its `aria-controls`/`aria-owns`

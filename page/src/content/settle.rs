@@ -40,6 +40,7 @@ pub(super) fn settled() -> Settled {
         waiting: out[4] as u32,
         navigating: out[6] > 0.0,
         animating_ms: out[7].max(0.0),
+        undone: super::readback::undone(),
     }
 }
 

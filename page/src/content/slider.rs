@@ -3,7 +3,7 @@
 //! when the keys do not move it. The value the slider reports afterwards is the outcome.
 
 use super::keys::{Seen, press_one};
-use crate::act_error::{ActError, SliderError};
+use crate::act_error::{ActError, SliderError, Undone};
 use crate::action::ActionOutcome;
 use crate::observation::clean;
 use crate::observation::rules::KeyPress;
@@ -53,6 +53,7 @@ pub(super) async fn set(el: &Element, text: &str) -> Result<ActionOutcome, ActEr
     if (now - start).abs() <= f64::EPSILON && (goal - start).abs() > f64::EPSILON {
         return Err(SliderError::Unmoved(note).into());
     }
+    super::readback::keep(Undone::Value, el, move |el| number(el, "aria-valuenow") == Some(now));
     Ok(ActionOutcome { value_changed: now != start, ..ActionOutcome::with_text(note) })
 }
 

@@ -84,6 +84,7 @@ mod perception_unseen;
 mod perception_widgets;
 mod pin_bench;
 mod prompt_cache;
+mod readback;
 mod routines;
 mod screen_corpus;
 mod sessions;
@@ -158,6 +159,7 @@ registered![
     perception_widgets,
     pin_bench,
     prompt_cache,
+    readback,
     routines,
     screen_corpus,
     sessions,
