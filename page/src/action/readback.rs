@@ -101,8 +101,12 @@ impl Clicked {
     pub fn of_role(role: &str) -> Self {
         match role {
             "tab" => Self::Tab,
-            "radio" | "menuitemradio" => Self::Radio,
-            "checkbox" | "switch" | "menuitemcheckbox" => Self::Toggle,
+            "radio" => Self::Radio,
+            "checkbox" | "switch" => Self::Toggle,
+            // A menu's item may open the next column of a cascade instead of checking itself
+            // (Ant Design's Cascader: `menuitemcheckbox` parents), and a menu closes on a
+            // choice: reported, not judged.
+            "menuitemradio" | "menuitemcheckbox" => Self::Other,
             "button" | "link" => Self::Button,
             _ => Self::Other,
         }

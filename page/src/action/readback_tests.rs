@@ -80,3 +80,12 @@ fn an_expander_and_a_box_must_flip_and_say_how() {
     assert!(click_settled(Clicked::Button, &shut, &open));
     assert!(!click_settled(Clicked::Button, &shut, &shut));
 }
+
+#[test]
+fn a_menu_item_that_opens_the_next_column_is_not_a_failed_click() {
+    // Ant Design's Cascader: a `menuitemcheckbox` parent opens its column and stays unchecked.
+    let off = state(None, None, Some(false));
+    assert_eq!(judge_click(Clicked::of_role("menuitemcheckbox"), &off, &off), Ok(None));
+    assert_eq!(judge_click(Clicked::of_role("menuitemradio"), &off, &off), Ok(None));
+    assert!(judge_click(Clicked::of_role("checkbox"), &off, &off).is_err());
+}
