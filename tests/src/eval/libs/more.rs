@@ -52,8 +52,8 @@ pub fn tasks() -> Vec<EvalTask> {
         material("md-text-field", "Change my display name to Ada L", ("display", "Ada L")),
         known(
             material("md-select", "Set my language to Dutch", ("language", "nl")),
-            "Material Web's select keeps its choice in the component (ElementInternals): the \
-             click on “Dutch” is not taken and the read-back is fooled by the option's own text",
+            "Material Web's options carry their role only in the component's internals \
+             (ElementInternals), so select_option finds no option in the list it opens",
         ),
         material("md-switch", "Turn on “Show my status”", ("presence", "true")),
         material("md-checkbox", "Turn on the weekly digest by email", ("digest", "true")),
@@ -70,8 +70,8 @@ pub fn tasks() -> Vec<EvalTask> {
                 "Put the job in the Engineering department",
                 ("department", "engineering"),
             ),
-            "select_option sets the hidden native select Choices.js draws over, which the \
-             library does not read back: the choice never reaches its state",
+            "Choices.js shows its chosen item as an option beside its closed list, so \
+             select_option takes that for the list and finds no “Engineering” in it",
         ),
         choices("choices-multi", "Pick Rust and SQL as the skills", ("skills", "rust,sql")),
         choices(
