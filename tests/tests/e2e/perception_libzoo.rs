@@ -5,7 +5,7 @@
 //! Every assertion failed before the fix of its class (the class is named per test).
 
 use crate::perception_support;
-use perception_support::{Zoo, must_ref, ok};
+use perception_support::{Zoo, must_ref, ok, posted};
 use serde_json::{Value, json};
 use std::path::Path;
 use std::time::Duration;
@@ -28,17 +28,6 @@ fn open_page(zoo: &Zoo, path: &str, ready: &str) -> (Page, i32) {
 
 fn open(zoo: &Zoo, path: &str, ready: &str) -> i32 {
     open_page(zoo, path, ready).1
-}
-
-/// The JSON body the page last posted to `path` (what the library's state held).
-fn posted(zoo: &Zoo, path: &str) -> Value {
-    let requests = zoo
-        .site
-        .wait_for_requests(path, Duration::from_secs(30), |log| log.iter().any(|r| r.path == path))
-        .unwrap_or_else(|e| panic!("the page posted nothing to {path}: {e}"));
-    let last = requests.into_iter().rev().find(|r| r.path == path);
-    let body = last.map(|r| r.body).unwrap_or_default();
-    serde_json::from_str(&body).expect("json body")
 }
 
 fn act(zoo: &Zoo, tab: i32, action: Value) {

@@ -4,7 +4,7 @@
 //! through the agent and checks what each library holds.
 
 use crate::perception_support;
-use perception_support::{Zoo, must_ref, ok, ref_of};
+use perception_support::{Zoo, must_ref, ok, posted, ref_of};
 use serde_json::json;
 use std::path::Path;
 use std::time::Duration;
@@ -62,14 +62,7 @@ fn web_components_are_named_by_what_names_the_component(extension: &Path) {
     ok(&zoo.act(tab, json!({"action": "type", "ref": volume, "text": "60"})).expect("type"));
     let save = must_ref(&observe(&zoo, tab), "button", "Save profile");
     ok(&zoo.act(tab, json!({"action": "click", "ref": save})).expect("click"));
-    let posted = zoo
-        .site
-        .wait_for_requests("/api/material", Duration::from_secs(30), |log| {
-            log.iter().any(|r| r.path == "/api/material")
-        })
-        .expect("the page posted");
-    let body = posted.into_iter().rev().find(|r| r.path == "/api/material").expect("a post").body;
-    let body: serde_json::Value = serde_json::from_str(&body).expect("json");
+    let body = posted(&zoo, "/api/material");
     assert_eq!(body["volume"], "60", "{body}");
 }
 

@@ -134,6 +134,17 @@ pub fn must_ref(prompt: &str, role: &str, name: &str) -> Value {
     ref_of(prompt, role, name).unwrap_or_else(|| panic!("no {role} \"{name}\" in:\n{prompt}"))
 }
 
+/// The JSON body the zoo's page last posted to `path` (what the library's state held).
+pub fn posted(zoo: &Zoo, path: &str) -> Value {
+    let requests = zoo
+        .site
+        .wait_for_requests(path, Duration::from_secs(30), |log| log.iter().any(|r| r.path == path))
+        .unwrap_or_else(|e| panic!("the page posted nothing to {path}: {e}"));
+    let last = requests.into_iter().rev().find(|r| r.path == path);
+    let body = last.map(|r| r.body).unwrap_or_default();
+    serde_json::from_str(&body).expect("json body")
+}
+
 /// Asserts an outcome succeeded.
 pub fn ok(outcome: &Value) {
     assert_eq!(outcome["ok"], json!(true), "{outcome}");
