@@ -24,22 +24,28 @@ pub(super) async fn custom(el: &Element, option: &str) -> Result<ActionOutcome, 
         return option_clicked(el).await;
     }
     let before = shown(el);
+    let name = |c: &Element| super::roles::accessible_name(c, &c.local_name());
+    let value = |c: &Element| {
+        c.get_attribute("data-value").or_else(|| c.get_attribute("value")).unwrap_or_default()
+    };
+    let offers =
+        |list: &[Element]| list.iter().any(|c| matches_option(&name(c), &value(c), option));
     let mut visible = options(el);
-    if visible.is_empty() {
+    // A collapsed control may show its chosen item as an option beside the closed list
+    // (Choices.js): that is not the list, so it is opened all the same.
+    let collapsed = el.get_attribute("aria-expanded").as_deref() == Some("false");
+    let opened = visible.is_empty() || (collapsed && !offers(&visible));
+    if opened {
         click(el, 1)?;
     }
     // The library draws its list after the click (a render, a transition).
     for _ in 0..POLLS {
         visible = options(el);
-        if !visible.is_empty() {
+        if offers(&visible) || (!opened && !visible.is_empty()) {
             break;
         }
         sleep(POLL_MS).await;
     }
-    let name = |c: &Element| super::roles::accessible_name(c, &c.local_name());
-    let value = |c: &Element| {
-        c.get_attribute("data-value").or_else(|| c.get_attribute("value")).unwrap_or_default()
-    };
     let Some(choice) = visible.iter().find(|c| matches_option(&name(c), &value(c), option)) else {
         let names: Vec<String> = visible.iter().map(name).collect();
         return Err(if names.is_empty() {
@@ -195,7 +201,12 @@ fn shown_texts(el: &Element, list: &[Element]) -> Vec<String> {
     let mut node = Some(el.clone());
     for _ in 0..=SHOWN_DEPTH {
         let Some(n) = node else { break };
-        if list.iter().any(|l| composed_contains(&n, l)) {
+        // A list the choice closed is drawn no more: its text is not what the control shows.
+        let drawn = |l: &Element| {
+            let r = l.get_bounding_client_rect();
+            r.width() > 0.0 || r.height() > 0.0
+        };
+        if list.iter().any(|l| composed_contains(&n, l) && drawn(l)) {
             break;
         }
         if let Some(html) = n.dyn_ref::<HtmlElement>() {

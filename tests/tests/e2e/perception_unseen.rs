@@ -79,6 +79,14 @@ fn a_select_library_over_a_native_select_is_named_by_its_label(extension: &Path)
     let typed =
         ["searchbox", "textbox"].iter().any(|role| ref_of(&obs, role, "Keywords").is_some());
     assert!(typed, "no field to type keywords into:\n{obs}");
+    // Collapsed, it shows its chosen item as an option beside the closed list: that was taken
+    // for the list ("no option “Engineering”"); the list is opened and the choice read back.
+    let department = must_ref(&obs, "combobox", "Department");
+    let choose = json!({"action": "select_option", "ref": department, "option": "Engineering"});
+    ok(&zoo.act(tab, choose).expect("select"));
+    let save = must_ref(&observe(&zoo, tab), "button", "Save draft");
+    ok(&zoo.act(tab, json!({"action": "click", "ref": save})).expect("click"));
+    assert_eq!(posted(&zoo, "/api/choices")["department"], "engineering");
 }
 
 /// This file's tests, for the harness (`main.rs`).
