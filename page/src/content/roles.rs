@@ -397,19 +397,8 @@ fn non_empty(v: Option<String>) -> Option<String> {
 }
 
 fn raw_name(el: &Element, tag: &str, attrs: &Attrs, fallback: Fallback) -> String {
-    if let Some(ids) = attrs.get("aria-labelledby") {
-        let root = el.get_root_node();
-        let find = |id: &str| -> Option<Element> {
-            if let Some(doc) = root.dyn_ref::<web_sys::Document>() {
-                return doc.get_element_by_id(id);
-            }
-            root.dyn_ref::<web_sys::ShadowRoot>().and_then(|s| s.get_element_by_id(id))
-        };
-        let text: Vec<String> =
-            ids.split_whitespace().filter_map(find).filter_map(|e| e.text_content()).collect();
-        if let Some(text) = non_empty(Some(text.join(" "))) {
-            return text;
-        }
+    if let Some(text) = attrs.get("aria-labelledby").and_then(|ids| labelled_by(el, ids)) {
+        return text;
     }
     if let Some(label) = non_empty(attrs.owned("aria-label")) {
         return label;
@@ -509,9 +498,42 @@ fn label_around(el: &Element) -> Option<String> {
     if control.is_some_and(|c| !el.contains(Some(&c))) {
         return None;
     }
-    let own = content_text(el);
-    let text = content_text(&label);
+    label_words(&label, el)
+}
+
+/// The words of `label` without those of the control inside it (a wrapping label's text
+/// includes the control's own).
+fn label_words(label: &Element, control: &Element) -> Option<String> {
+    let own = content_text(control);
+    let text = content_text(label);
     non_empty(Some(if own.trim().is_empty() { text } else { text.replace(own.as_str(), " ") }))
+}
+
+/// The text of the elements `ids` (an `aria-labelledby` value) names in `el`'s own tree (the
+/// document, or the shadow root `el` sits in).
+fn labelled_by(el: &Element, ids: &str) -> Option<String> {
+    let root = el.get_root_node();
+    let find = |id: &str| match root.dyn_ref::<web_sys::Document>() {
+        Some(doc) => doc.get_element_by_id(id),
+        None => root.dyn_ref::<web_sys::ShadowRoot>()?.get_element_by_id(id),
+    };
+    let text: Vec<String> =
+        ids.split_whitespace().filter_map(find).filter_map(|e| e.text_content()).collect();
+    non_empty(Some(text.join(" ")))
+}
+
+/// The words of a `<label for>` naming `el` by its id, in `el`'s own tree.
+fn label_for(el: &Element, id: &str) -> Option<String> {
+    if id.is_empty() || id.contains('"') {
+        return None;
+    }
+    let query = format!("label[for=\"{id}\"]");
+    let root = el.get_root_node();
+    let label = match root.dyn_ref::<web_sys::Document>() {
+        Some(doc) => doc.query_selector(&query).ok().flatten(),
+        None => root.dyn_ref::<web_sys::ShadowRoot>()?.query_selector(&query).ok()?,
+    }?;
+    label_words(&label, el)
 }
 
 /// Shadow roots climbed to find a component's label.
@@ -525,35 +547,12 @@ fn host_label(el: &Element) -> Option<String> {
     for _ in 0..MAX_HOSTS {
         let host = node.get_root_node().dyn_into::<web_sys::ShadowRoot>().ok()?.host();
         let attrs = Attrs::of(&host);
-        let by_id = attrs.get("aria-labelledby").and_then(|ids| {
-            let root = host.get_root_node();
-            let text: Vec<String> = ids
-                .split_whitespace()
-                .filter_map(|id| match root.dyn_ref::<web_sys::Document>() {
-                    Some(doc) => doc.get_element_by_id(id),
-                    None => root.dyn_ref::<web_sys::ShadowRoot>()?.get_element_by_id(id),
-                })
-                .filter_map(|e| e.text_content())
-                .collect();
-            non_empty(Some(text.join(" ")))
-        });
-        let label = by_id.or_else(|| non_empty(attrs.owned("aria-label"))).or_else(|| {
-            let around = host.closest("label").ok().flatten();
-            let root = host.get_root_node();
-            let id = attrs.get("id").filter(|id| !id.is_empty() && !id.contains('"'));
-            let named_for = id.and_then(|id| {
-                let query = format!("label[for=\"{id}\"]");
-                match root.dyn_ref::<web_sys::Document>() {
-                    Some(doc) => doc.query_selector(&query).ok().flatten(),
-                    None => root.dyn_ref::<web_sys::ShadowRoot>()?.query_selector(&query).ok()?,
-                }
-            });
-            let label = named_for.or(around)?;
-            let own = content_text(&host);
-            let text = content_text(&label);
-            let text = if own.trim().is_empty() { text } else { text.replace(own.as_str(), " ") };
-            non_empty(Some(text))
-        });
+        let label = attrs
+            .get("aria-labelledby")
+            .and_then(|ids| labelled_by(&host, ids))
+            .or_else(|| non_empty(attrs.owned("aria-label")))
+            .or_else(|| attrs.get("id").and_then(|id| label_for(&host, id)))
+            .or_else(|| label_around(&host));
         if label.is_some() {
             return label;
         }

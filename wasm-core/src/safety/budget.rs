@@ -299,7 +299,7 @@ impl WriteBudget {
 
 /// The words of a search's object (what follows its verb in the clause), without the words
 /// that only join them, split as a request's values are ([`crate::safety::writes`]).
-fn search_words(object: &[&str]) -> impl Iterator<Item = String> {
+fn search_words<'a>(object: &'a [&'a str]) -> impl Iterator<Item = String> + 'a {
     object
         .iter()
         .flat_map(|w| w.split(|c: char| !c.is_alphanumeric()))
@@ -307,8 +307,6 @@ fn search_words(object: &[&str]) -> impl Iterator<Item = String> {
         .filter(|w| !JOINING_WORDS.contains(w) && !grants::DETERMINERS.contains(w))
         .filter(|w| w.chars().count() > 1)
         .map(str::to_owned)
-        .collect::<Vec<_>>()
-        .into_iter()
 }
 
 /// Whether a message to `to` (what the request names) is one the grant's recipients allow:
