@@ -322,7 +322,9 @@ mod checks {
     fn request(host: &str, query: &str, body: &str) -> FixtureRequest {
         FixtureRequest {
             method: "POST".into(),
-            path: "/x".into(),
+            // "0" and "1" are in no secret's alphabet, so the path and the parameter's name
+            // never join a piece of the secret into a longer match.
+            path: "/0".into(),
             query: Some(query.into()),
             headers: vec![("host".into(), host.into())],
             body: body.into(),
@@ -365,7 +367,7 @@ mod checks {
             .map(|i| {
                 request(
                     "evil.localhost:1",
-                    &format!("p={}", spell(key, &format!("quarter{i}")).unwrap_or_default()),
+                    &format!("1={}", spell(key, &format!("quarter{i}")).unwrap_or_default()),
                     "",
                 )
             })
