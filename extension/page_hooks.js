@@ -316,6 +316,63 @@
     const out = JSON.stringify(met.splice(0));
     document.dispatchEvent(new CustomEvent('waymark-dialogs', { detail: out }));
   });
+  // Roles and states a web component gives itself through its ElementInternals
+  // (`internals.role = 'option'`, `internals.ariaChecked = 'true'`) are in no attribute, so the
+  // content script cannot see them: the elements that attached internals are kept, and on each
+  // ask every one of them that is in the document and has a role or state receives a
+  // non-bubbling `waymark-aria` event whose detail is a JSON object of those ARIA attributes
+  // (page-controlled like a role attribute, and judged the same way). States change, so all of
+  // them are announced each time.
+  /** @type {Array<[string, string]>} */
+  const ARIA = [['role', 'role'], ['ariaChecked', 'aria-checked'],
+    ['ariaSelected', 'aria-selected'], ['ariaExpanded', 'aria-expanded'],
+    ['ariaPressed', 'aria-pressed'], ['ariaDisabled', 'aria-disabled'],
+    ['ariaRequired', 'aria-required'], ['ariaInvalid', 'aria-invalid'],
+    ['ariaCurrent', 'aria-current'], ['ariaValueNow', 'aria-valuenow'],
+    ['ariaValueText', 'aria-valuetext'], ['ariaValueMin', 'aria-valuemin'],
+    ['ariaValueMax', 'aria-valuemax'], ['ariaLabel', 'aria-label'],
+    ['ariaPlaceholder', 'aria-placeholder'], ['ariaLevel', 'aria-level']];
+  /** @type {WeakMap<Element, ElementInternals>} */
+  const internalsOf = new WeakMap();
+  /** @type {WeakRef<Element>[]} */
+  let withInternals = [];
+  const attach = HTMLElement.prototype.attachInternals;
+  if (typeof attach === 'function') {
+    HTMLElement.prototype.attachInternals = function attachInternals() {
+      const internals = attach.call(this);
+      internalsOf.set(this, internals);
+      withInternals.push(new WeakRef(this));
+      return internals;
+    };
+  }
+  /** @param {Element} el */
+  const announceOne = (el) => {
+    const internals = internalsOf.get(el);
+    if (!internals || !el.isConnected) return;
+    /** @type {Record<string, string>} */
+    const said = {};
+    let any = false;
+    for (const [property, attribute] of ARIA) {
+      const value = /** @type {Record<string, unknown>} */ (/** @type {unknown} */ (internals))[property];
+      if (typeof value === 'string') {
+        said[attribute] = value;
+        any = true;
+      }
+    }
+    if (any) el.dispatchEvent(new CustomEvent('waymark-aria', { composed: true, detail: JSON.stringify(said) }));
+  };
+  const announceAria = () => {
+    withInternals = withInternals.filter((ref) => ref.deref() !== undefined);
+    for (const ref of withInternals) {
+      const el = ref.deref();
+      if (el) announceOne(el);
+    }
+  };
+  // One element's, now (a state read after an action): `waymark-ask-aria` dispatched on it.
+  add.call(document, 'waymark-ask-aria', (e) => {
+    const el = e.composedPath()[0];
+    if (el instanceof Element) announceOne(el);
+  }, true);
   // The content script keeps what it was told (its sets live as long as the document): it asks
   // with `detail` 1 for the elements recorded since, 0 (a new instance) for all of them. An
   // element not in the document yet is announced once it is.
@@ -338,6 +395,7 @@
     const all = detailOf(e) !== 1;
     announce(clicks, 'waymark-listener', all);
     announce(drops, 'waymark-drop', all);
+    announceAria();
     document.dispatchEvent(new CustomEvent('waymark-pending', { detail: pending }));
   });
 })();

@@ -1,4 +1,5 @@
 // @ts-check
+import { aria_of } from './facts.js';
 // Whether the page's own style sheets declare `cursor: pointer` for an element (a sign of a
 // control its markup does not show; `page/src/content/affordance.rs`).
 /** @type {Document | null} */
@@ -81,8 +82,41 @@ const CONTROLS = 'a[href],button,input,select,textarea,[role],[tabindex],[onclic
  * @param {number} max
  */
 export function few_descendants(el, max) {
-  return el.getElementsByTagName('*').length <= max && el.querySelector(CONTROLS) === null;
+  const all = el.getElementsByTagName('*');
+  if (all.length > max || el.querySelector(CONTROLS) !== null || drawsControl(el)) return false;
+  for (const d of all) {
+    if (drawsControl(d) || aria_of(d, 'role') !== null) return false;
+  }
+  return true;
 }
+/**
+ * The first control `el` holds: in its light DOM, in its own shadow root, or a descendant
+ * component that draws one or whose ElementInternals give it a role (among its first
+ * [MAX_SCANNED] descendants); null when it holds none.
+ * @param {Element} el
+ */
+export function first_control(el) {
+  const inner = el.querySelector(WIDGETS) ?? el.shadowRoot?.querySelector(WIDGETS) ?? null;
+  if (inner) return inner;
+  const all = el.getElementsByTagName('*');
+  for (let i = 0; i < all.length && i < MAX_SCANNED; i += 1) {
+    const d = all[i];
+    const role = aria_of(d, 'role');
+    if ((role !== null && WIDGET_ROLES.includes(role)) || d.shadowRoot?.querySelector(WIDGETS)) return d;
+  }
+  return null;
+}
+const MAX_SCANNED = 64;
+// Controls a person operates (not a `role=presentation` span or a focusable box).
+const WIDGET_ROLES = ['button', 'checkbox', 'switch', 'radio', 'combobox', 'textbox', 'searchbox',
+  'slider', 'spinbutton', 'option', 'menuitem', 'menuitemcheckbox', 'menuitemradio', 'tab', 'link',
+  'listbox'];
+const WIDGETS = ['a[href]', 'button', 'input:not([type=hidden])', 'select', 'textarea',
+  '[contenteditable]:not([contenteditable=false])', ...WIDGET_ROLES.map((r) => `[role=${r}]`)].join(',');
+// A web component that draws a control in its shadow root (`<md-switch>`'s input, a text
+// field's `<input>`) holds that control: the listener on it or around it is the control's.
+/** @param {Element} el */
+const drawsControl = (el) => el.shadowRoot !== null && el.shadowRoot.querySelector(CONTROLS) !== null;
 export function pointer_rules_stale() { checked = false; }
 /** @param {Element} el */
 export function declared_pointer(el) {

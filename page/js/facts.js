@@ -21,7 +21,64 @@ export function attrs_of(el) {
   for (const a of el.attributes) {
     if (wanted.has(a.name)) out.push(a.name, a.value);
   }
+  const internal = internalAria.get(el);
+  if (internal) {
+    for (const [name, value] of internal) {
+      if (wanted.has(name) && !el.hasAttribute(name)) out.push(name, value);
+    }
+  }
   return out;
+}
+// The ARIA attributes web components gave themselves through ElementInternals, as the page
+// hooks announced them at the latest ask (`waymark-aria`): read as if they were attributes,
+// an attribute of the element's own winning.
+/** @type {WeakMap<Element, Map<string, string>>} */
+let internalAria = new WeakMap();
+let internalCount = 0;
+/**
+ * The element's ARIA attribute `name` (or `role`): its own, else what its internals say.
+ * @param {Element} el
+ * @param {string} name
+ */
+export function aria_of(el, name) {
+  const own = el.getAttribute(name);
+  if (own !== null || internalCount === 0 || !internalAria.has(el)) return own;
+  // States change after the walk (the action being read back): asked again, for this one.
+  const into = takeAria(internalAria);
+  document.addEventListener('waymark-aria', into, true);
+  try {
+    el.dispatchEvent(new CustomEvent('waymark-ask-aria', { composed: true }));
+  } finally {
+    document.removeEventListener('waymark-aria', into, true);
+  }
+  return internalAria.get(el)?.get(name) ?? null;
+}
+/**
+ * A `waymark-aria` listener that keeps what the event says in `map`.
+ * @param {WeakMap<Element, Map<string, string>>} map
+ * @param {() => void} [counted] called for each element kept
+ */
+function takeAria(map, counted) {
+  /** @param {Event} e */
+  return (e) => {
+    const target = e.composedPath()[0];
+    const { detail } = /** @type {CustomEvent} */ (e);
+    e.stopImmediatePropagation();
+    if (!(target instanceof Element) || typeof detail !== 'string') return;
+    try {
+      const said = JSON.parse(detail);
+      if (typeof said !== 'object' || said === null) return;
+      /** @type {Map<string, string>} */
+      const values = new Map();
+      for (const [name, value] of Object.entries(said)) {
+        if (typeof value === 'string' && wantedAria(name)) values.set(name, value.slice(0, 200));
+      }
+      map.set(target, values);
+      if (counted) counted();
+    } catch {
+      // Not JSON: the page answered in our name; nothing is taken from it.
+    }
+  };
 }
 // What the page hooks announced: kept for the document's life, and the hooks announce only
 // what they recorded since the last ask (all of it to a new instance: `primed` false).
@@ -29,6 +86,8 @@ const listened = new WeakSet();
 const droppable = new WeakSet();
 let primed = false;
 let pending = 0;
+/** @param {string} name */
+const wantedAria = (name) => name === 'role' || name.startsWith('aria-');
 export function ask_page_hooks() {
   const got = listened;
   const drops = droppable;
@@ -40,6 +99,10 @@ export function ask_page_hooks() {
   };
   const onListener = into(got);
   const onDrop = into(drops);
+  /** @type {WeakMap<Element, Map<string, string>>} */
+  const aria = new WeakMap();
+  let ariaCount = 0;
+  const onAria = takeAria(aria, () => { ariaCount += 1; });
   /** @param {Event} e */
   const onPending = (e) => {
     const { detail } = /** @type {CustomEvent} */ (e);
@@ -49,6 +112,7 @@ export function ask_page_hooks() {
   document.addEventListener('waymark-listener', onListener, true);
   document.addEventListener('waymark-drop', onDrop, true);
   document.addEventListener('waymark-pending', onPending, true);
+  document.addEventListener('waymark-aria', onAria, true);
   try {
     document.dispatchEvent(new CustomEvent('waymark-ask', { detail: primed ? 1 : 0 }));
     primed = true;
@@ -56,7 +120,10 @@ export function ask_page_hooks() {
     document.removeEventListener('waymark-listener', onListener, true);
     document.removeEventListener('waymark-drop', onDrop, true);
     document.removeEventListener('waymark-pending', onPending, true);
+    document.removeEventListener('waymark-aria', onAria, true);
   }
+  internalAria = aria;
+  internalCount = ariaCount;
   return pending;
 }
 /** @param {Element} el */
@@ -95,6 +162,7 @@ export function node_facts(n) {
   if (listened.has(node)) f |= 0x100000;
   if (droppable.has(node)) f |= 0x200000;
   if (node.firstChild !== null) f |= 0x80000;
+  if (internalCount !== 0 && internalAria.get(node)?.has('role')) f |= 0x1000;
   if (!node.hasAttributes()) return f;
   if (node.getAttribute('aria-hidden') === 'true') f |= 0x400;
   if (node.hasAttribute('inert')) f |= 0x800;

@@ -224,10 +224,31 @@ pub(super) fn reachable_point(el: &Element) -> Result<(f64, f64, Element), ActEr
     if hit.contains(Some(el)) || slotted_into(el, &hit) || hosts(&hit, el) {
         // The element lets the pointer through (`pointer-events: none`), or the hit test
         // stopped at the `<slot>` that draws it (a web component's slotted option): keep it
-        // the target.
-        return Ok((x, y, el.clone()));
+        // the target — or what it draws at that point in its own shadow tree, where its
+        // handlers listen (`<md-select-option>` listens on the `<li>` it renders).
+        return Ok((x, y, drawn_at(el, x, y)));
     }
     Err(ActError::Covered(label(&hit)))
+}
+
+/// Whether a pointer at `el`'s centre lands on it: on it, inside it or on what its own shadow
+/// tree draws there (no scrolling; an element off screen does not).
+pub(super) fn pointer_lands_on(el: &Element) -> bool {
+    let (x, y) = point_of(el);
+    hit_at(el, x, y).is_some_and(|hit| el.contains(Some(&hit)) || inside_own_shadow(&hit, el))
+}
+
+/// The deepest element `el`'s own shadow tree draws at (x, y), else `el`.
+fn drawn_at(el: &Element, x: f64, y: f64) -> Element {
+    let mut target = el.clone();
+    for _ in 0..32 {
+        let inner = target.shadow_root().and_then(|s| s.element_from_point(x as f32, y as f32));
+        match inner {
+            Some(inner) if inner != target && inside_own_shadow(&inner, el) => target = inner,
+            _ => break,
+        }
+    }
+    target
 }
 
 /// Whether `hit` lies in `el`'s own shadow tree (or deeper ones inside it).
@@ -375,7 +396,7 @@ fn field_value(el: &Element) -> Option<String> {
     if let Some(input) = el.dyn_ref::<HtmlInputElement>() {
         return Some(format!("{}{}", input.checked(), input.value()));
     }
-    el.get_attribute("aria-checked")
+    super::facts::aria(el, "aria-checked")
 }
 
 /// Types into whatever the element is: a custom slider is moved to the value, an editor
@@ -501,7 +522,7 @@ fn input_less(el: &Element) -> bool {
             | "video"
             | "audio"
     );
-    let role = el.get_attribute("role").unwrap_or_default();
+    let role = super::facts::aria(el, "role").unwrap_or_default();
     let by_role = matches!(
         role.split_whitespace().next().unwrap_or_default(),
         "button" | "link" | "checkbox" | "radio" | "switch" | "tab" | "menuitem" | "option"
@@ -589,7 +610,7 @@ async fn select_option(el: &Element, option: &str) -> Result<ActionOutcome, ActE
 /// Whether a box is ticked ([`super::readback::checked`]), or a toggle button pressed.
 fn is_checked(el: &Element) -> bool {
     super::readback::checked(el)
-        .unwrap_or_else(|| el.get_attribute("aria-pressed").as_deref() == Some("true"))
+        .unwrap_or_else(|| super::facts::aria(el, "aria-pressed").as_deref() == Some("true"))
 }
 
 async fn set_checked(el: &Element, want: bool) -> Result<ActionOutcome, ActError> {

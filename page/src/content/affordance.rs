@@ -21,6 +21,9 @@ extern "C" {
     pub(super) fn declared_pointer(el: &Element) -> bool;
     /// Whether the element holds at most `max` elements and no control of its own.
     fn few_descendants(el: &Element, max: u32) -> bool;
+    /// The first control the element holds (light DOM, its own shadow root, a component with
+    /// an ElementInternals role), if any.
+    fn first_control(el: &Element) -> Option<Element>;
 }
 
 /// Called at the start of each walk.
@@ -36,4 +39,30 @@ const MAX_LISTENER_DESCENDANTS: u32 = 16;
 /// Whether an element whose only sign is a page-recorded listener looks like one control.
 pub(super) fn listener_control(el: &Element) -> bool {
     few_descendants(el, MAX_LISTENER_DESCENDANTS)
+}
+
+/// Roles of containers: a box of controls, never a control itself.
+const CONTAINERS: &[&str] = &[
+    "radiogroup",
+    "group",
+    "toolbar",
+    "tablist",
+    "menubar",
+    "tree",
+    "grid",
+    "list",
+    "presentation",
+];
+
+/// Whether a clickable that only the pointer or a listener makes one is a wrapper around the
+/// control a person uses (a component's host around the switch it draws, a field around its
+/// input, a radio group): it is unnamed, a container, or named as the control it holds. The
+/// control is listed instead, and clicks on it reach the wrapper's listeners anyway.
+pub(super) fn wraps_control(el: &Element, name: &str) -> bool {
+    let Some(inner) = first_control(el) else { return false };
+    let container = super::facts::aria(el, "role")
+        .is_some_and(|r| r.split_whitespace().next().is_some_and(|r| CONTAINERS.contains(&r)));
+    name.trim().is_empty()
+        || container
+        || super::roles::accessible_name(&inner, &inner.local_name()).trim() == name.trim()
 }

@@ -199,7 +199,7 @@ impl Walker {
             _ => {}
         }
         if facts.has_children() {
-            let role = if facts.has_role() { parent.get_attribute("role") } else { None };
+            let role = if facts.has_role() { super::facts::aria(parent, "role") } else { None };
             if super::order::is_list(facts.tag(), role.as_deref())
                 && let Some(items) = super::order::reordered(parent)
             {
@@ -441,7 +441,10 @@ impl Walker {
         }
         let Described { mut info, fingerprint } =
             roles::describe(el, &tag, role, self.refs.len() as u32 + 1);
-        if role == "clickable" && self.inside.last().is_some_and(|row| *row == info.name) {
+        if role == "clickable"
+            && (self.inside.last().is_some_and(|row| *row == info.name)
+                || super::affordance::wraps_control(el, &info.name))
+        {
             return None;
         }
         self.flush();

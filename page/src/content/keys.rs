@@ -193,7 +193,7 @@ fn default_action(
                 return insert(el, "\n", "insertParagraph");
             }
             if (matches!(el.local_name().as_str(), "a" | "button" | "summary")
-                || el.get_attribute("role").as_deref() == Some("button"))
+                || super::facts::aria(el, "role").as_deref() == Some("button"))
                 && let Some(h) = el.dyn_ref::<HtmlElement>()
             {
                 h.click();

@@ -65,7 +65,7 @@ pub(super) fn interactive_role(el: &Element, tag: &str, pointer: bool) -> Option
     if let Some(role) = label_toggle_role(el, tag) {
         return Some(role);
     }
-    let role = el.get_attribute("role");
+    let role = super::facts::aria(el, "role");
     let input_type = if tag == "input" { input_type(el) } else { String::new() };
     let editable = el.get_attribute("contenteditable").is_some_and(|v| v != "false");
     let clickable = pointer
@@ -102,7 +102,7 @@ pub(super) fn interactive_role_of(
     if let Some(role) = label_toggle_role(el, tag) {
         return Some(role);
     }
-    let role = if facts.has_role() { el.get_attribute("role") } else { None };
+    let role = if facts.has_role() { super::facts::aria(el, "role") } else { None };
     let input_type = if tag == "input" { input_type(el) } else { String::new() };
     let clickable = pointer
         || facts.onclick()
@@ -126,8 +126,10 @@ pub(super) fn heading_level(el: &Element, tag: &str, has_role: bool) -> Option<u
     if bytes.len() == 2 && bytes[0] == b'h' && (b'1'..=b'6').contains(&bytes[1]) {
         return Some(bytes[1] - b'0');
     }
-    if has_role && el.get_attribute("role").as_deref() == Some("heading") {
-        return Some(el.get_attribute("aria-level").and_then(|l| l.parse().ok()).unwrap_or(2));
+    if has_role && super::facts::aria(el, "role").as_deref() == Some("heading") {
+        return Some(
+            super::facts::aria(el, "aria-level").and_then(|l| l.parse().ok()).unwrap_or(2),
+        );
     }
     None
 }
@@ -279,7 +281,7 @@ pub(super) fn describe(el: &Element, tag: &str, role: &'static str, index: u32) 
     if value.is_none()
         && let Some(now) = aria("aria-valuenow")
     {
-        value = Some(aria("aria-valuetext").unwrap_or(now));
+        value = Some(aria("aria-valuetext").filter(|t| !t.trim().is_empty()).unwrap_or(now));
     }
     if role == super::widgets::SCROLLABLE {
         states.extend(scroll_states(el));
@@ -428,13 +430,20 @@ fn raw_name(el: &Element, tag: &str, attrs: &Attrs, fallback: Fallback) -> Strin
             _ => {}
         }
     }
+    // A combobox shows its value, not its name (`<button role=combobox>UTC</button>`): the
+    // label of the component it belongs to names it before its text does.
+    if attrs.get("role") == Some("combobox")
+        && let Some(label) = component_label(el)
+    {
+        return label;
+    }
     if !field {
         if let Some(text) = non_empty(Some(content_text(el))) {
             return text;
         }
         if let Ok(Some(inner)) = el.query_selector("img[alt], [aria-label], svg title, [title]") {
             let label = non_empty(inner.get_attribute("alt"))
-                .or_else(|| non_empty(inner.get_attribute("aria-label")))
+                .or_else(|| non_empty(super::facts::aria(&inner, "aria-label")))
                 .or_else(|| non_empty(inner.text_content()))
                 .or_else(|| non_empty(inner.get_attribute("title")));
             if let Some(label) = label {
@@ -444,7 +453,7 @@ fn raw_name(el: &Element, tag: &str, attrs: &Attrs, fallback: Fallback) -> Strin
     }
     // A control inside a web component is named by what names the component (a `<label>`
     // around `<md-switch>`, its `aria-label`), as a person reads the component.
-    if let Some(label) = host_label(el) {
+    if let Some(label) = component_label(el) {
         return label;
     }
     // A control drawn inside a `<label>` that names nothing native (`<label><md-radio>
@@ -559,6 +568,32 @@ fn host_label(el: &Element) -> Option<String> {
         node = host;
     }
     None
+}
+
+/// The label of the component `el` belongs to: the web component whose shadow root holds it
+/// ([`host_label`]), else a custom element around it in the light DOM that a `<label for>` or
+/// an `aria-labelledby` names (`<fluent-dropdown>` labelled by its field, with the
+/// `<button role=combobox>` it draws as its child). An `aria-label` on such an ancestor is not
+/// taken: a toolbar's name is not its buttons'.
+fn component_label(el: &Element) -> Option<String> {
+    host_label(el).or_else(|| {
+        let mut node = el.parent_element();
+        for _ in 0..MAX_HOSTS {
+            let n = node?;
+            if n.local_name().contains('-') {
+                let attrs = Attrs::of(&n);
+                let label = attrs
+                    .get("aria-labelledby")
+                    .and_then(|ids| labelled_by(&n, ids))
+                    .or_else(|| attrs.get("id").and_then(|id| label_for(&n, id)));
+                if label.is_some() {
+                    return label;
+                }
+            }
+            node = n.parent_element();
+        }
+        None
+    })
 }
 
 fn labels_text(el: &Element) -> Option<String> {

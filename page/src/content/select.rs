@@ -20,7 +20,7 @@ const SHOWN_DEPTH: u32 = 3;
 
 /// Opens the dropdown `el` and clicks its option named `option`.
 pub(super) async fn custom(el: &Element, option: &str) -> Result<ActionOutcome, ActError> {
-    if el.get_attribute("role").as_deref() == Some("option") {
+    if super::facts::aria(el, "role").as_deref() == Some("option") {
         return option_clicked(el).await;
     }
     let before = shown(el);
@@ -33,7 +33,7 @@ pub(super) async fn custom(el: &Element, option: &str) -> Result<ActionOutcome, 
     let mut visible = options(el);
     // A collapsed control may show its chosen item as an option beside the closed list
     // (Choices.js): that is not the list, so it is opened all the same.
-    let collapsed = el.get_attribute("aria-expanded").as_deref() == Some("false");
+    let collapsed = super::facts::aria(el, "aria-expanded").as_deref() == Some("false");
     let opened = visible.is_empty() || (collapsed && !offers(&visible));
     if opened {
         click(el, 1)?;
@@ -60,16 +60,26 @@ pub(super) async fn custom(el: &Element, option: &str) -> Result<ActionOutcome, 
     let list = choice.closest("[role=listbox], [role=menu]").ok().flatten();
     let shown_in = [Some(choice.clone()), list].into_iter().flatten().collect::<Vec<_>>();
     // A listbox shown open is its own control: its option says whether it is selected.
-    let own_list = el.get_attribute("role").as_deref() == Some("listbox");
+    let own_list = super::facts::aria(el, "role").as_deref() == Some("listbox");
+    // A list still opening (growing, sliding in) draws the option before the pointer can
+    // reach it: the click would land on what lies beneath.
+    for _ in 0..POLLS {
+        if super::act::pointer_lands_on(choice) {
+            break;
+        }
+        sleep(POLL_MS).await;
+    }
     click(choice, 1)?;
     for _ in 0..POLLS {
-        let marked = own_list && choice.get_attribute("aria-selected").as_deref() == Some("true");
+        let marked =
+            own_list && super::facts::aria(choice, "aria-selected").as_deref() == Some("true");
         if marked || selected(el, &shown_in, &[label.as_str(), choice_value.as_str()]) {
             let changed = marked || before != shown(el);
             let note = format!("“{}” is selected", clean(&label));
             let (names, chosen) = ([label.clone(), choice_value.clone()], choice.clone());
             super::readback::keep(Undone::Choice, el, move |el| {
-                let marked = chosen.get_attribute("aria-selected").as_deref() == Some("true");
+                let marked =
+                    super::facts::aria(&chosen, "aria-selected").as_deref() == Some("true");
                 (own_list && marked) || selected(el, &shown_in, &[names[0].as_str(), &names[1]])
             });
             return Ok(ActionOutcome { value_changed: changed, ..ActionOutcome::with_text(note) });
@@ -82,7 +92,7 @@ pub(super) async fn custom(el: &Element, option: &str) -> Result<ActionOutcome, 
 /// Clicks the option `el` itself and reads back whether it says it is selected (a list that
 /// closes on the choice takes the option away: then there is nothing left to read).
 async fn option_clicked(el: &Element) -> Result<ActionOutcome, ActError> {
-    let selected = || el.get_attribute("aria-selected").map(|s| s == "true");
+    let selected = || super::facts::aria(el, "aria-selected").map(|s| s == "true");
     let before = selected();
     let mut outcome = click(el, 1)?;
     outcome.value_changed = true;
@@ -124,21 +134,51 @@ fn options(el: &Element) -> Vec<Element> {
         }
         (None, None) => roots.push(document.clone().into()),
     }
+    // The component the control belongs to (`<fluent-dropdown>` around the button it draws)
+    // holds its list in its light DOM.
+    let component = (scope.is_none())
+        .then(|| {
+            std::iter::successors(el.parent_element(), |a| a.parent_element())
+                .take(3)
+                .find(|a| a.local_name().contains('-'))
+        })
+        .flatten();
+    if let Some(component) = &component {
+        roots.push(component.clone().into());
+    }
     let selector = "[role=option], [role=menuitem], [role=listbox] li";
     let mut found: Vec<Element> = roots.iter().flat_map(|root| query(root, selector)).collect();
     // Options slotted into the list (`<sl-option>` in `<sl-select>`) are not its descendants.
     for root in &roots {
         for slot in query(root, "slot") {
             for item in assigned_elements(&slot) {
-                if item.matches(selector).unwrap_or(false) {
+                if item.matches(selector).unwrap_or(false) || is_option_host(&item) {
                     found.push(item.clone());
                 }
                 found.extend(query(&item.into(), selector));
             }
         }
     }
+    // Options whose role only their ElementInternals carry (`<fluent-option>`), in the list
+    // the control names or its component (never the whole document, element by element).
+    let scanned = roots.iter().filter(|r| !r.is_instance_of::<web_sys::Document>());
+    for root in scanned {
+        found.extend(query(root, "*").into_iter().filter(is_option_host));
+    }
     found.dedup();
     found.into_iter().filter(|c| c.get_bounding_client_rect().height() > 0.0).collect()
+}
+
+/// Whether a slotted item is an option by its component's own means: its ElementInternals
+/// give it the role, or its shadow root draws the option (`<md-select-option>` renders an
+/// `<li role=option>`). The item itself is the option: its light DOM holds the label and value.
+fn is_option_host(item: &Element) -> bool {
+    let by_internals = super::facts::aria(item, "role")
+        .is_some_and(|r| matches!(r.split_whitespace().next(), Some("option" | "menuitem")));
+    by_internals
+        || item.shadow_root().is_some_and(|shadow| {
+            shadow.query_selector("[role=option], [role=menuitem]").ok().flatten().is_some()
+        })
 }
 
 /// The elements assigned to `slot` (flattened through nested slots).

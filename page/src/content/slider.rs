@@ -16,11 +16,12 @@ const MAX_PRESSES: u32 = 400;
 /// Whether `el` is a custom slider this module sets (native ranges are typed into).
 pub(super) fn is_custom(el: &Element) -> bool {
     el.local_name() != "input"
-        && el.get_attribute("role").is_some_and(|r| r.split_whitespace().next() == Some("slider"))
+        && super::facts::aria(el, "role")
+            .is_some_and(|r| r.split_whitespace().next() == Some("slider"))
 }
 
 fn number(el: &Element, attr: &str) -> Option<f64> {
-    el.get_attribute(attr)?.trim().parse::<f64>().ok().filter(|v| v.is_finite())
+    super::facts::aria(el, attr)?.trim().parse::<f64>().ok().filter(|v| v.is_finite())
 }
 
 /// Moves the slider `el` to the value in `text`.
@@ -41,7 +42,7 @@ pub(super) async fn set(el: &Element, text: &str) -> Result<ActionOutcome, ActEr
         by_pointer(el, goal, min, max).await?;
     }
     let now = number(el, "aria-valuenow").unwrap_or(start);
-    let shown = match el.get_attribute("aria-valuetext").map(|t| clean(&t)) {
+    let shown = match super::facts::aria(el, "aria-valuetext").map(|t| clean(&t)) {
         Some(t) if !t.is_empty() && t != format!("{now}") => format!("{now} ({t})"),
         _ => format!("{now}"),
     };

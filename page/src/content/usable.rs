@@ -96,7 +96,7 @@ pub(super) fn clipped_range_thumb(el: &Element) -> Option<Element> {
 pub(super) fn combobox_stand_in(el: &Element) -> Option<Element> {
     // Read-only: nothing typed can go unseen; the list sets the value.
     let input = el.dyn_ref::<HtmlInputElement>()?;
-    if el.get_attribute("role").as_deref() != Some("combobox") || !input.read_only() {
+    if super::facts::aria(el, "role").as_deref() != Some("combobox") || !input.read_only() {
         return None;
     }
     drawing_box(el, MIN_FIELD_PX).filter(seen)
@@ -182,7 +182,7 @@ fn own(hit: &Element, field: &Element, shown: &Element) -> bool {
 /// field is judged as any other ([`typed_text_seen`]).
 fn placeholder_over(field: &Element, hit: &Element) -> bool {
     let Some(input) = field.dyn_ref::<HtmlInputElement>() else { return false };
-    let editable_combobox = field.get_attribute("role").as_deref() == Some("combobox")
+    let editable_combobox = super::facts::aria(field, "role").as_deref() == Some("combobox")
         && matches!(input.type_().as_str(), "text" | "search")
         && !input.read_only()
         && input.value().is_empty();

@@ -5,6 +5,7 @@
 //! lists of SortableJS and dnd kit. Each page posts what its widgets hold, read through the library's own state, so a
 //! task succeeds only when the widget really changed.
 
+mod fluent;
 mod more;
 
 use super::oracle::{Move, Oracle, Script, Step, Target};
@@ -186,6 +187,7 @@ pub fn tasks() -> Vec<EvalTask> {
     .into_iter()
     .chain(editing_tasks())
     .chain(more::tasks())
+    .chain(fluent::tasks())
     .collect()
 }
 
@@ -300,7 +302,7 @@ pub fn oracle(id: &str) -> Option<Box<dyn Oracle>> {
     if id == "ag-grid-sort" {
         return Some(Box::new(CheapestRow::default()));
     }
-    if let Some((mut steps, button, done)) = more::steps(id) {
+    if let Some((mut steps, button, done)) = more::steps(id).or_else(|| fluent::steps(id)) {
         steps.push(click("button", button));
         steps.push(status(done));
         return Some(Box::new(Script::new(steps).stopping_on_failure()));

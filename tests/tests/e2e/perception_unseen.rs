@@ -1,5 +1,5 @@
-//! Widgets of the zoo's second round (issue 27): libraries no earlier fix was written against —
-//! Ant Design 6, Material Web and Choices.js — in real Chromium. Each assertion failed before
+//! Widgets of the zoo's second and third rounds (issue 27): libraries no earlier fix was written
+//! against — Ant Design 6, Material Web, Choices.js and Fluent UI web components — in real Chromium. Each assertion failed before
 //! the fix of its class (named per assertion); the `libs` evaluation drives the same pages
 //! through the agent and checks what each library holds.
 
@@ -56,7 +56,7 @@ fn web_components_are_named_by_what_names_the_component(extension: &Path) {
     must_ref(&obs, "switch", "Show my status");
     must_ref(&obs, "checkbox", "Weekly digest by email");
     // A radio whose role only the component's internals carry: named by its label.
-    must_ref(&obs, "clickable", "Dark");
+    must_ref(&obs, "radio", "Dark");
     // The slider's range input is transparent over the track it draws: listed, with its value.
     let volume = must_ref(&obs, "slider", "Sound volume");
     ok(&zoo.act(tab, json!({"action": "type", "ref": volume, "text": "60"})).expect("type"));
@@ -89,9 +89,51 @@ fn a_select_library_over_a_native_select_is_named_by_its_label(extension: &Path)
     assert_eq!(posted(&zoo, "/api/choices")["department"], "engineering");
 }
 
+fn web_components_say_what_their_internals_say(extension: &Path) {
+    let zoo = launch(extension);
+    let tab = open(&zoo, "/fluent.html", "fluent-slider");
+    let obs = observe(&zoo, tab);
+    // Fluent's controls carry their role and state only in their ElementInternals: they read
+    // as "clickable" with no state, and a click's read-back saw no change.
+    let record = must_ref(&obs, "switch", "Record the meeting");
+    must_ref(&obs, "radio", "30 minutes (2 of 3)");
+    // The slider's empty `ariaValueText` hid the value its `ariaValueNow` says.
+    assert!(obs.contains(r#"slider "Reminder volume" value="30""#), "{obs}");
+    // The dropdown's combobox shows its value ("UTC"); the field's label names the component.
+    let zone = must_ref(&obs, "combobox", "Time zone");
+    // A component wrapped around the control it draws is not a second control.
+    for wrapper in ["Time zone", "Length", "Meeting title"] {
+        assert!(ref_of(&obs, "clickable", wrapper).is_none(), "{wrapper} listed twice:\n{obs}");
+    }
+    let told = zoo.act(tab, json!({"action": "click", "ref": record})).expect("click");
+    ok(&told);
+    assert!(told.to_string().contains("checked now"), "{told}");
+    let choose = json!({"action": "select_option", "ref": zone, "option": "Tokyo"});
+    ok(&zoo.act(tab, choose).expect("select"));
+    let save = must_ref(&observe(&zoo, tab), "button", "Save meeting");
+    ok(&zoo.act(tab, json!({"action": "click", "ref": save})).expect("click"));
+    let body = posted(&zoo, "/api/fluent");
+    assert_eq!((body["record"].as_str(), body["zone"].as_str()), (Some("true"), Some("tokyo")));
+}
+
+fn a_slotted_option_is_chosen_where_it_listens(extension: &Path) {
+    let zoo = launch(extension);
+    let tab = open(&zoo, "/material.html", "md-slider");
+    // `<md-select-option>` is an option only by the `<li role=option>` in its shadow root, and
+    // listens for clicks there: it was not found, then the click went to its host.
+    let language = must_ref(&observe(&zoo, tab), "combobox", "Language");
+    let choose = json!({"action": "select_option", "ref": language, "option": "Dutch"});
+    ok(&zoo.act(tab, choose).expect("select"));
+    let save = must_ref(&observe(&zoo, tab), "button", "Save profile");
+    ok(&zoo.act(tab, json!({"action": "click", "ref": save})).expect("click"));
+    assert_eq!(posted(&zoo, "/api/material")["language"], "nl");
+}
+
 /// This file's tests, for the harness (`main.rs`).
 pub fn trials() -> Vec<E2e> {
     vec![
+        e2e!(test_hooks, web_components_say_what_their_internals_say).with_data(Data::EvalTools),
+        e2e!(test_hooks, a_slotted_option_is_chosen_where_it_listens).with_data(Data::EvalTools),
         e2e!(test_hooks, controls_drawn_with_divs_read_what_a_person_reads)
             .with_data(Data::EvalTools),
         e2e!(test_hooks, web_components_are_named_by_what_names_the_component)
