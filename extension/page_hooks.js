@@ -7,6 +7,9 @@
 // `waymark-drop`) event (the content script catches it in the capture phase and reads its
 // target), then the document a `waymark-pending` event carrying the count.
 //
+// It also keeps the ElementInternals web components attach, to tell the content script the
+// role and ARIA states they give themselves there (`waymark-aria`, see below).
+//
 // For settling after an action it also counts what the action started: between the content
 // script's `waymark-mark` (an action begins; `detail` 1) and `waymark-mark` with `detail` 0
 // (its own events are dispatched), every timer armed with a delay up to 1 s (a debounce) is
@@ -19,12 +22,15 @@
 // the last of them ended or fired, on the document's clock).
 //
 // SECURITY: the page controls this world, so everything recorded here is page-controlled input.
-// It may only ADD candidate elements to the observation, each of which the content script then
+// A role or state from a component's internals is the page's word exactly as a `role` or
+// `aria-checked` attribute is, and is read the same way. Otherwise it may only ADD candidate
+// elements to the observation, each of which the content script then
 // judges with its own live checks (visibility, size, hit-testing, the safety policy's risk), and
 // make Waymark wait longer for the page to settle (always capped). It never marks anything
 // safe, and the only text it carries is the page's console, which external agents read as
-// fenced page data: the content script reads an element's name from the DOM itself, as it does
-// for every element. No decisions here, and the page sees its functions behave as
+// fenced page data, and the internals' ARIA values (an `aria-label` there is page text like one
+// in an attribute, bounded by the content script): every other name is read from the DOM
+// itself, as for every element. No decisions here, and the page sees its functions behave as
 // before.
 (() => {
   if (window.__waymarkHooks) return;
