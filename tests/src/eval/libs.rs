@@ -6,6 +6,7 @@
 //! task succeeds only when the widget really changed.
 
 mod more;
+mod third;
 
 use super::oracle::{Move, Oracle, Script, Step, Target};
 use super::seen::Seen;
@@ -186,6 +187,7 @@ pub fn tasks() -> Vec<EvalTask> {
     .into_iter()
     .chain(editing_tasks())
     .chain(more::tasks())
+    .chain(third::tasks())
     .collect()
 }
 
@@ -300,7 +302,7 @@ pub fn oracle(id: &str) -> Option<Box<dyn Oracle>> {
     if id == "ag-grid-sort" {
         return Some(Box::new(CheapestRow::default()));
     }
-    if let Some((mut steps, button, done)) = more::steps(id) {
+    if let Some((mut steps, button, done)) = more::steps(id).or_else(|| third::steps(id)) {
         steps.push(click("button", button));
         steps.push(status(done));
         return Some(Box::new(Script::new(steps).stopping_on_failure()));
