@@ -36,7 +36,7 @@ pub fn tasks() -> Vec<EvalTask> {
         mantine("mantine-tags", "Label the account vip and beta", ("labels", "beta,vip")),
         mantine("mantine-date", "Set the start date to 12 June 2025", ("start", "2025-06-12")),
         mantine("mantine-slider", "Set the notification volume to 60", ("volume", "60")),
-        mantine("mantine-switch", "Turn on two-factor authentication", ("twofactor", "true")),
+        mantine("mantine-switch", "Make my profile public", ("public", "true")),
         mantine("mantine-segmented", "Switch the theme to Dark", ("theme", "dark")),
         mantine("mantine-rating", "Rate the service 4 stars", ("rating", "4")),
         mantine("mantine-number", "Set the seats to 7", ("seats", "7")),
@@ -107,7 +107,7 @@ pub fn steps(id: &str) -> Option<(Vec<Step>, &'static str, &'static str)> {
     let steps = match id {
         "mantine-select" => vec![field("Data region", "Fra"), option("Frankfurt")],
         "mantine-multiselect" => {
-            vec![click("combobox", "Interests"), option("Design"), option("Music")]
+            vec![any(&["combobox", "textbox"], "Interests"), option("Design"), option("Music")]
         }
         "mantine-tags" => {
             vec![field("Labels", "vip"), enter("Labels"), field("Labels", "beta"), enter("Labels")]
@@ -117,7 +117,7 @@ pub fn steps(id: &str) -> Option<(Vec<Step>, &'static str, &'static str)> {
             any(&["button", "gridcell", "clickable"], "12 June 2025"),
         ],
         "mantine-slider" => vec![type_in("slider", "Notification volume", "60")],
-        "mantine-switch" => vec![toggle("Two-factor authentication")],
+        "mantine-switch" => vec![toggle("Public profile")],
         "mantine-segmented" => vec![any(&["radio", "tab", "option", "button"], "Dark")],
         "mantine-rating" => vec![Step::Click(Target::NameHas("radio", "4".into()))],
         "mantine-number" => vec![field("Seats", "7")],
