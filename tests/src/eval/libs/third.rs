@@ -24,6 +24,13 @@ fn select2(id: &str, prompt: &str, field: (&str, &str)) -> EvalTask {
     task(id, "/select2.html", &format!("{prompt} and save the listing."), "/api/select2", &[field])
 }
 
+/// A task the third round found failing, with why (the CI run expects it to fail, so a fix
+/// flips the flag).
+fn known(mut task: EvalTask, why: &'static str) -> EvalTask {
+    task.known_failure = Some(why);
+    task
+}
+
 /// The third round's tasks, in the order they run.
 pub fn tasks() -> Vec<EvalTask> {
     vec![
@@ -59,13 +66,23 @@ pub fn tasks() -> Vec<EvalTask> {
         bootstrap("bs-switch", "Have the parcel left at the door", ("door", "true")),
         bootstrap("bs-btn-check", "Pick the L T-shirt size", ("size", "L")),
         bootstrap("bs-range", "Give the courier a 15% tip", ("tip", "15")),
-        bootstrap("bs-toast", "Close the cookie notice", ("cookies", "false")),
+        known(
+            bootstrap("bs-toast", "Close the cookie notice", ("cookies", "false")),
+            "the toast fades in (150 ms) as the page loads: the first observation reads it \
+             transparent and leaves it and its Close button out, and nothing waits for a fade \
+             the page started itself",
+        ),
         jquery_ui(
             "jqui-datepicker",
             "Set the arrival date to 2025-06-12",
             ("arrival", "2025-06-12"),
         ),
-        jquery_ui("jqui-slider", "Book it for 4 guests", ("guests", "4")),
+        known(
+            jquery_ui("jqui-slider", "Book it for 4 guests", ("guests", "4")),
+            "jQuery UI's slider handle is a focusable span with no role and no value (only \
+             its `left: N%`): it reads as \"clickable slider handle icon\", and no slider \
+             action can set a value whose scale the page never states",
+        ),
         jquery_ui(
             "jqui-sortable",
             "Put “Night market” first in the itinerary",
