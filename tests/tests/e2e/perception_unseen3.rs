@@ -69,8 +69,8 @@ fn a_clipped_away_toggle_is_used_through_its_label(extension: &Path) {
     let obs = observe(&zoo, tab);
     let large = must_ref(&obs, "radio", "L");
     ok(&zoo.act(tab, json!({"action": "click", "ref": large})).expect("click"));
-    click(&zoo, tab, "button", "Place order");
-    assert_eq!(posted(&zoo, "/api/bootstrap")["size"], "L");
+    click(&zoo, tab, "button", "Save delivery options");
+    assert_eq!(posted(&zoo, "/api/delivery")["size"], "L");
     // Mantine's rating sets its value when the star (the label) is clicked; a click sent to
     // the 0×0 radio itself only hovered it ("it is still not checked").
     let tab = open(&zoo, "/mantine.html", ".mantine-Rating-root");

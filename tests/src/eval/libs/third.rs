@@ -12,8 +12,8 @@ fn mantine(id: &str, prompt: &str, field: (&str, &str)) -> EvalTask {
 }
 
 fn bootstrap(id: &str, prompt: &str, field: (&str, &str)) -> EvalTask {
-    let prompt = format!("{prompt} and place the order.");
-    task(id, "/bootstrap.html", &prompt, "/api/bootstrap", &[field])
+    let prompt = format!("{prompt} and save the delivery options.");
+    task(id, "/bootstrap.html", &prompt, "/api/delivery", &[field])
 }
 
 fn jquery_ui(id: &str, prompt: &str, field: (&str, &str)) -> EvalTask {
@@ -46,15 +46,19 @@ pub fn tasks() -> Vec<EvalTask> {
         mantine("mantine-switch", "Make my profile public", ("public", "true")),
         mantine("mantine-segmented", "Switch the theme to Dark", ("theme", "dark")),
         mantine("mantine-rating", "Rate the service 4 stars", ("rating", "4")),
-        mantine("mantine-number", "Set the seats to 7", ("seats", "7")),
+        mantine("mantine-number", "Set the seats to 7", ("headcount", "7")),
         mantine(
             "mantine-chips",
             "Subscribe me to the Events and Research newsletter topics",
             ("topics", "events,research"),
         ),
         mantine("mantine-tabs", "Open the Billing tab", ("tab", "billing")),
-        mantine("mantine-menu", "Archive the project from its actions menu", ("action", "archive")),
-        mantine("mantine-modal", "Delete the old draft (confirm it)", ("deleted", "true")),
+        mantine(
+            "mantine-menu",
+            "Archive the project from its actions menu",
+            ("project", "archive"),
+        ),
+        mantine("mantine-modal", "Delete the old draft (confirm it)", ("draft", "gone")),
         bootstrap("bs-dropdown", "Choose Express delivery", ("speed", "express")),
         bootstrap(
             "bs-modal",
@@ -196,7 +200,7 @@ pub fn steps(id: &str) -> Option<(Vec<Step>, &'static str, &'static str)> {
     };
     let (button, done) = match id.split('-').next() {
         Some("mantine") => ("Save account", "Account saved"),
-        Some("bs") => ("Place order", "Order placed"),
+        Some("bs") => ("Save delivery options", "Delivery options saved"),
         Some("jqui") => ("Book room", "Room booked"),
         _ => ("Save listing", "Listing saved"),
     };
