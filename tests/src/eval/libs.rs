@@ -2,7 +2,9 @@
 //! published npm packages of widely used component libraries — react-select, MUI, Headless UI,
 //! Radix, Element Plus (Vue), Shoelace (web components), flatpickr, Tom Select, noUiSlider,
 //! AG Grid, the rich-text editors Quill and Tiptap (ProseMirror), and the drag-to-reorder
-//! lists of SortableJS and dnd kit. Each page posts what its widgets hold, read through the library's own state, so a
+//! lists of SortableJS and dnd kit; then the rounds of libraries no fix was written against
+//! (`more`: Ant Design, Material Web, Choices.js; `third`: Mantine, Bootstrap, jQuery UI,
+//! Select2). Each page posts what its widgets hold, read through the library's own state, so a
 //! task succeeds only when the widget really changed.
 
 mod more;
