@@ -76,6 +76,8 @@ pub fn build() -> Result<Vec<(String, Vec<u8>)>> {
             "--loader:.woff2=file",
             "--loader:.ttf=file",
             "--loader:.svg=dataurl",
+            "--loader:.png=file",
+            "--loader:.gif=file",
         ])
         .arg(format!("--outdir={}", out.path().display()))
         // The entries live in the repository, the packages in the tools cache.

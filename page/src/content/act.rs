@@ -8,6 +8,7 @@ use crate::action::readback::{TextReadback, judge_text, judge_toggle, over_max_l
 use crate::action::{Action, ActionOutcome};
 use crate::error::ContentError;
 use crate::js::best_effort;
+use crate::observation::rules::text_presses;
 use crate::observation::{Ref, clean, shorten};
 use wasm_bindgen::{JsCast, JsValue};
 use web_sys::{Element, HtmlElement, HtmlInputElement, HtmlSelectElement, HtmlTextAreaElement};
@@ -324,7 +325,9 @@ pub(super) fn click(el: &Element, count: u32) -> Result<ActionOutcome, ActError>
         matches!(i.type_().as_str(), "checkbox" | "radio" | "file")
             && el.get_bounding_client_rect().width() < 2.0
     });
-    let (x, y, target) = if hidden_input {
+    let (x, y, target) = if let Some(label) = super::usable::clicked_label(el) {
+        reachable_point(&label)?
+    } else if hidden_input {
         let (x, y) = point_of(el);
         (x, y, el.clone())
     } else {
@@ -460,6 +463,11 @@ async fn type_text(el: &Element, text: &str, append: bool) -> Result<ActionOutco
     // What the browser kept (a range snaps to its step); the page's scripts come after.
     let kept = field_text(el).unwrap_or_default();
     fire_input(el, if text.is_empty() { "deleteContentBackward" } else { "insertText" }, text)?;
+    // A person's typing ends with a key coming up: a widget that reads its field on `keyup`
+    // (jQuery UI's datepicker parses the typed date there, then Enter picks it) sees the text.
+    if let Some(last) = text_presses(text).pop().filter(|p| p.key.chars().count() == 1) {
+        super::events::key(el, "keyup", &last)?;
+    }
     fire(el, "change")?;
     // What the field holds once the page reacted is the outcome, not what was sent to it: a
     // text field waits for the text or a reformatting of it, a typed field for what the

@@ -27,6 +27,7 @@ mod passage;
 mod read;
 mod readback;
 mod record;
+mod replaced;
 mod roles;
 mod screen;
 mod scroll;

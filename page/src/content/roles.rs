@@ -365,6 +365,12 @@ pub(super) fn control_name(el: &Element, tag: &str) -> String {
         Some(text) if !wrapped_options(el, &text) => Some(text),
         _ => wrapped().or(own),
     };
+    // Drawn beside the hidden native select it stands for: that select's label; a `<label
+    // for>` the page points at the control itself names it too (HTML ties it only to native
+    // fields, but a person reads it as the control's label, not the value the control shows).
+    let own = super::replaced::select_label(el)
+        .or_else(|| attrs.get("id").and_then(|id| label_for(el, id)))
+        .or(own);
     let name = own
         .or_else(|| {
             let nearby = super::read::nearby_texts(el);
@@ -596,7 +602,7 @@ fn component_label(el: &Element) -> Option<String> {
     })
 }
 
-fn labels_text(el: &Element) -> Option<String> {
+pub(super) fn labels_text(el: &Element) -> Option<String> {
     let labels = js_sys::Reflect::get(el, &"labels".into()).ok()?;
     let labels: web_sys::NodeList = labels.dyn_into().ok()?;
     let mut parts = Vec::new();

@@ -117,13 +117,18 @@ async fn option_clicked(el: &Element) -> Result<ActionOutcome, ActError> {
 fn options(el: &Element) -> Vec<Element> {
     let Some(document) = el.owner_document() else { return Vec::new() };
     let root = el.get_root_node();
-    let scope: Option<Element> = el
-        .get_attribute("aria-controls")
-        .or_else(|| el.get_attribute("aria-owns"))
-        .and_then(|id| match root.dyn_ref::<web_sys::ShadowRoot>() {
-            Some(shadow) => shadow.get_element_by_id(&id),
-            None => document.get_element_by_id(&id),
-        });
+    // The first element named that lies outside the control: what the control shows inside
+    // itself is not its list (Select2's box "controls" its own value line and owns the list).
+    let named = [el.get_attribute("aria-controls"), el.get_attribute("aria-owns")];
+    let scope: Option<Element> = named
+        .iter()
+        .flatten()
+        .flat_map(|ids| ids.split_whitespace())
+        .filter_map(|id| match root.dyn_ref::<web_sys::ShadowRoot>() {
+            Some(shadow) => shadow.get_element_by_id(id),
+            None => document.get_element_by_id(id),
+        })
+        .find(|named| !el.contains(Some(named)));
     let mut roots: Vec<JsValue> = Vec::new();
     match (&scope, root.dyn_ref::<web_sys::ShadowRoot>()) {
         (Some(scope), _) => roots.push(scope.clone().into()),

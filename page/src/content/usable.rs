@@ -36,14 +36,36 @@ pub(super) fn is_field(el: &Element, tag: &str, editable: bool) -> bool {
     }
 }
 
-/// A native checkbox, radio or file input drawn smaller than a field (the "visually hidden"
-/// pattern): a person sees and uses it through its label.
+/// A native checkbox, radio or file input drawn smaller than a field or clipped to nothing
+/// (the "visually hidden" patterns; Bootstrap's `btn-check` radios are clipped where they lie,
+/// under their neighbour's label): a person sees and uses it through its label.
 fn hidden_toggle(el: &Element) -> bool {
     el.dyn_ref::<HtmlInputElement>().is_some_and(|i| {
         let rect = el.get_bounding_client_rect();
         matches!(i.type_().as_str(), "checkbox" | "radio" | "file")
-            && (rect.width() < MIN_FIELD_PX || rect.height() < MIN_FIELD_PX)
+            && (rect.width() < MIN_FIELD_PX || rect.height() < MIN_FIELD_PX || clipped_away(el))
     })
+}
+
+/// Whether `clip` (the old property the "visually hidden" pattern still uses) cuts the
+/// element down to nothing.
+fn clipped_away(el: &Element) -> bool {
+    let Some(style) = web_sys::window().and_then(|w| w.get_computed_style(el).ok().flatten())
+    else {
+        return false;
+    };
+    style.get_property_value("clip").unwrap_or_default().starts_with("rect(0px, 0px, 0px, 0px)")
+}
+
+/// The label a person clicks for a visually-hidden checkbox or radio ([`hidden_toggle`]):
+/// the pointer lands there, and the label's own handlers (a rating's star sets the value on
+/// the label's click) run as for a person, before the label clicks the input.
+pub(super) fn clicked_label(el: &Element) -> Option<Element> {
+    let input = el.dyn_ref::<HtmlInputElement>()?;
+    if !matches!(input.type_().as_str(), "checkbox" | "radio") || !hidden_toggle(el) {
+        return None;
+    }
+    visible_label(el)
 }
 
 /// A field drawn thinner than [`MIN_FIELD_PX`] in one dimension that a person sees and uses

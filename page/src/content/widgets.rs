@@ -127,6 +127,13 @@ pub(super) fn special_name(el: &Element, tag: &str, role: &str) -> Option<String
             let own = super::roles::own_label(el);
             Some(if own.is_empty() { heading_inside(el) } else { own })
         }
+        // The search box of a widget drawn in place of a hidden native select, with no label
+        // of its own: the select's label (see `replaced`).
+        "textbox" | "searchbox" | "combobox"
+            if matches!(tag, "input" | "textarea") && !has_labels(el) =>
+        {
+            super::replaced::select_label(el)
+        }
         "textbox" if !matches!(tag, "input" | "textarea") && !editable(el) => {
             let field = facts::capture_field(el)?;
             let own = super::roles::own_label(el);
@@ -174,6 +181,14 @@ fn group_name(el: &Element) -> Option<String> {
         node = group.parent_element();
     }
     None
+}
+
+/// Whether a `<label>` names the field.
+fn has_labels(el: &Element) -> bool {
+    let labels = el.dyn_ref::<web_sys::HtmlInputElement>().and_then(|i| i.labels()).or_else(|| {
+        el.dyn_ref::<web_sys::HtmlTextAreaElement>().map(web_sys::HtmlTextAreaElement::labels)
+    });
+    labels.is_some_and(|l| l.length() > 0)
 }
 
 fn editable(el: &Element) -> bool {

@@ -2,11 +2,14 @@
 //! published npm packages of widely used component libraries — react-select, MUI, Headless UI,
 //! Radix, Element Plus (Vue), Shoelace (web components), flatpickr, Tom Select, noUiSlider,
 //! AG Grid, the rich-text editors Quill and Tiptap (ProseMirror), and the drag-to-reorder
-//! lists of SortableJS and dnd kit. Each page posts what its widgets hold, read through the library's own state, so a
+//! lists of SortableJS and dnd kit; then the rounds of libraries no fix was written against
+//! (`more`: Ant Design, Material Web, Choices.js; `third`: Mantine, Bootstrap, jQuery UI,
+//! Select2; `fluent`: Fluent UI web components). Each page posts what its widgets hold, read through the library's own state, so a
 //! task succeeds only when the widget really changed.
 
 mod fluent;
 mod more;
+mod third;
 
 use super::oracle::{Move, Oracle, Script, Step, Target};
 use super::seen::Seen;
@@ -188,6 +191,7 @@ pub fn tasks() -> Vec<EvalTask> {
     .chain(editing_tasks())
     .chain(more::tasks())
     .chain(fluent::tasks())
+    .chain(third::tasks())
     .collect()
 }
 
@@ -302,7 +306,8 @@ pub fn oracle(id: &str) -> Option<Box<dyn Oracle>> {
     if id == "ag-grid-sort" {
         return Some(Box::new(CheapestRow::default()));
     }
-    if let Some((mut steps, button, done)) = more::steps(id).or_else(|| fluent::steps(id)) {
+    let round = more::steps(id).or_else(|| fluent::steps(id)).or_else(|| third::steps(id));
+    if let Some((mut steps, button, done)) = round {
         steps.push(click("button", button));
         steps.push(status(done));
         return Some(Box::new(Script::new(steps).stopping_on_failure()));

@@ -81,6 +81,7 @@ mod perception_fields;
 mod perception_libzoo;
 mod perception_richtext;
 mod perception_unseen;
+mod perception_unseen3;
 mod perception_widgets;
 mod pin_bench;
 mod prompt_cache;
@@ -155,6 +156,7 @@ registered![
     perception_fields,
     perception_libzoo,
     perception_unseen,
+    perception_unseen3,
     perception_richtext,
     perception_widgets,
     pin_bench,
