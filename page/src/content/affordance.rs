@@ -56,10 +56,13 @@ const CONTAINERS: &[&str] = &[
 
 /// Whether a clickable that only the pointer or a listener makes one is a wrapper around the
 /// control a person uses (a component's host around the switch it draws, a field around its
-/// input, a radio group): it is unnamed, a container, or named as the control it holds. The
-/// control is listed instead, and clicks on it reach the wrapper's listeners anyway.
+/// input, a slider's track, a radio group): nothing names it but its classes, it is a
+/// container, or it is named as the control it holds. The control is listed instead, and clicks
+/// on it reach the wrapper's listeners anyway.
 pub(super) fn wraps_control(el: &Element, name: &str) -> bool {
     let Some(inner) = first_control(el) else { return false };
+    let name =
+        if super::roles::own_name(el, &el.local_name()).trim().is_empty() { "" } else { name };
     let container = super::facts::aria(el, "role")
         .is_some_and(|r| r.split_whitespace().next().is_some_and(|r| CONTAINERS.contains(&r)));
     name.trim().is_empty()

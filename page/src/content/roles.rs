@@ -349,6 +349,12 @@ enum Fallback {
     Nothing,
 }
 
+/// The element's name from what the page ties to it or its own text, without falling back on
+/// its classes or other hints (empty when nothing names it).
+pub(super) fn own_name(el: &Element, tag: &str) -> String {
+    raw_name(el, tag, &Attrs::of(el), Fallback::Nothing)
+}
+
 /// The name of a control drawn without a native element (`role=slider|switch|combobox…` on a
 /// `div`): what the page ties to it, else a native control it wraps, else the label a person
 /// reads beside it — before its classes ("slider handle icon") — and, for one of a set drawn

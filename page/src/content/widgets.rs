@@ -55,7 +55,7 @@ pub(super) fn refine(
     s: Signals,
     viewport_height: f64,
 ) -> Option<&'static str> {
-    if s.drop && matches!(role, None | Some("clickable")) {
+    if s.drop && matches!(role, None | Some("clickable")) && takes_drops_where_seen(el, s) {
         return Some(DROPZONE);
     }
     // A listener is the page's word only: a box as tall as half the screen, or one holding
@@ -67,8 +67,11 @@ pub(super) fn refine(
         if facts::capture_field(el).is_some() {
             return Some("textbox");
         }
-        let tall = facts::rect(el).height > viewport_height / 2.0;
-        if tall || !super::affordance::listener_control(el) { None } else { role }
+        let rect = facts::rect(el);
+        let tall = rect.height > viewport_height / 2.0;
+        // Nothing to point at: an empty root a library keeps for its popups.
+        let empty = rect.width < 1.0 || rect.height < 1.0;
+        if tall || empty || !super::affordance::listener_control(el) { None } else { role }
     } else {
         role
     };
@@ -200,4 +203,18 @@ fn heading_inside(el: &Element) -> String {
     let heading = el.query_selector("h1, h2, h3, h4, h5, h6, [role=heading], legend, caption");
     let text = heading.ok().flatten().and_then(|h| h.text_content()).unwrap_or_default();
     crate::observation::shorten(&crate::observation::clean(&text), 60)
+}
+
+/// Whether an element with a drop listener is a place a person drops on: it has an area, and it
+/// is not a root the page delegates every event to (React listens for `drop` with `click` on
+/// each root and portal): one holding controls but nothing to drag is such a root.
+fn takes_drops_where_seen(el: &Element, s: Signals) -> bool {
+    let rect = facts::rect(el);
+    if rect.width < 1.0 || rect.height < 1.0 {
+        return false;
+    }
+    let delegating = s.listener
+        && !super::affordance::listener_control(el)
+        && el.query_selector("[draggable=true]").ok().flatten().is_none();
+    !delegating
 }

@@ -134,6 +134,7 @@ pub fn trials() -> Vec<E2e> {
     vec![
         e2e!(test_hooks, web_components_say_what_their_internals_say).with_data(Data::EvalTools),
         e2e!(test_hooks, a_slotted_option_is_chosen_where_it_listens).with_data(Data::EvalTools),
+        e2e!(test_hooks, a_library_s_roots_and_tracks_are_not_controls).with_data(Data::EvalTools),
         e2e!(test_hooks, controls_drawn_with_divs_read_what_a_person_reads)
             .with_data(Data::EvalTools),
         e2e!(test_hooks, web_components_are_named_by_what_names_the_component)
@@ -141,4 +142,19 @@ pub fn trials() -> Vec<E2e> {
         e2e!(test_hooks, a_select_library_over_a_native_select_is_named_by_its_label)
             .with_data(Data::EvalTools),
     ]
+}
+
+fn a_library_s_roots_and_tracks_are_not_controls(extension: &Path) {
+    let zoo = launch(extension);
+    let tab = open(&zoo, "/mantine.html", ".mantine-Slider-root");
+    let obs = observe(&zoo, tab);
+    // React listens for every event, `drop` among them, on its root and on each portal a
+    // library keeps for its popups: seven "dropzone (no name)" and three empty clickables.
+    assert!(!obs.contains("dropzone"), "{obs}");
+    assert!(!obs.contains("(no name)"), "{obs}");
+    // A slider's track and a field's group, named only by their classes ("mantine track
+    // icon"), are the wrappers of the slider and the field listed inside them.
+    assert!(!obs.contains(" icon\n"), "{obs}");
+    must_ref(&obs, "slider", "Notification volume");
+    must_ref(&obs, "textbox", "Interests");
 }
