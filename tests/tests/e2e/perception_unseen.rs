@@ -7,30 +7,12 @@ use crate::perception_support;
 use perception_support::{Zoo, must_ref, ok, posted, ref_of};
 use serde_json::json;
 use std::path::Path;
-use std::time::Duration;
-use waymark_tests::libzoo;
 use waymark_tests::trial::{Data, E2e};
 
-fn launch(extension: &Path) -> Zoo {
-    libzoo::require();
-    Zoo::launch_serving(extension, libzoo::serve().expect("libzoo")).expect("launch")
-}
-
-fn open(zoo: &Zoo, path: &str, ready: &str) -> i32 {
-    let (page, tab) = zoo.open(path).expect("open");
-    page.wait_for(&format!("document.querySelector({ready:?}) !== null"), Duration::from_secs(30))
-        .expect("the library drew its widgets");
-    tab
-}
-
-fn observe(zoo: &Zoo, tab: i32) -> String {
-    zoo.observe(tab).expect("observe").0
-}
-
 fn controls_drawn_with_divs_read_what_a_person_reads(extension: &Path) {
-    let zoo = launch(extension);
-    let tab = open(&zoo, "/antd.html", ".ant-rate-star");
-    let obs = observe(&zoo, tab);
+    let zoo = Zoo::launch_libzoo(extension);
+    let tab = zoo.open_drawn("/antd.html", ".ant-rate-star");
+    let obs = zoo.prompt(tab);
     // Ant Design's slider handle has no label of its own: it read as its classes ("slider
     // handle icon"); the title a person reads above it names it.
     must_ref(&obs, "slider", "Storage limit (GB)");
@@ -42,15 +24,15 @@ fn controls_drawn_with_divs_read_what_a_person_reads(extension: &Path) {
     // credential field), and the list it opens, fading in, is in the next observation.
     let zone = must_ref(&obs, "combobox", "Time zone");
     ok(&zoo.act(tab, json!({"action": "type", "ref": zone, "text": "Tok"})).expect("type"));
-    let obs = observe(&zoo, tab);
+    let obs = zoo.prompt(tab);
     let shown = ["option", "clickable"].iter().any(|role| ref_of(&obs, role, "Tokyo").is_some());
     assert!(shown, "the list opened by typing is not in the observation:\n{obs}");
 }
 
 fn web_components_are_named_by_what_names_the_component(extension: &Path) {
-    let zoo = launch(extension);
-    let tab = open(&zoo, "/material.html", "md-slider");
-    let obs = observe(&zoo, tab);
+    let zoo = Zoo::launch_libzoo(extension);
+    let tab = zoo.open_drawn("/material.html", "md-slider");
+    let obs = zoo.prompt(tab);
     // The native control inside the component's shadow root has no label; the `<label>`
     // around the component names it.
     must_ref(&obs, "switch", "Show my status");
@@ -60,16 +42,16 @@ fn web_components_are_named_by_what_names_the_component(extension: &Path) {
     // The slider's range input is transparent over the track it draws: listed, with its value.
     let volume = must_ref(&obs, "slider", "Sound volume");
     ok(&zoo.act(tab, json!({"action": "type", "ref": volume, "text": "60"})).expect("type"));
-    let save = must_ref(&observe(&zoo, tab), "button", "Save profile");
+    let save = must_ref(&zoo.prompt(tab), "button", "Save profile");
     ok(&zoo.act(tab, json!({"action": "click", "ref": save})).expect("click"));
     let body = posted(&zoo, "/api/material");
     assert_eq!(body["volume"], "60", "{body}");
 }
 
 fn a_select_library_over_a_native_select_is_named_by_its_label(extension: &Path) {
-    let zoo = launch(extension);
-    let tab = open(&zoo, "/choices.html", ".choices");
-    let obs = observe(&zoo, tab);
+    let zoo = Zoo::launch_libzoo(extension);
+    let tab = zoo.open_drawn("/choices.html", ".choices");
+    let obs = zoo.prompt(tab);
     // Named by the label of the native select it draws over, never by its options run together
     // ("Choose a department Design Engineering …").
     must_ref(&obs, "combobox", "Department");
@@ -84,15 +66,15 @@ fn a_select_library_over_a_native_select_is_named_by_its_label(extension: &Path)
     let department = must_ref(&obs, "combobox", "Department");
     let choose = json!({"action": "select_option", "ref": department, "option": "Engineering"});
     ok(&zoo.act(tab, choose).expect("select"));
-    let save = must_ref(&observe(&zoo, tab), "button", "Save draft");
+    let save = must_ref(&zoo.prompt(tab), "button", "Save draft");
     ok(&zoo.act(tab, json!({"action": "click", "ref": save})).expect("click"));
     assert_eq!(posted(&zoo, "/api/choices")["department"], "engineering");
 }
 
 fn web_components_say_what_their_internals_say(extension: &Path) {
-    let zoo = launch(extension);
-    let tab = open(&zoo, "/fluent.html", "fluent-slider");
-    let obs = observe(&zoo, tab);
+    let zoo = Zoo::launch_libzoo(extension);
+    let tab = zoo.open_drawn("/fluent.html", "fluent-slider");
+    let obs = zoo.prompt(tab);
     // Fluent's controls carry their role and state only in their ElementInternals: they read
     // as "clickable" with no state, and a click's read-back saw no change.
     let record = must_ref(&obs, "switch", "Record the meeting");
@@ -110,21 +92,21 @@ fn web_components_say_what_their_internals_say(extension: &Path) {
     assert!(told.to_string().contains("checked now"), "{told}");
     let choose = json!({"action": "select_option", "ref": zone, "option": "Tokyo"});
     ok(&zoo.act(tab, choose).expect("select"));
-    let save = must_ref(&observe(&zoo, tab), "button", "Save meeting");
+    let save = must_ref(&zoo.prompt(tab), "button", "Save meeting");
     ok(&zoo.act(tab, json!({"action": "click", "ref": save})).expect("click"));
     let body = posted(&zoo, "/api/fluent");
     assert_eq!((body["record"].as_str(), body["zone"].as_str()), (Some("true"), Some("tokyo")));
 }
 
 fn a_slotted_option_is_chosen_where_it_listens(extension: &Path) {
-    let zoo = launch(extension);
-    let tab = open(&zoo, "/material.html", "md-slider");
+    let zoo = Zoo::launch_libzoo(extension);
+    let tab = zoo.open_drawn("/material.html", "md-slider");
     // `<md-select-option>` is an option only by the `<li role=option>` in its shadow root, and
     // listens for clicks there: it was not found, then the click went to its host.
-    let language = must_ref(&observe(&zoo, tab), "combobox", "Language");
+    let language = must_ref(&zoo.prompt(tab), "combobox", "Language");
     let choose = json!({"action": "select_option", "ref": language, "option": "Dutch"});
     ok(&zoo.act(tab, choose).expect("select"));
-    let save = must_ref(&observe(&zoo, tab), "button", "Save profile");
+    let save = must_ref(&zoo.prompt(tab), "button", "Save profile");
     ok(&zoo.act(tab, json!({"action": "click", "ref": save})).expect("click"));
     assert_eq!(posted(&zoo, "/api/material")["language"], "nl");
 }
@@ -145,9 +127,9 @@ pub fn trials() -> Vec<E2e> {
 }
 
 fn a_library_s_roots_and_tracks_are_not_controls(extension: &Path) {
-    let zoo = launch(extension);
-    let tab = open(&zoo, "/mantine.html", ".mantine-Slider-root");
-    let obs = observe(&zoo, tab);
+    let zoo = Zoo::launch_libzoo(extension);
+    let tab = zoo.open_drawn("/mantine.html", ".mantine-Slider-root");
+    let obs = zoo.prompt(tab);
     // React listens for every event, `drop` among them, on its root and on each portal a
     // library keeps for its popups: seven "dropzone (no name)" and three empty clickables.
     assert!(!obs.contains("dropzone"), "{obs}");

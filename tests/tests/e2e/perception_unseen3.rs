@@ -7,25 +7,7 @@ use crate::perception_support;
 use perception_support::{Zoo, must_ref, ok, posted, ref_of};
 use serde_json::json;
 use std::path::Path;
-use std::time::Duration;
-use waymark_tests::libzoo;
 use waymark_tests::trial::{Data, E2e};
-
-fn launch(extension: &Path) -> Zoo {
-    libzoo::require();
-    Zoo::launch_serving(extension, libzoo::serve().expect("libzoo")).expect("launch")
-}
-
-fn open(zoo: &Zoo, path: &str, ready: &str) -> i32 {
-    let (page, tab) = zoo.open(path).expect("open");
-    page.wait_for(&format!("document.querySelector({ready:?}) !== null"), Duration::from_secs(30))
-        .expect("the library drew its widgets");
-    tab
-}
-
-fn observe(zoo: &Zoo, tab: i32) -> String {
-    zoo.observe(tab).expect("observe").0
-}
 
 /// Presses `key` on the element `reference` names.
 fn press(zoo: &Zoo, tab: i32, reference: &serde_json::Value, key: &str) {
@@ -35,14 +17,14 @@ fn press(zoo: &Zoo, tab: i32, reference: &serde_json::Value, key: &str) {
 }
 
 fn click(zoo: &Zoo, tab: i32, role: &str, name: &str) {
-    let target = must_ref(&observe(zoo, tab), role, name);
+    let target = must_ref(&zoo.prompt(tab), role, name);
     ok(&zoo.act(tab, json!({"action": "click", "ref": target})).expect("click"));
 }
 
 fn a_select_drawn_beside_the_native_one_it_hides_is_named_by_its_label(extension: &Path) {
-    let zoo = launch(extension);
-    let tab = open(&zoo, "/select2.html", ".select2-container");
-    let obs = observe(&zoo, tab);
+    let zoo = Zoo::launch_libzoo(extension);
+    let tab = zoo.open_drawn("/select2.html", ".select2-container");
+    let obs = zoo.prompt(tab);
     // Select2 inserts its box after the select it hides: the box read as its placeholder
     // ("Choose a country") and both multiple selects as "Search", indistinguishable.
     let country = must_ref(&obs, "combobox", "Country");
@@ -57,33 +39,33 @@ fn a_select_drawn_beside_the_native_one_it_hides_is_named_by_its_label(extension
     assert_eq!(posted(&zoo, "/api/select2")["country"], "pt");
     // jQuery UI's selectmenu points the select's `<label for>` at its own box (a span): it
     // read as its value, "Double".
-    let tab = open(&zoo, "/jqueryui.html", ".ui-selectmenu-button");
-    must_ref(&observe(&zoo, tab), "combobox", "Room type");
+    let tab = zoo.open_drawn("/jqueryui.html", ".ui-selectmenu-button");
+    must_ref(&zoo.prompt(tab), "combobox", "Room type");
 }
 
 fn a_clipped_away_toggle_is_used_through_its_label(extension: &Path) {
-    let zoo = launch(extension);
+    let zoo = Zoo::launch_libzoo(extension);
     // Bootstrap's `btn-check` radios are clipped to nothing where they lie, under the first
     // label of the group: all four were left out as covered.
-    let tab = open(&zoo, "/bootstrap.html", ".btn-check");
-    let obs = observe(&zoo, tab);
+    let tab = zoo.open_drawn("/bootstrap.html", ".btn-check");
+    let obs = zoo.prompt(tab);
     let large = must_ref(&obs, "radio", "L");
     ok(&zoo.act(tab, json!({"action": "click", "ref": large})).expect("click"));
     click(&zoo, tab, "button", "Save delivery options");
     assert_eq!(posted(&zoo, "/api/delivery")["size"], "L");
     // Mantine's rating sets its value when the star (the label) is clicked; a click sent to
     // the 0×0 radio itself only hovered it ("it is still not checked").
-    let tab = open(&zoo, "/mantine.html", ".mantine-Rating-root");
-    let four = must_ref(&observe(&zoo, tab), "radio", "4");
+    let tab = zoo.open_drawn("/mantine.html", ".mantine-Rating-root");
+    let four = must_ref(&zoo.prompt(tab), "radio", "4");
     ok(&zoo.act(tab, json!({"action": "click", "ref": four})).expect("click"));
     click(&zoo, tab, "button", "Save account");
     assert_eq!(posted(&zoo, "/api/mantine")["rating"], "4");
 }
 
 fn typed_text_reaches_a_widget_that_reads_it_on_key_up(extension: &Path) {
-    let zoo = launch(extension);
-    let tab = open(&zoo, "/jqueryui.html", "#arrival");
-    let arrival = must_ref(&observe(&zoo, tab), "textbox", "Arrival date");
+    let zoo = Zoo::launch_libzoo(extension);
+    let tab = zoo.open_drawn("/jqueryui.html", "#arrival");
+    let arrival = must_ref(&zoo.prompt(tab), "textbox", "Arrival date");
     // jQuery UI's datepicker parses its field on `keyup`; without one, Enter picked the day
     // it had highlighted before (2025-06-01) over the typed one, and every step said ok.
     let typed = json!({"action": "type", "ref": arrival, "text": "2025-06-12"});

@@ -44,6 +44,27 @@ impl Zoo {
         Self::launch_serving(extension, zoo_server()?)
     }
 
+    /// Like [`Zoo::launch`] serving the library zoo's pages (its packages must be installed).
+    pub fn launch_libzoo(extension: &std::path::Path) -> Self {
+        waymark_tests::libzoo::require();
+        let site = waymark_tests::libzoo::serve().expect("libzoo");
+        Self::launch_serving(extension, site).expect("launch")
+    }
+
+    /// Opens `path` and waits until the library drew `ready` (a selector); returns the tab.
+    pub fn open_drawn(&self, path: &str, ready: &str) -> i32 {
+        let (page, tab) = self.open(path).expect("open");
+        let drawn = format!("document.querySelector({ready:?}) !== null");
+        page.wait_for(&drawn, std::time::Duration::from_secs(30))
+            .expect("the library drew its widgets");
+        tab
+    }
+
+    /// The observation's prompt text of `tab`.
+    pub fn prompt(&self, tab: i32) -> String {
+        self.observe(tab).expect("observe").0
+    }
+
     /// Like [`Zoo::launch`] with another site as the first origin.
     pub fn launch_serving(extension: &std::path::Path, site: FixtureServer) -> Result<Self> {
         let profile = TempProfile::new()?;
