@@ -61,6 +61,29 @@ struct State {
     disconnected: bool,
 }
 
+/// How long a link that had a browser waits for it to register again: Chrome stops an idle
+/// extension's service worker, and the host it started goes with it; the next one registers
+/// moments later.
+const REREGISTER_WAIT: std::time::Duration = std::time::Duration::from_secs(5);
+/// Between looks at the registrations meanwhile.
+const REREGISTER_POLL: std::time::Duration = std::time::Duration::from_millis(100);
+
+/// Connects to `target`; when the link `had` a browser, waits up to [`REREGISTER_WAIT`] while
+/// no browser is registered or the registered one's host has ended.
+async fn connect_again(target: &Target, had: bool) -> Result<Connection, LinkError> {
+    let deadline = tokio::time::Instant::now() + REREGISTER_WAIT;
+    loop {
+        match client::connect(&ProcessEnv, target).await {
+            Err(BridgeError::NotRegistered(_) | BridgeError::BrowserGone { .. })
+                if had && tokio::time::Instant::now() < deadline =>
+            {
+                tokio::time::sleep(REREGISTER_POLL).await;
+            }
+            other => return other.map_err(LinkError::Bridge),
+        }
+    }
+}
+
 /// Calls that change nothing on a site (a resize only sets the window's size again): sent
 /// again on a new connection after a lost answer.
 fn read_only(call: &BridgeCall) -> bool {
@@ -116,6 +139,8 @@ impl Link {
             // whose future is dropped (the MCP client cancelled it) closes the connection, so
             // the browser hears that the agent went away (and stops a task it asked for)
             // instead of answering no one.
+            // A link that had a browser (or just lost it) is seeing that browser's host restart.
+            let had = state.conn.is_some() || attempt > 0;
             let mut conn = match state.conn.take() {
                 Some(c) if c.alive() => c,
                 _ => {
@@ -124,7 +149,7 @@ impl Link {
                         client: client.to_owned(),
                         probe: false,
                     };
-                    client::connect(&ProcessEnv, &target).await.map_err(LinkError::Bridge)?
+                    connect_again(&target, had).await?
                 }
             };
             match conn.call_with_progress(call.clone(), on_progress).await {
