@@ -36,14 +36,26 @@ export function attrs_of(el) {
 let internalAria = new WeakMap();
 let internalCount = 0;
 /**
- * The element's ARIA attribute `name` (or `role`): its own, else what its internals say.
+ * The element's ARIA attribute `name` (or `role`): its own, else what its internals said at the
+ * latest ask (the walk's reads: the ask came just before it).
  * @param {Element} el
  * @param {string} name
  */
 export function aria_of(el, name) {
   const own = el.getAttribute(name);
-  if (own !== null || internalCount === 0 || !internalAria.has(el)) return own;
-  // States change after the walk (the action being read back): asked again, for this one.
+  if (own !== null || internalCount === 0) return own;
+  return internalAria.get(el)?.get(name) ?? null;
+}
+/**
+ * [`aria_of`], with the internals asked again for this one element: a state read back after an
+ * action changed it, or an element drawn since the ask (an option of a list just opened).
+ * @param {Element} el
+ * @param {string} name
+ */
+export function aria_now(el, name) {
+  const own = el.getAttribute(name);
+  if (own !== null) return own;
+  // Asked whether or not it was known: a list's options may have been drawn since the ask.
   const into = takeAria(internalAria);
   document.addEventListener('waymark-aria', into, true);
   try {

@@ -241,15 +241,8 @@ pub(super) fn pointer_lands_on(el: &Element) -> bool {
 
 /// The deepest element `el`'s own shadow tree draws at (x, y), else `el`.
 fn drawn_at(el: &Element, x: f64, y: f64) -> Element {
-    let mut target = el.clone();
-    for _ in 0..32 {
-        let inner = target.shadow_root().and_then(|s| s.element_from_point(x as f32, y as f32));
-        match inner {
-            Some(inner) if inner != target && inside_own_shadow(&inner, el) => target = inner,
-            _ => break,
-        }
-    }
-    target
+    let inner = deepest_at(el.clone(), x, y);
+    if inside_own_shadow(&inner, el) { inner } else { el.clone() }
 }
 
 /// Whether `hit` lies in `el`'s own shadow tree (or deeper ones inside it).
@@ -294,11 +287,17 @@ fn slotted_into(el: &Element, hit: &Element) -> bool {
 /// roots too (a real pointer lands on the deepest element).
 fn hit_at(el: &Element, x: f64, y: f64) -> Option<Element> {
     let root = el.get_root_node();
-    let mut hit = if let Some(shadow) = root.dyn_ref::<web_sys::ShadowRoot>() {
+    let hit = if let Some(shadow) = root.dyn_ref::<web_sys::ShadowRoot>() {
         shadow.element_from_point(x as f32, y as f32)
     } else {
         el.owner_document().and_then(|d| d.element_from_point(x as f32, y as f32))
     }?;
+    Some(deepest_at(hit, x, y))
+}
+
+/// The innermost element at (x, y) inside `start`'s open shadow roots (and theirs), else `start`.
+fn deepest_at(start: Element, x: f64, y: f64) -> Element {
+    let mut hit = start;
     for _ in 0..32 {
         let inner = hit.shadow_root().and_then(|s| s.element_from_point(x as f32, y as f32));
         match inner {
@@ -306,7 +305,7 @@ fn hit_at(el: &Element, x: f64, y: f64) -> Option<Element> {
             _ => break,
         }
     }
-    Some(hit)
+    hit
 }
 
 /// Whether `hit` is (inside) a label of the form control `el`.
@@ -399,7 +398,7 @@ fn field_value(el: &Element) -> Option<String> {
     if let Some(input) = el.dyn_ref::<HtmlInputElement>() {
         return Some(format!("{}{}", input.checked(), input.value()));
     }
-    super::facts::aria(el, "aria-checked")
+    super::facts::aria_now(el, "aria-checked")
 }
 
 /// Types into whatever the element is: a custom slider is moved to the value, an editor
@@ -618,7 +617,7 @@ async fn select_option(el: &Element, option: &str) -> Result<ActionOutcome, ActE
 /// Whether a box is ticked ([`super::readback::checked`]), or a toggle button pressed.
 fn is_checked(el: &Element) -> bool {
     super::readback::checked(el)
-        .unwrap_or_else(|| super::facts::aria(el, "aria-pressed").as_deref() == Some("true"))
+        .unwrap_or_else(|| super::facts::aria_now(el, "aria-pressed").as_deref() == Some("true"))
 }
 
 async fn set_checked(el: &Element, want: bool) -> Result<ActionOutcome, ActError> {

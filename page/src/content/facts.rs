@@ -22,10 +22,13 @@ extern "C" {
     /// Whether the page listens for drops on the element (as of [`ask_page_hooks`]).
     pub(super) fn takes_drops(el: &Element) -> bool;
     /// The element's ARIA attribute `name` (or `role`): its own, else the one its
-    /// ElementInternals give it (as of [`ask_page_hooks`]; a web component's `internals.role`
-    /// is in no attribute).
+    /// ElementInternals gave it as of [`ask_page_hooks`] (a web component's `internals.role`
+    /// is in no attribute). The walk's read: the ask precedes it.
     #[wasm_bindgen(js_name = aria_of)]
     pub(super) fn aria(el: &Element, name: &str) -> Option<String>;
+    /// [`aria`] with the element's internals asked again: a state read back after an action.
+    #[wasm_bindgen(js_name = aria_now)]
+    pub(super) fn aria_now(el: &Element, name: &str) -> Option<String>;
     /// The first `max` text fields inside the element that can take the focus (enabled, not
     /// `tabindex=-1`).
     fn focusable_text_fields(el: &Element, max: u32) -> Vec<Element>;

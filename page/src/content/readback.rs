@@ -108,7 +108,7 @@ pub(super) fn checked(el: &Element) -> Option<bool> {
     {
         return Some(input.checked());
     }
-    super::facts::aria(el, "aria-checked").map(|c| matches!(c.as_str(), "true" | "mixed"))
+    super::facts::aria_now(el, "aria-checked").map(|c| matches!(c.as_str(), "true" | "mixed"))
 }
 
 /// The state a control shows of itself.

@@ -567,19 +567,24 @@ fn host_label(el: &Element) -> Option<String> {
     let mut node = el.clone();
     for _ in 0..MAX_HOSTS {
         let host = node.get_root_node().dyn_into::<web_sys::ShadowRoot>().ok()?.host();
-        let attrs = Attrs::of(&host);
-        let label = attrs
-            .get("aria-labelledby")
-            .and_then(|ids| labelled_by(&host, ids))
-            .or_else(|| non_empty(attrs.owned("aria-label")))
-            .or_else(|| attrs.get("id").and_then(|id| label_for(&host, id)))
-            .or_else(|| label_around(&host));
+        let label = tied_label(&host, true).or_else(|| label_around(&host));
         if label.is_some() {
             return label;
         }
         node = host;
     }
     None
+}
+
+/// The label the page ties to a component `host`: its `aria-labelledby`, its `aria-label` (when
+/// `own_label` counts), or a `<label for>` naming it.
+fn tied_label(host: &Element, own_label: bool) -> Option<String> {
+    let attrs = Attrs::of(host);
+    attrs
+        .get("aria-labelledby")
+        .and_then(|ids| labelled_by(host, ids))
+        .or_else(|| if own_label { non_empty(attrs.owned("aria-label")) } else { None })
+        .or_else(|| attrs.get("id").and_then(|id| label_for(host, id)))
 }
 
 /// The label of the component `el` belongs to: the web component whose shadow root holds it
@@ -592,15 +597,10 @@ fn component_label(el: &Element) -> Option<String> {
         let mut node = el.parent_element();
         for _ in 0..MAX_HOSTS {
             let n = node?;
-            if n.local_name().contains('-') {
-                let attrs = Attrs::of(&n);
-                let label = attrs
-                    .get("aria-labelledby")
-                    .and_then(|ids| labelled_by(&n, ids))
-                    .or_else(|| attrs.get("id").and_then(|id| label_for(&n, id)));
-                if label.is_some() {
-                    return label;
-                }
+            if n.local_name().contains('-')
+                && let Some(label) = tied_label(&n, false)
+            {
+                return Some(label);
             }
             node = n.parent_element();
         }

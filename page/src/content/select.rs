@@ -72,14 +72,14 @@ pub(super) async fn custom(el: &Element, option: &str) -> Result<ActionOutcome, 
     click(choice, 1)?;
     for _ in 0..POLLS {
         let marked =
-            own_list && super::facts::aria(choice, "aria-selected").as_deref() == Some("true");
+            own_list && super::facts::aria_now(choice, "aria-selected").as_deref() == Some("true");
         if marked || selected(el, &shown_in, &[label.as_str(), choice_value.as_str()]) {
             let changed = marked || before != shown(el);
             let note = format!("“{}” is selected", clean(&label));
             let (names, chosen) = ([label.clone(), choice_value.clone()], choice.clone());
             super::readback::keep(Undone::Choice, el, move |el| {
                 let marked =
-                    super::facts::aria(&chosen, "aria-selected").as_deref() == Some("true");
+                    super::facts::aria_now(&chosen, "aria-selected").as_deref() == Some("true");
                 (own_list && marked) || selected(el, &shown_in, &[names[0].as_str(), &names[1]])
             });
             return Ok(ActionOutcome { value_changed: changed, ..ActionOutcome::with_text(note) });
@@ -92,7 +92,7 @@ pub(super) async fn custom(el: &Element, option: &str) -> Result<ActionOutcome, 
 /// Clicks the option `el` itself and reads back whether it says it is selected (a list that
 /// closes on the choice takes the option away: then there is nothing left to read).
 async fn option_clicked(el: &Element) -> Result<ActionOutcome, ActError> {
-    let selected = || super::facts::aria(el, "aria-selected").map(|s| s == "true");
+    let selected = || super::facts::aria_now(el, "aria-selected").map(|s| s == "true");
     let before = selected();
     let mut outcome = click(el, 1)?;
     outcome.value_changed = true;
@@ -178,7 +178,7 @@ fn options(el: &Element) -> Vec<Element> {
 /// give it the role, or its shadow root draws the option (`<md-select-option>` renders an
 /// `<li role=option>`). The item itself is the option: its light DOM holds the label and value.
 fn is_option_host(item: &Element) -> bool {
-    let by_internals = super::facts::aria(item, "role")
+    let by_internals = super::facts::aria_now(item, "role")
         .is_some_and(|r| matches!(r.split_whitespace().next(), Some("option" | "menuitem")));
     by_internals
         || item.shadow_root().is_some_and(|shadow| {

@@ -21,7 +21,7 @@ pub(super) fn is_custom(el: &Element) -> bool {
 }
 
 fn number(el: &Element, attr: &str) -> Option<f64> {
-    super::facts::aria(el, attr)?.trim().parse::<f64>().ok().filter(|v| v.is_finite())
+    super::facts::aria_now(el, attr)?.trim().parse::<f64>().ok().filter(|v| v.is_finite())
 }
 
 /// Moves the slider `el` to the value in `text`.
