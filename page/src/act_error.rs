@@ -460,6 +460,29 @@ pub enum SliderError {
     /// Neither keys nor the pointer moved it (where it is, in words).
     #[error("neither the arrow keys nor the pointer moved the slider; {0}")]
     Unmoved(String),
+    /// A slider drawn without a role whose value the page shows nowhere near it: only where its
+    /// thumb is can be told.
+    #[error("{}", unshown(*moved, *at))]
+    Unshown {
+        /// Whether the arrow keys moved the thumb.
+        moved: bool,
+        /// Where the thumb sits along its bar, 0–100.
+        at: f64,
+    },
+}
+
+fn unshown(moved: bool, at: f64) -> String {
+    if moved {
+        format!(
+            "the page shows no number for this slider (its thumb is at {at}% of its bar); give \
+             the value as a share of the bar, e.g. “70%”"
+        )
+    } else {
+        format!(
+            "the slider's thumb does not move with the arrow keys and the page shows no number \
+             for it (it is at {at}% of its bar)"
+        )
+    }
 }
 
 /// Why the page (or a box) was not scrolled.

@@ -204,6 +204,16 @@ fn slider_errors_read_as_before() {
         SliderError::Unmoved("the slider is at 3".into()),
         "neither the arrow keys nor the pointer moved the slider; the slider is at 3",
     );
+    says(
+        SliderError::Unshown { moved: true, at: 30.0 },
+        "the page shows no number for this slider (its thumb is at 30% of its bar); give the \
+         value as a share of the bar, e.g. “70%”",
+    );
+    says(
+        SliderError::Unshown { moved: false, at: 0.0 },
+        "the slider's thumb does not move with the arrow keys and the page shows no number for \
+         it (it is at 0% of its bar)",
+    );
 }
 
 #[test]

@@ -34,6 +34,7 @@ mod scroll;
 mod select;
 mod settle;
 mod slider;
+mod thumb;
 mod typing;
 mod unforgeable;
 mod usable;

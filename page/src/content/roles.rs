@@ -283,6 +283,13 @@ pub(super) fn describe(el: &Element, tag: &str, role: &'static str, index: u32) 
     {
         value = Some(aria("aria-valuetext").filter(|t| !t.trim().is_empty()).unwrap_or(now));
     }
+    // A thumb drawn without a role tells no value: where it sits is what a person sees.
+    if value.is_none()
+        && role == "slider"
+        && let Some(thumb) = super::thumb::of(el)
+    {
+        value = Some(format!("thumb at {}% of its bar", super::thumb::position(el, &thumb)));
+    }
     if role == super::widgets::SCROLLABLE {
         states.extend(scroll_states(el));
     }

@@ -1,8 +1,10 @@
-//! Custom sliders (`role=slider` with `aria-valuenow`, as component libraries draw them): set to
-//! a value with the arrow keys every accessible slider takes, and with the pointer on its track
-//! when the keys do not move it. The value the slider reports afterwards is the outcome.
+//! Custom sliders (`role=slider` with `aria-valuenow`, as component libraries draw them, and
+//! thumbs drawn without a role — see `thumb`): set to a value with the arrow keys every
+//! accessible slider takes, and with the pointer on its track when the keys do not move it. The
+//! value the slider reports afterwards (or the page shows for it) is the outcome.
 
 use super::keys::{Seen, press_one};
+use super::thumb::{self, Reading};
 use crate::act_error::{ActError, SliderError, Undone};
 use crate::action::ActionOutcome;
 use crate::observation::clean;
@@ -16,8 +18,9 @@ const MAX_PRESSES: u32 = 400;
 /// Whether `el` is a custom slider this module sets (native ranges are typed into).
 pub(super) fn is_custom(el: &Element) -> bool {
     el.local_name() != "input"
-        && super::facts::aria(el, "role")
+        && (super::facts::aria(el, "role")
             .is_some_and(|r| r.split_whitespace().next() == Some("slider"))
+            || thumb::of(el).is_some())
 }
 
 fn number(el: &Element, attr: &str) -> Option<f64> {
@@ -28,6 +31,11 @@ fn number(el: &Element, attr: &str) -> Option<f64> {
 pub(super) async fn set(el: &Element, text: &str) -> Result<ActionOutcome, ActError> {
     let goal = crate::observation::rules::number_in(text)
         .ok_or_else(|| SliderError::NotANumber(text.to_owned()))?;
+    if number(el, "aria-valuenow").is_none()
+        && let Some(thumb) = thumb::of(el)
+    {
+        return set_thumb(el, &thumb, goal, text.contains('%')).await;
+    }
     let start = number(el, "aria-valuenow").ok_or(SliderError::NoValue)?;
     let (min, max) =
         (number(el, "aria-valuemin").unwrap_or(0.0), number(el, "aria-valuemax").unwrap_or(100.0));
@@ -37,7 +45,7 @@ pub(super) async fn set(el: &Element, text: &str) -> Result<ActionOutcome, ActEr
     if let Some(h) = el.dyn_ref::<HtmlElement>() {
         crate::js::best_effort(h.focus(), "focus the slider");
     }
-    let now = by_keys(el, goal).await?;
+    let now = by_keys(el, goal, || number(el, "aria-valuenow")).await?;
     if now == start && (goal - start).abs() > f64::EPSILON {
         by_pointer(el, goal, min, max).await?;
     }
@@ -58,12 +66,43 @@ pub(super) async fn set(el: &Element, text: &str) -> Result<ActionOutcome, ActEr
     Ok(ActionOutcome { value_changed: now != start, ..ActionOutcome::with_text(note) })
 }
 
+/// Moves a thumb drawn without a role to `goal`: the value is what the page shows for it (or,
+/// for a goal given as a share, `share`, where the thumb sits along its bar), found by the
+/// first key press; then arrow presses as for any slider.
+async fn set_thumb(
+    el: &Element,
+    found: &thumb::Thumb,
+    goal: f64,
+    share: bool,
+) -> Result<ActionOutcome, ActError> {
+    if let Some(h) = el.dyn_ref::<HtmlElement>() {
+        crate::js::best_effort(h.focus(), "focus the slider");
+    }
+    let start = thumb::position(el, found);
+    let reading = thumb::reading(el, found, share).await?;
+    let now = by_keys(el, goal, || reading.read(el)).await?;
+    let (unit, what) = match reading {
+        Reading::Position(_) => ("%", "its thumb is at"),
+        Reading::Shown { .. } => ("", "the page shows"),
+    };
+    let note = if (now - goal).abs() > f64::EPSILON {
+        format!("{what} {now}{unit}: the nearest value the slider takes to {goal}{unit}")
+    } else {
+        format!("{what} {now}{unit}")
+    };
+    if (thumb::position(el, found) - start).abs() < 1.0 && (now - goal).abs() > f64::EPSILON {
+        return Err(SliderError::Unmoved(note).into());
+    }
+    super::readback::keep(Undone::Value, el, move |el| reading.read(el) == Some(now));
+    let value_changed = (thumb::position(el, found) - start).abs() >= 1.0;
+    Ok(ActionOutcome { value_changed, ..ActionOutcome::with_text(note) })
+}
+
 /// Arrow presses toward `goal` until the slider reaches it, passes it (then the nearer of the
 /// two values is kept) or stops moving; the value it ends at. Each press is read back after a
 /// timer tick: Vue and React redraw `aria-valuenow` after the key's handler has returned.
-async fn by_keys(el: &Element, goal: f64) -> Result<f64, ActError> {
+async fn by_keys(el: &Element, goal: f64, read: impl Fn() -> Option<f64>) -> Result<f64, ActError> {
     let document = el.owner_document().ok_or(ActError::NoDocument)?;
-    let read = || number(el, "aria-valuenow");
     let press = |key: &str| KeyPress { key: key.into(), code: key.into(), ..KeyPress::default() };
     let mut seen = Seen::default();
     let mut now = read().unwrap_or(goal);

@@ -7,7 +7,8 @@
 //! * `textbox` for a terminal or a canvas editor: a tall element the page listens on that holds
 //!   a keyboard capture field nobody can see (xterm.js's 1×1 px transparent textarea), named by
 //!   its own label or the capture field's — typing there goes through the keyboard;
-//! * `scrollable`: a box whose content scrolls on its own (a virtualised list), with how far.
+//! * `scrollable`: a box whose content scrolls on its own (a virtualised list), with how far;
+//! * `slider` for a thumb drawn without a role (see `thumb`).
 //!
 //! The page's listeners are page-controlled candidates (`page_hooks.js`): each of these only
 //! lists an element the model may then act on under the same checks as any other.
@@ -55,6 +56,10 @@ pub(super) fn refine(
     s: Signals,
     viewport_height: f64,
 ) -> Option<&'static str> {
+    // A small focusable box placed along a bar is the thumb of a slider drawn without a role.
+    if role == Some("clickable") && s.tabindex && super::thumb::of(el).is_some() {
+        return Some("slider");
+    }
     if s.drop && matches!(role, None | Some("clickable")) && takes_drops_where_seen(el, s) {
         return Some(DROPZONE);
     }
@@ -146,8 +151,11 @@ pub(super) fn special_name(el: &Element, tag: &str, role: &str) -> Option<String
         // of two thumbs: which one it is), never by its classes ("touch area").
         "slider" if tag != "input" => {
             let own = super::roles::own_label(el);
-            let group = || group_name(el).unwrap_or_else(|| super::roles::control_name(el, tag));
-            Some(if own.is_empty() { group() } else { own })
+            let beside = || {
+                let name = super::roles::control_name(el, tag);
+                crate::observation::names::without_shown_value(&name).to_owned()
+            };
+            Some(if own.is_empty() { group_name(el).unwrap_or_else(beside) } else { own })
         }
         // Controls drawn with divs: named like native ones, from what a person reads.
         "switch" | "checkbox" | "radio" | "combobox" | "listbox" | "spinbutton"

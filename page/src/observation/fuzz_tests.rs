@@ -7,8 +7,8 @@
     reason = "a call made only for the panic it must not cause drops its result"
 )]
 
-use super::names::{MAX_NEARBY, icon_words, join_pieces, nearby_label};
-use super::rules::{cap_options, key_codes, number_in, parse_keys, text_presses};
+use super::names::{MAX_NEARBY, icon_words, join_pieces, nearby_label, without_shown_value};
+use super::rules::{cap_options, key_codes, number_in, numbers_in, parse_keys, text_presses};
 use super::*;
 use proptest::prelude::*;
 use waymark_fuzzgen::{
@@ -172,6 +172,10 @@ proptest! {
             prop_assert!(!label.is_empty() && label.chars().count() <= MAX_NEARBY);
             prop_assert!(!label.ends_with(':') && !label.chars().any(|c| c.is_control()));
         }
+        for source in &sources {
+            let name = without_shown_value(source);
+            prop_assert!(source.starts_with(name) && !name.is_empty() || name == source);
+        }
         let joined = join_pieces(sources.iter().map(String::as_str));
         let mut rest = joined.as_str();
         for piece in sources.iter().filter(|p| !p.is_empty()) {
@@ -205,6 +209,7 @@ proptest! {
             let _ = key_codes(press, false);
         }
         prop_assert!(number_in(&text).is_none_or(f64::is_finite));
+        prop_assert!(numbers_in(&text).iter().all(|v| v.is_finite()));
     }
 
     #[test]

@@ -212,6 +212,21 @@ pub fn nearby_label<'a>(candidates: impl IntoIterator<Item = &'a str>) -> Option
     })
 }
 
+/// Longest value (`4`, `30 %`, `1,200 €`) taken off the end of a label that shows it.
+const MAX_SHOWN_VALUE: usize = 12;
+
+/// A label that shows its control's value after a colon (`Guests: 4`, `Volume: 30%`), without
+/// the value: the control's name must not change as it moves (its ref would go stale), and
+/// the value is read on its own. Other labels come back as they are.
+pub fn without_shown_value(label: &str) -> &str {
+    let Some((name, value)) = label.split_once(':') else { return label };
+    let (name, value) = (name.trim_end(), value.trim());
+    let numeric = value.chars().any(|c| c.is_ascii_digit())
+        && value.chars().count() <= MAX_SHOWN_VALUE
+        && !value.chars().any(char::is_alphabetic);
+    if numeric && !name.is_empty() { name } else { label }
+}
+
 /// Joins text pieces read from separate elements with one space where neither side has one,
 /// so list items do not run together ("Bahamas Bahrain", not "BahamasBahrain").
 pub fn join_pieces<'a>(pieces: impl IntoIterator<Item = &'a str>) -> String {
@@ -234,6 +249,17 @@ pub fn join_pieces<'a>(pieces: impl IntoIterator<Item = &'a str>) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_value_shown_after_the_label_is_not_the_name() {
+        assert_eq!(without_shown_value("Guests: 4"), "Guests");
+        assert_eq!(without_shown_value("Volume : 30 %"), "Volume");
+        assert_eq!(without_shown_value("Price: 1,200 €"), "Price");
+        assert_eq!(without_shown_value("Time: 10:30"), "Time");
+        assert_eq!(without_shown_value("Mode: fast"), "Mode: fast");
+        assert_eq!(without_shown_value(": 4"), ": 4");
+        assert_eq!(without_shown_value("Guests"), "Guests");
+    }
 
     #[test]
     fn icon_classes_give_their_meaning() {

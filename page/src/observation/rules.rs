@@ -231,6 +231,32 @@ pub fn number_in(text: &str) -> Option<f64> {
     digits.parse::<f64>().ok().filter(|v| v.is_finite())
 }
 
+/// Every number written in `text`, in order (`Guests: 4 of 8` → 4, 8): runs of digits with
+/// one decimal point between digits, negative after a minus sign that starts a word. What a
+/// page shows beside a slider that does not tell its value is read this way, and the one
+/// number a key press changes is the slider's.
+pub fn numbers_in(text: &str) -> Vec<f64> {
+    let mut out = Vec::new();
+    let mut current = String::new();
+    let mut previous: Option<char> = None;
+    let mut chars = text.chars().peekable();
+    while let Some(c) = chars.next() {
+        let next_is_digit = chars.peek().is_some_and(char::is_ascii_digit);
+        let starts_word = previous.is_none_or(|p| !p.is_alphanumeric());
+        let point = c == '.' && !current.is_empty() && !current.contains('.') && next_is_digit;
+        let minus = c == '-' && current.is_empty() && next_is_digit && starts_word;
+        if c.is_ascii_digit() || point || minus {
+            current.push(c);
+        } else if !current.is_empty() {
+            out.extend(current.parse::<f64>().ok().filter(|v| v.is_finite()));
+            current.clear();
+        }
+        previous = Some(c);
+    }
+    out.extend(current.parse::<f64>().ok().filter(|v| v.is_finite()));
+    out
+}
+
 /// The key presses that type `text` on a keyboard: one per character, a line break as Enter
 /// and a tab as Tab (what a terminal or an editor listening to keys receives).
 pub fn text_presses(text: &str) -> Vec<KeyPress> {
@@ -330,6 +356,10 @@ mod tests {
         assert_eq!(number_in("$1,200"), Some(1200.0));
         assert_eq!(number_in("-3.5"), Some(-3.5));
         assert_eq!(number_in("loud"), None);
+        assert_eq!(numbers_in("Guests: 4 of 8"), [4.0, 8.0]);
+        assert_eq!(numbers_in("from -3.5 to 2.25."), [-3.5, 2.25]);
+        assert_eq!(numbers_in("2025-06-12 v1.2.3"), [2025.0, 6.0, 12.0, 1.2, 3.0]);
+        assert!(numbers_in("“loud” —").is_empty());
     }
 
     #[test]

@@ -75,6 +75,33 @@ fn typed_text_reaches_a_widget_that_reads_it_on_key_up(extension: &Path) {
     assert_eq!(posted(&zoo, "/api/jqueryui")["arrival"], "2025-06-12");
 }
 
+fn a_thumb_without_a_role_is_a_slider_set_by_the_number_it_shows(extension: &Path) {
+    let zoo = Zoo::launch(extension).expect("launch");
+    let (_page, tab) = zoo.open("/thumbs.html").expect("page");
+    let (obs, _) = zoo.observe(tab).expect("observe");
+    // A focusable span placed along a bar by `left: N%` (jQuery UI's handle) read as a
+    // "clickable" with no value, and no slider action could set it.
+    assert!(obs.contains("] slider \"Guests\" value=\"thumb at 0% of its bar\""), "{obs}");
+    let guests = must_ref(&obs, "slider", "Guests");
+    let brightness = must_ref(&obs, "slider", "Brightness");
+    // A button placed at the end of a banner is no thumb: the banner is thicker than it.
+    must_ref(&obs, "clickable", "Dismiss");
+    must_ref(&obs, "clickable", "×");
+    // Set by the number the page shows beside it.
+    let set = zoo.act(tab, json!({"action": "type", "ref": guests, "text": "4"})).expect("guests");
+    ok(&set);
+    assert!(set["text"].as_str().unwrap_or_default().contains("the page shows 4"), "{set}");
+    // One that shows no number: said so, and set by its place on the bar when asked for a share.
+    let bare = zoo.act(tab, json!({"action": "type", "ref": brightness, "text": "5"})).expect("5");
+    assert_eq!(bare["ok"], json!(false), "{bare}");
+    assert!(bare["error"].to_string().contains("shows no number"), "{bare}");
+    let share = json!({"action": "type", "ref": brightness, "text": "70%"});
+    ok(&zoo.act(tab, share).expect("70%"));
+    click(&zoo, tab, "button", "Save booking");
+    let saved = posted(&zoo, "/api/thumbs");
+    assert_eq!((saved["guests"].as_str(), saved["brightness"].as_str()), (Some("4"), Some("70")));
+}
+
 /// This file's tests, for the harness (`main.rs`).
 pub fn trials() -> Vec<E2e> {
     vec![
@@ -84,5 +111,6 @@ pub fn trials() -> Vec<E2e> {
             .with_data(Data::EvalTools),
         e2e!(test_hooks, typed_text_reaches_a_widget_that_reads_it_on_key_up)
             .with_data(Data::EvalTools),
+        e2e!(test_hooks, a_thumb_without_a_role_is_a_slider_set_by_the_number_it_shows),
     ]
 }
