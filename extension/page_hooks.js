@@ -17,7 +17,10 @@
 // callbacks (a few generations deep: a debounce that re-arms itself, not a page's endless
 // loop), or in the `await` continuation of a followed request (armed while one runs or within
 // 50 ms of one ending or of the mark; followed one generation only); every request sent after
-// the mark is followed until it ends. `waymark-ask-settle`
+// the mark is followed until it ends. The document's own loading counts as such an action for
+// its timers (not its requests): from document_start until just after `load`, timers up to
+// 1 s are followed the same way (a toast a library fades in 150 ms after it is shown), until
+// the first mark. `waymark-ask-settle`
 // answers with `waymark-pending` (as above), `waymark-waiting` (how many are still running) and `waymark-activity` (when
 // the last of them ended or fired, on the document's clock).
 //
@@ -111,6 +114,8 @@
   const MAX_DEBOUNCE_MS = 1000;
   const MAX_GENERATIONS = 3;
   const RECENT_MS = 50;
+  // The document is loading: its timers are followed as an action's are (see above).
+  let loading = true;
   const now = () => performance.now();
   const done = () => { pending = Math.max(0, pending - 1); };
   // A request: followed when sent after the mark. Returns its end.
@@ -162,10 +167,11 @@
     const t = now();
     const soon = generation === 0
       && (started > 0 || t - requestEnded < RECENT_MS || t - markedAt < RECENT_MS);
-    const follow = marked && typeof callback === 'function' && ms <= MAX_DEBOUNCE_MS
-      && (acting || chained || soon);
+    const first = acting || (loading && !marked);
+    const follow = typeof callback === 'function' && ms <= MAX_DEBOUNCE_MS
+      && (first || chained || (marked && soon));
     if (!follow) return setTimeout0.call(this, callback, delay, ...args);
-    const depth = acting ? 1 : chained ? generation + 1 : MAX_GENERATIONS;
+    const depth = first ? 1 : chained ? generation + 1 : MAX_GENERATIONS;
     let id = 0;
     /** @this {unknown} @param {...unknown} a */
     const run = function (...a) {
@@ -187,8 +193,11 @@
     if (timers.delete(id)) activity = now();
     return clearTimeout0.call(this, id);
   };
+  // Timers armed by the page's own `load` listeners (which run after this one) still count.
+  add.call(window, 'load', () => setTimeout0.call(window, () => { loading = false; }, 0));
   add.call(document, 'waymark-mark', (e) => {
     if (detailOf(e) === 1) {
+      loading = false;
       marked = true;
       acting = true;
       epoch += 1;

@@ -91,13 +91,23 @@ export function since_action(out) {
   out[6] = navigating ? 1 : 0;
   out[7] = acted ? animating_ms() : 0;
 }
+// Before any action: how long the finite animations running now still take (a toast the page
+// fades in as it loads), at most a second.
+export function load_animating_ms() {
+  if (acted) return 0;
+  // A class the page's timer just changed starts its transition only once styles are
+  // computed again: computed now, so that the fade is seen before the walk reads it.
+  void document.documentElement.getBoundingClientRect();
+  return animating_ms();
+}
 // The longest time left of the finite animations and transitions started since the action (a
 // dropdown fading in is not yet what a person sees), at most a second; endless ones (a
 // spinner) and those that ran before the action do not count.
 function animating_ms() {
   let left = 0;
   for (const a of document.getAnimations()) {
-    if (a.playState !== 'running' || a.startTime === null || +a.startTime < started - 1) continue;
+    // One whose start time is not set yet starts at the next frame: it is new.
+    if (a.playState !== 'running' || (a.startTime !== null && +a.startTime < started - 1)) continue;
     const timing = a.effect ? a.effect.getComputedTiming() : null;
     const end = timing ? Number(timing.endTime) : Infinity;
     const at = timing && timing.localTime !== null ? Number(timing.localTime) : 0;

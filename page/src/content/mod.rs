@@ -67,6 +67,15 @@ fn handle(msg: JsValue, engine: String) -> Result<JsValue, ContentError> {
         )
     })?;
     match request {
+        // The first observation of a document waits for what its loading started (once).
+        ContentRequest::Observe if settle::load_pending() => {
+            let observing = async move {
+                settle::after_load().await;
+                let observation = dom::observe(engine).map_err(|e| crate::js::named_error(&e))?;
+                reply(&observation).map_err(|e| crate::js::named_error(&e))
+            };
+            Ok(wasm_bindgen_futures::future_to_promise(observing).into())
+        }
         ContentRequest::Observe => reply(&dom::observe(engine)?),
         ContentRequest::Act { action, expect, expect_to, dialog } => {
             // Some actions take time in the page (a drag's moves a frame apart, an editor's

@@ -25,6 +25,54 @@ extern "C" {
     pub(super) fn next_change(ms: f64) -> js_sys::Promise;
     /// The document is being left (`pagehide`): a wait answers at once.
     pub(super) fn page_leaving() -> bool;
+    /// Before any action: the time left of the finite animations running now, at most 1 s.
+    fn load_animating_ms() -> f64;
+}
+
+/// Longest wait, once per document, for what its loading started (see [`after_load`]).
+const LOAD_CAP_MS: f64 = 1000.0;
+
+thread_local! {
+    /// The document's loading has been waited for (or needed no wait): later observations
+    /// read the page at once.
+    static LOADED: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
+}
+
+/// Whether the first observation of a document must wait for what its loading started: timers
+/// it armed up to 1 s ahead (`page_hooks.js`; a library showing a toast 150 ms after load)
+/// still to fire, or a fade running. Page-controlled, so it only ever makes the observation
+/// wait, once per document and at most [`LOAD_CAP_MS`].
+pub(super) fn load_pending() -> bool {
+    if LOADED.with(std::cell::Cell::get) {
+        return false;
+    }
+    let report = settled();
+    let pending = !report.acted && (report.waiting > 0 || load_animating_ms() > 0.0);
+    if !pending {
+        LOADED.with(|l| l.set(true));
+    }
+    pending
+}
+
+/// Waits until the timers the document's loading armed have fired and the fades they started
+/// have ended (or an action began, or [`LOAD_CAP_MS`] passed); once per document.
+pub(super) async fn after_load() {
+    let start = web_sys::window().map(|w| super::dom::now(&w)).unwrap_or(0.0);
+    loop {
+        let report = settled();
+        let animating = load_animating_ms();
+        let elapsed = web_sys::window().map(|w| super::dom::now(&w)).unwrap_or(f64::MAX) - start;
+        let quiet = report.waiting == 0 && animating <= 0.0 && report.quiet_ms >= LOOK_MS;
+        if report.acted || quiet || elapsed >= LOAD_CAP_MS || page_leaving() {
+            break;
+        }
+        let pause = if report.waiting > 0 { LOOK_MS } else { animating.max(LOOK_MS) };
+        let pause = pause.min(LOAD_CAP_MS - elapsed);
+        if wasm_bindgen_futures::JsFuture::from(next_change(pause)).await.is_err() {
+            break;
+        }
+    }
+    LOADED.with(|l| l.set(true));
 }
 
 /// What changed since the latest action in this document, and how quiet the page is now.

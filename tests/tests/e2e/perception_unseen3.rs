@@ -4,7 +4,7 @@
 //! same pages through the agent and checks what each library holds.
 
 use crate::perception_support;
-use perception_support::{Zoo, must_ref, ok, posted, ref_of};
+use perception_support::{Zoo, must_ref, ok, posted, ref_of, text};
 use serde_json::json;
 use std::path::Path;
 use waymark_tests::trial::{Data, E2e};
@@ -102,6 +102,18 @@ fn a_thumb_without_a_role_is_a_slider_set_by_the_number_it_shows(extension: &Pat
     assert_eq!((saved["guests"].as_str(), saved["brightness"].as_str()), (Some("4"), Some("70")));
 }
 
+fn a_toast_a_timer_fades_in_after_load_is_waited_for(extension: &Path) {
+    let zoo = Zoo::launch(extension).expect("launch");
+    let (page, tab) = zoo.open("/toast.html").expect("page");
+    // The page is loaded, the toast still transparent: the first observation used to read it
+    // then and leave it out (Bootstrap's toast is at opacity 0 for 150 ms after `show()`).
+    // What the loading armed is waited for, and the fade it starts.
+    let obs = zoo.prompt(tab);
+    let accept = must_ref(&obs, "button", "Accept cookies");
+    ok(&zoo.act(tab, json!({"action": "click", "ref": accept})).expect("click"));
+    assert_eq!(text(&page, "document.getElementById('status').textContent"), "Cookies accepted.");
+}
+
 /// This file's tests, for the harness (`main.rs`).
 pub fn trials() -> Vec<E2e> {
     vec![
@@ -112,5 +124,6 @@ pub fn trials() -> Vec<E2e> {
         e2e!(test_hooks, typed_text_reaches_a_widget_that_reads_it_on_key_up)
             .with_data(Data::EvalTools),
         e2e!(test_hooks, a_thumb_without_a_role_is_a_slider_set_by_the_number_it_shows),
+        e2e!(test_hooks, a_toast_a_timer_fades_in_after_load_is_waited_for),
     ]
 }

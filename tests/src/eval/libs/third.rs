@@ -24,13 +24,6 @@ fn select2(id: &str, prompt: &str, field: (&str, &str)) -> EvalTask {
     task(id, "/select2.html", &format!("{prompt} and save the listing."), "/api/select2", &[field])
 }
 
-/// A task the third round found failing, with why (the CI run expects it to fail, so a fix
-/// flips the flag).
-fn known(mut task: EvalTask, why: &'static str) -> EvalTask {
-    task.known_failure = Some(why);
-    task
-}
-
 /// The third round's tasks, in the order they run.
 pub fn tasks() -> Vec<EvalTask> {
     vec![
@@ -70,12 +63,7 @@ pub fn tasks() -> Vec<EvalTask> {
         bootstrap("bs-switch", "Have the parcel left at the door", ("door", "true")),
         bootstrap("bs-btn-check", "Pick the L T-shirt size", ("size", "L")),
         bootstrap("bs-range", "Give the courier a 15% tip", ("tip", "15")),
-        known(
-            bootstrap("bs-toast", "Close the cookie notice", ("cookies", "false")),
-            "the toast fades in (150 ms) as the page loads: the first observation reads it \
-             transparent and leaves it and its Close button out, and nothing waits for a fade \
-             the page started itself",
-        ),
+        bootstrap("bs-toast", "Close the cookie notice", ("cookies", "false")),
         jquery_ui(
             "jqui-datepicker",
             "Set the arrival date to 2025-06-12",
