@@ -19,8 +19,8 @@
 // 50 ms of one ending or of the mark; followed one generation only); every request sent after
 // the mark is followed until it ends. The document's own loading counts as such an action for
 // its timers (not its requests): from document_start until just after `load`, timers up to
-// 1 s are followed the same way (a toast a library fades in 150 ms after it is shown), until
-// the first mark. `waymark-ask-settle`
+// 600 ms are followed the same way (a toast a library fades in 150 ms after it is shown),
+// until the first mark. `waymark-ask-settle`
 // answers with `waymark-pending` (as above), `waymark-waiting` (how many are still running) and `waymark-activity` (when
 // the last of them ended or fired, on the document's clock).
 //
@@ -112,6 +112,7 @@
   const timers = new Map();
   let generation = 0;
   const MAX_DEBOUNCE_MS = 1000;
+  const MAX_LOAD_DELAY_MS = 600;
   const MAX_GENERATIONS = 3;
   const RECENT_MS = 50;
   // The document is loading: its timers are followed as an action's are (see above).
@@ -167,7 +168,7 @@
     const t = now();
     const soon = generation === 0
       && (started > 0 || t - requestEnded < RECENT_MS || t - markedAt < RECENT_MS);
-    const first = acting || (loading && !marked);
+    const first = acting || (loading && !marked && ms <= MAX_LOAD_DELAY_MS);
     const follow = typeof callback === 'function' && ms <= MAX_DEBOUNCE_MS
       && (first || chained || (marked && soon));
     if (!follow) return setTimeout0.call(this, callback, delay, ...args);

@@ -30,7 +30,7 @@ extern "C" {
 }
 
 /// Longest wait, once per document, for what its loading started (see [`after_load`]).
-const LOAD_CAP_MS: f64 = 1000.0;
+const LOAD_CAP_MS: f64 = 800.0;
 
 thread_local! {
     /// The document's loading has been waited for (or needed no wait): later observations
@@ -39,7 +39,7 @@ thread_local! {
 }
 
 /// Whether the first observation of a document must wait for what its loading started: timers
-/// it armed up to 1 s ahead (`page_hooks.js`; a library showing a toast 150 ms after load)
+/// it armed up to 600 ms ahead (`page_hooks.js`; a library showing a toast 150 ms after load)
 /// still to fire, or a fade running. Page-controlled, so it only ever makes the observation
 /// wait, once per document and at most [`LOAD_CAP_MS`].
 pub(super) fn load_pending() -> bool {
