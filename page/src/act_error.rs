@@ -460,6 +460,14 @@ pub enum SliderError {
     /// Neither keys nor the pointer moved it (where it is, in words).
     #[error("neither the arrow keys nor the pointer moved the slider; {0}")]
     Unmoved(String),
+    /// It stopped moving far from the goal inside its stated range (where it is, in words).
+    #[error("the slider stopped short of {goal} and did not take it; {note}")]
+    Short {
+        /// The value asked for.
+        goal: f64,
+        /// Where it is.
+        note: String,
+    },
 }
 
 /// Why the page (or a box) was not scrolled.

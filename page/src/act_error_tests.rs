@@ -204,6 +204,10 @@ fn slider_errors_read_as_before() {
         SliderError::Unmoved("the slider is at 3".into()),
         "neither the arrow keys nor the pointer moved the slider; the slider is at 3",
     );
+    says(
+        SliderError::Short { goal: 300.0, note: "the slider is at 100".into() },
+        "the slider stopped short of 300 and did not take it; the slider is at 100",
+    );
 }
 
 #[test]

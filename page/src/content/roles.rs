@@ -323,7 +323,7 @@ pub(super) fn own_label(el: &Element) -> String {
         let document = el.owner_document();
         let text: Vec<String> = ids
             .split_whitespace()
-            .filter_map(|id| document.as_ref()?.get_element_by_id(id)?.text_content())
+            .filter_map(|id| referenced_text(&document.as_ref()?.get_element_by_id(id)?))
             .collect();
         if let Some(text) = non_empty(Some(text.join(" "))) {
             return shorten(&text, MAX_NAME);
@@ -539,8 +539,16 @@ fn labelled_by(el: &Element, ids: &str) -> Option<String> {
         None => root.dyn_ref::<web_sys::ShadowRoot>()?.get_element_by_id(id),
     };
     let text: Vec<String> =
-        ids.split_whitespace().filter_map(find).filter_map(|e| e.text_content()).collect();
+        ids.split_whitespace().filter_map(find).filter_map(|e| referenced_text(&e)).collect();
     non_empty(Some(text.join(" ")))
+}
+
+/// What an element an `aria-labelledby` names contributes: its own `aria-label` when it has
+/// one (as accessible-name computation reads it: a date segment that names itself with
+/// "month, " and its field's label reads "month, Renewal date", not its placeholder "mm"),
+/// else its text.
+fn referenced_text(el: &Element) -> Option<String> {
+    non_empty(el.get_attribute("aria-label")).or_else(|| el.text_content())
 }
 
 /// The words of a `<label for>` naming `el` by its id, in `el`'s own tree.
