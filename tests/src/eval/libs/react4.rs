@@ -25,10 +25,21 @@ fn rental(id: &str, prompt: &str, field: (&str, &str)) -> EvalTask {
     task(id, "/rental.html", &format!("{prompt} and save the booking."), "/api/rental", &[field])
 }
 
+/// A task the fourth round found failing, with why (the CI run expects it to fail, so a fix
+/// flips the flag).
+fn known(mut task: EvalTask, why: &'static str) -> EvalTask {
+    task.known_failure = Some(why);
+    task
+}
+
 /// The fourth round's tasks, in the order they run.
 pub fn tasks() -> Vec<EvalTask> {
     vec![
-        prime("prime-dropdown", "Hold my workshop in Lisbon", ("city", "Lisbon")),
+        known(
+            prime("prime-dropdown", "Hold my workshop in Lisbon", ("city", "Lisbon")),
+            "the click on the dropdown (through the widget drawn around its visually hidden \
+             read-only input) reports ok, but the next observation holds none of its options",
+        ),
         prime(
             "prime-multiselect",
             "Sign me up for the Keynote and the Rust workshop",
@@ -40,7 +51,12 @@ pub fn tasks() -> Vec<EvalTask> {
             "Set the arrival date to 12 September 2025",
             ("arrival", "2025-09-12"),
         ),
-        prime("prime-slider", "Set my travel budget to 300 EUR", ("budget", "300")),
+        known(
+            prime("prime-slider", "Set my travel budget to 300 EUR", ("budget", "300")),
+            "PrimeReact's slider handle reports its place in percent as aria-valuenow (20 for \
+             100 of 0–500, max 500): the step now says the slider stopped short, where it \
+             reported the nearest value as done (a false success)",
+        ),
         prime("prime-switch", "Join the speakers' dinner", ("dinner", "true")),
         prime("prime-selectbutton", "Set my experience level to Expert", ("level", "expert")),
         prime("prime-rating", "Rate last year's event 4 stars", ("stars", "4")),
@@ -130,7 +146,7 @@ pub fn steps(id: &str) -> Option<(Vec<Step>, &'static str, &'static str)> {
         "prime-slider" => vec![type_in("slider", "Travel budget (EUR): 100", "300")],
         "prime-switch" => vec![toggle("Join the speakers' dinner")],
         "prime-selectbutton" => vec![any(&["radio", "button", "option", "checkbox"], "Expert")],
-        "prime-rating" => vec![Step::Click(Target::NameHas("radio", "4".into()))],
+        "prime-rating" => vec![Step::Click(Target::NameHas("clickable", "(4 of 5)".into()))],
         "prime-number" => vec![field("Guests", "3")],
         "prime-chips" => vec![
             field("Topics you want covered", "testing"),
