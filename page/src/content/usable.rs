@@ -180,8 +180,10 @@ pub(super) fn combobox_stand_in(el: &Element) -> Option<Element> {
     wrapper.parent_element().filter(seen)
 }
 
-/// A read-only list field kept in a "visually hidden" box, and the widget standing for it.
-fn wrapped_combobox(el: &Element) -> Option<Element> {
+/// A read-only list field kept in a "visually hidden" box, and the widget standing for it
+/// (what a click lands on: the field's own box is scrolled and clipped away, and PrimeReact's
+/// dropdown ignores a click whose target is its input).
+pub(super) fn wrapped_combobox(el: &Element) -> Option<Element> {
     hidden_wrapper(el)?;
     combobox_stand_in(el)
 }

@@ -37,13 +37,18 @@ fn controls_in_a_visually_hidden_box_are_used_through_what_is_drawn(extension: &
         "{sent}"
     );
     // PrimeReact keeps its dropdown's and multiselect's read-only inputs in the same kind of
-    // box: the dropdown's was not listed, the multiselect's "covered" by its own label.
+    // box: the dropdown's was not listed, then clicked on the input itself (scrolled inside
+    // its box), a click PrimeReact ignores; the multiselect's was "covered" by its own label.
     let tab = zoo.open_drawn("/prime.html", ".p-dropdown");
     click(&zoo, tab, "textbox", "Workshop city");
     click(&zoo, tab, "option", "Lisbon");
     click(&zoo, tab, "combobox", "Sessions");
     let obs = zoo.prompt(tab);
     assert!(obs.contains("Rust workshop"), "the sessions list did not open:\n{obs}");
+    click(&zoo, tab, "option", "Rust workshop");
+    click(&zoo, tab, "button", "Register");
+    let sent = posted(&zoo, "/api/prime");
+    assert_eq!((&sent["city"], &sent["sessions"]), (&json!("Lisbon"), &json!("rust")), "{sent}");
 }
 
 fn a_part_named_by_itself_and_its_field_reads_its_own_label(extension: &Path) {
@@ -67,6 +72,16 @@ fn a_slider_that_stops_short_of_its_goal_is_not_done(extension: &Path) {
     assert_ne!(outcome["ok"], json!(true), "{outcome}");
 }
 
+fn look_alike_icon_only_siblings_are_named_by_their_place(extension: &Path) {
+    let zoo = Zoo::launch_libzoo(extension);
+    let tab = zoo.open_drawn("/prime.html", ".p-rating-item");
+    // PrimeReact's stars are focusable divs holding only an SVG: all five read "clickable
+    // rating icon", and nothing told the fourth from the first.
+    click(&zoo, tab, "clickable", "rating icon (4 of 5)");
+    click(&zoo, tab, "button", "Register");
+    assert_eq!(posted(&zoo, "/api/prime")["stars"], "4");
+}
+
 /// This file's tests, for the harness (`main.rs`).
 pub fn trials() -> Vec<E2e> {
     vec![
@@ -75,6 +90,8 @@ pub fn trials() -> Vec<E2e> {
         e2e!(test_hooks, a_part_named_by_itself_and_its_field_reads_its_own_label)
             .with_data(Data::EvalTools),
         e2e!(test_hooks, a_slider_that_stops_short_of_its_goal_is_not_done)
+            .with_data(Data::EvalTools),
+        e2e!(test_hooks, look_alike_icon_only_siblings_are_named_by_their_place)
             .with_data(Data::EvalTools),
     ]
 }
