@@ -469,6 +469,14 @@ pub enum SliderError {
         /// Where the thumb sits along its bar, 0–100.
         at: f64,
     },
+    /// It stopped moving far from the goal inside its stated range (where it is, in words).
+    #[error("the slider stopped short of {goal} and did not take it; {note}")]
+    Short {
+        /// The value asked for.
+        goal: f64,
+        /// Where it is.
+        note: String,
+    },
 }
 
 fn unshown(moved: bool, at: f64) -> String {

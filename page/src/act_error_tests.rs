@@ -214,6 +214,10 @@ fn slider_errors_read_as_before() {
         "the slider's thumb does not move with the arrow keys and the page shows no number for \
          it (it is at 0% of its bar)",
     );
+    says(
+        SliderError::Short { goal: 300.0, note: "the slider is at 100".into() },
+        "the slider stopped short of 300 and did not take it; the slider is at 100",
+    );
 }
 
 #[test]

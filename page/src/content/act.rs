@@ -326,6 +326,8 @@ pub(super) fn click(el: &Element, count: u32) -> Result<ActionOutcome, ActError>
     });
     let (x, y, target) = if let Some(label) = super::usable::clicked_label(el) {
         reachable_point(&label)?
+    } else if let Some(widget) = super::usable::wrapped_combobox(el) {
+        reachable_point(&widget)?
     } else if hidden_input {
         let (x, y) = point_of(el);
         (x, y, el.clone())

@@ -314,7 +314,12 @@ impl Walker {
         {
             // A transparent box may hold a read-only combobox input that the visible box
             // around it draws (see `usable::combobox_stand_in`): it is judged on its own.
-            if tag != "input"
+            // The "visually hidden" box a native control is wrapped in (React Aria's toggles
+            // and ranges, PrimeReact's list fields): the control is judged on its own, through
+            // the label, thumb or widget a person uses.
+            if tag != "input" && facts.has_children() && super::usable::visually_hidden_box(el) {
+                self.hidden_wrapped_controls(el, opacity, parent_pointer);
+            } else if tag != "input"
                 && facts.has_children()
                 && let Ok(Some(input)) = el.query_selector("input[role=combobox][readonly]")
             {
@@ -337,6 +342,20 @@ impl Walker {
         self.shown_element(el, facts, style, parent_pointer);
         self.opacity = outer;
         self.backdrop = outer_backdrop;
+    }
+
+    /// The native checkboxes, radios and ranges inside the "visually hidden" box `el`, walked
+    /// at the box's opacity (each is listed only when the label or thumb standing for it is
+    /// seen: `usable::hidden_in_walk`).
+    fn hidden_wrapped_controls(&mut self, el: &Element, opacity: f64, parent_pointer: bool) {
+        let Ok(found) = el.query_selector_all(WRAPPED_CONTROLS) else { return };
+        let outer = std::mem::replace(&mut self.opacity, opacity);
+        for i in 0..found.length() {
+            if let Some(input) = found.item(i) {
+                self.node(input, parent_pointer);
+            }
+        }
+        self.opacity = outer;
     }
 
     /// An element that renders: its frame, its ref and its content.
@@ -621,6 +640,11 @@ impl Walker {
         Some(text)
     }
 }
+
+/// The native controls a "visually hidden" box may wrap for the label or thumb drawn beside
+/// it.
+const WRAPPED_CONTROLS: &str = "input[type=checkbox],input[type=radio],input[type=range],\
+     input[readonly][role=combobox],input[readonly][aria-haspopup=listbox]";
 
 /// Content moved out of sight with CSS (`left: -9999px`, the 1px "visually hidden" clip);
 /// `style` is the element's, which is absolutely positioned or fixed; `scroll_y` the frame's.

@@ -330,7 +330,7 @@ pub(super) fn own_label(el: &Element) -> String {
         let document = el.owner_document();
         let text: Vec<String> = ids
             .split_whitespace()
-            .filter_map(|id| document.as_ref()?.get_element_by_id(id)?.text_content())
+            .filter_map(|id| referenced_text(&document.as_ref()?.get_element_by_id(id)?))
             .collect();
         if let Some(text) = non_empty(Some(text.join(" "))) {
             return shorten(&text, MAX_NAME);
@@ -485,13 +485,17 @@ fn raw_name(el: &Element, tag: &str, attrs: &Attrs, fallback: Fallback) -> Strin
             return v;
         }
     }
-    // Last resort for an icon-only control: what its classes or picture say it shows.
-    if !field && fallback == Fallback::Icon {
-        let sources = super::read::icon_sources(el);
-        if let Some(name) = crate::observation::names::icon_name(sources.iter().map(String::as_str))
-        {
-            return name;
-        }
+    // Last resort for an icon-only control: what its classes or picture say it shows, with
+    // its place among look-alike siblings (a rating's stars: `rating icon (4 of 5)`), so
+    // controls that do different things never read the same.
+    if !field
+        && fallback == Fallback::Icon
+        && let Some(name) = icon_named(el)
+    {
+        return match twin_place(el, &name) {
+            Some((at, count)) => crate::observation::order::thumb_name(&name, at, count),
+            None => name,
+        };
     }
     // A toggle with no label of its own is called what is written beside it.
     if tag == "input"
@@ -537,6 +541,32 @@ fn label_words(label: &Element, control: &Element) -> Option<String> {
     non_empty(Some(if own.trim().is_empty() { text } else { text.replace(own.as_str(), " ") }))
 }
 
+/// What an icon-only element's classes or picture say it shows.
+fn icon_named(el: &Element) -> Option<String> {
+    let sources = super::read::icon_sources(el);
+    crate::observation::names::icon_name(sources.iter().map(String::as_str))
+}
+
+/// Siblings looked at for look-alike icon-only controls.
+const MAX_TWINS: u32 = 12;
+
+/// `el`'s place (from 0) and the count of its siblings of the same tag, with no text, that
+/// its icon hints name alike (`name`), when there are several.
+fn twin_place(el: &Element, name: &str) -> Option<(usize, usize)> {
+    let siblings = el.parent_element()?.children();
+    if siblings.length() > MAX_TWINS {
+        return None;
+    }
+    let tag = el.local_name();
+    let twins: Vec<Element> = (0..siblings.length())
+        .filter_map(|i| siblings.item(i))
+        .filter(|s| s.local_name() == tag && content_text(s).trim().is_empty())
+        .filter(|s| s == el || icon_named(s).as_deref() == Some(name))
+        .collect();
+    let at = twins.iter().position(|s| s == el)?;
+    (twins.len() > 1).then_some((at, twins.len()))
+}
+
 /// The text of the elements `ids` (an `aria-labelledby` value) names in `el`'s own tree (the
 /// document, or the shadow root `el` sits in).
 fn labelled_by(el: &Element, ids: &str) -> Option<String> {
@@ -546,8 +576,16 @@ fn labelled_by(el: &Element, ids: &str) -> Option<String> {
         None => root.dyn_ref::<web_sys::ShadowRoot>()?.get_element_by_id(id),
     };
     let text: Vec<String> =
-        ids.split_whitespace().filter_map(find).filter_map(|e| e.text_content()).collect();
+        ids.split_whitespace().filter_map(find).filter_map(|e| referenced_text(&e)).collect();
     non_empty(Some(text.join(" ")))
+}
+
+/// What an element an `aria-labelledby` names contributes: its own `aria-label` when it has
+/// one (as accessible-name computation reads it: a date segment that names itself with
+/// "month, " and its field's label reads "month, Renewal date", not its placeholder "mm"),
+/// else its text.
+fn referenced_text(el: &Element) -> Option<String> {
+    non_empty(el.get_attribute("aria-label")).or_else(|| el.text_content())
 }
 
 /// The words of a `<label for>` naming `el` by its id, in `el`'s own tree.

@@ -8,7 +8,7 @@ use super::thumb::{self, Reading};
 use crate::act_error::{ActError, SliderError, Undone};
 use crate::action::ActionOutcome;
 use crate::observation::clean;
-use crate::observation::rules::KeyPress;
+use crate::observation::rules::{KeyPress, slider_fell_short};
 use wasm_bindgen::JsCast;
 use web_sys::{Element, HtmlElement};
 
@@ -45,8 +45,9 @@ pub(super) async fn set(el: &Element, text: &str) -> Result<ActionOutcome, ActEr
     if let Some(h) = el.dyn_ref::<HtmlElement>() {
         crate::js::best_effort(h.focus(), "focus the slider");
     }
-    let now = by_keys(el, goal, || number(el, "aria-valuenow")).await?;
-    if now == start && (goal - start).abs() > f64::EPSILON {
+    let keyed = by_keys(el, goal, || number(el, "aria-valuenow")).await?;
+    let stuck = keyed.stuck && (keyed.now - goal).abs() > f64::EPSILON;
+    if stuck {
         by_pointer(el, goal, min, max).await?;
     }
     let now = number(el, "aria-valuenow").unwrap_or(start);
@@ -61,6 +62,14 @@ pub(super) async fn set(el: &Element, text: &str) -> Result<ActionOutcome, ActEr
     };
     if (now - start).abs() <= f64::EPSILON && (goal - start).abs() > f64::EPSILON {
         return Err(SliderError::Unmoved(note).into());
+    }
+    if stuck && slider_fell_short(goal, now, keyed.step, max - min) {
+        // Its `aria-valuenow` is not the value (a share of the bar): the number the page shows
+        // for it, if one changes with the keys, is.
+        return match thumb::shown(el, &thumb::boxes_around(el, &track(el))).await? {
+            Some(reading) => by_shown(el, goal, reading).await,
+            None => Err(SliderError::Short { goal, note }.into()),
+        };
     }
     super::readback::keep(Undone::Value, el, move |el| number(el, "aria-valuenow") == Some(now));
     Ok(ActionOutcome { value_changed: now != start, ..ActionOutcome::with_text(note) })
@@ -80,7 +89,7 @@ async fn set_thumb(
     }
     let start = thumb::position(el, found);
     let reading = thumb::reading(el, found, share).await?;
-    let now = by_keys(el, goal, || reading.read(el)).await?;
+    let now = by_keys(el, goal, || reading.read(el)).await?.now;
     let (unit, what) = match reading {
         Reading::Position(_) => ("%", "its thumb is at"),
         Reading::Shown { .. } => ("", "the page shows"),
@@ -98,14 +107,42 @@ async fn set_thumb(
     Ok(ActionOutcome { value_changed, ..ActionOutcome::with_text(note) })
 }
 
+/// Moves a slider whose own value is not what it sets by the number the page shows for it
+/// (`reading`), with the arrow keys.
+async fn by_shown(el: &Element, goal: f64, reading: Reading) -> Result<ActionOutcome, ActError> {
+    let now = by_keys(el, goal, || reading.read(el)).await?.now;
+    let note = if (now - goal).abs() > f64::EPSILON {
+        format!("the page shows {now}: the nearest value the slider takes to {goal}")
+    } else {
+        format!("the page shows {now}")
+    };
+    super::readback::keep(Undone::Value, el, move |el| reading.read(el) == Some(now));
+    Ok(ActionOutcome { value_changed: true, ..ActionOutcome::with_text(note) })
+}
+
+/// Where the arrow keys left a slider.
+struct Keyed {
+    /// Its value.
+    now: f64,
+    /// A press stopped moving it before it reached or passed the goal.
+    stuck: bool,
+    /// The largest move one press made (0 when none did).
+    step: f64,
+}
+
 /// Arrow presses toward `goal` until the slider reaches it, passes it (then the nearer of the
-/// two values is kept) or stops moving; the value it ends at. Each press is read back after a
+/// two values is kept) or stops moving; where it ends. Each press is read back after a
 /// timer tick: Vue and React redraw `aria-valuenow` after the key's handler has returned.
-async fn by_keys(el: &Element, goal: f64, read: impl Fn() -> Option<f64>) -> Result<f64, ActError> {
+async fn by_keys(
+    el: &Element,
+    goal: f64,
+    read: impl Fn() -> Option<f64>,
+) -> Result<Keyed, ActError> {
     let document = el.owner_document().ok_or(ActError::NoDocument)?;
     let press = |key: &str| KeyPress { key: key.into(), code: key.into(), ..KeyPress::default() };
     let mut seen = Seen::default();
     let mut now = read().unwrap_or(goal);
+    let mut step: f64 = 0.0;
     for _ in 0..MAX_PRESSES {
         if (now - goal).abs() <= f64::EPSILON {
             break;
@@ -116,20 +153,22 @@ async fn by_keys(el: &Element, goal: f64, read: impl Fn() -> Option<f64>) -> Res
         super::drag::sleep(0).await;
         let next = read().unwrap_or(now);
         if next == now {
-            break;
+            return Ok(Keyed { now, stuck: true, step });
         }
+        step = step.max((next - now).abs());
         let passed = (now < goal) != (next < goal) && next != goal;
         if passed {
+            let mut end = next;
             if (now - goal).abs() < (next - goal).abs() {
                 press_one(&document, el, &press(back), &mut seen)?;
                 super::drag::sleep(0).await;
-                return Ok(read().unwrap_or(next));
+                end = read().unwrap_or(next);
             }
-            return Ok(next);
+            return Ok(Keyed { now: end, stuck: false, step });
         }
         now = next;
     }
-    Ok(read().unwrap_or(now))
+    Ok(Keyed { now: read().unwrap_or(now), stuck: false, step })
 }
 
 /// The slider's track: the slider itself when it is wide, else the nearest element around it

@@ -157,11 +157,14 @@ impl Reading {
     }
 }
 
-/// The boxes whose text may show the slider's number, nearest first: the thumb, its bar and
-/// the boxes around the bar.
-fn shown_boxes(el: &Element, thumb: &Thumb) -> Vec<Element> {
-    let mut boxes = vec![el.clone(), thumb.track.clone()];
-    let mut node = thumb.track.parent_element();
+/// The boxes whose text may show a slider's number, nearest first: the thumb `el`, its bar
+/// and the boxes around the bar.
+pub(super) fn boxes_around(el: &Element, track: &Element) -> Vec<Element> {
+    let mut boxes = vec![el.clone()];
+    if !track.is_same_node(Some(el)) {
+        boxes.push(track.clone());
+    }
+    let mut node = track.parent_element();
     for _ in 0..MAX_SHOWN_DEPTH {
         let Some(b) = node else { break };
         node = b.parent_element();
@@ -186,27 +189,53 @@ fn changed(boxes: &[Element], before: &[Vec<f64>], after: &[Vec<f64>]) -> Option
     })
 }
 
-/// Finds what shows the value of the role-less slider `el` by pressing an arrow key once (and
-/// the other way when the first moved nothing, at the end of its bar) and seeing which number
-/// near it changed. `share` is whether the goal was a share of the bar (`70%`): then, when
-/// the page shows no number, the thumb's place is the value.
-pub(super) async fn reading(el: &Element, thumb: &Thumb, share: bool) -> Result<Reading, ActError> {
+/// Finds the number in `boxes` that shows the value of the slider `el` by pressing an arrow
+/// key once (and the other way when the first changed nothing, at the end of its bar) and
+/// seeing which number changed; `None` when none did.
+pub(super) async fn shown(el: &Element, boxes: &[Element]) -> Result<Option<Reading>, ActError> {
     let document = el.owner_document().ok_or(ActError::NoDocument)?;
-    let boxes = shown_boxes(el, thumb);
     let mut seen = Seen::default();
-    let mut moved = false;
     for key in ["ArrowRight", "ArrowLeft"] {
-        let (before, at) = (numbers_of(&boxes), position(el, thumb));
+        let before = numbers_of(boxes);
         let press = KeyPress { key: key.into(), code: key.into(), ..KeyPress::default() };
         press_one(&document, el, &press, &mut seen)?;
         super::drag::sleep(0).await;
-        if let Some(found) = changed(&boxes, &before, &numbers_of(&boxes)) {
-            return Ok(found);
+        if let Some(found) = changed(boxes, &before, &numbers_of(boxes)) {
+            return Ok(Some(found));
         }
-        moved |= (position(el, thumb) - at).abs() >= 1.0;
+    }
+    Ok(None)
+}
+
+/// How the role-less slider `el` is read: the number the page shows for it (see [`shown`]);
+/// else, when the goal was a share of the bar (`share`: `70%`), where its thumb sits.
+pub(super) async fn reading(el: &Element, thumb: &Thumb, share: bool) -> Result<Reading, ActError> {
+    let at = position(el, thumb);
+    if let Some(found) = shown(el, &boxes_around(el, &thumb.track)).await? {
+        return Ok(found);
     }
     if share {
         return Ok(Reading::Position(thumb.clone()));
     }
+    // Two presses, one each way: a thumb that moves ends where it began.
+    let moved = (position(el, thumb) - at).abs() >= 1.0 || keys_move(el, thumb).await?;
     Err(SliderError::Unshown { moved, at: position(el, thumb) }.into())
+}
+
+/// Whether an arrow press moves the thumb (pressed back after).
+async fn keys_move(el: &Element, thumb: &Thumb) -> Result<bool, ActError> {
+    let document = el.owner_document().ok_or(ActError::NoDocument)?;
+    let mut seen = Seen::default();
+    let at = position(el, thumb);
+    for (key, back) in [("ArrowRight", "ArrowLeft"), ("ArrowLeft", "ArrowRight")] {
+        let press = |k: &str| KeyPress { key: k.into(), code: k.into(), ..KeyPress::default() };
+        press_one(&document, el, &press(key), &mut seen)?;
+        super::drag::sleep(0).await;
+        if (position(el, thumb) - at).abs() >= 1.0 {
+            press_one(&document, el, &press(back), &mut seen)?;
+            super::drag::sleep(0).await;
+            return Ok(true);
+        }
+    }
+    Ok(false)
 }

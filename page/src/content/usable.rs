@@ -48,13 +48,52 @@ fn hidden_toggle(el: &Element) -> bool {
 }
 
 /// Whether `clip` (the old property the "visually hidden" pattern still uses) cuts the
-/// element down to nothing.
+/// element down to nothing, or the element sits in a [`visually_hidden_box`] (React Aria
+/// wraps its native switches, checkboxes, radios and ranges in one).
 fn clipped_away(el: &Element) -> bool {
     let Some(style) = web_sys::window().and_then(|w| w.get_computed_style(el).ok().flatten())
     else {
         return false;
     };
     style.get_property_value("clip").unwrap_or_default().starts_with("rect(0px, 0px, 0px, 0px)")
+        || hidden_wrapper(el).is_some()
+}
+
+/// Ancestors looked at for the "visually hidden" box a native control is wrapped in.
+const WRAPPER_LEVELS: u32 = 2;
+
+/// The "visually hidden" box (at most [`WRAPPER_LEVELS`] up) that `el` is wrapped in.
+fn hidden_wrapper(el: &Element) -> Option<Element> {
+    let mut node = el.parent_element();
+    for _ in 0..WRAPPER_LEVELS {
+        let up = node?;
+        if visually_hidden_box(&up) {
+            return Some(up);
+        }
+        node = up.parent_element();
+    }
+    None
+}
+
+/// Whether `el` is a box of the "visually hidden" pattern: a pixel or less both ways that
+/// clips what overflows it (`overflow: hidden`, `clip: rect(0 0 0 0)`, a clip path). What it
+/// holds is not drawn, so a native control inside is used through the label or thumb a
+/// person sees.
+pub(super) fn visually_hidden_box(el: &Element) -> bool {
+    let rect = el.get_bounding_client_rect();
+    if rect.width() > 1.0 || rect.height() > 1.0 {
+        return false;
+    }
+    let Some(style) = web_sys::window().and_then(|w| w.get_computed_style(el).ok().flatten())
+    else {
+        return false;
+    };
+    let value = |name: &str| style.get_property_value(name).unwrap_or_default();
+    let overflow = value("overflow");
+    overflow.contains("hidden")
+        || overflow.contains("clip")
+        || value("clip").starts_with("rect(")
+        || !matches!(value("clip-path").as_str(), "" | "none")
 }
 
 /// The label a person clicks for a visually-hidden checkbox or radio ([`hidden_toggle`]):
@@ -97,6 +136,11 @@ pub(super) fn clipped_range_thumb(el: &Element) -> Option<Element> {
     if input.type_() != "range" {
         return None;
     }
+    // React Aria wraps the range in a "visually hidden" box inside the thumb it draws: the
+    // thumb around that box stands in for it.
+    if let Some(wrapper) = hidden_wrapper(el) {
+        return wrapper.parent_element().filter(seen);
+    }
     let style = web_sys::window()?.get_computed_style(el).ok()??;
     let clip = style.get_property_value("clip").unwrap_or_default();
     let clip_path = style.get_property_value("clip-path").unwrap_or_default();
@@ -115,13 +159,33 @@ pub(super) fn clipped_range_thumb(el: &Element) -> Option<Element> {
 /// Plus's select keeps its read-only input at `opacity: 0` over the selected label): the
 /// combobox takes its value from its list, and the box is what a person sees and clicks, so the input
 /// is listed and acted on through the nearest visible box around it that holds no other field.
+///
+/// PrimeReact keeps such an input (a combobox, or a field that opens a list) in a "visually
+/// hidden" box inside the widget it draws: the widget around that box stands in for it.
 pub(super) fn combobox_stand_in(el: &Element) -> Option<Element> {
     // Read-only: nothing typed can go unseen; the list sets the value.
     let input = el.dyn_ref::<HtmlInputElement>()?;
-    if super::facts::aria(el, "role").as_deref() != Some("combobox") || !input.read_only() {
+    if !input.read_only() {
         return None;
     }
-    drawing_box(el, MIN_FIELD_PX).filter(seen)
+    if super::facts::aria(el, "role").as_deref() == Some("combobox") {
+        if let Some(wrapper) = hidden_wrapper(el) {
+            return wrapper.parent_element().filter(seen);
+        }
+        return drawing_box(el, MIN_FIELD_PX).filter(seen);
+    }
+    // A read-only field that opens a list, wrapped away: the widget drawn around it.
+    let opens_list = super::facts::aria(el, "aria-haspopup").as_deref() == Some("listbox");
+    let wrapper = hidden_wrapper(el).filter(|_| opens_list)?;
+    wrapper.parent_element().filter(seen)
+}
+
+/// A read-only list field kept in a "visually hidden" box, and the widget standing for it
+/// (what a click lands on: the field's own box is scrolled and clipped away, and PrimeReact's
+/// dropdown ignores a click whose target is its input).
+pub(super) fn wrapped_combobox(el: &Element) -> Option<Element> {
+    hidden_wrapper(el)?;
+    combobox_stand_in(el)
 }
 
 /// Whether a person can see `el`: big enough and not faded out.
@@ -332,6 +396,8 @@ pub(super) fn check(el: &Element) -> Result<(), ActError> {
         drawn
     } else if let Some(thumb) = clipped_range_thumb(el) {
         thumb
+    } else if let Some(widget) = wrapped_combobox(el) {
+        widget
     } else if transparent(effective_opacity(el))
         && let Some(shown) = stand_in(el).or_else(|| combobox_stand_in(el))
     {
@@ -378,6 +444,8 @@ pub(super) fn hidden_in_walk(el: &Element, opacity: f64) -> bool {
         (drawn, Some(opacity))
     } else if let Some(thumb) = clipped_range_thumb(el) {
         (thumb, None)
+    } else if let Some(widget) = wrapped_combobox(el) {
+        (widget, None)
     } else {
         (el.clone(), Some(opacity))
     };

@@ -149,13 +149,13 @@ pub(super) fn special_name(el: &Element, tag: &str, role: &str) -> Option<String
         }
         // A thumb without a name of its own is named by the labelled group around it (a range
         // of two thumbs: which one it is), never by its classes ("touch area").
+        // A label that shows the value after a colon (`Budget: 100`) names it without the
+        // value: its name must not change as it moves.
         "slider" if tag != "input" => {
             let own = super::roles::own_label(el);
-            let beside = || {
-                let name = super::roles::control_name(el, tag);
-                crate::observation::names::without_shown_value(&name).to_owned()
-            };
-            Some(if own.is_empty() { group_name(el).unwrap_or_else(beside) } else { own })
+            let beside = || super::roles::control_name(el, tag);
+            let name = if own.is_empty() { group_name(el).unwrap_or_else(beside) } else { own };
+            Some(crate::observation::names::without_shown_value(&name).to_owned())
         }
         // Controls drawn with divs: named like native ones, from what a person reads.
         "switch" | "checkbox" | "radio" | "combobox" | "listbox" | "spinbutton"

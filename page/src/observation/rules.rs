@@ -257,6 +257,15 @@ pub fn numbers_in(text: &str) -> Vec<f64> {
     out
 }
 
+/// Whether a slider that stopped moving before reaching `goal` (its keys moved it no further)
+/// ended too far from it for `now` to be "the nearest value it takes": further than one
+/// arrow step (`step`, 0 when no press moved it) or a twentieth of its range (`span`), the
+/// grain a pointer drop lands on. Such a slider did not take the value (its range is wrong,
+/// or its `aria-valuenow` is not the value), which must not read as done.
+pub fn slider_fell_short(goal: f64, now: f64, step: f64, span: f64) -> bool {
+    (now - goal).abs() > step.abs().max(span.abs() / 20.0) + f64::EPSILON
+}
+
 /// The key presses that type `text` on a keyboard: one per character, a line break as Enter
 /// and a tab as Tab (what a terminal or an editor listening to keys receives).
 pub fn text_presses(text: &str) -> Vec<KeyPress> {
@@ -360,6 +369,17 @@ mod tests {
         assert_eq!(numbers_in("from -3.5 to 2.25."), [-3.5, 2.25]);
         assert_eq!(numbers_in("2025-06-12 v1.2.3"), [2025.0, 6.0, 12.0, 1.2, 3.0]);
         assert!(numbers_in("“loud” —").is_empty());
+    }
+
+    #[test]
+    fn a_slider_stopped_far_from_its_goal_fell_short() {
+        // PrimeReact's handle reports its place in percent: stuck at 100 of a 0–500 range.
+        assert!(slider_fell_short(300.0, 100.0, 2.0, 500.0));
+        assert!(slider_fell_short(300.0, 60.0, 0.0, 500.0));
+        // One step away, or within the grain of a pointer drop: the nearest value it takes.
+        assert!(!slider_fell_short(305.0, 300.0, 10.0, 500.0));
+        assert!(!slider_fell_short(71.0, 70.0, 0.0, 100.0));
+        assert!(!slider_fell_short(70.0, 70.0, 1.0, 100.0));
     }
 
     #[test]

@@ -97,6 +97,12 @@ fn a_thumb_without_a_role_is_a_slider_set_by_the_number_it_shows(extension: &Pat
     assert!(bare["error"].to_string().contains("shows no number"), "{bare}");
     let share = json!({"action": "type", "ref": brightness, "text": "70%"});
     ok(&zoo.act(tab, share).expect("70%"));
+    // A slider whose own value is its place in percent and whose value nothing shows: the
+    // keys stop it short, and the step says so rather than "the nearest value it takes".
+    let spend = must_ref(&obs, "slider", "Monthly spend");
+    let short = zoo.act(tab, json!({"action": "type", "ref": spend, "text": "300"})).expect("300");
+    assert_eq!(short["ok"], json!(false), "{short}");
+    assert!(short["error"].to_string().contains("stopped short of 300"), "{short}");
     click(&zoo, tab, "button", "Save booking");
     let saved = posted(&zoo, "/api/thumbs");
     assert_eq!((saved["guests"].as_str(), saved["brightness"].as_str()), (Some("4"), Some("70")));
