@@ -707,9 +707,9 @@ pub enum ContentRequest {
         #[serde(rename = "ref", default, skip_serializing_if = "Option::is_none")]
         ref_id: Option<Ref>,
     },
-    /// What each form of the frame would have submitted before Waymark's first action in the
-    /// document (as it is now, until then) ([`crate::target::FormSnapshot`]s), for the write
-    /// budget's baseline.
+    /// What each form of the frame would have submitted, and what its fields held, before
+    /// Waymark's first action in the document (as it is now, until then)
+    /// ([`crate::target::PageBaseline`]), for the write budget's baseline.
     Forms,
 }
 

@@ -99,6 +99,31 @@ pub struct FormSnapshot {
     pub fields: Vec<(String, String)>,
 }
 
+/// A control of the page as it stood before the task touched the page, outside any form's
+/// entry list: the words that name it and the values it held. A script's JSON save carries
+/// such controls' state under its own keys (`{"plan": "starter", "seats": "5"}`); a field
+/// whose key is one of a control's names and whose value that control already held is one
+/// the task did not change (the write budget's baseline).
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(default)]
+pub struct ControlSnapshot {
+    /// Its `name` and `id`, and the text of its labels and of the group around it, as written.
+    pub keys: Vec<String>,
+    /// What it held: its value (a checked radio's or box's `value`, every selected option's
+    /// value and label), as written.
+    pub values: Vec<String>,
+}
+
+/// What the page held before the task touched it: its forms' entry lists and its controls.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(default)]
+pub struct PageBaseline {
+    /// Each form's entries, by action URL.
+    pub forms: Vec<FormSnapshot>,
+    /// Each control a person can see, with its names and values.
+    pub controls: Vec<ControlSnapshot>,
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -615,19 +615,25 @@ impl Page for TabPage {
         self.unpinned.borrow_mut().take()
     }
 
-    async fn forms(&self) -> Vec<waymark_core::safety::target::FormSnapshot> {
-        // Every frame's forms: a form in a frame posts to its own action address, judged like
-        // the top frame's. Unreadable forms give no baseline: every field of their writes is
-        // judged.
-        let replies = self.ask_frames::<Vec<_>>(&ContentRequest::Forms).await.unwrap_or_default();
-        let mut forms = Vec::new();
+    async fn forms(&self) -> waymark_core::safety::target::PageBaseline {
+        // Every frame's forms and fields: a form in a frame posts to its own action address,
+        // judged like the top frame's. Unreadable forms give no baseline: every field of
+        // their writes is judged.
+        let replies = self
+            .ask_frames::<waymark_core::safety::target::PageBaseline>(&ContentRequest::Forms)
+            .await
+            .unwrap_or_default();
+        let mut page = waymark_core::safety::target::PageBaseline::default();
         for (frame_id, read) in replies {
             match read {
-                Ok(found) => forms.extend(found),
+                Ok(found) => {
+                    page.forms.extend(found.forms);
+                    page.controls.extend(found.controls);
+                }
                 Err(e) => tracing::debug!(frame = frame_id, error = %e, "forms not read"),
             }
         }
-        forms
+        page
     }
 
     fn answer_dialogs(&self, answer: Option<waymark_page::dialog::DialogAnswer>) {

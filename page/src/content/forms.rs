@@ -5,7 +5,7 @@
 //! `formdata` listeners.
 
 use super::roles::input_type;
-use crate::target::FormSnapshot;
+use crate::target::{FormSnapshot, PageBaseline};
 use std::cell::{Cell, RefCell};
 use wasm_bindgen::JsCast;
 use web_sys::{Element, HtmlFormElement, HtmlSelectElement};
@@ -16,7 +16,7 @@ const LEFT_OUT: &[&str] = &["submit", "button", "reset", "image", "file"];
 thread_local! {
     /// What the forms held before Waymark's first action in this document (this script lives
     /// as long as the document, across tasks): read afresh until then, fixed from then on.
-    static BEFORE: RefCell<Option<Vec<FormSnapshot>>> = const { RefCell::new(None) };
+    static BEFORE: RefCell<Option<PageBaseline>> = const { RefCell::new(None) };
     /// Whether Waymark acted in this document.
     static ACTED: Cell<bool> = const { Cell::new(false) };
 }
@@ -24,7 +24,7 @@ thread_local! {
 /// What each form of the document would have submitted before Waymark's first action here:
 /// a later task in the same document gets the forms as they were before an earlier task
 /// touched them, never what that task left in them.
-pub(super) fn snapshot() -> Vec<FormSnapshot> {
+pub(super) fn snapshot() -> PageBaseline {
     if !ACTED.get() {
         BEFORE.set(Some(read()));
     }
@@ -38,19 +38,20 @@ pub(super) fn acting() {
     }
 }
 
-/// Every form of the frame's document, in tree order.
-fn read() -> Vec<FormSnapshot> {
+/// Every form of the frame's document, in tree order, and every field a person sees.
+fn read() -> PageBaseline {
     let Some(document) = web_sys::window().and_then(|w| w.document()) else {
-        return Vec::new();
+        return PageBaseline::default();
     };
-    super::unforgeable::document_forms(&document)
+    let forms = super::unforgeable::document_forms(&document)
         .into_iter()
         .filter(|f| f.is_instance_of::<HtmlFormElement>())
         .map(|form| FormSnapshot {
             action: super::unforgeable::form_action(&form),
             fields: entries(&form),
         })
-        .collect()
+        .collect();
+    PageBaseline { forms, controls: super::controls::read(&document) }
 }
 
 /// The form's entry list.

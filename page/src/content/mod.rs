@@ -9,6 +9,7 @@ mod act;
 mod affordance;
 mod collect;
 mod console;
+mod controls;
 mod describe;
 mod dialogs;
 mod dom;

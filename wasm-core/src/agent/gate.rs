@@ -257,7 +257,7 @@ impl<P: Page, E: Env, V: TaskEvents, O: Operator> SafetyGate<'_, P, E, V, O> {
             let started = self.env.precise_ms();
             let forms = self.page.forms().await;
             ctx.overhead_page_ms += self.env.precise_ms() - started;
-            BaselineState::Read(Baseline::of_forms(&forms))
+            BaselineState::Read(Baseline::of_page(&forms))
         } else {
             BaselineState::None
         };

@@ -99,10 +99,10 @@ pub trait Page {
     async fn sent_requests(&self) -> Vec<BlockedRequest> {
         Vec::new()
     }
-    /// What each form of the top frame would submit now, for the write budget's baseline
-    /// ([`crate::safety::baseline`]); none where it cannot be read.
-    async fn forms(&self) -> Vec<crate::safety::target::FormSnapshot> {
-        Vec::new()
+    /// What each form of the page would submit now and what its fields hold, for the write
+    /// budget's baseline ([`crate::safety::baseline`]); nothing where it cannot be read.
+    async fn forms(&self) -> crate::safety::target::PageBaseline {
+        crate::safety::target::PageBaseline::default()
     }
     /// Why the browser could not pin the body of the last action's approved request
     /// (`safety::network::pin`: the debugger could not attach, or Chrome ended it), once;

@@ -11,16 +11,30 @@
 //! field the baseline does not name, and an address two forms share with different entries are
 //! judged on every field. Fields that name the operation (`action=delete`) always count: their
 //! value is what the request does, whether or not it changed.
+//!
+//! A script that saves with `fetch` sends its fields under its own keys, to any address: there
+//! a field is unchanged when its key is one of the names of a field the page showed before the
+//! task (its `name`, `id` or label: `plan` for a radio group labelled "Plan") and it carries
+//! the value that field held (`starter`). A yes (`true`, `1`, `on`, `yes`) is never taken as
+//! unchanged that way: a `close_account: true` is a command as much as a state, and a box the
+//! page showed checked does not make it one the task may send.
 
 use super::network::body::Field;
-use super::target::FormSnapshot;
+use super::target::{ControlSnapshot, FormSnapshot, PageBaseline};
 use std::collections::{BTreeMap, BTreeSet};
 
-/// Per action URL (without its fragment): each field name's values as the form held them.
+/// Per action URL (without its fragment): each field name's values as the form held them;
+/// and the page's fields, by the words of their names.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct Baseline {
     forms: BTreeMap<String, BTreeMap<String, Vec<String>>>,
+    /// Each shown field: the words of each of its names (`["seats"]`, `["plan"]`) and the
+    /// values it held, trimmed and lower case.
+    fields: Vec<(BTreeSet<Vec<String>>, BTreeSet<String>)>,
 }
+
+/// Values that say yes: never unchanged by a shown field (see the module's doc).
+const YES: &[&str] = &["true", "1", "on", "yes", "y"];
 
 fn bare(url: &str) -> &str {
     url.split('#').next().unwrap_or(url)
@@ -50,12 +64,27 @@ impl Baseline {
         for url in ambiguous {
             out.remove(&url);
         }
-        Self { forms: out }
+        Self { forms: out, fields: Vec::new() }
+    }
+
+    /// The baseline of what the page held before the task's first action: its forms (see
+    /// [`Baseline::of_forms`]) and its shown fields.
+    pub fn of_page(page: &PageBaseline) -> Self {
+        let mut baseline = Self::of_forms(&page.forms);
+        baseline.fields = page.controls.iter().map(shown_field).collect();
+        baseline
     }
 
     /// The names of the fields of a request to `url` that carry exactly what the baseline held
     /// for that address (all their values, in any order): the fields the task did not change.
     pub fn unchanged(&self, url: &str, fields: &[Field]) -> BTreeSet<String> {
+        let mut same = self.unchanged_in_form(url, fields);
+        same.extend(self.unchanged_as_shown(fields));
+        same
+    }
+
+    /// The fields of a request to `url` that carry what the form at that address held.
+    fn unchanged_in_form(&self, url: &str, fields: &[Field]) -> BTreeSet<String> {
         let Some(before) = self.forms.get(bare(url)) else { return BTreeSet::new() };
         let mut now: BTreeMap<&str, Vec<&str>> = BTreeMap::new();
         for field in fields {
@@ -74,6 +103,57 @@ impl Baseline {
             .map(|(name, _)| name.to_owned())
             .collect()
     }
+}
+
+impl Baseline {
+    /// The fields (every value of a name) that carry what a shown field of that name held,
+    /// none of them a yes.
+    fn unchanged_as_shown(&self, fields: &[Field]) -> BTreeSet<String> {
+        if self.fields.is_empty() {
+            return BTreeSet::new();
+        }
+        let mut values: BTreeMap<&str, Vec<String>> = BTreeMap::new();
+        for field in fields {
+            values.entry(field.name.as_str()).or_default().push(normal(&field.value));
+        }
+        values
+            .into_iter()
+            .filter(|(name, values)| {
+                let key = key_words(name);
+                !key.is_empty()
+                    && values.iter().all(|v| !YES.contains(&v.as_str()))
+                    && values.iter().all(|v| {
+                        self.fields
+                            .iter()
+                            .any(|(names, held)| names.contains(&key) && held.contains(v))
+                    })
+            })
+            .map(|(name, _)| name.to_owned())
+            .collect()
+    }
+}
+
+/// A shown field's names as words, and its values as compared.
+fn shown_field(control: &ControlSnapshot) -> (BTreeSet<Vec<String>>, BTreeSet<String>) {
+    let names = control.keys.iter().map(|k| words(k)).filter(|w| !w.is_empty()).collect();
+    (names, control.values.iter().map(|v| normal(v)).collect())
+}
+
+/// The words of a request field's key: its last dotted part that is not an index
+/// (`account.plan` → plan; `topics.1` → topics).
+fn key_words(name: &str) -> Vec<String> {
+    let part = name.rsplit('.').find(|p| !p.is_empty() && !p.chars().all(|c| c.is_ascii_digit()));
+    words(part.unwrap_or_default())
+}
+
+/// Lower-case words: split at anything not a letter or digit and where lower case turns
+/// upper (`seatCount` → seat, count).
+fn words(text: &str) -> Vec<String> {
+    super::writes::words_of(text)
+}
+
+fn normal(value: &str) -> String {
+    value.trim().to_lowercase()
 }
 
 /// Whether the task's context may still read a baseline: only before its first action (a

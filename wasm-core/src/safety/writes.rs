@@ -349,7 +349,7 @@ pub const MAX_VALUE_WORDS: usize = 64;
 
 /// The words of a name or segment: split at anything not a letter or digit and at a change
 /// from lower to upper case (`addToCart` → add, to, cart), lower case.
-fn words_of(text: &str) -> Vec<String> {
+pub(super) fn words_of(text: &str) -> Vec<String> {
     let mut words = Vec::new();
     let mut current = String::new();
     let mut last_lower = false;

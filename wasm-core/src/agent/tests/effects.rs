@@ -6,7 +6,7 @@
 //! external agent's calls go through.
 
 use super::*;
-use crate::safety::target::FormSnapshot;
+use crate::safety::target::{ControlSnapshot, FormSnapshot, PageBaseline};
 use crate::safety::{BlockedRequest, NetworkPermit, RequestBody};
 
 const SHOP: &str = "https://shop.example/orders";
@@ -25,7 +25,7 @@ struct EffectsPage {
     went: RefCell<Vec<BlockedRequest>>,
     permits: RefCell<Vec<NetworkPermit>>,
     /// What the page's forms would submit, and after how many acts each read of them came.
-    forms: Vec<FormSnapshot>,
+    forms: PageBaseline,
     forms_read: RefCell<Vec<usize>>,
 }
 
@@ -40,13 +40,17 @@ impl EffectsPage {
             sent: RefCell::default(),
             went: RefCell::default(),
             permits: RefCell::default(),
-            forms: Vec::new(),
+            forms: PageBaseline::default(),
             forms_read: RefCell::default(),
         }
     }
 
     fn with_forms(self, forms: Vec<FormSnapshot>) -> Self {
-        Self { forms, ..self }
+        Self { forms: PageBaseline { forms, ..self.forms.clone() }, ..self }
+    }
+
+    fn with_controls(self, controls: Vec<ControlSnapshot>) -> Self {
+        Self { forms: PageBaseline { controls, ..self.forms.clone() }, ..self }
     }
 
     fn with(mut self, index: u32, facts: ActionTarget) -> Self {
@@ -116,7 +120,7 @@ impl Page for EffectsPage {
         std::mem::take(&mut *self.sent.borrow_mut())
     }
 
-    async fn forms(&self) -> Vec<FormSnapshot> {
+    async fn forms(&self) -> PageBaseline {
         self.forms_read.borrow_mut().push(self.acted());
         self.forms.clone()
     }
