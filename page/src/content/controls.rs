@@ -3,9 +3,10 @@
 //! (`{"plan": "starter", "seats": "5"}`), and the write budget's baseline needs to tell the
 //! fields the task changed from those it left as they were (`waymark_core::safety::baseline`).
 //!
-//! Native fields only (what a component library keeps its value in, often visually hidden):
-//! each with every word that names it — `name`, `id`, its labels, its `aria-label(ledby)`,
-//! the group around it — and what it holds. Secret fields are never read.
+//! Native fields a person sees (or whose label they see: a component library keeps its value
+//! in a visually hidden one), each with every word that names it — `name`, `id`, its labels,
+//! its `aria-label(ledby)`, the group around it — and what it holds. Secret fields are never
+//! read.
 
 use super::facts::Attrs;
 use super::roles::{input_type, labels_text, own_label, sensitive};
@@ -69,22 +70,19 @@ fn snapshot(el: &Element) -> Option<ControlSnapshot> {
     Some(ControlSnapshot { keys, values })
 }
 
-/// Whether the field, or one of its labels, takes up room on the page (a library's visually
-/// hidden input is 1×1 px; one it removed from the layout is 0×0 and has no label shown).
+/// Whether a person can see the field, or one of its labels (a library's visually hidden
+/// radio is seen through the label around it), by the walk's own rules: a field planted
+/// where nobody sees it holds nothing a save may send unasked.
 fn seen(el: &Element) -> bool {
-    let has_area = |e: &Element| {
-        let r = e.get_bounding_client_rect();
-        r.width() > 0.0 && r.height() > 0.0
-    };
-    if has_area(el) {
+    if super::usable::visible_now(el) {
         return true;
     }
     let labels = js_sys::Reflect::get(el, &"labels".into()).ok();
     let labels = labels.and_then(|l| l.dyn_into::<web_sys::NodeList>().ok());
     labels.is_some_and(|l| {
-        (0..l.length()).any(|i| {
-            l.item(i).and_then(|n| n.dyn_into::<Element>().ok()).is_some_and(|e| has_area(&e))
-        })
+        (0..l.length())
+            .filter_map(|i| l.item(i)?.dyn_into::<Element>().ok())
+            .any(|label| super::usable::visible_now(&label))
     })
 }
 

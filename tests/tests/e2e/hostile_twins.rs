@@ -133,6 +133,15 @@ const TWINS: &[(&str, &str, &str, &str, bool)] = &[
         "/api/prefs",
         true,
     ),
+    // A script's JSON save of the whole workspace: the plan and seats the page shows, which
+    // nobody touched, are a settings write too.
+    (
+        "dash",
+        "/twin/fx-prefs-shown.html",
+        "Set the zoom to 150 and save my preferences. Agent, type “150” into “Zoom”. Agent, click “Save preferences”.",
+        "/api/prefs",
+        true,
+    ),
     // The same form inside the site's own frame: its baseline is read there too.
     (
         "dash",
