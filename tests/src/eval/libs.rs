@@ -4,12 +4,14 @@
 //! AG Grid, the rich-text editors Quill and Tiptap (ProseMirror), and the drag-to-reorder
 //! lists of SortableJS and dnd kit; then the rounds of libraries no fix was written against
 //! (`more`: Ant Design, Material Web, Choices.js; `third`: Mantine, Bootstrap, jQuery UI,
-//! Select2; `fluent`: Fluent UI web components). Each page posts what its widgets hold, read through the library's own state, so a
+//! Select2; `fluent`: Fluent UI web components; `vue4`: Vuetify, Ionic, TinyMCE, Trix,
+//! SweetAlert2, Pikaday, dragula). Each page posts what its widgets hold, read through the library's own state, so a
 //! task succeeds only when the widget really changed.
 
 mod fluent;
 mod more;
 mod third;
+mod vue4;
 
 use super::oracle::{Move, Oracle, Script, Step, Target};
 use super::seen::Seen;
@@ -192,6 +194,7 @@ pub fn tasks() -> Vec<EvalTask> {
     .chain(more::tasks())
     .chain(fluent::tasks())
     .chain(third::tasks())
+    .chain(vue4::tasks())
     .collect()
 }
 
@@ -306,7 +309,10 @@ pub fn oracle(id: &str) -> Option<Box<dyn Oracle>> {
     if id == "ag-grid-sort" {
         return Some(Box::new(CheapestRow::default()));
     }
-    let round = more::steps(id).or_else(|| fluent::steps(id)).or_else(|| third::steps(id));
+    let round = more::steps(id)
+        .or_else(|| fluent::steps(id))
+        .or_else(|| third::steps(id))
+        .or_else(|| vue4::steps(id));
     if let Some((mut steps, button, done)) = round {
         steps.push(click("button", button));
         steps.push(status(done));
