@@ -362,6 +362,11 @@ pub(super) fn own_name(el: &Element, tag: &str) -> String {
 pub(super) fn control_name(el: &Element, tag: &str) -> String {
     let attrs = Attrs::of(el);
     let own = non_empty(Some(raw_name(el, tag, &attrs, Fallback::Nothing)));
+    // A thumb that draws its value on itself (a value bubble) is not named by that value.
+    let value = |attr: &str| attrs.get(attr).map(clean);
+    let own = own
+        .filter(|o| Some(o) != value("aria-valuenow").as_ref())
+        .filter(|o| Some(o) != value("aria-valuetext").as_ref());
     let wrapped = || {
         let inner = el.query_selector("select, input:not([type=hidden]), textarea").ok()??;
         labels_text(&inner)
@@ -374,7 +379,7 @@ pub(super) fn control_name(el: &Element, tag: &str) -> String {
     // Drawn beside the hidden native select it stands for: that select's label; a `<label
     // for>` the page points at the control itself names it too (HTML ties it only to native
     // fields, but a person reads it as the control's label, not the value the control shows).
-    let own = super::replaced::select_label(el)
+    let own = super::replaced::replaced_label(el)
         .or_else(|| attrs.get("id").and_then(|id| label_for(el, id)))
         .or(own);
     let name = own
@@ -445,7 +450,7 @@ fn raw_name(el: &Element, tag: &str, attrs: &Attrs, fallback: Fallback) -> Strin
     // A combobox shows its value, not its name (`<button role=combobox>UTC</button>`): the
     // label of the component it belongs to names it before its text does.
     if attrs.get("role") == Some("combobox")
-        && let Some(label) = component_label(el)
+        && let Some(label) = component_label(el).or_else(|| inner_label(el))
     {
         return label;
     }
@@ -520,6 +525,24 @@ fn label_around(el: &Element) -> Option<String> {
         return None;
     }
     label_words(&label, el)
+}
+
+/// The words of the first shown `<label>` inside the box `el` that names a field in it (a
+/// combobox drawn as a box around its label, its chosen value and a bare input): a person
+/// reads that label as the box's name, not the box's whole text. A label hidden from
+/// assistive tech (a second copy drawn for the floating animation) is not read.
+fn inner_label(el: &Element) -> Option<String> {
+    let labels = el.query_selector_all("label").ok()?;
+    (0..labels.length())
+        .filter_map(|i| labels.item(i)?.dyn_into::<web_sys::HtmlLabelElement>().ok())
+        .filter(|l| l.get_attribute("aria-hidden").as_deref() != Some("true"))
+        .find_map(|label| {
+            let control = label.control()?;
+            if !el.contains(Some(control.as_ref())) {
+                return None;
+            }
+            label_words(&label, &control)
+        })
 }
 
 /// The words of `label` without those of the control inside it (a wrapping label's text

@@ -82,6 +82,7 @@ mod perception_libzoo;
 mod perception_richtext;
 mod perception_unseen;
 mod perception_unseen3;
+mod perception_unseen4b;
 mod perception_widgets;
 mod pin_bench;
 mod prompt_cache;
@@ -157,6 +158,7 @@ registered![
     perception_libzoo,
     perception_unseen,
     perception_unseen3,
+    perception_unseen4b,
     perception_richtext,
     perception_widgets,
     pin_bench,
