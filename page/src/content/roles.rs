@@ -640,6 +640,8 @@ pub(super) fn labels_text(el: &Element) -> Option<String> {
     for i in 0..labels.length() {
         // Spaced text follows slots: a label inside a web component shows the host's text.
         let label = labels.item(i).and_then(|l| l.dyn_into::<Element>().ok());
+        // A copy hidden from assistive tech (drawn for a floating-label animation) is not read.
+        let label = label.filter(|l| l.get_attribute("aria-hidden").as_deref() != Some("true"));
         if let Some(mut text) = label.map(|l| content_text(&l)) {
             // A wrapping label's text includes the control's own (a textarea's content, a
             // select's options): the label names it without them.

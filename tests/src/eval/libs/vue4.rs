@@ -25,12 +25,29 @@ fn misc(id: &str, prompt: &str, field: (&str, &str)) -> EvalTask {
     task(id, "/misc.html", &format!("{prompt} and save the household."), "/api/misc", &[field])
 }
 
+/// A task the fourth round found failing, with why (the CI run expects it to fail, so a fix
+/// flips the flag).
+fn known(mut task: EvalTask, why: &'static str) -> EvalTask {
+    task.known_failure = Some(why);
+    task
+}
+
 /// The fourth round's tasks, in the order they run.
 pub fn tasks() -> Vec<EvalTask> {
     vec![
         vuetify("vt-select", "Set my shirt size to Large", ("size", "L")),
-        vuetify("vt-autocomplete", "Make Lisbon my home airport", ("airport", "LIS")),
-        vuetify("vt-combobox", "Add Rust and Go to my skills", ("skills", "Go,Rust")),
+        known(
+            vuetify("vt-autocomplete", "Make Lisbon my home airport", ("airport", "LIS")),
+            "Vuetify draws its lists, menus and dialogs in an overlay container at the end of \
+             the body (a `display: contents` box, a page-sized `pointer-events: none` layer): \
+             the list filtered by the typed text is never in the observation",
+        ),
+        known(
+            vuetify("vt-combobox", "Add Rust and Go to my skills", ("skills", "Go,Rust")),
+            "typing the second tag and pressing Enter leaves Vuetify holding only that one \
+             (`Go`), and every step read back ok: a false success; not yet understood (the \
+             `change` event `type` fires after the text, or the value set at once)",
+        ),
         vuetify("vt-date", "Set the start date to 18 June 2025", ("start", "2025-06-18")),
         vuetify("vt-slider", "Set my weekly hours to 30", ("hours", "30")),
         vuetify("vt-range", "Set the salary range to 40 to 80", ("salary", "40-80")),
@@ -38,18 +55,45 @@ pub fn tasks() -> Vec<EvalTask> {
         vuetify("vt-btn-toggle", "Switch my work mode to Remote", ("mode", "remote")),
         vuetify("vt-rating", "Rate the onboarding 4 stars", ("rating", "4")),
         vuetify("vt-tabs", "Open the Privacy tab", ("tab", "privacy")),
-        vuetify("vt-menu", "Set my status to Away", ("presence", "away")),
-        vuetify("vt-dialog", "Revoke my API key (confirm it)", ("key", "revoked")),
+        known(
+            vuetify("vt-menu", "Set my status to Away", ("presence", "away")),
+            "the menu opens (its button reads expanded) but its items, in Vuetify's overlay \
+             container at the end of the body, are not in the observation",
+        ),
+        known(
+            vuetify("vt-dialog", "Revoke my API key (confirm it)", ("key", "revoked")),
+            "the dialog's buttons, in Vuetify's overlay container, are not in the observation \
+             (and the click that opens it draws an account-settings card)",
+        ),
         vuetify("vt-expansion", "Turn on beta features in the advanced settings", ("beta", "true")),
-        ionic("ion-select-alert", "Switch the language to French", ("language", "fr")),
-        ionic("ion-select-popover", "Use the Dark theme", ("theme", "dark")),
+        known(
+            ionic("ion-select-alert", "Switch the language to French", ("language", "fr")),
+            "`<ion-select>` draws a transparent native button over its box and keeps its \
+             options as unslotted light-DOM children: it reads as a clickable named by all \
+             its options (\"English French German\"), no combobox",
+        ),
+        known(
+            ionic("ion-select-popover", "Use the Dark theme", ("theme", "dark")),
+            "as ion-select-alert: a clickable named by its unslotted options, no combobox",
+        ),
         ionic("ion-toggle", "Only download over Wi-Fi", ("wifi", "true")),
-        ionic("ion-range", "Set the font size to 18", ("font", "18")),
+        known(
+            ionic("ion-range", "Set the font size to 18", ("font", "18")),
+            "the knob is named by the label and its pin run together (\"Font size14\")",
+        ),
         ionic("ion-datetime", "Set the reminder date to 20 June 2025", ("remind", "2025-06-20")),
         ionic("ion-segment", "Show my Favorites in the library", ("segment", "favorites")),
         ionic("ion-checkbox", "Accept the terms", ("terms", "true")),
         ionic("ion-radio", "Sync weekly", ("sync", "weekly")),
-        ionic("ion-searchbar", "Search the library for hiking boots", ("search", "hiking boots")),
+        known(
+            ionic(
+                "ion-searchbar",
+                "Search the library for hiking boots",
+                ("search", "hiking boots"),
+            ),
+            "the search field reads as \"search text\", not by the placeholder a person sees \
+             (\"Search the library\")",
+        ),
         editors(
             "tinymce-bold",
             "In the release notes, bold the sentence “Ship the release on Friday.”",
@@ -60,10 +104,15 @@ pub fn tasks() -> Vec<EvalTask> {
             "In the release notes, make “Back up the database” a bulleted list item",
             ("bullets", "Back up the database"),
         ),
-        editors(
-            "tinymce-link",
-            "In the release notes, link the words “our guide” to https://example.com/guide",
-            ("links", "our guide->https://example.com/guide"),
+        known(
+            editors(
+                "tinymce-link",
+                "In the release notes, link the words “our guide” to https://example.com/guide",
+                ("links", "our guide->https://example.com/guide"),
+            ),
+            "TinyMCE's link button carries `aria-pressed` (the caret is in a link) and opens \
+             a dialog when clicked: the click is judged by its pressed state alone and fails \
+             as \"it is still not pressed\"",
         ),
         editors("trix-bold", "In the team memo, bold “before noon”", ("memo_bold", "before noon")),
         misc("pikaday", "Set the pickup date to 18 June 2025", ("pickup", "2025-06-18")),
@@ -136,9 +185,10 @@ pub fn steps(id: &str) -> Option<(Vec<Step>, &'static str, &'static str)> {
         "ion-checkbox" => vec![Step::Check(Target::named("checkbox", "I accept the terms"))],
         "ion-radio" => vec![click("radio", "Weekly")],
         "ion-searchbar" => vec![field("Search the library", "hiking boots")],
+        // Trix's toolbar has a "Bold" too, later on the page: the release notes' is the first.
         "tinymce-bold" => vec![
             Step::SelectText(notes(), "Ship the release on Friday.".into()),
-            click("button", "Bold"),
+            Step::Click(Target::Nth("button", 0)),
         ],
         "tinymce-list" => vec![
             Step::SelectText(notes(), "Back up the database".into()),
