@@ -30,7 +30,7 @@ fn an_editor_drawn_in_a_frame_is_one_textbox_named_by_the_field_it_replaces(exte
     let select = json!({"action": "select_text", "ref": notes, "text": "our guide"});
     ok(&zoo.act(tab, select).expect("select_text"));
     click(&zoo, tab, "button", "Insert/edit link");
-    let url = must_ref(&zoo.prompt(tab), "textbox", "URL");
+    let url = must_ref(&zoo.prompt(tab), "combobox", "URL");
     let typed = json!({"action": "type", "ref": url, "text": "https://example.com/guide"});
     ok(&zoo.act(tab, typed).expect("type"));
     click(&zoo, tab, "button", "Save");

@@ -192,7 +192,7 @@ pub fn steps(id: &str) -> Option<(Vec<Step>, &'static str, &'static str)> {
         "tinymce-link" => vec![
             Step::SelectText(notes(), "our guide".into()),
             Step::Click(Target::NameHas("button", "link".into())),
-            type_in("textbox", "URL", "https://example.com/guide"),
+            field("URL", "https://example.com/guide"),
             click("button", "Save"),
         ],
         "trix-bold" => vec![
