@@ -187,9 +187,7 @@ pub fn dialog_instead(
     opened: Option<&str>,
 ) -> Option<String> {
     match (judged, opened) {
-        (Err(ClickError::Unchanged { .. }), Some(name)) if name.is_empty() => {
-            Some("it opened a dialog".to_owned())
-        }
+        (Err(ClickError::Unchanged { .. }), Some("")) => Some("it opened a dialog".to_owned()),
         (Err(ClickError::Unchanged { .. }), Some(name)) => {
             Some(format!("it opened the dialog “{name}”"))
         }
