@@ -79,7 +79,9 @@ pub fn tasks() -> Vec<EvalTask> {
         ionic("ion-toggle", "Only download over Wi-Fi", ("wifi", "true")),
         known(
             ionic("ion-range", "Set the font size to 18", ("font", "18")),
-            "the knob is named by the label and its pin run together (\"Font size14\")",
+            "the knob's `aria-labelledby` names the `<label>` that wraps the knob itself and \
+             its value pin: it reads as \"Font size14\" (the referenced label's text is \
+             taken whole, the control's own text not left out as for a wrapping label)",
         ),
         ionic("ion-datetime", "Set the reminder date to 20 June 2025", ("remind", "2025-06-20")),
         ionic("ion-segment", "Show my Favorites in the library", ("segment", "favorites")),
