@@ -561,8 +561,12 @@ fn labelled_by(el: &Element, ids: &str) -> Option<String> {
         Some(doc) => doc.get_element_by_id(id),
         None => root.dyn_ref::<web_sys::ShadowRoot>()?.get_element_by_id(id),
     };
-    let text: Vec<String> =
-        ids.split_whitespace().filter_map(find).filter_map(|e| e.text_content()).collect();
+    // A label that wraps the control it names (Ionic's range points its knob at the label
+    // around the knob and its value pin) names it without the control's own text.
+    let words = |e: Element| {
+        if e.contains(Some(el.as_ref())) { label_words(&e, el) } else { e.text_content() }
+    };
+    let text: Vec<String> = ids.split_whitespace().filter_map(find).filter_map(words).collect();
     non_empty(Some(text.join(" ")))
 }
 

@@ -46,6 +46,9 @@ fn a_component_whose_text_is_drawn_on_its_own_fill_is_listed(extension: &Path) {
     // `<ion-button>` holds its words in the light DOM, white (the host's colour) on the page's
     // white, slotted onto the blue button its shadow root draws: the host was judged
     // unreadable and left out with its button.
+    // `<ion-range>`'s knob names the `<label>` around the knob and its value pin by
+    // `aria-labelledby`: it read as "Font size14".
+    must_ref(&zoo.prompt(tab), "slider", "Font size");
     click(&zoo, tab, "button", "Save settings");
     assert_eq!(posted(&zoo, "/api/ionic")["language"], "en");
 }

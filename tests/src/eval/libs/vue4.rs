@@ -79,9 +79,9 @@ pub fn tasks() -> Vec<EvalTask> {
         ionic("ion-toggle", "Only download over Wi-Fi", ("wifi", "true")),
         known(
             ionic("ion-range", "Set the font size to 18", ("font", "18")),
-            "the knob's `aria-labelledby` names the `<label>` that wraps the knob itself and \
-             its value pin: it reads as \"Font size14\" (the referenced label's text is \
-             taken whole, the control's own text not left out as for a wrapping label)",
+            "the knob is named now (\"Font size\"), but typing 18 into it fails: \"the \
+             slider moved, but before the page settled its script set it back\" (Ionic \
+             sets its value from pointer and key events, not from the knob's value)",
         ),
         ionic("ion-datetime", "Set the reminder date to 20 June 2025", ("remind", "2025-06-20")),
         ionic("ion-segment", "Show my Favorites in the library", ("segment", "favorites")),
