@@ -75,6 +75,7 @@ pub fn build() -> Result<Vec<(String, Vec<u8>)>> {
             "--loader:.woff=file",
             "--loader:.woff2=file",
             "--loader:.ttf=file",
+            "--loader:.eot=file",
             "--loader:.svg=dataurl",
             "--loader:.png=file",
             "--loader:.gif=file",

@@ -178,6 +178,23 @@ pub fn judge_click(
     }
 }
 
+/// What a click did when its control's state did not change but a dialog took the focus that
+/// no dialog had before (`opened`, its name): a toggle button that also opens one (TinyMCE's
+/// link button says whether the caret is in a link, and opens the link dialog) did its work
+/// there. `None` when the judgement stands.
+pub fn dialog_instead(
+    judged: &Result<Option<String>, ClickError>,
+    opened: Option<&str>,
+) -> Option<String> {
+    match (judged, opened) {
+        (Err(ClickError::Unchanged { .. }), Some("")) => Some("it opened a dialog".to_owned()),
+        (Err(ClickError::Unchanged { .. }), Some(name)) => {
+            Some(format!("it opened the dialog “{name}”"))
+        }
+        _ => None,
+    }
+}
+
 #[cfg(test)]
 #[path = "readback_tests.rs"]
 mod tests;

@@ -89,3 +89,18 @@ fn a_menu_item_that_opens_the_next_column_is_not_a_failed_click() {
     assert_eq!(judge_click(Clicked::of_role("menuitemradio"), &off, &off), Ok(None));
     assert!(judge_click(Clicked::of_role("checkbox"), &off, &off).is_err());
 }
+
+#[test]
+fn a_pressed_button_that_opened_a_dialog_did_its_work_there() {
+    let before = ControlState { pressed: Some(false), ..ControlState::default() };
+    let judged = judge_click(Clicked::Button, &before, &before);
+    assert_eq!(
+        dialog_instead(&judged, Some("Insert/Edit Link")).as_deref(),
+        Some("it opened the dialog “Insert/Edit Link”")
+    );
+    // No dialog took the focus: the unchanged state stays a failure.
+    assert_eq!(dialog_instead(&judged, None), None);
+    // A click that did change its state is judged by it, dialog or not.
+    let after = ControlState { pressed: Some(true), ..ControlState::default() };
+    assert_eq!(dialog_instead(&judge_click(Clicked::Button, &before, &after), Some("x")), None);
+}

@@ -57,8 +57,7 @@ pub fn observe(engine: String) -> Result<Observation, crate::error::ContentError
     };
     if let Some(body) = document.body() {
         walker.backdrop = super::hidden::page_backdrop(&body);
-        let body_facts = facts::of_node(&body);
-        walker.walk_children(&body, body_facts, false);
+        walker.body(&body);
     }
     walker.flush();
     let visited = walker.visited;
@@ -515,6 +514,18 @@ impl Walker {
         self.text.push_str(&spaces);
     }
 
+    /// A document's body: when the whole document is the editor (a rich-text editor's frame,
+    /// its body `contenteditable`), one textbox holding its text, as a person sees one box to
+    /// write in; else its content.
+    fn body(&mut self, body: &Element) {
+        let facts = facts::of_node(body);
+        if facts.editable() {
+            self.element(body, facts, false);
+        } else {
+            self.walk_children(body, facts, false);
+        }
+    }
+
     /// An iframe: same-document ones (about:blank, srcdoc) are read inline, since no content
     /// script is injected there; others leave a placeholder for the frame merge.
     fn frame(&mut self, el: &Element) {
@@ -532,8 +543,7 @@ impl Walker {
                 self.inline_frames += 1;
                 let outer =
                     std::mem::replace(&mut self.backdrop, super::hidden::page_backdrop(&body));
-                let body_facts = facts::of_node(&body);
-                self.walk_children(&body, body_facts, false);
+                self.body(&body);
                 self.flush();
                 self.backdrop = outer;
                 self.inline_frames -= 1;

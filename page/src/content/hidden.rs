@@ -77,7 +77,11 @@ pub(super) fn invisible(el: &Element, paint: &Paint, opacity: f64, behind: Backd
             return true;
         }
     }
-    let Some(text) = &paint.text else {
+    // A shadow host's own text shows only where its shadow tree's slots draw it (on the
+    // button the component paints, white on blue), never on the host's backdrop: it is
+    // judged there, like a child's.
+    let text = paint.text.as_ref().filter(|_| el.shadow_root().is_none());
+    let Some(text) = text else {
         // No text of its own: only its opacity matters here (its children's text is judged
         // where it is).
         return crate::visibility::transparent(opacity);

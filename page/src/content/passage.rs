@@ -41,20 +41,28 @@ const BLOCKS: &[&str] = &[
 /// The editable region `el` names: itself when it is one, else the first editable region
 /// inside it (a wrapper the page labelled), else the region it is inside.
 pub(super) fn editor_of(el: &Element) -> Option<HtmlElement> {
-    let html = el.dyn_ref::<HtmlElement>()?;
+    let html = html_of(el)?;
     if html.is_content_editable() {
-        return Some(editing_root(html.clone()));
+        return Some(editing_root(html));
     }
     el.query_selector("[contenteditable]:not([contenteditable=false])")
         .ok()
         .flatten()
-        .and_then(|e| e.dyn_into::<HtmlElement>().ok())
+        .and_then(|e| html_of(&e))
         .filter(HtmlElement::is_content_editable)
+}
+
+/// `el` as an HTML element, also when it belongs to another frame's window (the editable body
+/// of a same-origin editor frame, read inline), where a `dyn_ref` (an `instanceof` this
+/// window's `HTMLElement`) says no.
+fn html_of(el: &Element) -> Option<HtmlElement> {
+    let html = el.namespace_uri().as_deref() == Some("http://www.w3.org/1999/xhtml");
+    html.then(|| el.clone().unchecked_into())
 }
 
 /// The outermost editable element around `el` (the editor's root, not a paragraph in it).
 fn editing_root(mut el: HtmlElement) -> HtmlElement {
-    while let Some(parent) = el.parent_element().and_then(|p| p.dyn_into::<HtmlElement>().ok()) {
+    while let Some(parent) = el.parent_element().and_then(|p| html_of(&p)) {
         if !parent.is_content_editable() {
             break;
         }
@@ -202,7 +210,7 @@ pub(super) fn editor_with_selection() -> Option<HtmlElement> {
         Some(el) => el.clone(),
         None => anchor.parent_element()?,
     };
-    let html = el.dyn_into::<HtmlElement>().ok()?;
+    let html = html_of(&el)?;
     html.is_content_editable().then(|| editing_root(html))
 }
 

@@ -5,7 +5,7 @@
 use super::drag::sleep;
 use crate::act_error::{ActError, Undone};
 use crate::action::ActionOutcome;
-use crate::action::readback::{Clicked, ControlState, click_settled, judge_click};
+use crate::action::readback::{Clicked, ControlState, click_settled, dialog_instead, judge_click};
 use crate::observation::shorten;
 use std::cell::RefCell;
 use wasm_bindgen::JsCast;
@@ -122,6 +122,13 @@ fn control_state(el: &Element) -> ControlState {
     }
 }
 
+/// The name of the dialog the focus is in (`role=dialog|alertdialog`, `<dialog>`), if any.
+fn focused_dialog() -> Option<String> {
+    let active = web_sys::window()?.document()?.active_element()?;
+    let dialog = active.closest("[role=dialog], [role=alertdialog], dialog").ok()??;
+    Some(super::roles::own_label(&dialog))
+}
+
 /// Clicks `el` and judges the click by the state the control shows of itself (a tab selected,
 /// an expander expanded, a box flipped): the outcome says what changed, or fails when the
 /// control's state did not do what clicking it means.
@@ -129,6 +136,7 @@ pub(super) async fn click(el: &Element) -> Result<ActionOutcome, ActError> {
     let role = super::roles::live_fingerprint(el).unwrap_or_default();
     let kind = Clicked::of_role(role.split('|').next().unwrap_or_default());
     let before = control_state(el);
+    let dialog_before = focused_dialog().is_some();
     let mut outcome = super::act::click(el, 1)?;
     if before == ControlState::default() {
         return Ok(outcome);
@@ -138,7 +146,13 @@ pub(super) async fn click(el: &Element) -> Result<ActionOutcome, ActError> {
         // Redrawn or left: the element read no longer is the page's control.
         return Ok(outcome);
     }
-    if let Some(note) = judge_click(kind, &before, &after)? {
+    let judged = judge_click(kind, &before, &after);
+    let opened = if dialog_before { None } else { focused_dialog() };
+    if let Some(note) = dialog_instead(&judged, opened.as_deref()) {
+        outcome.text.get_or_insert(note);
+        return Ok(outcome);
+    }
+    if let Some(note) = judged? {
         outcome.value_changed |= after != before;
         outcome.text.get_or_insert(note);
         keep(Undone::Control, el, move |el| click_settled(kind, &before, &control_state(el)));

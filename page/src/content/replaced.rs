@@ -1,8 +1,9 @@
-//! A library's widget drawn in place of a native `<select>` it hides, inserted right after
-//! the select rather than around it (Select2 and jQuery UI's selectmenu put their box after
-//! the select they hide). The page labels the native select (`<label for>`); the widget
-//! names itself after what it shows (its chosen value, a placeholder, a generic "Search").
-//! A person reads the page's label beside the box, so that label names the widget's controls.
+//! A library's widget drawn in place of a native `<select>` or `<textarea>` it hides, inserted
+//! right after the field rather than around it (Select2 and jQuery UI's selectmenu put their
+//! box after the select they hide, TinyMCE its editor after the textarea). The page labels the
+//! native field (`<label for>`); the widget names itself after what it shows (its chosen
+//! value, a placeholder, a generic "Search" or "Rich Text Area"). A person reads the page's
+//! label beside the box, so that label names the widget's controls.
 
 use web_sys::Element;
 
@@ -12,15 +13,15 @@ const MAX_LEVELS: u32 = 4;
 /// The native fields a box may hold: the stand-in holds only its own.
 const FIELDS: &str = "input:not([type=hidden]), select, textarea";
 
-/// The label of the hidden native `<select>` that `el` (or the box around it, within
-/// [`MAX_LEVELS`], holding no other field) is drawn right after; `None` when there is none,
-/// the select is shown (then it is a control of its own) or has no label.
-pub(super) fn select_label(el: &Element) -> Option<String> {
+/// The label of the hidden native `<select>` or `<textarea>` that `el` (or the box around it,
+/// within [`MAX_LEVELS`], holding no other field) is drawn right after; `None` when there is
+/// none, the field is shown (then it is a control of its own) or has no label.
+pub(super) fn replaced_label(el: &Element) -> Option<String> {
     let own = fields(el) + u32::from(is_field(el));
     let mut node = el.clone();
     for _ in 0..=MAX_LEVELS {
         if let Some(before) = node.previous_element_sibling()
-            && before.local_name() == "select"
+            && matches!(before.local_name().as_str(), "select" | "textarea")
         {
             return if hidden(&before) { super::roles::labels_text(&before) } else { None };
         }
@@ -31,6 +32,18 @@ pub(super) fn select_label(el: &Element) -> Option<String> {
         node = parent;
     }
     None
+}
+
+/// The name of a document's editable body (a rich-text editor drawn in a frame of its own):
+/// the label of the hidden field the frame stands in for, else the frame's own label (a
+/// person reads the frame's place in the page, not the generic name the editor gives its
+/// body); `None` outside a frame or when neither names it.
+pub(super) fn frame_label(body: &Element) -> Option<String> {
+    let frame = body.owner_document()?.default_view()?.frame_element().ok()??;
+    replaced_label(&frame).or_else(|| {
+        let own = super::roles::own_label(&frame);
+        (!own.is_empty()).then_some(own)
+    })
 }
 
 fn is_field(el: &Element) -> bool {

@@ -369,6 +369,11 @@ pub(super) fn own_name(el: &Element, tag: &str) -> String {
 pub(super) fn control_name(el: &Element, tag: &str) -> String {
     let attrs = Attrs::of(el);
     let own = non_empty(Some(raw_name(el, tag, &attrs, Fallback::Nothing)));
+    // A thumb that draws its value on itself (a value bubble) is not named by that value.
+    let value = |attr: &str| attrs.get(attr).map(clean);
+    let own = own
+        .filter(|o| Some(o) != value("aria-valuenow").as_ref())
+        .filter(|o| Some(o) != value("aria-valuetext").as_ref());
     let wrapped = || {
         let inner = el.query_selector("select, input:not([type=hidden]), textarea").ok()??;
         labels_text(&inner)
@@ -381,7 +386,7 @@ pub(super) fn control_name(el: &Element, tag: &str) -> String {
     // Drawn beside the hidden native select it stands for: that select's label; a `<label
     // for>` the page points at the control itself names it too (HTML ties it only to native
     // fields, but a person reads it as the control's label, not the value the control shows).
-    let own = super::replaced::select_label(el)
+    let own = super::replaced::replaced_label(el)
         .or_else(|| attrs.get("id").and_then(|id| label_for(el, id)))
         .or(own);
     let name = own
@@ -452,7 +457,7 @@ fn raw_name(el: &Element, tag: &str, attrs: &Attrs, fallback: Fallback) -> Strin
     // A combobox shows its value, not its name (`<button role=combobox>UTC</button>`): the
     // label of the component it belongs to names it before its text does.
     if attrs.get("role") == Some("combobox")
-        && let Some(label) = component_label(el)
+        && let Some(label) = component_label(el).or_else(|| inner_label(el))
     {
         return label;
     }
@@ -533,6 +538,24 @@ fn label_around(el: &Element) -> Option<String> {
     label_words(&label, el)
 }
 
+/// The words of the first shown `<label>` inside the box `el` that names a field in it (a
+/// combobox drawn as a box around its label, its chosen value and a bare input): a person
+/// reads that label as the box's name, not the box's whole text. A label hidden from
+/// assistive tech (a second copy drawn for the floating animation) is not read.
+fn inner_label(el: &Element) -> Option<String> {
+    let labels = el.query_selector_all("label").ok()?;
+    (0..labels.length())
+        .filter_map(|i| labels.item(i)?.dyn_into::<web_sys::HtmlLabelElement>().ok())
+        .filter(|l| l.get_attribute("aria-hidden").as_deref() != Some("true"))
+        .find_map(|label| {
+            let control = label.control()?;
+            if !el.contains(Some(control.as_ref())) {
+                return None;
+            }
+            label_words(&label, &control)
+        })
+}
+
 /// The words of `label` without those of the control inside it (a wrapping label's text
 /// includes the control's own).
 fn label_words(label: &Element, control: &Element) -> Option<String> {
@@ -575,8 +598,13 @@ fn labelled_by(el: &Element, ids: &str) -> Option<String> {
         Some(doc) => doc.get_element_by_id(id),
         None => root.dyn_ref::<web_sys::ShadowRoot>()?.get_element_by_id(id),
     };
-    let text: Vec<String> =
-        ids.split_whitespace().filter_map(find).filter_map(|e| referenced_text(&e)).collect();
+    // A label that wraps the control it names (Ionic's range points its knob at the label
+    // around the knob and its value pin) names it without the control's own text; another
+    // element by its own `aria-label` first, else its text.
+    let words = |e: Element| {
+        if e.contains(Some(el.as_ref())) { label_words(&e, el) } else { referenced_text(&e) }
+    };
+    let text: Vec<String> = ids.split_whitespace().filter_map(find).filter_map(words).collect();
     non_empty(Some(text.join(" ")))
 }
 
@@ -662,6 +690,8 @@ pub(super) fn labels_text(el: &Element) -> Option<String> {
     for i in 0..labels.length() {
         // Spaced text follows slots: a label inside a web component shows the host's text.
         let label = labels.item(i).and_then(|l| l.dyn_into::<Element>().ok());
+        // A copy hidden from assistive tech (drawn for a floating-label animation) is not read.
+        let label = label.filter(|l| l.get_attribute("aria-hidden").as_deref() != Some("true"));
         if let Some(mut text) = label.map(|l| content_text(&l)) {
             // A wrapping label's text includes the control's own (a textarea's content, a
             // select's options): the label names it without them.

@@ -135,12 +135,14 @@ pub(super) fn special_name(el: &Element, tag: &str, role: &str) -> Option<String
             let own = super::roles::own_label(el);
             Some(if own.is_empty() { heading_inside(el) } else { own })
         }
+        // A document that is all editor (its frame drawn in place of a hidden textarea).
+        "textbox" if tag == "body" => super::replaced::frame_label(el),
         // The search box of a widget drawn in place of a hidden native select, with no label
         // of its own: the select's label (see `replaced`).
         "textbox" | "searchbox" | "combobox"
             if matches!(tag, "input" | "textarea") && !has_labels(el) =>
         {
-            super::replaced::select_label(el)
+            super::replaced::replaced_label(el)
         }
         "textbox" if !matches!(tag, "input" | "textarea") && !editable(el) => {
             let field = facts::capture_field(el)?;
@@ -153,8 +155,12 @@ pub(super) fn special_name(el: &Element, tag: &str, role: &str) -> Option<String
         // value: its name must not change as it moves.
         "slider" if tag != "input" => {
             let own = super::roles::own_label(el);
-            let beside = || super::roles::control_name(el, tag);
-            let name = if own.is_empty() { group_name(el).unwrap_or_else(beside) } else { own };
+            let beside = || {
+                group_name(el)
+                    .or_else(|| box_label(el))
+                    .unwrap_or_else(|| super::roles::control_name(el, tag))
+            };
+            let name = if own.is_empty() { beside() } else { own };
             Some(crate::observation::names::without_shown_value(&name).to_owned())
         }
         // Controls drawn with divs: named like native ones, from what a person reads.
@@ -188,6 +194,34 @@ fn group_name(el: &Element) -> Option<String> {
                 .unwrap_or(0);
             let name = crate::observation::order::thumb_name(&label, place, count as usize);
             return Some(name);
+        }
+        node = group.parent_element();
+    }
+    None
+}
+
+/// The name of the slider `el` from the first `<label>` tied to no other control in the
+/// nearest box around it that holds one (a label drawn beside the track, its `for` unset),
+/// with the thumb's place when that box holds several: `Salary (2 of 2)`.
+fn box_label(el: &Element) -> Option<String> {
+    let mut node = el.parent_element();
+    for _ in 0..MAX_GROUP_DEPTH {
+        let group = node?;
+        if let Ok(Some(label)) = group.query_selector("label") {
+            let label: web_sys::HtmlLabelElement = label.dyn_into().ok()?;
+            if label.control().is_some() {
+                return None;
+            }
+            let name = crate::observation::clean(&label.text_content().unwrap_or_default());
+            let thumbs = group.query_selector_all("[role=slider]").ok()?;
+            let count = thumbs.length();
+            let place = (0..count)
+                .position(|i| {
+                    thumbs.item(i).is_some_and(|t| t.is_same_node(Some(el.unchecked_ref())))
+                })
+                .unwrap_or(0);
+            return (!name.is_empty())
+                .then(|| crate::observation::order::thumb_name(&name, place, count as usize));
         }
         node = group.parent_element();
     }

@@ -5,13 +5,15 @@
 //! lists of SortableJS and dnd kit; then the rounds of libraries no fix was written against
 //! (`more`: Ant Design, Material Web, Choices.js; `third`: Mantine, Bootstrap, jQuery UI,
 //! Select2; `fluent`: Fluent UI web components; `react4`: PrimeReact, React Aria Components,
-//! hello-pangea dnd, react-datepicker, sonner). Each page posts what its widgets hold, read through the library's own state, so a
-//! task succeeds only when the widget really changed.
+//! hello-pangea dnd, react-datepicker, sonner; `vue4`: Vuetify, Ionic, TinyMCE, Trix,
+//! SweetAlert2, Pikaday, dragula). Each page posts what its widgets hold, read through the
+//! library's own state, so a task succeeds only when the widget really changed.
 
 mod fluent;
 mod more;
 mod react4;
 mod third;
+mod vue4;
 
 use super::oracle::{Move, Oracle, Script, Step, Target};
 use super::seen::Seen;
@@ -195,6 +197,7 @@ pub fn tasks() -> Vec<EvalTask> {
     .chain(fluent::tasks())
     .chain(third::tasks())
     .chain(react4::tasks())
+    .chain(vue4::tasks())
     .collect()
 }
 
@@ -312,7 +315,8 @@ pub fn oracle(id: &str) -> Option<Box<dyn Oracle>> {
     let round = more::steps(id)
         .or_else(|| fluent::steps(id))
         .or_else(|| third::steps(id))
-        .or_else(|| react4::steps(id));
+        .or_else(|| react4::steps(id))
+        .or_else(|| vue4::steps(id));
     if let Some((mut steps, button, done)) = round {
         steps.push(click("button", button));
         steps.push(status(done));

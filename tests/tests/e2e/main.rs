@@ -83,6 +83,7 @@ mod perception_richtext;
 mod perception_unseen;
 mod perception_unseen3;
 mod perception_unseen4a;
+mod perception_unseen4b;
 mod perception_widgets;
 mod pin_bench;
 mod prompt_cache;
@@ -159,6 +160,7 @@ registered![
     perception_unseen,
     perception_unseen3,
     perception_unseen4a,
+    perception_unseen4b,
     perception_richtext,
     perception_widgets,
     pin_bench,
