@@ -602,7 +602,8 @@ fn labelled_by(el: &Element, ids: &str) -> Option<String> {
     // around the knob and its value pin) names it without the control's own text; another
     // element by its own `aria-label` first, else its text.
     let words = |e: Element| {
-        if e.contains(Some(el.as_ref())) { label_words(&e, el) } else { referenced_text(&e) }
+        let wraps = !e.is_same_node(Some(el.as_ref())) && e.contains(Some(el.as_ref()));
+        if wraps { label_words(&e, el) } else { referenced_text(&e) }
     };
     let text: Vec<String> = ids.split_whitespace().filter_map(find).filter_map(words).collect();
     non_empty(Some(text.join(" ")))
