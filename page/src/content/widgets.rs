@@ -185,19 +185,21 @@ fn group_name(el: &Element) -> Option<String> {
         let group = node?;
         let label = super::roles::own_label(&group);
         if !label.is_empty() {
-            let thumbs = group.query_selector_all("[role=slider]").ok()?;
-            let count = thumbs.length();
-            let place = (0..count)
-                .position(|i| {
-                    thumbs.item(i).is_some_and(|t| t.is_same_node(Some(el.unchecked_ref())))
-                })
-                .unwrap_or(0);
-            let name = crate::observation::order::thumb_name(&label, place, count as usize);
-            return Some(name);
+            return Some(placed(el, &group, &label));
         }
         node = group.parent_element();
     }
     None
+}
+
+/// `name` with the thumb `el`'s place among the thumbs of `group` when it holds several.
+fn placed(el: &Element, group: &Element, name: &str) -> String {
+    let Ok(thumbs) = group.query_selector_all("[role=slider]") else { return name.to_owned() };
+    let count = thumbs.length();
+    let place = (0..count)
+        .position(|i| thumbs.item(i).is_some_and(|t| t.is_same_node(Some(el.unchecked_ref()))))
+        .unwrap_or(0);
+    crate::observation::order::thumb_name(name, place, count as usize)
 }
 
 /// The name of the slider `el` from the first `<label>` tied to no other control in the
@@ -213,15 +215,7 @@ fn box_label(el: &Element) -> Option<String> {
                 return None;
             }
             let name = crate::observation::clean(&label.text_content().unwrap_or_default());
-            let thumbs = group.query_selector_all("[role=slider]").ok()?;
-            let count = thumbs.length();
-            let place = (0..count)
-                .position(|i| {
-                    thumbs.item(i).is_some_and(|t| t.is_same_node(Some(el.unchecked_ref())))
-                })
-                .unwrap_or(0);
-            return (!name.is_empty())
-                .then(|| crate::observation::order::thumb_name(&name, place, count as usize));
+            return (!name.is_empty()).then(|| placed(el, &group, &name));
         }
         node = group.parent_element();
     }
