@@ -9,6 +9,7 @@
 //! read.
 
 use super::facts::Attrs;
+use super::forms::{bool_prop, string_prop};
 use super::roles::{input_type, labels_text, own_label, sensitive};
 use crate::target::ControlSnapshot;
 use wasm_bindgen::JsCast;
@@ -97,12 +98,4 @@ fn selected(select: &HtmlSelectElement) -> Vec<String> {
         }
     }
     out
-}
-
-fn string_prop(el: &Element, name: &str) -> String {
-    js_sys::Reflect::get(el, &name.into()).ok().and_then(|v| v.as_string()).unwrap_or_default()
-}
-
-fn bool_prop(el: &Element, name: &str) -> bool {
-    js_sys::Reflect::get(el, &name.into()).ok().and_then(|v| v.as_bool()).unwrap_or(false)
 }

@@ -3,6 +3,7 @@
 //! would send. Read from the DOM at the moment of the check, never from the model's words.
 
 use super::act::resolve;
+use super::forms::string_prop;
 use super::roles::{accessible_name, input_type, live_fingerprint};
 use crate::error::ContentError;
 use crate::observation::Ref;
@@ -147,8 +148,4 @@ fn form_data(form: &HtmlFormElement) -> String {
         out.push(format!("{name}={}", string_prop(&control, "value")));
     }
     out.join("&")
-}
-
-fn string_prop(el: &Element, name: &str) -> String {
-    js_sys::Reflect::get(el, &name.into()).ok().and_then(|v| v.as_string()).unwrap_or_default()
 }

@@ -89,10 +89,12 @@ fn entries(form: &Element) -> Vec<(String, String)> {
     out
 }
 
-fn string_prop(el: &Element, name: &str) -> String {
+/// A string property of a DOM object (`value`), empty when absent.
+pub(super) fn string_prop(el: &Element, name: &str) -> String {
     js_sys::Reflect::get(el, &name.into()).ok().and_then(|v| v.as_string()).unwrap_or_default()
 }
 
-fn bool_prop(el: &Element, name: &str) -> bool {
+/// A boolean property of a DOM object (`checked`), false when absent.
+pub(super) fn bool_prop(el: &Element, name: &str) -> bool {
     js_sys::Reflect::get(el, &name.into()).ok().and_then(|v| v.as_bool()).unwrap_or(false)
 }

@@ -193,49 +193,39 @@ fn changed(boxes: &[Element], before: &[Vec<f64>], after: &[Vec<f64>]) -> Option
 /// key once (and the other way when the first changed nothing, at the end of its bar) and
 /// seeing which number changed; `None` when none did.
 pub(super) async fn shown(el: &Element, boxes: &[Element]) -> Result<Option<Reading>, ActError> {
+    Ok(probe(el, boxes, None).await?.0)
+}
+
+/// [`shown`], and whether either press moved `thumb` (judged after each press: the second
+/// one brings it back to where it began).
+async fn probe(
+    el: &Element,
+    boxes: &[Element],
+    thumb: Option<&Thumb>,
+) -> Result<(Option<Reading>, bool), ActError> {
     let document = el.owner_document().ok_or(ActError::NoDocument)?;
     let mut seen = Seen::default();
+    let mut moved = false;
     for key in ["ArrowRight", "ArrowLeft"] {
-        let before = numbers_of(boxes);
+        let (before, at) = (numbers_of(boxes), thumb.map(|t| position(el, t)));
         let press = KeyPress { key: key.into(), code: key.into(), ..KeyPress::default() };
         press_one(&document, el, &press, &mut seen)?;
         super::drag::sleep(0).await;
         if let Some(found) = changed(boxes, &before, &numbers_of(boxes)) {
-            return Ok(Some(found));
+            return Ok((Some(found), true));
         }
+        moved |= thumb.zip(at).is_some_and(|(t, at)| (position(el, t) - at).abs() >= 1.0);
     }
-    Ok(None)
+    Ok((None, moved))
 }
 
 /// How the role-less slider `el` is read: the number the page shows for it (see [`shown`]);
 /// else, when the goal was a share of the bar (`share`: `70%`), where its thumb sits.
 pub(super) async fn reading(el: &Element, thumb: &Thumb, share: bool) -> Result<Reading, ActError> {
-    let at = position(el, thumb);
-    if let Some(found) = shown(el, &boxes_around(el, &thumb.track)).await? {
-        return Ok(found);
+    let (found, moved) = probe(el, &boxes_around(el, &thumb.track), Some(thumb)).await?;
+    match found {
+        Some(found) => Ok(found),
+        None if share => Ok(Reading::Position(thumb.clone())),
+        None => Err(SliderError::Unshown { moved, at: position(el, thumb) }.into()),
     }
-    if share {
-        return Ok(Reading::Position(thumb.clone()));
-    }
-    // Two presses, one each way: a thumb that moves ends where it began.
-    let moved = (position(el, thumb) - at).abs() >= 1.0 || keys_move(el, thumb).await?;
-    Err(SliderError::Unshown { moved, at: position(el, thumb) }.into())
-}
-
-/// Whether an arrow press moves the thumb (pressed back after).
-async fn keys_move(el: &Element, thumb: &Thumb) -> Result<bool, ActError> {
-    let document = el.owner_document().ok_or(ActError::NoDocument)?;
-    let mut seen = Seen::default();
-    let at = position(el, thumb);
-    for (key, back) in [("ArrowRight", "ArrowLeft"), ("ArrowLeft", "ArrowRight")] {
-        let press = |k: &str| KeyPress { key: k.into(), code: k.into(), ..KeyPress::default() };
-        press_one(&document, el, &press(key), &mut seen)?;
-        super::drag::sleep(0).await;
-        if (position(el, thumb) - at).abs() >= 1.0 {
-            press_one(&document, el, &press(back), &mut seen)?;
-            super::drag::sleep(0).await;
-            return Ok(true);
-        }
-    }
-    Ok(false)
 }

@@ -21,6 +21,7 @@
 
 use super::network::body::Field;
 use super::target::{ControlSnapshot, FormSnapshot, PageBaseline};
+use super::writes::words_of;
 use std::collections::{BTreeMap, BTreeSet};
 
 /// Per action URL (without its fragment): each field name's values as the form held them;
@@ -135,7 +136,7 @@ impl Baseline {
 
 /// A shown field's names as words, and its values as compared.
 fn shown_field(control: &ControlSnapshot) -> (BTreeSet<Vec<String>>, BTreeSet<String>) {
-    let names = control.keys.iter().map(|k| words(k)).filter(|w| !w.is_empty()).collect();
+    let names = control.keys.iter().map(|k| words_of(k)).filter(|w| !w.is_empty()).collect();
     (names, control.values.iter().map(|v| normal(v)).collect())
 }
 
@@ -143,13 +144,7 @@ fn shown_field(control: &ControlSnapshot) -> (BTreeSet<Vec<String>>, BTreeSet<St
 /// (`account.plan` → plan; `topics.1` → topics).
 fn key_words(name: &str) -> Vec<String> {
     let part = name.rsplit('.').find(|p| !p.is_empty() && !p.chars().all(|c| c.is_ascii_digit()));
-    words(part.unwrap_or_default())
-}
-
-/// Lower-case words: split at anything not a letter or digit and where lower case turns
-/// upper (`seatCount` → seat, count).
-fn words(text: &str) -> Vec<String> {
-    super::writes::words_of(text)
+    words_of(part.unwrap_or_default())
 }
 
 fn normal(value: &str) -> String {
